@@ -1,0 +1,121 @@
+// Package testenv starts a real kube-apiserver and etcd (controller-runtime's
+// envtest) with wavekit's CRDs and the test CRDs installed, for every suite
+// that needs an API server.
+package testenv
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	k8sruntime "k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+)
+
+// Env is a running test control plane.
+type Env struct {
+	// Config reaches the API server as a cluster administrator.
+	Config *rest.Config
+	// Client is a direct (uncached) client with Scheme.
+	Client client.Client
+	// Scheme knows the built-in types and the CRD types.
+	Scheme *k8sruntime.Scheme
+
+	environment *envtest.Environment
+}
+
+// Options change what Start installs.
+type Options struct {
+	// ExtraCRDDirs are installed after the project's and the test CRDs.
+	ExtraCRDDirs []string
+	// Scheme, if set, is used instead of a scheme with the built-in types.
+	Scheme *k8sruntime.Scheme
+}
+
+// Start builds (first time only) and starts kube-apiserver and etcd, installs
+// the CRDs of config/crd/bases and test/crds and waits until they are
+// established. Stop it with Stop.
+func Start(opts Options) (*Env, error) {
+	assets, err := Assets()
+	if err != nil {
+		return nil, err
+	}
+	scheme := opts.Scheme
+	if scheme == nil {
+		scheme = k8sruntime.NewScheme()
+		if err := clientgoscheme.AddToScheme(scheme); err != nil {
+			return nil, fmt.Errorf("building test scheme: %w", err)
+		}
+		if err := apiextensionsv1.AddToScheme(scheme); err != nil {
+			return nil, fmt.Errorf("building test scheme: %w", err)
+		}
+	}
+	root := ModuleRoot()
+	crdDirs := append([]string{
+		filepath.Join(root, "config", "crd", "bases"),
+		filepath.Join(root, "test", "crds"),
+	}, opts.ExtraCRDDirs...)
+	environment := &envtest.Environment{
+		BinaryAssetsDirectory: assets,
+		CRDDirectoryPaths:     crdDirs,
+		ErrorIfCRDPathMissing: true,
+		Scheme:                scheme,
+	}
+	cfg, err := environment.Start()
+	if err != nil {
+		return nil, fmt.Errorf("starting test control plane from %s: %w", assets, err)
+	}
+	c, err := client.New(cfg, client.Options{Scheme: scheme})
+	if err != nil {
+		_ = environment.Stop()
+		return nil, fmt.Errorf("creating test client: %w", err)
+	}
+	return &Env{Config: cfg, Client: c, Scheme: scheme, environment: environment}, nil
+}
+
+// Stop stops kube-apiserver and etcd and removes their data.
+func (e *Env) Stop() error {
+	if e == nil || e.environment == nil {
+		return nil
+	}
+	if err := e.environment.Stop(); err != nil {
+		return fmt.Errorf("stopping test control plane: %w", err)
+	}
+	return nil
+}
+
+// Assets returns the directory with the kube-apiserver and etcd binaries:
+// $KUBEBUILDER_ASSETS when set, otherwise what hack/control-plane.sh prints
+// (it builds them on first use and returns at once after that).
+func Assets() (string, error) {
+	if dir := os.Getenv("KUBEBUILDER_ASSETS"); dir != "" {
+		return dir, nil
+	}
+	script := filepath.Join(ModuleRoot(), "hack", "control-plane.sh")
+	var stdout bytes.Buffer
+	cmd := exec.Command("bash", script)
+	cmd.Stdout = &stdout
+	cmd.Stderr = os.Stderr
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("running %s: %w", script, err)
+	}
+	dir := strings.TrimSpace(stdout.String())
+	if dir == "" {
+		return "", fmt.Errorf("%s printed no directory", script)
+	}
+	return dir, nil
+}
+
+// ModuleRoot is the directory of the wavekit module, found from this file.
+func ModuleRoot() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", ".."))
+}

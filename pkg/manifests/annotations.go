@@ -1,0 +1,68 @@
+package manifests
+
+// Annotation key suffixes. The full key is "<operator name>/<suffix>", see Key.
+const (
+	AnnotationApplyOrder      = "apply-order"
+	AnnotationOrder           = "order" // alias of apply-order
+	AnnotationPurgeOrder      = "purge-order"
+	AnnotationDeleteOrder     = "delete-order"
+	AnnotationReconcilePolicy = "reconcile-policy"
+	AnnotationUpdatePolicy    = "update-policy"
+	AnnotationDeletePolicy    = "delete-policy"
+	AnnotationAdoptionPolicy  = "adoption-policy"
+	AnnotationStatusHint      = "status-hint"
+	AnnotationReapplyInterval = "reapply-interval"
+	LabelOwnerID              = "owner-id"
+)
+
+// Key returns the annotation or label key "<prefix>/<suffix>", where prefix is
+// the operator name given to the reconciler.
+func Key(prefix, suffix string) string {
+	return prefix + "/" + suffix
+}
+
+// ReconcilePolicy says when an applied object is applied again.
+type ReconcilePolicy string
+
+// Reconcile policies.
+const (
+	ReconcileOnObjectChange            ReconcilePolicy = "on-object-change"
+	ReconcileOnObjectOrComponentChange ReconcilePolicy = "on-object-or-component-change"
+	ReconcileOnce                      ReconcilePolicy = "once"
+)
+
+// UpdatePolicy says how an existing object is updated.
+type UpdatePolicy string
+
+// Update policies.
+const (
+	UpdateDefault     UpdatePolicy = "default"
+	UpdateReplace     UpdatePolicy = "replace"
+	UpdateSSAMerge    UpdatePolicy = "ssa-merge"
+	UpdateSSAOverride UpdatePolicy = "ssa-override"
+	UpdateRecreate    UpdatePolicy = "recreate"
+)
+
+// DeletePolicy says what happens to an object when it leaves the manifests
+// (apply) or when the component is deleted (delete).
+type DeletePolicy string
+
+// Delete policies.
+const (
+	DeleteDefault        DeletePolicy = "default"
+	DeleteDelete         DeletePolicy = "delete"
+	DeleteOrphan         DeletePolicy = "orphan"
+	DeleteOrphanOnApply  DeletePolicy = "orphan-on-apply"
+	DeleteOrphanOnDelete DeletePolicy = "orphan-on-delete"
+)
+
+// AdoptionPolicy says whether an existing object that the component does not
+// own yet may be taken over.
+type AdoptionPolicy string
+
+// Adoption policies.
+const (
+	AdoptNever     AdoptionPolicy = "never"
+	AdoptIfUnowned AdoptionPolicy = "if-unowned"
+	AdoptAlways    AdoptionPolicy = "always"
+)
