@@ -1,0 +1,178 @@
+// Package apicount counts the requests a client sends to the API server, by
+// verb and resource, with an http.RoundTripper. Request counts do not depend
+// on machine speed, so tests and benchmarks assert and report them.
+package apicount
+
+import (
+	"fmt"
+	"net/http"
+	"sort"
+	"strings"
+	"sync"
+
+	"k8s.io/client-go/rest"
+)
+
+// Counter counts requests; the zero value is not usable, see New.
+type Counter struct {
+	mu     sync.Mutex
+	counts map[string]int // "verb resource" → n
+}
+
+// New returns an empty counter.
+func New() *Counter { return &Counter{counts: map[string]int{}} }
+
+// Wrap returns a copy of cfg whose requests are counted.
+func (c *Counter) Wrap(cfg *rest.Config) *rest.Config {
+	out := rest.CopyConfig(cfg)
+	out.Wrap(func(rt http.RoundTripper) http.RoundTripper {
+		return roundTripper{next: rt, counter: c}
+	})
+	return out
+}
+
+type roundTripper struct {
+	next    http.RoundTripper
+	counter *Counter
+}
+
+func (r roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
+	r.counter.add(Verb(req), Resource(req.URL.Path))
+	return r.next.RoundTrip(req)
+}
+
+func (c *Counter) add(verb, resource string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.counts[verb+" "+resource]++
+}
+
+// Reset forgets every count.
+func (c *Counter) Reset() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.counts = map[string]int{}
+}
+
+// Snapshot returns the counts by "verb resource".
+func (c *Counter) Snapshot() map[string]int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make(map[string]int, len(c.counts))
+	for k, v := range c.counts {
+		out[k] = v
+	}
+	return out
+}
+
+// Verbs returns the counts by verb only.
+func (c *Counter) Verbs() map[string]int {
+	out := map[string]int{}
+	for k, v := range c.Snapshot() {
+		out[strings.SplitN(k, " ", 2)[0]] += v
+	}
+	return out
+}
+
+// Writes counts create, update, patch, apply and delete requests.
+func (c *Counter) Writes() int {
+	n := 0
+	for verb, v := range c.Verbs() {
+		if IsWrite(verb) {
+			n += v
+		}
+	}
+	return n
+}
+
+// Count returns the requests of one verb (and, if given, one resource).
+func (c *Counter) Count(verb string, resource ...string) int {
+	if len(resource) == 0 {
+		return c.Verbs()[verb]
+	}
+	return c.Snapshot()[verb+" "+resource[0]]
+}
+
+// String lists the counts, sorted, one "verb resource=n" per entry.
+func (c *Counter) String() string {
+	snap := c.Snapshot()
+	keys := make([]string, 0, len(snap))
+	for k := range snap {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%s=%d", k, snap[k]))
+	}
+	return strings.Join(parts, " ")
+}
+
+// IsWrite tells whether a verb changes state.
+func IsWrite(verb string) bool {
+	switch verb {
+	case "create", "update", "patch", "apply", "delete", "deletecollection":
+		return true
+	}
+	return false
+}
+
+// Verb names a request the way Kubernetes audit logs do.
+func Verb(req *http.Request) string {
+	switch req.Method {
+	case http.MethodPost:
+		return "create"
+	case http.MethodPut:
+		return "update"
+	case http.MethodPatch:
+		if strings.HasPrefix(req.Header.Get("Content-Type"), "application/apply-patch") {
+			return "apply"
+		}
+		return "patch"
+	case http.MethodDelete:
+		return "delete"
+	case http.MethodGet:
+		switch {
+		case req.URL.Query().Get("watch") == "true":
+			return "watch"
+		case isCollection(req.URL.Path):
+			return "list"
+		}
+		return "get"
+	}
+	return strings.ToLower(req.Method)
+}
+
+// Resource returns the resource (and subresource) a request path addresses,
+// e.g. "configmaps", "deployments/status", "apis" for discovery.
+func Resource(path string) string {
+	parts := resourceParts(path)
+	switch len(parts) {
+	case 0:
+		return "discovery"
+	case 1, 2:
+		return parts[0]
+	}
+	return parts[0] + "/" + parts[2]
+}
+
+// resourceParts returns [resource, name, subresource...] of a path.
+func resourceParts(path string) []string {
+	segs := strings.Split(strings.Trim(path, "/"), "/")
+	switch {
+	case len(segs) >= 2 && segs[0] == "api":
+		segs = segs[2:]
+	case len(segs) >= 3 && segs[0] == "apis":
+		segs = segs[3:]
+	default:
+		return nil
+	}
+	if len(segs) >= 2 && segs[0] == "namespaces" && len(segs) != 2 {
+		segs = segs[2:]
+	}
+	return segs
+}
+
+func isCollection(path string) bool {
+	return len(resourceParts(path)) == 1
+}

@@ -1,0 +1,43 @@
+// Package component turns a custom resource type into a component operator:
+// the Component interface, the Status every component embeds, and the
+// controller-runtime reconciler.
+//
+// +kubebuilder:object:generate=true
+package component
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/wavekit-dev/wavekit/pkg/manifests"
+)
+
+// State summarises a component's status.
+// +kubebuilder:validation:Enum=Ready;Pending;Processing;DeletionPending;Deleting;Error
+type State string
+
+// States of a component.
+const (
+	StateReady           State = "Ready"
+	StatePending         State = "Pending"
+	StateProcessing      State = "Processing"
+	StateDeletionPending State = "DeletionPending"
+	StateDeleting        State = "Deleting"
+	StateError           State = "Error"
+)
+
+// ConditionReady is the condition type that says whether the component is ready.
+const ConditionReady = "Ready"
+
+// Status is embedded by the status of every component type.
+type Status struct {
+	// ObservedGeneration is the component generation the status describes.
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+	// Conditions hold the Ready condition (kstatus compatible).
+	// +listType=map
+	// +listMapKey=type
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+	// State summarises the conditions.
+	State State `json:"state,omitempty"`
+	// Inventory lists every object the component applied.
+	Inventory []manifests.InventoryItem `json:"inventory,omitempty"`
+}

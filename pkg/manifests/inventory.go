@@ -1,0 +1,63 @@
+package manifests
+
+// Phase is where an applied object stands in its lifecycle.
+// +kubebuilder:validation:Enum=Scheduled;Creating;Updating;Ready;Completed;Deleting;Orphaned;Error
+type Phase string
+
+// Phases of an inventory item.
+const (
+	// PhaseScheduled: recorded, not yet written (the inventory is written first).
+	PhaseScheduled Phase = "Scheduled"
+	PhaseCreating  Phase = "Creating"
+	PhaseUpdating  Phase = "Updating"
+	PhaseReady     Phase = "Ready"
+	// PhaseCompleted: purged at the end of its purge wave; kept to remember that.
+	PhaseCompleted Phase = "Completed"
+	PhaseDeleting  Phase = "Deleting"
+	PhaseOrphaned  Phase = "Orphaned"
+	PhaseError     Phase = "Error"
+)
+
+// +kubebuilder:object:generate=true
+
+// TypeInfo names a group and kind that a component manages instances of:
+// the kinds of its own CRDs and APIServices, or declared extra types.
+// Group and Kind may be "*", and Group may start with "*." (any subgroup).
+type TypeInfo struct {
+	Group string `json:"group"`
+	Kind  string `json:"kind"`
+}
+
+// +kubebuilder:object:generate=true
+
+// InventoryItem records one object the component applied, with the policies
+// and orders it was applied under.
+type InventoryItem struct {
+	Group     string `json:"group"`
+	Version   string `json:"version"`
+	Kind      string `json:"kind"`
+	Namespace string `json:"namespace,omitempty"`
+	Name      string `json:"name"`
+
+	AdoptionPolicy  AdoptionPolicy  `json:"adoptionPolicy,omitempty"`
+	ReconcilePolicy ReconcilePolicy `json:"reconcilePolicy,omitempty"`
+	UpdatePolicy    UpdatePolicy    `json:"updatePolicy,omitempty"`
+	DeletePolicy    DeletePolicy    `json:"deletePolicy,omitempty"`
+
+	ApplyOrder  int16  `json:"applyOrder,omitempty"`
+	PurgeOrder  *int16 `json:"purgeOrder,omitempty"`
+	DeleteOrder int16  `json:"deleteOrder,omitempty"`
+
+	// ManagedTypes are the types whose instances this object serves (a CRD's
+	// or APIService's), which block deletion while foreign instances exist.
+	ManagedTypes []TypeInfo `json:"managedTypes,omitempty"`
+
+	// Digest of the manifest as last applied (and of the component generation
+	// for on-object-or-component-change).
+	Digest string `json:"digest"`
+	Phase  Phase  `json:"phase"`
+	// Status is the object's kstatus (Current, InProgress, Failed, ...).
+	Status string `json:"status,omitempty"`
+	// LastAppliedAt is the time of the last write (for reapply-interval).
+	LastAppliedAt int64 `json:"lastAppliedAt,omitempty"`
+}
