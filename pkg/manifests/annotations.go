@@ -12,7 +12,11 @@ const (
 	AnnotationAdoptionPolicy  = "adoption-policy"
 	AnnotationStatusHint      = "status-hint"
 	AnnotationReapplyInterval = "reapply-interval"
-	LabelOwnerID              = "owner-id"
+	// AnnotationDeleteHook marks an object that runs only when the component
+	// is deleted (Helm pre-delete/post-delete hooks): value pre-delete or
+	// post-delete. Apply never applies such objects.
+	AnnotationDeleteHook = "delete-hook"
+	LabelOwnerID         = "owner-id"
 )
 
 // Key returns the annotation or label key "<prefix>/<suffix>", where prefix is

@@ -35,15 +35,24 @@ func DecodeObjects(source string, data []byte) ([]*unstructured.Unstructured, er
 	}
 }
 
+// decodeDocument converts one document through JSON, so that whole numbers
+// become int64 as they do for objects read from the API server.
 func decodeDocument(raw []byte) ([]*unstructured.Unstructured, error) {
-	var content map[string]any
-	if err := yaml.Unmarshal(raw, &content); err != nil {
+	data, err := yaml.YAMLToJSON(raw)
+	if err != nil {
 		return nil, fmt.Errorf("not valid YAML: %w", err)
 	}
-	if len(content) == 0 {
+	data = bytes.TrimSpace(data)
+	if len(data) == 0 || bytes.Equal(data, []byte("null")) || bytes.Equal(data, []byte("{}")) {
 		return nil, nil
 	}
-	obj := &unstructured.Unstructured{Object: content}
+	if data[0] != '{' {
+		return nil, fmt.Errorf("expected an object, found %s", firstLine(data))
+	}
+	obj := &unstructured.Unstructured{}
+	if err := obj.UnmarshalJSON(data); err != nil {
+		return nil, fmt.Errorf("not a Kubernetes object: %w", err)
+	}
 	if !obj.IsList() {
 		return []*unstructured.Unstructured{obj}, nil
 	}
@@ -56,4 +65,12 @@ func decodeDocument(raw []byte) ([]*unstructured.Unstructured, error) {
 		items = append(items, &list.Items[i])
 	}
 	return items, nil
+}
+
+func firstLine(data []byte) string {
+	line, _, _ := bytes.Cut(data, []byte("\n"))
+	if len(line) > 60 {
+		line = append(line[:60:60], "..."...)
+	}
+	return string(line)
 }

@@ -1,0 +1,331 @@
+package manifests
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"sync/atomic"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// Apply brings the cluster to the rendered objects, wave by wave, and prunes
+// what left the manifests. It makes one pass: when a wave is not ready yet it
+// returns with Done false, and the caller runs it again later (on an event of
+// a dependent, or after a requeue). Invalid objects fail the run before any
+// write. save is called before objects new to the inventory are created.
+func (a *Applier) Apply(ctx context.Context, owner Owner, objects []client.Object, inventory []InventoryItem, save SaveFunc) (Result, error) {
+	p := &preparer{
+		prefix: a.opts.Name, namespace: owner.Namespace, generation: owner.Generation,
+		defaults: a.opts.Defaults, scheme: a.scheme, mapper: a.mapper,
+	}
+	objs, err := p.prepare(withoutDeleteHooks(objects, a.opts.Name))
+	if err != nil {
+		return Result{Inventory: inventory}, fmt.Errorf("invalid manifests: %w", err)
+	}
+	sortForApply(objs)
+	run := newApplyRun(a, owner, inventory)
+	if run.schedule(objs) {
+		if err := save(ctx, run.inventory()); err != nil {
+			return Result{Inventory: inventory}, fmt.Errorf("recording the inventory before creating objects: %w", err)
+		}
+	}
+	waves := groupByWave(objs)
+	for i, wave := range waves {
+		purgeBefore := math.MaxInt16 + 1
+		if i+1 < len(waves) {
+			purgeBefore = int(waves[i+1][0].policies.ApplyOrder)
+		}
+		done, err := run.applyWave(ctx, wave, objs, purgeBefore)
+		if err != nil || !done {
+			return run.result(false, wave[0].policies.ApplyOrder), err
+		}
+	}
+	done, err := run.prune(ctx, objs)
+	return run.result(done, 0), err
+}
+
+// withoutDeleteHooks leaves out objects that only run on deletion.
+func withoutDeleteHooks(objects []client.Object, prefix string) []client.Object {
+	key := Key(prefix, AnnotationDeleteHook)
+	out := make([]client.Object, 0, len(objects))
+	for _, obj := range objects {
+		if _, hook := obj.GetAnnotations()[key]; !hook {
+			out = append(out, obj)
+		}
+	}
+	return out
+}
+
+// applyRun holds the state of one Apply pass.
+type applyRun struct {
+	a       *Applier
+	owner   Owner
+	items   map[ObjectKey]*InventoryItem
+	order   []ObjectKey
+	waiting []string
+	blocked []string
+	changed atomic.Bool
+}
+
+func newApplyRun(a *Applier, owner Owner, inventory []InventoryItem) *applyRun {
+	run := &applyRun{a: a, owner: owner, items: map[ObjectKey]*InventoryItem{}}
+	for i := range inventory {
+		item := inventory[i]
+		run.items[item.Key()] = &item
+		run.order = append(run.order, item.Key())
+	}
+	return run
+}
+
+// schedule adds an item for every object new to the inventory and refreshes
+// the policies of known ones; it reports whether items were added.
+func (r *applyRun) schedule(objs []*desired) bool {
+	added := false
+	for _, d := range objs {
+		item, ok := r.items[d.key]
+		if !ok {
+			item = &InventoryItem{Phase: PhaseScheduled}
+			r.items[d.key] = item
+			r.order = append(r.order, d.key)
+			added = true
+		}
+		describe(item, d)
+	}
+	return added
+}
+
+// describe copies identity, policies and orders of d into item.
+func describe(item *InventoryItem, d *desired) {
+	item.Group, item.Version, item.Kind = d.gvk.Group, d.gvk.Version, d.gvk.Kind
+	item.Namespace, item.Name = d.key.Namespace, d.key.Name
+	item.AdoptionPolicy = d.policies.Adoption
+	item.ReconcilePolicy = d.policies.Reconcile
+	item.UpdatePolicy = d.policies.Update
+	item.DeletePolicy = d.policies.Delete
+	item.ApplyOrder = d.policies.ApplyOrder
+	item.PurgeOrder = d.policies.PurgeOrder
+	item.DeleteOrder = d.policies.DeleteOrder
+	item.ManagedTypes = d.managedTypes
+}
+
+func (r *applyRun) inventory() []InventoryItem {
+	out := make([]InventoryItem, 0, len(r.order))
+	for _, key := range r.order {
+		if item, ok := r.items[key]; ok {
+			out = append(out, *item)
+		}
+	}
+	return out
+}
+
+func (r *applyRun) result(done bool, wave int16) Result {
+	res := Result{Inventory: r.inventory(), Done: done, Wave: wave, Waiting: r.waiting, Changed: r.changed.Load()}
+	if len(r.blocked) > 0 {
+		res.Blocked = strings.Join(r.blocked, "; ")
+	}
+	return res
+}
+
+func groupByWave(objs []*desired) [][]*desired {
+	var waves [][]*desired
+	for i, d := range objs {
+		if i == 0 || d.policies.ApplyOrder != objs[i-1].policies.ApplyOrder {
+			waves = append(waves, nil)
+		}
+		waves[len(waves)-1] = append(waves[len(waves)-1], d)
+	}
+	return waves
+}
+
+func groupByStage(objs []*desired) [][]*desired {
+	var stages [][]*desired
+	for i, d := range objs {
+		if i == 0 || d.stage != objs[i-1].stage {
+			stages = append(stages, nil)
+		}
+		stages[len(stages)-1] = append(stages[len(stages)-1], d)
+	}
+	return stages
+}
+
+// applyWave writes the objects of one wave stage by stage, then checks that
+// all are ready and purges what asks to be purged at the end of this wave
+// (every purge order before the next wave's order).
+func (r *applyRun) applyWave(ctx context.Context, wave []*desired, all []*desired, purgeBefore int) (bool, error) {
+	for _, objs := range groupByStage(wave) {
+		if objs[0].stage == stageManagedInstances && !r.ready(wave, func(d *desired) bool { return d.stage < stageManagedInstances && d.managedTypes != nil }) {
+			return false, nil
+		}
+		if err := r.applyStage(ctx, objs); err != nil {
+			return false, err
+		}
+	}
+	if err := r.failures(wave); err != nil {
+		return false, err
+	}
+	if !r.ready(wave, func(*desired) bool { return true }) {
+		return false, nil
+	}
+	return r.purge(ctx, purgeBefore, all)
+}
+
+func (r *applyRun) applyStage(ctx context.Context, objs []*desired) error {
+	return forEach(ctx, r.a.opts.Concurrency, objs, func(ctx context.Context, d *desired) error {
+		changed, err := r.a.reconcileObject(ctx, r.owner, d, r.items[d.key])
+		if changed {
+			r.markChanged()
+		}
+		return err
+	})
+}
+
+// ready reports whether every selected object of the wave is ready and
+// records the others as waiting.
+func (r *applyRun) ready(wave []*desired, selected func(*desired) bool) bool {
+	ready := true
+	for _, d := range wave {
+		item := r.items[d.key]
+		if !selected(d) || item.Phase == PhaseReady || item.Phase == PhaseCompleted || beingPurged(d, item) {
+			continue
+		}
+		ready = false
+		r.waiting = append(r.waiting, fmt.Sprintf("%s: %s", d.key, waitingReason(item)))
+	}
+	return ready
+}
+
+func waitingReason(item *InventoryItem) string {
+	if item.Status == "" {
+		return string(item.Phase)
+	}
+	return string(item.Phase) + ", " + item.Status
+}
+
+// failures turns objects whose kstatus is Failed (a failed Job) into an error.
+func (r *applyRun) failures(wave []*desired) error {
+	var errs []error
+	for _, d := range wave {
+		if item := r.items[d.key]; item.Phase == PhaseError {
+			errs = append(errs, fmt.Errorf("%s failed: %s", d.key, item.Status))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// purge deletes the objects whose purge order is before purgeBefore; it
+// reports whether they are all gone.
+func (r *applyRun) purge(ctx context.Context, purgeBefore int, all []*desired) (bool, error) {
+	var purged []*InventoryItem
+	for _, d := range all {
+		item := r.items[d.key]
+		if d.policies.PurgeOrder != nil && int(*d.policies.PurgeOrder) < purgeBefore && item.Phase != PhaseCompleted {
+			purged = append(purged, item)
+		}
+	}
+	done := true
+	for _, item := range purged {
+		gone, err := r.a.deleteObject(ctx, item)
+		if err != nil {
+			return false, fmt.Errorf("purging %s: %w", item, err)
+		}
+		r.markChanged()
+		if !gone {
+			done = false
+			item.Phase = PhaseDeleting
+			r.waiting = append(r.waiting, fmt.Sprintf("%s: being purged", item))
+			continue
+		}
+		item.Phase, item.Status = PhaseCompleted, ""
+	}
+	return done, nil
+}
+
+func (r *applyRun) markChanged() { r.changed.Store(true) }
+
+// reconcileObject writes one object if it needs it and records its phase and
+// readiness in item. It reports whether it wrote.
+func (a *Applier) reconcileObject(ctx context.Context, owner Owner, d *desired, item *InventoryItem) (bool, error) {
+	if (item.Phase == PhaseCompleted || beingPurged(d, item)) && item.Digest == d.digest {
+		return false, nil
+	}
+	live, err := a.live.get(ctx, d.gvk, d.key)
+	if err != nil {
+		return false, err
+	}
+	if live != nil {
+		if err := a.checkAdoption(d, live, owner); err != nil {
+			item.Phase, item.Status = PhaseError, err.Error()
+			return false, err
+		}
+	}
+	wrote := false
+	if a.needsWrite(d, item, live) {
+		live, err = a.write(ctx, owner, d, live)
+		if err != nil {
+			return false, fmt.Errorf("applying %s: %w", d.key, err)
+		}
+		wrote = true
+		item.Digest = d.digest
+		item.LastAppliedAt = a.opts.Now().Unix()
+		item.Phase = writePhase(item.Phase)
+	}
+	recordReadiness(item, live, d.policies.StatusHint)
+	return wrote, nil
+}
+
+// beingPurged tells whether the object is on its way out at the end of its
+// purge wave; it then counts as done for its own wave.
+func beingPurged(d *desired, item *InventoryItem) bool {
+	return d.policies.PurgeOrder != nil && item.Phase == PhaseDeleting
+}
+
+// needsWrite decides by reconcile policy, digest, drift and reapply interval.
+func (a *Applier) needsWrite(d *desired, item *InventoryItem, live *unstructured.Unstructured) bool {
+	switch {
+	case live == nil:
+		return true
+	case live.GetDeletionTimestamp() != nil:
+		return false // being deleted (by us for recreate, or by someone else): wait
+	case d.policies.Reconcile == ReconcileOnce:
+		return false
+	case item.Digest != d.digest:
+		return true
+	case d.policies.ReapplyInterval > 0 && a.opts.Now().Unix()-item.LastAppliedAt >= int64(d.policies.ReapplyInterval.Seconds()):
+		return true
+	}
+	return a.drift.drifted(d.key, d.object.Object, live.Object, live.GetResourceVersion())
+}
+
+func writePhase(previous Phase) Phase {
+	if previous == PhaseScheduled || previous == PhaseCreating || previous == "" {
+		return PhaseCreating
+	}
+	return PhaseUpdating
+}
+
+// recordReadiness sets item's status and phase from the live object; nil
+// means the object is on its way (being recreated).
+func recordReadiness(item *InventoryItem, live *unstructured.Unstructured, hint StatusHint) {
+	if live == nil {
+		item.Status = "waiting for the old object to be deleted"
+		return
+	}
+	r := computeReadiness(live, hint)
+	item.Status = string(r.Status)
+	if r.Message != "" && !r.ready() {
+		item.Status += ": " + r.Message
+	}
+	switch {
+	case r.ready():
+		item.Phase, item.Status = PhaseReady, string(status.CurrentStatus)
+	case r.failed():
+		item.Phase = PhaseError
+	case item.Phase == PhaseReady || item.Phase == PhaseError:
+		item.Phase = PhaseUpdating
+	}
+}

@@ -1,0 +1,227 @@
+package manifests
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// deletionMode says which orphan policies apply: pruning on apply or
+// deleting the whole component.
+type deletionMode int
+
+const (
+	onApply deletionMode = iota
+	onDelete
+)
+
+func (m deletionMode) orphans(p DeletePolicy) bool {
+	switch p {
+	case DeleteOrphan:
+		return true
+	case DeleteOrphanOnApply:
+		return m == onApply
+	case DeleteOrphanOnDelete:
+		return m == onDelete
+	}
+	return false
+}
+
+// Delete removes every object of the inventory in delete-order waves:
+// managed instances first, CRDs and Namespaces last. It does not start while
+// foreign instances of the component's managed types exist. One pass, like
+// Apply: call it again until Done.
+func (a *Applier) Delete(ctx context.Context, owner Owner, inventory []InventoryItem) (Result, error) {
+	types := managedTypesOfItems(inventory, a.opts.AdditionalManagedTypes)
+	blocking, err := a.foreignInstances(ctx, types, owner)
+	if err != nil {
+		return Result{Inventory: inventory}, err
+	}
+	if len(blocking) > 0 {
+		return Result{Inventory: inventory, Blocked: describeBlocking(blocking)}, nil
+	}
+	run := newApplyRun(a, owner, inventory)
+	all := make([]*InventoryItem, 0, len(run.order))
+	for _, key := range run.order {
+		all = append(all, run.items[key])
+	}
+	done, err := run.deleteInWaves(ctx, all, onDelete)
+	return run.result(done, 0), err
+}
+
+// prune deletes the inventory items that are no longer rendered.
+func (r *applyRun) prune(ctx context.Context, objs []*desired) (bool, error) {
+	rendered := make(map[ObjectKey]bool, len(objs))
+	for _, d := range objs {
+		rendered[d.key] = true
+	}
+	var obsolete []*InventoryItem
+	for _, key := range r.order {
+		if !rendered[key] {
+			obsolete = append(obsolete, r.items[key])
+		}
+	}
+	if len(obsolete) == 0 {
+		return true, nil
+	}
+	return r.deleteInWaves(ctx, obsolete, onApply)
+}
+
+// deleteInWaves deletes items wave by wave and stage by stage (in reverse
+// stage order), stopping at the first stage that is not gone yet.
+func (r *applyRun) deleteInWaves(ctx context.Context, items []*InventoryItem, mode deletionMode) (bool, error) {
+	served := managedTypesOfItems(r.inventory(), nil)
+	sort.SliceStable(items, func(i, j int) bool {
+		if items[i].DeleteOrder != items[j].DeleteOrder {
+			return items[i].DeleteOrder < items[j].DeleteOrder
+		}
+		return deletionStage(items[i], served) > deletionStage(items[j], served)
+	})
+	for start := 0; start < len(items); {
+		end := start
+		for end < len(items) && items[end].DeleteOrder == items[start].DeleteOrder &&
+			deletionStage(items[end], served) == deletionStage(items[start], served) {
+			end++
+		}
+		done, err := r.deleteGroup(ctx, items[start:end], mode)
+		if err != nil || !done {
+			return false, err
+		}
+		start = end
+	}
+	return true, nil
+}
+
+func deletionStage(item *InventoryItem, served []TypeInfo) stage {
+	if matchesAny(served, item.Group, item.Kind) {
+		return stageManagedInstances
+	}
+	return stageOf(item.Group, item.Kind)
+}
+
+// deleteGroup deletes (or orphans) items of one wave and stage; it reports
+// whether all of them are gone from the inventory.
+func (r *applyRun) deleteGroup(ctx context.Context, items []*InventoryItem, mode deletionMode) (bool, error) {
+	done := true
+	for _, item := range items {
+		if mode.orphans(item.DeletePolicy) {
+			if err := r.a.release(ctx, item); err != nil {
+				return false, err
+			}
+			r.drop(item)
+			continue
+		}
+		if mode == onApply && item.ManagedTypes != nil {
+			blocking, err := r.a.foreignInstances(ctx, item.ManagedTypes, r.owner)
+			if err != nil {
+				return false, err
+			}
+			if len(blocking) > 0 {
+				r.blocked = append(r.blocked, fmt.Sprintf("%s is kept: %s", item, describeBlocking(blocking)))
+				continue
+			}
+		}
+		gone, err := r.a.deleteObject(ctx, item)
+		if err != nil {
+			return false, fmt.Errorf("deleting %s: %w", item, err)
+		}
+		if gone {
+			r.drop(item)
+			continue
+		}
+		r.markChanged()
+		item.Phase = PhaseDeleting
+		r.waiting = append(r.waiting, fmt.Sprintf("%s: being deleted", item))
+		done = false
+	}
+	return done, nil
+}
+
+func (r *applyRun) drop(item *InventoryItem) {
+	key := item.Key()
+	delete(r.items, key)
+	r.order = slices.DeleteFunc(r.order, func(k ObjectKey) bool { return k == key })
+	r.markChanged()
+}
+
+// deleteObject deletes the object of item unless it is already being
+// deleted, and reports whether it is gone.
+func (a *Applier) deleteObject(ctx context.Context, item *InventoryItem) (bool, error) {
+	key := item.Key()
+	live, err := a.live.get(ctx, item.GroupVersionKind(), key)
+	if err != nil {
+		return false, err
+	}
+	if live == nil {
+		a.drift.forget(key)
+		return true, nil
+	}
+	if live.GetDeletionTimestamp() != nil {
+		return false, nil
+	}
+	if err := a.deleteLive(ctx, live); err != nil {
+		return false, err
+	}
+	a.live.deleted(key, live.GetUID())
+	return false, nil
+}
+
+// release removes the owner label and annotation from an orphaned object so
+// that another owner may adopt it.
+func (a *Applier) release(ctx context.Context, item *InventoryItem) error {
+	obj := &unstructured.Unstructured{}
+	obj.SetGroupVersionKind(item.GroupVersionKind())
+	obj.SetNamespace(item.Namespace)
+	obj.SetName(item.Name)
+	patch := map[string]any{"metadata": map[string]any{
+		"labels":      map[string]any{a.OwnerLabel(): nil},
+		"annotations": map[string]any{a.ownerAnnotation(): nil},
+	}}
+	data, err := jsonMarshal(patch)
+	if err != nil {
+		return err
+	}
+	err = a.target.Client.Patch(ctx, obj, client.RawPatch(types.MergePatchType, data))
+	if err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("orphaning %s: %w", item, err)
+	}
+	a.live.forget(item.Key())
+	a.drift.forget(item.Key())
+	return nil
+}
+
+func managedTypesOfItems(items []InventoryItem, extra []TypeInfo) []TypeInfo {
+	types := slices.Clone(extra)
+	for _, item := range items {
+		types = append(types, item.ManagedTypes...)
+	}
+	return types
+}
+
+// matchesAny reports whether group and kind match one of the types; a type's
+// Kind may be "*" and its Group "*" or "*.suffix".
+func matchesAny(types []TypeInfo, group, kind string) bool {
+	for _, t := range types {
+		if (t.Kind == "*" || t.Kind == kind) && groupMatches(t.Group, group) {
+			return true
+		}
+	}
+	return false
+}
+
+func groupMatches(pattern, group string) bool {
+	switch {
+	case pattern == "*":
+		return true
+	case strings.HasPrefix(pattern, "*."):
+		return strings.HasSuffix(group, pattern[1:])
+	}
+	return pattern == group
+}

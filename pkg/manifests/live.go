@@ -1,0 +1,154 @@
+package manifests
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/resourceversion"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// LiveReader reads the current state of objects that carry the owner label.
+// In an operator it is an informer cache restricted to that label (informers
+// start on demand, one per kind); in the CLI a direct client does.
+type LiveReader interface {
+	Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error
+}
+
+// liveObjects reads through a LiveReader but remembers what the applier
+// itself wrote, so a cache that has not caught up yet never causes a second
+// write: the written object is served until the cache holds that version or a
+// newer one.
+type liveObjects struct {
+	reader LiveReader
+	direct client.Reader // confirms a cache miss for an object the applier wrote
+	ttl    time.Duration
+	now    func() time.Time
+
+	mu         sync.Mutex
+	written    map[ObjectKey]writtenObject
+	tombstones map[ObjectKey]types.UID // objects the applier deleted, until the cache sees them go
+}
+
+type writtenObject struct {
+	object *unstructured.Unstructured
+	at     time.Time
+}
+
+func newLiveObjects(reader LiveReader, direct client.Reader, now func() time.Time) *liveObjects {
+	return &liveObjects{reader: reader, direct: direct, ttl: time.Minute, now: now, written: map[ObjectKey]writtenObject{}, tombstones: map[ObjectKey]types.UID{}}
+}
+
+// get returns the live object, or nil when it does not exist.
+func (l *liveObjects) get(ctx context.Context, gvk schema.GroupVersionKind, key ObjectKey) (*unstructured.Unstructured, error) {
+	cached, err := read(ctx, l.reader, gvk, key)
+	if err != nil {
+		return nil, err
+	}
+	if cached == nil && l.remembers(key) {
+		// The cache lags behind our write, or the object was deleted since:
+		// only the API server can tell.
+		return l.confirm(ctx, gvk, key)
+	}
+	return l.newest(key, cached), nil
+}
+
+func read(ctx context.Context, reader LiveReader, gvk schema.GroupVersionKind, key ObjectKey) (*unstructured.Unstructured, error) {
+	obj := &unstructured.Unstructured{}
+	obj.SetGroupVersionKind(gvk)
+	err := reader.Get(ctx, client.ObjectKey{Namespace: key.Namespace, Name: key.Name}, obj)
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("reading %s: %w", key, err)
+	}
+	return obj, nil
+}
+
+func (l *liveObjects) remembers(key ObjectKey) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	_, ok := l.written[key]
+	return ok
+}
+
+func (l *liveObjects) confirm(ctx context.Context, gvk schema.GroupVersionKind, key ObjectKey) (*unstructured.Unstructured, error) {
+	obj, err := read(ctx, l.direct, gvk, key)
+	if err != nil {
+		return nil, err
+	}
+	if obj == nil {
+		l.forget(key)
+		return nil, nil
+	}
+	return l.newest(key, obj), nil
+}
+
+func (l *liveObjects) newest(key ObjectKey, cached *unstructured.Unstructured) *unstructured.Unstructured {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if uid, ok := l.tombstones[key]; ok {
+		if cached != nil && cached.GetUID() == uid {
+			return markedDeleted(cached)
+		}
+		delete(l.tombstones, key)
+	}
+	w, ok := l.written[key]
+	if !ok {
+		return cached
+	}
+	if l.now().Sub(w.at) > l.ttl {
+		delete(l.written, key)
+		return cached
+	}
+	if cached == nil {
+		return w.object.DeepCopy()
+	}
+	cmp, err := resourceversion.CompareResourceVersion(cached.GetResourceVersion(), w.object.GetResourceVersion())
+	if err != nil || cmp >= 0 {
+		delete(l.written, key)
+		return cached
+	}
+	return w.object.DeepCopy()
+}
+
+// remember records an object the applier has just written.
+func (l *liveObjects) remember(key ObjectKey, obj *unstructured.Unstructured) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.written[key] = writtenObject{object: obj.DeepCopy(), at: l.now()}
+}
+
+// deleted records that the applier deleted the object with uid; until the
+// cache sees it go, it reads as being deleted.
+func (l *liveObjects) deleted(key ObjectKey, uid types.UID) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	delete(l.written, key)
+	l.tombstones[key] = uid
+}
+
+// forget drops what was remembered for key.
+func (l *liveObjects) forget(key ObjectKey) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	delete(l.written, key)
+	delete(l.tombstones, key)
+}
+
+func markedDeleted(obj *unstructured.Unstructured) *unstructured.Unstructured {
+	out := obj.DeepCopy()
+	if out.GetDeletionTimestamp() == nil {
+		now := metav1.Now()
+		out.SetDeletionTimestamp(&now)
+	}
+	return out
+}

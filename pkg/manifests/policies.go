@@ -1,0 +1,199 @@
+package manifests
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// ObjectPolicies are the wavekit settings of one object, read from its
+// annotations with the reconciler's defaults filled in.
+type ObjectPolicies struct {
+	ApplyOrder      int16
+	PurgeOrder      *int16
+	DeleteOrder     int16
+	Reconcile       ReconcilePolicy
+	Update          UpdatePolicy
+	Delete          DeletePolicy
+	Adoption        AdoptionPolicy
+	StatusHint      StatusHint
+	ReapplyInterval time.Duration
+}
+
+// StatusHint tells readiness checks what to look at beyond kstatus.
+type StatusHint struct {
+	HasObservedGeneration bool
+	HasReadyCondition     bool
+	Conditions            []string
+}
+
+// Defaults are the policies of objects that carry no annotation.
+type Defaults struct {
+	Reconcile       ReconcilePolicy
+	Update          UpdatePolicy
+	Delete          DeletePolicy
+	Adoption        AdoptionPolicy
+	ReapplyInterval time.Duration
+}
+
+func (d Defaults) withFallbacks() Defaults {
+	if d.Reconcile == "" {
+		d.Reconcile = ReconcileOnObjectChange
+	}
+	if d.Update == "" || d.Update == UpdateDefault {
+		d.Update = UpdateReplace
+	}
+	if d.Delete == "" || d.Delete == DeleteDefault {
+		d.Delete = DeleteDelete
+	}
+	if d.Adoption == "" {
+		d.Adoption = AdoptIfUnowned
+	}
+	return d
+}
+
+// AnnotationError says which annotation of which object has a bad value.
+type AnnotationError struct {
+	Object  string
+	Key     string
+	Value   string
+	Allowed string
+}
+
+func (e *AnnotationError) Error() string {
+	return fmt.Sprintf("%s: annotation %s has invalid value %q (allowed: %s)", e.Object, e.Key, e.Value, e.Allowed)
+}
+
+// ParsePolicies reads the wavekit annotations of an object with the given
+// prefix. object names the object in errors.
+func ParsePolicies(prefix, object string, annotations map[string]string, defaults Defaults) (ObjectPolicies, error) {
+	defaults = defaults.withFallbacks()
+	p := policyParser{prefix: prefix, object: object, annotations: annotations}
+	policies := ObjectPolicies{
+		ApplyOrder:      p.order(AnnotationApplyOrder, AnnotationOrder),
+		PurgeOrder:      p.optionalOrder(AnnotationPurgeOrder),
+		DeleteOrder:     p.order(AnnotationDeleteOrder),
+		Reconcile:       ReconcilePolicy(p.enum(AnnotationReconcilePolicy, string(defaults.Reconcile), reconcilePolicies)),
+		Update:          UpdatePolicy(p.enum(AnnotationUpdatePolicy, string(defaults.Update), updatePolicies)),
+		Delete:          DeletePolicy(p.enum(AnnotationDeletePolicy, string(defaults.Delete), deletePolicies)),
+		Adoption:        AdoptionPolicy(p.enum(AnnotationAdoptionPolicy, string(defaults.Adoption), adoptionPolicies)),
+		StatusHint:      p.statusHint(),
+		ReapplyInterval: p.duration(AnnotationReapplyInterval, defaults.ReapplyInterval),
+	}
+	if policies.Update == UpdateDefault {
+		policies.Update = defaults.Update
+	}
+	if policies.Delete == DeleteDefault {
+		policies.Delete = defaults.Delete
+	}
+	if p.err != nil {
+		return ObjectPolicies{}, p.err
+	}
+	return policies, nil
+}
+
+var (
+	reconcilePolicies = []string{string(ReconcileOnObjectChange), string(ReconcileOnObjectOrComponentChange), string(ReconcileOnce)}
+	updatePolicies    = []string{string(UpdateDefault), string(UpdateReplace), string(UpdateSSAMerge), string(UpdateSSAOverride), string(UpdateRecreate)}
+	deletePolicies    = []string{string(DeleteDefault), string(DeleteDelete), string(DeleteOrphan), string(DeleteOrphanOnApply), string(DeleteOrphanOnDelete)}
+	adoptionPolicies  = []string{string(AdoptNever), string(AdoptIfUnowned), string(AdoptAlways)}
+)
+
+// policyParser keeps the first error so that ParsePolicies reads top to bottom.
+type policyParser struct {
+	prefix      string
+	object      string
+	annotations map[string]string
+	err         error
+}
+
+func (p *policyParser) fail(key, value, allowed string) {
+	if p.err == nil {
+		p.err = &AnnotationError{Object: p.object, Key: key, Value: value, Allowed: allowed}
+	}
+}
+
+func (p *policyParser) lookup(suffix string) (string, string, bool) {
+	key := Key(p.prefix, suffix)
+	value, ok := p.annotations[key]
+	return key, value, ok
+}
+
+func (p *policyParser) order(suffixes ...string) int16 {
+	for _, suffix := range suffixes {
+		if key, value, ok := p.lookup(suffix); ok {
+			return p.parseOrder(key, value)
+		}
+	}
+	return 0
+}
+
+func (p *policyParser) optionalOrder(suffix string) *int16 {
+	key, value, ok := p.lookup(suffix)
+	if !ok {
+		return nil
+	}
+	order := p.parseOrder(key, value)
+	return &order
+}
+
+func (p *policyParser) parseOrder(key, value string) int16 {
+	n, err := strconv.ParseInt(strings.TrimSpace(value), 10, 64)
+	if err != nil || n < math.MinInt16 || n > math.MaxInt16 {
+		p.fail(key, value, "an integer from -32768 to 32767")
+		return 0
+	}
+	return int16(n)
+}
+
+func (p *policyParser) enum(suffix, fallback string, allowed []string) string {
+	key, value, ok := p.lookup(suffix)
+	if !ok {
+		return fallback
+	}
+	for _, a := range allowed {
+		if value == a {
+			return value
+		}
+	}
+	p.fail(key, value, strings.Join(allowed, ", "))
+	return fallback
+}
+
+func (p *policyParser) duration(suffix string, fallback time.Duration) time.Duration {
+	key, value, ok := p.lookup(suffix)
+	if !ok {
+		return fallback
+	}
+	d, err := time.ParseDuration(value)
+	if err != nil || d < 0 {
+		p.fail(key, value, "a non-negative Go duration such as 10m or 1h30m")
+		return fallback
+	}
+	return d
+}
+
+func (p *policyParser) statusHint() StatusHint {
+	key, value, ok := p.lookup(AnnotationStatusHint)
+	if !ok {
+		return StatusHint{}
+	}
+	var hint StatusHint
+	for _, part := range strings.Split(value, ",") {
+		part = strings.TrimSpace(part)
+		switch {
+		case part == "has-observed-generation":
+			hint.HasObservedGeneration = true
+		case part == "has-ready-condition":
+			hint.HasReadyCondition = true
+		case strings.HasPrefix(part, "conditions=") && len(part) > len("conditions="):
+			hint.Conditions = append(hint.Conditions, strings.Split(strings.TrimPrefix(part, "conditions="), ";")...)
+		default:
+			p.fail(key, value, "a comma-separated list of has-observed-generation, has-ready-condition, conditions=A;B")
+			return StatusHint{}
+		}
+	}
+	return hint
+}

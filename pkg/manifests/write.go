@@ -1,0 +1,253 @@
+package manifests
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// write creates or updates one object according to its update policy and
+// returns the object as the API server returned it (nil while a recreate
+// waits for the old object to go).
+func (a *Applier) write(ctx context.Context, owner Owner, d *desired, live *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	obj := d.object.DeepCopy()
+	a.markOwned(obj, owner)
+	var err error
+	if live == nil {
+		live, err = a.create(ctx, owner, d, obj)
+	} else {
+		live, err = a.update(ctx, d, obj, live)
+	}
+	if err != nil {
+		return nil, explainWriteError(err, a.opts.Name)
+	}
+	if live != nil {
+		a.live.remember(d.key, live)
+		a.drift.accept(d.key, live.GetResourceVersion())
+	}
+	return live, nil
+}
+
+func (a *Applier) markOwned(obj *unstructured.Unstructured, owner Owner) {
+	labels := obj.GetLabels()
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	labels[a.OwnerLabel()] = owner.ID
+	obj.SetLabels(labels)
+	annotations := obj.GetAnnotations()
+	if annotations == nil {
+		annotations = map[string]string{}
+	}
+	annotations[a.ownerAnnotation()] = owner.Description
+	obj.SetAnnotations(annotations)
+}
+
+// create writes an object the owner-label cache does not know. It may still
+// exist without the label (or with a label the cache has not seen): then the
+// adoption policy decides.
+func (a *Applier) create(ctx context.Context, owner Owner, d *desired, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	if isServerSideApply(d.policies.Update) {
+		existing, err := a.getDirect(ctx, d)
+		if err != nil {
+			return nil, err
+		}
+		if existing != nil {
+			if err := a.checkAdoption(d, existing, owner); err != nil {
+				return nil, err
+			}
+			return a.update(ctx, d, obj, existing)
+		}
+		return a.serverSideApply(ctx, d, obj, nil)
+	}
+	err := a.createWithNamespace(ctx, obj)
+	if apierrors.IsAlreadyExists(err) {
+		existing, getErr := a.getDirect(ctx, d)
+		if getErr != nil || existing == nil {
+			return nil, errors.Join(err, getErr)
+		}
+		if err := a.checkAdoption(d, existing, owner); err != nil {
+			return nil, err
+		}
+		return a.update(ctx, d, obj, existing)
+	}
+	return obj, err
+}
+
+// createWithNamespace creates obj, first creating its namespace when the API
+// server says it is missing (unless that is turned off).
+func (a *Applier) createWithNamespace(ctx context.Context, obj *unstructured.Unstructured) error {
+	err := a.target.Client.Create(ctx, obj, client.FieldOwner(a.opts.FieldOwner))
+	if !a.isMissingNamespace(err, obj) || a.opts.SkipMissingNamespaces {
+		return err
+	}
+	if err := a.createNamespace(ctx, obj.GetNamespace()); err != nil {
+		return err
+	}
+	return a.target.Client.Create(ctx, obj, client.FieldOwner(a.opts.FieldOwner))
+}
+
+func (a *Applier) isMissingNamespace(err error, obj *unstructured.Unstructured) bool {
+	if !apierrors.IsNotFound(err) || obj.GetNamespace() == "" {
+		return false
+	}
+	var status apierrors.APIStatus
+	if !errors.As(err, &status) || status.Status().Details == nil {
+		return false
+	}
+	details := status.Status().Details
+	return details.Kind == "namespaces" && details.Name == obj.GetNamespace()
+}
+
+func (a *Applier) createNamespace(ctx context.Context, name string) error {
+	ns := &unstructured.Unstructured{}
+	ns.SetAPIVersion("v1")
+	ns.SetKind("Namespace")
+	ns.SetName(name)
+	err := a.target.Client.Create(ctx, ns, client.FieldOwner(a.opts.FieldOwner))
+	if err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("creating missing namespace %s: %w", name, err)
+	}
+	return nil
+}
+
+func (a *Applier) getDirect(ctx context.Context, d *desired) (*unstructured.Unstructured, error) {
+	existing := &unstructured.Unstructured{}
+	existing.SetGroupVersionKind(d.gvk)
+	err := a.target.Client.Get(ctx, client.ObjectKey{Namespace: d.key.Namespace, Name: d.key.Name}, existing)
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", d.key, err)
+	}
+	return existing, nil
+}
+
+// checkAdoption returns an error when the adoption policy forbids taking
+// over existing, an object this owner does not hold yet.
+func (a *Applier) checkAdoption(d *desired, existing *unstructured.Unstructured, owner Owner) error {
+	current := existing.GetLabels()[a.OwnerLabel()]
+	if current == owner.ID {
+		return nil
+	}
+	other := existing.GetAnnotations()[a.ownerAnnotation()]
+	if other == "" {
+		other = "owner " + current
+	}
+	policyKey := Key(a.opts.Name, AnnotationAdoptionPolicy)
+	switch {
+	case d.policies.Adoption == AdoptAlways:
+		return nil
+	case d.policies.Adoption == AdoptNever:
+		return fmt.Errorf("%s already exists and is not managed by %s (%s is %s)", d.key, owner.Description, policyKey, AdoptNever)
+	case current != "":
+		return fmt.Errorf("%s already exists and is managed by %s; set %s: %s to take it over", d.key, other, policyKey, AdoptAlways)
+	}
+	return nil
+}
+
+// update changes an existing object by the object's update policy.
+func (a *Applier) update(ctx context.Context, d *desired, obj, live *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	switch d.policies.Update {
+	case UpdateSSAMerge, UpdateSSAOverride:
+		return a.serverSideApply(ctx, d, obj, live)
+	case UpdateRecreate:
+		if err := a.deleteLive(ctx, live); err != nil {
+			return nil, err
+		}
+		a.live.deleted(d.key, live.GetUID())
+		return nil, nil
+	}
+	obj.SetResourceVersion(live.GetResourceVersion())
+	obj.SetFinalizers(keepForeignFinalizers(obj.GetFinalizers(), live.GetFinalizers()))
+	if err := a.target.Client.Update(ctx, obj, client.FieldOwner(a.opts.FieldOwner)); err != nil {
+		return nil, err
+	}
+	return obj, nil
+}
+
+// keepForeignFinalizers keeps the finalizers others set on the live object.
+func keepForeignFinalizers(desired, live []string) []string {
+	out := slices.Clone(desired)
+	for _, f := range live {
+		if !slices.Contains(out, f) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func isServerSideApply(p UpdatePolicy) bool { return p == UpdateSSAMerge || p == UpdateSSAOverride }
+
+// serverSideApply applies obj with this operator as field manager. For
+// ssa-override it first takes over the fields that client-side tools (kubectl
+// edit, patch, client-side apply) own, so that the apply removes them when
+// the manifest no longer has them.
+func (a *Applier) serverSideApply(ctx context.Context, d *desired, obj *unstructured.Unstructured, live *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	if d.policies.Update == UpdateSSAOverride && live != nil {
+		// managedFields must be current, not as the cache last saw them.
+		fresh, err := a.getDirect(ctx, d)
+		if err != nil {
+			return nil, err
+		}
+		if fresh != nil {
+			if err := a.takeOverFields(ctx, fresh); err != nil {
+				return nil, err
+			}
+		}
+	}
+	obj.SetResourceVersion("")
+	obj.SetManagedFields(nil)
+	err := a.target.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(obj), client.FieldOwner(a.opts.FieldOwner), client.ForceOwnership)
+	if err != nil {
+		return nil, err
+	}
+	return obj, nil
+}
+
+func (a *Applier) deleteLive(ctx context.Context, live *unstructured.Unstructured) error {
+	uid := live.GetUID()
+	err := a.target.Client.Delete(ctx, live, client.Preconditions{UID: &uid})
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	return err
+}
+
+// explainWriteError turns the API server's "field is immutable" into advice.
+func explainWriteError(err error, prefix string) error {
+	if !apierrors.IsInvalid(err) {
+		return err
+	}
+	var status apierrors.APIStatus
+	if !errors.As(err, &status) || status.Status().Details == nil {
+		return err
+	}
+	var fields []string
+	for _, cause := range status.Status().Details.Causes {
+		if strings.Contains(cause.Message, "immutable") {
+			fields = append(fields, cause.Field)
+		}
+	}
+	if len(fields) == 0 {
+		return err
+	}
+	return fmt.Errorf("field %s is immutable; set %s: %s to replace the object: %w",
+		strings.Join(fields, ", "), Key(prefix, AnnotationUpdatePolicy), UpdateRecreate, err)
+}
+
+func jsonMarshal(v any) ([]byte, error) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("encoding patch: %w", err)
+	}
+	return data, nil
+}
