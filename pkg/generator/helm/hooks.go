@@ -1,0 +1,138 @@
+package helm
+
+import (
+	"fmt"
+	"strconv"
+
+	helmrelease "helm.sh/helm/v3/pkg/release"
+
+	"github.com/wavekit-dev/wavekit/pkg/manifests"
+)
+
+// Waves that the translation of crds/ and Helm hooks uses; docs/helm.md has
+// the full mapping.
+const (
+	// CRDApplyOrder is the apply-order of the objects in a chart's crds/
+	// directories: before every hook and every template.
+	CRDApplyOrder int16 = -20000
+	// PreHookApplyOrder is the apply-order of pre-install and pre-upgrade
+	// hooks of weight 0; a hook of weight w goes to PreHookApplyOrder + w.
+	PreHookApplyOrder int16 = -10000
+	// PostHookApplyOrder is the apply-order of post-install and post-upgrade
+	// hooks of weight 0; a hook of weight w goes to PostHookApplyOrder + w.
+	PostHookApplyOrder int16 = 10000
+	// PreDeleteOrder is the delete-order of pre-delete hooks of weight 0; a
+	// hook of weight w goes to PreDeleteOrder + w.
+	PreDeleteOrder int16 = -10000
+	// PostDeleteOrder is the delete-order of post-delete hooks of weight 0; a
+	// hook of weight w goes to PostDeleteOrder + w.
+	PostDeleteOrder int16 = 10000
+	// MaxHookWeight bounds the magnitude of helm.sh/hook-weight so that hook
+	// waves stay apart from each other and from the templates' wave 0.
+	MaxHookWeight = 9999
+)
+
+// AnnotationDeleteHook is manifests.AnnotationDeleteHook: it marks a
+// pre-delete or post-delete hook, which the applier never applies while the
+// component lives (running delete hooks on deletion is not implemented yet).
+const AnnotationDeleteHook = manifests.AnnotationDeleteHook
+
+// Helm's resource policy annotation and the value that keeps an object.
+const (
+	helmResourcePolicy     = "helm.sh/resource-policy"
+	helmResourcePolicyKeep = "keep"
+)
+
+// hookEvents is what a hook's helm.sh/hook annotation asks for.
+type hookEvents struct {
+	install, upgrade, pre, post, preDelete, postDelete, test bool
+}
+
+func eventsOf(h *helmrelease.Hook) hookEvents {
+	var e hookEvents
+	for _, ev := range h.Events {
+		switch ev {
+		case helmrelease.HookPreInstall:
+			e.install, e.pre = true, true
+		case helmrelease.HookPostInstall:
+			e.install, e.post = true, true
+		case helmrelease.HookPreUpgrade:
+			e.upgrade, e.pre = true, true
+		case helmrelease.HookPostUpgrade:
+			e.upgrade, e.post = true, true
+		case helmrelease.HookPreDelete:
+			e.preDelete = true
+		case helmrelease.HookPostDelete:
+			e.postDelete = true
+		case helmrelease.HookTest:
+			e.test = true
+		}
+	}
+	return e
+}
+
+// hookAnnotations returns the wavekit annotations (key suffix → value) for a
+// hook in this render, or keep=false when the hook is not part of it.
+func hookAnnotations(h *helmrelease.Hook, isInstall, dropDeleteHooks bool) (map[string]string, bool, error) {
+	if h.Weight < -MaxHookWeight || h.Weight > MaxHookWeight {
+		return nil, false, fmt.Errorf("%s: hook %s %s: helm.sh/hook-weight %d is outside [-%d, %d]",
+			h.Path, h.Kind, h.Name, h.Weight, MaxHookWeight, MaxHookWeight)
+	}
+	e := eventsOf(h)
+	switch {
+	case e.test:
+		return nil, false, nil
+	case e.install || e.upgrade:
+		if isInstall && !e.install {
+			return nil, false, nil
+		}
+		return applyHookAnnotations(h, e), true, nil
+	case (e.preDelete || e.postDelete) && !dropDeleteHooks:
+		return deleteHookAnnotations(h, e), true, nil
+	default: // rollback hooks, or delete hooks when they are dropped
+		return nil, false, nil
+	}
+}
+
+func applyHookAnnotations(h *helmrelease.Hook, e hookEvents) map[string]string {
+	order := PostHookApplyOrder + int16(h.Weight)
+	if e.pre {
+		order = PreHookApplyOrder + int16(h.Weight)
+	}
+	wave := strconv.Itoa(int(order))
+	out := map[string]string{manifests.AnnotationApplyOrder: wave}
+	if hasDeletePolicy(h, helmrelease.HookSucceeded) {
+		out[manifests.AnnotationPurgeOrder] = wave
+	}
+	if len(h.DeletePolicies) == 0 || hasDeletePolicy(h, helmrelease.HookBeforeHookCreation) {
+		out[manifests.AnnotationUpdatePolicy] = string(manifests.UpdateRecreate)
+	}
+	if !e.upgrade {
+		out[manifests.AnnotationReconcilePolicy] = string(manifests.ReconcileOnce)
+	}
+	return out
+}
+
+func deleteHookAnnotations(h *helmrelease.Hook, e hookEvents) map[string]string {
+	event, order := helmrelease.HookPostDelete, PostDeleteOrder+int16(h.Weight)
+	if e.preDelete {
+		event, order = helmrelease.HookPreDelete, PreDeleteOrder+int16(h.Weight)
+	}
+	out := map[string]string{
+		AnnotationDeleteHook:            event.String(),
+		manifests.AnnotationDeleteOrder: strconv.Itoa(int(order)),
+	}
+	if !hasDeletePolicy(h, helmrelease.HookSucceeded) {
+		out[manifests.AnnotationDeletePolicy] = string(manifests.DeleteOrphan)
+	}
+	return out
+}
+
+func hasDeletePolicy(h *helmrelease.Hook, policy helmrelease.HookDeletePolicy) bool {
+	for _, p := range h.DeletePolicies {
+		if p == policy {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,98 @@
+package helm_test
+
+import (
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/wavekit-dev/wavekit/pkg/generator/helm"
+)
+
+var _ = Describe("crds/ and hooks", func() {
+	It("puts crds/ first and the hooks after the manifests, in a fixed order", func() {
+		objects := render(installCtx(), load(chartPath("hooks")), nil)
+		Expect(names(objects)).To(Equal([]string{
+			"CustomResourceDefinition/gadgets.hooks.wavekit.dev",
+			"Secret/rel-kept", "ConfigMap/rel-main", "ConfigMap/rel-ordered",
+			"Secret/rel-generated", "ConfigMap/rel-post-delete", "ConfigMap/rel-explicit", "ConfigMap/rel-pre-both",
+			"Job/rel-pre-delete", "Job/rel-post", "Job/rel-pre-install",
+		}))
+	})
+
+	It("translates each hook into waves and policies on install", func() {
+		objects := render(installCtx(), load(chartPath("hooks")), nil)
+		expected := map[string]map[string]string{
+			"CustomResourceDefinition/gadgets.hooks.wavekit.dev": {"apply-order": "-20000"},
+			"Secret/rel-kept":       {"delete-policy": "orphan"},
+			"ConfigMap/rel-main":    {},
+			"ConfigMap/rel-ordered": {"apply-order": "7", "delete-policy": "orphan-on-delete"},
+			"Secret/rel-generated": {"apply-order": "10000", "update-policy": "recreate",
+				"reconcile-policy": "once", "delete-policy": "orphan"},
+			"ConfigMap/rel-post-delete": {"delete-hook": "post-delete", "delete-order": "10000", "delete-policy": "orphan"},
+			"ConfigMap/rel-explicit":    {"apply-order": "20"},
+			"ConfigMap/rel-pre-both":    {"apply-order": "-10000", "update-policy": "recreate"},
+			"Job/rel-pre-delete":        {"delete-hook": "pre-delete", "delete-order": "-9999"},
+			"Job/rel-post":              {"apply-order": "10003", "purge-order": "10003"},
+			"Job/rel-pre-install": {"apply-order": "-10005", "purge-order": "-10005",
+				"reconcile-policy": "once"},
+		}
+		got := map[string]map[string]string{}
+		for i, obj := range objects {
+			got[names(objects)[i]] = annotationsOf(obj)
+		}
+		Expect(got).To(Equal(expected))
+	})
+
+	It("keeps Helm's own annotations on the objects", func() {
+		objects := render(installCtx(), load(chartPath("hooks")), nil)
+		Expect(byName(objects, "Job", "rel-post").GetAnnotations()).To(Equal(map[string]string{
+			"helm.sh/hook":               "post-install, post-upgrade",
+			"helm.sh/hook-weight":        "3",
+			"helm.sh/hook-delete-policy": "hook-succeeded",
+			prefix + "/apply-order":      "10003",
+			prefix + "/purge-order":      "10003",
+		}))
+	})
+
+	It("adds upgrade-only hooks on upgrade and keeps install-only hooks, applied once", func() {
+		objects := render(upgradeCtx(2), load(chartPath("hooks")), nil)
+		Expect(names(objects)).To(ContainElements("Job/rel-migrate", "Job/rel-pre-install", "Secret/rel-generated"))
+		Expect(annotationsOf(byName(objects, "Job", "rel-migrate"))).To(Equal(map[string]string{
+			"apply-order": "-9998", "purge-order": "-9998", "update-policy": "recreate",
+		}))
+		Expect(annotationsOf(byName(objects, "Job", "rel-pre-install"))).To(HaveKeyWithValue("reconcile-policy", "once"))
+	})
+
+	It("drops test and rollback hooks", func() {
+		for _, objects := range [][]string{
+			names(render(installCtx(), load(chartPath("hooks")), nil)),
+			names(render(upgradeCtx(2), load(chartPath("hooks")), nil)),
+		} {
+			Expect(objects).NotTo(ContainElements("Pod/rel-test"))
+			Expect(objects).NotTo(ContainElements("Pod/rel-test-success"))
+			Expect(objects).NotTo(ContainElements("ConfigMap/rel-rollback"))
+		}
+	})
+
+	It("drops delete hooks when asked to", func() {
+		objects := render(installCtx(), load(chartPath("hooks"), helm.WithoutDeleteHooks()), nil)
+		Expect(names(objects)).NotTo(ContainElement("Job/rel-pre-delete"))
+		Expect(names(objects)).NotTo(ContainElement("ConfigMap/rel-post-delete"))
+		Expect(names(objects)).To(ContainElement("Job/rel-post"))
+	})
+
+	It("refuses a hook weight that would leave its wave range", func() {
+		dir := writeChart("heavy", map[string]string{"templates/job.yaml": `
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: heavy
+  annotations:
+    helm.sh/hook: pre-install
+    helm.sh/hook-weight: "-10000"
+`})
+		objects, err := load(dir).Generate(installCtx(), "ns", "rel", nil)
+		Expect(objects).To(BeNil())
+		Expect(err).To(MatchError("helm chart heavy: heavy/templates/job.yaml: hook ConfigMap heavy: " +
+			"helm.sh/hook-weight -10000 is outside [-9999, 9999]"))
+	})
+})

@@ -1,0 +1,3 @@
+{{- define "shop.replicas" -}}
+{{ .Values.replicas | default 1 }}
+{{- end -}}

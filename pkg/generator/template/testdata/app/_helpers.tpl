@@ -1,0 +1,4 @@
+{{- define "app.labels" -}}
+app.kubernetes.io/name: {{ .Name }}
+app.kubernetes.io/instance: {{ .Name }}-{{ .Namespace }}
+{{- end -}}
