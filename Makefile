@@ -15,7 +15,7 @@ CONTROL_PLANE := bash hack/control-plane.sh
 RACE        ?= 1
 TEST_FLAGS  ?= -count=1 -timeout=45m
 BENCH_FLAGS ?= -run='^$$' -bench=. -benchmem -count=1 -timeout=60m
-GENERATED   := api pkg config/crd
+GENERATED   := api pkg config/crd config/chart/crds
 
 ##@ Main jobs
 
@@ -45,14 +45,15 @@ generate: ## Generate deepcopy code (controller-gen).
 	$(TOOLS) controller-gen object:headerFile=hack/boilerplate.go.txt paths=./api/... paths=./pkg/manifests/... paths=./pkg/component/...
 
 .PHONY: manifests
-manifests: ## Generate CRDs (controller-gen) into config/crd/bases.
+manifests: ## Generate CRDs (controller-gen) into config/crd/bases and the operator chart.
 	$(TOOLS) controller-gen crd paths=./api/... output:crd:artifacts:config=config/crd/bases
+	cp config/crd/bases/*.yaml config/chart/crds/
 
 .PHONY: check-generated
 check-generated: ## Regenerate code and CRDs and fail if that changed anything.
-	@before="$$(find $(GENERATED) -name 'zz_generated*.go' -o -path 'config/crd/*.yaml' | sort | xargs sha256sum)"; \
+	@before="$$(find $(GENERATED) -name 'zz_generated*.go' -o -path 'config/*/crds/*.yaml' -o -path 'config/crd/*/*.yaml' | sort | xargs sha256sum)"; \
 	$(MAKE) --no-print-directory generate manifests >/dev/null; \
-	after="$$(find $(GENERATED) -name 'zz_generated*.go' -o -path 'config/crd/*.yaml' | sort | xargs sha256sum)"; \
+	after="$$(find $(GENERATED) -name 'zz_generated*.go' -o -path 'config/*/crds/*.yaml' -o -path 'config/crd/*/*.yaml' | sort | xargs sha256sum)"; \
 	if [[ "$$before" != "$$after" ]]; then \
 	  echo "generated files were out of date and have been regenerated; review and commit them:"; \
 	  diff <(echo "$$before") <(echo "$$after") || true; exit 1; \
@@ -78,3 +79,17 @@ bench: ## Run the benchmarks (figures go into the README table).
 .PHONY: control-plane
 control-plane: ## Build kube-apiserver and etcd (first run only) and print their directory.
 	@$(CONTROL_PLANE)
+
+##@ Operator image and chart
+
+IMG ?= ghcr.io/wavekit-dev/component-operator:dev
+
+.PHONY: docker-build
+docker-build: ## Print the command that builds the operator image IMG (no Docker engine here).
+	@echo "Build the operator image on a machine with Docker (or BuildKit):"
+	@echo "  docker build -t $(IMG) ."
+	@echo "This machine has no container engine, so nothing was built."
+
+.PHONY: chart-lint
+chart-lint: ## Lint the operator's Helm chart (config/chart) with the helm CLI from go.mod.
+	$(GO) tool helm lint --strict config/chart

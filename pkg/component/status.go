@@ -1,8 +1,6 @@
 // Package component turns a custom resource type into a component operator:
 // the Component interface, the Status every component embeds, and the
 // controller-runtime reconciler.
-//
-// +kubebuilder:object:generate=true
 package component
 
 import (
@@ -27,6 +25,8 @@ const (
 
 // ConditionReady is the condition type that says whether the component is ready.
 const ConditionReady = "Ready"
+
+// +kubebuilder:object:generate=true
 
 // Status is embedded by the status of every component type.
 type Status struct {

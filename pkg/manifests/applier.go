@@ -54,6 +54,10 @@ type Owner struct {
 	Namespace string
 	// Generation of the component, for on-object-or-component-change.
 	Generation int64
+	// Defaults, where set, override the applier's defaults for this owner.
+	Defaults Defaults
+	// AdditionalManagedTypes are added to the applier's for this owner.
+	AdditionalManagedTypes []TypeInfo
 }
 
 // OwnerID derives a stable owner label value from a component's identity.
@@ -90,6 +94,7 @@ type Applier struct {
 	scheme *runtime.Scheme
 	live   *liveObjects
 	drift  *driftDetector
+	own    *ownWrites
 }
 
 // NewApplier returns an applier for one target cluster. Keep it for the
@@ -118,6 +123,7 @@ func NewApplier(target Target, opts Options) (*Applier, error) {
 		scheme: target.Client.Scheme(),
 		live:   newLiveObjects(target.Live, target.Client, opts.Now),
 		drift:  newDriftDetector(),
+		own:    newOwnWrites(),
 	}, nil
 }
 
@@ -126,3 +132,33 @@ func (a *Applier) OwnerLabel() string { return Key(a.opts.Name, LabelOwnerID) }
 
 // ownerAnnotation names the owner in words, for conflict messages.
 func (a *Applier) ownerAnnotation() string { return Key(a.opts.Name, "owner") }
+
+// IsOwnWrite tells whether obj, as seen in a watch event, is the version the
+// applier itself wrote last; a reconciler need not react to such events.
+func (a *Applier) IsOwnWrite(obj client.Object) bool {
+	gvk := obj.GetObjectKind().GroupVersionKind()
+	key := ObjectKey{Group: gvk.Group, Kind: gvk.Kind, Namespace: obj.GetNamespace(), Name: obj.GetName()}
+	return a.own.is(key, obj.GetResourceVersion())
+}
+
+// defaultsFor merges the owner's defaults over the applier's.
+func (a *Applier) defaultsFor(owner Owner) Defaults {
+	d := a.opts.Defaults
+	o := owner.Defaults
+	if o.Reconcile != "" {
+		d.Reconcile = o.Reconcile
+	}
+	if o.Update != "" && o.Update != UpdateDefault {
+		d.Update = o.Update
+	}
+	if o.Delete != "" && o.Delete != DeleteDefault {
+		d.Delete = o.Delete
+	}
+	if o.Adoption != "" {
+		d.Adoption = o.Adoption
+	}
+	if o.ReapplyInterval > 0 {
+		d.ReapplyInterval = o.ReapplyInterval
+	}
+	return d
+}

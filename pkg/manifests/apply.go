@@ -21,7 +21,7 @@ import (
 func (a *Applier) Apply(ctx context.Context, owner Owner, objects []client.Object, inventory []InventoryItem, save SaveFunc) (Result, error) {
 	p := &preparer{
 		prefix: a.opts.Name, namespace: owner.Namespace, generation: owner.Generation,
-		defaults: a.opts.Defaults, scheme: a.scheme, mapper: a.mapper,
+		defaults: a.defaultsFor(owner), scheme: a.scheme, mapper: a.mapper,
 	}
 	objs, err := p.prepare(withoutDeleteHooks(objects, a.opts.Name))
 	if err != nil {

@@ -39,7 +39,7 @@ func (m deletionMode) orphans(p DeletePolicy) bool {
 // foreign instances of the component's managed types exist. One pass, like
 // Apply: call it again until Done.
 func (a *Applier) Delete(ctx context.Context, owner Owner, inventory []InventoryItem) (Result, error) {
-	types := managedTypesOfItems(inventory, a.opts.AdditionalManagedTypes)
+	types := managedTypesOfItems(inventory, append(slices.Clone(a.opts.AdditionalManagedTypes), owner.AdditionalManagedTypes...))
 	blocking, err := a.foreignInstances(ctx, types, owner)
 	if err != nil {
 		return Result{Inventory: inventory}, err

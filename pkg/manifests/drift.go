@@ -114,3 +114,24 @@ func normaliseJSON(v any) any {
 	}
 	return out
 }
+
+// ownWrites remembers the resourceVersion of the applier's last write of
+// each object, so that watch events caused by those writes can be told apart.
+type ownWrites struct {
+	mu       sync.Mutex
+	versions map[ObjectKey]string
+}
+
+func newOwnWrites() *ownWrites { return &ownWrites{versions: map[ObjectKey]string{}} }
+
+func (o *ownWrites) record(key ObjectKey, resourceVersion string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.versions[key] = resourceVersion
+}
+
+func (o *ownWrites) is(key ObjectKey, resourceVersion string) bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return resourceVersion != "" && o.versions[key] == resourceVersion
+}

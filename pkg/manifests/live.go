@@ -33,6 +33,7 @@ type liveObjects struct {
 	now    func() time.Time
 
 	mu         sync.Mutex
+	probed     map[schema.GroupVersionKind]bool
 	written    map[ObjectKey]writtenObject
 	tombstones map[ObjectKey]types.UID // objects the applier deleted, until the cache sees them go
 }
@@ -43,11 +44,14 @@ type writtenObject struct {
 }
 
 func newLiveObjects(reader LiveReader, direct client.Reader, now func() time.Time) *liveObjects {
-	return &liveObjects{reader: reader, direct: direct, ttl: time.Minute, now: now, written: map[ObjectKey]writtenObject{}, tombstones: map[ObjectKey]types.UID{}}
+	return &liveObjects{reader: reader, direct: direct, ttl: time.Minute, now: now, written: map[ObjectKey]writtenObject{}, probed: map[schema.GroupVersionKind]bool{}, tombstones: map[ObjectKey]types.UID{}}
 }
 
 // get returns the live object, or nil when it does not exist.
 func (l *liveObjects) get(ctx context.Context, gvk schema.GroupVersionKind, key ObjectKey) (*unstructured.Unstructured, error) {
+	if err := l.probe(ctx, gvk); err != nil {
+		return nil, err
+	}
 	cached, err := read(ctx, l.reader, gvk, key)
 	if err != nil {
 		return nil, err
@@ -58,6 +62,27 @@ func (l *liveObjects) get(ctx context.Context, gvk schema.GroupVersionKind, key 
 		return l.confirm(ctx, gvk, key)
 	}
 	return l.newest(key, cached), nil
+}
+
+// probe lists gvk once, directly, before the cache starts an informer for
+// it: an informer that may not list (RBAC, impersonation) would otherwise
+// wait for its first sync forever instead of saying so.
+func (l *liveObjects) probe(ctx context.Context, gvk schema.GroupVersionKind) error {
+	l.mu.Lock()
+	done := l.probed[gvk]
+	l.mu.Unlock()
+	if done || l.direct == nil {
+		return nil
+	}
+	list := &metav1.PartialObjectMetadataList{}
+	list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
+	if err := l.direct.List(ctx, list, client.Limit(1)); err != nil {
+		return fmt.Errorf("%s must be listed and watched to track applied objects: %w", gvk.Kind, err)
+	}
+	l.mu.Lock()
+	l.probed[gvk] = true
+	l.mu.Unlock()
+	return nil
 }
 
 func read(ctx context.Context, reader LiveReader, gvk schema.GroupVersionKind, key ObjectKey) (*unstructured.Unstructured, error) {

@@ -31,6 +31,7 @@ func (a *Applier) write(ctx context.Context, owner Owner, d *desired, live *unst
 	if live != nil {
 		a.live.remember(d.key, live)
 		a.drift.accept(d.key, live.GetResourceVersion())
+		a.own.record(d.key, live.GetResourceVersion())
 	}
 	return live, nil
 }

@@ -1,0 +1,95 @@
+package v1alpha1
+
+import (
+	"encoding/json"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/wavekit-dev/wavekit/pkg/component"
+	"github.com/wavekit-dev/wavekit/pkg/manifests"
+)
+
+var (
+	_ component.Component                  = &Component{}
+	_ component.PlacementConfiguration     = &Component{}
+	_ component.ClientConfiguration        = &Component{}
+	_ component.ImpersonationConfiguration = &Component{}
+	_ component.SuspensionConfiguration    = &Component{}
+	_ component.PolicyConfiguration        = &Component{}
+	_ component.TypeConfiguration          = &Component{}
+	_ component.RequeueConfiguration       = &Component{}
+	_ component.RetryConfiguration         = &Component{}
+	_ component.TimeoutConfiguration       = &Component{}
+	_ component.ReapplyConfiguration       = &Component{}
+)
+
+// GetSpec returns spec.values as the generator's parameters.
+func (c *Component) GetSpec() manifests.Parameters {
+	values := manifests.Values{}
+	if c.Spec.Values != nil && len(c.Spec.Values.Raw) > 0 {
+		// The API server validated the JSON; an object is all it can hold here.
+		_ = json.Unmarshal(c.Spec.Values.Raw, &values)
+	}
+	return values
+}
+
+// GetStatus returns the status every component embeds.
+func (c *Component) GetStatus() *component.Status { return &c.Status }
+
+// GetDeploymentNamespace returns spec.namespace.
+func (c *Component) GetDeploymentNamespace() string { return c.Spec.Namespace }
+
+// GetDeploymentName returns spec.name.
+func (c *Component) GetDeploymentName() string { return c.Spec.Name }
+
+// GetKubeConfigSecret returns the Secret with the remote cluster's kubeconfig.
+func (c *Component) GetKubeConfigSecret() (string, string) {
+	if c.Spec.KubeConfig == nil {
+		return "", ""
+	}
+	return c.Spec.KubeConfig.Name, c.Spec.KubeConfig.Key
+}
+
+// GetImpersonationUser returns the service account to write as, if any.
+func (c *Component) GetImpersonationUser() string {
+	if c.Spec.ServiceAccountName == "" {
+		return ""
+	}
+	return "system:serviceaccount:" + c.Namespace + ":" + c.Spec.ServiceAccountName
+}
+
+// GetImpersonationGroups returns no extra groups.
+func (c *Component) GetImpersonationGroups() []string { return nil }
+
+// IsSuspended returns spec.suspend.
+func (c *Component) IsSuspended() bool { return c.Spec.Suspend }
+
+// GetPolicies returns spec.policies as object policy defaults.
+func (c *Component) GetPolicies() manifests.Defaults {
+	return manifests.Defaults{Update: c.Spec.Policies.Update, Delete: c.Spec.Policies.Delete, Adoption: c.Spec.Policies.Adoption}
+}
+
+// GetAdditionalManagedTypes returns spec.additionalManagedTypes.
+func (c *Component) GetAdditionalManagedTypes() []manifests.TypeInfo {
+	return c.Spec.AdditionalManagedTypes
+}
+
+// GetRequeueInterval returns spec.intervals.requeue (0: operator default).
+func (c *Component) GetRequeueInterval() time.Duration { return duration(c.Spec.Intervals.Requeue) }
+
+// GetRetryInterval returns spec.intervals.retry (0: operator default).
+func (c *Component) GetRetryInterval() time.Duration { return duration(c.Spec.Intervals.Retry) }
+
+// GetTimeout returns spec.intervals.timeout (0: operator default).
+func (c *Component) GetTimeout() time.Duration { return duration(c.Spec.Intervals.Timeout) }
+
+// GetReapplyInterval returns spec.intervals.reapply (0: operator default).
+func (c *Component) GetReapplyInterval() time.Duration { return duration(c.Spec.Intervals.Reapply) }
+
+func duration(d *metav1.Duration) time.Duration {
+	if d == nil {
+		return 0
+	}
+	return d.Duration
+}

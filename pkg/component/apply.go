@@ -1,0 +1,101 @@
+package component
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/wavekit-dev/wavekit/pkg/manifests"
+)
+
+// apply renders and applies the component's objects.
+func (rn *run[T]) apply(ctx context.Context) outcome {
+	if err := rn.ensureFinalizer(ctx); err != nil {
+		return rn.fail(err)
+	}
+	if sc, ok := optional[SuspensionConfiguration](rn.component); ok && sc.IsSuspended() {
+		return outcome{reason: ReasonSuspended, message: "reconciliation is suspended; objects are left as they are"}
+	}
+	tg, err := rn.r.targets.forComponent(ctx, rn.component)
+	if err != nil {
+		return rn.fail(fmt.Errorf("connecting to the target cluster: %w", err))
+	}
+	owner, err := rn.owner()
+	if err != nil {
+		return rn.fail(err)
+	}
+	rn.r.registerOwner(owner.ID, rn.id)
+	if err := rn.r.runHooks(ctx, rn.r.preReconcile, rn.component); err != nil {
+		return rn.fail(fmt.Errorf("pre-reconcile hook: %w", err))
+	}
+	objects, err := rn.render(ctx, tg)
+	if err != nil {
+		return rn.fail(fmt.Errorf("rendering: %w", err))
+	}
+	status := rn.component.GetStatus()
+	res, err := tg.applier.Apply(ctx, owner, objects, status.Inventory, rn.saveInventory)
+	status.Inventory = res.Inventory
+	if err == nil {
+		err = rn.r.watchDependents(ctx, tg, res.Inventory)
+	}
+	if err != nil {
+		return rn.fail(err)
+	}
+	return rn.applied(ctx, res)
+}
+
+// render calls the generator with the target's reader and discovery and the
+// component's info in the context.
+func (rn *run[T]) render(ctx context.Context, tg *target) ([]client.Object, error) {
+	namespace, name := rn.placement()
+	status := rn.component.GetStatus()
+	ctx = manifests.WithClient(ctx, tg.Cache)
+	ctx = manifests.WithDiscovery(ctx, tg.Discovery)
+	ctx = manifests.WithComponentInfo(ctx, manifests.ComponentInfo{
+		Object: rn.component, OperatorName: rn.r.name,
+		Revision: rn.component.GetGeneration(), FirstApply: len(status.Inventory) == 0,
+	})
+	return rn.r.generator.Generate(ctx, namespace, name, rn.component.GetSpec())
+}
+
+// saveInventory records new inventory items before the applier creates them.
+func (rn *run[T]) saveInventory(ctx context.Context, items []manifests.InventoryItem) error {
+	status := rn.component.GetStatus()
+	status.Inventory = items
+	status.setReady(rn.component.GetGeneration(), ReasonProcessing, "creating objects")
+	return rn.writeStatus(ctx)
+}
+
+// applied turns the applier's result into the outcome.
+func (rn *run[T]) applied(ctx context.Context, res manifests.Result) outcome {
+	if res.Done {
+		if err := rn.r.runHooks(ctx, rn.r.postReconcile, rn.component); err != nil {
+			return rn.fail(fmt.Errorf("post-reconcile hook: %w", err))
+		}
+		message := "every object is applied and ready"
+		if res.Blocked != "" {
+			message += "; " + res.Blocked
+		}
+		return outcome{reason: ReasonReady, message: message, requeue: rn.r.requeueInterval(rn.component)}
+	}
+	message := describeWaiting(fmt.Sprintf("waiting for wave %d", res.Wave), res.Waiting)
+	return rn.waiting(message)
+}
+
+// waiting reports progress, or a timeout once the component has been
+// processing longer than its timeout. It requeues when the timeout is due,
+// so that the timeout shows even without events.
+func (rn *run[T]) waiting(message string) outcome {
+	timeout := rn.r.timeout(rn.component)
+	since := time.Now()
+	if c := rn.written.ReadyCondition(); c != nil && c.Status != "True" {
+		since = c.LastTransitionTime.Time
+	}
+	left := timeout - time.Since(since)
+	if left <= 0 {
+		return outcome{reason: ReasonTimeout, message: fmt.Sprintf("not ready after %s: %s", timeout, message), requeue: rn.r.retryInterval(rn.component)}
+	}
+	return outcome{reason: ReasonProcessing, message: message, requeue: left}
+}

@@ -1,0 +1,67 @@
+package component
+
+import (
+	"context"
+	"fmt"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+)
+
+// delete removes the component's objects in delete waves and then the
+// finalizer. It does not start while foreign instances of the component's
+// managed types exist.
+func (rn *run[T]) delete(ctx context.Context) outcome {
+	if !controllerutil.ContainsFinalizer(rn.component, rn.r.opts.Finalizer) {
+		return outcome{gone: true}
+	}
+	if rn.component.GetStatus().State != StateDeleting {
+		// Until objects are being deleted; hooks must be idempotent, since a
+		// blocked deletion calls them again on the next attempt.
+		if err := rn.r.runHooks(ctx, rn.r.preDelete, rn.component); err != nil {
+			return rn.fail(fmt.Errorf("pre-delete hook: %w", err))
+		}
+	}
+	tg, err := rn.r.targets.forComponent(ctx, rn.component)
+	if err != nil {
+		return rn.fail(fmt.Errorf("connecting to the target cluster: %w", err))
+	}
+	owner, err := rn.owner()
+	if err != nil {
+		return rn.fail(err)
+	}
+	rn.r.registerOwner(owner.ID, rn.id)
+	status := rn.component.GetStatus()
+	res, err := tg.applier.Delete(ctx, owner, status.Inventory)
+	status.Inventory = res.Inventory
+	if err == nil {
+		err = rn.r.watchDependents(ctx, tg, res.Inventory)
+	}
+	switch {
+	case err != nil:
+		return rn.fail(err)
+	case res.Blocked != "":
+		// Foreign instances send no events to this reconciler: look again later.
+		return outcome{reason: ReasonDeletionBlocked, message: "deletion blocked: " + res.Blocked, requeue: rn.r.retryInterval(rn.component)}
+	case !res.Done:
+		return outcome{reason: ReasonDeleting, message: describeWaiting("waiting for objects to be deleted", res.Waiting)}
+	}
+	if err := rn.r.runHooks(ctx, rn.r.postDelete, rn.component); err != nil {
+		return rn.fail(fmt.Errorf("post-delete hook: %w", err))
+	}
+	return rn.removeFinalizer(ctx)
+}
+
+func (rn *run[T]) removeFinalizer(ctx context.Context) outcome {
+	// Persist the emptied inventory first, so that a crash cannot leave a
+	// finalizer-free component with stale items.
+	if err := rn.writeStatus(ctx); err != nil {
+		return rn.fail(err)
+	}
+	controllerutil.RemoveFinalizer(rn.component, rn.r.opts.Finalizer)
+	if err := rn.r.client.Update(ctx, rn.component, client.FieldOwner(rn.r.opts.FieldOwner)); err != nil {
+		return rn.fail(fmt.Errorf("removing finalizer from %s: %w", rn.id, err))
+	}
+	rn.r.forget(rn.id)
+	return outcome{gone: true}
+}

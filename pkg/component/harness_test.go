@@ -1,0 +1,213 @@
+package component_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/wavekit-dev/wavekit/api/v1alpha1"
+	"github.com/wavekit-dev/wavekit/internal/apicount"
+	"github.com/wavekit-dev/wavekit/pkg/component"
+	"github.com/wavekit-dev/wavekit/pkg/manifests"
+)
+
+const operator = "test.wavekit.dev"
+
+var namespaceCounter atomic.Int64
+
+func newNamespace(ctx context.Context) string {
+	name := fmt.Sprintf("c%d", namespaceCounter.Add(1))
+	Expect(env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}})).To(Succeed())
+	return name
+}
+
+// operatorHarness runs a manager with one component reconciler whose
+// requests are counted.
+type operatorHarness struct {
+	reconciler *component.Reconciler[*v1alpha1.Component]
+	counter    *apicount.Counter
+	generator  *valuesGenerator
+}
+
+// startOperator starts a manager with a reconciler built by configure.
+// Every test's operator handles only the components of its own namespace,
+// as several reference operators share a cluster by source.
+func startOperator(ctx context.Context, ns string, opts component.ReconcilerOptions, configure ...func(*component.Reconciler[*v1alpha1.Component])) *operatorHarness {
+	opts.Filter = func(c component.Component) bool { return c.GetNamespace() == ns }
+	counter := apicount.New()
+	mgr, err := ctrl.NewManager(counter.Wrap(env.Config), ctrl.Options{
+		Scheme:                 scheme,
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+		Controller:             config.Controller{SkipNameValidation: ptr.To(true)},
+	})
+	Expect(err).NotTo(HaveOccurred())
+	gen := &valuesGenerator{}
+	r := component.NewReconciler[*v1alpha1.Component](operator, gen, opts)
+	for _, c := range configure {
+		c(r)
+	}
+	Expect(r.SetupWithManager(mgr)).To(Succeed())
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer GinkgoRecover()
+		defer close(done)
+		Expect(mgr.Start(ctx)).To(Succeed())
+	}()
+	DeferCleanup(func() { cancel(); <-done })
+	return &operatorHarness{reconciler: r, counter: counter, generator: gen}
+}
+
+// valuesGenerator renders what spec.values asks for:
+//   configMaps: {name: {data..., annotations...}} and widgets: [names]
+// and fails with values.fail when set.
+type valuesGenerator struct {
+	mu    sync.Mutex
+	calls int
+}
+
+func (g *valuesGenerator) Generate(_ context.Context, namespace, _ string, p manifests.Parameters) ([]client.Object, error) {
+	g.mu.Lock()
+	g.calls++
+	g.mu.Unlock()
+	values := p.ToUnstructured()
+	if msg, ok := values["fail"].(string); ok {
+		return nil, fmt.Errorf("template values.yaml:3: %s", msg)
+	}
+	var objects []client.Object
+	cms, _ := values["configMaps"].(map[string]any)
+	for name, spec := range cms {
+		cm := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap"}}
+		cm.SetNamespace(namespace)
+		cm.SetName(name)
+		s, _ := spec.(map[string]any)
+		if data, ok := s["data"].(map[string]any); ok {
+			cm.Object["data"] = data
+		}
+		if ann, ok := s["annotations"].(map[string]any); ok {
+			a := map[string]string{}
+			for k, v := range ann {
+				a[operator+"/"+k] = fmt.Sprint(v)
+			}
+			cm.SetAnnotations(a)
+		}
+		objects = append(objects, cm)
+	}
+	widgets, _ := values["widgets"].([]any)
+	for _, w := range widgets {
+		u := &unstructured.Unstructured{}
+		u.SetAPIVersion("test.wavekit.dev/v1")
+		u.SetKind("Widget")
+		u.SetNamespace(namespace)
+		u.SetName(fmt.Sprint(w))
+		u.SetAnnotations(map[string]string{operator + "/status-hint": "has-ready-condition"})
+		objects = append(objects, u)
+	}
+	if crd, ok := values["crdGroup"].(string); ok {
+		objects = append(objects, gadgetCRD(crd))
+	}
+	return objects, nil
+}
+
+func gadgetCRD(group string) *apiextensionsv1.CustomResourceDefinition {
+	return &apiextensionsv1.CustomResourceDefinition{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "apiextensions.k8s.io/v1", Kind: "CustomResourceDefinition"},
+		ObjectMeta: metav1.ObjectMeta{Name: "gadgets." + group},
+		Spec: apiextensionsv1.CustomResourceDefinitionSpec{
+			Group: group, Scope: apiextensionsv1.NamespaceScoped,
+			Names: apiextensionsv1.CustomResourceDefinitionNames{Kind: "Gadget", ListKind: "GadgetList", Plural: "gadgets", Singular: "gadget"},
+			Versions: []apiextensionsv1.CustomResourceDefinitionVersion{{
+				Name: "v1", Served: true, Storage: true,
+				Schema: &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: &apiextensionsv1.JSONSchemaProps{
+					Type: "object", XPreserveUnknownFields: ptr.To(true),
+				}},
+			}},
+		},
+	}
+}
+
+func newComponent(ns, name string, values map[string]any) *v1alpha1.Component {
+	c := &v1alpha1.Component{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Spec: v1alpha1.ComponentSpec{Source: "test"}}
+	setValues(c, values)
+	return c
+}
+
+func setValues(c *v1alpha1.Component, values map[string]any) {
+	raw, err := json.Marshal(values)
+	Expect(err).NotTo(HaveOccurred())
+	c.Spec.Values = &apiextensionsv1.JSON{Raw: raw}
+}
+
+func getComponent(ctx context.Context, c *v1alpha1.Component) *v1alpha1.Component {
+	var got v1alpha1.Component
+	err := env.Client.Get(ctx, client.ObjectKeyFromObject(c), &got)
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	Expect(err).NotTo(HaveOccurred())
+	return &got
+}
+
+// readyCondition returns "Status/Reason: message" of the Ready condition.
+func readyCondition(ctx context.Context, c *v1alpha1.Component) string {
+	got := getComponent(ctx, c)
+	if got == nil {
+		return "gone"
+	}
+	cond := got.Status.ReadyCondition()
+	if cond == nil {
+		return "none"
+	}
+	return fmt.Sprintf("%s/%s: %s", cond.Status, cond.Reason, cond.Message)
+}
+
+func eventually(f any) AsyncAssertion {
+	return Eventually(f).WithTimeout(30 * time.Second).WithPolling(100 * time.Millisecond)
+}
+
+func getConfigMap(ctx context.Context, ns, name string) *corev1.ConfigMap {
+	var cm corev1.ConfigMap
+	err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &cm)
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	Expect(err).NotTo(HaveOccurred())
+	return &cm
+}
+
+// setWidgetReady plays the Widget's controller once the Widget exists.
+func setWidgetReady(ctx context.Context, ns, name string) {
+	eventually(func() error {
+		u := &unstructured.Unstructured{}
+		u.SetAPIVersion("test.wavekit.dev/v1")
+		u.SetKind("Widget")
+		if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, u); err != nil {
+			return err
+		}
+		if err := unstructured.SetNestedSlice(u.Object, []any{map[string]any{
+			"type": "Ready", "status": "True", "reason": "Test", "message": "set by the test", "lastTransitionTime": "2026-01-01T00:00:00Z",
+		}}, "status", "conditions"); err != nil {
+			return err
+		}
+		return env.Client.Status().Update(ctx, u)
+	}).Should(Succeed())
+}
+
+func objectMeta(ns, name string) metav1.ObjectMeta { return metav1.ObjectMeta{Namespace: ns, Name: name} }

@@ -1,0 +1,92 @@
+package component
+
+import (
+	"net/http"
+	"sync"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
+
+	"github.com/wavekit-dev/wavekit/internal/apicount"
+)
+
+// Metrics on controller-runtime's registry.
+var (
+	componentsByState = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "wavekit_components", Help: "Components by operator and state.",
+	}, []string{"operator", "state"})
+	dependentsByPhase = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "wavekit_dependents", Help: "Applied objects by operator and phase.",
+	}, []string{"operator", "phase"})
+	reconcileDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name: "wavekit_reconcile_duration_seconds", Help: "Duration of component reconciles.",
+		Buckets: prometheus.ExponentialBuckets(0.005, 2, 14),
+	}, []string{"operator"})
+	apiRequests = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "wavekit_api_requests_total", Help: "Requests to target API servers by verb.",
+	}, []string{"verb"})
+)
+
+func init() {
+	metrics.Registry.MustRegister(componentsByState, dependentsByPhase, reconcileDuration, apiRequests)
+}
+
+// countRequests returns a copy of cfg whose requests are counted by verb.
+func countRequests(cfg *rest.Config) *rest.Config {
+	out := rest.CopyConfig(cfg)
+	out.Wrap(func(rt http.RoundTripper) http.RoundTripper {
+		return roundTripperFunc(func(req *http.Request) (*http.Response, error) {
+			apiRequests.WithLabelValues(apicount.Verb(req)).Inc()
+			return rt.RoundTrip(req)
+		})
+	})
+	return out
+}
+
+type roundTripperFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripperFunc) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
+
+// stateGauge keeps per-component values so the gauges can be recomputed.
+type stateGauge struct {
+	mu       sync.Mutex
+	operator string
+	states   map[string]State
+	phases   map[string]map[string]int
+}
+
+func newStateGauge(operator string) *stateGauge {
+	return &stateGauge{operator: operator, states: map[string]State{}, phases: map[string]map[string]int{}}
+}
+
+// observe records a component's state and inventory phases (nil status: gone).
+func (g *stateGauge) observe(id string, status *Status) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if status == nil {
+		delete(g.states, id)
+		delete(g.phases, id)
+	} else {
+		g.states[id] = status.State
+		phases := map[string]int{}
+		for _, item := range status.Inventory {
+			phases[string(item.Phase)]++
+		}
+		g.phases[id] = phases
+	}
+	g.publish()
+}
+
+func (g *stateGauge) publish() {
+	componentsByState.DeletePartialMatch(prometheus.Labels{"operator": g.operator})
+	dependentsByPhase.DeletePartialMatch(prometheus.Labels{"operator": g.operator})
+	for _, s := range g.states {
+		componentsByState.WithLabelValues(g.operator, string(s)).Inc()
+	}
+	for _, phases := range g.phases {
+		for p, n := range phases {
+			dependentsByPhase.WithLabelValues(g.operator, p).Add(float64(n))
+		}
+	}
+}

@@ -1,0 +1,64 @@
+package component
+
+import (
+	"time"
+
+	"k8s.io/client-go/util/workqueue"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/wavekit-dev/wavekit/pkg/manifests"
+)
+
+// ReconcilerOptions tune a Reconciler. Zero values take the defaults noted.
+type ReconcilerOptions struct {
+	// FieldOwner of every write (default: the operator name).
+	FieldOwner string
+	// Finalizer set on components (default: the operator name).
+	Finalizer string
+	// Defaults are the object policies when neither object nor component sets one.
+	Defaults manifests.Defaults
+	// SkipMissingNamespaces turns off creating namespaces the objects need.
+	SkipMissingNamespaces bool
+	// Concurrency bounds the objects written at once within one wave (default 8).
+	Concurrency int
+	// RequeueInterval: how long after success the component is looked at again (default 10m).
+	RequeueInterval time.Duration
+	// RetryInterval: how long after a retriable error (default 10s).
+	RetryInterval time.Duration
+	// Timeout: how long a component may take to become ready (default 10m).
+	Timeout time.Duration
+	// ReapplyInterval applies every object again after this long (default off).
+	ReapplyInterval time.Duration
+	// MaxConcurrentReconciles of the controller (default 1).
+	MaxConcurrentReconciles int
+	// RateLimiter of the controller's queue (default controller-runtime's).
+	RateLimiter workqueue.TypedRateLimiter[reconcile.Request]
+	// Filter, if set, selects the components this reconciler handles; others
+	// are left alone (no finalizer, no status).
+	Filter func(Component) bool
+}
+
+func (o ReconcilerOptions) withDefaults(name string) ReconcilerOptions {
+	if o.FieldOwner == "" {
+		o.FieldOwner = name
+	}
+	if o.Finalizer == "" {
+		o.Finalizer = name
+	}
+	if o.Concurrency <= 0 {
+		o.Concurrency = 8
+	}
+	if o.RequeueInterval <= 0 {
+		o.RequeueInterval = 10 * time.Minute
+	}
+	if o.RetryInterval <= 0 {
+		o.RetryInterval = 10 * time.Second
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = 10 * time.Minute
+	}
+	if o.MaxConcurrentReconciles <= 0 {
+		o.MaxConcurrentReconciles = 1
+	}
+	return o
+}

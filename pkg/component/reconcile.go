@@ -1,0 +1,243 @@
+package component
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+
+	"github.com/wavekit-dev/wavekit/pkg/manifests"
+)
+
+// run is the state of one reconcile of one component.
+type run[T Component] struct {
+	r         *Reconciler[T]
+	component T
+	id        types.NamespacedName
+	written   Status // the status as last read or written
+}
+
+// Reconcile brings one component's objects to their rendered state, or
+// deletes them when the component is being deleted, and records the outcome
+// in its status. It writes the status only when it changed.
+func (r *Reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	start := time.Now()
+	defer func() { reconcileDuration.WithLabelValues(r.name).Observe(time.Since(start).Seconds()) }()
+	component, err := r.read(ctx, req.NamespacedName)
+	if apierrors.IsNotFound(err) {
+		r.forget(req.NamespacedName)
+		return ctrl.Result{}, nil
+	}
+	if err != nil {
+		return ctrl.Result{}, fmt.Errorf("reading %s: %w", req.NamespacedName, err)
+	}
+	if r.opts.Filter != nil && !r.opts.Filter(component) {
+		return ctrl.Result{}, nil
+	}
+	rn := &run[T]{r: r, component: component, id: req.NamespacedName, written: *component.GetStatus().DeepCopy()}
+	if err := r.runHooks(ctx, r.postRead, component); err != nil {
+		return rn.finish(ctx, rn.fail(fmt.Errorf("post-read hook: %w", err)))
+	}
+	if component.GetDeletionTimestamp() != nil {
+		return rn.finish(ctx, rn.delete(ctx))
+	}
+	return rn.finish(ctx, rn.apply(ctx))
+}
+
+func (r *Reconciler[T]) read(ctx context.Context, id types.NamespacedName) (T, error) {
+	var zero T
+	obj := newObject[T]()
+	if err := r.client.Get(ctx, id, obj); err != nil {
+		return zero, err
+	}
+	return r.status.newest(obj), nil
+}
+
+func (r *Reconciler[T]) forget(id types.NamespacedName) {
+	r.status.forget(id)
+	r.notes.forget(id)
+	r.gauge.observe(id.String(), nil)
+	if r.targets != nil {
+		r.targets.release(id)
+	}
+}
+
+func (r *Reconciler[T]) runHooks(ctx context.Context, hooks []HookFunc[T], component T) error {
+	for _, h := range hooks {
+		if err := h(ctx, r.client, component); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// outcome is what a reconcile concluded: the Ready reason and message, and
+// when to look again.
+type outcome struct {
+	reason  string
+	message string
+	requeue time.Duration
+	err     error // returned to controller-runtime (its rate limiter backs off)
+	gone    bool  // the finalizer was removed: no status to write
+}
+
+func (rn *run[T]) fail(err error) outcome {
+	if retry, ok := asRetriable(err); ok {
+		o := outcome{reason: ReasonRetrying, message: err.Error(), requeue: rn.r.retryInterval(rn.component)}
+		if retry.RetryAfter != nil {
+			o.requeue = *retry.RetryAfter
+		}
+		return o
+	}
+	if apierrors.IsConflict(err) {
+		return outcome{reason: ReasonRetrying, message: err.Error(), requeue: time.Second}
+	}
+	return outcome{reason: ReasonError, message: err.Error(), err: err}
+}
+
+// finish records the outcome in the status, writes it if it changed and
+// emits an event when the outcome is new.
+func (rn *run[T]) finish(ctx context.Context, o outcome) (ctrl.Result, error) {
+	if o.gone {
+		return ctrl.Result{}, nil
+	}
+	log.FromContext(ctx).V(1).Info("reconciled", "reason", o.reason, "message", o.message, "requeue", o.requeue)
+	status := rn.component.GetStatus()
+	status.setReady(rn.component.GetGeneration(), o.reason, o.message)
+	rn.r.gauge.observe(rn.id.String(), status)
+	rn.r.note(rn.component, o)
+	if err := rn.writeStatus(ctx); err != nil {
+		if apierrors.IsConflict(err) {
+			// Someone changed the component since it was read: start over.
+			return ctrl.Result{RequeueAfter: time.Second}, nil
+		}
+		return ctrl.Result{}, err
+	}
+	return ctrl.Result{RequeueAfter: o.requeue}, o.err
+}
+
+// writeStatus writes the status if it differs from what was read or last
+// written (optimistic locking through the resourceVersion).
+func (rn *run[T]) writeStatus(ctx context.Context) error {
+	status := rn.component.GetStatus()
+	if apiequality.Semantic.DeepEqual(*status, rn.written) {
+		return nil
+	}
+	if err := rn.r.client.Status().Update(ctx, rn.component, client.FieldOwner(rn.r.opts.FieldOwner)); err != nil {
+		return fmt.Errorf("writing status of %s: %w", rn.id, err)
+	}
+	rn.written = *status.DeepCopy()
+	rn.r.status.remember(rn.component)
+	return nil
+}
+
+func (r *Reconciler[T]) note(component T, o outcome) {
+	id := types.NamespacedName{Namespace: component.GetNamespace(), Name: component.GetName()}
+	if r.recorder == nil || !r.notes.changed(id, o.reason+"\x00"+o.message) {
+		return
+	}
+	kind := "Normal"
+	if o.reason == ReasonError || o.reason == ReasonTimeout || o.reason == ReasonDeletionBlocked {
+		kind = "Warning"
+	}
+	r.recorder.Eventf(component, nil, kind, o.reason, "Reconcile", "%s", o.message)
+}
+
+// owner describes the component to the applier.
+func (rn *run[T]) owner() (manifests.Owner, error) {
+	c := rn.component
+	gvk, err := apiutil.GVKForObject(c, rn.r.client.Scheme())
+	if err != nil {
+		return manifests.Owner{}, fmt.Errorf("finding the kind of %s: %w", rn.id, err)
+	}
+	namespace, _ := rn.placement()
+	owner := manifests.Owner{
+		ID:          manifests.OwnerID(gvk.Group, gvk.Kind, c.GetNamespace(), c.GetName()),
+		Description: gvk.Kind + " " + rn.id.String(),
+		Namespace:   namespace,
+		Generation:  c.GetGeneration(),
+	}
+	if pc, ok := optional[PolicyConfiguration](c); ok {
+		owner.Defaults = pc.GetPolicies()
+	}
+	if rc, ok := optional[ReapplyConfiguration](c); ok {
+		owner.Defaults.ReapplyInterval = rc.GetReapplyInterval()
+	} else if rn.r.opts.ReapplyInterval > 0 {
+		owner.Defaults.ReapplyInterval = rn.r.opts.ReapplyInterval
+	}
+	if tc, ok := optional[TypeConfiguration](c); ok {
+		owner.AdditionalManagedTypes = tc.GetAdditionalManagedTypes()
+	}
+	return owner, nil
+}
+
+// placement returns the namespace and name the objects are rendered for.
+func (rn *run[T]) placement() (string, string) {
+	namespace, name := rn.component.GetNamespace(), rn.component.GetName()
+	if pc, ok := optional[PlacementConfiguration](rn.component); ok {
+		if ns := pc.GetDeploymentNamespace(); ns != "" {
+			namespace = ns
+		}
+		if n := pc.GetDeploymentName(); n != "" {
+			name = n
+		}
+	}
+	return namespace, name
+}
+
+func (r *Reconciler[T]) retryInterval(c T) time.Duration {
+	if rc, ok := optional[RetryConfiguration](c); ok && rc.GetRetryInterval() > 0 {
+		return rc.GetRetryInterval()
+	}
+	return r.opts.RetryInterval
+}
+
+func (r *Reconciler[T]) requeueInterval(c T) time.Duration {
+	if rc, ok := optional[RequeueConfiguration](c); ok && rc.GetRequeueInterval() > 0 {
+		return rc.GetRequeueInterval()
+	}
+	return r.opts.RequeueInterval
+}
+
+func (r *Reconciler[T]) timeout(c T) time.Duration {
+	if tc, ok := optional[TimeoutConfiguration](c); ok && tc.GetTimeout() > 0 {
+		return tc.GetTimeout()
+	}
+	return r.opts.Timeout
+}
+
+// ensureFinalizer adds the finalizer on first reconcile.
+func (rn *run[T]) ensureFinalizer(ctx context.Context) error {
+	if !controllerutil.AddFinalizer(rn.component, rn.r.opts.Finalizer) {
+		return nil
+	}
+	if err := rn.r.client.Update(ctx, rn.component, client.FieldOwner(rn.r.opts.FieldOwner)); err != nil {
+		return fmt.Errorf("adding finalizer to %s: %w", rn.id, err)
+	}
+	return nil
+}
+
+// describeWaiting lists the first few objects a wave waits for.
+func describeWaiting(prefix string, waiting []string) string {
+	const shown = 5
+	if len(waiting) == 0 {
+		return prefix
+	}
+	list := waiting
+	more := ""
+	if len(list) > shown {
+		list = list[:shown]
+		more = fmt.Sprintf(" and %d more", len(waiting)-shown)
+	}
+	return prefix + ": " + strings.Join(list, "; ") + more
+}
+

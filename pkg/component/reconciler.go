@@ -1,0 +1,133 @@
+package component
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/recorder"
+	"sigs.k8s.io/controller-runtime/pkg/source"
+
+	"github.com/wavekit-dev/wavekit/pkg/manifests"
+)
+
+// Reconciler turns a component type T into a running component operator.
+type Reconciler[T Component] struct {
+	name      string
+	generator manifests.Generator
+	opts      ReconcilerOptions
+
+	client   client.Client
+	recorder recorder.EventRecorder
+	targets  *targets
+	events   chan event.GenericEvent
+	status   *writtenStatus[T]
+	gauge    *stateGauge
+	notes    *eventNotes
+
+	mu     sync.Mutex
+	owners map[string]types.NamespacedName // owner label value → component
+
+	postRead, preReconcile, postReconcile, preDelete, postDelete []HookFunc[T]
+}
+
+// NewReconciler returns a reconciler for operator name (the annotation
+// prefix, field owner and finalizer) that renders with generator.
+func NewReconciler[T Component](name string, generator manifests.Generator, options ReconcilerOptions) *Reconciler[T] {
+	return &Reconciler[T]{
+		name: name, generator: generator, opts: options.withDefaults(name),
+		events: make(chan event.GenericEvent, 1024),
+		status: newWrittenStatus[T](), gauge: newStateGauge(name), notes: newEventNotes(),
+		owners: map[string]types.NamespacedName{},
+	}
+}
+
+// WithPostReadHook adds a hook called after the component is read.
+func (r *Reconciler[T]) WithPostReadHook(h HookFunc[T]) *Reconciler[T] {
+	r.postRead = append(r.postRead, h)
+	return r
+}
+
+// WithPreReconcileHook adds a hook called before the objects are rendered and applied.
+func (r *Reconciler[T]) WithPreReconcileHook(h HookFunc[T]) *Reconciler[T] {
+	r.preReconcile = append(r.preReconcile, h)
+	return r
+}
+
+// WithPostReconcileHook adds a hook called once every object is applied and ready.
+func (r *Reconciler[T]) WithPostReconcileHook(h HookFunc[T]) *Reconciler[T] {
+	r.postReconcile = append(r.postReconcile, h)
+	return r
+}
+
+// WithPreDeleteHook adds a hook called before deletion starts (again on each
+// attempt while deletion is blocked, so it must be idempotent).
+func (r *Reconciler[T]) WithPreDeleteHook(h HookFunc[T]) *Reconciler[T] {
+	r.preDelete = append(r.preDelete, h)
+	return r
+}
+
+// WithPostDeleteHook adds a hook called once every object is gone, before
+// the finalizer is removed.
+func (r *Reconciler[T]) WithPostDeleteHook(h HookFunc[T]) *Reconciler[T] {
+	r.postDelete = append(r.postDelete, h)
+	return r
+}
+
+// SetupWithManager registers the controller. Component events that change
+// only status or metadata do not trigger a reconcile; events of applied
+// objects do, unless the reconciler caused them itself.
+func (r *Reconciler[T]) SetupWithManager(mgr ctrl.Manager) error {
+	r.client = mgr.GetClient()
+	r.recorder = mgr.GetEventRecorder(r.name)
+	r.targets = &targets{
+		name: r.name, local: mgr.GetConfig(), scheme: mgr.GetScheme(), reader: mgr.GetAPIReader(),
+		opts: r.opts, byKey: map[targetKey]*target{}, byComponent: map[types.NamespacedName]targetKey{},
+	}
+	if err := mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
+		<-ctx.Done()
+		r.targets.stopAll()
+		return nil
+	})); err != nil {
+		return fmt.Errorf("registering target cleanup: %w", err)
+	}
+	var zero T
+	obj := reflect.New(reflect.TypeOf(zero).Elem()).Interface().(T)
+	b := ctrl.NewControllerManagedBy(mgr).
+		Named(r.name).
+		For(obj, builder.WithPredicates(specOrDeletionChanged())).
+		WatchesRawSource(source.Channel(r.events, &handler.EnqueueRequestForObject{})).
+		WithOptions(controller.Options{MaxConcurrentReconciles: r.opts.MaxConcurrentReconciles, RateLimiter: r.opts.RateLimiter})
+	if err := b.Complete(r); err != nil {
+		return fmt.Errorf("setting up controller %s: %w", r.name, err)
+	}
+	return nil
+}
+
+// specOrDeletionChanged lets through creations, deletions, spec changes
+// (generation) and the start of deletion; not status or metadata edits.
+func specOrDeletionChanged() predicate.Predicate {
+	return predicate.Funcs{
+		UpdateFunc: func(e event.UpdateEvent) bool {
+			if e.ObjectOld.GetGeneration() != e.ObjectNew.GetGeneration() {
+				return true
+			}
+			return (e.ObjectOld.GetDeletionTimestamp() == nil) != (e.ObjectNew.GetDeletionTimestamp() == nil)
+		},
+	}
+}
+
+func newObject[T Component]() T {
+	var zero T
+	return reflect.New(reflect.TypeOf(zero).Elem()).Interface().(T)
+}

@@ -1,0 +1,270 @@
+package component_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/wavekit-dev/wavekit/api/v1alpha1"
+	"github.com/wavekit-dev/wavekit/pkg/component"
+)
+
+var _ = Describe("the component reconciler", func() {
+	var (
+		ctx context.Context
+		ns  string
+	)
+	BeforeEach(func() {
+		ctx = context.Background()
+		ns = newNamespace(ctx)
+	})
+
+	It("applies the objects, adds its finalizer and reports Ready", func() {
+		startOperator(ctx, ns, component.ReconcilerOptions{})
+		c := newComponent(ns, "basic", map[string]any{"configMaps": map[string]any{"a": map[string]any{"data": map[string]any{"k": "v"}}}})
+		Expect(env.Client.Create(ctx, c)).To(Succeed())
+
+		eventually(func() string { return readyCondition(ctx, c) }).Should(Equal("True/Ready: every object is applied and ready"))
+		got := getComponent(ctx, c)
+		Expect(got.Finalizers).To(ConsistOf(operator))
+		Expect(got.Status.State).To(Equal(component.StateReady))
+		Expect(got.Status.ObservedGeneration).To(Equal(got.Generation))
+		Expect(got.Status.Inventory).To(HaveLen(1))
+		Expect(getConfigMap(ctx, ns, "a").Data).To(HaveKeyWithValue("k", "v"))
+	})
+
+	It("says which wave and objects it waits for, and goes on when they are ready", func() {
+		startOperator(ctx, ns, component.ReconcilerOptions{})
+		c := newComponent(ns, "waves", map[string]any{
+			"widgets":    []any{"w1"},
+			"configMaps": map[string]any{"later": map[string]any{"annotations": map[string]any{"apply-order": 1}}},
+		})
+		Expect(env.Client.Create(ctx, c)).To(Succeed())
+		eventually(func() string { return readyCondition(ctx, c) }).Should(
+			HavePrefix("False/Processing: waiting for wave 0: test.wavekit.dev/Widget " + ns + "/w1: Creating, InProgress"))
+		Expect(getComponent(ctx, c).Status.State).To(Equal(component.StateProcessing))
+		Expect(getConfigMap(ctx, ns, "later")).To(BeNil())
+
+		setWidgetReady(ctx, ns, "w1") // plays the Widget's controller
+		eventually(func() string { return readyCondition(ctx, c) }).Should(Equal("True/Ready: every object is applied and ready"))
+		Expect(getConfigMap(ctx, ns, "later")).NotTo(BeNil())
+	})
+
+	It("reports generator errors and invalid annotations without touching existing objects", func() {
+		startOperator(ctx, ns, component.ReconcilerOptions{})
+		c := newComponent(ns, "errors", map[string]any{"configMaps": map[string]any{"a": map[string]any{"data": map[string]any{"k": "v"}}}})
+		Expect(env.Client.Create(ctx, c)).To(Succeed())
+		eventually(func() string { return readyCondition(ctx, c) }).Should(HavePrefix("True/Ready"))
+
+		update(ctx, c, func(c *v1alpha1.Component) { setValues(c, map[string]any{"fail": "missing value .image"}) })
+		eventually(func() string { return readyCondition(ctx, c) }).Should(Equal("False/Error: rendering: template values.yaml:3: missing value .image"))
+		Expect(getComponent(ctx, c).Status.State).To(Equal(component.StateError))
+		Expect(getConfigMap(ctx, ns, "a")).NotTo(BeNil())
+
+		update(ctx, c, func(c *v1alpha1.Component) {
+			setValues(c, map[string]any{"configMaps": map[string]any{"b": map[string]any{"annotations": map[string]any{"apply-order": "first"}}}})
+		})
+		eventually(func() string { return readyCondition(ctx, c) }).Should(Equal(
+			`False/Error: invalid manifests: ConfigMap ` + ns + `/b: annotation test.wavekit.dev/apply-order has invalid value "first" (allowed: an integer from -32768 to 32767)`))
+		Expect(getConfigMap(ctx, ns, "a")).NotTo(BeNil())
+		Expect(getConfigMap(ctx, ns, "b")).To(BeNil())
+	})
+
+	It("writes nothing and reads no dependent when nothing changed", func() {
+		h := startOperator(ctx, ns, component.ReconcilerOptions{})
+		values := map[string]any{"configMaps": map[string]any{}, "widgets": []any{"w"}}
+		for i := range 10 {
+			values["configMaps"].(map[string]any)[fmt.Sprintf("cm%d", i)] = map[string]any{"data": map[string]any{"i": fmt.Sprint(i)}}
+		}
+		c := newComponent(ns, "noop", values)
+		Expect(env.Client.Create(ctx, c)).To(Succeed())
+		eventually(func() string { return readyCondition(ctx, c) }).Should(HavePrefix("False/Processing"))
+		setWidgetReady(ctx, ns, "w")
+		eventually(func() string { return readyCondition(ctx, c) }).Should(HavePrefix("True/Ready"))
+
+		// Once the caches hold what was written, a reconcile changes nothing.
+		// The manager may be reconciling the same component at the same time;
+		// the status write's optimistic lock turns that into a conflict.
+		eventually(func() (map[string]int, error) {
+			h.counter.Reset()
+			_, err := h.reconciler.Reconcile(ctx, ctrl.Request{NamespacedName: client.ObjectKeyFromObject(c)})
+			return h.counter.Snapshot(), err
+		}).Should(BeEmpty())
+	})
+
+	It("does not reconcile on status-only or metadata-only changes", func() {
+		var mu sync.Mutex
+		reads := 0
+		startOperator(ctx, ns, component.ReconcilerOptions{}, func(r *component.Reconciler[*v1alpha1.Component]) {
+			r.WithPostReadHook(func(context.Context, client.Client, *v1alpha1.Component) error {
+				mu.Lock()
+				defer mu.Unlock()
+				reads++
+				return nil
+			})
+		})
+		count := func() int { mu.Lock(); defer mu.Unlock(); return reads }
+		c := newComponent(ns, "quiet", map[string]any{"configMaps": map[string]any{"a": map[string]any{}}})
+		Expect(env.Client.Create(ctx, c)).To(Succeed())
+		eventually(func() string { return readyCondition(ctx, c) }).Should(HavePrefix("True/Ready"))
+		Eventually(count).Should(BeNumerically(">", 0))
+		before := count()
+		// A reconcile can still be in flight for the last dependent event; let it settle.
+		Consistently(count).WithTimeout(time.Second).Should(Equal(before))
+
+		update(ctx, c, func(c *v1alpha1.Component) { c.Labels = map[string]string{"touched": "yes"} })
+		got := getComponent(ctx, c)
+		got.Status.Conditions[0].Message = "edited by someone"
+		Expect(env.Client.Status().Update(ctx, got)).To(Succeed())
+		Consistently(count).WithTimeout(2 * time.Second).Should(Equal(before))
+
+		update(ctx, c, func(c *v1alpha1.Component) { setValues(c, map[string]any{"configMaps": map[string]any{"b": map[string]any{}}}) })
+		Eventually(count).Should(BeNumerically(">", before))
+	})
+
+	It("puts back an applied object that was edited or deleted out of band", func() {
+		startOperator(ctx, ns, component.ReconcilerOptions{})
+		c := newComponent(ns, "drift", map[string]any{"configMaps": map[string]any{"a": map[string]any{"data": map[string]any{"k": "v"}}}})
+		Expect(env.Client.Create(ctx, c)).To(Succeed())
+		eventually(func() string { return readyCondition(ctx, c) }).Should(HavePrefix("True/Ready"))
+
+		cm := getConfigMap(ctx, ns, "a")
+		cm.Data["k"] = "edited"
+		Expect(env.Client.Update(ctx, cm)).To(Succeed())
+		eventually(func() string { return getConfigMap(ctx, ns, "a").Data["k"] }).Should(Equal("v"))
+
+		Expect(env.Client.Delete(ctx, getConfigMap(ctx, ns, "a"))).To(Succeed())
+		eventually(func() *corev1.ConfigMap { return getConfigMap(ctx, ns, "a") }).ShouldNot(BeNil())
+	})
+
+	It("blocks deletion while foreign instances exist and says why", func() {
+		startOperator(ctx, ns, component.ReconcilerOptions{})
+		group := ns + ".comp.wavekit.dev"
+		c := newComponent(ns, "blocked", map[string]any{"crdGroup": group, "configMaps": map[string]any{"a": map[string]any{}}})
+		Expect(env.Client.Create(ctx, c)).To(Succeed())
+		eventually(func() string { return readyCondition(ctx, c) }).Should(HavePrefix("True/Ready"))
+
+		foreign := &unstructured.Unstructured{}
+		foreign.SetAPIVersion(group + "/v1")
+		foreign.SetKind("Gadget")
+		foreign.SetNamespace(ns)
+		foreign.SetName("foreign")
+		eventually(func() error { return env.Client.Create(ctx, foreign) }).Should(Succeed())
+
+		Expect(env.Client.Delete(ctx, c)).To(Succeed())
+		eventually(func() string { return readyCondition(ctx, c) }).Should(
+			Equal("False/DeletionBlocked: deletion blocked: 1 foreign instance of Gadget." + group + " exist"))
+		Expect(getComponent(ctx, c).Status.State).To(Equal(component.StateDeletionPending))
+		Expect(getConfigMap(ctx, ns, "a")).NotTo(BeNil())
+
+		Expect(env.Client.Delete(ctx, foreign)).To(Succeed())
+		eventually(func() *v1alpha1.Component { return getComponent(ctx, c) }).Should(BeNil())
+		Expect(getConfigMap(ctx, ns, "a")).To(BeNil())
+	})
+
+	It("stops applying when suspended and still deletes", func() {
+		startOperator(ctx, ns, component.ReconcilerOptions{})
+		c := newComponent(ns, "suspended", map[string]any{"configMaps": map[string]any{"a": map[string]any{}}})
+		Expect(env.Client.Create(ctx, c)).To(Succeed())
+		eventually(func() string { return readyCondition(ctx, c) }).Should(HavePrefix("True/Ready"))
+
+		update(ctx, c, func(c *v1alpha1.Component) {
+			c.Spec.Suspend = true
+			setValues(c, map[string]any{"configMaps": map[string]any{"b": map[string]any{}}})
+		})
+		eventually(func() string { return readyCondition(ctx, c) }).Should(Equal("False/Suspended: reconciliation is suspended; objects are left as they are"))
+		Expect(getComponent(ctx, c).Status.State).To(Equal(component.StatePending))
+		Expect(getConfigMap(ctx, ns, "b")).To(BeNil())
+		Expect(getConfigMap(ctx, ns, "a")).NotTo(BeNil())
+
+		Expect(env.Client.Delete(ctx, c)).To(Succeed())
+		eventually(func() *v1alpha1.Component { return getComponent(ctx, c) }).Should(BeNil())
+		Expect(getConfigMap(ctx, ns, "a")).To(BeNil())
+	})
+
+	It("calls hooks in order and retries retriable hook errors", func() {
+		var mu sync.Mutex
+		var calls []string
+		failOnce := true
+		record := func(name string) component.HookFunc[*v1alpha1.Component] {
+			return func(context.Context, client.Client, *v1alpha1.Component) error {
+				mu.Lock()
+				defer mu.Unlock()
+				if len(calls) == 0 || calls[len(calls)-1] != name {
+					calls = append(calls, name)
+				}
+				if name == "pre-reconcile" && failOnce {
+					failOnce = false
+					return component.Retriable(fmt.Errorf("database not reachable"), 100*time.Millisecond)
+				}
+				return nil
+			}
+		}
+		startOperator(ctx, ns, component.ReconcilerOptions{}, func(r *component.Reconciler[*v1alpha1.Component]) {
+			r.WithPostReadHook(record("post-read")).WithPreReconcileHook(record("pre-reconcile")).
+				WithPostReconcileHook(record("post-reconcile")).WithPreDeleteHook(record("pre-delete")).
+				WithPostDeleteHook(record("post-delete"))
+		})
+		c := newComponent(ns, "hooks", map[string]any{"configMaps": map[string]any{"a": map[string]any{}}})
+		Expect(env.Client.Create(ctx, c)).To(Succeed())
+		eventually(func() string { return readyCondition(ctx, c) }).Should(HavePrefix("True/Ready"))
+		Expect(env.Client.Delete(ctx, c)).To(Succeed())
+		eventually(func() *v1alpha1.Component { return getComponent(ctx, c) }).Should(BeNil())
+
+		mu.Lock()
+		defer mu.Unlock()
+		Expect(calls[0]).To(Equal("post-read"))
+		var withoutReads []string
+		for _, c := range calls {
+			if c != "post-read" {
+				withoutReads = append(withoutReads, c)
+			}
+		}
+		Expect(withoutReads).To(Equal([]string{
+			"pre-reconcile", // fails once: Retrying
+			"pre-reconcile", "post-reconcile",
+			"pre-delete", "post-delete",
+		}))
+	})
+
+	It("times out a component that does not become ready, and keeps trying", func() {
+		startOperator(ctx, ns, component.ReconcilerOptions{Timeout: time.Second})
+		c := newComponent(ns, "slow", map[string]any{"widgets": []any{"never"}})
+		Expect(env.Client.Create(ctx, c)).To(Succeed())
+		eventually(func() string { return readyCondition(ctx, c) }).Should(
+			HavePrefix("False/Timeout: not ready after 1s: waiting for wave 0: test.wavekit.dev/Widget " + ns + "/never"))
+		Expect(getComponent(ctx, c).Status.State).To(Equal(component.StateError))
+		setWidgetReady(ctx, ns, "never")
+		eventually(func() string { return readyCondition(ctx, c) }).Should(HavePrefix("True/Ready"))
+	})
+
+	It("reports a clear Forbidden error when the impersonated service account lacks rights", func() {
+		startOperator(ctx, ns, component.ReconcilerOptions{})
+		Expect(env.Client.Create(ctx, &corev1.ServiceAccount{ObjectMeta: objectMeta(ns, "weak")})).To(Succeed())
+		c := newComponent(ns, "impersonated", map[string]any{"configMaps": map[string]any{"a": map[string]any{}}})
+		c.Spec.ServiceAccountName = "weak"
+		Expect(env.Client.Create(ctx, c)).To(Succeed())
+		eventually(func() string { return readyCondition(ctx, c) }).Should(And(
+			HavePrefix("False/Error:"),
+			ContainSubstring(`ConfigMap must be listed and watched to track applied objects: configmaps is forbidden: User "system:serviceaccount:`+ns+`:weak" cannot list resource "configmaps"`),
+		))
+		Expect(getConfigMap(ctx, ns, "a")).To(BeNil())
+	})
+})
+
+// update changes a component with retries on conflict.
+func update(ctx context.Context, c *v1alpha1.Component, change func(*v1alpha1.Component)) {
+	eventually(func() error {
+		got := getComponent(ctx, c)
+		change(got)
+		return env.Client.Update(ctx, got)
+	}).Should(Succeed())
+}

@@ -1,0 +1,94 @@
+package component
+
+import (
+	"context"
+	"fmt"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	toolscache "k8s.io/client-go/tools/cache"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+
+	"github.com/wavekit-dev/wavekit/pkg/manifests"
+)
+
+// registerOwner maps a component's owner label value back to the component.
+func (r *Reconciler[T]) registerOwner(ownerID string, id types.NamespacedName) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.owners[ownerID] = id
+}
+
+// watchDependents makes sure every kind in the inventory has an event handler
+// on the target's label-filtered informers. Informers are shared with the
+// applier's reads, so watching costs no extra requests.
+func (r *Reconciler[T]) watchDependents(ctx context.Context, tg *target, inventory []manifests.InventoryItem) error {
+	for _, item := range inventory {
+		gvk := item.GroupVersionKind()
+		if tg.isWatched(gvk.String()) {
+			continue
+		}
+		obj := &unstructured.Unstructured{}
+		obj.SetGroupVersionKind(gvk)
+		informer, err := tg.Cache.GetInformer(ctx, obj, cache.BlockUntilSynced(false))
+		if err != nil {
+			return fmt.Errorf("watching %s: %w", gvk, err)
+		}
+		if _, err := informer.AddEventHandler(r.dependentHandler(tg)); err != nil {
+			return fmt.Errorf("watching %s: %w", gvk, err)
+		}
+		tg.markWatched(gvk.String())
+	}
+	return nil
+}
+
+func (t *target) isWatched(kind string) bool {
+	t.watchMu.Lock()
+	defer t.watchMu.Unlock()
+	return t.watched[kind]
+}
+
+func (t *target) markWatched(kind string) {
+	t.watchMu.Lock()
+	defer t.watchMu.Unlock()
+	t.watched[kind] = true
+}
+
+// dependentHandler enqueues the owning component of a changed dependent,
+// except for changes the applier made itself.
+func (r *Reconciler[T]) dependentHandler(tg *target) toolscache.ResourceEventHandler {
+	return toolscache.ResourceEventHandlerFuncs{
+		AddFunc: func(obj any) { r.dependentChanged(tg, obj, true) },
+		UpdateFunc: func(_, obj any) {
+			r.dependentChanged(tg, obj, true)
+		},
+		DeleteFunc: func(obj any) {
+			if tomb, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
+				obj = tomb.Obj
+			}
+			r.dependentChanged(tg, obj, false)
+		},
+	}
+}
+
+func (r *Reconciler[T]) dependentChanged(tg *target, obj any, skipOwnWrites bool) {
+	o, ok := obj.(client.Object)
+	if !ok {
+		return
+	}
+	if skipOwnWrites && tg.applier.IsOwnWrite(o) {
+		return
+	}
+	ownerID := o.GetLabels()[manifests.Key(r.name, manifests.LabelOwnerID)]
+	r.mu.Lock()
+	id, known := r.owners[ownerID]
+	r.mu.Unlock()
+	if !known {
+		return
+	}
+	component := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Namespace: id.Namespace, Name: id.Name}}
+	r.events <- event.GenericEvent{Object: component}
+}

@@ -1,0 +1,80 @@
+package manifests
+
+import (
+	"errors"
+	"slices"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// SortForApply sorts objects in the order Apply writes them: by apply-order
+// wave, then by stage within the wave (namespaces, definitions,
+// configuration, workloads, API services, instances of the types the
+// objects' own CRDs and APIServices serve), then by group, kind, namespace
+// and name. prefix is the operator name of the annotations. It needs no
+// cluster, so namespaces are compared as rendered. An invalid annotation is
+// an error naming the object and key; objects are then left as they are.
+func SortForApply(prefix string, objects []client.Object) error {
+	type entry struct {
+		object client.Object
+		order  int16
+		stage  stage
+		key    ObjectKey
+	}
+	entries := make([]entry, len(objects))
+	var served []TypeInfo
+	var errs []error
+	for i, obj := range objects {
+		gvk := objectGVK(obj)
+		key := ObjectKey{Group: gvk.Group, Kind: gvk.Kind, Namespace: obj.GetNamespace(), Name: obj.GetName()}
+		policies, err := ParsePolicies(prefix, key.String(), obj.GetAnnotations(), Defaults{})
+		errs = append(errs, err)
+		entries[i] = entry{object: obj, order: policies.ApplyOrder, stage: stageOf(gvk.Group, gvk.Kind), key: key}
+		if isCRD(gvk.Group, gvk.Kind) || isAPIService(gvk.Group, gvk.Kind) {
+			served = append(served, servedTypes(obj)...)
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	for i := range entries {
+		if matchesAny(served, entries[i].key.Group, entries[i].key.Kind) {
+			entries[i].stage = stageManagedInstances
+		}
+	}
+	slices.SortStableFunc(entries, func(a, b entry) int {
+		if a.order != b.order {
+			return int(a.order) - int(b.order)
+		}
+		if a.stage != b.stage {
+			return int(a.stage) - int(b.stage)
+		}
+		return compareKeys(a.key, b.key)
+	})
+	for i := range entries {
+		objects[i] = entries[i].object
+	}
+	return nil
+}
+
+// servedTypes returns the types a CRD or APIService serves, typed or not.
+func servedTypes(obj client.Object) []TypeInfo {
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok {
+		content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+		if err != nil {
+			return nil
+		}
+		u = &unstructured.Unstructured{Object: content}
+		u.SetGroupVersionKind(objectGVK(obj))
+	}
+	return managedTypesOf(u)
+}
+
+// objectGVK returns the group, version and kind an object declares.
+func objectGVK(obj runtime.Object) schema.GroupVersionKind {
+	return obj.GetObjectKind().GroupVersionKind()
+}
