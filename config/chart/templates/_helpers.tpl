@@ -1,0 +1,119 @@
+{{/*
+Chart name, overridable with nameOverride.
+*/}}
+{{- define "component-operator.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/*
+Full name of the release's objects: fullnameOverride, or <release>-<chart name> (just the
+release name when it already contains the chart name), at most 63 characters.
+*/}}
+{{- define "component-operator.fullname" -}}
+{{- if .Values.fullnameOverride }}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- $name := default .Chart.Name .Values.nameOverride }}
+{{- if contains $name .Release.Name }}
+{{- .Release.Name | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/*
+Chart name and version for the helm.sh/chart label.
+*/}}
+{{- define "component-operator.chart" -}}
+{{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/*
+Labels on every object.
+*/}}
+{{- define "component-operator.labels" -}}
+helm.sh/chart: {{ include "component-operator.chart" . }}
+{{ include "component-operator.selectorLabels" . }}
+{{- if .Chart.AppVersion }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+{{- end }}
+app.kubernetes.io/component: operator
+app.kubernetes.io/part-of: wavekit
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+{{- end }}
+
+{{/*
+Labels that select the operator pods.
+*/}}
+{{- define "component-operator.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "component-operator.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end }}
+
+{{/*
+Name of the ServiceAccount.
+*/}}
+{{- define "component-operator.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create }}
+{{- default (include "component-operator.fullname" .) .Values.serviceAccount.name }}
+{{- else }}
+{{- default "default" .Values.serviceAccount.name }}
+{{- end }}
+{{- end }}
+
+{{/*
+Image reference: repository with digest, or with tag (default: appVersion).
+*/}}
+{{- define "component-operator.image" -}}
+{{- if .Values.image.digest }}
+{{- printf "%s@%s" .Values.image.repository .Values.image.digest }}
+{{- else }}
+{{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) }}
+{{- end }}
+{{- end }}
+
+{{/*
+Whether leader election is on: asked for, or more than one replica. Renders "true" or "".
+*/}}
+{{- define "component-operator.leaderElection" -}}
+{{- if or .Values.leaderElection (gt (int .Values.replicas) 1) }}true{{ end }}
+{{- end }}
+
+{{/*
+The rules the operator needs in its scope (cluster, or each watched namespace).
+*/}}
+{{- define "component-operator.rules" -}}
+- apiGroups: ["wavekit.dev"]
+  resources: ["components"]
+  verbs: ["get", "list", "watch", "create", "update", "patch", "delete"]
+- apiGroups: ["wavekit.dev"]
+  resources: ["components/status"]
+  verbs: ["get", "update", "patch"]
+- apiGroups: ["wavekit.dev"]
+  resources: ["components/finalizers"]
+  verbs: ["update"]
+- apiGroups: [""]
+  resources: ["events"]
+  verbs: ["get", "list", "watch", "create", "update", "patch"]
+- apiGroups: ["events.k8s.io"]
+  resources: ["events"]
+  verbs: ["get", "list", "watch", "create", "update", "patch"]
+{{- with .Values.rbac.extraRules }}
+{{ toYaml . }}
+{{- end }}
+{{- if .Values.rbac.manageEverything }}
+- apiGroups: ["*"]
+  resources: ["*"]
+  verbs: ["*"]
+{{- end }}
+{{- end }}
+
+{{/*
+The subjects of every binding: the operator's ServiceAccount.
+*/}}
+{{- define "component-operator.subjects" -}}
+- kind: ServiceAccount
+  name: {{ include "component-operator.serviceAccountName" . }}
+  namespace: {{ .Release.Namespace }}
+{{- end }}

@@ -1,0 +1,328 @@
+package chart_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+
+	"github.com/wavekit-dev/wavekit/internal/testenv"
+)
+
+const customValues = "test/chart/testdata/values-custom.yaml"
+
+var _ = Describe("helm lint", func() {
+	It("passes with the default values", func() {
+		Expect(helm("lint", "--strict", chartDir)).To(ContainSubstring("0 chart(s) failed"))
+	})
+
+	It("passes with non-default values", func() {
+		Expect(helm("lint", "--strict", chartDir, "-f", customValues)).To(ContainSubstring("0 chart(s) failed"))
+	})
+
+})
+
+var _ = Describe("values.schema.json", func() {
+	It("rejects values that the schema forbids", func() {
+		_, err := helm("template", "x", chartDir, "--set", "sources[0].name=a,sources[0].configMap=a,sources[0].path=/a")
+		Expect(err).To(MatchError(ContainSubstring("/sources/0")))
+		_, err = helm("template", "x", chartDir, "--set", "rbac.manageEverythng=true")
+		Expect(err).To(MatchError(ContainSubstring("'manageEverythng' not allowed")))
+	})
+})
+
+var _ = Describe("the chart's CRDs", func() {
+	It("are a copy of config/crd/bases", func() {
+		generated := readDir(filepath.Join(root, "config", "crd", "bases"))
+		Expect(readDir(filepath.Join(chartDir, "crds"))).To(Equal(generated),
+			"config/chart/crds is stale: cp config/crd/bases/*.yaml config/chart/crds/")
+	})
+})
+
+var _ = Describe("helm template with the default values", func() {
+	var objects []*unstructured.Unstructured
+	BeforeEach(func() { objects = render("wavekit", "wavekit-system") })
+
+	It("renders a cluster-wide operator without leader election", func() {
+		Expect(ids(objects)).To(ConsistOf(
+			"CustomResourceDefinition /components.wavekit.dev",
+			"ServiceAccount wavekit-system/wavekit-component-operator",
+			"ClusterRole /wavekit-component-operator",
+			"ClusterRoleBinding /wavekit-component-operator",
+			"Service wavekit-system/wavekit-component-operator-metrics",
+			"Deployment wavekit-system/wavekit-component-operator",
+		))
+
+		var deployment appsv1.Deployment
+		find(objects, "Deployment", "wavekit-system", "wavekit-component-operator", &deployment)
+		Expect(*deployment.Spec.Replicas).To(BeEquivalentTo(1))
+		pod := deployment.Spec.Template.Spec
+		Expect(pod.ServiceAccountName).To(Equal("wavekit-component-operator"))
+		Expect(pod.Containers).To(HaveLen(1))
+		operator := pod.Containers[0]
+		Expect(operator.Image).To(Equal("ghcr.io/wavekit-dev/component-operator:" + appVersion()))
+		Expect(operator.Command).To(Equal([]string{"/component-operator"}))
+		Expect(operator.Args).To(Equal([]string{
+			"--operator-name=wavekit.dev",
+			"--metrics-bind-address=:8080",
+			"--health-probe-bind-address=:8081",
+			"--zap-log-level=info",
+		}))
+		Expect(operator.LivenessProbe.HTTPGet.Path).To(Equal("/healthz"))
+		Expect(operator.ReadinessProbe.HTTPGet.Path).To(Equal("/readyz"))
+		Expect(operator.ReadinessProbe.HTTPGet.Port).To(Equal(intstr.FromString("health")))
+		Expect(operator.Ports).To(ContainElement(HaveField("ContainerPort", BeEquivalentTo(8081))))
+		Expect(operator.Resources.Requests).To(HaveKey(corev1.ResourceMemory))
+
+		By("running hardened: non-root, read-only root, no privilege escalation, no capabilities")
+		Expect(*pod.SecurityContext.RunAsNonRoot).To(BeTrue())
+		Expect(pod.SecurityContext.SeccompProfile.Type).To(Equal(corev1.SeccompProfileTypeRuntimeDefault))
+		sc := operator.SecurityContext
+		Expect(*sc.RunAsNonRoot).To(BeTrue())
+		Expect(*sc.ReadOnlyRootFilesystem).To(BeTrue())
+		Expect(*sc.AllowPrivilegeEscalation).To(BeFalse())
+		Expect(sc.Capabilities.Drop).To(Equal([]corev1.Capability{"ALL"}))
+		Expect(sc.SeccompProfile.Type).To(Equal(corev1.SeccompProfileTypeRuntimeDefault))
+		Expect(pod.Volumes).To(ConsistOf(HaveField("Name", "tmp")))
+
+		By("granting components, status, finalizers and events, and no wildcard")
+		var role rbacv1.ClusterRole
+		find(objects, "ClusterRole", "", "wavekit-component-operator", &role)
+		Expect(role.Rules).To(ContainElements(
+			rule("wavekit.dev", "components", "get", "list", "watch", "create", "update", "patch", "delete"),
+			rule("wavekit.dev", "components/status", "get", "update", "patch"),
+			rule("wavekit.dev", "components/finalizers", "update"),
+			HaveField("Resources", []string{"events"}),
+		))
+		Expect(wildcards(role.Rules)).To(BeEmpty())
+		var binding rbacv1.ClusterRoleBinding
+		find(objects, "ClusterRoleBinding", "", "wavekit-component-operator", &binding)
+		Expect(binding.RoleRef.Name).To(Equal("wavekit-component-operator"))
+		Expect(binding.Subjects).To(ConsistOf(rbacv1.Subject{
+			Kind: "ServiceAccount", Name: "wavekit-component-operator", Namespace: "wavekit-system",
+		}))
+	})
+
+	It("grants everything only when rbac.manageEverything is set", func() {
+		objects := render("wavekit", "wavekit-system", "--set", "rbac.manageEverything=true")
+		var role rbacv1.ClusterRole
+		find(objects, "ClusterRole", "", "wavekit-component-operator", &role)
+		Expect(wildcards(role.Rules)).To(ConsistOf(rbacv1.PolicyRule{
+			APIGroups: []string{"*"}, Resources: []string{"*"}, Verbs: []string{"*"},
+		}))
+	})
+})
+
+var _ = Describe("helm template with non-default values", func() {
+	var objects []*unstructured.Unstructured
+	BeforeEach(func() { objects = render("ops", "team-ops", "-f", customValues) })
+
+	It("renders what the values say", func() {
+		Expect(ids(objects)).To(ConsistOf(
+			"CustomResourceDefinition /components.wavekit.dev",
+			"ServiceAccount team-ops/ops-component-operator",
+			"Role team-a/ops-component-operator",
+			"RoleBinding team-a/ops-component-operator",
+			"Role team-b/ops-component-operator",
+			"RoleBinding team-b/ops-component-operator",
+			"ClusterRole /ops-component-operator-cluster",
+			"ClusterRoleBinding /ops-component-operator-cluster",
+			"Role team-ops/ops-component-operator-leader-election",
+			"RoleBinding team-ops/ops-component-operator-leader-election",
+			"Service team-ops/ops-component-operator-metrics",
+			"Deployment team-ops/ops-component-operator",
+			"ServiceMonitor team-ops/ops-component-operator",
+			"PodDisruptionBudget team-ops/ops-component-operator",
+		))
+
+		var deployment appsv1.Deployment
+		find(objects, "Deployment", "team-ops", "ops-component-operator", &deployment)
+		Expect(*deployment.Spec.Replicas).To(BeEquivalentTo(2))
+		pod := deployment.Spec.Template.Spec
+		operator := pod.Containers[0]
+		Expect(operator.Args).To(Equal([]string{
+			"--operator-name=ops.example.com",
+			"--source=redis=/sources/redis",
+			"--source=web=/sources/web",
+			"--source=baked=/opt/sources/baked",
+			"--watch-namespaces=team-a,team-b",
+			"--leader-elect",
+			"--metrics-bind-address=:8080",
+			"--health-probe-bind-address=:8081",
+			"--zap-log-level=debug",
+			"--zap-devel",
+		}))
+		Expect(operator.Resources.Requests.Cpu().String()).To(Equal("50m"))
+		Expect(operator.Resources.Limits.Memory().String()).To(Equal("512Mi"), "defaults merge with overrides")
+
+		By("mounting the ConfigMap sources at /sources/<name>, and nothing for the baked one")
+		Expect(pod.Volumes).To(ConsistOf(
+			HaveField("Name", "tmp"),
+			corev1.Volume{Name: "source-redis", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
+				LocalObjectReference: corev1.LocalObjectReference{Name: "redis-chart"},
+				Items: []corev1.KeyToPath{
+					{Key: "Chart.yaml", Path: "Chart.yaml"},
+					{Key: "templates-statefulset.yaml", Path: "templates/statefulset.yaml"},
+				},
+			}}},
+			corev1.Volume{Name: "source-web", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
+				LocalObjectReference: corev1.LocalObjectReference{Name: "web-kustomization"},
+			}}},
+		))
+		Expect(operator.VolumeMounts).To(ConsistOf(
+			corev1.VolumeMount{Name: "tmp", MountPath: "/tmp"},
+			corev1.VolumeMount{Name: "source-redis", MountPath: "/sources/redis", ReadOnly: true},
+			corev1.VolumeMount{Name: "source-web", MountPath: "/sources/web", ReadOnly: true},
+		))
+
+		By("granting the operator and extraRules in each watched namespace only")
+		for _, ns := range []string{"team-a", "team-b"} {
+			var role rbacv1.Role
+			find(objects, "Role", ns, "ops-component-operator", &role)
+			Expect(role.Rules).To(ContainElements(
+				rule("wavekit.dev", "components", "get", "list", "watch", "create", "update", "patch", "delete"),
+				rbacv1.PolicyRule{
+					APIGroups: []string{"apps"},
+					Resources: []string{"deployments", "statefulsets"},
+					Verbs:     []string{"get", "list", "watch", "create", "update", "patch", "delete"},
+				},
+			))
+			Expect(wildcards(role.Rules)).To(BeEmpty())
+			var binding rbacv1.RoleBinding
+			find(objects, "RoleBinding", ns, "ops-component-operator", &binding)
+			Expect(binding.RoleRef).To(Equal(rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "ops-component-operator"}))
+			Expect(binding.Subjects).To(ConsistOf(HaveField("Namespace", "team-ops")))
+		}
+		var clusterRole rbacv1.ClusterRole
+		find(objects, "ClusterRole", "", "ops-component-operator-cluster", &clusterRole)
+		Expect(clusterRole.Rules).To(ConsistOf(rule("apiextensions.k8s.io", "customresourcedefinitions", "get", "list", "watch")))
+		var election rbacv1.Role
+		find(objects, "Role", "team-ops", "ops-component-operator-leader-election", &election)
+		Expect(election.Rules).To(ContainElement(rule("coordination.k8s.io", "leases", "get", "list", "watch", "create", "update", "patch", "delete")))
+
+		By("monitoring and protecting the pods")
+		monitor := object(objects, "ServiceMonitor", "team-ops", "ops-component-operator")
+		Expect(monitor.GetLabels()).To(HaveKeyWithValue("release", "prometheus"))
+		endpoints, _, _ := unstructured.NestedSlice(monitor.Object, "spec", "endpoints")
+		Expect(endpoints).To(ConsistOf(map[string]any{"port": "metrics", "path": "/metrics", "interval": "30s"}))
+		var pdb policyv1.PodDisruptionBudget
+		find(objects, "PodDisruptionBudget", "team-ops", "ops-component-operator", &pdb)
+		Expect(*pdb.Spec.MinAvailable).To(Equal(intstr.FromInt32(1)))
+		Expect(pdb.Spec.Selector.MatchLabels).To(Equal(deployment.Spec.Selector.MatchLabels))
+	})
+})
+
+var _ = Describe("applying the rendered chart", Ordered, func() {
+	var env *testenv.Env
+	ctx := context.Background()
+
+	BeforeAll(func() {
+		var err error
+		env, err = testenv.Start(testenv.Options{ExtraCRDDirs: []string{filepath.Join(root, "test", "chart", "testdata", "crds")}})
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(func() { Expect(env.Stop()).To(Succeed()) })
+		for _, ns := range []string{"wavekit-system", "team-ops", "team-a", "team-b"} {
+			Expect(env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})).To(Succeed())
+		}
+	})
+
+	// apply creates or updates every object with server-side apply, CRDs first (each one
+	// established before anything else goes in), and reads each one back.
+	apply := func(objects []*unstructured.Unstructured) {
+		GinkgoHelper()
+		isCRD := func(u *unstructured.Unstructured) bool { return u.GetKind() == "CustomResourceDefinition" }
+		for _, crds := range []bool{true, false} {
+			for _, u := range objects {
+				if isCRD(u) != crds {
+					continue
+				}
+				Expect(env.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(u.DeepCopy()),
+					client.FieldOwner("chart-test"), client.ForceOwnership)).To(Succeed(),
+					"applying %s %s/%s", u.GetKind(), u.GetNamespace(), u.GetName())
+				if crds {
+					Eventually(func(g Gomega) {
+						var crd apiextensionsv1.CustomResourceDefinition
+						g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(u), &crd)).To(Succeed())
+						g.Expect(crd.Status.Conditions).To(ContainElement(And(
+							HaveField("Type", apiextensionsv1.Established),
+							HaveField("Status", apiextensionsv1.ConditionTrue))))
+					}).WithTimeout(30 * time.Second).Should(Succeed())
+				}
+			}
+		}
+		for _, u := range objects {
+			got := &unstructured.Unstructured{}
+			got.SetGroupVersionKind(u.GroupVersionKind())
+			Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(u), got)).To(Succeed())
+			Expect(got.GetLabels()).To(Equal(u.GetLabels()))
+		}
+	}
+
+	It("applies the default render", func() {
+		apply(render("wavekit", "wavekit-system"))
+	})
+
+	It("applies the non-default render", func() {
+		apply(render("ops", "team-ops", "-f", customValues))
+		var monitor unstructured.Unstructured
+		monitor.SetAPIVersion("monitoring.coreos.com/v1")
+		monitor.SetKind("ServiceMonitor")
+		Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: "team-ops", Name: "ops-component-operator"}, &monitor)).To(Succeed())
+	})
+})
+
+// rule matches a policy rule on one resource of one API group with exactly these verbs.
+func rule(group, resource string, verbs ...string) rbacv1.PolicyRule {
+	return rbacv1.PolicyRule{APIGroups: []string{group}, Resources: []string{resource}, Verbs: verbs}
+}
+
+// wildcards returns the rules with a "*" verb.
+func wildcards(rules []rbacv1.PolicyRule) []rbacv1.PolicyRule {
+	var found []rbacv1.PolicyRule
+	for _, r := range rules {
+		if slices.Contains(r.Verbs, "*") {
+			found = append(found, r)
+		}
+	}
+	return found
+}
+
+// readDir returns the files of dir by name.
+func readDir(dir string) map[string]string {
+	GinkgoHelper()
+	entries, err := os.ReadDir(dir)
+	Expect(err).NotTo(HaveOccurred())
+	files := map[string]string{}
+	for _, e := range entries {
+		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		Expect(err).NotTo(HaveOccurred())
+		files[e.Name()] = string(data)
+	}
+	return files
+}
+
+// appVersion is the chart's appVersion, the default image tag.
+func appVersion() string {
+	GinkgoHelper()
+	data, err := os.ReadFile(filepath.Join(chartDir, "Chart.yaml"))
+	Expect(err).NotTo(HaveOccurred())
+	var chart struct {
+		AppVersion string `json:"appVersion"`
+	}
+	Expect(yaml.Unmarshal(data, &chart)).To(Succeed())
+	return chart.AppVersion
+}
