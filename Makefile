@@ -21,10 +21,11 @@ GENERATED   := api pkg config/crd config/chart/crds
 
 .PHONY: demo
 demo: ## Run the demo: a local control plane, the reference operator, a component applied and deleted in waves.
-	@echo "make demo: not yet — the demo lands with the reference operator (issue 6)."
+	@assets="$$($(CONTROL_PLANE))"; \
+	KUBEBUILDER_ASSETS="$$assets" $(GO) run ./cmd/wavekit demo
 
 .PHONY: test
-test: vet check-generated ## Run vet, check generated files, and run every suite against a real API server.
+test: fmt-check vet check-generated ## Check formatting, vet, check generated files, and run every suite against a real API server.
 	@assets="$$($(CONTROL_PLANE))"; \
 	race=""; if [[ "$(RACE)" == 1 ]]; then race="-race"; fi; \
 	echo "KUBEBUILDER_ASSETS=$$assets"; \
@@ -62,6 +63,11 @@ check-generated: ## Regenerate code and CRDs and fail if that changed anything.
 .PHONY: fmt
 fmt: ## Format the code.
 	$(GO) fmt ./...
+
+.PHONY: fmt-check
+fmt-check: ## Fail if any Go file is not gofmt-formatted.
+	@unformatted="$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))"; \
+	if [[ -n "$$unformatted" ]]; then echo "not gofmt-formatted (run make fmt):"; echo "$$unformatted"; exit 1; fi
 
 .PHONY: vet
 vet: ## Run go vet.

@@ -76,7 +76,9 @@ func startOperator(ctx context.Context, ns string, opts component.ReconcilerOpti
 }
 
 // valuesGenerator renders what spec.values asks for:
-//   configMaps: {name: {data..., annotations...}} and widgets: [names]
+//
+//	configMaps: {name: {data..., annotations...}} and widgets: [names]
+//
 // and fails with values.fail when set.
 type valuesGenerator struct {
 	mu    sync.Mutex
@@ -210,4 +212,6 @@ func setWidgetReady(ctx context.Context, ns, name string) {
 	}).Should(Succeed())
 }
 
-func objectMeta(ns, name string) metav1.ObjectMeta { return metav1.ObjectMeta{Namespace: ns, Name: name} }
+func objectMeta(ns, name string) metav1.ObjectMeta {
+	return metav1.ObjectMeta{Namespace: ns, Name: name}
+}

@@ -240,4 +240,3 @@ func describeWaiting(prefix string, waiting []string) string {
 	}
 	return prefix + ": " + strings.Join(list, "; ") + more
 }
-

@@ -126,7 +126,9 @@ var _ = Describe("the component reconciler", func() {
 		Expect(env.Client.Status().Update(ctx, got)).To(Succeed())
 		Consistently(count).WithTimeout(2 * time.Second).Should(Equal(before))
 
-		update(ctx, c, func(c *v1alpha1.Component) { setValues(c, map[string]any{"configMaps": map[string]any{"b": map[string]any{}}}) })
+		update(ctx, c, func(c *v1alpha1.Component) {
+			setValues(c, map[string]any{"configMaps": map[string]any{"b": map[string]any{}}})
+		})
 		Eventually(count).Should(BeNumerically(">", before))
 	})
 

@@ -32,4 +32,3 @@ var _ = BeforeSuite(func() {
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(func() { Expect(env.Stop()).To(Succeed()) })
 })
-

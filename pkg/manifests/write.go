@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
@@ -216,7 +217,9 @@ func (a *Applier) serverSideApply(ctx context.Context, d *desired, obj *unstruct
 
 func (a *Applier) deleteLive(ctx context.Context, live *unstructured.Unstructured) error {
 	uid := live.GetUID()
-	err := a.target.Client.Delete(ctx, live, client.Preconditions{UID: &uid})
+	// Background propagation: some kinds (batch/v1 Jobs) default to orphaning
+	// their dependents, which leaves them behind.
+	err := a.target.Client.Delete(ctx, live, client.Preconditions{UID: &uid}, client.PropagationPolicy(metav1.DeletePropagationBackground))
 	if apierrors.IsNotFound(err) {
 		return nil
 	}

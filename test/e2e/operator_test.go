@@ -1,0 +1,98 @@
+package e2e_test
+
+import (
+	"context"
+	"os/exec"
+	"path/filepath"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"github.com/onsi/gomega/gexec"
+	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/wavekit-dev/wavekit/api/v1alpha1"
+	"github.com/wavekit-dev/wavekit/internal/testenv"
+)
+
+// The reference operator runs as its own process (the binary users deploy)
+// against the test API server, with a Helm chart as its source.
+var _ = Describe("the component-operator binary", Ordered, func() {
+	var (
+		env *testenv.Env
+		ctx = context.Background()
+	)
+
+	BeforeAll(func() {
+		scheme := runtime.NewScheme()
+		Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
+		Expect(v1alpha1.AddToScheme(scheme)).To(Succeed())
+		var err error
+		env, err = testenv.Start(testenv.Options{Scheme: scheme})
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(func() { Expect(env.Stop()).To(Succeed()) })
+
+		binary, err := gexec.Build("github.com/wavekit-dev/wavekit/cmd/component-operator")
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(gexec.CleanupBuildArtifacts)
+		kubeconfig := filepath.Join(GinkgoT().TempDir(), "kubeconfig")
+		Expect(testenv.WriteKubeconfig(env.Config, kubeconfig)).To(Succeed())
+
+		cmd := exec.Command(binary, "--kubeconfig", kubeconfig, "--operator-name", "e2e.wavekit.dev",
+			"--source", "web="+filepath.Join(testenv.ModuleRoot(), "test", "e2e", "testdata", "web"),
+			"--metrics-bind-address", "0", "--health-probe-bind-address", "0")
+		session, err := gexec.Start(cmd, GinkgoWriter, GinkgoWriter)
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(func() { session.Terminate().Wait(10 * time.Second) })
+	})
+
+	It("applies a Component of its source until Ready and deletes it again", func() {
+		Expect(env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "e2e"}})).To(Succeed())
+		c := &v1alpha1.Component{
+			ObjectMeta: metav1.ObjectMeta{Namespace: "e2e", Name: "site"},
+			Spec:       v1alpha1.ComponentSpec{Source: "web", Values: &apiextensionsv1.JSON{Raw: []byte(`{"greeting":"hi"}`)}},
+		}
+		Expect(env.Client.Create(ctx, c)).To(Succeed())
+		Eventually(func() string { return readyReason(ctx, env, c) }).WithTimeout(60 * time.Second).Should(Equal("True/Ready"))
+
+		var cm corev1.ConfigMap
+		Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: "e2e", Name: "site-config"}, &cm)).To(Succeed())
+		Expect(cm.Data).To(HaveKeyWithValue("greeting", "hi"))
+		Expect(cm.Labels).To(HaveKey("e2e.wavekit.dev/owner-id"))
+
+		Expect(env.Client.Delete(ctx, c)).To(Succeed())
+		Eventually(func() string { return readyReason(ctx, env, c) }).WithTimeout(60 * time.Second).Should(Equal("gone"))
+		err := env.Client.Get(ctx, client.ObjectKey{Namespace: "e2e", Name: "site-config"}, &cm)
+		Expect(apierrors.IsNotFound(err)).To(BeTrue())
+	})
+
+	It("leaves alone a Component whose source it does not serve", func() {
+		c := &v1alpha1.Component{ObjectMeta: metav1.ObjectMeta{Namespace: "e2e", Name: "elsewhere"}, Spec: v1alpha1.ComponentSpec{Source: "not-mine"}}
+		Expect(env.Client.Create(ctx, c)).To(Succeed())
+		Consistently(func() []string {
+			var got v1alpha1.Component
+			Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(c), &got)).To(Succeed())
+			return append(got.Finalizers, string(got.Status.State))
+		}).WithTimeout(3 * time.Second).Should(Equal([]string{""}))
+	})
+})
+
+func readyReason(ctx context.Context, env *testenv.Env, c *v1alpha1.Component) string {
+	var got v1alpha1.Component
+	err := env.Client.Get(ctx, client.ObjectKeyFromObject(c), &got)
+	if apierrors.IsNotFound(err) {
+		return "gone"
+	}
+	Expect(err).NotTo(HaveOccurred())
+	cond := got.Status.ReadyCondition()
+	if cond == nil {
+		return "none"
+	}
+	return string(cond.Status) + "/" + cond.Reason
+}
