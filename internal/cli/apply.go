@@ -1,0 +1,139 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/wavekit-dev/wavekit/pkg/manifests"
+)
+
+type applyOptions struct {
+	input   inputOptions
+	wait    bool
+	timeout time.Duration
+}
+
+func newApplyCommand(g *globalOptions) *cobra.Command {
+	o := &applyOptions{}
+	cmd := &cobra.Command{
+		Use:   "apply NAME SOURCE",
+		Short: "Apply a source as release NAME, wave by wave",
+		Long: `apply renders SOURCE for release NAME and applies the objects in waves with the
+same applier as a wavekit operator: a wave starts when every object of the
+previous one is ready. The release's inventory is saved in the Secret
+wavekit.<NAME> of the release namespace before any object is created, so
+applying again prunes the objects that left the manifests (in delete waves).
+
+Without --wait, apply writes what it can and returns once the remaining waves
+wait for objects to become ready; run it again, or use --wait to stay until
+every wave is ready (or --timeout passes, which is an error).
+
+Progress is a table redrawn in place on a terminal, one line per change
+otherwise.`,
+		Example: `  wavekit apply demo ./chart -f values.yaml --set replicas=3
+  wavekit apply demo ./overlays/prod -n prod --wait --timeout 10m`,
+		Args: exactArgs("NAME SOURCE"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return o.run(cmd.Context(), g, args[0], args[1])
+		},
+	}
+	o.input.addFlags(cmd)
+	cmd.Flags().BoolVar(&o.wait, "wait", false, "wait until every wave is applied and ready")
+	cmd.Flags().DurationVar(&o.timeout, "timeout", 5*time.Minute, "how long --wait waits")
+	return cmd
+}
+
+func (o *applyOptions) run(ctx context.Context, g *globalOptions, name, dir string) error {
+	in, err := o.input.load(dir, g.operatorName)
+	if err != nil {
+		return err
+	}
+	cl, err := g.connect(ctx)
+	if err != nil {
+		return err
+	}
+	store := releaseStore{client: cl.client}
+	rel, err := loadRelease(ctx, store, cl.namespace, name, g.operatorName)
+	if err != nil {
+		return err
+	}
+	objects, err := in.render(ctx, renderContext{
+		namespace: rel.Namespace, name: name, operatorName: g.operatorName,
+		revision: rel.Revision + 1, firstApply: rel.secret == nil, cluster: cl,
+	})
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	a, err := newReleaseApply(ctx, cl, store, rel, g)
+	if err != nil {
+		return err
+	}
+	a.objects, a.source = objects, absPath(dir)
+	return a.run(ctx, o.wait, o.timeout)
+}
+
+func absPath(dir string) string {
+	if abs, err := filepath.Abs(dir); err == nil {
+		return abs
+	}
+	return dir
+}
+
+// maxSettlePasses bounds the passes of one apply that all write something:
+// more means the objects never settle (something keeps changing them).
+const maxSettlePasses = 100
+
+// run makes Apply passes: again at once after a pass that wrote, after an
+// event or a short poll while waiting, and stops when done, when a pass
+// without --wait wrote nothing, or at the timeout.
+func (a *releaseApply) run(ctx context.Context, wait bool, timeout time.Duration) error {
+	if wait {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	for settling := 0; ; {
+		res, err := a.pass(ctx)
+		a.progress.update(res)
+		switch {
+		case err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
+			return a.timedOut(timeout, res)
+		case err != nil:
+			return err
+		case res.Done:
+			a.reportBlocked(res)
+			a.progress.done(a.rel, res)
+			return nil
+		case res.Changed && settling < maxSettlePasses:
+			settling++
+			continue
+		case res.Changed:
+			return fmt.Errorf("release %s does not settle: %d passes in a row changed objects", a.rel, settling)
+		case !wait:
+			a.reportBlocked(res)
+			a.progress.pending(a.rel, res)
+			return nil
+		}
+		settling = 0
+		if err := a.waker.wait(ctx, res.Inventory); err != nil {
+			return a.timedOut(timeout, res)
+		}
+	}
+}
+
+func (a *releaseApply) timedOut(timeout time.Duration, res manifests.Result) error {
+	return fmt.Errorf("release %s: timed out after %s in wave %d waiting for %s", a.rel, timeout, res.Wave, summarize(res.Waiting))
+}
+
+func (a *releaseApply) reportBlocked(res manifests.Result) {
+	if res.Blocked != "" {
+		fmt.Fprintf(a.stderr, "warning: %s\n", res.Blocked)
+	}
+}

@@ -1,0 +1,114 @@
+package cli_test
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	appsv1 "k8s.io/api/apps/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/wavekit-dev/wavekit/pkg/manifests"
+)
+
+// inventoryOf decodes the inventory of a release Secret.
+func inventoryOf(namespace, name string) []string {
+	GinkgoHelper()
+	secret := inventorySecret(namespace, name)
+	Expect(secret).NotTo(BeNil())
+	Expect(string(secret.Type)).To(Equal("wavekit.dev/inventory"))
+	var items []manifests.InventoryItem
+	Expect(json.Unmarshal(secret.Data["inventory"], &items)).To(Succeed())
+	var keys []string
+	for _, item := range items {
+		keys = append(keys, item.String()+" "+string(item.Phase))
+	}
+	return keys
+}
+
+var _ = Describe("apply", func() {
+	It("applies in waves, records the inventory and prunes on the next apply", func() {
+		ns := newNamespace()
+		out := succeeds("apply", "demo", "testdata/web", "-n", ns, "--set", "extra=true")
+		Expect(out).To(Equal("wave 0: 2/2 ready\nwave 1: 1/1 ready\nrelease " + ns + "/demo is ready: 3 objects in 2 waves (revision 1)\n"))
+		Expect(configMap(ns, "demo-extra")).NotTo(BeNil())
+		owner := manifests.OwnerID("wavekit.dev", "Release", ns, "demo")
+		Expect(configMap(ns, "demo-app").Labels).To(HaveKeyWithValue("wavekit.dev/owner-id", owner))
+		Expect(configMap(ns, "demo-app").Annotations).To(HaveKeyWithValue("wavekit.dev/owner", "Release "+ns+"/demo"))
+		Expect(inventoryOf(ns, "demo")).To(ConsistOf(
+			"ConfigMap "+ns+"/demo-config Ready", "ConfigMap "+ns+"/demo-extra Ready", "ConfigMap "+ns+"/demo-app Ready"))
+
+		out = succeeds("apply", "demo", "testdata/web", "-n", ns)
+		Expect(out).To(ContainSubstring("deleted ConfigMap " + ns + "/demo-extra\n"))
+		Expect(out).To(HaveSuffix("release " + ns + "/demo is ready: 2 objects in 2 waves (revision 2)\n"))
+		Expect(configMap(ns, "demo-extra")).To(BeNil())
+		Expect(inventoryOf(ns, "demo")).To(ConsistOf("ConfigMap "+ns+"/demo-config Ready", "ConfigMap "+ns+"/demo-app Ready"))
+	})
+
+	It("writes nothing when nothing changed", func() {
+		ns := newNamespace()
+		succeeds("apply", "same", "testdata/web", "-n", ns)
+		before := inventorySecret(ns, "same").ResourceVersion
+		out := succeeds("apply", "same", "testdata/web", "-n", ns)
+		Expect(out).To(HaveSuffix("(revision 1)\n"))
+		Expect(inventorySecret(ns, "same").ResourceVersion).To(Equal(before))
+	})
+
+	It("applies a chart and a kustomization", func() {
+		ns := newNamespace()
+		succeeds("apply", "ch", "testdata/chart", "-n", ns, "--set", "message=hello")
+		Expect(configMap(ns, "ch-tiny").Data).To(HaveKeyWithValue("message", "hello"))
+		succeeds("apply", "kz", "testdata/kustomize", "-n", ns)
+		Expect(configMap(ns, "kz-kz").Data).To(HaveKeyWithValue("color", "blue"))
+	})
+
+	It("returns without --wait while a wave is not ready, and --wait waits for it", func() {
+		ns := newNamespace()
+		out := succeeds("apply", "web", "testdata/deployment", "-n", ns)
+		Expect(out).To(ContainSubstring("release " + ns + "/web is applied up to wave 0 and waits for apps/Deployment " + ns + "/web"))
+		Expect(configMap(ns, "web-after")).To(BeNil())
+
+		done := make(chan result, 1)
+		go func() {
+			defer GinkgoRecover()
+			done <- wavekit("apply", "web", "testdata/deployment", "-n", ns, "--wait", "--timeout", "1m")
+		}()
+		// No controller runs in the test API server: play the Deployment controller.
+		Consistently(done).WithTimeout(500 * time.Millisecond).ShouldNot(Receive())
+		markDeploymentAvailable(ns, "web")
+		var r result
+		Eventually(done).WithTimeout(30 * time.Second).Should(Receive(&r))
+		Expect(r.code).To(Equal(0), r.stderr)
+		Expect(r.stdout).To(ContainSubstring("wave 1: 1/1 ready"))
+		Expect(configMap(ns, "web-after")).NotTo(BeNil())
+	})
+
+	It("fails --wait at the timeout, naming what it waits for", func() {
+		ns := newNamespace()
+		r := wavekit("apply", "slow", "testdata/deployment", "-n", ns, "--wait", "--timeout", "1s")
+		Expect(r.code).To(Equal(1))
+		Expect(r.stderr).To(HavePrefix("error: release " + ns + "/slow: timed out after 1s in wave 0 waiting for apps/Deployment " + ns + "/slow: "))
+	})
+})
+
+// markDeploymentAvailable writes the status a Deployment controller would.
+func markDeploymentAvailable(namespace, name string) {
+	GinkgoHelper()
+	Eventually(func() error {
+		d := &appsv1.Deployment{}
+		if err := env.Client.Get(context.Background(), client.ObjectKey{Namespace: namespace, Name: name}, d); err != nil {
+			return err
+		}
+		d.Status = appsv1.DeploymentStatus{
+			ObservedGeneration: d.Generation, Replicas: 1, UpdatedReplicas: 1, ReadyReplicas: 1, AvailableReplicas: 1,
+			Conditions: []appsv1.DeploymentCondition{
+				{Type: appsv1.DeploymentAvailable, Status: "True"},
+				{Type: appsv1.DeploymentProgressing, Status: "True", Reason: "NewReplicaSetAvailable"},
+			},
+		}
+		return env.Client.Status().Update(context.Background(), d)
+	}).Should(Succeed())
+}

@@ -1,0 +1,63 @@
+package cli_test
+
+import (
+	"context"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// configMapDeleted deletes a ConfigMap behind wavekit's back.
+func configMapDeleted(namespace, name string) error {
+	cm := &corev1.ConfigMap{}
+	cm.Namespace, cm.Name = namespace, name
+	return env.Client.Delete(context.Background(), cm)
+}
+
+// nothingIn asserts that a namespace holds no release Secret and no object
+// with wavekit's owner label.
+func nothingIn(namespace string) {
+	GinkgoHelper()
+	secrets := &corev1.SecretList{}
+	Expect(env.Client.List(context.Background(), secrets, client.InNamespace(namespace))).To(Succeed())
+	Expect(secrets.Items).To(BeEmpty())
+	configMaps := &corev1.ConfigMapList{}
+	Expect(env.Client.List(context.Background(), configMaps, client.InNamespace(namespace), client.HasLabels{"wavekit.dev/owner-id"})).To(Succeed())
+	Expect(configMaps.Items).To(BeEmpty())
+}
+
+var _ = Describe("bad input", func() {
+	DescribeTable("gets one clear line, a non-zero exit and changes nothing",
+		func(useKubeconfig bool, args []string, line string) {
+			ns := newNamespace()
+			config := kubeconfig
+			if !useKubeconfig {
+				config = unreachable
+			}
+			r := wavekitWith(config, append(args, "-n", ns)...)
+			Expect(r.code).To(Equal(1))
+			Expect(r.stderr).To(Equal("error: " + strings.ReplaceAll(line, "NS/", ns+"/") + "\n"))
+			nothingIn(ns)
+		},
+		Entry("a missing source", true, []string{"apply", "demo", "testdata/missing"},
+			"source testdata/missing: no such directory"),
+		Entry("a values file that is not YAML", true, []string{"apply", "demo", "testdata/web", "-f", "testdata/not-yaml.yaml"},
+			"values file testdata/not-yaml.yaml: not valid YAML: yaml: line 1: did not find expected ',' or ']'"),
+		Entry("a values file that is a list", true, []string{"apply", "demo", "testdata/web", "-f", "testdata/gadgets/../list.yaml"},
+			"values file testdata/gadgets/../list.yaml: expected a map of values, found a list"),
+		Entry("a --set without a value", true, []string{"apply", "demo", "testdata/web", "--set", "greeting"},
+			`--set greeting: key "greeting" has no value`),
+		Entry("a chart that fails to render", true, []string{"apply", "demo", "testdata/failing-chart"},
+			"rendering testdata/failing-chart: helm chart failing: execution error at (failing/templates/configmap.yaml:6:14): message is required"),
+		Entry("an invalid annotation", true, []string{"apply", "demo", "testdata/bad-annotation"},
+			`invalid manifests: ConfigMap NS/demo: annotation wavekit.dev/apply-order has invalid value "soon" (allowed: an integer from -32768 to 32767)`),
+		Entry("no cluster reachable", false, []string{"apply", "demo", "testdata/web"},
+			"cannot reach the cluster at https://127.0.0.1:1: dial tcp 127.0.0.1:1: connect: connection refused"),
+		Entry("a missing argument", true, []string{"apply", "demo"},
+			"apply needs NAME SOURCE, got 1 arguments (see wavekit apply --help)"),
+	)
+})

@@ -1,0 +1,124 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"time"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/discovery"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/spf13/cobra"
+)
+
+// defaultOperatorName is the annotation prefix and field owner of the CLI.
+const defaultOperatorName = "wavekit.dev"
+
+// globalOptions are the flags every command shares.
+type globalOptions struct {
+	kubeconfig   string
+	context      string
+	namespace    string
+	operatorName string
+
+	stdout, stderr io.Writer
+}
+
+func (g *globalOptions) addFlags(cmd *cobra.Command) {
+	flags := cmd.PersistentFlags()
+	flags.StringVar(&g.kubeconfig, "kubeconfig", "", "path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)")
+	flags.StringVar(&g.context, "context", "", "the kubeconfig context to use")
+	flags.StringVarP(&g.namespace, "namespace", "n", "", "the release namespace (default: the context's namespace, else default)")
+	flags.StringVar(&g.operatorName, "operator-name", defaultOperatorName, "prefix of the wavekit annotations and the owner label, and the field manager")
+}
+
+// clientConfig loads the kubeconfig as kubectl does.
+func (g *globalOptions) clientConfig() clientcmd.ClientConfig {
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	rules.ExplicitPath = g.kubeconfig
+	overrides := &clientcmd.ConfigOverrides{CurrentContext: g.context}
+	overrides.Context.Namespace = g.namespace
+	return clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, overrides)
+}
+
+// releaseNamespace is --namespace, else the context's namespace, else
+// default; it needs no cluster.
+func (g *globalOptions) releaseNamespace() string {
+	if g.namespace != "" {
+		return g.namespace
+	}
+	ns, _, err := g.clientConfig().Namespace()
+	if err != nil || ns == "" {
+		return "default"
+	}
+	return ns
+}
+
+// cluster is a reachable API server.
+type cluster struct {
+	config    *rest.Config
+	client    client.Client
+	discovery discovery.DiscoveryInterface
+	scheme    *runtime.Scheme
+	namespace string
+}
+
+// pingTimeout bounds the first request that proves the cluster is reachable.
+const pingTimeout = 15 * time.Second
+
+// connect loads the kubeconfig and checks that the API server answers.
+func (g *globalOptions) connect(ctx context.Context) (*cluster, error) {
+	cfg, err := g.clientConfig().ClientConfig()
+	if err != nil {
+		return nil, fmt.Errorf("no cluster configured: %w", err)
+	}
+	cfg = rest.CopyConfig(cfg)
+	cfg.UserAgent = "wavekit"
+	scheme, err := newScheme()
+	if err != nil {
+		return nil, err
+	}
+	c, err := client.New(cfg, client.Options{Scheme: scheme})
+	if err != nil {
+		return nil, fmt.Errorf("connecting to the cluster at %s: %w", cfg.Host, unwrapURLError(err))
+	}
+	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("connecting to the cluster at %s: %w", cfg.Host, err)
+	}
+	pingCtx, cancel := context.WithTimeout(ctx, pingTimeout)
+	defer cancel()
+	if err := dc.RESTClient().Get().AbsPath("/version").Do(pingCtx).Error(); err != nil {
+		return nil, fmt.Errorf("cannot reach the cluster at %s: %w", cfg.Host, unwrapURLError(err))
+	}
+	return &cluster{config: cfg, client: c, discovery: dc, scheme: scheme, namespace: g.releaseNamespace()}, nil
+}
+
+// unwrapURLError drops the request URL that Go's HTTP client puts in front of
+// a connection error (the host is named already).
+func unwrapURLError(err error) error {
+	var urlErr *url.Error
+	if errors.As(err, &urlErr) {
+		return urlErr.Err
+	}
+	return err
+}
+
+func newScheme() (*runtime.Scheme, error) {
+	scheme := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(scheme); err != nil {
+		return nil, fmt.Errorf("building the client scheme: %w", err)
+	}
+	if err := apiextensionsv1.AddToScheme(scheme); err != nil {
+		return nil, fmt.Errorf("building the client scheme: %w", err)
+	}
+	return scheme, nil
+}

@@ -1,0 +1,144 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/wavekit-dev/wavekit/pkg/manifests"
+)
+
+type deleteOptions struct {
+	wait    bool
+	timeout time.Duration
+}
+
+func newDeleteCommand(g *globalOptions) *cobra.Command {
+	o := &deleteOptions{}
+	cmd := &cobra.Command{
+		Use:   "delete NAME",
+		Short: "Delete the objects of release NAME in delete waves",
+		Long: `delete removes every object of release NAME's inventory in delete-order waves:
+instances of the release's own CRDs first, CRDs and Namespaces last, each
+stage only once the one before is gone. Objects with an orphan delete policy
+stay, without the owner label. The Secret wavekit.<NAME> goes last.
+
+delete does not start while objects of the types the release's CRDs (or
+APIServices) serve exist that the release does not own: it names the types
+and how many, and exits with code 1 without changing anything.
+
+Without --wait, delete returns once the remaining objects wait to go (a
+finalizer, for example); run it again, or use --wait.`,
+		Example: `  wavekit delete demo
+  wavekit delete demo -n prod --wait --timeout 2m`,
+		Args: exactArgs("NAME"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return o.run(cmd.Context(), g, args[0])
+		},
+	}
+	cmd.Flags().BoolVar(&o.wait, "wait", false, "wait until every object is gone")
+	cmd.Flags().DurationVar(&o.timeout, "timeout", 5*time.Minute, "how long --wait waits")
+	return cmd
+}
+
+func (o *deleteOptions) run(ctx context.Context, g *globalOptions, name string) error {
+	cl, err := g.connect(ctx)
+	if err != nil {
+		return err
+	}
+	store := releaseStore{client: cl.client}
+	rel, err := store.get(ctx, cl.namespace, name)
+	if err != nil {
+		return err
+	}
+	if rel == nil {
+		return fmt.Errorf("release %s/%s not found: no secret %s%s", cl.namespace, name, secretPrefix, name)
+	}
+	if rel.OperatorName == "" {
+		rel.OperatorName = g.operatorName
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	target, err := manifests.NewCachedTarget(ctx, cl.config, rel.OperatorName, cl.scheme)
+	if err != nil {
+		return fmt.Errorf("watching the cluster at %s: %w", cl.config.Host, err)
+	}
+	applier, err := manifests.NewApplier(target.Target, manifests.Options{Name: rel.OperatorName})
+	if err != nil {
+		return err
+	}
+	d := &releaseDelete{store: store, rel: rel, applier: applier, waker: newWaker(target.Cache), g: g}
+	return d.run(ctx, o.wait, o.timeout)
+}
+
+// releaseDelete deletes the objects of one release and then its Secret.
+type releaseDelete struct {
+	store   releaseStore
+	rel     *release
+	applier *manifests.Applier
+	waker   *waker
+	g       *globalOptions
+}
+
+func (d *releaseDelete) run(ctx context.Context, wait bool, timeout time.Duration) error {
+	if wait {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	for settling := 0; ; {
+		res, err := d.pass(ctx)
+		switch {
+		case err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
+			return d.timedOut(timeout, res)
+		case err != nil:
+			return err
+		case res.Blocked != "":
+			return fmt.Errorf("cannot delete release %s: %s", d.rel, res.Blocked)
+		case res.Done:
+			if err := d.store.remove(ctx, d.rel); err != nil {
+				return err
+			}
+			fmt.Fprintf(d.g.stdout, "release %s deleted\n", d.rel)
+			return nil
+		case res.Changed && settling < maxSettlePasses:
+			settling++
+			continue
+		case !wait:
+			fmt.Fprintf(d.g.stdout, "release %s is being deleted and waits for %s; run delete again or use --wait\n", d.rel, summarize(res.Waiting))
+			return nil
+		}
+		settling = 0
+		if err := d.waker.wait(ctx, res.Inventory); err != nil {
+			return d.timedOut(timeout, res)
+		}
+	}
+}
+
+// pass runs one Delete pass, prints what went and records the inventory
+// that is left.
+func (d *releaseDelete) pass(ctx context.Context) (manifests.Result, error) {
+	before := keysOf(d.rel.Inventory)
+	res, err := d.applier.Delete(ctx, d.rel.owner(), d.rel.Inventory)
+	for _, line := range removed(before, res, true) {
+		fmt.Fprintln(d.g.stdout, line)
+	}
+	if sameInventory(d.rel.Inventory, res.Inventory) || res.Done {
+		return res, err
+	}
+	next := *d.rel
+	next.Inventory, next.State, next.Updated = res.Inventory, StateDeleting, time.Now()
+	next.Message = "waiting for " + summarize(res.Waiting)
+	if saveErr := d.store.save(ctx, &next); saveErr != nil {
+		return res, errors.Join(err, saveErr)
+	}
+	*d.rel = next
+	return res, err
+}
+
+func (d *releaseDelete) timedOut(timeout time.Duration, res manifests.Result) error {
+	return fmt.Errorf("release %s: timed out after %s waiting for %s to be deleted", d.rel, timeout, summarize(res.Waiting))
+}

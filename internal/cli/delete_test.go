@@ -1,0 +1,67 @@
+package cli_test
+
+import (
+	"context"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+func gadget(namespace, name string) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{}
+	u.SetAPIVersion("cli.test.wavekit.dev/v1")
+	u.SetKind("Gadget")
+	u.SetNamespace(namespace)
+	u.SetName(name)
+	return u
+}
+
+func crdExists() bool {
+	crd := &apiextensionsv1.CustomResourceDefinition{}
+	err := env.Client.Get(context.Background(), client.ObjectKey{Name: "gadgets.cli.test.wavekit.dev"}, crd)
+	Expect(client.IgnoreNotFound(err)).To(Succeed())
+	return err == nil
+}
+
+var _ = Describe("delete", func() {
+	It("deletes the objects, then the inventory Secret", func() {
+		ns := newNamespace()
+		succeeds("apply", "demo", "testdata/web", "-n", ns)
+		out := succeeds("delete", "demo", "-n", ns, "--wait")
+		Expect(out).To(ContainSubstring("deleted ConfigMap " + ns + "/demo-app\n"))
+		Expect(out).To(HaveSuffix("release " + ns + "/demo deleted\n"))
+		Expect(configMap(ns, "demo-config")).To(BeNil())
+		Expect(configMap(ns, "demo-app")).To(BeNil())
+		Expect(inventorySecret(ns, "demo")).To(BeNil())
+	})
+
+	It("refuses while foreign instances of the release's CRD exist, and says what blocks", func() {
+		ns := newNamespace()
+		succeeds("apply", "gadgets", "testdata/gadgets", "-n", ns, "--wait", "--timeout", "1m")
+		Expect(env.Client.Create(context.Background(), gadget(ns, "foreign"))).To(Succeed())
+		secret := inventorySecret(ns, "gadgets")
+
+		r := wavekit("delete", "gadgets", "-n", ns, "--wait")
+		Expect(r.code).To(Equal(1))
+		Expect(r.stderr).To(Equal("error: cannot delete release " + ns + "/gadgets: 1 foreign instance of Gadget.cli.test.wavekit.dev exist\n"))
+		Expect(crdExists()).To(BeTrue())
+		Expect(env.Client.Get(context.Background(), client.ObjectKeyFromObject(gadget(ns, "gadgets-own")), gadget(ns, "x"))).To(Succeed())
+		Expect(inventorySecret(ns, "gadgets").ResourceVersion).To(Equal(secret.ResourceVersion))
+
+		Expect(env.Client.Delete(context.Background(), gadget(ns, "foreign"))).To(Succeed())
+		out := succeeds("delete", "gadgets", "-n", ns, "--wait", "--timeout", "1m")
+		Expect(out).To(ContainSubstring("deleted apiextensions.k8s.io/CustomResourceDefinition gadgets.cli.test.wavekit.dev\n"))
+		Expect(crdExists()).To(BeFalse())
+		Expect(inventorySecret(ns, "gadgets")).To(BeNil())
+	})
+
+	It("says when the release does not exist", func() {
+		r := wavekit("delete", "nope", "-n", "default")
+		Expect(r.code).To(Equal(1))
+		Expect(r.stderr).To(Equal("error: release default/nope not found: no secret wavekit.nope\n"))
+	})
+})

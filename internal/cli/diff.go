@@ -1,0 +1,165 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/wavekit-dev/wavekit/pkg/manifests"
+)
+
+type diffOptions struct {
+	input inputOptions
+}
+
+func newDiffCommand(g *globalOptions) *cobra.Command {
+	o := &diffOptions{}
+	cmd := &cobra.Command{
+		Use:   "diff NAME SOURCE",
+		Short: "Show what apply would change, as unified diffs",
+		Long: `diff renders SOURCE for release NAME and sends every object to the API server
+as a server-side dry run, the way apply would write it (its update policy:
+replace, server-side apply or recreate). It prints a unified diff per object
+between the live object and the dry-run result, the objects of the release's
+inventory that are no longer rendered (apply would delete them), and a
+summary. Server-managed fields (managedFields, resourceVersion, uid,
+generation, creationTimestamp) are left out.
+
+Exit code: 0 when nothing would change, 1 when something would, 2 on error.`,
+		Example: `  wavekit diff demo ./chart -f values.yaml
+  wavekit diff demo ./chart --set replicas=5 || echo "changes pending"`,
+		Args:        exactArgs("NAME SOURCE"),
+		Annotations: map[string]string{errorExitCode: "2"},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return o.run(cmd.Context(), g, args[0], args[1])
+		},
+	}
+	o.input.addFlags(cmd)
+	return cmd
+}
+
+func (o *diffOptions) run(ctx context.Context, g *globalOptions, name, dir string) error {
+	in, err := o.input.load(dir, g.operatorName)
+	if err != nil {
+		return err
+	}
+	cl, err := g.connect(ctx)
+	if err != nil {
+		return err
+	}
+	rel, err := loadRelease(ctx, releaseStore{client: cl.client}, cl.namespace, name, g.operatorName)
+	if err != nil {
+		return err
+	}
+	objects, err := in.render(ctx, renderContext{
+		namespace: rel.Namespace, name: name, operatorName: rel.OperatorName,
+		revision: rel.Revision + 1, firstApply: rel.secret == nil, cluster: cl,
+	})
+	if err != nil {
+		return err
+	}
+	if err := manifests.SortForApply(rel.OperatorName, objects); err != nil {
+		return fmt.Errorf("invalid manifests in %s: %w", dir, err)
+	}
+	diffs, err := newDiffer(cl, rel).diffAll(ctx, objects)
+	if err != nil {
+		return err
+	}
+	if printDiffs(g.stdout, diffs) {
+		return &ExitError{Code: 1}
+	}
+	return nil
+}
+
+// loadRelease returns the stored release, or a new one when it has no
+// Secret yet; a release applied under another operator name is an error.
+func loadRelease(ctx context.Context, store releaseStore, namespace, name, operatorName string) (*release, error) {
+	rel, err := store.get(ctx, namespace, name)
+	if err != nil {
+		return nil, err
+	}
+	if rel == nil {
+		return &release{Name: name, Namespace: namespace, OperatorName: operatorName}, nil
+	}
+	if rel.OperatorName != operatorName {
+		return nil, fmt.Errorf("release %s was applied with --operator-name %s, not %s", rel, rel.OperatorName, operatorName)
+	}
+	return rel, nil
+}
+
+// diffAll diffs the rendered objects, then the inventory items that are no
+// longer rendered.
+func (d *differ) diffAll(ctx context.Context, objects []client.Object) ([]objectDiff, error) {
+	hook := manifests.Key(d.prefix, manifests.AnnotationDeleteHook)
+	rendered := map[manifests.ObjectKey]bool{}
+	var diffs []objectDiff
+	for _, obj := range objects {
+		if _, isHook := obj.GetAnnotations()[hook]; isHook {
+			continue
+		}
+		od, err := d.object(ctx, obj)
+		if err != nil {
+			return nil, err
+		}
+		rendered[od.key] = true
+		diffs = append(diffs, od)
+	}
+	for _, item := range d.rel.Inventory {
+		if rendered[item.Key()] {
+			continue
+		}
+		od, err := d.deletion(ctx, item)
+		if err != nil {
+			return nil, err
+		}
+		if od != nil {
+			diffs = append(diffs, *od)
+		}
+	}
+	return diffs, nil
+}
+
+// printDiffs prints every change and the summary; it reports whether
+// anything would change.
+func printDiffs(out io.Writer, diffs []objectDiff) bool {
+	counts := map[action]int{}
+	for _, od := range diffs {
+		counts[od.action]++
+		if od.action == actionUnchanged {
+			continue
+		}
+		fmt.Fprintf(out, "%s %s %s", od.action.symbol(), od.action, od.key)
+		if od.note != "" {
+			fmt.Fprintf(out, " (%s)", od.note)
+		}
+		fmt.Fprintln(out)
+		fmt.Fprint(out, od.text)
+	}
+	if len(diffs) > counts[actionUnchanged] {
+		fmt.Fprintln(out)
+	}
+	fmt.Fprintf(out, "Summary: %d to create, %d to update, %d to delete, %d unchanged",
+		counts[actionCreate], counts[actionUpdate], counts[actionDelete], counts[actionUnchanged])
+	if counts[actionOrphan] > 0 {
+		fmt.Fprintf(out, ", %d to orphan", counts[actionOrphan])
+	}
+	fmt.Fprintln(out)
+	return len(diffs) > counts[actionUnchanged]
+}
+
+// toUnstructured returns a copy of obj as an unstructured object.
+func toUnstructured(obj client.Object) (*unstructured.Unstructured, error) {
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		return u.DeepCopy(), nil
+	}
+	content, err := runtimeToUnstructured(obj)
+	if err != nil {
+		return nil, err
+	}
+	u := &unstructured.Unstructured{Object: content}
+	return u, nil
+}

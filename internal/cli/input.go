@@ -1,0 +1,125 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"helm.sh/helm/v3/pkg/strvals"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+
+	"github.com/wavekit-dev/wavekit/pkg/generator/helm"
+	"github.com/wavekit-dev/wavekit/pkg/generator/source"
+	"github.com/wavekit-dev/wavekit/pkg/manifests"
+)
+
+// inputOptions are the flags that say what to render: values and how to
+// read the source.
+type inputOptions struct {
+	valueFiles    []string
+	setValues     []string
+	kustomizeRoot string
+}
+
+func (o *inputOptions) addFlags(cmd *cobra.Command) {
+	flags := cmd.Flags()
+	flags.StringArrayVarP(&o.valueFiles, "values", "f", nil, "a YAML file of values; repeat to merge several, later files win")
+	flags.StringArrayVar(&o.setValues, "set", nil, "a value as key.path=value (Helm syntax, comma-separated pairs allowed); applied after -f")
+	flags.StringVar(&o.kustomizeRoot, "kustomize-root", "", "for a kustomization: the directory that holds it and the bases it refers to (default: the source directory)")
+}
+
+// input is a loaded source with its values, ready to render.
+type input struct {
+	dir       string
+	kind      source.Kind
+	generator manifests.Generator
+	values    manifests.Values
+}
+
+// load reads the values and the source; it needs no cluster, so bad input
+// fails before anything is contacted.
+func (o *inputOptions) load(dir, operatorName string, helmOpts ...helm.Option) (*input, error) {
+	values, err := o.values()
+	if err != nil {
+		return nil, err
+	}
+	opts := []source.Option{source.WithOperatorName(operatorName), source.WithHelmOptions(helmOpts...)}
+	if o.kustomizeRoot != "" {
+		opts = append(opts, source.WithKustomizeRoot(o.kustomizeRoot))
+	}
+	g, kind, err := source.Detect(dir, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return &input{dir: dir, kind: kind, generator: g, values: values}, nil
+}
+
+// values merges the -f files in order, then the --set values.
+func (o *inputOptions) values() (manifests.Values, error) {
+	values := map[string]any{}
+	for _, file := range o.valueFiles {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			return nil, fmt.Errorf("values file %s: %w", file, err)
+		}
+		fromFile, err := decodeValues(data)
+		if err != nil {
+			return nil, fmt.Errorf("values file %s: %w", file, err)
+		}
+		values = manifests.MergeValues(values, fromFile)
+	}
+	for _, set := range o.setValues {
+		if err := strvals.ParseInto(set, values); err != nil {
+			return nil, fmt.Errorf("--set %s: %w", set, err)
+		}
+	}
+	return values, nil
+}
+
+// decodeValues decodes a YAML map of values; an empty document is no values.
+func decodeValues(data []byte) (map[string]any, error) {
+	var doc any
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, fmt.Errorf("not valid YAML: %s", strings.TrimPrefix(err.Error(), "error converting YAML to JSON: "))
+	}
+	if doc == nil {
+		return map[string]any{}, nil
+	}
+	switch doc := doc.(type) {
+	case map[string]any:
+		return doc, nil
+	case []any:
+		return nil, fmt.Errorf("expected a map of values, found a list")
+	default:
+		return nil, fmt.Errorf("expected a map of values, found %v", doc)
+	}
+}
+
+// renderContext says for which release and against which cluster (nil: none)
+// a source is rendered.
+type renderContext struct {
+	namespace, name string
+	operatorName    string
+	revision        int64
+	firstApply      bool
+	cluster         *cluster
+}
+
+// render generates the objects of in for rc.
+func (in *input) render(ctx context.Context, rc renderContext) ([]client.Object, error) {
+	if rc.cluster != nil {
+		ctx = manifests.WithClient(ctx, rc.cluster.client)
+		ctx = manifests.WithDiscovery(ctx, rc.cluster.discovery)
+	}
+	ctx = manifests.WithComponentInfo(ctx, manifests.ComponentInfo{
+		OperatorName: rc.operatorName, Revision: rc.revision, FirstApply: rc.firstApply,
+	})
+	objects, err := in.generator.Generate(ctx, rc.namespace, rc.name, in.values)
+	if err != nil {
+		return nil, fmt.Errorf("rendering %s: %w", in.dir, err)
+	}
+	return objects, nil
+}

@@ -1,0 +1,217 @@
+package cli
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/fields"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/wavekit-dev/wavekit/pkg/manifests"
+)
+
+// The inventory Secret of a release: wavekit.<NAME> in the release namespace.
+const (
+	secretPrefix   = "wavekit."
+	secretType     = corev1.SecretType("wavekit.dev/inventory")
+	labelRelease   = "wavekit.dev/release"
+	annSource      = "wavekit.dev/source"
+	annRevision    = "wavekit.dev/revision"
+	annOperator    = "wavekit.dev/operator-name"
+	annState       = "wavekit.dev/state"
+	annMessage     = "wavekit.dev/message"
+	annUpdated     = "wavekit.dev/updated"
+	keyInventory   = "inventory"    // JSON of []manifests.InventoryItem
+	keyInventoryGz = "inventory.gz" // the same, gzipped, when large
+	gzipThreshold  = 64 << 10
+)
+
+// Release states.
+const (
+	StateReady       = "Ready"
+	StateProgressing = "Progressing"
+	StateDeleting    = "Deleting"
+)
+
+// release is one installation of a source, as its Secret records it.
+type release struct {
+	Name         string                    `json:"name"`
+	Namespace    string                    `json:"namespace"`
+	Source       string                    `json:"source,omitempty"`
+	OperatorName string                    `json:"operatorName,omitempty"`
+	Revision     int64                     `json:"revision"`
+	State        string                    `json:"state"`
+	Message      string                    `json:"message,omitempty"`
+	Updated      time.Time                 `json:"updated"`
+	Inventory    []manifests.InventoryItem `json:"inventory,omitempty"`
+
+	secret *corev1.Secret // as last read or written; nil before the first write
+}
+
+func (r *release) String() string { return r.Namespace + "/" + r.Name }
+
+// owner is the applier's owner of the release's objects.
+func (r *release) owner() manifests.Owner {
+	return manifests.Owner{
+		ID:          manifests.OwnerID("wavekit.dev", "Release", r.Namespace, r.Name),
+		Description: "Release " + r.String(),
+		Namespace:   r.Namespace,
+		Generation:  r.Revision,
+	}
+}
+
+// releaseStore reads and writes release Secrets.
+type releaseStore struct {
+	client client.Client
+}
+
+// get returns the release, or nil when it has no Secret.
+func (s releaseStore) get(ctx context.Context, namespace, name string) (*release, error) {
+	secret := &corev1.Secret{}
+	err := s.client.Get(ctx, client.ObjectKey{Namespace: namespace, Name: secretPrefix + name}, secret)
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading release %s/%s: %w", namespace, name, err)
+	}
+	if secret.Type != secretType {
+		return nil, fmt.Errorf("secret %s/%s is not a wavekit release (type %s)", namespace, secret.Name, secret.Type)
+	}
+	return decodeRelease(secret)
+}
+
+// list returns the releases of a namespace, or of all namespaces for "".
+func (s releaseStore) list(ctx context.Context, namespace string) ([]*release, error) {
+	secrets := &corev1.SecretList{}
+	err := s.client.List(ctx, secrets, client.InNamespace(namespace),
+		client.MatchingFieldsSelector{Selector: fields.OneTermEqualSelector("type", string(secretType))})
+	if err != nil {
+		return nil, fmt.Errorf("listing releases: %w", err)
+	}
+	releases := make([]*release, 0, len(secrets.Items))
+	for i := range secrets.Items {
+		rel, err := decodeRelease(&secrets.Items[i])
+		if err != nil {
+			return nil, err
+		}
+		releases = append(releases, rel)
+	}
+	return releases, nil
+}
+
+// save writes the release's Secret: creates it the first time, then
+// updates it (failing on a concurrent change).
+func (s releaseStore) save(ctx context.Context, rel *release) error {
+	secret, err := encodeRelease(rel)
+	if err != nil {
+		return err
+	}
+	if rel.secret == nil {
+		err = s.client.Create(ctx, secret)
+	} else {
+		secret.ResourceVersion = rel.secret.ResourceVersion
+		err = s.client.Update(ctx, secret)
+	}
+	if err != nil {
+		return fmt.Errorf("saving the inventory of release %s in secret %s: %w", rel, secret.Name, err)
+	}
+	rel.secret = secret
+	return nil
+}
+
+// remove deletes the release's Secret.
+func (s releaseStore) remove(ctx context.Context, rel *release) error {
+	if rel.secret == nil {
+		return nil
+	}
+	err := s.client.Delete(ctx, rel.secret)
+	if err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("deleting secret %s/%s of release %s: %w", rel.Namespace, rel.secret.Name, rel, err)
+	}
+	return nil
+}
+
+func encodeRelease(rel *release) (*corev1.Secret, error) {
+	data, err := json.Marshal(rel.Inventory)
+	if err != nil {
+		return nil, fmt.Errorf("encoding the inventory of release %s: %w", rel, err)
+	}
+	key := keyInventory
+	if len(data) > gzipThreshold {
+		key = keyInventoryGz
+		if data, err = gzipBytes(data); err != nil {
+			return nil, fmt.Errorf("compressing the inventory of release %s: %w", rel, err)
+		}
+	}
+	secret := &corev1.Secret{Type: secretType, Data: map[string][]byte{key: data}}
+	secret.Name, secret.Namespace = secretPrefix+rel.Name, rel.Namespace
+	secret.Labels = map[string]string{labelRelease: rel.Name}
+	secret.Annotations = map[string]string{
+		annSource: rel.Source, annOperator: rel.OperatorName,
+		annRevision: strconv.FormatInt(rel.Revision, 10), annState: rel.State,
+		annUpdated: rel.Updated.UTC().Format(time.RFC3339),
+	}
+	if rel.Message != "" {
+		secret.Annotations[annMessage] = rel.Message
+	}
+	return secret, nil
+}
+
+func decodeRelease(secret *corev1.Secret) (*release, error) {
+	ann := secret.Annotations
+	rel := &release{
+		Name: secret.Labels[labelRelease], Namespace: secret.Namespace,
+		Source: ann[annSource], OperatorName: ann[annOperator], State: ann[annState], Message: ann[annMessage],
+		secret: secret,
+	}
+	if rel.Name == "" {
+		rel.Name = secret.Name[len(secretPrefix):]
+	}
+	rel.Revision, _ = strconv.ParseInt(ann[annRevision], 10, 64)
+	rel.Updated, _ = time.Parse(time.RFC3339, ann[annUpdated])
+	data, compressed := secret.Data[keyInventoryGz]
+	if !compressed {
+		data = secret.Data[keyInventory]
+	}
+	if err := decodeInventory(data, compressed, &rel.Inventory); err != nil {
+		return nil, fmt.Errorf("secret %s/%s: reading the inventory: %w", secret.Namespace, secret.Name, err)
+	}
+	return rel, nil
+}
+
+func decodeInventory(data []byte, compressed bool, into *[]manifests.InventoryItem) error {
+	if len(data) == 0 {
+		return nil
+	}
+	if compressed {
+		r, err := gzip.NewReader(bytes.NewReader(data))
+		if err != nil {
+			return err
+		}
+		if data, err = io.ReadAll(r); err != nil {
+			return err
+		}
+	}
+	return json.Unmarshal(data, into)
+}
+
+func gzipBytes(data []byte) ([]byte, error) {
+	var buf bytes.Buffer
+	w := gzip.NewWriter(&buf)
+	if _, err := w.Write(data); err != nil {
+		return nil, err
+	}
+	if err := w.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}

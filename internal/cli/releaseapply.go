@@ -1,0 +1,118 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/wavekit-dev/wavekit/pkg/manifests"
+)
+
+// releaseApply applies the objects of one release and keeps its Secret.
+type releaseApply struct {
+	store    releaseStore
+	rel      *release
+	revision int64 // the revision this apply records when it writes
+	wrote    bool  // whether any pass wrote an object or the inventory
+	source   string
+	objects  []client.Object
+	applier  *manifests.Applier
+	waker    *waker
+	progress progress
+	stderr   io.Writer
+}
+
+func newReleaseApply(ctx context.Context, cl *cluster, store releaseStore, rel *release, g *globalOptions) (*releaseApply, error) {
+	target, err := manifests.NewCachedTarget(ctx, cl.config, rel.OperatorName, cl.scheme)
+	if err != nil {
+		return nil, fmt.Errorf("watching the cluster at %s: %w", cl.config.Host, err)
+	}
+	applier, err := manifests.NewApplier(target.Target, manifests.Options{Name: rel.OperatorName})
+	if err != nil {
+		return nil, err
+	}
+	return &releaseApply{
+		store: store, rel: rel, revision: rel.Revision + 1, source: rel.Source,
+		applier: applier, waker: newWaker(target.Cache), progress: newProgress(g.stdout, rel), stderr: g.stderr,
+	}, nil
+}
+
+func (a *releaseApply) owner() manifests.Owner {
+	owner := a.rel.owner()
+	owner.Generation = a.revision
+	return owner
+}
+
+// pass runs one Apply pass and records its outcome in the Secret when the
+// inventory, the state or the message changed.
+func (a *releaseApply) pass(ctx context.Context) (manifests.Result, error) {
+	res, err := a.applier.Apply(ctx, a.owner(), a.objects, a.rel.Inventory, a.saveInventory)
+	if res.Changed {
+		a.wrote = true
+	}
+	if err != nil {
+		if !sameInventory(a.rel.Inventory, res.Inventory) {
+			_ = a.persist(ctx, res.Inventory, StateProgressing, oneLine(err))
+		}
+		return res, err
+	}
+	state, message := StateReady, res.Blocked
+	if !res.Done {
+		state = StateProgressing
+		message = fmt.Sprintf("waiting in wave %d for %s", res.Wave, summarize(res.Waiting))
+	}
+	if a.wrote || state != a.rel.State || message != a.rel.Message || !sameInventory(a.rel.Inventory, res.Inventory) {
+		if err := a.persist(ctx, res.Inventory, state, message); err != nil {
+			return res, err
+		}
+	}
+	return res, nil
+}
+
+// saveInventory is the applier's SaveFunc: it records the inventory before
+// objects new to it are created.
+func (a *releaseApply) saveInventory(ctx context.Context, items []manifests.InventoryItem) error {
+	a.wrote = true
+	return a.persist(ctx, items, StateProgressing, "applying")
+}
+
+func (a *releaseApply) persist(ctx context.Context, items []manifests.InventoryItem, state, message string) error {
+	next := *a.rel
+	next.Inventory, next.State, next.Message = items, state, message
+	next.Source, next.Updated = a.source, time.Now()
+	if a.wrote {
+		next.Revision = a.revision
+	}
+	if err := a.store.save(ctx, &next); err != nil {
+		return err
+	}
+	*a.rel = next
+	return nil
+}
+
+func sameInventory(a, b []manifests.InventoryItem) bool {
+	ja, errA := json.Marshal(a)
+	jb, errB := json.Marshal(b)
+	return errA == nil && errB == nil && string(ja) == string(jb)
+}
+
+// maxListed is how many waiting objects messages name.
+const maxListed = 3
+
+// summarize names the first few waiting objects.
+func summarize(waiting []string) string {
+	if len(waiting) == 0 {
+		return "nothing"
+	}
+	listed := slices.Clone(waiting[:min(len(waiting), maxListed)])
+	if more := len(waiting) - len(listed); more > 0 {
+		listed = append(listed, fmt.Sprintf("and %d more", more))
+	}
+	return strings.Join(listed, "; ")
+}

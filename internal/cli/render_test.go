@@ -1,0 +1,66 @@
+package cli_test
+
+import (
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/wavekit-dev/wavekit/pkg/manifests"
+)
+
+// decode splits rendered YAML into objects.
+func decode(stream string) []string {
+	GinkgoHelper()
+	objects, err := manifests.DecodeObjects("output", []byte(stream))
+	Expect(err).NotTo(HaveOccurred())
+	var out []string
+	for _, obj := range objects {
+		out = append(out, obj.GetKind()+" "+obj.GetName())
+	}
+	return out
+}
+
+var _ = Describe("render", func() {
+	It("prints a template folder in apply order without a cluster", func() {
+		r := wavekitWith(unreachable, "render", "testdata/web", "--name", "demo", "--kube-version", "1.33.0")
+		Expect(r.code).To(Equal(0), r.stderr)
+		Expect(decode(r.stdout)).To(Equal([]string{"ConfigMap demo-config", "ConfigMap demo-app"}))
+		Expect(r.stdout).To(ContainSubstring(`wavekit.dev/apply-order: "1"`))
+	})
+
+	It("puts a CRD before the instances it serves", func() {
+		out := succeeds("render", "testdata/gadgets", "--name", "g")
+		Expect(decode(out)).To(Equal([]string{"CustomResourceDefinition gadgets.cli.test.wavekit.dev", "Gadget g-own"}))
+	})
+
+	It("merges -f files, then --set values", func() {
+		out := succeeds("render", "testdata/web", "--name", "demo", "-f", "testdata/values.yaml", "--set", "greeting=from-set")
+		Expect(decode(out)).To(Equal([]string{"ConfigMap demo-config", "ConfigMap demo-extra", "ConfigMap demo-app"}))
+		Expect(out).To(ContainSubstring("greeting: from-set"))
+	})
+
+	It("renders a chart with the cluster's capabilities, or with --kube-version", func() {
+		out := succeeds("render", "testdata/chart", "-n", "apps")
+		Expect(decode(out)).To(Equal([]string{"ConfigMap chart-tiny"}))
+		Expect(out).To(ContainSubstring("namespace: apps"))
+		Expect(out).To(MatchRegexp(`kubeVersion: v1\.37\.`))
+
+		r := wavekitWith(unreachable, "render", "testdata/chart", "--kube-version", "1.30.2", "--set", "message=yo")
+		Expect(r.code).To(Equal(0), r.stderr)
+		Expect(r.stdout).To(ContainSubstring("kubeVersion: v1.30.2"))
+		Expect(r.stdout).To(ContainSubstring("message: yo"))
+	})
+
+	It("renders a kustomization", func() {
+		out := succeeds("render", "testdata/kustomize", "--name", "x", "--set", "color=red", "--kube-version", "1.33.0")
+		Expect(decode(out)).To(Equal([]string{"ConfigMap kz-x"}))
+		Expect(out).To(ContainSubstring("color: red"))
+	})
+
+	It("asks for --kube-version when no cluster answers", func() {
+		r := wavekitWith(unreachable, "render", "testdata/web")
+		Expect(r.code).To(Equal(1))
+		Expect(strings.TrimSpace(r.stderr)).To(Equal("error: cannot reach the cluster at https://127.0.0.1:1: dial tcp 127.0.0.1:1: connect: connection refused (use --kube-version to render without a cluster)"))
+	})
+})

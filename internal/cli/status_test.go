@@ -1,0 +1,65 @@
+package cli_test
+
+import (
+	"encoding/json"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"sigs.k8s.io/yaml"
+)
+
+var _ = Describe("status and list", func() {
+	var ns string
+
+	BeforeEach(func() {
+		ns = newNamespace()
+		succeeds("apply", "demo", "testdata/web", "-n", ns)
+		succeeds("apply", "other", "testdata/kustomize", "-n", ns)
+	})
+
+	It("shows a release and the live status of its objects", func() {
+		out := succeeds("status", "demo", "-n", ns)
+		Expect(out).To(ContainSubstring("Release:   " + ns + "/demo\n"))
+		Expect(out).To(ContainSubstring("Revision:  1\n"))
+		Expect(out).To(ContainSubstring("State:     Ready\n"))
+		Expect(out).To(MatchRegexp(`WAVE\s+OBJECT\s+PHASE\s+LIVE\n0\s+ConfigMap ` + ns + `/demo-config\s+Ready\s+Current\n1\s+ConfigMap ` + ns + `/demo-app\s+Ready\s+Current\n`))
+
+		Expect(configMapDeleted(ns, "demo-app")).To(Succeed())
+		var st struct {
+			Name    string `json:"name"`
+			State   string `json:"state"`
+			Objects []struct {
+				Name       string `json:"name"`
+				Phase      string `json:"phase"`
+				LiveStatus string `json:"liveStatus"`
+			} `json:"objects"`
+		}
+		Expect(json.Unmarshal([]byte(succeeds("status", "demo", "-n", ns, "-o", "json")), &st)).To(Succeed())
+		Expect(st.Name).To(Equal("demo"))
+		Expect(st.Objects).To(HaveLen(2))
+		Expect(st.Objects[1].Name).To(Equal("demo-app"))
+		Expect(st.Objects[1].LiveStatus).To(Equal("NotFound"))
+
+		Expect(yaml.Unmarshal([]byte(succeeds("status", "demo", "-n", ns, "-o", "yaml")), &st)).To(Succeed())
+		Expect(st.State).To(Equal("Ready"))
+	})
+
+	It("lists the releases of a namespace or of all", func() {
+		out := succeeds("list", "-n", ns)
+		Expect(out).To(MatchRegexp(`NAMESPACE\s+NAME\s+REVISION\s+STATE\s+OBJECTS\s+UPDATED\s+SOURCE\n` + ns + `\s+demo\s+1\s+Ready\s+2\s+`))
+		Expect(out).To(MatchRegexp(ns + `\s+other\s+1\s+Ready\s+1\s+`))
+
+		var releases []struct{ Name, Namespace string }
+		Expect(yaml.Unmarshal([]byte(succeeds("list", "-A", "-o", "yaml")), &releases)).To(Succeed())
+		Expect(releases).To(ContainElements(
+			struct{ Name, Namespace string }{"demo", ns}, struct{ Name, Namespace string }{"other", ns}))
+		Expect(json.Unmarshal([]byte(succeeds("list", "-n", ns, "-o", "json")), &releases)).To(Succeed())
+		Expect(releases).To(HaveLen(2))
+	})
+
+	It("rejects an unknown output format", func() {
+		r := wavekit("list", "-o", "xml")
+		Expect(r.code).To(Equal(1))
+		Expect(r.stderr).To(Equal("error: --output xml: unknown format (use table, yaml or json)\n"))
+	})
+})

@@ -1,0 +1,103 @@
+package cli_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+
+	"github.com/wavekit-dev/wavekit/internal/cli"
+	"github.com/wavekit-dev/wavekit/internal/testenv"
+)
+
+func TestCLI(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "cli")
+}
+
+var (
+	env *testenv.Env
+	// kubeconfig reaches the test API server; unreachable points nowhere.
+	kubeconfig, unreachable string
+)
+
+var _ = BeforeSuite(func() {
+	log.SetLogger(GinkgoLogr)
+	var err error
+	env, err = testenv.Start(testenv.Options{})
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(func() { Expect(env.Stop()).To(Succeed()) })
+	dir := GinkgoT().TempDir()
+	kubeconfig = filepath.Join(dir, "kubeconfig")
+	Expect(testenv.WriteKubeconfig(env.Config, kubeconfig)).To(Succeed())
+	unreachable = filepath.Join(dir, "unreachable")
+	Expect(testenv.WriteKubeconfig(&rest.Config{Host: "https://127.0.0.1:1"}, unreachable)).To(Succeed())
+})
+
+// result is what one command run printed and returned.
+type result struct {
+	code           int
+	stdout, stderr string
+}
+
+// wavekit runs the CLI in process against the test API server.
+func wavekit(args ...string) result {
+	return wavekitWith(kubeconfig, args...)
+}
+
+func wavekitWith(config string, args ...string) result {
+	var stdout, stderr bytes.Buffer
+	code := cli.Run(context.Background(), append([]string{"--kubeconfig", config}, args...), &stdout, &stderr)
+	GinkgoWriter.Printf("wavekit %v -> %d\n%s%s", args, code, stdout.String(), stderr.String())
+	return result{code: code, stdout: stdout.String(), stderr: stderr.String()}
+}
+
+// succeeds runs the CLI and expects exit code 0.
+func succeeds(args ...string) string {
+	GinkgoHelper()
+	r := wavekit(args...)
+	Expect(r.code).To(Equal(0), "stderr: %s", r.stderr)
+	return r.stdout
+}
+
+var namespaces int
+
+// newNamespace creates a namespace of its own for one test.
+func newNamespace() string {
+	namespaces++
+	ns := &corev1.Namespace{}
+	ns.Name = fmt.Sprintf("cli-%d-%d", GinkgoParallelProcess(), namespaces)
+	Expect(env.Client.Create(context.Background(), ns)).To(Succeed())
+	return ns.Name
+}
+
+// configMap returns the ConfigMap, or nil when it does not exist.
+func configMap(namespace, name string) *corev1.ConfigMap {
+	cm := &corev1.ConfigMap{}
+	err := env.Client.Get(context.Background(), client.ObjectKey{Namespace: namespace, Name: name}, cm)
+	if err != nil {
+		Expect(client.IgnoreNotFound(err)).To(Succeed())
+		return nil
+	}
+	return cm
+}
+
+// inventorySecret returns the release Secret, or nil.
+func inventorySecret(namespace, name string) *corev1.Secret {
+	secret := &corev1.Secret{}
+	err := env.Client.Get(context.Background(), client.ObjectKey{Namespace: namespace, Name: "wavekit." + name}, secret)
+	if err != nil {
+		Expect(client.IgnoreNotFound(err)).To(Succeed())
+		return nil
+	}
+	return secret
+}

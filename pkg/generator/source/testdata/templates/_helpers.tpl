@@ -1,0 +1,1 @@
+{{- define "greeting" }}{{ .Values.greeting | default "hi" }}{{ end }}
