@@ -1,0 +1,1 @@
+{{- define "gizmo.prefix" -}}{{ .Release.Service }}{{- end -}}

@@ -1,0 +1,132 @@
+// Package demo runs wavekit's demo: a local control plane, the reference
+// operator with a bundled chart, a Component applied wave by wave, deletion
+// blocked by a foreign instance, then deletion completing wave by wave.
+package demo
+
+import (
+	"context"
+	"embed"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/wavekit-dev/wavekit/api/v1alpha1"
+	"github.com/wavekit-dev/wavekit/internal/operator"
+	"github.com/wavekit-dev/wavekit/internal/testenv"
+)
+
+//go:embed all:chart
+var chartFiles embed.FS
+
+const (
+	operatorName = "wavekit.dev"
+	namespace    = "demo"
+	stepTimeout  = 3 * time.Minute
+)
+
+// Run runs the demo and returns an error when any step did not behave as
+// described. out receives the progress; live says whether it is a terminal.
+func Run(ctx context.Context, out io.Writer, live bool) error {
+	log.SetLogger(logr.Discard()) // the demo shows progress; the operator's log would drown it
+	d := &demo{out: out, progress: newProgress(out, live)}
+	d.say("starting a local control plane (kube-apiserver + etcd; the first run builds them, about 7 CPU-minutes)")
+	env, err := startControlPlane()
+	if err != nil {
+		return err
+	}
+	defer func() {
+		d.say("stopping the control plane")
+		_ = env.Stop()
+	}()
+	d.client = env.Client
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if err := d.startOperator(ctx, env); err != nil {
+		return err
+	}
+	go playControllers(ctx, env.Client, namespace)
+	d.say("no kubelet or controller-manager runs here: the demo plays the Deployment and Job controllers by setting their status")
+	return d.steps(ctx)
+}
+
+type demo struct {
+	out      io.Writer
+	client   client.Client
+	progress *progress
+}
+
+func (d *demo) say(format string, args ...any) {
+	d.progress.line("» " + fmt.Sprintf(format, args...))
+}
+
+func startControlPlane() (*testenv.Env, error) {
+	scheme := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(scheme); err != nil {
+		return nil, err
+	}
+	if err := v1alpha1.AddToScheme(scheme); err != nil {
+		return nil, err
+	}
+	env, err := testenv.Start(testenv.Options{Scheme: scheme})
+	if err != nil {
+		return nil, fmt.Errorf("starting the control plane: %w", err)
+	}
+	return env, nil
+}
+
+// startOperator writes the bundled chart to a directory and runs the
+// reference operator in this process against the control plane.
+func (d *demo) startOperator(ctx context.Context, env *testenv.Env) error {
+	dir, err := writeChart()
+	if err != nil {
+		return err
+	}
+	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{
+		Scheme: env.Scheme, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
+	})
+	if err != nil {
+		return fmt.Errorf("creating the operator's manager: %w", err)
+	}
+	if _, err := operator.Setup(mgr, operator.Options{Name: operatorName, Sources: map[string]string{"gizmo": dir}}); err != nil {
+		return err
+	}
+	go func() { _ = mgr.Start(ctx) }()
+	d.say("reference operator running with source gizmo (a Helm chart bundled with the demo)")
+	return nil
+}
+
+func writeChart() (string, error) {
+	dir, err := os.MkdirTemp("", "wavekit-demo-chart-")
+	if err != nil {
+		return "", fmt.Errorf("writing the demo chart: %w", err)
+	}
+	sub, err := fs.Sub(chartFiles, "chart")
+	if err != nil {
+		return "", err
+	}
+	if err := os.CopyFS(filepath.Join(dir, "gizmo"), sub); err != nil {
+		return "", fmt.Errorf("writing the demo chart: %w", err)
+	}
+	return filepath.Join(dir, "gizmo"), nil
+}
+
+func newNamespace(ctx context.Context, c client.Client) error {
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}}
+	if err := c.Create(ctx, ns); err != nil {
+		return fmt.Errorf("creating namespace %s: %w", namespace, err)
+	}
+	return nil
+}
