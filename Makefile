@@ -14,7 +14,6 @@ CONTROL_PLANE := bash hack/control-plane.sh
 # Packages whose tests run with the race detector; RACE=0 turns it off.
 RACE        ?= 1
 TEST_FLAGS  ?= -count=1 -timeout=45m
-BENCH_FLAGS ?= -run='^$$' -bench=. -benchmem -count=1 -timeout=60m
 GENERATED   := api pkg config/crd config/chart/crds
 
 ##@ Main jobs
@@ -80,7 +79,8 @@ lint: vet ## Run go vet and staticcheck.
 .PHONY: bench
 bench: ## Run the benchmarks (figures go into the README table).
 	@assets="$$($(CONTROL_PLANE))"; \
-	KUBEBUILDER_ASSETS="$$assets" $(GO) test $(BENCH_FLAGS) ./...
+	KUBEBUILDER_ASSETS="$$assets" $(GO) test -run='^$$' -bench=. -benchmem -benchtime=20x -count=1 ./pkg/generator/...; \
+	KUBEBUILDER_ASSETS="$$assets" $(GO) test -run='^$$' -bench=. -benchtime=1x -count=1 -timeout=60m ./pkg/manifests/... ./pkg/component/...
 
 .PHONY: control-plane
 control-plane: ## Build kube-apiserver and etcd (first run only) and print their directory.
