@@ -37,6 +37,7 @@ func (rn *run[T]) apply(ctx context.Context) outcome {
 	status := rn.component.GetStatus()
 	res, err := tg.applier.Apply(ctx, owner, objects, status.Inventory, rn.saveInventory)
 	status.Inventory = res.Inventory
+	rn.r.recordActions(rn.component, res.Actions)
 	if err == nil {
 		err = rn.r.watchDependents(ctx, tg, res.Inventory)
 	}

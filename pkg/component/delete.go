@@ -34,6 +34,7 @@ func (rn *run[T]) delete(ctx context.Context) outcome {
 	status := rn.component.GetStatus()
 	res, err := tg.applier.Delete(ctx, owner, status.Inventory)
 	status.Inventory = res.Inventory
+	rn.r.recordActions(rn.component, res.Actions)
 	if err == nil {
 		err = rn.r.watchDependents(ctx, tg, res.Inventory)
 	}

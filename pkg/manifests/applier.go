@@ -84,7 +84,26 @@ type Result struct {
 	Blocked string
 	// Changed is true when the run wrote an object.
 	Changed bool
+	// Actions lists what the run did to objects, in the order it did it.
+	Actions []Action
 }
+
+// Action is one thing a run did to an object.
+type Action struct {
+	Verb   ActionVerb
+	Object ObjectKey
+}
+
+// ActionVerb names what was done.
+type ActionVerb string
+
+// Action verbs.
+const (
+	ActionCreated  ActionVerb = "Created"
+	ActionUpdated  ActionVerb = "Updated"
+	ActionDeleted  ActionVerb = "Deleted"
+	ActionOrphaned ActionVerb = "Orphaned"
+)
 
 // Applier applies rendered objects in waves and deletes them again.
 type Applier struct {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -70,6 +71,15 @@ type applyRun struct {
 	waiting []string
 	blocked []string
 	changed atomic.Bool
+
+	actionsMu sync.Mutex
+	actions   []Action
+}
+
+func (r *applyRun) record(verb ActionVerb, key ObjectKey) {
+	r.actionsMu.Lock()
+	defer r.actionsMu.Unlock()
+	r.actions = append(r.actions, Action{Verb: verb, Object: key})
 }
 
 func newApplyRun(a *Applier, owner Owner, inventory []InventoryItem) *applyRun {
@@ -124,7 +134,7 @@ func (r *applyRun) inventory() []InventoryItem {
 }
 
 func (r *applyRun) result(done bool, wave int16) Result {
-	res := Result{Inventory: r.inventory(), Done: done, Wave: wave, Waiting: r.waiting, Changed: r.changed.Load()}
+	res := Result{Inventory: r.inventory(), Done: done, Wave: wave, Waiting: r.waiting, Changed: r.changed.Load(), Actions: r.actions}
 	if len(r.blocked) > 0 {
 		res.Blocked = strings.Join(r.blocked, "; ")
 	}
@@ -176,9 +186,10 @@ func (r *applyRun) applyWave(ctx context.Context, wave []*desired, all []*desire
 
 func (r *applyRun) applyStage(ctx context.Context, objs []*desired) error {
 	return forEach(ctx, r.a.opts.Concurrency, objs, func(ctx context.Context, d *desired) error {
-		changed, err := r.a.reconcileObject(ctx, r.owner, d, r.items[d.key])
-		if changed {
+		verb, err := r.a.reconcileObject(ctx, r.owner, d, r.items[d.key])
+		if verb != "" {
 			r.markChanged()
+			r.record(verb, d.key)
 		}
 		return err
 	})
@@ -234,6 +245,9 @@ func (r *applyRun) purge(ctx context.Context, purgeBefore int, all []*desired) (
 			return false, fmt.Errorf("purging %s: %w", item, err)
 		}
 		r.markChanged()
+		if gone {
+			r.record(ActionDeleted, item.Key())
+		}
 		if !gone {
 			done = false
 			item.Phase = PhaseDeleting
@@ -248,34 +262,37 @@ func (r *applyRun) purge(ctx context.Context, purgeBefore int, all []*desired) (
 func (r *applyRun) markChanged() { r.changed.Store(true) }
 
 // reconcileObject writes one object if it needs it and records its phase and
-// readiness in item. It reports whether it wrote.
-func (a *Applier) reconcileObject(ctx context.Context, owner Owner, d *desired, item *InventoryItem) (bool, error) {
+// readiness in item. It returns what it did, or "" when it wrote nothing.
+func (a *Applier) reconcileObject(ctx context.Context, owner Owner, d *desired, item *InventoryItem) (ActionVerb, error) {
 	if (item.Phase == PhaseCompleted || beingPurged(d, item)) && item.Digest == d.digest {
-		return false, nil
+		return "", nil
 	}
 	live, err := a.live.get(ctx, d.gvk, d.key)
 	if err != nil {
-		return false, err
+		return "", err
 	}
 	if live != nil {
 		if err := a.checkAdoption(d, live, owner); err != nil {
 			item.Phase, item.Status = PhaseError, err.Error()
-			return false, err
+			return "", err
 		}
 	}
-	wrote := false
+	var verb ActionVerb
 	if a.needsWrite(d, item, live) {
+		verb = ActionUpdated
+		if live == nil {
+			verb = ActionCreated
+		}
 		live, err = a.write(ctx, owner, d, live)
 		if err != nil {
-			return false, fmt.Errorf("applying %s: %w", d.key, err)
+			return "", fmt.Errorf("applying %s: %w", d.key, err)
 		}
-		wrote = true
 		item.Digest = d.digest
 		item.LastAppliedAt = a.opts.Now().Unix()
 		item.Phase = writePhase(item.Phase)
 	}
 	recordReadiness(item, live, d.policies.StatusHint)
-	return wrote, nil
+	return verb, nil
 }
 
 // beingPurged tells whether the object is on its way out at the end of its

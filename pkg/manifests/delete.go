@@ -116,6 +116,7 @@ func (r *applyRun) deleteGroup(ctx context.Context, items []*InventoryItem, mode
 				return false, err
 			}
 			r.drop(item)
+			r.record(ActionOrphaned, item.Key())
 			continue
 		}
 		if mode == onApply && item.ManagedTypes != nil {
@@ -134,6 +135,7 @@ func (r *applyRun) deleteGroup(ctx context.Context, items []*InventoryItem, mode
 		}
 		if gone {
 			r.drop(item)
+			r.record(ActionDeleted, item.Key())
 			continue
 		}
 		r.markChanged()

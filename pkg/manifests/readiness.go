@@ -29,6 +29,9 @@ func computeReadiness(u *unstructured.Unstructured, hint StatusHint) readiness {
 		return readiness{Status: status.UnknownStatus, Message: fmt.Sprintf("computing status: %v", err)}
 	}
 	r := readiness{Status: result.Status, Message: result.Message}
+	if r.failed() {
+		return withFailureMessage(u, r)
+	}
 	if !r.ready() {
 		return r
 	}
@@ -104,4 +107,16 @@ func describeCondition(t string, c condition, found bool) string {
 		text += ": " + c.message
 	}
 	return text
+}
+
+// withFailureMessage replaces kstatus's summary of a failed object with the
+// object's own Failed condition (a Job's reason and message), when it has one.
+func withFailureMessage(u *unstructured.Unstructured, r readiness) readiness {
+	if c, ok := conditionsOf(u)["Failed"]; ok && c.status == "True" && c.message != "" {
+		r.Message = c.message
+		if c.reason != "" {
+			r.Message = c.reason + ": " + c.message
+		}
+	}
+	return r
 }

@@ -1,0 +1,43 @@
+package component
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/wavekit-dev/wavekit/pkg/manifests"
+)
+
+// recordActions emits one event per kind of action a pass took (created,
+// updated, deleted, orphaned), naming the first few objects. A pass that
+// wrote nothing emits nothing.
+func (r *Reconciler[T]) recordActions(component T, actions []manifests.Action) {
+	if r.recorder == nil || len(actions) == 0 {
+		return
+	}
+	byVerb := map[manifests.ActionVerb][]string{}
+	var verbs []manifests.ActionVerb
+	for _, a := range actions {
+		if _, seen := byVerb[a.Verb]; !seen {
+			verbs = append(verbs, a.Verb)
+		}
+		byVerb[a.Verb] = append(byVerb[a.Verb], a.Object.String())
+	}
+	for _, verb := range verbs {
+		r.recorder.Eventf(component, nil, "Normal", string(verb), string(verb), "%s", describeObjects(strings.ToLower(string(verb)), byVerb[verb]))
+	}
+}
+
+func describeObjects(verb string, objects []string) string {
+	const shown = 5
+	noun := "objects"
+	if len(objects) == 1 {
+		noun = "object"
+	}
+	list := objects
+	more := ""
+	if len(list) > shown {
+		list = list[:shown]
+		more = fmt.Sprintf(" and %d more", len(objects)-shown)
+	}
+	return fmt.Sprintf("%s %d %s: %s%s", verb, len(objects), noun, strings.Join(list, ", "), more)
+}
