@@ -28,11 +28,13 @@ code is 0 only if every step behaved as described.`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			live := false
-			if f, ok := cmd.OutOrStdout().(*os.File); ok {
-				live = term.IsTerminal(int(f.Fd()))
+			width := 0
+			if f, ok := cmd.OutOrStdout().(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+				if w, _, err := term.GetSize(int(f.Fd())); err == nil {
+					width = w
+				}
 			}
-			return demo.Run(cmd.Context(), cmd.OutOrStdout(), live)
+			return demo.Run(cmd.Context(), cmd.OutOrStdout(), width)
 		},
 	}
 }

@@ -38,10 +38,11 @@ const (
 )
 
 // Run runs the demo and returns an error when any step did not behave as
-// described. out receives the progress; live says whether it is a terminal.
-func Run(ctx context.Context, out io.Writer, live bool) error {
+// described. out receives the progress; width is the number of columns when
+// out is a terminal (a table redrawn in place), 0 otherwise (plain lines).
+func Run(ctx context.Context, out io.Writer, width int) error {
 	log.SetLogger(logr.Discard()) // the demo shows progress; the operator's log would drown it
-	d := &demo{out: out, progress: newProgress(out, live)}
+	d := &demo{out: out, progress: newProgress(out, width)}
 	d.say("starting a local control plane (kube-apiserver + etcd; the first run builds them, about 7 CPU-minutes)")
 	env, err := startControlPlane()
 	if err != nil {

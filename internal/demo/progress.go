@@ -15,12 +15,23 @@ import (
 type progress struct {
 	out       io.Writer
 	live      bool
+	width     int // terminal columns; lines are cut to fit so redraws stay aligned
 	drawn     int // lines of the last table (terminal)
 	lastLines map[string]string
 }
 
-func newProgress(out io.Writer, live bool) *progress {
-	return &progress{out: out, live: live, lastLines: map[string]string{}}
+// newProgress shows progress on out; width > 0 means out is a terminal of
+// that many columns, redrawn in place.
+func newProgress(out io.Writer, width int) *progress {
+	return &progress{out: out, live: width > 0, width: width, lastLines: map[string]string{}}
+}
+
+func (p *progress) fit(line string) string {
+	runes := []rune(line)
+	if p.width <= 1 || len(runes) < p.width {
+		return line
+	}
+	return string(runes[:p.width-2]) + "…"
 }
 
 // line prints a message that stays.
@@ -42,7 +53,7 @@ func (p *progress) show(c *v1alpha1.Component) {
 	if p.live {
 		p.erase()
 		for _, l := range lines {
-			fmt.Fprintln(p.out, l)
+			fmt.Fprintln(p.out, p.fit(l))
 		}
 		p.drawn = len(lines)
 		return
