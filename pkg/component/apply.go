@@ -65,7 +65,11 @@ func (rn *run[T]) render(ctx context.Context, tg *target) ([]client.Object, erro
 func (rn *run[T]) saveInventory(ctx context.Context, items []manifests.InventoryItem) error {
 	status := rn.component.GetStatus()
 	status.Inventory = items
-	status.setReady(rn.component.GetGeneration(), ReasonProcessing, "creating objects")
+	if rn.component.GetDeletionTimestamp() != nil {
+		status.setReady(rn.component.GetGeneration(), ReasonDeleting, "running delete hooks")
+	} else {
+		status.setReady(rn.component.GetGeneration(), ReasonProcessing, "creating objects")
+	}
 	return rn.writeStatus(ctx)
 }
 

@@ -32,7 +32,7 @@ func (rn *run[T]) delete(ctx context.Context) outcome {
 	}
 	rn.r.registerOwner(owner.ID, rn.id)
 	status := rn.component.GetStatus()
-	res, err := tg.applier.Delete(ctx, owner, status.Inventory)
+	res, err := tg.applier.DeleteWithHooks(ctx, owner, status.Inventory, rn.deleteHooks(ctx, tg), rn.saveInventory)
 	status.Inventory = res.Inventory
 	rn.r.recordActions(rn.component, res.Actions)
 	if err == nil {
@@ -65,4 +65,17 @@ func (rn *run[T]) removeFinalizer(ctx context.Context) outcome {
 	}
 	rn.r.forget(rn.id)
 	return outcome{gone: true}
+}
+
+// deleteHooks renders the component for its delete hooks. A render error must
+// not block deletion forever: it is reported and deletion goes on without hooks.
+func (rn *run[T]) deleteHooks(ctx context.Context, tg *target) []client.Object {
+	objects, err := rn.render(ctx, tg)
+	if err != nil {
+		if rn.r.recorder != nil && rn.r.notes.changed(rn.id, "hooks\x00"+err.Error()) {
+			rn.r.recorder.Eventf(rn.component, nil, "Warning", "DeleteHooksSkipped", "Delete", "delete hooks not run: rendering failed: %v", err)
+		}
+		return nil
+	}
+	return objects
 }

@@ -52,10 +52,19 @@ func (a *Applier) Apply(ctx context.Context, owner Owner, objects []client.Objec
 
 // withoutDeleteHooks leaves out objects that only run on deletion.
 func withoutDeleteHooks(objects []client.Object, prefix string) []client.Object {
+	return filterDeleteHooks(objects, prefix, false)
+}
+
+// onlyDeleteHooks keeps the objects that only run on deletion.
+func onlyDeleteHooks(objects []client.Object, prefix string) []client.Object {
+	return filterDeleteHooks(objects, prefix, true)
+}
+
+func filterDeleteHooks(objects []client.Object, prefix string, hooks bool) []client.Object {
 	key := Key(prefix, AnnotationDeleteHook)
 	out := make([]client.Object, 0, len(objects))
 	for _, obj := range objects {
-		if _, hook := obj.GetAnnotations()[key]; !hook {
+		if _, hook := obj.GetAnnotations()[key]; hook == hooks {
 			out = append(out, obj)
 		}
 	}

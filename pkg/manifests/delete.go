@@ -39,6 +39,15 @@ func (m deletionMode) orphans(p DeletePolicy) bool {
 // foreign instances of the component's managed types exist. One pass, like
 // Apply: call it again until Done.
 func (a *Applier) Delete(ctx context.Context, owner Owner, inventory []InventoryItem) (Result, error) {
+	return a.DeleteWithHooks(ctx, owner, inventory, nil, nil)
+}
+
+// DeleteWithHooks is Delete that also runs the delete hooks among objects
+// (objects annotated <name>/delete-hook; others are ignored): in each delete
+// wave, the wave's hooks are applied and must be ready before the wave's
+// objects are deleted; then they are deleted too, unless their delete policy
+// orphans them. save records hooks in the inventory before they are created.
+func (a *Applier) DeleteWithHooks(ctx context.Context, owner Owner, inventory []InventoryItem, objects []client.Object, save SaveFunc) (Result, error) {
 	types := managedTypesOfItems(inventory, append(slices.Clone(a.opts.AdditionalManagedTypes), owner.AdditionalManagedTypes...))
 	blocking, err := a.foreignInstances(ctx, types, owner)
 	if err != nil {
@@ -48,11 +57,18 @@ func (a *Applier) Delete(ctx context.Context, owner Owner, inventory []Inventory
 		return Result{Inventory: inventory, Blocked: describeBlocking(blocking)}, nil
 	}
 	run := newApplyRun(a, owner, inventory)
+	hooks, err := run.scheduleHooks(ctx, objects, save)
+	if err != nil {
+		return Result{Inventory: inventory}, err
+	}
 	all := make([]*InventoryItem, 0, len(run.order))
 	for _, key := range run.order {
 		all = append(all, run.items[key])
 	}
-	done, err := run.deleteInWaves(ctx, all, onDelete)
+	done, err := run.deleteInWaves(ctx, all, onDelete, hooks)
+	if done {
+		run.dropCompletedHooks()
+	}
 	return run.result(done, 0), err
 }
 
@@ -64,19 +80,20 @@ func (r *applyRun) prune(ctx context.Context, objs []*desired) (bool, error) {
 	}
 	var obsolete []*InventoryItem
 	for _, key := range r.order {
-		if !rendered[key] {
+		if !rendered[key] && r.items[key].DeleteHook == "" {
 			obsolete = append(obsolete, r.items[key])
 		}
 	}
 	if len(obsolete) == 0 {
 		return true, nil
 	}
-	return r.deleteInWaves(ctx, obsolete, onApply)
+	return r.deleteInWaves(ctx, obsolete, onApply, nil)
 }
 
 // deleteInWaves deletes items wave by wave and stage by stage (in reverse
-// stage order), stopping at the first stage that is not gone yet.
-func (r *applyRun) deleteInWaves(ctx context.Context, items []*InventoryItem, mode deletionMode) (bool, error) {
+// stage order), stopping at the first stage that is not gone yet. A wave's
+// delete hooks run before its objects are deleted.
+func (r *applyRun) deleteInWaves(ctx context.Context, items []*InventoryItem, mode deletionMode, hooks map[ObjectKey]*desired) (bool, error) {
 	served := managedTypesOfItems(r.inventory(), nil)
 	sort.SliceStable(items, func(i, j int) bool {
 		if items[i].DeleteOrder != items[j].DeleteOrder {
@@ -85,8 +102,16 @@ func (r *applyRun) deleteInWaves(ctx context.Context, items []*InventoryItem, mo
 		return deletionStage(items[i], served) > deletionStage(items[j], served)
 	})
 	for start := 0; start < len(items); {
+		if items[start].DeleteHook != "" {
+			done, err := r.runHook(ctx, items[start], hooks[items[start].Key()])
+			if err != nil || !done {
+				return false, err
+			}
+			start++
+			continue
+		}
 		end := start
-		for end < len(items) && items[end].DeleteOrder == items[start].DeleteOrder &&
+		for end < len(items) && items[end].DeleteOrder == items[start].DeleteOrder && items[end].DeleteHook == "" &&
 			deletionStage(items[end], served) == deletionStage(items[start], served) {
 			end++
 		}
@@ -100,6 +125,9 @@ func (r *applyRun) deleteInWaves(ctx context.Context, items []*InventoryItem, mo
 }
 
 func deletionStage(item *InventoryItem, served []TypeInfo) stage {
+	if item.DeleteHook != "" {
+		return stageManagedInstances + 1 // a wave's hooks run before its objects go
+	}
 	if matchesAny(served, item.Group, item.Kind) {
 		return stageManagedInstances
 	}

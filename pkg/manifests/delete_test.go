@@ -113,11 +113,34 @@ var _ = Describe("deletion", func() {
 		Expect(getConfigMap(ctx, ns, "cm")).To(BeNil())
 	})
 
-	It("never applies delete hooks", func() {
-		hook := configMap(ns, "pre-delete", nil, "delete-hook", "pre-delete")
-		h.applyUntilDone(ctx, configMap(ns, "cm", nil), hook)
-		Expect(getConfigMap(ctx, ns, "pre-delete")).To(BeNil())
+	It("never applies delete hooks, and runs them in their delete waves on deletion", func() {
+		pre := widget(ns, "pre-delete", "delete-hook", "pre-delete", "delete-order", "-10000", "status-hint", "has-ready-condition")
+		post := configMap(ns, "post-delete", nil, "delete-hook", "post-delete", "delete-order", "10000", "delete-policy", "orphan")
+		objects := []any{configMap(ns, "cm", nil), pre, post}
+		h.applyUntilDone(ctx, objects...)
+		Expect(get(ctx, "test.wavekit.dev/v1", "Widget", ns, "pre-delete")).To(BeNil())
+		Expect(getConfigMap(ctx, ns, "post-delete")).To(BeNil())
 		Expect(itemKeys(h.inventory)).To(Equal([]string{"ConfigMap " + ns + "/cm"}))
+
+		deletePass := func() manifests.Result {
+			res, err := h.applier.DeleteWithHooks(ctx, h.owner, h.inventory, toObjects(objects), h.save)
+			Expect(err).NotTo(HaveOccurred())
+			h.inventory = res.Inventory
+			return res
+		}
+		res := deletePass()
+		Expect(res.Done).To(BeFalse())
+		Expect(res.Waiting).To(ConsistOf(ContainSubstring("Widget " + ns + "/pre-delete: delete hook")))
+		Expect(getConfigMap(ctx, ns, "cm")).NotTo(BeNil(), "objects wait for the pre-delete hook")
+
+		setReady(ctx, pre, true) // plays the hook's controller
+		Eventually(func() bool { return deletePass().Done }).WithTimeout(30 * time.Second).Should(BeTrue())
+		Expect(h.inventory).To(BeEmpty())
+		Expect(getConfigMap(ctx, ns, "cm")).To(BeNil())
+		Expect(get(ctx, "test.wavekit.dev/v1", "Widget", ns, "pre-delete")).To(BeNil(), "the pre-delete hook is deleted once done")
+		kept := getConfigMap(ctx, ns, "post-delete")
+		Expect(kept).NotTo(BeNil(), "the post-delete hook ran and, with delete-policy orphan, stays")
+		Expect(kept.Labels).NotTo(HaveKey("test.wavekit.dev/owner-id"))
 	})
 
 	It("keeps a CRD dropped from the manifests while foreign instances exist", func() {

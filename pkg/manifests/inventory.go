@@ -60,4 +60,7 @@ type InventoryItem struct {
 	Status string `json:"status,omitempty"`
 	// LastAppliedAt is the time of the last write (for reapply-interval).
 	LastAppliedAt int64 `json:"lastAppliedAt,omitempty"`
+	// DeleteHook is set (pre-delete or post-delete) on objects that run only
+	// while the component is deleted.
+	DeleteHook string `json:"deleteHook,omitempty"`
 }

@@ -1,0 +1,112 @@
+package manifests
+
+import (
+	"context"
+	"fmt"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// scheduleHooks validates the delete hooks among objects, adds an inventory
+// item for each new one and saves the inventory before any is created.
+func (r *applyRun) scheduleHooks(ctx context.Context, objects []client.Object, save SaveFunc) (map[ObjectKey]*desired, error) {
+	hookObjects := onlyDeleteHooks(objects, r.a.opts.Name)
+	if len(hookObjects) == 0 {
+		return nil, nil
+	}
+	p := &preparer{
+		prefix: r.a.opts.Name, namespace: r.owner.Namespace, generation: r.owner.Generation,
+		defaults: r.a.defaultsFor(r.owner), scheme: r.a.scheme, mapper: r.a.mapper,
+	}
+	prepared, err := p.prepare(hookObjects)
+	if err != nil {
+		return nil, fmt.Errorf("invalid delete hooks: %w", err)
+	}
+	hooks := make(map[ObjectKey]*desired, len(prepared))
+	added := false
+	for _, d := range prepared {
+		hooks[d.key] = d
+		if _, known := r.items[d.key]; known {
+			continue
+		}
+		event := d.object.GetAnnotations()[Key(r.a.opts.Name, AnnotationDeleteHook)]
+		if event != "pre-delete" && event != "post-delete" {
+			return nil, &AnnotationError{Object: d.key.String(), Key: Key(r.a.opts.Name, AnnotationDeleteHook), Value: event, Allowed: "pre-delete, post-delete"}
+		}
+		item := &InventoryItem{Phase: PhaseScheduled, DeleteHook: event}
+		describe(item, d)
+		r.items[d.key] = item
+		r.order = append(r.order, d.key)
+		added = true
+	}
+	if added && save != nil {
+		if err := save(ctx, r.inventory()); err != nil {
+			return nil, fmt.Errorf("recording delete hooks before creating them: %w", err)
+		}
+	}
+	return hooks, nil
+}
+
+// runHook applies a delete hook, waits until it is ready, then deletes it
+// (or releases it when its delete policy orphans it). It reports whether the
+// hook is done.
+func (r *applyRun) runHook(ctx context.Context, item *InventoryItem, d *desired) (bool, error) {
+	switch {
+	case item.Phase == PhaseCompleted:
+		return true, nil
+	case item.Phase == PhaseDeleting:
+		return r.finishHook(ctx, item)
+	case d == nil:
+		// Recorded earlier but no longer rendered: nothing to run.
+		item.Phase = PhaseCompleted
+		return true, nil
+	}
+	verb, err := r.a.reconcileObject(ctx, r.owner, d, item)
+	if err != nil {
+		return false, fmt.Errorf("running delete hook %s: %w", item, err)
+	}
+	if verb != "" {
+		r.markChanged()
+		r.record(verb, item.Key())
+	}
+	switch item.Phase {
+	case PhaseError:
+		return false, fmt.Errorf("delete hook %s failed: %s", item, item.Status)
+	case PhaseReady:
+		item.Phase = PhaseDeleting
+		return r.finishHook(ctx, item)
+	}
+	r.waiting = append(r.waiting, fmt.Sprintf("%s: delete hook %s", item, waitingReason(item)))
+	return false, nil
+}
+
+func (r *applyRun) finishHook(ctx context.Context, item *InventoryItem) (bool, error) {
+	if onDelete.orphans(item.DeletePolicy) {
+		if err := r.a.release(ctx, item); err != nil {
+			return false, err
+		}
+		item.Phase = PhaseCompleted
+		return true, nil
+	}
+	gone, err := r.a.deleteObject(ctx, item)
+	if err != nil {
+		return false, fmt.Errorf("deleting delete hook %s: %w", item, err)
+	}
+	if !gone {
+		r.markChanged()
+		r.waiting = append(r.waiting, fmt.Sprintf("%s: delete hook being deleted", item))
+		return false, nil
+	}
+	item.Phase = PhaseCompleted
+	r.record(ActionDeleted, item.Key())
+	return true, nil
+}
+
+// dropCompletedHooks empties the inventory of hooks once deletion is done.
+func (r *applyRun) dropCompletedHooks() {
+	for _, key := range append([]ObjectKey(nil), r.order...) {
+		if item := r.items[key]; item.DeleteHook != "" && item.Phase == PhaseCompleted {
+			r.drop(item)
+		}
+	}
+}
