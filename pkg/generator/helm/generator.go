@@ -82,34 +82,50 @@ func (g *Generator) Generate(ctx context.Context, namespace, name string, parame
 }
 
 func (g *Generator) generate(ctx context.Context, namespace, name string, parameters manifests.Parameters) ([]client.Object, error) {
-	rel, err := g.releaseFor(ctx, namespace, name)
+	r, err := g.render(ctx, namespace, name, parameters)
 	if err != nil {
 		return nil, err
+	}
+	return g.collect(r.chart, r.files, r.release)
+}
+
+// rendered is the output of Helm's engine for one render.
+type rendered struct {
+	// chart is the render's copy of the chart, dependencies processed.
+	chart   *chart.Chart
+	files   map[string]string
+	release release
+}
+
+func (g *Generator) render(ctx context.Context, namespace, name string, parameters manifests.Parameters) (rendered, error) {
+	rel, err := g.releaseFor(ctx, namespace, name)
+	if err != nil {
+		return rendered{}, err
 	}
 	values, err := userValues(parameters)
 	if err != nil {
-		return nil, err
+		return rendered{}, err
 	}
 	ch := cloneChart(g.chart)
 	if err := chartutil.ProcessDependenciesWithMerge(ch, values); err != nil {
-		return nil, fmt.Errorf("processing dependencies: %w", err)
+		return rendered{}, fmt.Errorf("processing dependencies: %w", err)
 	}
 	caps, err := g.capabilities(ctx)
 	if err != nil {
-		return nil, err
+		return rendered{}, err
 	}
 	if err := checkKubeVersion(ch, caps); err != nil {
-		return nil, err
+		return rendered{}, err
 	}
 	top, err := renderValues(ch, values, rel, caps)
 	if err != nil {
-		return nil, err
+		return rendered{}, err
 	}
 	files, err := g.engineFor(ctx).Render(ch, top)
 	if err != nil {
-		return nil, err
+		return rendered{}, err
 	}
-	return g.collect(ch, files, rel)
+	return rendered{chart: ch, files: files, release: rel}, nil
 }
 
 func checkKubeVersion(ch *chart.Chart, caps *chartutil.Capabilities) error {
@@ -152,18 +168,39 @@ const notesSuffix = "NOTES.txt"
 
 // collect sorts the rendered files as Helm's install action does and turns
 // them into objects: crds/ first, then the manifests in install order, then
-// the hooks that take part in this render.
+// the hooks that take part in this render. It decodes each document once
+// (sortRendered); for a document outside that fast path it goes the way of
+// Helm's SortManifests (collectWithHelm), with the same result.
 func (g *Generator) collect(ch *chart.Chart, files map[string]string, rel release) ([]client.Object, error) {
-	for name := range files {
-		if strings.HasSuffix(name, notesSuffix) {
-			delete(files, name)
+	dropNotes(files)
+	list, hooks, ok := sortRendered(files)
+	if !ok {
+		return g.collectWithHelm(ch, files, rel)
+	}
+	c := g.collector(rel)
+	if err := c.addCRDs(ch.CRDObjects()); err != nil {
+		return nil, err
+	}
+	for _, d := range list {
+		c.addObjects(d.objects, nil)
+	}
+	for _, d := range hooks {
+		if err := c.addHook(d.hook, d.objects); err != nil {
+			return nil, err
 		}
 	}
+	return c.objects, nil
+}
+
+// collectWithHelm is collect with releaseutil.SortManifests and
+// manifests.DecodeObjects: three YAML parses of every document.
+func (g *Generator) collectWithHelm(ch *chart.Chart, files map[string]string, rel release) ([]client.Object, error) {
+	dropNotes(files)
 	hooks, list, err := releaseutil.SortManifests(files, nil, releaseutil.InstallOrder)
 	if err != nil {
 		return nil, fmt.Errorf("splitting rendered manifests: %w", err)
 	}
-	c := &collector{prefix: rel.prefix, isInstall: rel.options.IsInstall, dropDeleteHooks: g.opts.dropDeleteHooks}
+	c := g.collector(rel)
 	if err := c.addCRDs(ch.CRDObjects()); err != nil {
 		return nil, err
 	}
@@ -174,4 +211,17 @@ func (g *Generator) collect(ch *chart.Chart, files map[string]string, rel releas
 		return nil, err
 	}
 	return c.objects, nil
+}
+
+// dropNotes removes the release notes from the rendered files.
+func dropNotes(files map[string]string) {
+	for name := range files {
+		if strings.HasSuffix(name, notesSuffix) {
+			delete(files, name)
+		}
+	}
+}
+
+func (g *Generator) collector(rel release) *collector {
+	return &collector{prefix: rel.prefix, isInstall: rel.options.IsInstall, dropDeleteHooks: g.opts.dropDeleteHooks}
 }

@@ -34,7 +34,7 @@ const (
 
 // AnnotationDeleteHook is manifests.AnnotationDeleteHook: it marks a
 // pre-delete or post-delete hook, which the applier never applies while the
-// component lives (running delete hooks on deletion is not implemented yet).
+// component lives and runs in its delete wave when the component is deleted.
 const AnnotationDeleteHook = manifests.AnnotationDeleteHook
 
 // Helm's resource policy annotation and the value that keeps an object.

@@ -61,16 +61,31 @@ func (c *collector) addHooks(hooks []*helmrelease.Hook) error {
 	return nil
 }
 
+// addHook adds the objects of one decoded hook document, translated, if the
+// hook takes part in this render.
+func (c *collector) addHook(h *helmrelease.Hook, objects []*unstructured.Unstructured) error {
+	annotations, keep, err := hookAnnotations(h, c.isInstall, c.dropDeleteHooks)
+	if err != nil || !keep {
+		return err
+	}
+	c.addObjects(objects, annotations)
+	return nil
+}
+
 func (c *collector) add(source, content string, annotations map[string]string) error {
 	objects, err := manifests.DecodeObjects(source, []byte(content))
 	if err != nil {
 		return fmt.Errorf("decoding rendered manifest: %w", err)
 	}
+	c.addObjects(objects, annotations)
+	return nil
+}
+
+func (c *collector) addObjects(objects []*unstructured.Unstructured, annotations map[string]string) {
 	for _, obj := range objects {
 		c.annotate(obj, annotations)
 		c.objects = append(c.objects, obj)
 	}
-	return nil
 }
 
 // annotate adds the wavekit annotations (key suffixes in values) that the
