@@ -6,7 +6,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -28,18 +27,13 @@ import (
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
-var (
-	benchOnce sync.Once
-	benchEnv  *testenv.Env
-)
+// benchEnv is the control plane of the benchmarks (the Ginkgo suite has its own).
+var benchEnv = &testenv.Once{Options: testenv.Options{Scheme: benchScheme()}}
 
-// TestMain stops the control plane that benchmarks start (the Ginkgo suite
-// manages its own).
+// TestMain stops the control plane that benchmarks start.
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if benchEnv != nil {
-		_ = benchEnv.Stop()
-	}
+	_ = benchEnv.Stop()
 	os.Exit(code)
 }
 
@@ -57,7 +51,7 @@ func BenchmarkComponents(b *testing.B) {
 }
 
 func benchmarkComponents(b *testing.B, k, objects int) {
-	e := startBenchEnv(b)
+	e := benchEnv.Get(b)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	ns := fmt.Sprintf("bench-%d", time.Now().UnixNano())
@@ -82,8 +76,8 @@ func benchmarkComponents(b *testing.B, k, objects int) {
 }
 
 func startBenchOperator(b *testing.B, ctx context.Context, counter *apicount.Counter, ns string, objects int) {
-	mgr, err := ctrl.NewManager(counter.Wrap(benchEnv.Config), ctrl.Options{
-		Scheme: benchEnv.Scheme, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
+	mgr, err := ctrl.NewManager(counter.Wrap(benchEnv.Get(b).Config), ctrl.Options{
+		Scheme: benchEnv.Get(b).Scheme, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
 		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
 	})
 	if err != nil {
@@ -130,24 +124,11 @@ func waitAllReady(b *testing.B, ctx context.Context, c client.Client, ns string,
 	b.Fatal("components did not become ready")
 }
 
-func startBenchEnv(b *testing.B) *testenv.Env {
-	benchOnce.Do(func() {
-		s := runtime.NewScheme()
-		if err := clientgoscheme.AddToScheme(s); err != nil {
-			b.Fatal(err)
-		}
-		if err := v1alpha1.AddToScheme(s); err != nil {
-			b.Fatal(err)
-		}
-		var err error
-		if benchEnv, err = testenv.Start(testenv.Options{Scheme: s}); err != nil {
-			b.Fatalf("starting control plane: %v", err)
-		}
-	})
-	if benchEnv == nil {
-		b.Fatal("control plane did not start")
-	}
-	return benchEnv
+func benchScheme() *runtime.Scheme {
+	s := runtime.NewScheme()
+	_ = clientgoscheme.AddToScheme(s)
+	_ = v1alpha1.AddToScheme(s)
+	return s
 }
 
 // peakRSSMiB reads VmHWM, the peak resident set size of this process.

@@ -20,10 +20,7 @@ var _ = Describe("applying in waves", func() {
 		ns  string
 	)
 	BeforeEach(func() {
-		ctx = context.Background()
-		ns = newNamespace(ctx)
-		h = newHarness(ctx, "waves-"+ns, optionsDefault())
-		h.owner.Namespace = ns
+		ctx, ns, h = newSpec("waves")
 	})
 
 	It("starts a wave only when every object of the previous one is ready", func() {

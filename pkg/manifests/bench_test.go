@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,32 +16,14 @@ import (
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
-var (
-	benchOnce sync.Once
-	benchEnv  *testenv.Env
-)
+// benchEnv is the control plane of the benchmarks (the Ginkgo suite has its own).
+var benchEnv = &testenv.Once{}
 
-// TestMain stops the control plane that benchmarks start (the Ginkgo suite
-// manages its own).
+// TestMain stops the control plane that benchmarks start.
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if benchEnv != nil {
-		_ = benchEnv.Stop()
-	}
+	_ = benchEnv.Stop()
 	os.Exit(code)
-}
-
-func startBenchEnv(b *testing.B) *testenv.Env {
-	benchOnce.Do(func() {
-		var err error
-		if benchEnv, err = testenv.Start(testenv.Options{}); err != nil {
-			b.Fatalf("starting control plane: %v", err)
-		}
-	})
-	if benchEnv == nil {
-		b.Fatal("control plane did not start")
-	}
-	return benchEnv
 }
 
 // BenchmarkApplier applies N ConfigMaps in W waves, runs a pass that finds
@@ -59,7 +40,7 @@ func BenchmarkApplier(b *testing.B) {
 }
 
 func benchmarkApplier(b *testing.B, n, waves int) {
-	e := startBenchEnv(b)
+	e := benchEnv.Get(b)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	for i := 0; i < b.N; i++ {

@@ -17,10 +17,7 @@ var _ = Describe("deletion", func() {
 		ns  string
 	)
 	BeforeEach(func() {
-		ctx = context.Background()
-		ns = newNamespace(ctx)
-		h = newHarness(ctx, "deletion-"+ns, optionsDefault())
-		h.owner.Namespace = ns
+		ctx, ns, h = newSpec("deletion")
 	})
 
 	It("prunes objects that left the manifests, honouring orphan policies", func() {

@@ -21,10 +21,7 @@ var _ = Describe("policies", func() {
 		ns  string
 	)
 	BeforeEach(func() {
-		ctx = context.Background()
-		ns = newNamespace(ctx)
-		h = newHarness(ctx, "policies-"+ns, optionsDefault())
-		h.owner.Namespace = ns
+		ctx, ns, h = newSpec("policies")
 	})
 
 	Describe("reconcile policy", func() {

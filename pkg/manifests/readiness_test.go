@@ -19,10 +19,7 @@ var _ = Describe("readiness", func() {
 		ns  string
 	)
 	BeforeEach(func() {
-		ctx = context.Background()
-		ns = newNamespace(ctx)
-		h = newHarness(ctx, "readiness-"+ns, optionsDefault())
-		h.owner.Namespace = ns
+		ctx, ns, h = newSpec("readiness")
 	})
 
 	It("fails the run with the Job's message when a Job failed", func() {

@@ -123,3 +123,13 @@ func (h *harness) waitForCache(ctx context.Context) {
 		}).Should(Equal(live.GetResourceVersion()), item.String())
 	}
 }
+
+// newSpec gives a spec a context, a namespace of its own and a harness whose
+// owner is named after the namespace and puts objects there.
+func newSpec(name string) (context.Context, string, *harness) {
+	ctx := context.Background()
+	ns := newNamespace(ctx)
+	h := newHarness(ctx, name+"-"+ns, optionsDefault())
+	h.owner.Namespace = ns
+	return ctx, ns, h
+}

@@ -21,10 +21,7 @@ var _ = Describe("validation before any write", func() {
 		ns  string
 	)
 	BeforeEach(func() {
-		ctx = context.Background()
-		ns = newNamespace(ctx)
-		h = newHarness(ctx, "validation-"+ns, optionsDefault())
-		h.owner.Namespace = ns
+		ctx, ns, h = newSpec("validation")
 		h.counter.Reset()
 	})
 
