@@ -116,6 +116,7 @@ The cluster is found as kubectl finds it: --kubeconfig, $KUBECONFIG,
 		newStatusCommand(g),
 		newListCommand(g),
 		newDemoCommand(),
+		newScaffoldCommand(g),
 	)
 	return root
 }
