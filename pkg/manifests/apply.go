@@ -249,7 +249,7 @@ func (r *applyRun) purge(ctx context.Context, purgeBefore int, all []*desired) (
 	}
 	done := true
 	for _, item := range purged {
-		gone, err := r.a.deleteObject(ctx, item)
+		gone, err := r.a.deleteObject(ctx, r.owner, item)
 		if err != nil {
 			return false, fmt.Errorf("purging %s: %w", item, err)
 		}

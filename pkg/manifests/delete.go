@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -140,7 +141,7 @@ func (r *applyRun) deleteGroup(ctx context.Context, items []*InventoryItem, mode
 	done := true
 	for _, item := range items {
 		if mode.orphans(item.DeletePolicy) {
-			if err := r.a.release(ctx, item); err != nil {
+			if err := r.a.release(ctx, r.owner, item); err != nil {
 				return false, err
 			}
 			r.drop(item)
@@ -157,7 +158,7 @@ func (r *applyRun) deleteGroup(ctx context.Context, items []*InventoryItem, mode
 				continue
 			}
 		}
-		gone, err := r.a.deleteObject(ctx, item)
+		gone, err := r.a.deleteObject(ctx, r.owner, item)
 		if err != nil {
 			return false, fmt.Errorf("deleting %s: %w", item, err)
 		}
@@ -182,14 +183,19 @@ func (r *applyRun) drop(item *InventoryItem) {
 }
 
 // deleteObject deletes the object of item unless it is already being
-// deleted, and reports whether it is gone.
-func (a *Applier) deleteObject(ctx context.Context, item *InventoryItem) (bool, error) {
+// deleted, and reports whether it is gone. An object that carries another
+// owner's label (or none) is not this owner's to delete: for this owner it
+// is gone.
+func (a *Applier) deleteObject(ctx context.Context, owner Owner, item *InventoryItem) (bool, error) {
 	key := item.Key()
 	live, err := a.live.get(ctx, item.GroupVersionKind(), key)
+	if meta.IsNoMatchError(err) {
+		return true, nil // its type is no longer served, so it cannot exist
+	}
 	if err != nil {
 		return false, err
 	}
-	if live == nil {
+	if live == nil || live.GetLabels()[a.OwnerLabel()] != owner.ID {
 		a.drift.forget(key)
 		return true, nil
 	}
@@ -204,8 +210,16 @@ func (a *Applier) deleteObject(ctx context.Context, item *InventoryItem) (bool, 
 }
 
 // release removes the owner label and annotation from an orphaned object so
-// that another owner may adopt it.
-func (a *Applier) release(ctx context.Context, item *InventoryItem) error {
+// that another owner may adopt it; an object this owner does not hold is
+// left as it is.
+func (a *Applier) release(ctx context.Context, owner Owner, item *InventoryItem) error {
+	live, err := a.live.get(ctx, item.GroupVersionKind(), item.Key())
+	if err != nil {
+		return err
+	}
+	if live == nil || live.GetLabels()[a.OwnerLabel()] != owner.ID {
+		return nil
+	}
 	obj := &unstructured.Unstructured{}
 	obj.SetGroupVersionKind(item.GroupVersionKind())
 	obj.SetNamespace(item.Namespace)

@@ -140,6 +140,23 @@ var _ = Describe("deletion", func() {
 		Expect(kept.Labels).NotTo(HaveKey("test.wavekit.dev/owner-id"))
 	})
 
+	It("never deletes or releases an object of another owner that it failed to adopt", func() {
+		other := newHarness(ctx, "first-"+ns, optionsDefault())
+		other.owner.Namespace = ns
+		other.applyUntilDone(ctx, configMap(ns, "shared", map[string]string{"v": "first"}))
+		before := getConfigMap(ctx, ns, "shared")
+
+		_, err := h.apply(ctx, configMap(ns, "shared", map[string]string{"v": "second"}))
+		Expect(err).To(MatchError(ContainSubstring("already exists and is managed by Component default/first-" + ns)))
+		Expect(itemKeys(h.inventory)).To(ContainElement("ConfigMap "+ns+"/shared"), "recorded before the refused create")
+
+		h.deleteUntilDone(ctx)
+		after := getConfigMap(ctx, ns, "shared")
+		Expect(after).NotTo(BeNil())
+		Expect(after.ResourceVersion).To(Equal(before.ResourceVersion))
+		Expect(after.Labels).To(HaveKeyWithValue("test.wavekit.dev/owner-id", other.owner.ID))
+	})
+
 	It("keeps a CRD dropped from the manifests while foreign instances exist", func() {
 		group := ns + ".dropped.wavekit.dev"
 		h.applyUntilDone(ctx, gadgetCRD(group), configMap(ns, "cm", nil))

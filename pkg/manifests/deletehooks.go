@@ -82,13 +82,13 @@ func (r *applyRun) runHook(ctx context.Context, item *InventoryItem, d *desired)
 
 func (r *applyRun) finishHook(ctx context.Context, item *InventoryItem) (bool, error) {
 	if onDelete.orphans(item.DeletePolicy) {
-		if err := r.a.release(ctx, item); err != nil {
+		if err := r.a.release(ctx, r.owner, item); err != nil {
 			return false, err
 		}
 		item.Phase = PhaseCompleted
 		return true, nil
 	}
-	gone, err := r.a.deleteObject(ctx, item)
+	gone, err := r.a.deleteObject(ctx, r.owner, item)
 	if err != nil {
 		return false, fmt.Errorf("deleting delete hook %s: %w", item, err)
 	}
