@@ -35,6 +35,9 @@ func (rn *run[T]) apply(ctx context.Context) outcome {
 		return rn.fail(fmt.Errorf("rendering: %w", err))
 	}
 	status := rn.component.GetStatus()
+	if err := rn.r.watchDependents(ctx, tg, status.Inventory); err != nil {
+		return rn.fail(err)
+	}
 	res, err := tg.applier.Apply(ctx, owner, objects, status.Inventory, rn.saveInventory)
 	status.Inventory = res.Inventory
 	rn.r.recordActions(rn.component, res.Actions)

@@ -32,6 +32,9 @@ func (rn *run[T]) delete(ctx context.Context) outcome {
 	}
 	rn.r.registerOwner(owner.ID, rn.id)
 	status := rn.component.GetStatus()
+	if err := rn.r.watchDependents(ctx, tg, status.Inventory); err != nil {
+		return rn.fail(err)
+	}
 	res, err := tg.applier.DeleteWithHooks(ctx, owner, status.Inventory, rn.deleteHooks(ctx, tg), rn.saveInventory)
 	status.Inventory = res.Inventory
 	rn.r.recordActions(rn.component, res.Actions)
@@ -45,7 +48,8 @@ func (rn *run[T]) delete(ctx context.Context) outcome {
 		// Foreign instances send no events to this reconciler: look again later.
 		return outcome{reason: ReasonDeletionBlocked, message: "deletion blocked: " + res.Blocked, requeue: rn.r.retryInterval(rn.component)}
 	case !res.Done:
-		return outcome{reason: ReasonDeleting, message: describeWaiting("waiting for objects to be deleted", res.Waiting)}
+		// Deletions arrive as events; the requeue is only a backstop.
+		return outcome{reason: ReasonDeleting, message: describeWaiting("waiting for objects to be deleted", res.Waiting), requeue: rn.r.retryInterval(rn.component)}
 	}
 	if err := rn.r.runHooks(ctx, rn.r.postDelete, rn.component); err != nil {
 		return rn.fail(fmt.Errorf("post-delete hook: %w", err))

@@ -2,6 +2,7 @@ package component
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
@@ -23,6 +24,7 @@ func (r *Reconciler[T]) recordActions(component T, actions []manifests.Action) {
 		byVerb[a.Verb] = append(byVerb[a.Verb], a.Object.String())
 	}
 	for _, verb := range verbs {
+		sort.Strings(byVerb[verb]) // concurrent writes finish in any order
 		r.recorder.Eventf(component, nil, "Normal", string(verb), string(verb), "%s", describeObjects(strings.ToLower(string(verb)), byVerb[verb]))
 	}
 }

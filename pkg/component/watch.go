@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
@@ -24,7 +25,10 @@ func (r *Reconciler[T]) registerOwner(ownerID string, id types.NamespacedName) {
 
 // watchDependents makes sure every kind in the inventory has an event handler
 // on the target's label-filtered informers. Informers are shared with the
-// applier's reads, so watching costs no extra requests.
+// applier's reads, so watching costs no extra requests. It runs before each
+// pass for the kinds already known (a handler added later would miss
+// deletions that happen meanwhile: they are not replayed) and after it for
+// new ones.
 func (r *Reconciler[T]) watchDependents(ctx context.Context, tg *target, inventory []manifests.InventoryItem) error {
 	for _, item := range inventory {
 		gvk := item.GroupVersionKind()
@@ -34,6 +38,9 @@ func (r *Reconciler[T]) watchDependents(ctx context.Context, tg *target, invento
 		obj := &unstructured.Unstructured{}
 		obj.SetGroupVersionKind(gvk)
 		informer, err := tg.Cache.GetInformer(ctx, obj, cache.BlockUntilSynced(false))
+		if meta.IsNoMatchError(err) {
+			continue // no longer served (its CRD is gone): nothing to watch
+		}
 		if err != nil {
 			return fmt.Errorf("watching %s: %w", gvk, err)
 		}
