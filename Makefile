@@ -99,3 +99,15 @@ docker-build: ## Print the command that builds the operator image IMG (no Docker
 .PHONY: chart-lint
 chart-lint: ## Lint the operator's Helm chart (config/chart) with the helm CLI from go.mod.
 	$(GO) tool helm lint --strict config/chart
+
+##@ Fuzzing
+
+FUZZTIME    ?= 10m
+FUZZ_TARGETS := FuzzDecodeObjects FuzzParsePolicies FuzzMergeValues FuzzDigestStable
+
+.PHONY: fuzz
+fuzz: ## Run every fuzz target of pkg/manifests for FUZZTIME each (default 10m); crashes land in testdata/fuzz.
+	@for target in $(FUZZ_TARGETS); do \
+	  echo "== $$target ($(FUZZTIME))"; \
+	  $(GO) test -run='^$$' -fuzz="^$$target$$" -fuzztime=$(FUZZTIME) ./pkg/manifests; \
+	done

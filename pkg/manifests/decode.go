@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
@@ -13,8 +14,9 @@ import (
 )
 
 // DecodeObjects splits a multi-document YAML (or JSON) stream into objects.
-// Empty documents and documents that hold only comments are skipped; a `kind:
-// List` is flattened into its items. source names the input in errors (a file
+// Empty documents and documents that hold only comments are skipped; a list
+// (`kind: List` or any other kind ending in List, with items) is flattened
+// into its items. Any other object keeps a top-level items field as it is. source names the input in errors (a file
 // name, a template name).
 func DecodeObjects(source string, data []byte) ([]*unstructured.Unstructured, error) {
 	reader := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
@@ -53,7 +55,7 @@ func decodeDocument(raw []byte) ([]*unstructured.Unstructured, error) {
 	if err := obj.UnmarshalJSON(data); err != nil {
 		return nil, fmt.Errorf("not a Kubernetes object: %w", err)
 	}
-	if !obj.IsList() {
+	if !obj.IsList() || !strings.HasSuffix(obj.GetKind(), "List") {
 		return []*unstructured.Unstructured{obj}, nil
 	}
 	list, err := obj.ToList()

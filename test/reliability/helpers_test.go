@@ -1,0 +1,132 @@
+package reliability_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/wavekit-dev/wavekit/api/v1alpha1"
+	"github.com/wavekit-dev/wavekit/pkg/manifests"
+)
+
+// ownedKinds are the kinds the suite's components render; owned lists them.
+var ownedKinds = []schema.GroupVersionKind{
+	{Version: "v1", Kind: "ConfigMap"},
+	{Version: "v1", Kind: "Secret"},
+	{Version: "v1", Kind: "Service"},
+	{Version: "v1", Kind: "Namespace"},
+	{Group: "test.wavekit.dev", Version: "v1", Kind: "Widget"},
+	{Group: "apiextensions.k8s.io", Version: "v1", Kind: "CustomResourceDefinition"},
+}
+
+// owned returns every object in the cluster that carries the owner label of
+// the operator named prefix, by key, with its resourceVersion.
+func owned(ctx context.Context, prefix string) map[manifests.ObjectKey]string {
+	GinkgoHelper()
+	out := map[manifests.ObjectKey]string{}
+	for _, gvk := range ownedKinds {
+		list := &unstructured.UnstructuredList{}
+		list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
+		Expect(env.Client.List(ctx, list, client.HasLabels{manifests.Key(prefix, manifests.LabelOwnerID)})).To(Succeed())
+		for _, item := range list.Items {
+			key := manifests.ObjectKey{Group: gvk.Group, Kind: gvk.Kind, Namespace: item.GetNamespace(), Name: item.GetName()}
+			out[key] = item.GetResourceVersion()
+		}
+	}
+	return out
+}
+
+func newNamespace(ctx context.Context, name string) {
+	GinkgoHelper()
+	Expect(env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}})).To(Succeed())
+}
+
+func newComponent(ns, name, source string, values map[string]any) *v1alpha1.Component {
+	c := &v1alpha1.Component{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Spec: v1alpha1.ComponentSpec{Source: source}}
+	setValues(c, values)
+	return c
+}
+
+func setValues(c *v1alpha1.Component, values map[string]any) {
+	GinkgoHelper()
+	raw, err := json.Marshal(values)
+	Expect(err).NotTo(HaveOccurred())
+	c.Spec.Values = &apiextensionsv1.JSON{Raw: raw}
+}
+
+// changeValues replaces the values of a component, retrying on conflicts.
+func changeValues(ctx context.Context, c *v1alpha1.Component, values map[string]any) {
+	GinkgoHelper()
+	eventually(func() error {
+		got := getComponent(ctx, c)
+		if got == nil {
+			return fmt.Errorf("%s is gone", c.Name)
+		}
+		setValues(got, values)
+		return env.Client.Update(ctx, got)
+	}).Should(Succeed())
+}
+
+func getComponent(ctx context.Context, c *v1alpha1.Component) *v1alpha1.Component {
+	GinkgoHelper()
+	var got v1alpha1.Component
+	err := env.Client.Get(ctx, client.ObjectKeyFromObject(c), &got)
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	Expect(err).NotTo(HaveOccurred())
+	return &got
+}
+
+// readyCondition returns "Status/Reason: message" of the Ready condition,
+// "gone" or "none".
+func readyCondition(ctx context.Context, c *v1alpha1.Component) string {
+	GinkgoHelper()
+	got := getComponent(ctx, c)
+	if got == nil {
+		return "gone"
+	}
+	cond := got.Status.ReadyCondition()
+	if cond == nil {
+		return "none"
+	}
+	return fmt.Sprintf("%s/%s: %s", cond.Status, cond.Reason, cond.Message)
+}
+
+// inventoryKeys returns the keys of the component's status.inventory.
+func inventoryKeys(ctx context.Context, c *v1alpha1.Component) map[manifests.ObjectKey]bool {
+	GinkgoHelper()
+	out := map[manifests.ObjectKey]bool{}
+	if got := getComponent(ctx, c); got != nil {
+		for i := range got.Status.Inventory {
+			out[got.Status.Inventory[i].Key()] = true
+		}
+	}
+	return out
+}
+
+func getConfigMap(ctx context.Context, ns, name string) *corev1.ConfigMap {
+	GinkgoHelper()
+	var cm corev1.ConfigMap
+	Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &cm)).To(Succeed())
+	return &cm
+}
+
+func eventually(f any) AsyncAssertion {
+	return Eventually(f).WithTimeout(60 * time.Second).WithPolling(50 * time.Millisecond)
+}
+
+func componentOwnerID(ns, name string) string {
+	return manifests.OwnerID(v1alpha1.GroupVersion.Group, "Component", ns, name)
+}
