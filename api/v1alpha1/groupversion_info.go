@@ -6,8 +6,9 @@
 package v1alpha1
 
 import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"sigs.k8s.io/controller-runtime/pkg/scheme"
 )
 
 // GroupVersion is the group and version of the reference operator's API.
@@ -15,7 +16,13 @@ var GroupVersion = schema.GroupVersion{Group: "wavekit.dev", Version: "v1alpha1"
 
 var (
 	// SchemeBuilder registers the types of this package.
-	SchemeBuilder = &scheme.Builder{GroupVersion: GroupVersion}
+	SchemeBuilder = runtime.NewSchemeBuilder(addKnownTypes)
 	// AddToScheme adds the types of this package to a scheme.
 	AddToScheme = SchemeBuilder.AddToScheme
 )
+
+func addKnownTypes(scheme *runtime.Scheme) error {
+	scheme.AddKnownTypes(GroupVersion, &Component{}, &ComponentList{})
+	metav1.AddToGroupVersion(scheme, GroupVersion)
+	return nil
+}

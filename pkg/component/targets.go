@@ -40,12 +40,11 @@ type targetKey struct {
 // targets keeps one target per key, shared by the components that use it,
 // and stops a target when its last component releases it.
 type targets struct {
-	name    string
-	local   *rest.Config
-	scheme  *runtime.Scheme
-	reader  client.Reader // reads kubeconfig Secrets
-	opts    ReconcilerOptions
-	onEvent func(t *target, obj client.Object)
+	name   string
+	local  *rest.Config
+	scheme *runtime.Scheme
+	reader client.Reader // reads kubeconfig Secrets
+	opts   ReconcilerOptions
 
 	mu          sync.Mutex
 	byKey       map[targetKey]*target

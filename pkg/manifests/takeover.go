@@ -78,7 +78,7 @@ func (a *Applier) mergeIntoOwnEntry(entries []metav1.ManagedFieldsEntry, taken *
 
 func decodeFieldSet(fields *metav1.FieldsV1) (*fieldpath.Set, error) {
 	set := &fieldpath.Set{}
-	if err := set.FromJSON(bytes.NewReader(fields.Raw)); err != nil {
+	if err := set.FromJSON(bytes.NewReader(fields.GetRawBytes())); err != nil {
 		return nil, err
 	}
 	return set, nil
@@ -89,5 +89,5 @@ func encodeFieldSet(set *fieldpath.Set) (*metav1.FieldsV1, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encoding managed fields: %w", err)
 	}
-	return &metav1.FieldsV1{Raw: data}, nil
+	return metav1.NewFieldsV1(string(data)), nil
 }
