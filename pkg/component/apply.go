@@ -18,15 +18,10 @@ func (rn *run[T]) apply(ctx context.Context) outcome {
 	if sc, ok := optional[SuspensionConfiguration](rn.component); ok && sc.IsSuspended() {
 		return outcome{reason: ReasonSuspended, message: "reconciliation is suspended; objects are left as they are"}
 	}
-	tg, err := rn.r.targets.forComponent(ctx, rn.component)
-	if err != nil {
-		return rn.fail(fmt.Errorf("connecting to the target cluster: %w", err))
-	}
-	owner, err := rn.owner()
+	tg, owner, err := rn.connect(ctx)
 	if err != nil {
 		return rn.fail(err)
 	}
-	rn.r.registerOwner(owner.ID, rn.id)
 	if err := rn.r.runHooks(ctx, rn.r.preReconcile, rn.component); err != nil {
 		return rn.fail(fmt.Errorf("pre-reconcile hook: %w", err))
 	}
@@ -35,9 +30,6 @@ func (rn *run[T]) apply(ctx context.Context) outcome {
 		return rn.fail(fmt.Errorf("rendering: %w", err))
 	}
 	status := rn.component.GetStatus()
-	if err := rn.r.watchDependents(ctx, tg, status.Inventory); err != nil {
-		return rn.fail(err)
-	}
 	res, err := tg.applier.Apply(ctx, owner, objects, status.Inventory, rn.saveInventory)
 	status.Inventory = res.Inventory
 	rn.r.recordActions(rn.component, res.Actions)
@@ -106,4 +98,24 @@ func (rn *run[T]) waiting(message string) outcome {
 		return outcome{reason: ReasonTimeout, message: fmt.Sprintf("not ready after %s: %s", timeout, message), requeue: rn.r.retryInterval(rn.component)}
 	}
 	return outcome{reason: ReasonProcessing, message: message, requeue: left}
+}
+
+// connect returns the component's target and its owner identity for the
+// applier, registers the owner for events, and watches the kinds the
+// inventory already holds before the pass starts (a handler added later would
+// miss deletions made meanwhile).
+func (rn *run[T]) connect(ctx context.Context) (*target, manifests.Owner, error) {
+	tg, err := rn.r.targets.forComponent(ctx, rn.component)
+	if err != nil {
+		return nil, manifests.Owner{}, fmt.Errorf("connecting to the target cluster: %w", err)
+	}
+	owner, err := rn.owner()
+	if err != nil {
+		return nil, manifests.Owner{}, err
+	}
+	rn.r.registerOwner(owner.ID, rn.id)
+	if err := rn.r.watchDependents(ctx, tg, rn.component.GetStatus().Inventory); err != nil {
+		return nil, manifests.Owner{}, err
+	}
+	return tg, owner, nil
 }

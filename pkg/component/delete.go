@@ -22,19 +22,11 @@ func (rn *run[T]) delete(ctx context.Context) outcome {
 			return rn.fail(fmt.Errorf("pre-delete hook: %w", err))
 		}
 	}
-	tg, err := rn.r.targets.forComponent(ctx, rn.component)
-	if err != nil {
-		return rn.fail(fmt.Errorf("connecting to the target cluster: %w", err))
-	}
-	owner, err := rn.owner()
+	tg, owner, err := rn.connect(ctx)
 	if err != nil {
 		return rn.fail(err)
 	}
-	rn.r.registerOwner(owner.ID, rn.id)
 	status := rn.component.GetStatus()
-	if err := rn.r.watchDependents(ctx, tg, status.Inventory); err != nil {
-		return rn.fail(err)
-	}
 	res, err := tg.applier.DeleteWithHooks(ctx, owner, status.Inventory, rn.deleteHooks(ctx, tg), rn.saveInventory)
 	status.Inventory = res.Inventory
 	rn.r.recordActions(rn.component, res.Actions)
