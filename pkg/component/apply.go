@@ -47,7 +47,7 @@ func (rn *run[T]) apply(ctx context.Context) outcome {
 func (rn *run[T]) render(ctx context.Context, tg *target) ([]client.Object, error) {
 	namespace, name := rn.placement()
 	status := rn.component.GetStatus()
-	ctx = manifests.WithClient(ctx, tg.Cache)
+	ctx = manifests.WithClient(ctx, tg.RenderReader)
 	ctx = manifests.WithDiscovery(ctx, tg.Discovery)
 	ctx = manifests.WithComponentInfo(ctx, manifests.ComponentInfo{
 		Object: rn.component, OperatorName: rn.r.name,

@@ -85,7 +85,7 @@ type valuesGenerator struct {
 	calls int
 }
 
-func (g *valuesGenerator) Generate(_ context.Context, namespace, _ string, p manifests.Parameters) ([]client.Object, error) {
+func (g *valuesGenerator) Generate(ctx context.Context, namespace, _ string, p manifests.Parameters) ([]client.Object, error) {
 	g.mu.Lock()
 	g.calls++
 	g.mu.Unlock()
@@ -121,6 +121,13 @@ func (g *valuesGenerator) Generate(_ context.Context, namespace, _ string, p man
 		u.SetName(fmt.Sprint(w))
 		u.SetAnnotations(map[string]string{operator + "/status-hint": "has-ready-condition"})
 		objects = append(objects, u)
+	}
+	if source, ok := values["copyFrom"].(string); ok {
+		copied, err := copyConfigMap(ctx, namespace, source)
+		if err != nil {
+			return nil, err
+		}
+		objects = append(objects, copied)
 	}
 	if crd, ok := values["crdGroup"].(string); ok {
 		objects = append(objects, gadgetCRD(crd))
@@ -214,4 +221,22 @@ func setWidgetReady(ctx context.Context, ns, name string) {
 
 func objectMeta(ns, name string) metav1.ObjectMeta {
 	return metav1.ObjectMeta{Namespace: ns, Name: name}
+}
+
+// copyConfigMap reads a ConfigMap through the render context's reader and
+// renders a copy of its data named "copy".
+func copyConfigMap(ctx context.Context, namespace, name string) (client.Object, error) {
+	reader, ok := manifests.ClientFrom(ctx)
+	if !ok {
+		return nil, fmt.Errorf("no reader in the render context")
+	}
+	var source corev1.ConfigMap
+	if err := reader.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, &source); err != nil {
+		return nil, fmt.Errorf("looking up ConfigMap %s/%s: %w", namespace, name, err)
+	}
+	return &corev1.ConfigMap{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
+		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: "copy"},
+		Data:       source.Data,
+	}, nil
 }

@@ -132,6 +132,15 @@ var _ = Describe("the component reconciler", func() {
 		Eventually(count).Should(BeNumerically(">", before))
 	})
 
+	It("lets the generator look up objects it did not create", func() {
+		startOperator(ctx, ns, component.ReconcilerOptions{})
+		Expect(env.Client.Create(ctx, &corev1.ConfigMap{ObjectMeta: objectMeta(ns, "users-settings"), Data: map[string]string{"colour": "green"}})).To(Succeed())
+		c := newComponent(ns, "lookup", map[string]any{"copyFrom": "users-settings"})
+		Expect(env.Client.Create(ctx, c)).To(Succeed())
+		eventually(func() string { return readyCondition(ctx, c) }).Should(HavePrefix("True/Ready"))
+		Expect(getConfigMap(ctx, ns, "copy").Data).To(HaveKeyWithValue("colour", "green"))
+	})
+
 	It("puts back an applied object that was edited or deleted out of band", func() {
 		startOperator(ctx, ns, component.ReconcilerOptions{})
 		c := newComponent(ns, "drift", map[string]any{"configMaps": map[string]any{"a": map[string]any{"data": map[string]any{"k": "v"}}}})

@@ -3,9 +3,12 @@ package manifests
 import (
 	"context"
 	"fmt"
+	"strings"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/selection"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/rest"
@@ -20,8 +23,13 @@ import (
 type CachedTarget struct {
 	Target
 	// Cache is the label-filtered informer cache (register event handlers on
-	// its informers to watch dependents).
+	// its informers to watch dependents). CRDs are the exception: it holds
+	// all of them, so that a render can fingerprint them without a request.
 	Cache cache.Cache
+	// RenderReader is the reader to give generators (manifests.WithClient):
+	// CRDs come from Cache, everything else (Helm's lookup) from the API
+	// server, since the cache holds only the owner's objects.
+	RenderReader client.Reader
 }
 
 // NewCachedTarget connects to a cluster for an operator named operatorName.
@@ -41,6 +49,7 @@ func NewCachedTarget(ctx context.Context, cfg *rest.Config, operatorName string,
 	informers, err := cache.New(cfg, cache.Options{
 		HTTPClient: httpClient, Scheme: scheme, Mapper: mapper,
 		DefaultLabelSelector: labels.NewSelector().Add(*owned),
+		ByObject:             map[client.Object]cache.ByObject{crdMetadata(): {Label: labels.Everything()}},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("creating cache for %s: %w", cfg.Host, err)
@@ -57,5 +66,38 @@ func NewCachedTarget(ctx context.Context, cfg *rest.Config, operatorName string,
 	if !informers.WaitForCacheSync(ctx) {
 		return nil, fmt.Errorf("cache for %s did not start", cfg.Host)
 	}
-	return &CachedTarget{Target: Target{Client: c, Live: informers, Discovery: dc}, Cache: informers}, nil
+	return &CachedTarget{
+		Target: Target{Client: c, Live: informers, Discovery: dc}, Cache: informers,
+		RenderReader: renderReader{crds: informers, rest: c},
+	}, nil
+}
+
+func crdMetadata() *metav1.PartialObjectMetadata {
+	crd := &metav1.PartialObjectMetadata{}
+	crd.SetGroupVersionKind(crdGVK.WithKind("CustomResourceDefinition"))
+	return crd
+}
+
+var crdGVK = schema.GroupVersion{Group: groupAPIExtension, Version: "v1"}
+
+// renderReader reads CRDs from the cache and everything else directly.
+type renderReader struct {
+	crds client.Reader
+	rest client.Reader
+}
+
+func (r renderReader) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	return r.pick(obj).Get(ctx, key, obj, opts...)
+}
+
+func (r renderReader) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
+	return r.pick(list).List(ctx, list, opts...)
+}
+
+func (r renderReader) pick(obj runtime.Object) client.Reader {
+	gvk := obj.GetObjectKind().GroupVersionKind()
+	if gvk.Group == groupAPIExtension && strings.HasPrefix(gvk.Kind, "CustomResourceDefinition") {
+		return r.crds
+	}
+	return r.rest
 }
