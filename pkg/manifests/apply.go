@@ -118,18 +118,29 @@ func (r *applyRun) schedule(objs []*desired) bool {
 	return added
 }
 
-// describe copies identity, policies and orders of d into item.
+// describe copies identity, policies and orders of d into item. Policies
+// that are the built-in defaults are left empty, which keeps the inventory
+// of a large component small enough for its status.
 func describe(item *InventoryItem, d *desired) {
 	item.Group, item.Version, item.Kind = d.gvk.Group, d.gvk.Version, d.gvk.Kind
 	item.Namespace, item.Name = d.key.Namespace, d.key.Name
-	item.AdoptionPolicy = d.policies.Adoption
-	item.ReconcilePolicy = d.policies.Reconcile
-	item.UpdatePolicy = d.policies.Update
-	item.DeletePolicy = d.policies.Delete
+	builtin := Defaults{}.withFallbacks()
+	item.AdoptionPolicy = unlessEqual(d.policies.Adoption, builtin.Adoption)
+	item.ReconcilePolicy = unlessEqual(d.policies.Reconcile, builtin.Reconcile)
+	item.UpdatePolicy = unlessEqual(d.policies.Update, builtin.Update)
+	item.DeletePolicy = unlessEqual(d.policies.Delete, builtin.Delete)
 	item.ApplyOrder = d.policies.ApplyOrder
 	item.PurgeOrder = d.policies.PurgeOrder
 	item.DeleteOrder = d.policies.DeleteOrder
 	item.ManagedTypes = d.managedTypes
+}
+
+// unlessEqual returns value, or the zero value when it equals the default.
+func unlessEqual[P ~string](value, builtin P) P {
+	if value == builtin {
+		return ""
+	}
+	return value
 }
 
 func (r *applyRun) inventory() []InventoryItem {
@@ -297,7 +308,10 @@ func (a *Applier) reconcileObject(ctx context.Context, owner Owner, d *desired, 
 			return "", fmt.Errorf("applying %s: %w", d.key, err)
 		}
 		item.Digest = d.digest
-		item.LastAppliedAt = a.opts.Now().Unix()
+		item.LastAppliedAt = 0
+		if d.policies.ReapplyInterval > 0 {
+			item.LastAppliedAt = a.opts.Now().Unix()
+		}
 		item.Phase = writePhase(item.Phase)
 	}
 	recordReadiness(item, live, d.policies.StatusHint)

@@ -39,6 +39,9 @@ type InventoryItem struct {
 	Namespace string `json:"namespace,omitempty"`
 	Name      string `json:"name"`
 
+	// The policies the object was applied under; empty where they are the
+	// built-in defaults (if-unowned, on-object-change, replace, delete), so
+	// that the inventory of thousands of objects fits in a status.
 	AdoptionPolicy  AdoptionPolicy  `json:"adoptionPolicy,omitempty"`
 	ReconcilePolicy ReconcilePolicy `json:"reconcilePolicy,omitempty"`
 	UpdatePolicy    UpdatePolicy    `json:"updatePolicy,omitempty"`
@@ -53,14 +56,26 @@ type InventoryItem struct {
 	ManagedTypes []TypeInfo `json:"managedTypes,omitempty"`
 
 	// Digest of the manifest as last applied (and of the component generation
-	// for on-object-or-component-change).
+	// for on-object-or-component-change): the first 128 bits of a SHA-256, hex.
 	Digest string `json:"digest"`
 	Phase  Phase  `json:"phase"`
 	// Status is the object's kstatus (Current, InProgress, Failed, ...).
 	Status string `json:"status,omitempty"`
-	// LastAppliedAt is the time of the last write (for reapply-interval).
+	// LastAppliedAt is the time of the last write, kept only for objects with
+	// a reapply-interval.
 	LastAppliedAt int64 `json:"lastAppliedAt,omitempty"`
 	// DeleteHook is set (pre-delete or post-delete) on objects that run only
 	// while the component is deleted.
 	DeleteHook string `json:"deleteHook,omitempty"`
+}
+
+// AppliedGrowth is how many bytes the item's JSON may still gain once its
+// object has been applied: a digest and a readiness status. It is zero for
+// an item that has been applied; callers use it to size a status before the
+// objects it records are created.
+func (item InventoryItem) AppliedGrowth() int {
+	if item.Digest != "" {
+		return 0
+	}
+	return 2*digestBytes + len(`,"status":"InProgress"`)
 }
