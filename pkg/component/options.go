@@ -9,6 +9,11 @@ import (
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
+// DefaultMaxObjectBytes is etcd's default request limit (1.5 MiB), less
+// room for the key and the request's framing: an object larger than that
+// cannot be stored by an API server on a default etcd.
+const DefaultMaxObjectBytes = 1536*1024 - 16*1024
+
 // ReconcilerOptions tune a Reconciler. Zero values take the defaults noted.
 type ReconcilerOptions struct {
 	// FieldOwner of every write (default: the operator name).
@@ -33,6 +38,10 @@ type ReconcilerOptions struct {
 	MaxConcurrentReconciles int
 	// RateLimiter of the controller's queue (default controller-runtime's).
 	RateLimiter workqueue.TypedRateLimiter[reconcile.Request]
+	// MaxObjectBytes is the largest a component may grow, as JSON, when its
+	// status is written (default DefaultMaxObjectBytes). A status that would
+	// pass it is not written and the component reports why instead.
+	MaxObjectBytes int
 	// Filter, if set, selects the components this reconciler handles; others
 	// are left alone (no finalizer, no status).
 	Filter func(Component) bool
@@ -59,6 +68,9 @@ func (o ReconcilerOptions) withDefaults(name string) ReconcilerOptions {
 	}
 	if o.MaxConcurrentReconciles <= 0 {
 		o.MaxConcurrentReconciles = 1
+	}
+	if o.MaxObjectBytes <= 0 {
+		o.MaxObjectBytes = DefaultMaxObjectBytes
 	}
 	return o
 }

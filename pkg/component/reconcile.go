@@ -2,7 +2,10 @@ package component
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -116,6 +119,10 @@ func (rn *run[T]) finish(ctx context.Context, o outcome) (ctrl.Result, error) {
 	rn.r.gauge.observe(rn.id.String(), status)
 	rn.r.note(rn.component, o)
 	if err := rn.writeStatus(ctx); err != nil {
+		var tooLarge *tooLargeError
+		if errors.As(err, &tooLarge) {
+			return rn.finishTooLarge(ctx, err)
+		}
 		if apierrors.IsConflict(err) {
 			// Someone changed the component since it was read: start over.
 			return ctrl.Result{RequeueAfter: time.Second}, nil
@@ -125,6 +132,21 @@ func (rn *run[T]) finish(ctx context.Context, o outcome) (ctrl.Result, error) {
 	return ctrl.Result{RequeueAfter: o.requeue}, o.err
 }
 
+// finishTooLarge reports a status too large to store. It keeps the inventory
+// as last stored, which already records every object the pass may have
+// created, since new items are stored before their objects are created.
+func (rn *run[T]) finishTooLarge(ctx context.Context, tooLarge error) (ctrl.Result, error) {
+	status := rn.component.GetStatus()
+	status.Inventory = rn.written.Inventory
+	status.setReady(rn.component.GetGeneration(), ReasonError, tooLarge.Error())
+	rn.r.gauge.observe(rn.id.String(), status)
+	rn.r.note(rn.component, outcome{reason: ReasonError, message: tooLarge.Error()})
+	if err := rn.writeStatus(ctx); err != nil && !apierrors.IsConflict(err) {
+		return ctrl.Result{}, err
+	}
+	return ctrl.Result{}, tooLarge
+}
+
 // writeStatus writes the status if it differs from what was read or last
 // written (optimistic locking through the resourceVersion).
 func (rn *run[T]) writeStatus(ctx context.Context) error {
@@ -132,12 +154,53 @@ func (rn *run[T]) writeStatus(ctx context.Context) error {
 	if apiequality.Semantic.DeepEqual(*status, rn.written) {
 		return nil
 	}
+	if !apiequality.Semantic.DeepEqual(status.Inventory, rn.written.Inventory) {
+		if err := rn.checkSize(); err != nil {
+			return err
+		}
+	}
 	if err := rn.r.client.Status().Update(ctx, rn.component, client.FieldOwner(rn.r.opts.FieldOwner)); err != nil {
 		return fmt.Errorf("writing status of %s: %w", rn.id, err)
 	}
 	rn.written = *status.DeepCopy()
 	rn.r.status.remember(rn.component)
 	return nil
+}
+
+// checkSize refuses an inventory that would make the component larger than
+// the API server can store once its objects are applied, with a message that
+// says what to do, rather than letting etcd reject the write ("request is too
+// large") or, worse, accept it and reject the next one.
+func (rn *run[T]) checkSize() error {
+	data, err := json.Marshal(rn.component)
+	if err != nil {
+		return fmt.Errorf("encoding %s: %w", rn.id, err)
+	}
+	inventory := rn.component.GetStatus().Inventory
+	size := len(data)
+	for _, item := range inventory {
+		size += item.AppliedGrowth()
+	}
+	if limit := rn.r.opts.MaxObjectBytes; size > limit {
+		return &tooLargeError{message: fmt.Sprintf(
+			"component %s would take %s with an inventory of %d objects, more than the %s an object may take (etcd's default request limit is 1.5 MiB): split it into smaller components",
+			rn.id, byteSize(size), len(inventory), byteSize(limit))}
+	}
+	return nil
+}
+
+// tooLargeError says that a status was not written because the component
+// would be too large to store.
+type tooLargeError struct{ message string }
+
+func (e *tooLargeError) Error() string { return e.message }
+
+// byteSize writes n in KiB, or in MiB from 1 MiB on.
+func byteSize(n int) string {
+	if n < 1<<20 {
+		return strconv.Itoa(n>>10) + " KiB"
+	}
+	return strconv.FormatFloat(float64(n)/(1<<20), 'f', 2, 64) + " MiB"
 }
 
 func (r *Reconciler[T]) note(component T, o outcome) {

@@ -78,6 +78,23 @@ var _ = Describe("the component reconciler", func() {
 		Expect(getConfigMap(ctx, ns, "b")).To(BeNil())
 	})
 
+	It("refuses an inventory too large for the component's status before creating anything", func() {
+		startOperator(ctx, ns, component.ReconcilerOptions{MaxObjectBytes: 64 << 10})
+		c := newComponent(ns, "big", configMapValues(600))
+		Expect(env.Client.Create(ctx, c)).To(Succeed())
+
+		eventually(func() string { return readyCondition(ctx, c) }).Should(MatchRegexp(
+			`^False/Error: recording the inventory before creating objects: component ` + ns + `/big would take \d+ KiB with an inventory of 600 objects, more than the 64 KiB an object may take \(etcd's default request limit is 1.5 MiB\): split it into smaller components$`))
+		Expect(getComponent(ctx, c).Status.Inventory).To(BeEmpty())
+		var cms corev1.ConfigMapList
+		Expect(env.Client.List(ctx, &cms, client.InNamespace(ns))).To(Succeed())
+		Expect(cms.Items).To(BeEmpty())
+
+		update(ctx, c, func(c *v1alpha1.Component) { setValues(c, configMapValues(100)) })
+		eventually(func() string { return readyCondition(ctx, c) }).Should(Equal("True/Ready: every object is applied and ready"))
+		Expect(getComponent(ctx, c).Status.Inventory).To(HaveLen(100))
+	})
+
 	It("writes nothing and reads no dependent when nothing changed", func() {
 		h := startOperator(ctx, ns, component.ReconcilerOptions{})
 		values := map[string]any{"configMaps": map[string]any{}, "widgets": []any{"w"}}
@@ -278,4 +295,13 @@ func update(ctx context.Context, c *v1alpha1.Component, change func(*v1alpha1.Co
 		change(got)
 		return env.Client.Update(ctx, got)
 	}).Should(Succeed())
+}
+
+// configMapValues asks the values generator for n empty ConfigMaps.
+func configMapValues(n int) map[string]any {
+	cms := map[string]any{}
+	for i := range n {
+		cms[fmt.Sprintf("cm-%04d", i)] = map[string]any{}
+	}
+	return map[string]any{"configMaps": cms}
 }
