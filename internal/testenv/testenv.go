@@ -5,6 +5,7 @@ package testenv
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -30,6 +31,7 @@ type Env struct {
 	Scheme *k8sruntime.Scheme
 
 	environment *envtest.Environment
+	apiserver   *apiserverProcess // started by RestartAPIServer, if any
 }
 
 // Options change what Start installs.
@@ -86,10 +88,13 @@ func (e *Env) Stop() error {
 	if e == nil || e.environment == nil {
 		return nil
 	}
+	// A kube-apiserver that RestartAPIServer started first: envtest stops
+	// only its own (which has exited then) and removes the certificates.
+	restarted := e.stopRestarted()
 	if err := e.environment.Stop(); err != nil {
-		return fmt.Errorf("stopping test control plane: %w", err)
+		return errors.Join(restarted, fmt.Errorf("stopping test control plane: %w", err))
 	}
-	return nil
+	return restarted
 }
 
 // Assets returns the directory with the kube-apiserver and etcd binaries:

@@ -1,0 +1,19 @@
+//go:build !linux
+
+package testenv
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// apiserverProcess is only used on Linux.
+type apiserverProcess struct{}
+
+// RestartAPIServer is only implemented on Linux (it finds kube-apiserver in /proc).
+func (e *Env) RestartAPIServer(context.Context, func()) error {
+	return fmt.Errorf("restarting kube-apiserver: %w", errors.ErrUnsupported)
+}
+
+func (e *Env) stopRestarted() error { return nil }

@@ -1,0 +1,42 @@
+package testenv_test
+
+import (
+	"context"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/wavekit-dev/wavekit/internal/testenv"
+)
+
+var _ = Describe("restarting the API server", func() {
+	ctx := context.Background()
+
+	It("keeps the data, address and certificates, and Stop stops the new process", func() {
+		env, err := testenv.Start(testenv.Options{})
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(func() { Expect(env.Stop()).To(Succeed()) })
+		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "kept", Namespace: "default"}}
+		Expect(env.Client.Create(ctx, cm)).To(Succeed())
+
+		for i := range 2 { // the second time restarts the process the first one started
+			var downErr error
+			start := time.Now()
+			var down time.Time
+			Expect(env.RestartAPIServer(ctx, func() {
+				down = time.Now()
+				downErr = env.Client.Get(ctx, client.ObjectKeyFromObject(cm), &corev1.ConfigMap{})
+			})).To(Succeed(), "restart %d", i)
+			GinkgoWriter.Printf("restart %d: stopped in %s, ready in %s\n", i, down.Sub(start), time.Since(down))
+			Expect(downErr).To(MatchError(ContainSubstring("connection refused")), "restart %d: the server was not away", i)
+
+			var got corev1.ConfigMap
+			Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(cm), &got)).To(Succeed(), "restart %d", i)
+			Expect(got.UID).To(Equal(cm.UID), "restart %d", i)
+		}
+	})
+})
