@@ -55,6 +55,13 @@ func decodeDocument(raw []byte) ([]*unstructured.Unstructured, error) {
 	if err := obj.UnmarshalJSON(data); err != nil {
 		return nil, fmt.Errorf("not a Kubernetes object: %w", err)
 	}
+	return ListItems(obj)
+}
+
+// ListItems returns the items of a List (a kind ending in "List" with an
+// items list), or obj itself: an object of another kind may have a
+// top-level items field of its own.
+func ListItems(obj *unstructured.Unstructured) ([]*unstructured.Unstructured, error) {
 	if !obj.IsList() || !strings.HasSuffix(obj.GetKind(), "List") {
 		return []*unstructured.Unstructured{obj}, nil
 	}

@@ -14,6 +14,8 @@ import (
 	helmrelease "helm.sh/helm/v3/pkg/release"
 	"helm.sh/helm/v3/pkg/releaseutil"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
 // This file is the fast path of collect: it gives the same objects in the
@@ -211,18 +213,11 @@ func decodeRendered(p, doc string) (renderedDoc, bool) {
 		return renderedDoc{}, false
 	}
 	d := renderedDoc{kind: h.kind}
-	obj := &unstructured.Unstructured{Object: object}
-	if obj.IsList() {
-		list, err := obj.ToList()
-		if err != nil {
-			return renderedDoc{}, false
-		}
-		for i := range list.Items {
-			d.objects = append(d.objects, &list.Items[i])
-		}
-	} else {
-		d.objects = []*unstructured.Unstructured{obj}
+	objects, err := manifests.ListItems(&unstructured.Unstructured{Object: object})
+	if err != nil {
+		return renderedDoc{}, false
 	}
+	d.objects = objects
 	hookTypes, isHook := h.annotations[helmrelease.HookAnnotation]
 	if !isHook {
 		return d, true
