@@ -71,6 +71,9 @@ func Start(opts Options) (*Env, error) {
 		ErrorIfCRDPathMissing: true,
 		Scheme:                scheme,
 	}
+	// envtest's default Service range is a /24: 254 Services, too few for
+	// the scale benchmarks.
+	environment.ControlPlane.GetAPIServer().Configure().Set("service-cluster-ip-range", "10.96.0.0/16")
 	cfg, err := environment.Start()
 	if err != nil {
 		return nil, fmt.Errorf("starting test control plane from %s: %w", assets, err)

@@ -9,9 +9,8 @@ import (
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
+	"github.com/go-logr/logr"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/utils/ptr"
@@ -54,12 +53,10 @@ func benchmarkComponents(b *testing.B, k, objects int) {
 	e := benchEnv.Get(b)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	ns := fmt.Sprintf("bench-%d", time.Now().UnixNano())
-	if err := e.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
-		b.Fatal(err)
-	}
+	ns := benchNamespace(b, ctx)
 	counter := apicount.New()
-	startBenchOperator(b, ctx, counter, ns, objects)
+	resetPeakRSS()
+	startBenchOperator(b, ctx, counter, ns, configMapsInWaves(objects, 1), component.ReconcilerOptions{MaxConcurrentReconciles: 4})
 	start := time.Now()
 	for i := range k {
 		c := &v1alpha1.Component{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("c%03d", i)}, Spec: v1alpha1.ComponentSpec{Source: "bench"}}
@@ -75,7 +72,10 @@ func benchmarkComponents(b *testing.B, k, objects int) {
 	b.ReportMetric(peakRSSMiB(), "peak-RSS-MiB")
 }
 
-func startBenchOperator(b *testing.B, ctx context.Context, counter *apicount.Counter, ns string, objects int) {
+// startBenchOperator runs a reconciler of Components with the generator in
+// a manager of its own, counting its requests.
+func startBenchOperator(b *testing.B, ctx context.Context, counter *apicount.Counter, ns string, gen manifests.Generator, opts component.ReconcilerOptions) {
+	ctrl.SetLogger(logr.Discard()) // else controller-runtime warns, with a stack trace, that no logger is set
 	mgr, err := ctrl.NewManager(counter.Wrap(benchEnv.Get(b).Config), ctrl.Options{
 		Scheme: benchEnv.Get(b).Scheme, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
 		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
@@ -83,45 +83,48 @@ func startBenchOperator(b *testing.B, ctx context.Context, counter *apicount.Cou
 	if err != nil {
 		b.Fatal(err)
 	}
-	gen := manifests.GeneratorFunc(func(_ context.Context, namespace, name string, _ manifests.Parameters) ([]client.Object, error) {
-		out := make([]client.Object, 0, objects)
-		for i := range objects {
-			cm := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "data": map[string]any{"i": strconv.Itoa(i)}}}
-			cm.SetNamespace(namespace)
-			cm.SetName(fmt.Sprintf("%s-%02d", name, i))
-			out = append(out, cm)
-		}
-		return out, nil
-	})
-	r := component.NewReconciler[*v1alpha1.Component](operator, gen, component.ReconcilerOptions{
-		MaxConcurrentReconciles: 4,
-		Filter:                  func(c component.Component) bool { return c.GetNamespace() == ns },
-	})
+	opts.Filter = func(c component.Component) bool { return c.GetNamespace() == ns }
+	r := component.NewReconciler[*v1alpha1.Component](operator, gen, opts)
 	if err := r.SetupWithManager(mgr); err != nil {
 		b.Fatal(err)
 	}
 	go func() { _ = mgr.Start(ctx) }()
 }
 
+// waitAllReady polls until the k components of ns are Ready, and fails
+// with a summary of those that are not after 10 minutes.
 func waitAllReady(b *testing.B, ctx context.Context, c client.Client, ns string, k int) {
-	deadline := time.Now().Add(10 * time.Minute)
-	for time.Now().Before(deadline) {
+	deadline := time.Now().Add(benchReadyTimeout)
+	for {
 		var list v1alpha1.ComponentList
 		if err := c.List(ctx, &list, client.InNamespace(ns)); err != nil {
 			b.Fatal(err)
 		}
-		ready := 0
+		var notReady []string
 		for _, item := range list.Items {
-			if item.Status.State == component.StateReady {
-				ready++
+			if item.Status.State != component.StateReady {
+				notReady = append(notReady, item.Name+": "+conditionSummary(&item))
 			}
 		}
-		if ready == k {
+		if len(list.Items) == k && len(notReady) == 0 {
 			return
 		}
-		time.Sleep(100 * time.Millisecond)
+		if time.Now().After(deadline) {
+			b.Fatalf("%d of %d components are not ready after %s, e.g.\n%s", len(notReady), k, benchReadyTimeout, strings.Join(notReady[:min(5, len(notReady))], "\n"))
+		}
+		time.Sleep(500 * time.Millisecond) // listing 1000 components more often would slow the API server being measured
 	}
-	b.Fatal("components did not become ready")
+}
+
+// benchReadyTimeout bounds waitAllReady.
+const benchReadyTimeout = 10 * time.Minute
+
+func conditionSummary(c *v1alpha1.Component) string {
+	cond := c.Status.ReadyCondition()
+	if cond == nil {
+		return "no Ready condition"
+	}
+	return fmt.Sprintf("%s/%s: %s", cond.Status, cond.Reason, cond.Message)
 }
 
 func benchScheme() *runtime.Scheme {
