@@ -43,19 +43,10 @@ func benchmarkLargeComponent(b *testing.B, objects int) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	ns := benchNamespace(b, ctx)
-	counter := apicount.New()
-	resetPeakRSS()
-	startBenchOperator(b, ctx, counter, ns, configMapsInWaves(objects, 10), component.ReconcilerOptions{MaxConcurrentReconciles: 4})
-	start := time.Now()
-	c := &v1alpha1.Component{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "large"}, Spec: v1alpha1.ComponentSpec{Source: "bench"}}
-	if err := e.Client.Create(ctx, c); err != nil {
-		b.Fatal(err)
-	}
-	waitAllReady(b, ctx, e.Client, ns, 1)
-	b.ReportMetric(time.Since(start).Seconds(), "s-to-ready")
+	counter := runUntilReady(b, ctx, ns, configMapsInWaves(objects, 10), component.ReconcilerOptions{MaxConcurrentReconciles: 4}, []string{"large"})
 	reportRequests(b, counter, 1)
-	b.ReportMetric(peakRSSMiB(), "peak-RSS-MiB")
-	if err := e.Client.Get(ctx, client.ObjectKeyFromObject(c), c); err != nil {
+	c := &v1alpha1.Component{}
+	if err := e.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "large"}, c); err != nil {
 		b.Fatal(err)
 	}
 	status, err := json.Marshal(c.Status)
@@ -92,22 +83,11 @@ func benchmarkFluxShape(b *testing.B, k, workers int) {
 		b.Fatal(err)
 	}
 	go playDeploymentController(ctx, watcher, ns)
-	counter := apicount.New()
-	resetPeakRSS()
 	// Requeued every 30s, every component is reconciled again while the
 	// steady state is measured.
-	startBenchOperator(b, ctx, counter, ns, fluxShape(), component.ReconcilerOptions{MaxConcurrentReconciles: workers, RequeueInterval: 30 * time.Second})
-	start := time.Now()
-	for i := range k {
-		c := &v1alpha1.Component{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("app%04d", i)}, Spec: v1alpha1.ComponentSpec{Source: "bench"}}
-		if err := e.Client.Create(ctx, c); err != nil {
-			b.Fatal(err)
-		}
-	}
-	waitAllReady(b, ctx, e.Client, ns, k)
-	b.ReportMetric(time.Since(start).Seconds(), "s-to-ready")
+	opts := component.ReconcilerOptions{MaxConcurrentReconciles: workers, RequeueInterval: 30 * time.Second}
+	counter := runUntilReady(b, ctx, ns, fluxShape(), opts, componentNames("app", k))
 	reportRequests(b, counter, k)
-	b.ReportMetric(peakRSSMiB(), "peak-RSS-MiB")
 	steadyState(b, counter, time.Minute)
 }
 
