@@ -49,33 +49,17 @@ otherwise.`,
 }
 
 func (o *applyOptions) run(ctx context.Context, g *globalOptions, name, dir string) error {
-	in, err := o.input.load(dir, g.operatorName)
-	if err != nil {
-		return err
-	}
-	cl, err := g.connect(ctx)
-	if err != nil {
-		return err
-	}
-	store := releaseStore{client: cl.client}
-	rel, err := loadRelease(ctx, store, cl.namespace, name, g.operatorName)
-	if err != nil {
-		return err
-	}
-	objects, err := in.render(ctx, renderContext{
-		namespace: rel.Namespace, name: name, operatorName: g.operatorName,
-		revision: rel.Revision + 1, firstApply: rel.secret == nil, cluster: cl,
-	})
+	next, err := renderNextRevision(ctx, g, &o.input, name, dir)
 	if err != nil {
 		return err
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	a, err := newReleaseApply(ctx, cl, store, rel, g)
+	a, err := newReleaseApply(ctx, next.cluster, next.store, next.rel, g)
 	if err != nil {
 		return err
 	}
-	a.objects, a.source = objects, absPath(dir)
+	a.objects, a.source = next.objects, absPath(dir)
 	return a.run(ctx, o.wait, o.timeout)
 }
 

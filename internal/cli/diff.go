@@ -43,29 +43,15 @@ Exit code: 0 when nothing would change, 1 when something would, 2 on error.`,
 }
 
 func (o *diffOptions) run(ctx context.Context, g *globalOptions, name, dir string) error {
-	in, err := o.input.load(dir, g.operatorName)
+	next, err := renderNextRevision(ctx, g, &o.input, name, dir)
 	if err != nil {
 		return err
 	}
-	cl, err := g.connect(ctx)
-	if err != nil {
-		return err
-	}
-	rel, err := loadRelease(ctx, releaseStore{client: cl.client}, cl.namespace, name, g.operatorName)
-	if err != nil {
-		return err
-	}
-	objects, err := in.render(ctx, renderContext{
-		namespace: rel.Namespace, name: name, operatorName: rel.OperatorName,
-		revision: rel.Revision + 1, firstApply: rel.secret == nil, cluster: cl,
-	})
-	if err != nil {
-		return err
-	}
+	rel, objects := next.rel, next.objects
 	if err := manifests.SortForApply(rel.OperatorName, objects); err != nil {
 		return fmt.Errorf("invalid manifests in %s: %w", dir, err)
 	}
-	diffs, err := newDiffer(cl, rel).diffAll(ctx, objects)
+	diffs, err := newDiffer(next.cluster, rel).diffAll(ctx, objects)
 	if err != nil {
 		return err
 	}
@@ -73,6 +59,41 @@ func (o *diffOptions) run(ctx context.Context, g *globalOptions, name, dir strin
 		return &ExitError{Code: 1}
 	}
 	return nil
+}
+
+// nextRevision is what apply and diff start from: the cluster, the stored
+// release and the objects of its next revision.
+type nextRevision struct {
+	cluster *cluster
+	store   releaseStore
+	rel     *release
+	objects []client.Object
+}
+
+// renderNextRevision loads the input in dir, connects, reads release name
+// and renders the release's next revision.
+func renderNextRevision(ctx context.Context, g *globalOptions, input *inputOptions, name, dir string) (*nextRevision, error) {
+	in, err := input.load(dir, g.operatorName)
+	if err != nil {
+		return nil, err
+	}
+	cl, err := g.connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	store := releaseStore{client: cl.client}
+	rel, err := loadRelease(ctx, store, cl.namespace, name, g.operatorName)
+	if err != nil {
+		return nil, err
+	}
+	objects, err := in.render(ctx, renderContext{
+		namespace: rel.Namespace, name: name, operatorName: rel.OperatorName,
+		revision: rel.Revision + 1, firstApply: rel.secret == nil, cluster: cl,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &nextRevision{cluster: cl, store: store, rel: rel, objects: objects}, nil
 }
 
 // loadRelease returns the stored release, or a new one when it has no
