@@ -148,7 +148,7 @@ func configMapsInWaves(n, waves int) manifests.Generator {
 		for i := range n {
 			cm := benchObject("v1", "ConfigMap", namespace, fmt.Sprintf("%s-%05d", name, i))
 			cm.Object["data"] = map[string]any{"i": strconv.Itoa(i)}
-			cm.SetAnnotations(map[string]string{operator + "/apply-order": strconv.Itoa(i * waves / n)})
+			cm.SetAnnotations(map[string]string{benchOperator(namespace) + "/apply-order": strconv.Itoa(i * waves / n)})
 			out = append(out, cm)
 		}
 		return out, nil
