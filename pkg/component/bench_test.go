@@ -109,7 +109,14 @@ func startBenchOperator(b *testing.B, ctx context.Context, counter *apicount.Cou
 	if err := r.SetupWithManager(mgr); err != nil {
 		b.Fatal(err)
 	}
-	go func() { _ = mgr.Start(ctx) }()
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		_ = mgr.Start(ctx)
+	}()
+	// Once ctx ends, wait until the manager and its targets have stopped,
+	// so that the next run's peak RSS does not count this run's caches.
+	b.Cleanup(func() { <-stopped })
 }
 
 // waitAllReady polls until the k components of ns are Ready, and fails
