@@ -13,15 +13,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
-	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/config"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
 	"github.com/wavekit-dev/wavekit/internal/apicount"
+	"github.com/wavekit-dev/wavekit/internal/componenttest"
 	"github.com/wavekit-dev/wavekit/internal/testenv"
 	"github.com/wavekit-dev/wavekit/pkg/component"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
@@ -96,11 +94,9 @@ func benchOperator(ns string) string { return ns + ".wavekit.dev" }
 // a manager of its own, counting its requests.
 func startBenchOperator(b *testing.B, ctx context.Context, counter *apicount.Counter, ns string, gen manifests.Generator, opts component.ReconcilerOptions) {
 	ctrl.SetLogger(logr.Discard()) // else controller-runtime warns, with a stack trace, that no logger is set
-	mgr, err := ctrl.NewManager(counter.Wrap(benchEnv.Get(b).Config), ctrl.Options{
-		Scheme: benchEnv.Get(b).Scheme, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
-		Cache:      cache.Options{DefaultNamespaces: map[string]cache.Config{ns: {}}},
-		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
-	})
+	options := componenttest.ManagerOptions(benchEnv.Get(b).Scheme)
+	options.Cache = cache.Options{DefaultNamespaces: map[string]cache.Config{ns: {}}}
+	mgr, err := ctrl.NewManager(counter.Wrap(benchEnv.Get(b).Config), options)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -18,11 +18,10 @@ import (
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/config"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
 	"github.com/wavekit-dev/wavekit/internal/apicount"
+	"github.com/wavekit-dev/wavekit/internal/componenttest"
 	"github.com/wavekit-dev/wavekit/pkg/component"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
@@ -51,12 +50,7 @@ type operatorHarness struct {
 func startOperator(ctx context.Context, ns string, opts component.ReconcilerOptions, configure ...func(*component.Reconciler[*v1alpha1.Component])) *operatorHarness {
 	opts.Filter = func(c component.Component) bool { return c.GetNamespace() == ns }
 	counter := apicount.New()
-	mgr, err := ctrl.NewManager(counter.Wrap(env.Config), ctrl.Options{
-		Scheme:                 scheme,
-		Metrics:                metricsserver.Options{BindAddress: "0"},
-		HealthProbeBindAddress: "0",
-		Controller:             config.Controller{SkipNameValidation: ptr.To(true)},
-	})
+	mgr, err := ctrl.NewManager(counter.Wrap(env.Config), componenttest.ManagerOptions(scheme))
 	Expect(err).NotTo(HaveOccurred())
 	gen := &valuesGenerator{}
 	r := component.NewReconciler[*v1alpha1.Component](operator, gen, opts)
@@ -64,14 +58,7 @@ func startOperator(ctx context.Context, ns string, opts component.ReconcilerOpti
 		c(r)
 	}
 	Expect(r.SetupWithManager(mgr)).To(Succeed())
-	ctx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() {
-		defer GinkgoRecover()
-		defer close(done)
-		Expect(mgr.Start(ctx)).To(Succeed())
-	}()
-	DeferCleanup(func() { cancel(); <-done })
+	componenttest.RunManager(ctx, mgr)
 	return &operatorHarness{reconciler: r, counter: counter, generator: gen}
 }
 
@@ -164,27 +151,21 @@ func setValues(c *v1alpha1.Component, values map[string]any) {
 	c.Spec.Values = &apiextensionsv1.JSON{Raw: raw}
 }
 
+// getComponent reads c again; nil when it is gone.
 func getComponent(ctx context.Context, c *v1alpha1.Component) *v1alpha1.Component {
-	var got v1alpha1.Component
-	err := env.Client.Get(ctx, client.ObjectKeyFromObject(c), &got)
-	if apierrors.IsNotFound(err) {
-		return nil
-	}
+	GinkgoHelper()
+	got, err := componenttest.GetComponent(ctx, env.Client, client.ObjectKeyFromObject(c))
 	Expect(err).NotTo(HaveOccurred())
-	return &got
+	return got
 }
 
-// readyCondition returns "Status/Reason: message" of the Ready condition.
+// readyCondition returns "Status/Reason: message" of the Ready condition,
+// "gone" or "none".
 func readyCondition(ctx context.Context, c *v1alpha1.Component) string {
-	got := getComponent(ctx, c)
-	if got == nil {
-		return "gone"
-	}
-	cond := got.Status.ReadyCondition()
-	if cond == nil {
-		return "none"
-	}
-	return fmt.Sprintf("%s/%s: %s", cond.Status, cond.Reason, cond.Message)
+	GinkgoHelper()
+	cond, err := componenttest.ReadyCondition(ctx, env.Client, client.ObjectKeyFromObject(c))
+	Expect(err).NotTo(HaveOccurred())
+	return cond
 }
 
 func eventually(f any) AsyncAssertion {

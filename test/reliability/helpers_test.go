@@ -10,13 +10,13 @@ import (
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
+	"github.com/wavekit-dev/wavekit/internal/componenttest"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -78,30 +78,21 @@ func changeValues(ctx context.Context, c *v1alpha1.Component, values map[string]
 	}).Should(Succeed())
 }
 
+// getComponent reads c again; nil when it is gone.
 func getComponent(ctx context.Context, c *v1alpha1.Component) *v1alpha1.Component {
 	GinkgoHelper()
-	var got v1alpha1.Component
-	err := env.Client.Get(ctx, client.ObjectKeyFromObject(c), &got)
-	if apierrors.IsNotFound(err) {
-		return nil
-	}
+	got, err := componenttest.GetComponent(ctx, env.Client, client.ObjectKeyFromObject(c))
 	Expect(err).NotTo(HaveOccurred())
-	return &got
+	return got
 }
 
 // readyCondition returns "Status/Reason: message" of the Ready condition,
 // "gone" or "none".
 func readyCondition(ctx context.Context, c *v1alpha1.Component) string {
 	GinkgoHelper()
-	got := getComponent(ctx, c)
-	if got == nil {
-		return "gone"
-	}
-	cond := got.Status.ReadyCondition()
-	if cond == nil {
-		return "none"
-	}
-	return fmt.Sprintf("%s/%s: %s", cond.Status, cond.Reason, cond.Message)
+	cond, err := componenttest.ReadyCondition(ctx, env.Client, client.ObjectKeyFromObject(c))
+	Expect(err).NotTo(HaveOccurred())
+	return cond
 }
 
 // inventoryKeys returns the keys of the component's status.inventory.

@@ -6,12 +6,10 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/config"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/wavekit-dev/wavekit/internal/apicount"
+	"github.com/wavekit-dev/wavekit/internal/componenttest"
 	"github.com/wavekit-dev/wavekit/internal/operator"
 	"github.com/wavekit-dev/wavekit/internal/testenv"
 )
@@ -31,23 +29,11 @@ func startOperator(ctx context.Context, sources map[string]string) *apicount.Cou
 		dirs[name] = testdata(dir)
 	}
 	counter := apicount.New()
-	mgr, err := ctrl.NewManager(counter.Wrap(env.Config), ctrl.Options{
-		Scheme:                 scheme,
-		Metrics:                metricsserver.Options{BindAddress: "0"},
-		HealthProbeBindAddress: "0",
-		Controller:             config.Controller{SkipNameValidation: ptr.To(true)},
-	})
+	mgr, err := ctrl.NewManager(counter.Wrap(env.Config), componenttest.ManagerOptions(scheme))
 	Expect(err).NotTo(HaveOccurred())
 	_, err = operator.Setup(mgr, operator.Options{Name: inProcess, Sources: dirs})
 	Expect(err).NotTo(HaveOccurred())
-	ctx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() {
-		defer GinkgoRecover()
-		defer close(done)
-		Expect(mgr.Start(ctx)).To(Succeed())
-	}()
-	DeferCleanup(func() { cancel(); <-done })
+	componenttest.RunManager(ctx, mgr)
 	return counter
 }
 
