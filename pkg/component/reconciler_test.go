@@ -3,18 +3,22 @@ package component_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
 	"github.com/wavekit-dev/wavekit/pkg/component"
+	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
 var _ = Describe("the component reconciler", func() {
@@ -93,6 +97,35 @@ var _ = Describe("the component reconciler", func() {
 		update(ctx, c, func(c *v1alpha1.Component) { setValues(c, configMapValues(100)) })
 		eventually(func() string { return readyCondition(ctx, c) }).Should(Equal("True/Ready: every object is applied and ready"))
 		Expect(getComponent(ctx, c).Status.Inventory).To(HaveLen(100))
+	})
+
+	It("keeps the stored inventory and says why when a status grows too large after the objects exist", func() {
+		// The post-reconcile hook runs once the objects are applied and
+		// makes the status too large, as long error messages in many items
+		// could: the objects exist, so the inventory as last stored (every
+		// item, before the objects were created) must stay.
+		bloat := func(_ context.Context, _ client.Client, c *v1alpha1.Component) error {
+			for i := range 3 { // a condition message holds at most 32 KiB
+				meta.SetStatusCondition(&c.Status.Conditions, metav1.Condition{
+					Type: fmt.Sprintf("Bloated%d", i), Status: metav1.ConditionTrue, Reason: "Test", Message: strings.Repeat("x", 25<<10),
+				})
+			}
+			return nil
+		}
+		startOperator(ctx, ns, component.ReconcilerOptions{MaxObjectBytes: 64 << 10}, func(r *component.Reconciler[*v1alpha1.Component]) {
+			r.WithPostReconcileHook(bloat)
+		})
+		c := newComponent(ns, "grows", configMapValues(10))
+		Expect(env.Client.Create(ctx, c)).To(Succeed())
+
+		eventually(func() string { return readyCondition(ctx, c) }).Should(MatchRegexp(
+			`^False/Error: component ` + ns + `/grows would take \d+ KiB with an inventory of 10 objects, more than the 64 KiB an object may take`))
+		got := getComponent(ctx, c)
+		Expect(got.Status.Inventory).To(HaveLen(10))
+		for _, item := range got.Status.Inventory {
+			Expect(item.Phase).To(Equal(manifests.PhaseScheduled), "the inventory as stored before the objects were created")
+			Expect(getConfigMap(ctx, ns, item.Name)).NotTo(BeNil())
+		}
 	})
 
 	It("writes nothing and reads no dependent when nothing changed", func() {
