@@ -12,12 +12,10 @@ import (
 	. "github.com/onsi/gomega"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
-	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
 // kube-apiserver is stopped and started again (etcd keeps running) while the
@@ -130,38 +128,6 @@ var _ = Describe("API server restart", Ordered, func() {
 		}
 	})
 })
-
-// objectVersion identifies one incarnation and one version of an object.
-type objectVersion struct {
-	UID             types.UID
-	ResourceVersion string
-}
-
-// ownedIn returns the objects with the crash operator's owner label in ns.
-func ownedIn(ctx context.Context, ns string) map[manifests.ObjectKey]objectVersion {
-	GinkgoHelper()
-	out := map[manifests.ObjectKey]objectVersion{}
-	for _, gvk := range []schema.GroupVersionKind{ownedKinds[0], ownedKinds[1], ownedKinds[2], ownedKinds[4]} {
-		list := &unstructured.UnstructuredList{}
-		list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
-		Expect(env.Client.List(ctx, list, client.InNamespace(ns),
-			client.HasLabels{manifests.Key(crashOperator, manifests.LabelOwnerID)})).To(Succeed())
-		for _, item := range list.Items {
-			key := manifests.ObjectKey{Group: gvk.Group, Kind: gvk.Kind, Namespace: item.GetNamespace(), Name: item.GetName()}
-			out[key] = objectVersion{UID: item.GetUID(), ResourceVersion: item.GetResourceVersion()}
-		}
-	}
-	return out
-}
-
-// expectInventoryHas asserts that every one of objects is in the inventory.
-func expectInventoryHas(ctx context.Context, c *v1alpha1.Component, objects map[manifests.ObjectKey]objectVersion) {
-	GinkgoHelper()
-	inventory := inventoryKeys(ctx, c)
-	for key := range objects {
-		Expect(inventory).To(HaveKey(key), "%s is owned but not in the inventory", key)
-	}
-}
 
 // removeComponent deletes a crash-source component and plays the Widgets'
 // controller (removes their finalizer once they are being deleted) until the

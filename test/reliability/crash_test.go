@@ -85,7 +85,7 @@ var _ = Describe("crash anywhere", Ordered, func() {
 		before, component := owned(ctx, crashOperator), getComponent(ctx, c).ResourceVersion
 		op.start("--zap-log-level=debug")
 		Eventually(op.session.Err).WithTimeout(time.Minute).Should(gbytes.Say(`"msg":"reconciled"`))
-		Consistently(func() map[manifests.ObjectKey]string { return owned(ctx, crashOperator) }).
+		Consistently(func() map[manifests.ObjectKey]objectVersion { return owned(ctx, crashOperator) }).
 			WithTimeout(2 * time.Second).WithPolling(200 * time.Millisecond).Should(Equal(before))
 		Expect(getComponent(ctx, c).ResourceVersion).To(Equal(component), "the status was written")
 		op.kill()
@@ -129,8 +129,14 @@ func thresholds(rng *rand.Rand, n, low, high int) []int {
 // owner label is in the component's inventory: none is untracked.
 func expectInventoryCovers(ctx context.Context, c *v1alpha1.Component) {
 	GinkgoHelper()
+	expectInventoryHas(ctx, c, owned(ctx, crashOperator))
+}
+
+// expectInventoryHas asserts that every one of objects is in the inventory.
+func expectInventoryHas(ctx context.Context, c *v1alpha1.Component, objects map[manifests.ObjectKey]objectVersion) {
+	GinkgoHelper()
 	inventory := inventoryKeys(ctx, c)
-	for key := range owned(ctx, crashOperator) {
+	for key := range objects {
 		Expect(inventory).To(HaveKey(key), "%s is owned but not in the inventory", key)
 	}
 }

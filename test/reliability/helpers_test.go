@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
@@ -30,18 +31,36 @@ var ownedKinds = []schema.GroupVersionKind{
 	{Group: "apiextensions.k8s.io", Version: "v1", Kind: "CustomResourceDefinition"},
 }
 
+// objectVersion identifies one incarnation and one version of an object.
+type objectVersion struct {
+	UID             types.UID
+	ResourceVersion string
+}
+
 // owned returns every object in the cluster that carries the owner label of
-// the operator named prefix, by key, with its resourceVersion.
-func owned(ctx context.Context, prefix string) map[manifests.ObjectKey]string {
+// the operator named prefix, by key, with its UID and resourceVersion.
+func owned(ctx context.Context, prefix string) map[manifests.ObjectKey]objectVersion {
 	GinkgoHelper()
-	out := map[manifests.ObjectKey]string{}
+	out := map[manifests.ObjectKey]objectVersion{}
 	for _, gvk := range ownedKinds {
 		list := &unstructured.UnstructuredList{}
 		list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
 		Expect(env.Client.List(ctx, list, client.HasLabels{manifests.Key(prefix, manifests.LabelOwnerID)})).To(Succeed())
 		for _, item := range list.Items {
 			key := manifests.ObjectKey{Group: gvk.Group, Kind: gvk.Kind, Namespace: item.GetNamespace(), Name: item.GetName()}
-			out[key] = item.GetResourceVersion()
+			out[key] = objectVersion{UID: item.GetUID(), ResourceVersion: item.GetResourceVersion()}
+		}
+	}
+	return out
+}
+
+// ownedIn returns the objects of owned(ctx, crashOperator) in namespace ns.
+func ownedIn(ctx context.Context, ns string) map[manifests.ObjectKey]objectVersion {
+	GinkgoHelper()
+	out := map[manifests.ObjectKey]objectVersion{}
+	for key, version := range owned(ctx, crashOperator) {
+		if key.Namespace == ns {
+			out[key] = version
 		}
 	}
 	return out
