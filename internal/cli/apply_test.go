@@ -11,6 +11,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/wavekit-dev/wavekit/internal/demo"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -102,13 +103,7 @@ func markDeploymentAvailable(namespace, name string) {
 		if err := env.Client.Get(context.Background(), client.ObjectKey{Namespace: namespace, Name: name}, d); err != nil {
 			return err
 		}
-		d.Status = appsv1.DeploymentStatus{
-			ObservedGeneration: d.Generation, Replicas: 1, UpdatedReplicas: 1, ReadyReplicas: 1, AvailableReplicas: 1,
-			Conditions: []appsv1.DeploymentCondition{
-				{Type: appsv1.DeploymentAvailable, Status: "True"},
-				{Type: appsv1.DeploymentProgressing, Status: "True", Reason: "NewReplicaSetAvailable"},
-			},
-		}
+		d.Status = demo.AvailableStatus(d)
 		return env.Client.Status().Update(context.Background(), d)
 	}).Should(Succeed())
 }

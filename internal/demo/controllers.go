@@ -35,24 +35,38 @@ func completeDeployments(ctx context.Context, c client.Client, namespace string)
 	}
 	for i := range list.Items {
 		d := &list.Items[i]
-		replicas := int32(1)
-		if d.Spec.Replicas != nil {
-			replicas = *d.Spec.Replicas
-		}
-		if d.Status.ObservedGeneration == d.Generation && d.Status.AvailableReplicas == replicas {
+		if IsAvailable(d) {
 			continue
 		}
-		now := metav1.Now()
-		d.Status = appsv1.DeploymentStatus{
-			ObservedGeneration: d.Generation, Replicas: replicas, UpdatedReplicas: replicas,
-			ReadyReplicas: replicas, AvailableReplicas: replicas,
-			Conditions: []appsv1.DeploymentCondition{
-				{Type: appsv1.DeploymentAvailable, Status: corev1.ConditionTrue, Reason: "MinimumReplicasAvailable", LastUpdateTime: now, LastTransitionTime: now},
-				{Type: appsv1.DeploymentProgressing, Status: corev1.ConditionTrue, Reason: "NewReplicaSetAvailable", LastUpdateTime: now, LastTransitionTime: now},
-			},
-		}
+		d.Status = AvailableStatus(d)
 		_ = c.Status().Update(ctx, d)
 	}
+}
+
+// IsAvailable tells whether d's status says that its current generation
+// has every replica available.
+func IsAvailable(d *appsv1.Deployment) bool {
+	return d.Status.ObservedGeneration == d.Generation && d.Status.AvailableReplicas == replicas(d)
+}
+
+// AvailableStatus is the status a Deployment controller writes once every
+// replica of d's current generation is available.
+func AvailableStatus(d *appsv1.Deployment) appsv1.DeploymentStatus {
+	n, now := replicas(d), metav1.Now()
+	return appsv1.DeploymentStatus{
+		ObservedGeneration: d.Generation, Replicas: n, UpdatedReplicas: n, ReadyReplicas: n, AvailableReplicas: n,
+		Conditions: []appsv1.DeploymentCondition{
+			{Type: appsv1.DeploymentAvailable, Status: corev1.ConditionTrue, Reason: "MinimumReplicasAvailable", LastUpdateTime: now, LastTransitionTime: now},
+			{Type: appsv1.DeploymentProgressing, Status: corev1.ConditionTrue, Reason: "NewReplicaSetAvailable", LastUpdateTime: now, LastTransitionTime: now},
+		},
+	}
+}
+
+func replicas(d *appsv1.Deployment) int32 {
+	if d.Spec.Replicas != nil {
+		return *d.Spec.Replicas
+	}
+	return 1
 }
 
 func completeJobs(ctx context.Context, c client.Client, namespace string) {

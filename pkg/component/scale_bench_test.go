@@ -21,6 +21,7 @@ import (
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
 	"github.com/wavekit-dev/wavekit/internal/apicount"
+	"github.com/wavekit-dev/wavekit/internal/demo"
 	"github.com/wavekit-dev/wavekit/pkg/component"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
@@ -214,18 +215,10 @@ func playDeploymentController(ctx context.Context, c client.WithWatch, ns string
 }
 
 func markAvailable(ctx context.Context, c client.Client, d *appsv1.Deployment) {
-	if d.Status.ObservedGeneration == d.Generation && d.Status.AvailableReplicas == 1 {
-		return
+	if !demo.IsAvailable(d) {
+		d.Status = demo.AvailableStatus(d)
+		_ = c.Status().Update(ctx, d)
 	}
-	now := metav1.Now()
-	d.Status = appsv1.DeploymentStatus{
-		ObservedGeneration: d.Generation, Replicas: 1, UpdatedReplicas: 1, ReadyReplicas: 1, AvailableReplicas: 1,
-		Conditions: []appsv1.DeploymentCondition{
-			{Type: appsv1.DeploymentAvailable, Status: corev1.ConditionTrue, Reason: "MinimumReplicasAvailable", LastUpdateTime: now, LastTransitionTime: now},
-			{Type: appsv1.DeploymentProgressing, Status: corev1.ConditionTrue, Reason: "NewReplicaSetAvailable", LastUpdateTime: now, LastTransitionTime: now},
-		},
-	}
-	_ = c.Status().Update(ctx, d)
 }
 
 // benchNamespace creates a namespace of its own for one benchmark run.
