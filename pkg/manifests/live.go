@@ -98,6 +98,14 @@ func (l *liveObjects) probe(ctx context.Context, gvk schema.GroupVersionKind, na
 	return nil
 }
 
+// CheckListable makes sure the target's identity may list gvk where the
+// informer for objects in namespace would list (once per kind): call it
+// before starting an informer, which would otherwise retry a Forbidden list
+// forever instead of saying so.
+func (a *Applier) CheckListable(ctx context.Context, gvk schema.GroupVersionKind, namespace string) error {
+	return a.live.probe(ctx, gvk, namespace)
+}
+
 func where(namespace string) string {
 	if namespace == "" {
 		return "cluster-wide"
