@@ -20,7 +20,7 @@ import (
 
 // connectWait is how long a reconcile waits for a target that is still
 // connecting before it gives the worker back and looks again later.
-const connectWait = 250 * time.Millisecond
+const connectWait = time.Second
 
 // target is one cluster and identity that components write to: its client,
 // its label-filtered cache and the applier that remembers what it wrote.
