@@ -58,6 +58,27 @@ var _ = Describe("the lockdown", func() {
 		}).WithTimeout(2 * time.Second).Should(Equal(before))
 	})
 
+	It("keeps a chart that hard-codes another team's namespace out of it", func() {
+		createTenant("team-attacker")
+		createTenant("team-victim")
+		victim := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "team-victim", Name: "settings"}, Data: map[string]string{"k": "v"}}
+		Expect(env.Client.Create(ctx, victim)).To(Succeed())
+		before := victim.DeepCopy()
+
+		c := newComponent("team-attacker", "settings")
+		c.Spec.Source = "elsewhere"
+		Expect(env.Client.Create(ctx, c)).To(Succeed())
+		eventually(func() string { return readyCondition(c) }).Should(And(
+			HavePrefix("False/"),
+			ContainSubstring(`User "system:serviceaccount:team-attacker:deployer" cannot get resource "configmaps"`),
+			ContainSubstring(`in the namespace "team-victim"`)))
+		Consistently(func() *corev1.ConfigMap {
+			var got corev1.ConfigMap
+			Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(victim), &got)).To(Succeed())
+			return &got
+		}).WithTimeout(2 * time.Second).Should(Equal(before))
+	})
+
 	It("lets a tenant with only a namespaced Role install and delete a chart with a Deployment, a Secret and a ConfigMap", func() {
 		ns := "team-site"
 		createTenant(ns)

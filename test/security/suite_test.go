@@ -63,8 +63,11 @@ var _ = BeforeSuite(func() {
 	})
 	Expect(err).NotTo(HaveOccurred())
 	_, err = operator.Setup(mgr, operator.Options{
-		Name:    operatorName,
-		Sources: map[string]string{"app": filepath.Join(testenv.ModuleRoot(), "test", "security", "testdata", "app")},
+		Name: operatorName,
+		Sources: map[string]string{
+			"app":       filepath.Join(testenv.ModuleRoot(), "test", "security", "testdata", "app"),
+			"elsewhere": filepath.Join(testenv.ModuleRoot(), "test", "security", "testdata", "elsewhere"),
+		},
 		Reconciler: component.ReconcilerOptions{
 			DefaultServiceAccount: deployer,
 			// One worker, as the operator ran when one bad target stalled the others.
