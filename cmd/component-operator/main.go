@@ -19,6 +19,7 @@ import (
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
 	"github.com/wavekit-dev/wavekit/internal/operator"
+	"github.com/wavekit-dev/wavekit/pkg/component"
 )
 
 // stringList is a repeatable string flag.
@@ -46,6 +47,10 @@ func run() error {
 	flag.StringVar(&probeAddr, "health-probe-bind-address", ":8081", "address of /healthz and /readyz")
 	flag.BoolVar(&leaderElect, "leader-elect", false, "elect a leader, for more than one replica")
 	flag.StringVar(&watchNamespaces, "watch-namespaces", "", "comma-separated namespaces to watch Components in (empty: all)")
+	var lockdown component.ReconcilerOptions
+	flag.StringVar(&lockdown.DefaultServiceAccount, "default-service-account", "", "multi-tenant lockdown: apply every Component that names no service account as this service account of its own namespace")
+	flag.BoolVar(&lockdown.NoCrossNamespaceRefs, "no-cross-namespace-refs", false, "refuse Components whose spec.namespace is not their own namespace")
+	flag.BoolVar(&lockdown.InsecureKubeConfigExec, "insecure-kubeconfig-exec", false, "allow kubeconfigs from Secrets to use exec and auth-provider users (they run code in the operator)")
 	zapOpts := zap.Options{}
 	zapOpts.BindFlags(flag.CommandLine)
 	flag.Parse()
@@ -77,13 +82,17 @@ func run() error {
 	if err != nil {
 		return fmt.Errorf("creating manager: %w", err)
 	}
-	if _, err := operator.Setup(mgr, operator.Options{Name: name, Sources: parsed}); err != nil {
+	reconciler, err := operator.Setup(mgr, operator.Options{Name: name, Sources: parsed, Reconciler: lockdown})
+	if err != nil {
 		return err
 	}
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
 		return err
 	}
 	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
+		return err
+	}
+	if err := mgr.AddReadyzCheck("workers", reconciler.ReadyzCheck); err != nil {
 		return err
 	}
 	return mgr.Start(ctrl.SetupSignalHandler())

@@ -42,6 +42,22 @@ type ReconcilerOptions struct {
 	// status is written (default DefaultMaxObjectBytes). A status that would
 	// pass it is not written and the component reports why instead.
 	MaxObjectBytes int
+	// DefaultServiceAccount turns the multi-tenant lockdown on: a component
+	// that names no service account of its own is applied, read and deleted
+	// as system:serviceaccount:<its namespace>:<DefaultServiceAccount>.
+	DefaultServiceAccount string
+	// NoCrossNamespaceRefs refuses a component whose placement namespace is
+	// not its own namespace.
+	NoCrossNamespaceRefs bool
+	// InsecureKubeConfigExec allows kubeconfigs from Secrets to use exec and
+	// auth-provider users, which run code in the operator (default refused).
+	InsecureKubeConfigExec bool
+	// TargetTimeout bounds connecting to a target: a cluster that does not
+	// answer within it is a retriable error that names it (default 30s).
+	TargetTimeout time.Duration
+	// ReconcileTimeout bounds one reconcile, every request to a target
+	// included (default 2m); readiness fails while a reconcile runs longer.
+	ReconcileTimeout time.Duration
 	// Filter, if set, selects the components this reconciler handles; others
 	// are left alone (no finalizer, no status).
 	Filter func(Component) bool
@@ -68,6 +84,12 @@ func (o ReconcilerOptions) withDefaults(name string) ReconcilerOptions {
 	}
 	if o.MaxConcurrentReconciles <= 0 {
 		o.MaxConcurrentReconciles = 1
+	}
+	if o.TargetTimeout <= 0 {
+		o.TargetTimeout = manifests.DefaultStartTimeout
+	}
+	if o.ReconcileTimeout <= 0 {
+		o.ReconcileTimeout = 2 * time.Minute
 	}
 	if o.MaxObjectBytes <= 0 {
 		o.MaxObjectBytes = DefaultMaxObjectBytes

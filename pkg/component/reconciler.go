@@ -34,6 +34,7 @@ type Reconciler[T Component] struct {
 	status   *writtenStatus[T]
 	gauge    *stateGauge
 	notes    *eventNotes
+	inflight *inflight
 
 	mu     sync.Mutex
 	owners map[string]types.NamespacedName // owner label value → component
@@ -48,7 +49,8 @@ func NewReconciler[T Component](name string, generator manifests.Generator, opti
 		name: name, generator: generator, opts: options.withDefaults(name),
 		events: make(chan event.GenericEvent, 1024),
 		status: newWrittenStatus[T](), gauge: newStateGauge(name), notes: newEventNotes(),
-		owners: map[string]types.NamespacedName{},
+		inflight: newInflight(),
+		owners:   map[string]types.NamespacedName{},
 	}
 }
 
@@ -107,8 +109,9 @@ func (r *Reconciler[T]) SetupWithManager(mgr ctrl.Manager) error {
 		Named(r.name).
 		For(obj, builder.WithPredicates(specOrDeletionChanged())).
 		WatchesRawSource(source.Channel(r.events, &handler.EnqueueRequestForObject{})).
-		WithOptions(controller.Options{MaxConcurrentReconciles: r.opts.MaxConcurrentReconciles, RateLimiter: r.opts.RateLimiter})
-	if err := b.Complete(r); err != nil {
+		WithOptions(controller.Options{MaxConcurrentReconciles: r.opts.MaxConcurrentReconciles, RateLimiter: r.opts.RateLimiter,
+			ReconciliationTimeout: r.opts.ReconcileTimeout})
+	if err := b.Complete(tracked{r: r, f: r.inflight}); err != nil {
 		return fmt.Errorf("setting up controller %s: %w", r.name, err)
 	}
 	return nil

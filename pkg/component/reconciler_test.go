@@ -315,7 +315,7 @@ var _ = Describe("the component reconciler", func() {
 		Expect(env.Client.Create(ctx, c)).To(Succeed())
 		eventually(func() string { return readyCondition(ctx, c) }).Should(And(
 			HavePrefix("False/Error:"),
-			ContainSubstring(`ConfigMap must be listed and watched to track applied objects: configmaps is forbidden: User "system:serviceaccount:`+ns+`:weak" cannot list resource "configmaps"`),
+			ContainSubstring(`ConfigMap must be listed and watched in namespace `+ns+` to track applied objects: configmaps is forbidden: User "system:serviceaccount:`+ns+`:weak" cannot list resource "configmaps"`),
 		))
 		Expect(getConfigMap(ctx, ns, "a")).To(BeNil())
 	})

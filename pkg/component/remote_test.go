@@ -62,6 +62,22 @@ var _ = Describe("a component deployed to a remote cluster", Ordered, func() {
 		eventually(func() *v1alpha1.Component { return getComponent(ctx, c) }).Should(BeNil())
 	})
 
+	It("reads and writes there as the lockdown's default service account", func() {
+		ns := newNamespace(ctx)
+		kubeconfig, err := testenv.KubeconfigBytes(remote.Config)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(env.Client.Create(ctx, &corev1.Secret{ObjectMeta: objectMeta(ns, "remote"), Data: map[string][]byte{"config": kubeconfig}})).To(Succeed())
+
+		startOperator(ctx, ns, component.ReconcilerOptions{DefaultServiceAccount: "deployer"})
+		c := newComponent(ns, "locked", map[string]any{"configMaps": map[string]any{"far-away": map[string]any{}}})
+		c.Spec.KubeConfig = &v1alpha1.SecretKeyReference{Name: "remote", Key: "config"}
+		Expect(env.Client.Create(ctx, c)).To(Succeed())
+		eventually(func() string { return readyCondition(ctx, c) }).Should(And(HavePrefix("False/"),
+			ContainSubstring(`User "system:serviceaccount:`+ns+`:deployer" cannot list resource "configmaps"`)))
+		err = remote.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "far-away"}, &corev1.ConfigMap{})
+		Expect(apierrors.IsNotFound(err)).To(BeTrue())
+	})
+
 	It("reports a missing kubeconfig Secret clearly", func() {
 		ns := newNamespace(ctx)
 		startOperator(ctx, ns, component.ReconcilerOptions{})

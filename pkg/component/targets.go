@@ -7,38 +7,50 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
+// connectWait is how long a reconcile waits for a target that is still
+// connecting before it gives the worker back and looks again later.
+const connectWait = time.Second
+
 // target is one cluster and identity that components write to: its client,
 // its label-filtered cache and the applier that remembers what it wrote.
+// Until ready is closed it is connecting; then either err is set or the
+// embedded CachedTarget and applier are.
 type target struct {
 	*manifests.CachedTarget
 	applier *manifests.Applier
 	cancel  context.CancelFunc
 	users   map[types.NamespacedName]bool
+	host    string
+	ready   chan struct{}
+	err     error
 
 	watchMu sync.Mutex
 	watched map[string]bool // kinds with an event handler
 }
 
-// targetKey identifies a target: kubeconfig (hash) and impersonated identity.
+// targetKey identifies a target: kubeconfig (hash), impersonated identity
+// and, for an impersonated identity, the namespace its informers watch.
 type targetKey struct {
 	kubeconfig string
 	user       string
 	groups     string
+	scope      string
 }
 
 // targets keeps one target per key, shared by the components that use it,
-// and stops a target when its last component releases it.
+// and stops a target when its last component releases it. Its lock is
+// never held across a request: targets connect in the background.
 type targets struct {
 	name   string
 	local  *rest.Config
@@ -51,47 +63,88 @@ type targets struct {
 	byComponent map[types.NamespacedName]targetKey
 }
 
-// forComponent returns the target of a component, creating it on first use.
+// forComponent returns the target of a component, connecting it on first
+// use. A target that is still connecting after connectWait is a retriable
+// error, so that a slow or dead cluster never holds a worker; one that
+// failed to connect is an error that names it, and the next call tries anew.
 func (t *targets) forComponent(ctx context.Context, c Component) (*target, error) {
+	if err := t.checkRefs(c); err != nil {
+		return nil, err
+	}
 	cfg, key, err := t.configFor(ctx, c)
 	if err != nil {
 		return nil, err
 	}
 	id := types.NamespacedName{Namespace: c.GetNamespace(), Name: c.GetName()}
 	t.mu.Lock()
-	defer t.mu.Unlock()
 	if previous, ok := t.byComponent[id]; ok && previous != key {
 		t.releaseLocked(id)
 	}
 	tg, ok := t.byKey[key]
 	if !ok {
-		if tg, err = t.start(cfg); err != nil {
-			return nil, err
-		}
-		t.byKey[key] = tg
+		tg = t.startLocked(key, cfg)
 	}
 	tg.users[id] = true
 	t.byComponent[id] = key
-	return tg, nil
+	t.mu.Unlock()
+	return t.await(ctx, key, tg)
 }
 
-func (t *targets) start(cfg *rest.Config) (*target, error) {
+// startLocked registers a new target and connects it in the background.
+func (t *targets) startLocked(key targetKey, cfg *rest.Config) *target {
 	ctx, cancel := context.WithCancel(context.Background())
-	cached, err := manifests.NewCachedTarget(ctx, countRequests(cfg), t.name, t.scheme)
+	tg := &target{cancel: cancel, host: cfg.Host, ready: make(chan struct{}),
+		users: map[types.NamespacedName]bool{}, watched: map[string]bool{}}
+	t.byKey[key] = tg
+	var namespaces []string
+	if key.scope != "" {
+		namespaces = []string{key.scope}
+	}
+	go func() {
+		defer close(tg.ready)
+		tg.err = t.connect(ctx, tg, cfg, namespaces)
+	}()
+	return tg
+}
+
+func (t *targets) connect(ctx context.Context, tg *target, cfg *rest.Config, namespaces []string) error {
+	cached, err := manifests.NewCachedTargetWith(ctx, countRequests(cfg), t.name, t.scheme,
+		manifests.CachedTargetOptions{Namespaces: namespaces, StartTimeout: t.opts.TargetTimeout})
 	if err != nil {
-		cancel()
-		return nil, err
+		return err
 	}
 	applier, err := manifests.NewApplier(cached.Target, manifests.Options{
 		Name: t.name, FieldOwner: t.opts.FieldOwner, Defaults: t.opts.Defaults,
 		Concurrency: t.opts.Concurrency, SkipMissingNamespaces: t.opts.SkipMissingNamespaces,
 	})
 	if err != nil {
-		cancel()
-		return nil, err
+		return err
 	}
-	return &target{CachedTarget: cached, applier: applier, cancel: cancel,
-		users: map[types.NamespacedName]bool{}, watched: map[string]bool{}}, nil
+	tg.CachedTarget, tg.applier = cached, applier
+	return nil
+}
+
+// await waits a little for a connecting target.
+func (t *targets) await(ctx context.Context, key targetKey, tg *target) (*target, error) {
+	wait := time.NewTimer(connectWait)
+	defer wait.Stop()
+	select {
+	case <-tg.ready:
+	case <-wait.C:
+		return nil, Retriable(fmt.Errorf("still connecting to %s", tg.host), time.Second)
+	case <-ctx.Done():
+		return nil, fmt.Errorf("connecting to %s: %w", tg.host, ctx.Err())
+	}
+	if tg.err == nil {
+		return tg, nil
+	}
+	t.mu.Lock()
+	if t.byKey[key] == tg {
+		tg.cancel()
+		delete(t.byKey, key) // the next call connects again
+	}
+	t.mu.Unlock()
+	return nil, Retriable(tg.err, 0)
 }
 
 // release stops using the component's target (after its deletion).
@@ -107,7 +160,10 @@ func (t *targets) releaseLocked(id types.NamespacedName) {
 		return
 	}
 	delete(t.byComponent, id)
-	tg := t.byKey[key]
+	tg, ok := t.byKey[key]
+	if !ok {
+		return // it failed to connect and was dropped
+	}
 	delete(tg.users, id)
 	if len(tg.users) == 0 {
 		tg.cancel()
@@ -125,7 +181,10 @@ func (t *targets) stopAll() {
 	}
 }
 
-// configFor builds the rest config of a component's target.
+// configFor builds the rest config of a component's target. An impersonated
+// identity (the component's own service account, or the default one of the
+// lockdown) is applied to the kubeconfig's too, and scopes the target's
+// informers to the component's placement namespace.
 func (t *targets) configFor(ctx context.Context, c Component) (*rest.Config, targetKey, error) {
 	cfg := rest.CopyConfig(t.local)
 	var key targetKey
@@ -138,9 +197,10 @@ func (t *targets) configFor(ctx context.Context, c Component) (*rest.Config, tar
 			cfg, key.kubeconfig = remote, hash
 		}
 	}
-	if ic, ok := optional[ImpersonationConfiguration](c); ok && ic.GetImpersonationUser() != "" {
-		cfg.Impersonate = rest.ImpersonationConfig{UserName: ic.GetImpersonationUser(), Groups: ic.GetImpersonationGroups()}
-		key.user, key.groups = ic.GetImpersonationUser(), strings.Join(ic.GetImpersonationGroups(), ",")
+	if user, groups := t.identity(c); user != "" {
+		cfg.Impersonate = rest.ImpersonationConfig{UserName: user, Groups: groups}
+		key.user, key.groups = user, strings.Join(groups, ",")
+		key.scope = placementNamespace(c)
 	}
 	return cfg, key, nil
 }
@@ -157,9 +217,10 @@ func (t *targets) remoteConfig(ctx context.Context, namespace, name, dataKey str
 	if !ok {
 		return nil, "", fmt.Errorf("kubeconfig Secret %s/%s has no key %q", namespace, name, dataKey)
 	}
-	cfg, err := clientcmd.RESTConfigFromKubeConfig(data)
+	source := fmt.Sprintf("Secret %s/%s, key %q", namespace, name, dataKey)
+	cfg, err := kubeConfigFromSecret(data, source, t.opts.InsecureKubeConfigExec)
 	if err != nil {
-		return nil, "", fmt.Errorf("kubeconfig in Secret %s/%s, key %q: %w", namespace, name, dataKey, err)
+		return nil, "", err
 	}
 	sum := sha256.Sum256(data)
 	return cfg, hex.EncodeToString(sum[:]), nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -34,6 +35,13 @@ func (r *Reconciler[T]) watchDependents(ctx context.Context, tg *target, invento
 		gvk := item.GroupVersionKind()
 		if tg.isWatched(gvk.String()) {
 			continue
+		}
+		err := tg.applier.CheckListable(ctx, gvk, item.Namespace)
+		if meta.IsNoMatchError(err) || apierrors.IsNotFound(err) {
+			continue // no longer served (its CRD is gone): nothing to watch
+		}
+		if err != nil {
+			return fmt.Errorf("watching %s: %w", gvk, err)
 		}
 		obj := &unstructured.Unstructured{}
 		obj.SetGroupVersionKind(gvk)

@@ -103,18 +103,37 @@ func (a *Applier) servedKinds() ([]schema.GroupVersionKind, error) {
 }
 
 // countForeign lists the metadata of every instance of gvk and counts those
-// without this owner's label.
+// without this owner's label. An identity whose informers are scoped to some
+// namespaces (a tenant) and may not list cluster-wide counts in those
+// namespaces: it can see no others.
 func (a *Applier) countForeign(ctx context.Context, gvk schema.GroupVersionKind, owner Owner) (int, error) {
+	count, err := a.countForeignIn(ctx, gvk, owner, "")
+	scope := scopeOf(a.target.Live)
+	if !apierrors.IsForbidden(err) || len(scope) == 0 {
+		return count, err
+	}
+	total := 0
+	for _, ns := range scope {
+		n, err := a.countForeignIn(ctx, gvk, owner, ns)
+		if err != nil {
+			return 0, err
+		}
+		total += n
+	}
+	return total, nil
+}
+
+func (a *Applier) countForeignIn(ctx context.Context, gvk schema.GroupVersionKind, owner Owner, namespace string) (int, error) {
 	count := 0
 	list := &metav1.PartialObjectMetadataList{}
 	list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
 	for {
-		err := a.target.Client.List(ctx, list, client.Limit(500), client.Continue(list.GetContinue()))
+		err := a.target.Client.List(ctx, list, client.Limit(500), client.Continue(list.GetContinue()), client.InNamespace(namespace))
 		if apierrors.IsNotFound(err) || meta.IsNoMatchError(err) {
 			return 0, nil // the type is no longer served: no instances can exist
 		}
 		if err != nil {
-			return 0, fmt.Errorf("listing instances of %s: %w", gvk.GroupKind(), err)
+			return 0, fmt.Errorf("listing instances of %s %s: %w", gvk.GroupKind(), where(namespace), err)
 		}
 		for _, item := range list.Items {
 			if item.GetLabels()[a.OwnerLabel()] != owner.ID {

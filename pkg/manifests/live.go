@@ -3,6 +3,7 @@ package manifests
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -49,7 +50,7 @@ func newLiveObjects(reader LiveReader, direct client.Reader, now func() time.Tim
 
 // get returns the live object, or nil when it does not exist.
 func (l *liveObjects) get(ctx context.Context, gvk schema.GroupVersionKind, key ObjectKey) (*unstructured.Unstructured, error) {
-	if err := l.probe(ctx, gvk); err != nil {
+	if err := l.probe(ctx, gvk, key.Namespace); err != nil {
 		return nil, err
 	}
 	cached, err := read(ctx, l.reader, gvk, key)
@@ -66,23 +67,50 @@ func (l *liveObjects) get(ctx context.Context, gvk schema.GroupVersionKind, key 
 
 // probe lists gvk once, directly, before the cache starts an informer for
 // it: an informer that may not list (RBAC, impersonation) would otherwise
-// wait for its first sync forever instead of saying so.
-func (l *liveObjects) probe(ctx context.Context, gvk schema.GroupVersionKind) error {
+// wait for its first sync forever instead of saying so. A reader scoped to
+// some namespaces lists there, where its informers do; an object outside
+// them is read directly and needs no probe.
+func (l *liveObjects) probe(ctx context.Context, gvk schema.GroupVersionKind, namespace string) error {
 	l.mu.Lock()
 	done := l.probed[gvk]
 	l.mu.Unlock()
 	if done || l.direct == nil {
 		return nil
 	}
-	list := &metav1.PartialObjectMetadataList{}
-	list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
-	if err := l.direct.List(ctx, list, client.Limit(1)); err != nil {
-		return fmt.Errorf("%s must be listed and watched to track applied objects: %w", gvk.Kind, err)
+	scope := scopeOf(l.reader)
+	if namespace != "" && len(scope) > 0 && !slices.Contains(scope, namespace) {
+		return nil
+	}
+	namespaces := []string{""}
+	if namespace != "" && len(scope) > 0 {
+		namespaces = scope
+	}
+	for _, ns := range namespaces {
+		list := &metav1.PartialObjectMetadataList{}
+		list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
+		if err := l.direct.List(ctx, list, client.Limit(1), client.InNamespace(ns)); err != nil {
+			return fmt.Errorf("%s must be listed and watched %s to track applied objects: %w", gvk.Kind, where(ns), err)
+		}
 	}
 	l.mu.Lock()
 	l.probed[gvk] = true
 	l.mu.Unlock()
 	return nil
+}
+
+// CheckListable makes sure the target's identity may list gvk where the
+// informer for objects in namespace would list (once per kind): call it
+// before starting an informer, which would otherwise retry a Forbidden list
+// forever instead of saying so.
+func (a *Applier) CheckListable(ctx context.Context, gvk schema.GroupVersionKind, namespace string) error {
+	return a.live.probe(ctx, gvk, namespace)
+}
+
+func where(namespace string) string {
+	if namespace == "" {
+		return "cluster-wide"
+	}
+	return "in namespace " + namespace
 }
 
 func read(ctx context.Context, reader LiveReader, gvk schema.GroupVersionKind, key ObjectKey) (*unstructured.Unstructured, error) {

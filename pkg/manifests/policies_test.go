@@ -142,7 +142,8 @@ var _ = Describe("policies", func() {
 			Expect(getConfigMap(ctx, ns, "plain").Labels).To(HaveKeyWithValue("test.wavekit.dev/owner-id", h.owner.ID))
 
 			_, err := other.apply(ctx, configMap(ns, "plain", map[string]string{"v": "2"}))
-			Expect(err).To(MatchError(ContainSubstring("ConfigMap " + ns + "/plain already exists and is managed by Component default/" + "policies-" + ns + "; set test.wavekit.dev/adoption-policy: always to take it over")))
+			Expect(err).To(MatchError(ContainSubstring("ConfigMap " + ns + "/plain already exists and is managed by Component default/" + "policies-" + ns + " (test.wavekit.dev/adoption-policy is if-unowned)")))
+			Expect(err.Error()).NotTo(ContainSubstring(string(manifests.AdoptAlways)), "no coaching to take over")
 			Expect(getConfigMap(ctx, ns, "plain").Data).To(HaveKeyWithValue("v", "1"))
 		})
 

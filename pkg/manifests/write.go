@@ -134,7 +134,8 @@ func (a *Applier) getDirect(ctx context.Context, d *desired) (*unstructured.Unst
 }
 
 // checkAdoption returns an error when the adoption policy forbids taking
-// over existing, an object this owner does not hold yet.
+// over existing, an object this owner does not hold yet. The error names the
+// current owner and the policy, nothing more.
 func (a *Applier) checkAdoption(d *desired, existing *unstructured.Unstructured, owner Owner) error {
 	current := existing.GetLabels()[a.OwnerLabel()]
 	if current == owner.ID {
@@ -148,10 +149,12 @@ func (a *Applier) checkAdoption(d *desired, existing *unstructured.Unstructured,
 	switch {
 	case d.policies.Adoption == AdoptAlways:
 		return nil
-	case d.policies.Adoption == AdoptNever:
+	case d.policies.Adoption == AdoptNever && current == "":
 		return fmt.Errorf("%s already exists and is not managed by %s (%s is %s)", d.key, owner.Description, policyKey, AdoptNever)
+	case d.policies.Adoption == AdoptNever:
+		return fmt.Errorf("%s already exists and is managed by %s (%s is %s)", d.key, other, policyKey, AdoptNever)
 	case current != "":
-		return fmt.Errorf("%s already exists and is managed by %s; set %s: %s to take it over", d.key, other, policyKey, AdoptAlways)
+		return fmt.Errorf("%s already exists and is managed by %s (%s is %s)", d.key, other, policyKey, d.policies.Adoption)
 	}
 	return nil
 }

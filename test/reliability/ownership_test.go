@@ -30,7 +30,7 @@ var _ = Describe("ownership", func() {
 		second := newComponent("owners", "second", "owned", merge(shared, map[string]any{"greeting": "mine"}))
 		Expect(env.Client.Create(ctx, second)).To(Succeed())
 		eventually(func() string { return readyCondition(ctx, second) }).Should(Equal(
-			"False/Error: ConfigMap owners/shared already exists and is managed by Component owners/first; set rel.wavekit.dev/adoption-policy: always to take it over"))
+			"False/Error: ConfigMap owners/shared already exists and is managed by Component owners/first (rel.wavekit.dev/adoption-policy is if-unowned)"))
 
 		unchanged := func() string { return sharedState(ctx) }
 		Consistently(unchanged).WithTimeout(3 * time.Second).WithPolling(100 * time.Millisecond).Should(Equal(stateOf(before)))

@@ -1,0 +1,77 @@
+package security_test
+
+import (
+	"time"
+
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/wavekit-dev/wavekit/api/v1alpha1"
+)
+
+func eventually(f any) AsyncAssertion {
+	return Eventually(f).WithTimeout(30 * time.Second).WithPolling(100 * time.Millisecond)
+}
+
+func createNamespace(name string) {
+	Expect(env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}})).To(Succeed())
+}
+
+// tenantRules are what a tenant needs to deploy testdata/app in its namespace.
+var tenantRules = []rbacv1.PolicyRule{
+	{APIGroups: []string{""}, Resources: []string{"configmaps", "secrets"}, Verbs: []string{"get", "list", "watch", "create", "update", "patch", "delete"}},
+	{APIGroups: []string{"apps"}, Resources: []string{"deployments"}, Verbs: []string{"get", "list", "watch", "create", "update", "patch", "delete"}},
+}
+
+// createTenant creates namespace ns with the lockdown's service account,
+// allowed by a Role in ns alone (no cluster-wide rights at all).
+func createTenant(ns string) {
+	createNamespace(ns)
+	Expect(env.Client.Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: deployer}})).To(Succeed())
+	Expect(env.Client.Create(ctx, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: deployer}, Rules: tenantRules})).To(Succeed())
+	Expect(env.Client.Create(ctx, &rbacv1.RoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: deployer},
+		RoleRef:    rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "Role", Name: deployer},
+		Subjects:   []rbacv1.Subject{{Kind: "ServiceAccount", Namespace: ns, Name: deployer}},
+	})).To(Succeed())
+}
+
+func newComponent(ns, name string) *v1alpha1.Component {
+	return &v1alpha1.Component{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Spec: v1alpha1.ComponentSpec{Source: "app"}}
+}
+
+// readyCondition returns "Status/Reason: message", or "gone".
+func readyCondition(c *v1alpha1.Component) string {
+	var got v1alpha1.Component
+	err := env.Client.Get(ctx, client.ObjectKeyFromObject(c), &got)
+	if apierrors.IsNotFound(err) {
+		return "gone"
+	}
+	Expect(err).NotTo(HaveOccurred())
+	cond := got.Status.ReadyCondition()
+	if cond == nil {
+		return "none"
+	}
+	return string(cond.Status) + "/" + cond.Reason + ": " + cond.Message
+}
+
+// kubeconfigSecret stores a kubeconfig with one cluster "target" and one
+// user "tenant" in Secret ns/name, key "value".
+func kubeconfigSecret(ns, name string, cluster *clientcmdapi.Cluster, user *clientcmdapi.AuthInfo) {
+	config := clientcmdapi.NewConfig()
+	config.Clusters["target"] = cluster
+	config.AuthInfos["tenant"] = user
+	config.Contexts["target"] = &clientcmdapi.Context{Cluster: "target", AuthInfo: "tenant"}
+	config.CurrentContext = "target"
+	data, err := clientcmd.Write(*config)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(env.Client.Create(ctx, &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Data: map[string][]byte{"value": data},
+	})).To(Succeed())
+}
