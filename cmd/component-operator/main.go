@@ -49,6 +49,7 @@ func run() error {
 	zapOpts := zap.Options{}
 	zapOpts.BindFlags(flag.CommandLine)
 	flag.Parse()
+	capLogVerbosity(&zapOpts)
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts)))
 
 	parsed, err := operator.ParseSources(sources)
