@@ -173,6 +173,10 @@ var _ = Describe("helm template with non-default values", func() {
 			"ClusterRoleBinding /ops-component-operator-metrics-auth",
 			"ClusterRole /ops-component-operator-metrics-reader",
 			"ClusterRoleBinding /ops-component-operator-metrics-reader",
+			"Role team-a/ops-component-operator-impersonate",
+			"RoleBinding team-a/ops-component-operator-impersonate",
+			"Role team-b/ops-component-operator-impersonate",
+			"RoleBinding team-b/ops-component-operator-impersonate",
 			"Service team-ops/ops-component-operator-metrics",
 			"Deployment team-ops/ops-component-operator",
 			"ServiceMonitor team-ops/ops-component-operator",
@@ -244,6 +248,11 @@ var _ = Describe("helm template with non-default values", func() {
 			Expect(binding.RoleRef).To(Equal(rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "ops-component-operator"}))
 			Expect(binding.Subjects).To(ConsistOf(HaveField("Namespace", "team-ops")))
 		}
+		for _, ns := range []string{"team-a", "team-b"} {
+			var impersonate rbacv1.Role
+			find(objects, "Role", ns, "ops-component-operator-impersonate", &impersonate)
+			Expect(impersonate.Rules).To(ConsistOf(rule("", "serviceaccounts", "impersonate")))
+		}
 		var clusterRole rbacv1.ClusterRole
 		find(objects, "ClusterRole", "", "ops-component-operator-cluster", &clusterRole)
 		Expect(clusterRole.Rules).To(ConsistOf(rule("apiextensions.k8s.io", "customresourcedefinitions", "get", "list", "watch")))
@@ -271,6 +280,23 @@ var _ = Describe("helm template with non-default values", func() {
 		find(objects, "PodDisruptionBudget", "team-ops", "ops-component-operator", &pdb)
 		Expect(*pdb.Spec.MinAvailable).To(Equal(intstr.FromInt32(1)))
 		Expect(pdb.Spec.Selector.MatchLabels).To(Equal(deployment.Spec.Selector.MatchLabels))
+	})
+})
+
+var _ = Describe("helm template with the lockdown", func() {
+	It("renders the flags and lets the operator impersonate ServiceAccounts cluster-wide", func() {
+		objects := render("wavekit", "wavekit-system", "--set", "defaultServiceAccount=deployer", "--set", "noCrossNamespaceRefs=true")
+		var deployment appsv1.Deployment
+		find(objects, "Deployment", "wavekit-system", "wavekit-component-operator", &deployment)
+		args := deployment.Spec.Template.Spec.Containers[0].Args
+		Expect(args).To(ContainElements("--default-service-account=deployer", "--no-cross-namespace-refs"))
+		Expect(args).NotTo(ContainElement("--insecure-kubeconfig-exec"))
+		var impersonate rbacv1.ClusterRole
+		find(objects, "ClusterRole", "", "wavekit-component-operator-impersonate", &impersonate)
+		Expect(impersonate.Rules).To(ConsistOf(rule("", "serviceaccounts", "impersonate")))
+		var binding rbacv1.ClusterRoleBinding
+		find(objects, "ClusterRoleBinding", "", "wavekit-component-operator-impersonate", &binding)
+		Expect(binding.Subjects).To(ConsistOf(HaveField("Name", "wavekit-component-operator")))
 	})
 })
 
