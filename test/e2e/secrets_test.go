@@ -5,7 +5,9 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -126,13 +128,23 @@ var _ = Describe("secret values", Ordered, func() {
 		}
 		Expect(secretData("conflict-credentials")()).To(Equal(foreign), "the conflict leaves the foreign Secret alone")
 
+		statuses := componentStatuses(ctx, env, namespace) // before they are gone
+
+		By("deleting them all")
+		for _, c := range append([]*v1alpha1.Component{ok}, slices.Collect(maps.Keys(failing))...) {
+			Expect(env.Client.Delete(ctx, c)).To(Succeed())
+			Eventually(func() string { return readyReason(ctx, env, c) }).WithTimeout(60*time.Second).Should(Equal("gone"), "component %s", c.Name)
+		}
+		Expect(secretData("ok-credentials")()).To(ContainSubstring("not found"))
+
 		By("finding none of the values, plain or base64")
 		haystacks := map[string]string{
 			"the operator's log": string(operator.Out.Contents()) + string(operator.Err.Contents()),
 			"the Events":         eventTexts(ctx, env),
-			"the status":         componentStatuses(ctx, env, namespace),
+			"the status":         statuses,
 		}
 		Expect(haystacks["the operator's log"]).To(ContainSubstring("Reconcil"), "the log is verbose enough to leak")
+		Expect(statuses).To(ContainSubstring("bad key!"), "the status holds the error messages")
 		for where, text := range haystacks {
 			for _, v := range values {
 				Expect(text).NotTo(ContainSubstring(v), "%s shows a secret value", where)
