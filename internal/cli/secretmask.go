@@ -31,6 +31,8 @@ func maskSecrets(before, after *unstructured.Unstructured) (*unstructured.Unstru
 	}
 	before, after = deepCopyOrNil(before), deepCopyOrNil(after)
 	for _, field := range []string{"data", "stringData"} {
+		maskMalformed(before, field)
+		maskMalformed(after, field)
 		maskValues(stringMap(before, field), stringMap(after, field))
 	}
 	maskValues(stringMap(before, "metadata", "annotations"), stringMap(after, "metadata", "annotations"), lastApplied)
@@ -58,6 +60,19 @@ func maskValues(before, after map[string]any, keys ...string) {
 	for key := range after {
 		if _, inBefore := before[key]; masked(key) && !inBefore {
 			after[key] = maskSame
+		}
+	}
+}
+
+// maskMalformed masks the whole field of u when it is there but not a map
+// (a rendered object the API server has not checked yet).
+func maskMalformed(u *unstructured.Unstructured, field string) {
+	if u == nil {
+		return
+	}
+	if value, found := u.Object[field]; found {
+		if _, isMap := value.(map[string]any); !isMap {
+			u.Object[field] = maskSame
 		}
 	}
 }
