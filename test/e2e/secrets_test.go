@@ -101,11 +101,20 @@ var _ = Describe("secret values", Ordered, func() {
 
 		okValue := secretValue("ok")
 		ok := component("ok", map[string]any{"password": okValue})
+		Expect(env.Client.Create(ctx, &corev1.Secret{
+			ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: "unreachable-kubeconfig"},
+			StringData: map[string]string{"value": unreachableKubeconfig(secretValue("kcfg"))},
+		})).To(Succeed())
+		remote := component("remote", map[string]any{"password": secretValue("rmt")})
+		Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(remote), remote)).To(Succeed())
+		remote.Spec.KubeConfig = &v1alpha1.SecretKeyReference{Name: "unreachable-kubeconfig"}
+		Expect(env.Client.Update(ctx, remote)).To(Succeed())
 		failing := map[*v1alpha1.Component]string{
 			component("badkey", map[string]any{"password": secretValue("bkey"), "badKey": true}):             "bad key!",
 			component("neighbour", map[string]any{"password": secretValue("nbr"), "invalidNeighbour": true}): "neighbour-Not_A_Name",
 			component("conflict", map[string]any{"password": secretValue("cnf"), "adoption": "never"}):       "conflict-credentials",
 			component("kindless", map[string]any{"password": secretValue("kind"), "dropKind": true}):         "secret.yaml",
+			remote: "127.0.0.1:1",
 		}
 
 		By("applying a Secret, correcting an out-of-band change of it, and updating it")
@@ -121,7 +130,7 @@ var _ = Describe("secret values", Ordered, func() {
 		Expect(env.Client.Update(ctx, ok)).To(Succeed())
 		Eventually(secretData("ok-credentials")).WithTimeout(30 * time.Second).Should(Equal(updated))
 
-		By("failing next to a Secret: an invalid key, an invalid neighbour, a conflict, a document without kind")
+		By("failing next to a Secret: an invalid key, an invalid neighbour, a conflict, a document without kind, an unreachable cluster whose kubeconfig holds a token")
 		for c, names := range failing {
 			Eventually(readyMessage(c)).WithTimeout(60*time.Second).Should(
 				And(HavePrefix("False"), ContainSubstring(names)), "component %s", c.Name)
@@ -130,7 +139,8 @@ var _ = Describe("secret values", Ordered, func() {
 
 		statuses := componentStatuses(ctx, env, namespace) // before they are gone
 
-		By("deleting them all")
+		By("deleting them all but the one whose cluster is unreachable (that waits for its cluster)")
+		delete(failing, remote)
 		for _, c := range append([]*v1alpha1.Component{ok}, slices.Collect(maps.Keys(failing))...) {
 			Expect(env.Client.Delete(ctx, c)).To(Succeed())
 			Eventually(func() string { return readyReason(ctx, env, c) }).WithTimeout(60*time.Second).Should(Equal("gone"), "component %s", c.Name)
@@ -183,4 +193,16 @@ func componentStatuses(ctx context.Context, env *testenv.Env, namespace string) 
 		lines = append(lines, c.Name+": "+string(data))
 	}
 	return strings.Join(lines, "\n")
+}
+
+// unreachableKubeconfig is a kubeconfig for a cluster nobody serves, whose
+// user authenticates with token.
+func unreachableKubeconfig(token string) string {
+	return `apiVersion: v1
+kind: Config
+clusters: [{name: nowhere, cluster: {server: "https://127.0.0.1:1"}}]
+users: [{name: deployer, user: {token: "` + token + `"}}]
+contexts: [{name: nowhere, context: {cluster: nowhere, user: deployer}}]
+current-context: nowhere
+`
 }
