@@ -13,7 +13,8 @@ import (
 )
 
 type diffOptions struct {
-	input inputOptions
+	input       inputOptions
+	showSecrets bool
 }
 
 func newDiffCommand(g *globalOptions) *cobra.Command {
@@ -27,7 +28,10 @@ replace, server-side apply or recreate). It prints a unified diff per object
 between the live object and the dry-run result, the objects of the release's
 inventory that are no longer rendered (apply would delete them), and a
 summary. Server-managed fields (managedFields, resourceVersion, uid,
-generation, creationTimestamp) are left out.
+generation, creationTimestamp) are left out. The values of Secrets (data,
+stringData and kubectl's last-applied copy) are masked: "***" for a value
+that stays, "*** (before)" and "*** (after)" for one that changes; the keys
+show what is added, changed or removed. --show-secrets prints the values.
 
 Exit code: 0 when nothing would change, 1 when something would, 2 on error.`,
 		Example: `  wavekit diff demo ./chart -f values.yaml
@@ -39,6 +43,7 @@ Exit code: 0 when nothing would change, 1 when something would, 2 on error.`,
 		},
 	}
 	o.input.addFlags(cmd)
+	cmd.Flags().BoolVar(&o.showSecrets, "show-secrets", false, "print the values of Secrets instead of masks (they end up in logs)")
 	return cmd
 }
 
@@ -51,7 +56,7 @@ func (o *diffOptions) run(ctx context.Context, g *globalOptions, name, dir strin
 	if err := manifests.SortForApply(rel.OperatorName, objects); err != nil {
 		return fmt.Errorf("invalid manifests in %s: %w", dir, err)
 	}
-	diffs, err := newDiffer(next.cluster, rel).diffAll(ctx, objects)
+	diffs, err := newDiffer(next.cluster, rel, o.showSecrets).diffAll(ctx, objects)
 	if err != nil {
 		return err
 	}

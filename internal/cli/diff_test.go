@@ -2,9 +2,12 @@ package cli_test
 
 import (
 	"context"
+	"encoding/base64"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 var _ = Describe("diff", func() {
@@ -46,5 +49,50 @@ var _ = Describe("diff", func() {
 		r := wavekit("diff", "demo", "testdata/missing")
 		Expect(r.code).To(Equal(2))
 		Expect(r.stderr).To(Equal("error: source testdata/missing: no such directory\n"))
+	})
+})
+
+var _ = Describe("diff of a Secret", func() {
+	const oldPassword, newPassword, token = "old-pa55word", "new-pa55word", "t0ken-value"
+	ctx := context.Background()
+	b64 := func(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
+	values := []string{oldPassword, newPassword, token}
+	expectNoValues := func(out string) {
+		GinkgoHelper()
+		for _, v := range values {
+			Expect(out).NotTo(ContainSubstring(v))
+			Expect(out).NotTo(ContainSubstring(b64(v)))
+		}
+	}
+
+	It("shows which keys are added, changed and removed but never a value", func() {
+		ns := newNamespace()
+		r := wavekit("diff", "vault", "testdata/secret", "-n", ns, "--set", "password="+oldPassword)
+		Expect(r.code).To(Equal(1), r.stderr)
+		Expect(r.stdout).To(ContainSubstring("+ create Secret " + ns + "/vault-credentials\n"))
+		Expect(r.stdout).To(ContainSubstring("+  password: '***'\n"))
+		expectNoValues(r.stdout + r.stderr)
+
+		succeeds("apply", "vault", "testdata/secret", "-n", ns, "--set", "password="+oldPassword)
+		secret := &corev1.Secret{}
+		Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "vault-credentials"}, secret)).To(Succeed())
+		secret.Annotations = map[string]string{"kubectl.kubernetes.io/last-applied-configuration": `{"stringData":{"password":"` + oldPassword + `"}}`}
+		Expect(env.Client.Update(ctx, secret)).To(Succeed())
+
+		r = wavekit("diff", "vault", "testdata/secret", "-n", ns, "--set", "password="+newPassword, "--set", "token="+token)
+		Expect(r.code).To(Equal(1), r.stderr)
+		Expect(r.stdout).To(ContainSubstring("~ update Secret " + ns + "/vault-credentials\n"))
+		Expect(r.stdout).To(ContainSubstring("-  password: '*** (before)'\n+  password: '*** (after)'\n"))
+		Expect(r.stdout).To(ContainSubstring("+  token: '***'\n"))
+		Expect(r.stdout).To(ContainSubstring("-    kubectl.kubernetes.io/last-applied-configuration: '***'\n"))
+		expectNoValues(r.stdout + r.stderr)
+	})
+
+	It("prints the values with --show-secrets", func() {
+		ns := newNamespace()
+		succeeds("apply", "vault", "testdata/secret", "-n", ns, "--set", "password="+oldPassword)
+		r := wavekit("diff", "vault", "testdata/secret", "-n", ns, "--set", "password="+newPassword, "--show-secrets")
+		Expect(r.code).To(Equal(1), r.stderr)
+		Expect(r.stdout).To(ContainSubstring("-  password: " + b64(oldPassword) + "\n+  password: " + b64(newPassword) + "\n"))
 	})
 })

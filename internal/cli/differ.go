@@ -53,11 +53,13 @@ type differ struct {
 	owner     manifests.Owner
 	scopes    *scopes
 	inventory map[manifests.ObjectKey]manifests.InventoryItem
+	// showSecrets prints Secret values instead of masks.
+	showSecrets bool
 }
 
-func newDiffer(cl *cluster, rel *release) *differ {
+func newDiffer(cl *cluster, rel *release, showSecrets bool) *differ {
 	d := &differ{
-		client: cl.client, rel: rel, prefix: rel.OperatorName, owner: rel.owner(),
+		client: cl.client, rel: rel, prefix: rel.OperatorName, owner: rel.owner(), showSecrets: showSecrets,
 		scopes: &scopes{mapper: cl.client.RESTMapper()}, inventory: map[manifests.ObjectKey]manifests.InventoryItem{},
 	}
 	for _, item := range rel.Inventory {
@@ -79,7 +81,7 @@ func (d *differ) object(ctx context.Context, obj client.Object) (objectDiff, err
 	key := keyOf(u)
 	d.markOwned(u)
 	if !served {
-		return newObjectDiff(key, actionCreate, nil, u, "not validated: the cluster does not serve "+u.GroupVersionKind().Kind+" yet")
+		return d.newObjectDiff(key, actionCreate, nil, u, "not validated: the cluster does not serve "+u.GroupVersionKind().Kind+" yet")
 	}
 	policies, err := manifests.ParsePolicies(d.prefix, key.String(), u.GetAnnotations(), manifests.Defaults{})
 	if err != nil {
@@ -97,7 +99,7 @@ func (d *differ) object(ctx context.Context, obj client.Object) (objectDiff, err
 		if err != nil {
 			return objectDiff{}, fmt.Errorf("dry run of creating %s: %w", key, err)
 		}
-		return newObjectDiff(key, actionCreate, nil, result, note)
+		return d.newObjectDiff(key, actionCreate, nil, result, note)
 	}
 	if policies.Reconcile == manifests.ReconcileOnce {
 		return objectDiff{key: key, action: actionUnchanged}, nil
@@ -106,7 +108,7 @@ func (d *differ) object(ctx context.Context, obj client.Object) (objectDiff, err
 	if err != nil {
 		return objectDiff{}, fmt.Errorf("dry run of updating %s: %w", key, err)
 	}
-	return newObjectDiff(key, actionUpdate, live, result, note)
+	return d.newObjectDiff(key, actionUpdate, live, result, note)
 }
 
 // deletion diffs an inventory item that is no longer rendered; nil when the
@@ -123,7 +125,7 @@ func (d *differ) deletion(ctx context.Context, item manifests.InventoryItem) (*o
 	if item.DeletePolicy == manifests.DeleteOrphan || item.DeletePolicy == manifests.DeleteOrphanOnApply {
 		return &objectDiff{key: item.Key(), action: actionOrphan, note: "delete policy " + string(item.DeletePolicy)}, nil
 	}
-	od, err := newObjectDiff(item.Key(), actionDelete, live, nil, "")
+	od, err := d.newObjectDiff(item.Key(), actionDelete, live, nil, "")
 	return &od, err
 }
 
@@ -192,8 +194,11 @@ func (d *differ) markOwned(u *unstructured.Unstructured) {
 }
 
 // newObjectDiff compares before and after (nil: absent); equal objects are
-// unchanged.
-func newObjectDiff(key manifests.ObjectKey, act action, before, after *unstructured.Unstructured, note string) (objectDiff, error) {
+// unchanged. Secret values are masked unless d.showSecrets.
+func (d *differ) newObjectDiff(key manifests.ObjectKey, act action, before, after *unstructured.Unstructured, note string) (objectDiff, error) {
+	if !d.showSecrets {
+		before, after = maskSecrets(before, after)
+	}
 	a, err := comparable(before)
 	if err != nil {
 		return objectDiff{}, fmt.Errorf("%s: %w", key, err)

@@ -3,12 +3,15 @@ package manifests
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
 )
@@ -49,13 +52,32 @@ func decodeDocument(raw []byte) ([]*unstructured.Unstructured, error) {
 		return nil, nil
 	}
 	if data[0] != '{' {
-		return nil, fmt.Errorf("expected an object, found %s", firstLine(data))
+		return nil, fmt.Errorf("expected an object, found %s", jsonType(data))
 	}
 	obj := &unstructured.Unstructured{}
 	if err := obj.UnmarshalJSON(data); err != nil {
-		return nil, fmt.Errorf("not a Kubernetes object: %w", err)
+		return nil, fmt.Errorf("not a Kubernetes object%s: %w", nameOf(data), withoutDocument(err))
 	}
 	return ListItems(obj)
+}
+
+// Errors for a document without kind or apiVersion.
+var (
+	errNoKind       = errors.New("no kind")
+	errNoAPIVersion = errors.New("no apiVersion")
+)
+
+// withoutDocument replaces the errors of a missing kind or apiVersion, which
+// quote the whole document (a Secret's values included), with ones that do
+// not.
+func withoutDocument(err error) error {
+	switch {
+	case runtime.IsMissingKind(err):
+		return errNoKind
+	case runtime.IsMissingVersion(err):
+		return errNoAPIVersion
+	}
+	return err
 }
 
 // ListItems returns the items of a List (a kind ending in "List" with an
@@ -76,10 +98,29 @@ func ListItems(obj *unstructured.Unstructured) ([]*unstructured.Unstructured, er
 	return items, nil
 }
 
-func firstLine(data []byte) string {
-	line, _, _ := bytes.Cut(data, []byte("\n"))
-	if len(line) > 60 {
-		line = append(line[:60:60], "..."...)
+// nameOf returns ` named NAME` for a document with metadata.name, else "".
+func nameOf(data []byte) string {
+	var doc struct {
+		Metadata struct {
+			Name string `json:"name"`
+		} `json:"metadata"`
 	}
-	return string(line)
+	if json.Unmarshal(data, &doc) != nil || doc.Metadata.Name == "" {
+		return ""
+	}
+	return " named " + strconv.Quote(doc.Metadata.Name)
+}
+
+// jsonType names the type of a JSON value that is not an object, without
+// quoting it: it may be anything the template printed, a secret too.
+func jsonType(data []byte) string {
+	switch data[0] {
+	case '[':
+		return "a list"
+	case '"':
+		return "a string"
+	case 't', 'f':
+		return "a boolean"
+	}
+	return "a number"
 }

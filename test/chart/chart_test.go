@@ -42,6 +42,10 @@ var _ = Describe("values.schema.json", func() {
 		Expect(err).To(MatchError(ContainSubstring("/sources/0")))
 		_, err = helm("template", "x", chartDir, "--set", "rbac.manageEverythng=true")
 		Expect(err).To(MatchError(ContainSubstring("'manageEverythng' not allowed")))
+		_, err = helm("template", "x", chartDir, "--set", "defaultServiceAccount=Not_A_Name")
+		Expect(err).To(MatchError(ContainSubstring("/defaultServiceAccount")))
+		_, err = helm("template", "x", chartDir, "--set", "metrics.readers[0].kind=Robot,metrics.readers[0].name=r")
+		Expect(err).To(MatchError(ContainSubstring("/metrics/readers/0/kind")))
 	})
 })
 
@@ -63,6 +67,9 @@ var _ = Describe("helm template with the default values", func() {
 			"ServiceAccount wavekit-system/wavekit-component-operator",
 			"ClusterRole /wavekit-component-operator",
 			"ClusterRoleBinding /wavekit-component-operator",
+			"ClusterRole /wavekit-component-operator-metrics-auth",
+			"ClusterRoleBinding /wavekit-component-operator-metrics-auth",
+			"ClusterRole /wavekit-component-operator-metrics-reader",
 			"Service wavekit-system/wavekit-component-operator-metrics",
 			"Deployment wavekit-system/wavekit-component-operator",
 		))
@@ -78,7 +85,8 @@ var _ = Describe("helm template with the default values", func() {
 		Expect(operator.Command).To(Equal([]string{"/component-operator"}))
 		Expect(operator.Args).To(Equal([]string{
 			"--operator-name=wavekit.dev",
-			"--metrics-bind-address=:8080",
+			"--metrics-bind-address=:8443",
+			"--metrics-secure=true",
 			"--health-probe-bind-address=:8081",
 			"--zap-log-level=info",
 		}))
@@ -115,6 +123,24 @@ var _ = Describe("helm template with the default values", func() {
 		Expect(binding.Subjects).To(ConsistOf(rbacv1.Subject{
 			Kind: "ServiceAccount", Name: "wavekit-component-operator", Namespace: "wavekit-system",
 		}))
+
+		By("serving metrics over HTTPS, checking tokens and access with the API server")
+		var service corev1.Service
+		find(objects, "Service", "wavekit-system", "wavekit-component-operator-metrics", &service)
+		Expect(service.Spec.Ports).To(ConsistOf(And(HaveField("Port", BeEquivalentTo(8443)), HaveField("AppProtocol", HaveValue(Equal("https"))))))
+		var auth rbacv1.ClusterRole
+		find(objects, "ClusterRole", "", "wavekit-component-operator-metrics-auth", &auth)
+		Expect(auth.Rules).To(ConsistOf(
+			rule("authentication.k8s.io", "tokenreviews", "create"),
+			rule("authorization.k8s.io", "subjectaccessreviews", "create"),
+		))
+		var authBinding rbacv1.ClusterRoleBinding
+		find(objects, "ClusterRoleBinding", "", "wavekit-component-operator-metrics-auth", &authBinding)
+		Expect(authBinding.RoleRef.Name).To(Equal("wavekit-component-operator-metrics-auth"))
+		Expect(authBinding.Subjects).To(Equal(binding.Subjects))
+		var reader rbacv1.ClusterRole
+		find(objects, "ClusterRole", "", "wavekit-component-operator-metrics-reader", &reader)
+		Expect(reader.Rules).To(ConsistOf(rbacv1.PolicyRule{NonResourceURLs: []string{"/metrics"}, Verbs: []string{"get"}}))
 	})
 
 	It("grants everything only when rbac.manageEverything is set", func() {
@@ -143,6 +169,14 @@ var _ = Describe("helm template with non-default values", func() {
 			"ClusterRoleBinding /ops-component-operator-cluster",
 			"Role team-ops/ops-component-operator-leader-election",
 			"RoleBinding team-ops/ops-component-operator-leader-election",
+			"ClusterRole /ops-component-operator-metrics-auth",
+			"ClusterRoleBinding /ops-component-operator-metrics-auth",
+			"ClusterRole /ops-component-operator-metrics-reader",
+			"ClusterRoleBinding /ops-component-operator-metrics-reader",
+			"Role team-a/ops-component-operator-impersonate",
+			"RoleBinding team-a/ops-component-operator-impersonate",
+			"Role team-b/ops-component-operator-impersonate",
+			"RoleBinding team-b/ops-component-operator-impersonate",
 			"Service team-ops/ops-component-operator-metrics",
 			"Deployment team-ops/ops-component-operator",
 			"ServiceMonitor team-ops/ops-component-operator",
@@ -161,7 +195,12 @@ var _ = Describe("helm template with non-default values", func() {
 			"--source=baked=/opt/sources/baked",
 			"--watch-namespaces=team-a,team-b",
 			"--leader-elect",
-			"--metrics-bind-address=:8080",
+			"--default-service-account=deployer",
+			"--insecure-kubeconfig-exec",
+			"--no-cross-namespace-refs",
+			"--metrics-bind-address=:8443",
+			"--metrics-secure=true",
+			"--metrics-cert-dir=/metrics-certs",
 			"--health-probe-bind-address=:8081",
 			"--zap-log-level=debug",
 			"--zap-devel",
@@ -172,6 +211,7 @@ var _ = Describe("helm template with non-default values", func() {
 		By("mounting the ConfigMap sources at /sources/<name>, and nothing for the baked one")
 		Expect(pod.Volumes).To(ConsistOf(
 			HaveField("Name", "tmp"),
+			corev1.Volume{Name: "metrics-certs", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: "metrics-tls"}}},
 			corev1.Volume{Name: "source-redis", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
 				LocalObjectReference: corev1.LocalObjectReference{Name: "redis-chart"},
 				Items: []corev1.KeyToPath{
@@ -185,6 +225,7 @@ var _ = Describe("helm template with non-default values", func() {
 		))
 		Expect(operator.VolumeMounts).To(ConsistOf(
 			corev1.VolumeMount{Name: "tmp", MountPath: "/tmp"},
+			corev1.VolumeMount{Name: "metrics-certs", MountPath: "/metrics-certs", ReadOnly: true},
 			corev1.VolumeMount{Name: "source-redis", MountPath: "/sources/redis", ReadOnly: true},
 			corev1.VolumeMount{Name: "source-web", MountPath: "/sources/web", ReadOnly: true},
 		))
@@ -207,6 +248,11 @@ var _ = Describe("helm template with non-default values", func() {
 			Expect(binding.RoleRef).To(Equal(rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "ops-component-operator"}))
 			Expect(binding.Subjects).To(ConsistOf(HaveField("Namespace", "team-ops")))
 		}
+		for _, ns := range []string{"team-a", "team-b"} {
+			var impersonate rbacv1.Role
+			find(objects, "Role", ns, "ops-component-operator-impersonate", &impersonate)
+			Expect(impersonate.Rules).To(ConsistOf(rule("", "serviceaccounts", "impersonate")))
+		}
 		var clusterRole rbacv1.ClusterRole
 		find(objects, "ClusterRole", "", "ops-component-operator-cluster", &clusterRole)
 		Expect(clusterRole.Rules).To(ConsistOf(rule("apiextensions.k8s.io", "customresourcedefinitions", "get", "list", "watch")))
@@ -218,11 +264,59 @@ var _ = Describe("helm template with non-default values", func() {
 		monitor := object(objects, "ServiceMonitor", "team-ops", "ops-component-operator")
 		Expect(monitor.GetLabels()).To(HaveKeyWithValue("release", "prometheus"))
 		endpoints, _, _ := unstructured.NestedSlice(monitor.Object, "spec", "endpoints")
-		Expect(endpoints).To(ConsistOf(map[string]any{"port": "metrics", "path": "/metrics", "interval": "30s"}))
+		Expect(endpoints).To(ConsistOf(map[string]any{
+			"port": "metrics", "path": "/metrics", "interval": "30s", "scheme": "https",
+			"bearerTokenFile": "/var/run/secrets/kubernetes.io/serviceaccount/token",
+			"tlsConfig":       map[string]any{"insecureSkipVerify": true},
+		}))
+		var readers rbacv1.ClusterRoleBinding
+		find(objects, "ClusterRoleBinding", "", "ops-component-operator-metrics-reader", &readers)
+		Expect(readers.RoleRef.Name).To(Equal("ops-component-operator-metrics-reader"))
+		Expect(readers.Subjects).To(ConsistOf(
+			rbacv1.Subject{Kind: "ServiceAccount", Name: "prometheus", Namespace: "monitoring"},
+			rbacv1.Subject{Kind: "Group", Name: "sre", APIGroup: rbacv1.GroupName},
+		))
 		var pdb policyv1.PodDisruptionBudget
 		find(objects, "PodDisruptionBudget", "team-ops", "ops-component-operator", &pdb)
 		Expect(*pdb.Spec.MinAvailable).To(Equal(intstr.FromInt32(1)))
 		Expect(pdb.Spec.Selector.MatchLabels).To(Equal(deployment.Spec.Selector.MatchLabels))
+	})
+})
+
+var _ = Describe("helm template with the lockdown", func() {
+	It("renders the flags and lets the operator impersonate ServiceAccounts cluster-wide", func() {
+		objects := render("wavekit", "wavekit-system", "--set", "defaultServiceAccount=deployer", "--set", "noCrossNamespaceRefs=true")
+		var deployment appsv1.Deployment
+		find(objects, "Deployment", "wavekit-system", "wavekit-component-operator", &deployment)
+		args := deployment.Spec.Template.Spec.Containers[0].Args
+		Expect(args).To(ContainElements("--default-service-account=deployer", "--no-cross-namespace-refs"))
+		Expect(args).NotTo(ContainElement("--insecure-kubeconfig-exec"))
+		var impersonate rbacv1.ClusterRole
+		find(objects, "ClusterRole", "", "wavekit-component-operator-impersonate", &impersonate)
+		Expect(impersonate.Rules).To(ConsistOf(rule("", "serviceaccounts", "impersonate")))
+		var binding rbacv1.ClusterRoleBinding
+		find(objects, "ClusterRoleBinding", "", "wavekit-component-operator-impersonate", &binding)
+		Expect(binding.Subjects).To(ConsistOf(HaveField("Name", "wavekit-component-operator")))
+	})
+})
+
+var _ = Describe("helm template with metrics.secure=false", func() {
+	It("serves plain HTTP and grants no token or access reviews", func() {
+		objects := render("wavekit", "wavekit-system", "--set", "metrics.secure=false", "--set", "metrics.serviceMonitor.enabled=true",
+			"--set", "metrics.certSecret=ignored", "--set", "metrics.readers[0].kind=Group,metrics.readers[0].name=sre")
+		Expect(ids(objects)).NotTo(ContainElement(ContainSubstring("metrics-")), "no metrics RBAC")
+		var deployment appsv1.Deployment
+		find(objects, "Deployment", "wavekit-system", "wavekit-component-operator", &deployment)
+		operator := deployment.Spec.Template.Spec.Containers[0]
+		Expect(operator.Args).To(ContainElement("--metrics-secure=false"))
+		Expect(operator.Args).NotTo(ContainElement(HavePrefix("--metrics-cert-dir")))
+		Expect(deployment.Spec.Template.Spec.Volumes).To(ConsistOf(HaveField("Name", "tmp")))
+		var service corev1.Service
+		find(objects, "Service", "wavekit-system", "wavekit-component-operator-metrics", &service)
+		Expect(service.Spec.Ports).To(ConsistOf(HaveField("AppProtocol", HaveValue(Equal("http")))))
+		monitor := object(objects, "ServiceMonitor", "wavekit-system", "wavekit-component-operator")
+		endpoints, _, _ := unstructured.NestedSlice(monitor.Object, "spec", "endpoints")
+		Expect(endpoints).To(ConsistOf(map[string]any{"port": "metrics", "path": "/metrics", "scheme": "http"}))
 	})
 })
 

@@ -35,7 +35,7 @@ var _ = Describe("bad input", func() {
 		Entry("a duplicate object", "duplicate", bad,
 			`invalid manifests: ConfigMap bad-duplicate/twice: rendered more than once`),
 		Entry("a missing kind", "missing-kind", bad,
-			`rendering: objects.yaml: document 2: not a Kubernetes object: Object 'Kind' is missing in '{"apiVersion":"v1","metadata":{"name":"kindless"}}'`),
+			`rendering: objects.yaml: document 2: not a Kubernetes object named "kindless": no kind`),
 		Entry("an unknown kind whose CRD is not in the manifests", "unknown-kind", bad,
 			`invalid manifests: gadgets.example.com/Gadget unknown: the API server does not serve gadgets.example.com/v1, Kind=Gadget and no CRD among the manifests defines it`),
 		Entry("a template error (file and line)", "template-error", bad,

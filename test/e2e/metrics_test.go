@@ -1,0 +1,239 @@
+package e2e_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"helm.sh/helm/v3/pkg/chart/loader"
+	"helm.sh/helm/v3/pkg/chartutil"
+	"helm.sh/helm/v3/pkg/engine"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"github.com/onsi/gomega/gexec"
+	authenticationv1 "k8s.io/api/authentication/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/wavekit-dev/wavekit/api/v1alpha1"
+	"github.com/wavekit-dev/wavekit/internal/testenv"
+)
+
+// The metrics endpoint of the operator, run as the chart's ServiceAccount
+// with the chart's RBAC: HTTPS, and only for tokens that may get /metrics.
+var _ = Describe("the operator's metrics endpoint", Ordered, func() {
+	var (
+		env                   *testenv.Env
+		ctx                   = context.Background()
+		binary, secure, plain string // binary; base URLs of the two endpoints
+	)
+
+	BeforeAll(func() {
+		env = startControlPlane()
+		binary = buildOperatorBinary()
+		Expect(env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "wavekit-system"}})).To(Succeed())
+		Expect(env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "monitoring"}})).To(Succeed())
+		applyChartRBAC(ctx, env, "wavekit", "wavekit-system", map[string]any{"metrics": map[string]any{
+			"readers": []any{map[string]any{"kind": "ServiceAccount", "name": "prometheus", "namespace": "monitoring"}},
+		}})
+		operator := serviceAccountConfig(ctx, env, "wavekit-system", "wavekit-component-operator")
+		secure = "https://" + freeLocalAddress()
+		startOperatorBinary(binary, operator, "--metrics-bind-address", strings.TrimPrefix(secure, "https://"))
+		plain = "http://" + freeLocalAddress()
+		startOperatorBinary(binary, operator, "--metrics-bind-address", strings.TrimPrefix(plain, "http://"), "--metrics-secure=false")
+	})
+
+	It("refuses a request without a token", func() {
+		Eventually(func() (int, error) { return getMetrics(secure, "") }).WithTimeout(60 * time.Second).Should(Equal(http.StatusUnauthorized))
+		Expect(getMetrics(strings.Replace(secure, "https:", "http:", 1), "")).To(Equal(http.StatusBadRequest), "no plain HTTP on the secure port")
+	})
+
+	It("refuses a token the API server does not know", func() {
+		// The TokenReview says why it failed, which controller-runtime's
+		// filter answers with 500 rather than 401; either way nothing is served.
+		code, body, err := fetchMetrics(secure, "not-a-token")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(code).To(BeElementOf(http.StatusUnauthorized, http.StatusInternalServerError))
+		Expect(body).NotTo(ContainSubstring("controller_runtime_"))
+	})
+
+	It("refuses a valid token that may not get /metrics", func() {
+		nosy := serviceAccountConfig(ctx, env, "monitoring", "nosy")
+		Eventually(func() (int, error) { return getMetrics(secure, nosy.BearerToken) }).WithTimeout(60 * time.Second).Should(Equal(http.StatusForbidden))
+	})
+
+	It("answers a token bound to the chart's metrics-reader ClusterRole", func() {
+		prometheus := serviceAccountConfig(ctx, env, "monitoring", "prometheus")
+		Eventually(func() (int, error) { return getMetrics(secure, prometheus.BearerToken) }).WithTimeout(60 * time.Second).Should(Equal(http.StatusOK))
+		Expect(readMetrics(secure, prometheus.BearerToken)).To(ContainSubstring("controller_runtime_"))
+	})
+
+	It("serves plain HTTP to anyone with --metrics-secure=false", func() {
+		Eventually(func() (int, error) { return getMetrics(plain, "") }).WithTimeout(60 * time.Second).Should(Equal(http.StatusOK))
+	})
+})
+
+// startControlPlane starts a test API server for one container and stops it
+// after.
+func startControlPlane() *testenv.Env {
+	GinkgoHelper()
+	scheme := runtime.NewScheme()
+	Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
+	Expect(v1alpha1.AddToScheme(scheme)).To(Succeed())
+	env, err := testenv.Start(testenv.Options{Scheme: scheme})
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(func() { Expect(env.Stop()).To(Succeed()) })
+	return env
+}
+
+// buildOperatorBinary builds cmd/component-operator into a directory of the
+// current container.
+func buildOperatorBinary() string {
+	GinkgoHelper()
+	binary := filepath.Join(GinkgoT().TempDir(), "component-operator")
+	build := exec.Command("go", "build", "-o", binary, "./cmd/component-operator")
+	build.Dir = testenv.ModuleRoot()
+	out, err := build.CombinedOutput()
+	Expect(err).NotTo(HaveOccurred(), "building the operator:\n%s", out)
+	return binary
+}
+
+// startOperatorBinary runs the operator as cfg's user, serving the web
+// source, until the container ends; args come after the defaults and win.
+func startOperatorBinary(binary string, cfg *rest.Config, args ...string) *gexec.Session {
+	GinkgoHelper()
+	kubeconfig := filepath.Join(GinkgoT().TempDir(), "kubeconfig")
+	Expect(testenv.WriteKubeconfig(cfg, kubeconfig)).To(Succeed())
+	cmd := exec.Command(binary, append([]string{"--kubeconfig", kubeconfig, "--operator-name", "e2e.wavekit.dev",
+		"--source", "web=" + filepath.Join(testenv.ModuleRoot(), "test", "e2e", "testdata", "web"),
+		"--metrics-bind-address", "0", "--health-probe-bind-address", "0"}, args...)...)
+	session, err := gexec.Start(cmd, GinkgoWriter, GinkgoWriter)
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(func() { session.Terminate().Wait(10 * time.Second) })
+	return session
+}
+
+// applyChartRBAC renders config/chart with values and creates its
+// ServiceAccount and RBAC objects (nothing else: the test runs the binary
+// itself).
+func applyChartRBAC(ctx context.Context, env *testenv.Env, release, namespace string, values map[string]any) {
+	GinkgoHelper()
+	chart, err := loader.Load(filepath.Join(testenv.ModuleRoot(), "config", "chart"))
+	Expect(err).NotTo(HaveOccurred())
+	renderValues, err := chartutil.ToRenderValues(chart, values,
+		chartutil.ReleaseOptions{Name: release, Namespace: namespace, IsInstall: true}, chartutil.DefaultCapabilities)
+	Expect(err).NotTo(HaveOccurred())
+	files, err := engine.Render(chart, renderValues)
+	Expect(err).NotTo(HaveOccurred())
+	rbac := map[string]bool{"ServiceAccount": true, "ClusterRole": true, "ClusterRoleBinding": true, "Role": true, "RoleBinding": true}
+	for name, content := range files {
+		if !strings.HasSuffix(name, ".yaml") {
+			continue
+		}
+		for _, u := range decodeYAML(content) {
+			if rbac[u.GetKind()] {
+				Expect(env.Client.Create(ctx, u)).To(Succeed(), "creating %s %s", u.GetKind(), u.GetName())
+			}
+		}
+	}
+}
+
+// decodeYAML decodes the objects of a multi-document YAML text.
+func decodeYAML(content string) []*unstructured.Unstructured {
+	GinkgoHelper()
+	var objects []*unstructured.Unstructured
+	decoder := utilyaml.NewYAMLOrJSONDecoder(bytes.NewBufferString(content), 4096)
+	for {
+		u := &unstructured.Unstructured{}
+		err := decoder.Decode(&u.Object)
+		if errors.Is(err, io.EOF) {
+			return objects
+		}
+		Expect(err).NotTo(HaveOccurred())
+		if len(u.Object) > 0 {
+			objects = append(objects, u)
+		}
+	}
+}
+
+// serviceAccountConfig creates the ServiceAccount if it does not exist yet
+// and returns a config that reaches the API server with a token of it from
+// the TokenRequest API (and no client certificate).
+func serviceAccountConfig(ctx context.Context, env *testenv.Env, namespace, name string) *rest.Config {
+	GinkgoHelper()
+	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name}}
+	Expect(client.IgnoreAlreadyExists(env.Client.Create(ctx, sa))).To(Succeed())
+	request := &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptrTo(int64(3600))}}
+	Expect(env.Client.SubResource("token").Create(ctx, sa, request)).To(Succeed())
+	Expect(request.Status.Token).NotTo(BeEmpty())
+	cfg := rest.AnonymousClientConfig(env.Config)
+	cfg.BearerToken = request.Status.Token
+	return cfg
+}
+
+func ptrTo[T any](v T) *T { return &v }
+
+// freeLocalAddress returns a loopback address with a port nobody listens on.
+func freeLocalAddress() string {
+	GinkgoHelper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	Expect(err).NotTo(HaveOccurred())
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// metricsClient trusts the operator's self-signed certificate: the test is
+// about who may read, not about the certificate.
+var metricsClient = &http.Client{
+	Timeout:   10 * time.Second,
+	Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}, //nolint:gosec // self-signed test endpoint
+}
+
+// getMetrics returns the status code of GET base/metrics with token (none
+// when empty).
+func getMetrics(base, token string) (int, error) {
+	code, _, err := fetchMetrics(base, token)
+	return code, err
+}
+
+// readMetrics returns the body of a successful GET base/metrics.
+func readMetrics(base, token string) string {
+	GinkgoHelper()
+	code, body, err := fetchMetrics(base, token)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(code).To(Equal(http.StatusOK))
+	return body
+}
+
+func fetchMetrics(base, token string) (int, string, error) {
+	req, err := http.NewRequest(http.MethodGet, base+"/metrics", nil)
+	if err != nil {
+		return 0, "", err
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := metricsClient.Do(req)
+	if err != nil {
+		return 0, "", fmt.Errorf("GET %s/metrics: %w", base, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(body), err
+}
