@@ -67,7 +67,8 @@ func (c *Component) IsSuspended() bool { return c.Spec.Suspend }
 
 // GetPolicies returns spec.policies as object policy defaults.
 func (c *Component) GetPolicies() manifests.Defaults {
-	return manifests.Defaults{Update: c.Spec.Policies.Update, Delete: c.Spec.Policies.Delete, Adoption: c.Spec.Policies.Adoption}
+	p := c.Spec.Policies
+	return manifests.Defaults{Update: p.Update, Delete: p.Delete, Adoption: p.Adoption, Namespace: p.Namespace}
 }
 
 // GetAdditionalManagedTypes returns spec.additionalManagedTypes.

@@ -64,6 +64,13 @@ type Policies struct {
 	// +kubebuilder:validation:Enum=never;if-unowned;always
 	// +optional
 	Adoption manifests.AdoptionPolicy `json:"adoption,omitempty"`
+	// Namespace says whether a namespace the objects need, and that neither
+	// the source nor the cluster has, is created (create, the default: it is
+	// recorded in the inventory and never deleted with the Component) or
+	// refused (do-not-create: Ready=False names the object and the namespace).
+	// +kubebuilder:validation:Enum=create;do-not-create
+	// +optional
+	Namespace manifests.NamespacePolicy `json:"namespace,omitempty"`
 }
 
 // Intervals tune how often the operator looks again.

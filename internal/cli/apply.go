@@ -13,9 +13,10 @@ import (
 )
 
 type applyOptions struct {
-	input   inputOptions
-	wait    bool
-	timeout time.Duration
+	input           inputOptions
+	wait            bool
+	timeout         time.Duration
+	namespacePolicy string
 }
 
 func newApplyCommand(g *globalOptions) *cobra.Command {
@@ -45,10 +46,16 @@ otherwise.`,
 	o.input.addFlags(cmd)
 	cmd.Flags().BoolVar(&o.wait, "wait", false, "wait until every wave is applied and ready")
 	cmd.Flags().DurationVar(&o.timeout, "timeout", 5*time.Minute, "how long --wait waits")
+	cmd.Flags().StringVar(&o.namespacePolicy, "namespace-policy", string(manifests.NamespaceCreate),
+		"create: create missing namespaces the objects need (kept in the inventory, never deleted with the release); do-not-create: refuse to apply")
 	return cmd
 }
 
 func (o *applyOptions) run(ctx context.Context, g *globalOptions, name, dir string) error {
+	namespacePolicy, err := manifests.ParseNamespacePolicy(o.namespacePolicy)
+	if err != nil {
+		return fmt.Errorf("--namespace-policy: %w", err)
+	}
 	next, err := renderNextRevision(ctx, g, &o.input, name, dir)
 	if err != nil {
 		return err
@@ -59,7 +66,7 @@ func (o *applyOptions) run(ctx context.Context, g *globalOptions, name, dir stri
 	if err != nil {
 		return err
 	}
-	a.objects, a.source = next.objects, absPath(dir)
+	a.objects, a.source, a.namespacePolicy = next.objects, absPath(dir), namespacePolicy
 	return a.run(ctx, o.wait, o.timeout)
 }
 

@@ -9,6 +9,8 @@ import (
 	. "github.com/onsi/gomega"
 
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/internal/demo"
@@ -87,6 +89,22 @@ var _ = Describe("apply", func() {
 		Expect(configMap(ns, "web-after")).NotTo(BeNil())
 	})
 
+	It("creates a missing namespace, tracks it and keeps it, or refuses under --namespace-policy do-not-create", func() {
+		ns := newNamespace()
+		target := ns + "-elsewhere"
+		r := wavekit("apply", "far", "testdata/elsewhere", "-n", ns, "--set", "target="+target, "--namespace-policy", "do-not-create")
+		Expect(r.code).To(Equal(1))
+		Expect(r.stderr).To(ContainSubstring("ConfigMap " + target + "/far-config needs namespace " + target + ", which does not exist (namespace policy do-not-create)"))
+		Expect(namespaceExists(target)).To(BeFalse())
+		Expect(configMap(target, "far-config")).To(BeNil())
+
+		succeeds("apply", "far", "testdata/elsewhere", "-n", ns, "--set", "target="+target)
+		Expect(inventoryOf(ns, "far")).To(ConsistOf("Namespace "+target+" Ready", "ConfigMap "+target+"/far-config Ready"))
+		succeeds("delete", "far", "-n", ns)
+		Expect(configMap(target, "far-config")).To(BeNil())
+		Expect(namespaceExists(target)).To(BeTrue(), "a namespace wavekit created is never deleted with the release")
+	})
+
 	It("fails --wait at the timeout, naming what it waits for", func() {
 		ns := newNamespace()
 		r := wavekit("apply", "slow", "testdata/deployment", "-n", ns, "--wait", "--timeout", "1s")
@@ -94,6 +112,18 @@ var _ = Describe("apply", func() {
 		Expect(r.stderr).To(HavePrefix("error: release " + ns + "/slow: timed out after 1s in wave 0 waiting for apps/Deployment " + ns + "/slow: "))
 	})
 })
+
+// namespaceExists tells whether a namespace exists and is not being deleted.
+func namespaceExists(name string) bool {
+	GinkgoHelper()
+	ns := &corev1.Namespace{}
+	err := env.Client.Get(context.Background(), client.ObjectKey{Name: name}, ns)
+	if apierrors.IsNotFound(err) {
+		return false
+	}
+	Expect(err).NotTo(HaveOccurred())
+	return ns.DeletionTimestamp == nil
+}
 
 // markDeploymentAvailable writes the status a Deployment controller would.
 func markDeploymentAvailable(namespace, name string) {

@@ -22,10 +22,12 @@ type releaseApply struct {
 	wrote    bool  // whether any pass wrote an object or the inventory
 	source   string
 	objects  []client.Object
-	applier  *manifests.Applier
-	waker    *waker
-	progress progress
-	stderr   io.Writer
+	// namespacePolicy says whether missing namespaces are created.
+	namespacePolicy manifests.NamespacePolicy
+	applier         *manifests.Applier
+	waker           *waker
+	progress        progress
+	stderr          io.Writer
 }
 
 func newReleaseApply(ctx context.Context, cl *cluster, store releaseStore, rel *release, g *globalOptions) (*releaseApply, error) {
@@ -46,6 +48,7 @@ func newReleaseApply(ctx context.Context, cl *cluster, store releaseStore, rel *
 func (a *releaseApply) owner() manifests.Owner {
 	owner := a.rel.owner()
 	owner.Generation = a.revision
+	owner.Defaults.Namespace = a.namespacePolicy
 	return owner
 }
 

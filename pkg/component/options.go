@@ -20,10 +20,9 @@ type ReconcilerOptions struct {
 	FieldOwner string
 	// Finalizer set on components (default: the operator name).
 	Finalizer string
-	// Defaults are the object policies when neither object nor component sets one.
+	// Defaults are the object policies when neither object nor component sets
+	// one; Defaults.Namespace is the namespace policy (create, or do-not-create).
 	Defaults manifests.Defaults
-	// SkipMissingNamespaces turns off creating namespaces the objects need.
-	SkipMissingNamespaces bool
 	// Concurrency bounds the objects written at once within one wave (default 8).
 	Concurrency int
 	// RequeueInterval: how long after success the component is looked at again (default 10m).

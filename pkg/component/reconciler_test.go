@@ -45,6 +45,29 @@ var _ = Describe("the component reconciler", func() {
 		Expect(getConfigMap(ctx, ns, "a").Data).To(HaveKeyWithValue("k", "v"))
 	})
 
+	It("creates a missing namespace under the Component's namespace policy, or refuses it", func() {
+		startOperator(ctx, ns, component.ReconcilerOptions{})
+		target := ns + "-target"
+		c := newComponent(ns, "placed", map[string]any{"configMaps": map[string]any{"a": map[string]any{}}})
+		c.Spec.Namespace = target
+		c.Spec.Policies.Namespace = manifests.NamespaceDoNotCreate
+		Expect(env.Client.Create(ctx, c)).To(Succeed())
+		eventually(func() string { return readyCondition(ctx, c) }).Should(ContainSubstring(
+			"ConfigMap " + target + "/a needs namespace " + target + ", which does not exist (namespace policy do-not-create)"))
+		Expect(getComponent(ctx, c).Status.Inventory).To(BeEmpty())
+
+		got := getComponent(ctx, c)
+		got.Spec.Policies.Namespace = manifests.NamespaceCreate
+		Expect(env.Client.Update(ctx, got)).To(Succeed())
+		eventually(func() string { return readyCondition(ctx, c) }).Should(Equal("True/Ready: every object is applied and ready"))
+		inventory := getComponent(ctx, c).Status.Inventory
+		Expect(inventory).To(HaveLen(2))
+		Expect(inventory[0].Kind).To(Equal("Namespace"))
+		Expect(inventory[0].Name).To(Equal(target))
+		Expect(inventory[0].DeletePolicy).To(Equal(manifests.DeleteOrphan))
+		Expect(getConfigMap(ctx, target, "a")).NotTo(BeNil())
+	})
+
 	It("says which wave and objects it waits for, and goes on when they are ready", func() {
 		startOperator(ctx, ns, component.ReconcilerOptions{})
 		c := newComponent(ns, "waves", map[string]any{

@@ -115,7 +115,7 @@ func (t *targets) connect(ctx context.Context, tg *target, cfg *rest.Config, nam
 	}
 	applier, err := manifests.NewApplier(cached.Target, manifests.Options{
 		Name: t.name, FieldOwner: t.opts.FieldOwner, Defaults: t.opts.Defaults,
-		Concurrency: t.opts.Concurrency, SkipMissingNamespaces: t.opts.SkipMissingNamespaces,
+		Concurrency: t.opts.Concurrency,
 	})
 	if err != nil {
 		return err

@@ -1,5 +1,7 @@
 package manifests
 
+import "fmt"
+
 // Annotation key suffixes. The full key is "<operator name>/<suffix>", see Key.
 const (
 	AnnotationApplyOrder      = "apply-order"
@@ -70,3 +72,28 @@ const (
 	AdoptIfUnowned AdoptionPolicy = "if-unowned"
 	AdoptAlways    AdoptionPolicy = "always"
 )
+
+// NamespacePolicy says whether a namespace that objects need, and that is
+// neither among the manifests nor in the cluster, is created.
+type NamespacePolicy string
+
+// Namespace policies.
+const (
+	// NamespaceCreate creates the namespace, records it in the inventory and
+	// never deletes it with the component (delete policy orphan).
+	NamespaceCreate NamespacePolicy = "create"
+	// NamespaceDoNotCreate refuses to apply objects whose namespace is missing.
+	NamespaceDoNotCreate NamespacePolicy = "do-not-create"
+)
+
+// ParseNamespacePolicy checks a namespace policy given as text (a flag);
+// empty means the default, create.
+func ParseNamespacePolicy(value string) (NamespacePolicy, error) {
+	switch p := NamespacePolicy(value); p {
+	case "":
+		return NamespaceCreate, nil
+	case NamespaceCreate, NamespaceDoNotCreate:
+		return p, nil
+	}
+	return "", fmt.Errorf("namespace policy %q is not one of %s, %s", value, NamespaceCreate, NamespaceDoNotCreate)
+}

@@ -23,9 +23,6 @@ type Options struct {
 	Defaults Defaults
 	// Concurrency bounds the objects of one wave and stage written at once (default 8).
 	Concurrency int
-	// SkipMissingNamespaces turns off creating namespaces that objects need
-	// and that neither exist nor are among the manifests.
-	SkipMissingNamespaces bool
 	// AdditionalManagedTypes block deletion while foreign instances exist,
 	// besides the types served by the component's CRDs and APIServices.
 	AdditionalManagedTypes []TypeInfo
@@ -178,6 +175,9 @@ func (a *Applier) defaultsFor(owner Owner) Defaults {
 	}
 	if o.ReapplyInterval > 0 {
 		d.ReapplyInterval = o.ReapplyInterval
+	}
+	if o.Namespace != "" {
+		d.Namespace = o.Namespace
 	}
 	return d
 }

@@ -28,6 +28,9 @@ func (a *Applier) Apply(ctx context.Context, owner Owner, objects []client.Objec
 	if err != nil {
 		return Result{Inventory: inventory}, fmt.Errorf("invalid manifests: %w", err)
 	}
+	if objs, err = a.neededNamespaces(ctx, p, objs, inventory); err != nil {
+		return Result{Inventory: inventory}, err
+	}
 	sortForApply(objs)
 	run := newApplyRun(a, owner, inventory)
 	if run.schedule(objs) {

@@ -3,6 +3,7 @@ package manifests_test
 import (
 	"context"
 	"encoding/base64"
+	"errors"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -83,21 +84,50 @@ var _ = Describe("applying in waves", func() {
 		Expect(get(ctx, "rbac.authorization.k8s.io/v1", "ClusterRole", "", ns+"-scoped")).NotTo(BeNil())
 	})
 
-	It("creates missing namespaces and does not delete them later", func() {
+	It("creates a missing namespace first, tracks it and never deletes it", func() {
 		missing := ns + "-missing"
+		var savedBeforeCreate []string
+		res, err := h.applier.Apply(ctx, h.owner, toObjects([]any{configMap(missing, "cm", nil)}), nil,
+			func(ctx context.Context, items []manifests.InventoryItem) error {
+				if get(ctx, "v1", "Namespace", "", missing) == nil {
+					savedBeforeCreate = itemKeys(items)
+				}
+				return h.save(ctx, items)
+			})
+		Expect(err).NotTo(HaveOccurred())
+		h.inventory = res.Inventory
+		Expect(savedBeforeCreate).To(Equal([]string{"Namespace " + missing, "ConfigMap " + missing + "/cm"}))
 		h.applyUntilDone(ctx, configMap(missing, "cm", nil))
 		Expect(getConfigMap(ctx, missing, "cm")).NotTo(BeNil())
-		Expect(itemKeys(h.inventory)).To(Equal([]string{"ConfigMap " + missing + "/cm"}))
+		Expect(itemKeys(h.inventory)).To(Equal([]string{"Namespace " + missing, "ConfigMap " + missing + "/cm"}))
+		Expect(h.inventory[0].DeletePolicy).To(Equal(manifests.DeleteOrphan))
+
+		By("a pass that changes nothing reads nothing, the namespace included")
+		h.waitForCache(ctx)
+		h.counter.Reset()
+		h.applyUntilDone(ctx, configMap(missing, "cm", nil))
+		Expect(h.counter.Snapshot()).To(BeEmpty())
+		Expect(itemKeys(h.inventory)).To(ContainElement("Namespace " + missing))
 
 		h.deleteUntilDone(ctx)
 		Expect(get(ctx, "v1", "Namespace", "", missing)).NotTo(BeNil())
 	})
 
-	It("does not create missing namespaces when told not to", func() {
-		h = newHarness(ctx, "nomissing-"+ns, manifests.Options{SkipMissingNamespaces: true})
+	It("does not create missing namespaces under the do-not-create policy", func() {
+		h = newHarness(ctx, "nomissing-"+ns, manifests.Options{Defaults: manifests.Defaults{Namespace: manifests.NamespaceDoNotCreate}})
 		_, err := h.apply(ctx, configMap(ns+"-absent", "cm", nil))
-		Expect(err).To(MatchError(ContainSubstring(`namespaces "` + ns + `-absent" not found`)))
+		var missing *manifests.MissingNamespaceError
+		Expect(errors.As(err, &missing)).To(BeTrue(), "%v", err)
+		Expect(err).To(MatchError(ContainSubstring("ConfigMap " + ns + "-absent/cm needs namespace " + ns + "-absent, which does not exist (namespace policy do-not-create)")))
+		Expect(h.inventory).To(BeEmpty())
 		Expect(get(ctx, "v1", "Namespace", "", ns+"-absent")).To(BeNil())
+	})
+
+	It("takes the component's namespace policy over the applier's", func() {
+		h.owner.Defaults.Namespace = manifests.NamespaceDoNotCreate
+		_, err := h.apply(ctx, configMap(ns+"-refused", "cm", nil))
+		Expect(err).To(MatchError(ContainSubstring("namespace policy do-not-create")))
+		Expect(get(ctx, "v1", "Namespace", "", ns+"-refused")).To(BeNil())
 	})
 
 	It("folds a Secret's stringData into data", func() {

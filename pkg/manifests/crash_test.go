@@ -69,7 +69,7 @@ var _ = Describe("crash safety", func() {
 				inventory = res.Inventory
 				return res.Done, err
 			}).Should(BeTrue(), "crash after %d writes", crashAt)
-			Expect(inventory).To(HaveLen(11))
+			Expect(inventory).To(HaveLen(12)) // 11 ConfigMaps and the namespace created for "elsewhere"
 			for _, name := range []string{"w0-0", "w1-2", "w2-1"} {
 				Expect(getConfigMap(ctx, ns, name)).NotTo(BeNil())
 			}

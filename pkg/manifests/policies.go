@@ -36,6 +36,8 @@ type Defaults struct {
 	Delete          DeletePolicy
 	Adoption        AdoptionPolicy
 	ReapplyInterval time.Duration
+	// Namespace says whether missing namespaces are created (default create).
+	Namespace NamespacePolicy
 }
 
 func (d Defaults) withFallbacks() Defaults {
@@ -50,6 +52,9 @@ func (d Defaults) withFallbacks() Defaults {
 	}
 	if d.Adoption == "" {
 		d.Adoption = AdoptIfUnowned
+	}
+	if d.Namespace == "" {
+		d.Namespace = NamespaceCreate
 	}
 	return d
 }

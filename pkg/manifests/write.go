@@ -69,7 +69,7 @@ func (a *Applier) create(ctx context.Context, owner Owner, d *desired, obj *unst
 		}
 		return a.serverSideApply(ctx, d, obj, nil)
 	}
-	err := a.createWithNamespace(ctx, obj)
+	err := a.target.Client.Create(ctx, obj, client.FieldOwner(a.opts.FieldOwner))
 	if apierrors.IsAlreadyExists(err) {
 		existing, getErr := a.getDirect(ctx, d)
 		if getErr != nil || existing == nil {
@@ -81,43 +81,6 @@ func (a *Applier) create(ctx context.Context, owner Owner, d *desired, obj *unst
 		return a.update(ctx, d, obj, existing)
 	}
 	return obj, err
-}
-
-// createWithNamespace creates obj, first creating its namespace when the API
-// server says it is missing (unless that is turned off).
-func (a *Applier) createWithNamespace(ctx context.Context, obj *unstructured.Unstructured) error {
-	err := a.target.Client.Create(ctx, obj, client.FieldOwner(a.opts.FieldOwner))
-	if !a.isMissingNamespace(err, obj) || a.opts.SkipMissingNamespaces {
-		return err
-	}
-	if err := a.createNamespace(ctx, obj.GetNamespace()); err != nil {
-		return err
-	}
-	return a.target.Client.Create(ctx, obj, client.FieldOwner(a.opts.FieldOwner))
-}
-
-func (a *Applier) isMissingNamespace(err error, obj *unstructured.Unstructured) bool {
-	if !apierrors.IsNotFound(err) || obj.GetNamespace() == "" {
-		return false
-	}
-	var status apierrors.APIStatus
-	if !errors.As(err, &status) || status.Status().Details == nil {
-		return false
-	}
-	details := status.Status().Details
-	return details.Kind == "namespaces" && details.Name == obj.GetNamespace()
-}
-
-func (a *Applier) createNamespace(ctx context.Context, name string) error {
-	ns := &unstructured.Unstructured{}
-	ns.SetAPIVersion("v1")
-	ns.SetKind("Namespace")
-	ns.SetName(name)
-	err := a.target.Client.Create(ctx, ns, client.FieldOwner(a.opts.FieldOwner))
-	if err != nil && !apierrors.IsAlreadyExists(err) {
-		return fmt.Errorf("creating missing namespace %s: %w", name, err)
-	}
-	return nil
 }
 
 func (a *Applier) getDirect(ctx context.Context, d *desired) (*unstructured.Unstructured, error) {
