@@ -45,7 +45,8 @@ var _ = Describe("API server restart", Ordered, func() {
 	It("keeps the operator running through a restart in the middle of a wave, and it converges", func() {
 		history := watchHistory(ctx, ns, crashOperator)
 		metrics := freeAddress()
-		op.start("--metrics-bind-address", metrics)
+		// Plain HTTP: this spec reads client-go's request counters, not the endpoint's security.
+		op.start("--metrics-bind-address", metrics, "--metrics-secure=false")
 		session := op.session
 		pid := session.Command.Process.Pid
 		Expect(env.Client.Create(ctx, c)).To(Succeed())
