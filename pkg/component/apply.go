@@ -42,6 +42,10 @@ func (rn *run[T]) apply(ctx context.Context) outcome {
 	return rn.applied(ctx, res)
 }
 
+// blockedRecheck is how soon a component looks again while foreign instances
+// keep one of its objects or block its deletion: one list per kept type.
+const blockedRecheck = 5 * time.Second
+
 // render calls the generator with the target's reader and discovery and the
 // component's info in the context.
 func (rn *run[T]) render(ctx context.Context, tg *target) ([]client.Object, error) {
@@ -75,10 +79,14 @@ func (rn *run[T]) applied(ctx context.Context, res manifests.Result) outcome {
 			return rn.fail(fmt.Errorf("post-reconcile hook: %w", err))
 		}
 		message := "every object is applied and ready"
+		requeue := rn.r.requeueInterval(rn.component)
 		if res.Blocked != "" {
+			// Foreign instances send this reconciler no events: look again
+			// soon, so that what is kept goes within seconds of the last one.
 			message += "; " + res.Blocked
+			requeue = min(requeue, blockedRecheck)
 		}
-		return outcome{reason: ReasonReady, message: message, requeue: rn.r.requeueInterval(rn.component)}
+		return outcome{reason: ReasonReady, message: message, requeue: requeue}
 	}
 	message := describeWaiting(fmt.Sprintf("waiting for wave %d", res.Wave), res.Waiting)
 	return rn.waiting(message)

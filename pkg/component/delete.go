@@ -38,7 +38,7 @@ func (rn *run[T]) delete(ctx context.Context) outcome {
 		return rn.fail(err)
 	case res.Blocked != "":
 		// Foreign instances send no events to this reconciler: look again later.
-		return outcome{reason: ReasonDeletionBlocked, message: "deletion blocked: " + res.Blocked, requeue: rn.r.retryInterval(rn.component)}
+		return outcome{reason: ReasonDeletionBlocked, message: "deletion blocked: " + res.Blocked, requeue: min(rn.r.retryInterval(rn.component), blockedRecheck)}
 	case !res.Done:
 		// Deletions arrive as events; the requeue is only a backstop.
 		return outcome{reason: ReasonDeleting, message: describeWaiting("waiting for objects to be deleted", res.Waiting), requeue: rn.r.retryInterval(rn.component)}

@@ -36,7 +36,8 @@ type target struct {
 	err     error
 
 	watchMu sync.Mutex
-	watched map[string]bool // kinds with an event handler
+	watched map[string]bool      // kinds with an event handler
+	losers  map[types.UID]string // owner label value an object was taken over from
 }
 
 // targetKey identifies a target: kubeconfig (hash), impersonated identity

@@ -73,20 +73,44 @@ func (t *target) markWatched(kind string) {
 }
 
 // dependentHandler enqueues the owning component of a changed dependent,
-// except for changes the applier made itself.
+// except for changes the applier made itself. An object another component
+// took over (its owner label changed) also enqueues the component that lost
+// it, then and again when the object is deleted, so that the loser's status
+// tells the truth instead of the last thing it knew.
 func (r *Reconciler[T]) dependentHandler(tg *target) toolscache.ResourceEventHandler {
 	return toolscache.ResourceEventHandlerFuncs{
 		AddFunc: func(obj any) { r.dependentChanged(tg, obj, true) },
-		UpdateFunc: func(_, obj any) {
+		UpdateFunc: func(old, obj any) {
+			r.ownerChanged(tg, old, obj)
 			r.dependentChanged(tg, obj, true)
 		},
 		DeleteFunc: func(obj any) {
 			if tomb, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
 				obj = tomb.Obj
 			}
+			if o, ok := obj.(client.Object); ok {
+				r.enqueueOwner(tg.forgetLoser(o.GetUID()))
+			}
 			r.dependentChanged(tg, obj, false)
 		},
 	}
+}
+
+// ownerChanged enqueues the previous owner of an object whose owner label
+// changed, and remembers it until the object is deleted.
+func (r *Reconciler[T]) ownerChanged(tg *target, old, obj any) {
+	before, ok1 := old.(client.Object)
+	after, ok2 := obj.(client.Object)
+	if !ok1 || !ok2 {
+		return
+	}
+	label := manifests.Key(r.name, manifests.LabelOwnerID)
+	previous := before.GetLabels()[label]
+	if previous == "" || previous == after.GetLabels()[label] {
+		return
+	}
+	tg.rememberLoser(after.GetUID(), previous)
+	r.enqueueOwner(previous)
 }
 
 func (r *Reconciler[T]) dependentChanged(tg *target, obj any, skipOwnWrites bool) {
@@ -97,7 +121,15 @@ func (r *Reconciler[T]) dependentChanged(tg *target, obj any, skipOwnWrites bool
 	if skipOwnWrites && tg.applier.IsOwnWrite(o) {
 		return
 	}
-	ownerID := o.GetLabels()[manifests.Key(r.name, manifests.LabelOwnerID)]
+	r.enqueueOwner(o.GetLabels()[manifests.Key(r.name, manifests.LabelOwnerID)])
+}
+
+// enqueueOwner enqueues the component with owner label value ownerID, if it
+// is one of this reconciler's.
+func (r *Reconciler[T]) enqueueOwner(ownerID string) {
+	if ownerID == "" {
+		return
+	}
 	r.mu.Lock()
 	id, known := r.owners[ownerID]
 	r.mu.Unlock()
@@ -106,4 +138,23 @@ func (r *Reconciler[T]) dependentChanged(tg *target, obj any, skipOwnWrites bool
 	}
 	component := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Namespace: id.Namespace, Name: id.Name}}
 	r.events <- event.GenericEvent{Object: component}
+}
+
+// rememberLoser records the owner an object was taken from.
+func (t *target) rememberLoser(uid types.UID, ownerID string) {
+	t.watchMu.Lock()
+	defer t.watchMu.Unlock()
+	if t.losers == nil {
+		t.losers = map[types.UID]string{}
+	}
+	t.losers[uid] = ownerID
+}
+
+// forgetLoser returns and forgets the owner an object was taken from.
+func (t *target) forgetLoser(uid types.UID) string {
+	t.watchMu.Lock()
+	defer t.watchMu.Unlock()
+	ownerID := t.losers[uid]
+	delete(t.losers, uid)
+	return ownerID
 }
