@@ -67,6 +67,8 @@ var _ = Describe("helm template with the default values", func() {
 			"ServiceAccount wavekit-system/wavekit-component-operator",
 			"ClusterRole /wavekit-component-operator",
 			"ClusterRoleBinding /wavekit-component-operator",
+			"ClusterRole /wavekit-component-operator-crds-namespaces",
+			"ClusterRoleBinding /wavekit-component-operator-crds-namespaces",
 			"ClusterRole /wavekit-component-operator-metrics-auth",
 			"ClusterRoleBinding /wavekit-component-operator-metrics-auth",
 			"ClusterRole /wavekit-component-operator-metrics-reader",
@@ -124,6 +126,17 @@ var _ = Describe("helm template with the default values", func() {
 			Kind: "ServiceAccount", Name: "wavekit-component-operator", Namespace: "wavekit-system",
 		}))
 
+		By("reading CRDs and managing the namespaces objects need, cluster-wide, as the operator itself needs")
+		var own rbacv1.ClusterRole
+		find(objects, "ClusterRole", "", "wavekit-component-operator-crds-namespaces", &own)
+		Expect(own.Rules).To(ConsistOf(
+			rule("apiextensions.k8s.io", "customresourcedefinitions", "get", "list", "watch"),
+			rule("", "namespaces", "get", "list", "watch", "create", "update", "patch"),
+		))
+		var ownBinding rbacv1.ClusterRoleBinding
+		find(objects, "ClusterRoleBinding", "", "wavekit-component-operator-crds-namespaces", &ownBinding)
+		Expect(ownBinding.Subjects).To(Equal(binding.Subjects))
+
 		By("serving metrics over HTTPS, checking tokens and access with the API server")
 		var service corev1.Service
 		find(objects, "Service", "wavekit-system", "wavekit-component-operator-metrics", &service)
@@ -165,6 +178,8 @@ var _ = Describe("helm template with non-default values", func() {
 			"RoleBinding team-a/ops-component-operator",
 			"Role team-b/ops-component-operator",
 			"RoleBinding team-b/ops-component-operator",
+			"ClusterRole /ops-component-operator-crds-namespaces",
+			"ClusterRoleBinding /ops-component-operator-crds-namespaces",
 			"ClusterRole /ops-component-operator-cluster",
 			"ClusterRoleBinding /ops-component-operator-cluster",
 			"Role team-ops/ops-component-operator-leader-election",
@@ -182,6 +197,13 @@ var _ = Describe("helm template with non-default values", func() {
 			"ServiceMonitor team-ops/ops-component-operator",
 			"PodDisruptionBudget team-ops/ops-component-operator",
 		))
+
+		var own rbacv1.ClusterRole
+		find(objects, "ClusterRole", "", "ops-component-operator-crds-namespaces", &own)
+		Expect(own.Rules).To(ConsistOf(
+			rule("apiextensions.k8s.io", "customresourcedefinitions", "get", "list", "watch"),
+			rule("", "namespaces", "get", "list", "watch"),
+		), "rbac.createNamespaces: false leaves namespaces read-only")
 
 		var deployment appsv1.Deployment
 		find(objects, "Deployment", "team-ops", "ops-component-operator", &deployment)
@@ -255,7 +277,7 @@ var _ = Describe("helm template with non-default values", func() {
 		}
 		var clusterRole rbacv1.ClusterRole
 		find(objects, "ClusterRole", "", "ops-component-operator-cluster", &clusterRole)
-		Expect(clusterRole.Rules).To(ConsistOf(rule("apiextensions.k8s.io", "customresourcedefinitions", "get", "list", "watch")))
+		Expect(clusterRole.Rules).To(ConsistOf(rule("apiextensions.k8s.io", "customresourcedefinitions", "create", "update", "patch", "delete")))
 		var election rbacv1.Role
 		find(objects, "Role", "team-ops", "ops-component-operator-leader-election", &election)
 		Expect(election.Rules).To(ContainElement(rule("coordination.k8s.io", "leases", "get", "list", "watch", "create", "update", "patch", "delete")))

@@ -2,19 +2,14 @@ package e2e_test
 
 import (
 	"context"
-	"os/exec"
-	"path/filepath"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	"github.com/onsi/gomega/gexec"
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
@@ -30,26 +25,16 @@ var _ = Describe("the component-operator binary", Ordered, func() {
 	)
 
 	BeforeAll(func() {
-		scheme := runtime.NewScheme()
-		Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
-		Expect(v1alpha1.AddToScheme(scheme)).To(Succeed())
-		var err error
-		env, err = testenv.Start(testenv.Options{Scheme: scheme})
-		Expect(err).NotTo(HaveOccurred())
-		DeferCleanup(func() { Expect(env.Stop()).To(Succeed()) })
-
-		binary, err := gexec.Build("github.com/wavekit-dev/wavekit/cmd/component-operator")
-		Expect(err).NotTo(HaveOccurred())
-		DeferCleanup(gexec.CleanupBuildArtifacts)
-		kubeconfig := filepath.Join(GinkgoT().TempDir(), "kubeconfig")
-		Expect(testenv.WriteKubeconfig(env.Config, kubeconfig)).To(Succeed())
-
-		cmd := exec.Command(binary, "--kubeconfig", kubeconfig, "--operator-name", "e2e.wavekit.dev",
-			"--source", "web="+filepath.Join(testenv.ModuleRoot(), "test", "e2e", "testdata", "web"),
-			"--metrics-bind-address", "0", "--health-probe-bind-address", "0")
-		session, err := gexec.Start(cmd, GinkgoWriter, GinkgoWriter)
-		Expect(err).NotTo(HaveOccurred())
-		DeferCleanup(func() { session.Terminate().Wait(10 * time.Second) })
+		env = startControlPlane()
+		binary := buildOperatorBinary()
+		Expect(env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "wavekit-system"}})).To(Succeed())
+		// Installed as the chart installs it: its ServiceAccount and RBAC, with
+		// the kinds the web source deploys granted as a user would, by values.
+		applyChartRBAC(ctx, env, "wavekit", "wavekit-system", map[string]any{"rbac": map[string]any{
+			"extraRules": []any{map[string]any{"apiGroups": []any{""}, "resources": []any{"configmaps", "services"},
+				"verbs": []any{"get", "list", "watch", "create", "update", "patch", "delete"}}},
+		}})
+		startOperatorBinary(binary, serviceAccountConfig(ctx, env, "wavekit-system", "wavekit-component-operator"))
 	})
 
 	It("applies a Component of its source until Ready and deletes it again", func() {
@@ -70,6 +55,25 @@ var _ = Describe("the component-operator binary", Ordered, func() {
 		Eventually(func() string { return readyReason(ctx, env, c) }).WithTimeout(60 * time.Second).Should(Equal("gone"))
 		err := env.Client.Get(ctx, client.ObjectKey{Namespace: "e2e", Name: "site-config"}, &cm)
 		Expect(apierrors.IsNotFound(err)).To(BeTrue())
+	})
+
+	It("creates the namespace a Component needs with the chart's RBAC, and keeps it when the Component goes", func() {
+		Expect(env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "e2e-home"}})).To(Succeed())
+		c := &v1alpha1.Component{
+			ObjectMeta: metav1.ObjectMeta{Namespace: "e2e-home", Name: "away"},
+			Spec:       v1alpha1.ComponentSpec{Source: "web", Namespace: "e2e-made", Values: &apiextensionsv1.JSON{Raw: []byte(`{"greeting":"hi"}`)}},
+		}
+		Expect(env.Client.Create(ctx, c)).To(Succeed())
+		Eventually(func() string { return readyReason(ctx, env, c) }).WithTimeout(60 * time.Second).Should(Equal("True/Ready"))
+		var ns corev1.Namespace
+		Expect(env.Client.Get(ctx, client.ObjectKey{Name: "e2e-made"}, &ns)).To(Succeed())
+		Expect(ns.Labels).To(HaveKey("e2e.wavekit.dev/owner-id"))
+
+		Expect(env.Client.Delete(ctx, c)).To(Succeed())
+		Eventually(func() string { return readyReason(ctx, env, c) }).WithTimeout(60 * time.Second).Should(Equal("gone"))
+		Expect(env.Client.Get(ctx, client.ObjectKey{Name: "e2e-made"}, &ns)).To(Succeed())
+		Expect(ns.DeletionTimestamp).To(BeNil(), "a namespace the operator created is never deleted with the Component")
+		Expect(ns.Labels).NotTo(HaveKey("e2e.wavekit.dev/owner-id"), "it is released")
 	})
 
 	It("leaves alone a Component whose source it does not serve", func() {

@@ -49,12 +49,10 @@ var _ = Describe("secret values", Ordered, func() {
 		for _, ns := range []string{"wavekit-system", namespace} {
 			Expect(env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})).To(Succeed())
 		}
-		// What the vault source deploys, and the CRDs every operator watches.
+		// What the vault source deploys; the chart grants what the operator itself needs.
 		applyChartRBAC(ctx, env, "wavekit", "wavekit-system", map[string]any{"rbac": map[string]any{
 			"extraRules": []any{map[string]any{"apiGroups": []any{""}, "resources": []any{"secrets", "configmaps"},
 				"verbs": []any{"get", "list", "watch", "create", "update", "patch", "delete"}}},
-			"extraClusterRules": []any{map[string]any{"apiGroups": []any{"apiextensions.k8s.io"},
-				"resources": []any{"customresourcedefinitions"}, "verbs": []any{"get", "list", "watch"}}},
 		}})
 		operator = startOperatorBinary(binary, serviceAccountConfig(ctx, env, "wavekit-system", "wavekit-component-operator"),
 			"--source", "vault="+filepath.Join(testenv.ModuleRoot(), "test", "e2e", "testdata", "vault"), "--zap-log-level=10")
