@@ -98,7 +98,7 @@ docker-build: ## Print the command that builds the operator image IMG (no Docker
 
 .PHONY: chart-lint
 chart-lint: ## Lint the operator's Helm chart (config/chart) with the helm CLI from go.mod.
-	$(GO) tool helm lint --strict config/chart
+	$(GO) tool helm lint --strict config/chart --set 'sources[0].name=example,sources[0].path=/opt/sources/example'
 
 ##@ Fuzzing
 

@@ -36,9 +36,9 @@ func main() {
 
 func run() error {
 	var (
-		name, metricsAddr, probeAddr, watchNamespaces string
-		leaderElect                                   bool
-		sources                                       stringList
+		name, metricsAddr, probeAddr, watchNamespaces, leaderNamespace string
+		leaderElect                                                    bool
+		sources                                                        stringList
 	)
 	flag.StringVar(&name, "operator-name", "wavekit.dev", "operator name: annotation prefix, field owner and finalizer")
 	flag.Var(&sources, "source", "a source to serve, NAME=DIR (repeatable); DIR holds a Helm chart, a kustomization or Go templates")
@@ -46,14 +46,19 @@ func run() error {
 	metrics := bindMetricsFlags(flag.CommandLine)
 	flag.StringVar(&probeAddr, "health-probe-bind-address", ":8081", "address of /healthz and /readyz")
 	flag.BoolVar(&leaderElect, "leader-elect", false, "elect a leader, for more than one replica")
+	flag.StringVar(&leaderNamespace, "leader-election-namespace", "", "namespace of the leader-election Lease (default: the pod's namespace; required outside a pod)")
 	flag.StringVar(&watchNamespaces, "watch-namespaces", "", "comma-separated namespaces to watch Components in (empty: all)")
-	var lockdown component.ReconcilerOptions
-	flag.StringVar(&lockdown.DefaultServiceAccount, "default-service-account", "", "multi-tenant lockdown: apply every Component that names no service account as this service account of its own namespace")
-	flag.BoolVar(&lockdown.NoCrossNamespaceRefs, "no-cross-namespace-refs", false, "refuse Components whose spec.namespace is not their own namespace")
-	flag.BoolVar(&lockdown.InsecureKubeConfigExec, "insecure-kubeconfig-exec", false, "allow kubeconfigs from Secrets to use exec and auth-provider users (they run code in the operator)")
+	var reconciler component.ReconcilerOptions
+	flag.IntVar(&reconciler.MaxConcurrentReconciles, "concurrent", 4, "Components reconciled at once")
+	flag.StringVar(&reconciler.DefaultServiceAccount, "default-service-account", "", "multi-tenant lockdown: apply every Component that names no service account as this service account of its own namespace")
+	flag.BoolVar(&reconciler.NoCrossNamespaceRefs, "no-cross-namespace-refs", false, "refuse Components whose spec.namespace is not their own namespace")
+	flag.BoolVar(&reconciler.InsecureKubeConfigExec, "insecure-kubeconfig-exec", false, "allow kubeconfigs from Secrets to use exec and auth-provider users (they run code in the operator)")
 	zapOpts := zap.Options{}
 	zapOpts.BindFlags(flag.CommandLine)
 	flag.Parse()
+	if reconciler.MaxConcurrentReconciles < 1 {
+		return fmt.Errorf("--concurrent %d: give at least 1", reconciler.MaxConcurrentReconciles)
+	}
 	capLogVerbosity(&zapOpts)
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts)))
 
@@ -73,17 +78,18 @@ func run() error {
 		return fmt.Errorf("loading kubeconfig: %w", err)
 	}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
-		Scheme:                 scheme,
-		Metrics:                metrics.options(metricsAddr),
-		HealthProbeBindAddress: probeAddr,
-		LeaderElection:         leaderElect,
-		LeaderElectionID:       name + ".component-operator",
-		Cache:                  cache.Options{DefaultNamespaces: namespaces(watchNamespaces)},
+		Scheme:                  scheme,
+		Metrics:                 metrics.options(metricsAddr),
+		HealthProbeBindAddress:  probeAddr,
+		LeaderElection:          leaderElect,
+		LeaderElectionID:        name + ".component-operator",
+		LeaderElectionNamespace: leaderNamespace,
+		Cache:                   cache.Options{DefaultNamespaces: namespaces(watchNamespaces)},
 	})
 	if err != nil {
 		return fmt.Errorf("creating manager: %w", err)
 	}
-	reconciler, err := operator.Setup(mgr, operator.Options{Name: name, Sources: parsed, Reconciler: lockdown})
+	r, err := operator.Setup(mgr, operator.Options{Name: name, Sources: parsed, Reconciler: reconciler})
 	if err != nil {
 		return err
 	}
@@ -93,7 +99,7 @@ func run() error {
 	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
 		return err
 	}
-	if err := mgr.AddReadyzCheck("workers", reconciler.ReadyzCheck); err != nil {
+	if err := mgr.AddReadyzCheck("workers", r.ReadyzCheck); err != nil {
 		return err
 	}
 	return mgr.Start(ctrl.SetupSignalHandler())

@@ -57,9 +57,19 @@ var _ = Describe("the chart's CRDs", func() {
 	})
 })
 
-var _ = Describe("helm template with the default values", func() {
+// oneSource is the least a chart needs besides its defaults: a source.
+var oneSource = []string{"--set", "sources[0].name=web", "--set", "sources[0].path=/opt/sources/web"}
+
+var _ = Describe("helm template with no source", func() {
+	It("refuses to render, saying what is missing", func() {
+		_, err := helm("template", "wavekit", chartDir, "--namespace", "wavekit-system")
+		Expect(err).To(MatchError(ContainSubstring("sources is empty: the operator serves nothing without a source")))
+	})
+})
+
+var _ = Describe("helm template with the default values and one source", func() {
 	var objects []*unstructured.Unstructured
-	BeforeEach(func() { objects = render("wavekit", "wavekit-system") })
+	BeforeEach(func() { objects = render("wavekit", "wavekit-system", oneSource...) })
 
 	It("renders a cluster-wide operator without leader election", func() {
 		Expect(ids(objects)).To(ConsistOf(
@@ -87,6 +97,8 @@ var _ = Describe("helm template with the default values", func() {
 		Expect(operator.Command).To(Equal([]string{"/component-operator"}))
 		Expect(operator.Args).To(Equal([]string{
 			"--operator-name=wavekit.dev",
+			"--source=web=/opt/sources/web",
+			"--concurrent=4",
 			"--metrics-bind-address=:8443",
 			"--metrics-secure=true",
 			"--health-probe-bind-address=:8081",
@@ -157,7 +169,7 @@ var _ = Describe("helm template with the default values", func() {
 	})
 
 	It("grants everything only when rbac.manageEverything is set", func() {
-		objects := render("wavekit", "wavekit-system", "--set", "rbac.manageEverything=true")
+		objects := render("wavekit", "wavekit-system", append(oneSource, "--set", "rbac.manageEverything=true")...)
 		var role rbacv1.ClusterRole
 		find(objects, "ClusterRole", "", "wavekit-component-operator", &role)
 		Expect(wildcards(role.Rules)).To(ConsistOf(rbacv1.PolicyRule{
@@ -182,8 +194,8 @@ var _ = Describe("helm template with non-default values", func() {
 			"ClusterRoleBinding /ops-component-operator-crds-namespaces",
 			"ClusterRole /ops-component-operator-cluster",
 			"ClusterRoleBinding /ops-component-operator-cluster",
-			"Role team-ops/ops-component-operator-leader-election",
-			"RoleBinding team-ops/ops-component-operator-leader-election",
+			"Role ops-leases/ops-component-operator-leader-election",
+			"RoleBinding ops-leases/ops-component-operator-leader-election",
 			"ClusterRole /ops-component-operator-metrics-auth",
 			"ClusterRoleBinding /ops-component-operator-metrics-auth",
 			"ClusterRole /ops-component-operator-metrics-reader",
@@ -215,8 +227,10 @@ var _ = Describe("helm template with non-default values", func() {
 			"--source=redis=/sources/redis",
 			"--source=web=/sources/web",
 			"--source=baked=/opt/sources/baked",
+			"--concurrent=8",
 			"--watch-namespaces=team-a,team-b",
 			"--leader-elect",
+			"--leader-election-namespace=ops-leases",
 			"--default-service-account=deployer",
 			"--insecure-kubeconfig-exec",
 			"--no-cross-namespace-refs",
@@ -279,7 +293,7 @@ var _ = Describe("helm template with non-default values", func() {
 		find(objects, "ClusterRole", "", "ops-component-operator-cluster", &clusterRole)
 		Expect(clusterRole.Rules).To(ConsistOf(rule("apiextensions.k8s.io", "customresourcedefinitions", "create", "update", "patch", "delete")))
 		var election rbacv1.Role
-		find(objects, "Role", "team-ops", "ops-component-operator-leader-election", &election)
+		find(objects, "Role", "ops-leases", "ops-component-operator-leader-election", &election)
 		Expect(election.Rules).To(ContainElement(rule("coordination.k8s.io", "leases", "get", "list", "watch", "create", "update", "patch", "delete")))
 
 		By("monitoring and protecting the pods")
@@ -307,7 +321,7 @@ var _ = Describe("helm template with non-default values", func() {
 
 var _ = Describe("helm template with the lockdown", func() {
 	It("renders the flags and lets the operator impersonate ServiceAccounts cluster-wide", func() {
-		objects := render("wavekit", "wavekit-system", "--set", "defaultServiceAccount=deployer", "--set", "noCrossNamespaceRefs=true")
+		objects := render("wavekit", "wavekit-system", append(oneSource, "--set", "defaultServiceAccount=deployer", "--set", "noCrossNamespaceRefs=true")...)
 		var deployment appsv1.Deployment
 		find(objects, "Deployment", "wavekit-system", "wavekit-component-operator", &deployment)
 		args := deployment.Spec.Template.Spec.Containers[0].Args
@@ -324,8 +338,8 @@ var _ = Describe("helm template with the lockdown", func() {
 
 var _ = Describe("helm template with metrics.secure=false", func() {
 	It("serves plain HTTP and grants no token or access reviews", func() {
-		objects := render("wavekit", "wavekit-system", "--set", "metrics.secure=false", "--set", "metrics.serviceMonitor.enabled=true",
-			"--set", "metrics.certSecret=ignored", "--set", "metrics.readers[0].kind=Group,metrics.readers[0].name=sre")
+		objects := render("wavekit", "wavekit-system", append(oneSource, "--set", "metrics.secure=false", "--set", "metrics.serviceMonitor.enabled=true",
+			"--set", "metrics.certSecret=ignored", "--set", "metrics.readers[0].kind=Group,metrics.readers[0].name=sre")...)
 		Expect(ids(objects)).NotTo(ContainElement(ContainSubstring("metrics-")), "no metrics RBAC")
 		var deployment appsv1.Deployment
 		find(objects, "Deployment", "wavekit-system", "wavekit-component-operator", &deployment)
@@ -351,7 +365,7 @@ var _ = Describe("applying the rendered chart", Ordered, func() {
 		env, err = testenv.Start(testenv.Options{ExtraCRDDirs: []string{filepath.Join(root, "test", "chart", "testdata", "crds")}})
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(func() { Expect(env.Stop()).To(Succeed()) })
-		for _, ns := range []string{"wavekit-system", "team-ops", "team-a", "team-b"} {
+		for _, ns := range []string{"wavekit-system", "team-ops", "team-a", "team-b", "ops-leases"} {
 			Expect(env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})).To(Succeed())
 		}
 	})
@@ -389,7 +403,7 @@ var _ = Describe("applying the rendered chart", Ordered, func() {
 	}
 
 	It("applies the default render", func() {
-		apply(render("wavekit", "wavekit-system"))
+		apply(render("wavekit", "wavekit-system", oneSource...))
 	})
 
 	It("applies the non-default render", func() {

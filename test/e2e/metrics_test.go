@@ -134,6 +134,10 @@ func startOperatorBinary(binary string, cfg *rest.Config, args ...string) *gexec
 // itself).
 func applyChartRBAC(ctx context.Context, env *testenv.Env, release, namespace string, values map[string]any) {
 	GinkgoHelper()
+	if _, ok := values["sources"]; !ok {
+		// The chart refuses a release without a source; the binary gets its own.
+		values["sources"] = []any{map[string]any{"name": "web", "path": "/opt/sources/web"}}
+	}
 	chart, err := loader.Load(filepath.Join(testenv.ModuleRoot(), "config", "chart"))
 	Expect(err).NotTo(HaveOccurred())
 	renderValues, err := chartutil.ToRenderValues(chart, values,

@@ -30,11 +30,13 @@ var _ = Describe("the component-operator binary", Ordered, func() {
 		Expect(env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "wavekit-system"}})).To(Succeed())
 		// Installed as the chart installs it: its ServiceAccount and RBAC, with
 		// the kinds the web source deploys granted as a user would, by values.
-		applyChartRBAC(ctx, env, "wavekit", "wavekit-system", map[string]any{"rbac": map[string]any{
+		// Leader election runs outside a pod here, so it needs its namespace named.
+		applyChartRBAC(ctx, env, "wavekit", "wavekit-system", map[string]any{"leaderElection": true, "rbac": map[string]any{
 			"extraRules": []any{map[string]any{"apiGroups": []any{""}, "resources": []any{"configmaps", "services"},
 				"verbs": []any{"get", "list", "watch", "create", "update", "patch", "delete"}}},
 		}})
-		startOperatorBinary(binary, serviceAccountConfig(ctx, env, "wavekit-system", "wavekit-component-operator"))
+		startOperatorBinary(binary, serviceAccountConfig(ctx, env, "wavekit-system", "wavekit-component-operator"),
+			"--leader-elect", "--leader-election-namespace", "wavekit-system")
 	})
 
 	It("applies a Component of its source until Ready and deletes it again", func() {

@@ -117,3 +117,12 @@ The subjects of every binding: the operator's ServiceAccount.
   name: {{ include "component-operator.serviceAccountName" . }}
   namespace: {{ .Release.Namespace }}
 {{- end }}
+
+{{/*
+The chart refuses a release without a source: the operator would serve nothing.
+*/}}
+{{- define "component-operator.requireSources" -}}
+{{- if not .Values.sources }}
+{{- fail "sources is empty: the operator serves nothing without a source; give at least one (a name and a configMap or a path, see values.yaml)" }}
+{{- end }}
+{{- end }}
