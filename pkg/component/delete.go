@@ -12,7 +12,7 @@ import (
 // finalizer. It does not start while foreign instances of the component's
 // managed types exist.
 func (rn *run[T]) delete(ctx context.Context) outcome {
-	if !controllerutil.ContainsFinalizer(rn.component, rn.r.opts.Finalizer) {
+	if !rn.hasFinalizer() {
 		return outcome{gone: true}
 	}
 	if rn.component.GetStatus().State != StateDeleting {
@@ -55,9 +55,11 @@ func (rn *run[T]) removeFinalizer(ctx context.Context) outcome {
 	if err := rn.writeStatus(ctx); err != nil {
 		return rn.fail(err)
 	}
-	controllerutil.RemoveFinalizer(rn.component, rn.r.opts.Finalizer)
-	if err := rn.r.client.Update(ctx, rn.component, client.FieldOwner(rn.r.opts.FieldOwner)); err != nil {
-		return rn.fail(fmt.Errorf("removing finalizer from %s: %w", rn.id, err))
+	if err := rn.patchFinalizers(ctx, "removing the finalizer from", func() bool {
+		removed := controllerutil.RemoveFinalizer(rn.component, rn.r.opts.Finalizer)
+		return controllerutil.RemoveFinalizer(rn.component, rn.r.legacyFinalizer()) || removed
+	}); err != nil {
+		return rn.fail(err)
 	}
 	rn.r.forget(rn.id)
 	return outcome{gone: true}

@@ -18,7 +18,8 @@ const DefaultMaxObjectBytes = 1536*1024 - 16*1024
 type ReconcilerOptions struct {
 	// FieldOwner of every write (default: the operator name).
 	FieldOwner string
-	// Finalizer set on components (default: the operator name).
+	// Finalizer set on components (default: "<operator name>/finalizer"; the
+	// bare operator name that earlier versions set is replaced by it).
 	Finalizer string
 	// Defaults are the object policies when neither object nor component sets
 	// one; Defaults.Namespace is the namespace policy (create, or do-not-create).
@@ -67,7 +68,7 @@ func (o ReconcilerOptions) withDefaults(name string) ReconcilerOptions {
 		o.FieldOwner = name
 	}
 	if o.Finalizer == "" {
-		o.Finalizer = name
+		o.Finalizer = name + "/finalizer"
 	}
 	if o.Concurrency <= 0 {
 		o.Concurrency = 8

@@ -15,7 +15,6 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
@@ -276,17 +275,6 @@ func (r *Reconciler[T]) timeout(c T) time.Duration {
 		return tc.GetTimeout()
 	}
 	return r.opts.Timeout
-}
-
-// ensureFinalizer adds the finalizer on first reconcile.
-func (rn *run[T]) ensureFinalizer(ctx context.Context) error {
-	if !controllerutil.AddFinalizer(rn.component, rn.r.opts.Finalizer) {
-		return nil
-	}
-	if err := rn.r.client.Update(ctx, rn.component, client.FieldOwner(rn.r.opts.FieldOwner)); err != nil {
-		return fmt.Errorf("adding finalizer to %s: %w", rn.id, err)
-	}
-	return nil
 }
 
 // describeWaiting lists the first few objects a wave waits for.

@@ -38,11 +38,50 @@ var _ = Describe("the component reconciler", func() {
 
 		eventually(func() string { return readyCondition(ctx, c) }).Should(Equal("True/Ready: every object is applied and ready"))
 		got := getComponent(ctx, c)
-		Expect(got.Finalizers).To(ConsistOf(operator))
+		Expect(got.Finalizers).To(ConsistOf(operator + "/finalizer"))
 		Expect(got.Status.State).To(Equal(component.StateReady))
 		Expect(got.Status.ObservedGeneration).To(Equal(got.Generation))
 		Expect(got.Status.Inventory).To(HaveLen(1))
 		Expect(getConfigMap(ctx, ns, "a").Data).To(HaveKeyWithValue("k", "v"))
+	})
+
+	It("leaves the spec alone: a new component stays at generation 1 and the operator owns no spec field", func() {
+		startOperator(ctx, ns, component.ReconcilerOptions{})
+		c := newComponent(ns, "untouched", nil)
+		// As kubectl or a GitOps tool creates it: only the fields the user wrote.
+		u := &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "wavekit.dev/v1alpha1", "kind": "Component",
+			"metadata": map[string]any{"namespace": ns, "name": "untouched"},
+			"spec":     map[string]any{"source": "test", "values": map[string]any{"configMaps": map[string]any{"a": map[string]any{}}}},
+		}}
+		Expect(env.Client.Create(ctx, u)).To(Succeed())
+		eventually(func() string { return readyCondition(ctx, c) }).Should(HavePrefix("True/Ready"))
+		got := getComponent(ctx, c)
+		Expect(got.Generation).To(BeEquivalentTo(1))
+		for _, entry := range got.ManagedFields {
+			if entry.Manager == operator && entry.Subresource == "" {
+				Expect(string(entry.FieldsV1.Raw)).NotTo(ContainSubstring(`"f:spec"`), "the operator owns spec fields")
+			}
+		}
+
+		Expect(env.Client.Delete(ctx, c)).To(Succeed())
+		eventually(func() *v1alpha1.Component { return getComponent(ctx, c) }).Should(BeNil())
+	})
+
+	It("replaces the finalizer of earlier versions (the bare operator name) and still deletes with it", func() {
+		c := newComponent(ns, "legacy", map[string]any{"configMaps": map[string]any{"a": map[string]any{}}})
+		c.Finalizers = []string{operator}
+		Expect(env.Client.Create(ctx, c)).To(Succeed())
+		startOperator(ctx, ns, component.ReconcilerOptions{})
+		eventually(func() []string { return getComponent(ctx, c).Finalizers }).Should(ConsistOf(operator + "/finalizer"))
+
+		old := newComponent(ns, "legacy-deleted", map[string]any{"configMaps": map[string]any{"b": map[string]any{}}})
+		old.Finalizers = []string{operator}
+		Expect(env.Client.Create(ctx, old)).To(Succeed())
+		eventually(func() *corev1.ConfigMap { return getConfigMap(ctx, ns, "b") }).ShouldNot(BeNil())
+		Expect(env.Client.Delete(ctx, old)).To(Succeed())
+		eventually(func() *v1alpha1.Component { return getComponent(ctx, old) }).Should(BeNil())
+		Expect(getConfigMap(ctx, ns, "b")).To(BeNil())
 	})
 
 	It("creates a missing namespace under the Component's namespace policy, or refuses it", func() {

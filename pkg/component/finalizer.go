@@ -1,0 +1,52 @@
+package component
+
+import (
+	"context"
+	"fmt"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+)
+
+// ensureFinalizer adds the finalizer on first reconcile, replacing the bare
+// operator name that earlier versions set (the API server warns about a
+// finalizer without a path).
+func (rn *run[T]) ensureFinalizer(ctx context.Context) error {
+	return rn.patchFinalizers(ctx, "adding the finalizer to", func() bool {
+		migrated := controllerutil.RemoveFinalizer(rn.component, rn.r.legacyFinalizer())
+		return controllerutil.AddFinalizer(rn.component, rn.r.opts.Finalizer) || migrated
+	})
+}
+
+// hasFinalizer tells whether the component carries this reconciler's
+// finalizer, or the one earlier versions set.
+func (rn *run[T]) hasFinalizer() bool {
+	return controllerutil.ContainsFinalizer(rn.component, rn.r.opts.Finalizer) ||
+		controllerutil.ContainsFinalizer(rn.component, rn.r.legacyFinalizer())
+}
+
+// patchFinalizers applies change to the component's finalizers and, when it
+// changed them, sends a merge patch of metadata.finalizers alone (with the
+// resourceVersion, so a concurrent change is a conflict). An update would
+// send the whole object: the spec's defaulted fields would become the
+// operator's and a new component would move to generation 2.
+func (rn *run[T]) patchFinalizers(ctx context.Context, what string, change func() bool) error {
+	before := rn.component.DeepCopyObject().(T)
+	if !change() {
+		return nil
+	}
+	patch := client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})
+	if err := rn.r.client.Patch(ctx, rn.component, patch, client.FieldOwner(rn.r.opts.FieldOwner)); err != nil {
+		return fmt.Errorf("%s %s: %w", what, rn.id, err)
+	}
+	return nil
+}
+
+// legacyFinalizer is the finalizer earlier versions set, the operator name,
+// or "" when the reconciler is told to use that very name.
+func (r *Reconciler[T]) legacyFinalizer() string {
+	if r.name == r.opts.Finalizer {
+		return ""
+	}
+	return r.name
+}
