@@ -27,7 +27,7 @@ func (rn *run[T]) apply(ctx context.Context) outcome {
 	}
 	objects, err := rn.render(ctx, tg)
 	if err != nil {
-		return rn.fail(fmt.Errorf("rendering: %w", err))
+		return rn.fail(renderError(err))
 	}
 	status := rn.component.GetStatus()
 	res, err := tg.applier.Apply(ctx, owner, objects, status.Inventory, rn.saveInventory)
@@ -40,6 +40,16 @@ func (rn *run[T]) apply(ctx context.Context) outcome {
 		return rn.fail(err)
 	}
 	return rn.applied(ctx, res)
+}
+
+// renderError says the generator failed. A generator error is the input's
+// (a template, values, a chart) unless the generator said to retry.
+func renderError(err error) error {
+	err = fmt.Errorf("rendering: %w", err)
+	if _, retriable := asRetriable(err); retriable {
+		return err
+	}
+	return &manifests.UserError{Err: err}
 }
 
 // blockedRecheck is how soon a component looks again while foreign instances
@@ -65,9 +75,9 @@ func (rn *run[T]) saveInventory(ctx context.Context, items []manifests.Inventory
 	status := rn.component.GetStatus()
 	status.Inventory = items
 	if rn.component.GetDeletionTimestamp() != nil {
-		status.setReady(rn.component.GetGeneration(), ReasonDeleting, "running delete hooks")
+		status.setReady(rn.component.GetGeneration(), ReasonDeleting, "running delete hooks", false)
 	} else {
-		status.setReady(rn.component.GetGeneration(), ReasonProcessing, "creating objects")
+		status.setReady(rn.component.GetGeneration(), ReasonProcessing, "creating objects", false)
 	}
 	return rn.writeStatus(ctx)
 }
@@ -103,7 +113,8 @@ func (rn *run[T]) waiting(message string) outcome {
 	}
 	left := timeout - time.Since(since)
 	if left <= 0 {
-		return outcome{reason: ReasonTimeout, message: fmt.Sprintf("not ready after %s: %s", timeout, message), requeue: rn.r.retryInterval(rn.component)}
+		// Stalled, so that waiting tools fail; the next event or retry may still recover.
+		return outcome{reason: ReasonTimeout, message: fmt.Sprintf("not ready after %s: %s", timeout, message), requeue: rn.r.retryInterval(rn.component), stalled: true}
 	}
 	return outcome{reason: ReasonProcessing, message: message, requeue: left}
 }

@@ -31,10 +31,13 @@ var stateOf = map[string]State{
 	ReasonSuspended:       StatePending,
 }
 
-// setReady records the Ready condition and the state it implies. The
-// transition time changes only when the condition's status changes, so a
-// reconcile that finds the same situation writes the same status.
-func (s *Status) setReady(generation int64, reason, message string) {
+// setReady records the Ready condition, the state it implies, and the
+// kstatus conditions beside it: Reconciling while work is under way or being
+// retried, Stalled when only a change can help (stalled). kstatus, kubectl
+// wait, Flux and Argo CD thus see Current, InProgress or Failed. Transition
+// times change only when a condition's status changes, so a reconcile that
+// finds the same situation writes the same status.
+func (s *Status) setReady(generation int64, reason, message string, stalled bool) {
 	status := metav1.ConditionFalse
 	if reason == ReasonReady {
 		status = metav1.ConditionTrue
@@ -43,6 +46,20 @@ func (s *Status) setReady(generation int64, reason, message string) {
 	s.State = stateOf[reason]
 	meta.SetStatusCondition(&s.Conditions, metav1.Condition{
 		Type: ConditionReady, Status: status, Reason: reason, Message: message, ObservedGeneration: generation,
+	})
+	s.setFlag(ConditionReconciling, !stalled && reason != ReasonReady && reason != ReasonSuspended, generation, reason, message)
+	s.setFlag(ConditionStalled, stalled, generation, reason, message)
+}
+
+// setFlag sets condition kind to True with reason and message, or removes it
+// (kstatus reads an absent Reconciling or Stalled as False).
+func (s *Status) setFlag(kind string, on bool, generation int64, reason, message string) {
+	if !on {
+		meta.RemoveStatusCondition(&s.Conditions, kind)
+		return
+	}
+	meta.SetStatusCondition(&s.Conditions, metav1.Condition{
+		Type: kind, Status: metav1.ConditionTrue, Reason: reason, Message: message, ObservedGeneration: generation,
 	})
 }
 

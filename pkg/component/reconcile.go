@@ -90,6 +90,7 @@ type outcome struct {
 	requeue time.Duration
 	err     error // returned to controller-runtime (its rate limiter backs off)
 	gone    bool  // the finalizer was removed: no status to write
+	stalled bool  // only a change helps: Stalled, and no backoff
 }
 
 func (rn *run[T]) fail(err error) outcome {
@@ -103,6 +104,12 @@ func (rn *run[T]) fail(err error) outcome {
 	if apierrors.IsConflict(err) {
 		return outcome{reason: ReasonRetrying, message: err.Error(), requeue: time.Second}
 	}
+	var tooLarge *tooLargeError
+	if manifests.NeedsChange(err) || errors.As(err, &tooLarge) {
+		// Trying again unchanged cannot help: look again on a change, or at
+		// the retry interval, rather than with ever longer backoff.
+		return outcome{reason: ReasonError, message: err.Error(), requeue: rn.r.retryInterval(rn.component), stalled: true}
+	}
 	return outcome{reason: ReasonError, message: err.Error(), err: err}
 }
 
@@ -114,7 +121,7 @@ func (rn *run[T]) finish(ctx context.Context, o outcome) (ctrl.Result, error) {
 	}
 	log.FromContext(ctx).V(1).Info("reconciled", "reason", o.reason, "message", o.message, "requeue", o.requeue)
 	status := rn.component.GetStatus()
-	status.setReady(rn.component.GetGeneration(), o.reason, o.message)
+	status.setReady(rn.component.GetGeneration(), o.reason, o.message, o.stalled)
 	rn.r.gauge.observe(rn.id.String(), status)
 	rn.r.note(rn.component, o)
 	if err := rn.writeStatus(ctx); err != nil {
@@ -137,9 +144,9 @@ func (rn *run[T]) finish(ctx context.Context, o outcome) (ctrl.Result, error) {
 func (rn *run[T]) finishTooLarge(ctx context.Context, tooLarge error) (ctrl.Result, error) {
 	status := rn.component.GetStatus()
 	status.Inventory = rn.written.Inventory
-	status.setReady(rn.component.GetGeneration(), ReasonError, tooLarge.Error())
+	status.setReady(rn.component.GetGeneration(), ReasonError, tooLarge.Error(), true)
 	rn.r.gauge.observe(rn.id.String(), status)
-	rn.r.note(rn.component, outcome{reason: ReasonError, message: tooLarge.Error()})
+	rn.r.note(rn.component, outcome{reason: ReasonError, message: tooLarge.Error(), stalled: true})
 	if err := rn.writeStatus(ctx); err != nil && !apierrors.IsConflict(err) {
 		return ctrl.Result{}, err
 	}

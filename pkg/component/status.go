@@ -23,8 +23,15 @@ const (
 	StateError           State = "Error"
 )
 
-// ConditionReady is the condition type that says whether the component is ready.
-const ConditionReady = "Ready"
+// Condition types of a component, as kstatus reads them.
+const (
+	// ConditionReady says whether every object is applied and ready.
+	ConditionReady = "Ready"
+	// ConditionReconciling is True while work is under way or retried.
+	ConditionReconciling = "Reconciling"
+	// ConditionStalled is True on an error that only a change fixes.
+	ConditionStalled = "Stalled"
+)
 
 // +kubebuilder:object:generate=true
 
@@ -32,7 +39,7 @@ const ConditionReady = "Ready"
 type Status struct {
 	// ObservedGeneration is the component generation the status describes.
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
-	// Conditions hold the Ready condition (kstatus compatible).
+	// Conditions hold Ready, and Reconciling or Stalled as kstatus reads them.
 	// +listType=map
 	// +listMapKey=type
 	Conditions []metav1.Condition `json:"conditions,omitempty"`

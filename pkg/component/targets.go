@@ -216,12 +216,12 @@ func (t *targets) remoteConfig(ctx context.Context, namespace, name, dataKey str
 	}
 	data, ok := secret.Data[dataKey]
 	if !ok {
-		return nil, "", fmt.Errorf("kubeconfig Secret %s/%s has no key %q", namespace, name, dataKey)
+		return nil, "", &manifests.UserError{Err: fmt.Errorf("kubeconfig Secret %s/%s has no key %q", namespace, name, dataKey)}
 	}
 	source := fmt.Sprintf("Secret %s/%s, key %q", namespace, name, dataKey)
 	cfg, err := kubeConfigFromSecret(data, source, t.opts.InsecureKubeConfigExec)
 	if err != nil {
-		return nil, "", err
+		return nil, "", &manifests.UserError{Err: err}
 	}
 	sum := sha256.Sum256(data)
 	return cfg, hex.EncodeToString(sum[:]), nil

@@ -26,7 +26,7 @@ func (a *Applier) Apply(ctx context.Context, owner Owner, objects []client.Objec
 	}
 	objs, err := p.prepare(withoutDeleteHooks(objects, a.opts.Name))
 	if err != nil {
-		return Result{Inventory: inventory}, fmt.Errorf("invalid manifests: %w", err)
+		return Result{Inventory: inventory}, &UserError{Err: fmt.Errorf("invalid manifests: %w", err)}
 	}
 	if objs, err = a.neededNamespaces(ctx, p, objs, inventory); err != nil {
 		return Result{Inventory: inventory}, err

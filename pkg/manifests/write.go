@@ -113,11 +113,11 @@ func (a *Applier) checkAdoption(d *desired, existing *unstructured.Unstructured,
 	case d.policies.Adoption == AdoptAlways:
 		return nil
 	case d.policies.Adoption == AdoptNever && current == "":
-		return fmt.Errorf("%s already exists and is not managed by %s (%s is %s)", d.key, owner.Description, policyKey, AdoptNever)
+		return &UserError{Err: fmt.Errorf("%s already exists and is not managed by %s (%s is %s)", d.key, owner.Description, policyKey, AdoptNever)}
 	case d.policies.Adoption == AdoptNever:
-		return fmt.Errorf("%s already exists and is managed by %s (%s is %s)", d.key, other, policyKey, AdoptNever)
+		return &UserError{Err: fmt.Errorf("%s already exists and is managed by %s (%s is %s)", d.key, other, policyKey, AdoptNever)}
 	case current != "":
-		return fmt.Errorf("%s already exists and is managed by %s (%s is %s)", d.key, other, policyKey, d.policies.Adoption)
+		return &UserError{Err: fmt.Errorf("%s already exists and is managed by %s (%s is %s)", d.key, other, policyKey, d.policies.Adoption)}
 	}
 	return nil
 }
