@@ -32,8 +32,8 @@ func (e *MissingNamespaceError) Error() string {
 // first wave that needs it, with delete policy orphan so that it is tracked
 // but never deleted with the component. A namespace created so earlier stays
 // in the manifests while objects need it, without a request; others are
-// looked up only for objects the cache does not hold yet, so a pass that
-// changes nothing reads nothing.
+// looked up only for objects never applied before, so a pass that changes
+// nothing reads nothing.
 func (a *Applier) neededNamespaces(ctx context.Context, p *preparer, objs []*desired, inventory []InventoryItem) ([]*desired, error) {
 	var added []client.Object
 	for _, need := range namespaceNeeds(objs) {
@@ -95,7 +95,7 @@ func namespaceNeeds(objs []*desired) []*namespaceNeed {
 
 // mustCreate tells whether the namespace belongs in the manifests: it was
 // created by this component before (it is in the inventory), or an object in
-// it is not in the cluster yet and the namespace does not exist. A namespace
+// it has never been applied and the namespace does not exist. A namespace
 // the identity may not read is left to the API server to judge when the
 // objects are written.
 func (a *Applier) mustCreate(ctx context.Context, need *namespaceNeed, inventory []InventoryItem) (bool, error) {
@@ -104,7 +104,7 @@ func (a *Applier) mustCreate(ctx context.Context, need *namespaceNeed, inventory
 	}) {
 		return true, nil
 	}
-	if a.allLive(ctx, need.objects) {
+	if allApplied(need.objects, inventory) {
 		return false, nil
 	}
 	ns := &metav1.PartialObjectMetadata{}
@@ -119,11 +119,17 @@ func (a *Applier) mustCreate(ctx context.Context, need *namespaceNeed, inventory
 	return false, fmt.Errorf("reading namespace %s: %w", need.name, err)
 }
 
-// allLive tells whether the cache holds every object; a kind it cannot read
-// yet (the instance of a CRD of a later stage) counts as not there.
-func (a *Applier) allLive(ctx context.Context, objs []*desired) bool {
+// allApplied tells whether every object has been written before, as the
+// inventory says; only a new object can find its namespace missing.
+func allApplied(objs []*desired, inventory []InventoryItem) bool {
+	applied := make(map[ObjectKey]bool, len(inventory))
+	for _, item := range inventory {
+		if item.Digest != "" {
+			applied[item.Key()] = true
+		}
+	}
 	for _, d := range objs {
-		if live, err := a.live.get(ctx, d.gvk, d.key); err != nil || live == nil {
+		if !applied[d.key] {
 			return false
 		}
 	}
