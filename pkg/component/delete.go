@@ -15,6 +15,12 @@ func (rn *run[T]) delete(ctx context.Context) outcome {
 	if !rn.hasFinalizer() {
 		return outcome{gone: true}
 	}
+	if orphan, err := rn.orphansOnDelete(); err != nil || orphan {
+		if err != nil {
+			return rn.fail(err)
+		}
+		return rn.orphanAll(ctx)
+	}
 	if rn.component.GetStatus().State != StateDeleting {
 		// Until objects are being deleted; hooks must be idempotent, since a
 		// blocked deletion calls them again on the next attempt.

@@ -3,6 +3,7 @@ package component
 import (
 	"context"
 	"fmt"
+	"maps"
 	"reflect"
 	"sync"
 
@@ -118,12 +119,16 @@ func (r *Reconciler[T]) SetupWithManager(mgr ctrl.Manager) error {
 }
 
 // specOrDeletionChanged lets through creations, deletions, spec changes
-// (generation) and the start of deletion; not status or metadata edits.
+// (generation), the start of deletion and annotation edits during it; not
+// other status or metadata edits.
 func specOrDeletionChanged() predicate.Predicate {
 	return predicate.Funcs{
 		UpdateFunc: func(e event.UpdateEvent) bool {
 			if e.ObjectOld.GetGeneration() != e.ObjectNew.GetGeneration() {
 				return true
+			}
+			if e.ObjectNew.GetDeletionTimestamp() != nil && !maps.Equal(e.ObjectOld.GetAnnotations(), e.ObjectNew.GetAnnotations()) {
+				return true // e.g. delete-policy: orphan, to end a deletion that waits for a lost target
 			}
 			return (e.ObjectOld.GetDeletionTimestamp() == nil) != (e.ObjectNew.GetDeletionTimestamp() == nil)
 		},

@@ -8,6 +8,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
@@ -86,5 +88,29 @@ var _ = Describe("a component deployed to a remote cluster", Ordered, func() {
 		Expect(env.Client.Create(ctx, c)).To(Succeed())
 		eventually(func() string { return readyCondition(ctx, c) }).Should(Equal(
 			`False/Error: connecting to the target cluster: reading kubeconfig Secret ` + ns + `/missing: secrets "missing" not found`))
+	})
+})
+
+var _ = Describe("a component whose target cluster is gone", func() {
+	It("waits for the target when deleted, and ends without it once annotated delete-policy: orphan", func() {
+		ctx := context.Background()
+		ns := newNamespace(ctx)
+		// Nothing listens on port 1 of the loopback address.
+		kubeconfig, err := testenv.KubeconfigBytes(&rest.Config{Host: "https://127.0.0.1:1"})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(env.Client.Create(ctx, &corev1.Secret{ObjectMeta: objectMeta(ns, "gone"), Data: map[string][]byte{"value": kubeconfig}})).To(Succeed())
+		startOperator(ctx, ns, component.ReconcilerOptions{})
+		c := newComponent(ns, "stranded", map[string]any{"configMaps": map[string]any{"a": map[string]any{}}})
+		c.Spec.KubeConfig = &v1alpha1.SecretKeyReference{Name: "gone"}
+		Expect(env.Client.Create(ctx, c)).To(Succeed())
+		eventually(func() []string { return getComponent(ctx, c).Finalizers }).ShouldNot(BeEmpty())
+
+		Expect(env.Client.Delete(ctx, c)).To(Succeed())
+		eventually(func() string { return readyCondition(ctx, c) }).Should(And(HavePrefix("False/"), ContainSubstring("127.0.0.1:1")))
+		Expect(getComponent(ctx, c)).NotTo(BeNil(), "deletion waits for the target")
+
+		patch := client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"annotations":{"`+operator+`/delete-policy":"orphan"}}}`))
+		Expect(env.Client.Patch(ctx, getComponent(ctx, c), patch)).To(Succeed())
+		eventually(func() *v1alpha1.Component { return getComponent(ctx, c) }).Should(BeNil())
 	})
 })
