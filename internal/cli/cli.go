@@ -97,7 +97,7 @@ that namespace, so a second apply prunes what left the manifests.
 
 The cluster is found as kubectl finds it: --kubeconfig, $KUBECONFIG,
 ~/.kube/config, with --context and --namespace.`,
-		Example: `  wavekit render ./chart --set replicas=2 --kube-version 1.33.0
+		Example: `  wavekit render ./chart --set replicas=2
   wavekit diff demo ./chart -f values.yaml
   wavekit apply demo ./chart -f values.yaml --wait
   wavekit status demo
@@ -117,6 +117,7 @@ The cluster is found as kubectl finds it: --kubeconfig, $KUBECONFIG,
 		newListCommand(g),
 		newDemoCommand(),
 		newScaffoldCommand(g),
+		newVersionCommand(g),
 	)
 	return root
 }

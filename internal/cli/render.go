@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"path/filepath"
 
@@ -18,6 +19,7 @@ type renderOptions struct {
 	input       inputOptions
 	name        string
 	kubeVersion string
+	validate    bool
 }
 
 func newRenderCommand(g *globalOptions) *cobra.Command {
@@ -32,14 +34,15 @@ configuration, workloads, API services, instances of the source's own CRDs).
 The wave and policy annotations stay on the objects; an invalid one is an
 error.
 
-By default render reads the cluster of the kubeconfig for Helm's .Capabilities
-and for lookup. With --kube-version it never contacts a cluster: lookup
-returns nothing and Helm's capabilities are those of that version.`,
+By default render needs no cluster, as helm template: lookup returns nothing
+and Helm's capabilities are those of the Kubernetes version wavekit is built
+against (see wavekit version), or of --kube-version. With --validate it reads
+the cluster of the kubeconfig for Helm's .Capabilities and for lookup.`,
 		Example: `  # render a chart for release demo with values, without a cluster
-  wavekit render ./chart --name demo -f values.yaml --set image.tag=v2 --kube-version 1.33.0
+  wavekit render ./chart --name demo -f values.yaml --set image.tag=v2
 
   # render a kustomization against the current cluster
-  wavekit render ./overlays/prod -n prod`,
+  wavekit render ./overlays/prod -n prod --validate`,
 		Args: exactArgs("SOURCE"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return o.run(cmd, g, args[0])
@@ -47,14 +50,18 @@ returns nothing and Helm's capabilities are those of that version.`,
 	}
 	o.input.addFlags(cmd)
 	cmd.Flags().StringVar(&o.name, "name", "", "the release name the source is rendered for (default: the source directory's name)")
-	cmd.Flags().StringVar(&o.kubeVersion, "kube-version", "", "render without a cluster, for this Kubernetes version (for example 1.33.0)")
+	cmd.Flags().StringVar(&o.kubeVersion, "kube-version", "", "the Kubernetes version to render for without a cluster (default: the one wavekit is built against, "+BuiltKubeVersion+")")
+	cmd.Flags().BoolVar(&o.validate, "validate", false, "render against the cluster: its capabilities, and lookup of its objects")
 	return cmd
 }
 
 func (o *renderOptions) run(cmd *cobra.Command, g *globalOptions, dir string) error {
+	if o.validate && o.kubeVersion != "" {
+		return fmt.Errorf("--kube-version renders without a cluster and --validate with one: give one of them")
+	}
 	var helmOpts []helm.Option
-	if o.kubeVersion != "" {
-		helmOpts = append(helmOpts, helm.WithKubeVersion(o.kubeVersion))
+	if !o.validate {
+		helmOpts = append(helmOpts, helm.WithKubeVersion(cmp.Or(o.kubeVersion, BuiltKubeVersion)))
 	}
 	in, err := o.input.load(dir, g.operatorName, helmOpts...)
 	if err != nil {
@@ -64,9 +71,9 @@ func (o *renderOptions) run(cmd *cobra.Command, g *globalOptions, dir string) er
 		namespace: g.releaseNamespace(), name: o.releaseName(dir),
 		operatorName: g.operatorName, revision: 1, firstApply: true,
 	}
-	if o.kubeVersion == "" {
+	if o.validate {
 		if rc.cluster, err = g.connect(cmd.Context()); err != nil {
-			return fmt.Errorf("%w (use --kube-version to render without a cluster)", err)
+			return fmt.Errorf("%w (render without --validate needs no cluster)", err)
 		}
 	}
 	objects, err := in.render(cmd.Context(), rc)

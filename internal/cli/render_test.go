@@ -1,11 +1,14 @@
 package cli_test
 
 import (
+	"os"
+	"regexp"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/wavekit-dev/wavekit/internal/cli"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -40,8 +43,8 @@ var _ = Describe("render", func() {
 		Expect(out).To(ContainSubstring("greeting: from-set"))
 	})
 
-	It("renders a chart with the cluster's capabilities, or with --kube-version", func() {
-		out := succeeds("render", "testdata/chart", "-n", "apps")
+	It("renders a chart with the cluster's capabilities under --validate, or with --kube-version", func() {
+		out := succeeds("render", "testdata/chart", "-n", "apps", "--validate")
 		Expect(decode(out)).To(Equal([]string{"ConfigMap chart-tiny"}))
 		Expect(out).To(ContainSubstring("namespace: apps"))
 		Expect(out).To(MatchRegexp(`kubeVersion: v1\.37\.`))
@@ -58,9 +61,26 @@ var _ = Describe("render", func() {
 		Expect(out).To(ContainSubstring("color: red"))
 	})
 
-	It("asks for --kube-version when no cluster answers", func() {
-		r := wavekitWith(unreachable, "render", "testdata/web")
+	It("renders without a cluster by default, for the Kubernetes version it is built against", func() {
+		r := wavekitWith(unreachable, "render", "testdata/chart", "--set", "message=yo")
+		Expect(r.code).To(Equal(0), r.stderr)
+		Expect(r.stdout).To(ContainSubstring("kubeVersion: v" + cli.BuiltKubeVersion))
+	})
+
+	It("needs the cluster with --validate, and says so", func() {
+		r := wavekitWith(unreachable, "render", "testdata/web", "--validate")
 		Expect(r.code).To(Equal(1))
-		Expect(strings.TrimSpace(r.stderr)).To(Equal("error: cannot reach the cluster at https://127.0.0.1:1: dial tcp 127.0.0.1:1: connect: connection refused (use --kube-version to render without a cluster)"))
+		Expect(strings.TrimSpace(r.stderr)).To(Equal("error: cannot reach the cluster at https://127.0.0.1:1: dial tcp 127.0.0.1:1: connect: connection refused (render without --validate needs no cluster)"))
+		r = wavekitWith(unreachable, "render", "testdata/web", "--validate", "--kube-version", "1.33.0")
+		Expect(r.stderr).To(ContainSubstring("give one of them"))
+	})
+
+	It("says which versions it is, and is built against the client-go of go.mod", func() {
+		out := succeeds("version")
+		Expect(out).To(MatchRegexp(`^wavekit .+\ngo go1\.\d+.*\nkubernetes ` + regexp.QuoteMeta(cli.BuiltKubeVersion) + `\n$`))
+		goMod, err := os.ReadFile("../../go.mod")
+		Expect(err).NotTo(HaveOccurred())
+		minor := strings.TrimPrefix(cli.BuiltKubeVersion, "1.")
+		Expect(string(goMod)).To(ContainSubstring("k8s.io/client-go v0." + minor + "\n"))
 	})
 })
