@@ -3,6 +3,7 @@ package cli_test
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -103,6 +104,14 @@ var _ = Describe("apply", func() {
 		succeeds("delete", "far", "-n", ns)
 		Expect(configMap(target, "far-config")).To(BeNil())
 		Expect(namespaceExists(target)).To(BeTrue(), "a namespace wavekit created is never deleted with the release")
+	})
+
+	It("shows the API server's warnings, each once", func() {
+		ns := newNamespace()
+		r := wavekit("apply", "odd", "testdata/unknown-field", "-n", ns)
+		Expect(r.code).To(Equal(0), r.stderr)
+		Expect(r.stderr).To(ContainSubstring(`Warning: unknown field "colour"`))
+		Expect(strings.Count(r.stderr, `unknown field "colour"`)).To(Equal(1))
 	})
 
 	It("fails --wait at the timeout, naming what it waits for", func() {

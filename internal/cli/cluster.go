@@ -82,6 +82,9 @@ func (g *globalOptions) connect(ctx context.Context) (*cluster, error) {
 	}
 	cfg = rest.CopyConfig(cfg)
 	cfg.UserAgent = "wavekit"
+	// As kubectl, helm and kapp do: the API server's warnings (an unknown
+	// field it dropped, a deprecated API) reach the user, each once.
+	cfg.WarningHandler = rest.NewWarningWriter(g.stderr, rest.WarningWriterOptions{Deduplicate: true})
 	scheme, err := newScheme()
 	if err != nil {
 		return nil, err
