@@ -121,9 +121,8 @@ func (d *releaseDelete) run(ctx context.Context, wait bool, timeout time.Duratio
 // pass runs one Delete pass, prints what went and records the inventory
 // that is left.
 func (d *releaseDelete) pass(ctx context.Context) (manifests.Result, error) {
-	before := keysOf(d.rel.Inventory)
 	res, err := d.applier.Delete(ctx, d.rel.owner(), d.rel.Inventory)
-	for _, line := range removed(before, res, true) {
+	for _, line := range removed(res) {
 		fmt.Fprintln(d.g.stdout, line)
 	}
 	if sameInventory(d.rel.Inventory, res.Inventory) || res.Done {

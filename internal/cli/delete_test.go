@@ -39,6 +39,16 @@ var _ = Describe("delete", func() {
 		Expect(inventorySecret(ns, "demo")).To(BeNil())
 	})
 
+	It("reports as deleted only what it deleted", func() {
+		ns := newNamespace()
+		succeeds("apply", "demo", "testdata/web", "-n", ns)
+		Expect(env.Client.Delete(context.Background(), configMap(ns, "demo-config"))).To(Succeed())
+		out := succeeds("delete", "demo", "-n", ns, "--wait")
+		Expect(out).To(ContainSubstring("deleted ConfigMap " + ns + "/demo-app\n"))
+		Expect(out).To(ContainSubstring("left ConfigMap " + ns + "/demo-config: nothing to delete (gone already, or held by another owner)\n"))
+		Expect(out).NotTo(ContainSubstring("deleted ConfigMap " + ns + "/demo-config"))
+	})
+
 	It("refuses while foreign instances of the release's CRD exist, and says what blocks", func() {
 		ns := newNamespace()
 		succeeds("apply", "gadgets", "testdata/gadgets", "-n", ns, "--wait", "--timeout", "1m")

@@ -24,11 +24,10 @@ type progress interface {
 
 // newProgress picks a redrawn table for a terminal and plain lines otherwise.
 func newProgress(out io.Writer, rel *release) progress {
-	before := keysOf(rel.Inventory)
 	if width, ok := terminalWidth(out); ok {
-		return &tableProgress{out: out, before: before, width: width}
+		return &tableProgress{out: out, width: width}
 	}
-	return &lineProgress{out: out, before: before, printed: map[int16]string{}}
+	return &lineProgress{out: out, printed: map[int16]string{}}
 }
 
 // terminalWidth returns the width of out when it is a terminal.
@@ -93,33 +92,28 @@ func keysOf(items []manifests.InventoryItem) itemSet {
 	return set
 }
 
-// removed says which objects of before left the inventory, sorted: "deleted
-// KEY", or "orphaned KEY" when their delete policy keeps them (onDelete:
-// deleting the release, else pruning).
-func removed(before itemSet, res manifests.Result, onDelete bool) []string {
+// removed says what happened to the objects that left the inventory in a
+// pass, as the applier reports it, sorted: "deleted KEY" for what it deleted,
+// "orphaned KEY" for what a delete policy keeps, and "left KEY" for what it
+// had nothing to delete of (gone already, or held by another owner).
+func removed(res manifests.Result) []string {
 	now := keysOf(res.Inventory)
-	var gone []manifests.InventoryItem
-	for key, item := range before {
-		if _, ok := now[key]; !ok {
-			gone = append(gone, item)
+	var lines []string
+	for _, action := range res.Actions {
+		if _, kept := now[action.Object]; kept {
+			continue // purged, and remembered as Completed
+		}
+		switch action.Verb {
+		case manifests.ActionDeleted:
+			lines = append(lines, "deleted "+action.Object.String())
+		case manifests.ActionOrphaned:
+			lines = append(lines, "orphaned "+action.Object.String())
+		case manifests.ActionLeft:
+			lines = append(lines, "left "+action.Object.String()+": nothing to delete (gone already, or held by another owner)")
 		}
 	}
-	slices.SortFunc(gone, func(a, b manifests.InventoryItem) int { return strings.Compare(a.String(), b.String()) })
-	lines := make([]string, len(gone))
-	for i, item := range gone {
-		lines[i] = goneVerb(item.DeletePolicy, onDelete) + " " + item.String()
-	}
+	slices.Sort(lines)
 	return lines
-}
-
-func goneVerb(policy manifests.DeletePolicy, onDelete bool) string {
-	switch {
-	case policy == manifests.DeleteOrphan,
-		policy == manifests.DeleteOrphanOnApply && !onDelete,
-		policy == manifests.DeleteOrphanOnDelete && onDelete:
-		return "orphaned"
-	}
-	return "deleted"
 }
 
 // readyLine is the closing line of an apply.
@@ -136,7 +130,6 @@ func pendingLine(rel *release, res manifests.Result) string {
 // lineProgress prints a line whenever a wave's count or wait changes.
 type lineProgress struct {
 	out     io.Writer
-	before  itemSet
 	printed map[int16]string
 }
 
@@ -154,10 +147,9 @@ func (p *lineProgress) update(res manifests.Result) {
 			fmt.Fprintln(p.out, line)
 		}
 	}
-	for _, line := range removed(p.before, res, false) {
+	for _, line := range removed(res) {
 		fmt.Fprintln(p.out, line)
 	}
-	p.before = keysOf(res.Inventory)
 }
 
 func (p *lineProgress) done(rel *release, res manifests.Result) {
@@ -171,15 +163,13 @@ func (p *lineProgress) pending(rel *release, res manifests.Result) {
 // tableProgress redraws a table of waves in place.
 type tableProgress struct {
 	out     io.Writer
-	before  itemSet
 	deleted []string
 	width   int
 	lines   int
 }
 
 func (p *tableProgress) update(res manifests.Result) {
-	p.deleted = append(p.deleted, removed(p.before, res, false)...)
-	p.before = keysOf(res.Inventory)
+	p.deleted = append(p.deleted, removed(res)...)
 	var b strings.Builder
 	fmt.Fprintf(&b, "%-6s %-7s %s\n", "WAVE", "READY", "STATE")
 	for _, w := range wavesOf(res) {

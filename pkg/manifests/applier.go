@@ -100,6 +100,9 @@ const (
 	ActionUpdated  ActionVerb = "Updated"
 	ActionDeleted  ActionVerb = "Deleted"
 	ActionOrphaned ActionVerb = "Orphaned"
+	// ActionLeft: dropped from the inventory with nothing to delete, since
+	// the object was gone already or is held by another owner.
+	ActionLeft ActionVerb = "Left"
 )
 
 // Applier applies rendered objects in waves and deletes them again.

@@ -269,7 +269,7 @@ func (r *applyRun) purge(ctx context.Context, purgeBefore int, all []*desired) (
 		}
 		r.markChanged()
 		if gone {
-			r.record(ActionDeleted, item.Key())
+			r.record(goneVerb(item), item.Key())
 		}
 		if !gone {
 			done = false

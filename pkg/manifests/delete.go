@@ -164,7 +164,7 @@ func (r *applyRun) deleteGroup(ctx context.Context, items []*InventoryItem, mode
 		}
 		if gone {
 			r.drop(item)
-			r.record(ActionDeleted, item.Key())
+			r.record(goneVerb(item), item.Key())
 			continue
 		}
 		r.markChanged()
@@ -173,6 +173,15 @@ func (r *applyRun) deleteGroup(ctx context.Context, items []*InventoryItem, mode
 		done = false
 	}
 	return done, nil
+}
+
+// goneVerb says what made an object gone: this owner's delete request of an
+// earlier pass (the item is Deleting), or nothing this owner did.
+func goneVerb(item *InventoryItem) ActionVerb {
+	if item.Phase == PhaseDeleting {
+		return ActionDeleted
+	}
+	return ActionLeft
 }
 
 func (r *applyRun) drop(item *InventoryItem) {
