@@ -106,6 +106,16 @@ var _ = Describe("apply", func() {
 		Expect(namespaceExists(target)).To(BeTrue(), "a namespace wavekit created is never deleted with the release")
 	})
 
+	It("records a first apply that the API server rejects as Failed, with its error", func() {
+		ns := newNamespace()
+		r := wavekit("apply", "bad", "testdata/rejected", "-n", ns)
+		Expect(r.code).To(Equal(1))
+		Expect(r.stderr).To(ContainSubstring("Not_A_Valid_Name"))
+		out := succeeds("status", "bad", "-n", ns)
+		Expect(out).To(ContainSubstring("State:     Failed\n"))
+		Expect(out).To(ContainSubstring("Not_A_Valid_Name"))
+	})
+
 	It("shows the API server's warnings, each once", func() {
 		ns := newNamespace()
 		r := wavekit("apply", "odd", "testdata/unknown-field", "-n", ns)

@@ -39,6 +39,8 @@ const (
 	StateReady       = "Ready"
 	StateProgressing = "Progressing"
 	StateDeleting    = "Deleting"
+	// StateFailed: the last apply stopped at an error (the message).
+	StateFailed = "Failed"
 )
 
 // release is one installation of a source, as its Secret records it.

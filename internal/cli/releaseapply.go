@@ -60,8 +60,11 @@ func (a *releaseApply) pass(ctx context.Context) (manifests.Result, error) {
 		a.wrote = true
 	}
 	if err != nil {
-		if !sameInventory(a.rel.Inventory, res.Inventory) {
-			_ = a.persist(ctx, res.Inventory, StateProgressing, oneLine(err))
+		// A release that exists records the failure; a new one whose first
+		// pass wrote nothing is not created (bad input changes nothing).
+		failed := a.rel.secret != nil && (a.rel.State != StateFailed || a.rel.Message != oneLine(err))
+		if failed || !sameInventory(a.rel.Inventory, res.Inventory) {
+			_ = a.persist(ctx, res.Inventory, StateFailed, oneLine(err))
 		}
 		return res, err
 	}
