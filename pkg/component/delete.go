@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 )
@@ -58,15 +59,18 @@ func (rn *run[T]) delete(ctx context.Context) outcome {
 func (rn *run[T]) removeFinalizer(ctx context.Context) outcome {
 	// Persist the emptied inventory first, so that a crash cannot leave a
 	// finalizer-free component with stale items.
-	if err := rn.writeStatus(ctx); err != nil {
+	err := rn.writeStatus(ctx)
+	if err == nil {
+		err = rn.patchFinalizers(ctx, "removing the finalizer from", func() bool {
+			removed := controllerutil.RemoveFinalizer(rn.component, rn.r.opts.Finalizer)
+			return controllerutil.RemoveFinalizer(rn.component, rn.r.legacyFinalizer()) || removed
+		})
+	}
+	if err != nil && !apierrors.IsNotFound(err) {
 		return rn.fail(err)
 	}
-	if err := rn.patchFinalizers(ctx, "removing the finalizer from", func() bool {
-		removed := controllerutil.RemoveFinalizer(rn.component, rn.r.opts.Finalizer)
-		return controllerutil.RemoveFinalizer(rn.component, rn.r.legacyFinalizer()) || removed
-	}); err != nil {
-		return rn.fail(err)
-	}
+	// Gone, or already gone: a stale read of a component whose deletion had
+	// finished ends here, without an error.
 	rn.r.forget(rn.id)
 	return outcome{gone: true}
 }

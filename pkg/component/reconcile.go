@@ -82,6 +82,9 @@ func (r *Reconciler[T]) runHooks(ctx context.Context, hooks []HookFunc[T], compo
 	return nil
 }
 
+// statusWriteTimeout bounds the final status write of a reconcile.
+const statusWriteTimeout = 10 * time.Second
+
 // outcome is what a reconcile concluded: the Ready reason and message, and
 // when to look again.
 type outcome struct {
@@ -124,14 +127,23 @@ func (rn *run[T]) finish(ctx context.Context, o outcome) (ctrl.Result, error) {
 	status.setReady(rn.component.GetGeneration(), o.reason, o.message, o.stalled)
 	rn.r.gauge.observe(rn.id.String(), status)
 	rn.r.note(rn.component, o)
+	// The outcome is written even when the reconcile ran out of its time: a
+	// fresh context, bounded on its own.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), statusWriteTimeout)
+	defer cancel()
 	if err := rn.writeStatus(ctx); err != nil {
 		var tooLarge *tooLargeError
-		if errors.As(err, &tooLarge) {
+		switch {
+		case errors.As(err, &tooLarge):
 			return rn.finishTooLarge(ctx, err)
-		}
-		if apierrors.IsConflict(err) {
+		case apierrors.IsConflict(err):
 			// Someone changed the component since it was read: start over.
 			return ctrl.Result{RequeueAfter: time.Second}, nil
+		case apierrors.IsNotFound(err):
+			// Deleted meanwhile (a stale read of a component whose deletion
+			// just finished): there is nothing left to report on.
+			rn.r.forget(rn.id)
+			return ctrl.Result{}, nil
 		}
 		return ctrl.Result{}, err
 	}
