@@ -44,6 +44,8 @@ var _ = Describe("a scaffolded project", Label("e2e"), Ordered, func() {
 			run(dir, "make", "generate", "manifests")
 			Expect(filepath.Join(dir, "config", "crd", "bases", "e2e.wavekit.dev_guestbooks.yaml")).To(BeAnExistingFile())
 			Expect(filepath.Join(dir, "config", "chart", "crds", "e2e.wavekit.dev_guestbooks.yaml")).To(BeAnExistingFile())
+			expectRoleCovers(filepath.Join(dir, "config", "rbac", "role.yaml"))
+			expectRoleCovers(filepath.Join(dir, "config", "chart", "templates", "rbac.yaml"))
 			run(dir, "go", "build", "./...")
 			out := run(dir, "make", "test")
 			Expect(out).To(MatchRegexp(`ok\s+example.com/e2e/` + generator + `-operator/pkg/operator`))
@@ -52,6 +54,18 @@ var _ = Describe("a scaffolded project", Label("e2e"), Ordered, func() {
 		Entry("template", "template"),
 	)
 })
+
+// expectRoleCovers checks that a generated role grants what the operator
+// needs besides its own kind (CRDs to read, namespaces to create and release)
+// and every kind the sample renders (a ConfigMap and a ServiceAccount).
+func expectRoleCovers(path string) {
+	GinkgoHelper()
+	role, err := os.ReadFile(path)
+	Expect(err).NotTo(HaveOccurred())
+	for _, resource := range []string{"customresourcedefinitions", "namespaces", "configmaps", "serviceaccounts", "leases"} {
+		Expect(string(role)).To(ContainSubstring(resource), "%s grants nothing on %s", path, resource)
+	}
+}
 
 // run runs a command in dir offline and returns its output; a failure shows
 // the end of that output.
