@@ -5,9 +5,7 @@ package chart_test
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,9 +16,9 @@ import (
 	. "github.com/onsi/gomega"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 
 	"github.com/wavekit-dev/wavekit/internal/testenv"
+	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
 var (
@@ -71,19 +69,9 @@ func render(release, namespace string, args ...string) []*unstructured.Unstructu
 	GinkgoHelper()
 	out, err := helm(append([]string{"template", release, chartDir, "--namespace", namespace, "--include-crds"}, args...)...)
 	Expect(err).NotTo(HaveOccurred())
-	var objects []*unstructured.Unstructured
-	decoder := utilyaml.NewYAMLOrJSONDecoder(bytes.NewBufferString(out), 4096)
-	for {
-		u := &unstructured.Unstructured{}
-		err := decoder.Decode(&u.Object)
-		if errors.Is(err, io.EOF) {
-			return objects
-		}
-		Expect(err).NotTo(HaveOccurred())
-		if len(u.Object) > 0 {
-			objects = append(objects, u)
-		}
-	}
+	objects, err := manifests.DecodeObjects("helm template", []byte(out))
+	Expect(err).NotTo(HaveOccurred())
+	return objects
 }
 
 // ids names the objects as "Kind namespace/name" (namespace empty for cluster-scoped ones).

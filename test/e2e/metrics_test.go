@@ -1,10 +1,8 @@
 package e2e_test
 
 import (
-	"bytes"
 	"context"
 	"crypto/tls"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -24,15 +22,14 @@ import (
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
 	"github.com/wavekit-dev/wavekit/internal/testenv"
+	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
 // The metrics endpoint of the operator, run as the chart's ServiceAccount
@@ -150,28 +147,12 @@ func applyChartRBAC(ctx context.Context, env *testenv.Env, release, namespace st
 		if !strings.HasSuffix(name, ".yaml") {
 			continue
 		}
-		for _, u := range decodeYAML(content) {
+		objects, err := manifests.DecodeObjects(name, []byte(content))
+		Expect(err).NotTo(HaveOccurred())
+		for _, u := range objects {
 			if rbac[u.GetKind()] {
 				Expect(env.Client.Create(ctx, u)).To(Succeed(), "creating %s %s", u.GetKind(), u.GetName())
 			}
-		}
-	}
-}
-
-// decodeYAML decodes the objects of a multi-document YAML text.
-func decodeYAML(content string) []*unstructured.Unstructured {
-	GinkgoHelper()
-	var objects []*unstructured.Unstructured
-	decoder := utilyaml.NewYAMLOrJSONDecoder(bytes.NewBufferString(content), 4096)
-	for {
-		u := &unstructured.Unstructured{}
-		err := decoder.Decode(&u.Object)
-		if errors.Is(err, io.EOF) {
-			return objects
-		}
-		Expect(err).NotTo(HaveOccurred())
-		if len(u.Object) > 0 {
-			objects = append(objects, u)
 		}
 	}
 }

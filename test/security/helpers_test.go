@@ -3,16 +3,17 @@ package security_test
 import (
 	"time"
 
+	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
+	"github.com/wavekit-dev/wavekit/internal/componenttest"
 )
 
 func eventually(f any) AsyncAssertion {
@@ -46,19 +47,12 @@ func newComponent(ns, name string) *v1alpha1.Component {
 	return &v1alpha1.Component{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Spec: v1alpha1.ComponentSpec{Source: "app"}}
 }
 
-// readyCondition returns "Status/Reason: message", or "gone".
+// readyCondition returns "Status/Reason: message", "none" or "gone".
 func readyCondition(c *v1alpha1.Component) string {
-	var got v1alpha1.Component
-	err := env.Client.Get(ctx, client.ObjectKeyFromObject(c), &got)
-	if apierrors.IsNotFound(err) {
-		return "gone"
-	}
+	GinkgoHelper()
+	cond, err := componenttest.ReadyCondition(ctx, env.Client, client.ObjectKeyFromObject(c))
 	Expect(err).NotTo(HaveOccurred())
-	cond := got.Status.ReadyCondition()
-	if cond == nil {
-		return "none"
-	}
-	return string(cond.Status) + "/" + cond.Reason + ": " + cond.Message
+	return cond
 }
 
 // kubeconfigSecret stores a kubeconfig with one cluster "target" and one
