@@ -26,7 +26,10 @@ type ComponentSpec struct {
 	// KubeConfig points to a Secret with a kubeconfig of a remote target cluster.
 	// +optional
 	KubeConfig *SecretKeyReference `json:"kubeConfig,omitempty"`
-	// ServiceAccountName is impersonated for every write to the target.
+	// ServiceAccountName names a service account of the Component's namespace
+	// that every read and write of the target is made as.
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$`
 	// +optional
 	ServiceAccountName string `json:"serviceAccountName,omitempty"`
 	// Suspend stops applying; deletion still works.

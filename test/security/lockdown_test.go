@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/wavekit-dev/wavekit/api/v1alpha1"
 	"github.com/wavekit-dev/wavekit/internal/demo"
 )
 
@@ -56,6 +57,17 @@ var _ = Describe("the lockdown", func() {
 			Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(coredns), &got)).To(Succeed())
 			return &got
 		}).WithTimeout(2 * time.Second).Should(Equal(before))
+	})
+
+	It("accepts no service account name that could stand for another identity", func() {
+		for _, name := range []string{"other-ns:deployer", "Deployer", "a/b"} {
+			c := &v1alpha1.Component{
+				ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "spoof"},
+				Spec:       v1alpha1.ComponentSpec{Source: "app", ServiceAccountName: name},
+			}
+			err := env.Client.Create(ctx, c)
+			Expect(apierrors.IsInvalid(err)).To(BeTrue(), "serviceAccountName %q: %v", name, err)
+		}
 	})
 
 	It("keeps a chart that hard-codes another team's namespace out of it", func() {
