@@ -65,6 +65,7 @@ func startOperator(ctx context.Context, ns string, opts component.ReconcilerOpti
 // valuesGenerator renders what spec.values asks for:
 //
 //	configMaps: {name: {data..., annotations...}} and widgets: [names]
+//	nestedIn: a namespace for a nested Component that nobody reconciles
 //
 // and fails with values.fail when set.
 type valuesGenerator struct {
@@ -115,6 +116,16 @@ func (g *valuesGenerator) Generate(ctx context.Context, namespace, _ string, p m
 			return nil, err
 		}
 		objects = append(objects, copied)
+	}
+	if nested, ok := values["nestedIn"].(string); ok {
+		// A Component of this kind in a namespace no test operator serves.
+		inner := &unstructured.Unstructured{}
+		inner.SetAPIVersion("wavekit.dev/v1alpha1")
+		inner.SetKind("Component")
+		inner.SetNamespace(nested)
+		inner.SetName("inner")
+		inner.Object["spec"] = map[string]any{"source": "nobody-serves-this"}
+		objects = append(objects, inner)
 	}
 	if crd, ok := values["crdGroup"].(string); ok {
 		objects = append(objects, gadgetCRD(crd))

@@ -46,4 +46,14 @@ var _ = Describe("the component's conditions", func() {
 		eventually(func() status.Status { return kstatusOf(ctx, c) }).Should(Equal(status.FailedStatus))
 		Expect(readyCondition(ctx, c)).To(Equal("False/Error: rendering: template values.yaml:3: missing value .image"))
 	})
+	It("does not count a nested Component that no operator has reconciled yet as ready", func() {
+		ctx := context.Background()
+		ns := newNamespace(ctx)
+		elsewhere := newNamespace(ctx)
+		startOperator(ctx, ns, component.ReconcilerOptions{})
+		c := newComponent(ns, "outer", map[string]any{"nestedIn": elsewhere})
+		Expect(env.Client.Create(ctx, c)).To(Succeed())
+		eventually(func() string { return readyCondition(ctx, c) }).Should(HavePrefix(
+			"False/Processing: waiting for wave 0: wavekit.dev/Component " + elsewhere + "/inner: Creating, InProgress: status.observedGeneration is 0, generation is 1"))
+	})
 })

@@ -110,10 +110,12 @@ type Applier struct {
 	opts   Options
 	target Target
 	mapper meta.RESTMapper
-	scheme *runtime.Scheme
-	live   *liveObjects
-	drift  *driftDetector
-	own    *ownWrites
+	// reporting: which custom kinds report status.observedGeneration.
+	reporting reportingKinds
+	scheme    *runtime.Scheme
+	live      *liveObjects
+	drift     *driftDetector
+	own       *ownWrites
 }
 
 // NewApplier returns an applier for one target cluster. Keep it for the

@@ -317,7 +317,11 @@ func (a *Applier) reconcileObject(ctx context.Context, owner Owner, d *desired, 
 		}
 		item.Phase = writePhase(item.Phase)
 	}
-	recordReadiness(item, live, d.policies.StatusHint)
+	hint := d.policies.StatusHint
+	if live != nil && !hint.HasObservedGeneration {
+		hint.HasObservedGeneration = a.reportsObservedGeneration(ctx, d.gvk)
+	}
+	recordReadiness(item, live, hint)
 	return verb, nil
 }
 
