@@ -7,6 +7,8 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"github.com/spf13/cobra"
+	"k8s.io/client-go/rest"
 
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
@@ -63,5 +65,30 @@ var _ = Describe("the terminal progress table", func() {
 			"WAVE   READY   STATE\n" +
 			"0      1/1     ready\n" +
 			"1      1/1     ready\n"))
+	})
+})
+
+var _ = Describe("the client settings", func() {
+	tuned := func(args ...string) *rest.Config {
+		g := &globalOptions{stderr: &bytes.Buffer{}}
+		cmd := &cobra.Command{}
+		g.addFlags(cmd)
+		Expect(cmd.PersistentFlags().Parse(args)).To(Succeed())
+		cfg := &rest.Config{}
+		g.tune(cfg)
+		return cfg
+	}
+
+	It("does not throttle a few thousand objects by default, and takes --qps and --burst", func() {
+		cfg := tuned()
+		Expect(cfg.QPS).To(BeEquivalentTo(defaultQPS))
+		Expect(cfg.Burst).To(Equal(defaultBurst))
+		Expect(cfg.UserAgent).To(Equal("wavekit"))
+
+		cfg = tuned("--qps", "20", "--burst", "40")
+		Expect(cfg.QPS).To(BeEquivalentTo(20))
+		Expect(cfg.Burst).To(Equal(40))
+
+		Expect(tuned("--qps", "0").QPS).To(BeNumerically("<", 0), "no client-side limit")
 	})
 })
