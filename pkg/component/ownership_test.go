@@ -39,13 +39,38 @@ var _ = Describe("the status after others act", func() {
 		eventually(func() string { return readyCondition(ctx, taker) }).Should(HavePrefix("True/Ready"))
 		// No requeue is due for an hour: only the takeover's event can tell the first component.
 		eventually(func() string { return readyCondition(ctx, first) }).Should(SatisfyAll(
-			HavePrefix("False/"), ContainSubstring("ConfigMap "+ns+"/shared already exists and is managed by Component "+ns+"/taker")))
+			HavePrefix("False/"), ContainSubstring("ConfigMap "+ns+"/shared was taken over by Component "+ns+"/taker; "+
+				"it is applied again once that owner deletes or releases it")))
 
 		Expect(env.Client.Delete(ctx, taker)).To(Succeed())
 		eventually(func() *v1alpha1.Component { return getComponent(ctx, taker) }).Should(BeNil())
 		eventually(func() string { return readyCondition(ctx, first) }).Should(HavePrefix("True/Ready"))
 		ownerLabel := operator + "/" + manifests.LabelOwnerID
 		Expect(getConfigMap(ctx, ns, "shared").Labels[ownerLabel]).To(Equal(manifests.OwnerID("wavekit.dev", "Component", ns, "first")))
+	})
+
+	It("does not take back an object another component took over, even when both may adopt it", func() {
+		startOperator(ctx, ns, component.ReconcilerOptions{RequeueInterval: time.Hour})
+		always := map[string]any{"configMaps": map[string]any{
+			"shared": map[string]any{"annotations": map[string]any{"adoption-policy": "always"}}}}
+		first := newComponent(ns, "first", always)
+		Expect(env.Client.Create(ctx, first)).To(Succeed())
+		eventually(func() string { return readyCondition(ctx, first) }).Should(HavePrefix("True/Ready"))
+		taker := newComponent(ns, "taker", always)
+		Expect(env.Client.Create(ctx, taker)).To(Succeed())
+		eventually(func() string { return readyCondition(ctx, taker) }).Should(HavePrefix("True/Ready"))
+		eventually(func() string { return readyCondition(ctx, first) }).Should(ContainSubstring("was taken over by Component " + ns + "/taker"))
+
+		// Two owners that took the object from each other would change it on every pass.
+		resourceVersion := getConfigMap(ctx, ns, "shared").ResourceVersion
+		Consistently(func() string { return getConfigMap(ctx, ns, "shared").ResourceVersion }).
+			WithTimeout(3 * time.Second).Should(Equal(resourceVersion))
+		Expect(readyCondition(ctx, taker)).To(HavePrefix("True/Ready"))
+
+		Expect(env.Client.Delete(ctx, taker)).To(Succeed())
+		eventually(func() string { return readyCondition(ctx, first) }).Should(HavePrefix("True/Ready"))
+		Expect(getConfigMap(ctx, ns, "shared").Labels[operator+"/"+manifests.LabelOwnerID]).
+			To(Equal(manifests.OwnerID("wavekit.dev", "Component", ns, "first")))
 	})
 
 	It("deletes a CRD it kept for foreign instances within seconds of the last one going", func() {

@@ -97,7 +97,9 @@ func (r *Reconciler[T]) dependentHandler(tg *target) toolscache.ResourceEventHan
 }
 
 // ownerChanged enqueues the previous owner of an object whose owner label
-// changed, and remembers it until the object is deleted.
+// changed, and remembers it until the object is deleted. It also enqueues the
+// owner the object was taken from before, which may take it back once it is
+// released (its label removed).
 func (r *Reconciler[T]) ownerChanged(tg *target, old, obj any) {
 	before, ok1 := old.(client.Object)
 	after, ok2 := obj.(client.Object)
@@ -109,6 +111,7 @@ func (r *Reconciler[T]) ownerChanged(tg *target, old, obj any) {
 	if previous == "" || previous == after.GetLabels()[label] {
 		return
 	}
+	r.enqueueOwner(tg.forgetLoser(after.GetUID()))
 	tg.rememberLoser(after.GetUID(), previous)
 	r.enqueueOwner(previous)
 }

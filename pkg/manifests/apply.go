@@ -295,6 +295,10 @@ func (a *Applier) reconcileObject(ctx context.Context, owner Owner, d *desired, 
 		return "", err
 	}
 	if live != nil {
+		if err := a.checkTakenOver(d, item, live, owner); err != nil {
+			item.Phase, item.Status = PhaseError, err.Error()
+			return "", err
+		}
 		if err := a.checkAdoption(d, live, owner); err != nil {
 			item.Phase, item.Status = PhaseError, err.Error()
 			return "", err

@@ -96,6 +96,23 @@ func (a *Applier) getDirect(ctx context.Context, d *desired) (*unstructured.Unst
 	return existing, nil
 }
 
+// checkTakenOver returns an error when another owner took over an object this
+// owner had applied: even with adoption-policy always, an owner does not take
+// it back, or two components that both may adopt it would take it from each
+// other for ever. It is applied again once the other owner deletes or
+// releases it.
+func (a *Applier) checkTakenOver(d *desired, item *InventoryItem, existing *unstructured.Unstructured, owner Owner) error {
+	current := existing.GetLabels()[a.OwnerLabel()]
+	if current == "" || current == owner.ID || item.Digest == "" {
+		return nil
+	}
+	other := existing.GetAnnotations()[a.ownerAnnotation()]
+	if other == "" {
+		other = "owner " + current
+	}
+	return &UserError{Err: fmt.Errorf("%s was taken over by %s; it is applied again once that owner deletes or releases it", d.key, other)}
+}
+
 // checkAdoption returns an error when the adoption policy forbids taking
 // over existing, an object this owner does not hold yet. The error names the
 // current owner and the policy, nothing more.
