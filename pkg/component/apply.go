@@ -33,14 +33,25 @@ func (rn *run[T]) apply(ctx context.Context) outcome {
 	res, err := tg.applier.Apply(ctx, owner, objects, status.Inventory, rn.saveInventory)
 	status.Inventory = res.Inventory
 	rn.r.recordActions(rn.component, res.Actions)
+	newKinds := false
 	if err == nil {
-		err = rn.r.watchDependents(ctx, tg, res.Inventory)
+		newKinds, err = rn.r.watchDependents(ctx, tg, res.Inventory)
 	}
 	if err != nil {
 		return rn.fail(err)
 	}
-	return rn.applied(ctx, res)
+	out := rn.applied(ctx, res)
+	if newKinds && !res.Done {
+		out.requeue = min(out.requeue, newKindRecheck)
+	}
+	return out
 }
+
+// newKindRecheck is how soon a pass that is not done runs again when it
+// wrote objects of a kind that had no event handler yet: what happened to
+// them before the handler came (a purged hook's deletion, a Job's
+// completion) is not replayed to it.
+const newKindRecheck = 100 * time.Millisecond
 
 // renderError says the generator failed. A generator error is the input's
 // (a template, values, a chart) unless the generator said to retry.
@@ -133,7 +144,7 @@ func (rn *run[T]) connect(ctx context.Context) (*target, manifests.Owner, error)
 		return nil, manifests.Owner{}, err
 	}
 	rn.r.registerOwner(owner.ID, rn.id)
-	if err := rn.r.watchDependents(ctx, tg, rn.component.GetStatus().Inventory); err != nil {
+	if _, err := rn.r.watchDependents(ctx, tg, rn.component.GetStatus().Inventory); err != nil {
 		return nil, manifests.Owner{}, err
 	}
 	return tg, owner, nil

@@ -37,8 +37,9 @@ func (rn *run[T]) delete(ctx context.Context) outcome {
 	res, err := tg.applier.DeleteWithHooks(ctx, owner, status.Inventory, rn.deleteHooks(ctx, tg), rn.saveInventory)
 	status.Inventory = res.Inventory
 	rn.r.recordActions(rn.component, res.Actions)
+	newKinds := false
 	if err == nil {
-		err = rn.r.watchDependents(ctx, tg, res.Inventory)
+		newKinds, err = rn.r.watchDependents(ctx, tg, res.Inventory)
 	}
 	switch {
 	case err != nil:
@@ -48,7 +49,11 @@ func (rn *run[T]) delete(ctx context.Context) outcome {
 		return outcome{reason: ReasonDeletionBlocked, message: "deletion blocked: " + res.Blocked, requeue: min(rn.r.retryInterval(rn.component), blockedRecheck)}
 	case !res.Done:
 		// Deletions arrive as events; the requeue is only a backstop.
-		return outcome{reason: ReasonDeleting, message: describeWaiting("waiting for objects to be deleted", res.Waiting), requeue: rn.r.retryInterval(rn.component)}
+		requeue := rn.r.retryInterval(rn.component)
+		if newKinds {
+			requeue = newKindRecheck
+		}
+		return outcome{reason: ReasonDeleting, message: describeWaiting("waiting for objects to be deleted", res.Waiting), requeue: requeue}
 	}
 	if err := rn.r.runHooks(ctx, rn.r.postDelete, rn.component); err != nil {
 		return rn.fail(fmt.Errorf("post-delete hook: %w", err))

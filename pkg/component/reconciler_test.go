@@ -45,6 +45,20 @@ var _ = Describe("the component reconciler", func() {
 		Expect(getConfigMap(ctx, ns, "a").Data).To(HaveKeyWithValue("k", "v"))
 	})
 
+	It("goes on after purging, in its first pass, an object of a kind it did not watch yet", func() {
+		// No requeue is due for an hour, and the deletion happened before the
+		// pass added its handler for ConfigMaps, so no event reports it.
+		startOperator(ctx, ns, component.ReconcilerOptions{RequeueInterval: time.Hour, Timeout: time.Hour})
+		c := newComponent(ns, "purged", map[string]any{"configMaps": map[string]any{
+			"once":  map[string]any{"annotations": map[string]any{"purge-order": "0"}},
+			"after": map[string]any{"annotations": map[string]any{"apply-order": "1"}},
+		}})
+		Expect(env.Client.Create(ctx, c)).To(Succeed())
+		eventually(func() string { return readyCondition(ctx, c) }).Should(HavePrefix("True/Ready"))
+		Expect(getConfigMap(ctx, ns, "once")).To(BeNil())
+		Expect(getConfigMap(ctx, ns, "after")).NotTo(BeNil())
+	})
+
 	It("leaves the spec alone: a new component stays at generation 1 and the operator owns no spec field", func() {
 		startOperator(ctx, ns, component.ReconcilerOptions{})
 		c := newComponent(ns, "untouched", nil)

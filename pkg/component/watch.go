@@ -29,8 +29,10 @@ func (r *Reconciler[T]) registerOwner(ownerID string, id types.NamespacedName) {
 // applier's reads, so watching costs no extra requests. It runs before each
 // pass for the kinds already known (a handler added later would miss
 // deletions that happen meanwhile: they are not replayed) and after it for
-// new ones.
-func (r *Reconciler[T]) watchDependents(ctx context.Context, tg *target, inventory []manifests.InventoryItem) error {
+// new ones. It reports whether it added a handler: events of that kind before
+// then are not replayed, so a pass that is not done must look again itself.
+func (r *Reconciler[T]) watchDependents(ctx context.Context, tg *target, inventory []manifests.InventoryItem) (bool, error) {
+	added := false
 	for _, item := range inventory {
 		gvk := item.GroupVersionKind()
 		if tg.isWatched(gvk.String()) {
@@ -41,7 +43,7 @@ func (r *Reconciler[T]) watchDependents(ctx context.Context, tg *target, invento
 			continue // no longer served (its CRD is gone): nothing to watch
 		}
 		if err != nil {
-			return fmt.Errorf("watching %s: %w", gvk, err)
+			return added, fmt.Errorf("watching %s: %w", gvk, err)
 		}
 		obj := &unstructured.Unstructured{}
 		obj.SetGroupVersionKind(gvk)
@@ -50,14 +52,15 @@ func (r *Reconciler[T]) watchDependents(ctx context.Context, tg *target, invento
 			continue // no longer served (its CRD is gone): nothing to watch
 		}
 		if err != nil {
-			return fmt.Errorf("watching %s: %w", gvk, err)
+			return added, fmt.Errorf("watching %s: %w", gvk, err)
 		}
 		if _, err := informer.AddEventHandler(r.dependentHandler(tg)); err != nil {
-			return fmt.Errorf("watching %s: %w", gvk, err)
+			return added, fmt.Errorf("watching %s: %w", gvk, err)
 		}
 		tg.markWatched(gvk.String())
+		added = true
 	}
-	return nil
+	return added, nil
 }
 
 func (t *target) isWatched(kind string) bool {
