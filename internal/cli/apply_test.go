@@ -90,6 +90,24 @@ var _ = Describe("apply", func() {
 		Expect(configMap(ns, "web-after")).NotTo(BeNil())
 	})
 
+	It("installs until the release has been ready once, however many applies that takes", func() {
+		ns := newNamespace()
+		for range 2 {
+			out := succeeds("apply", "hooked", "testdata/upgrade-hook", "-n", ns)
+			Expect(out).To(ContainSubstring("waits for apps/Deployment " + ns + "/hooked"))
+		}
+		markDeploymentAvailable(ns, "hooked")
+		succeeds("apply", "hooked", "testdata/upgrade-hook", "-n", ns, "--wait", "--timeout", "1m")
+		Expect(configMap(ns, "hooked-installed")).NotTo(BeNil())
+		Expect(configMap(ns, "hooked-upgraded")).To(BeNil(), "a post-upgrade hook does not run while the release installs")
+
+		succeeds("apply", "hooked", "testdata/upgrade-hook", "-n", ns, "--set", "image=registry.example/app:2.0")
+		Expect(configMap(ns, "hooked-upgraded")).To(BeNil(), "the post-upgrade hook waits for the upgraded Deployment")
+		markDeploymentAvailable(ns, "hooked")
+		succeeds("apply", "hooked", "testdata/upgrade-hook", "-n", ns, "--set", "image=registry.example/app:2.0", "--wait", "--timeout", "1m")
+		Expect(configMap(ns, "hooked-upgraded").Data).To(HaveKeyWithValue("image", "registry.example/app:2.0"))
+	})
+
 	It("creates a missing namespace, tracks it and keeps it, or refuses under --namespace-policy do-not-create", func() {
 		ns := newNamespace()
 		target := ns + "-elsewhere"

@@ -93,7 +93,7 @@ func renderNextRevision(ctx context.Context, g *globalOptions, input *inputOptio
 	}
 	objects, err := in.render(ctx, renderContext{
 		namespace: rel.Namespace, name: name, operatorName: rel.OperatorName,
-		revision: rel.Revision + 1, firstApply: rel.secret == nil, cluster: cl,
+		revision: rel.Revision + 1, firstApply: !rel.Installed, cluster: cl,
 	})
 	if err != nil {
 		return nil, err

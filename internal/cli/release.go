@@ -27,6 +27,7 @@ const (
 	annRevision    = "wavekit.dev/revision"
 	annOperator    = "wavekit.dev/operator-name"
 	annState       = "wavekit.dev/state"
+	annInstalled   = "wavekit.dev/installed"
 	annMessage     = "wavekit.dev/message"
 	annUpdated     = "wavekit.dev/updated"
 	keyInventory   = "inventory"    // JSON of []manifests.InventoryItem
@@ -45,15 +46,18 @@ const (
 
 // release is one installation of a source, as its Secret records it.
 type release struct {
-	Name         string                    `json:"name"`
-	Namespace    string                    `json:"namespace"`
-	Source       string                    `json:"source,omitempty"`
-	OperatorName string                    `json:"operatorName,omitempty"`
-	Revision     int64                     `json:"revision"`
-	State        string                    `json:"state"`
-	Message      string                    `json:"message,omitempty"`
-	Updated      time.Time                 `json:"updated"`
-	Inventory    []manifests.InventoryItem `json:"inventory,omitempty"`
+	Name         string `json:"name"`
+	Namespace    string `json:"namespace"`
+	Source       string `json:"source,omitempty"`
+	OperatorName string `json:"operatorName,omitempty"`
+	Revision     int64  `json:"revision"`
+	State        string `json:"state"`
+	// Installed is true once the release has been Ready: later renders are
+	// upgrades (Helm's .Release.IsUpgrade), earlier ones the install.
+	Installed bool                      `json:"installed,omitempty"`
+	Message   string                    `json:"message,omitempty"`
+	Updated   time.Time                 `json:"updated"`
+	Inventory []manifests.InventoryItem `json:"inventory,omitempty"`
 
 	secret *corev1.Secret // as last read or written; nil before the first write
 }
@@ -165,6 +169,9 @@ func encodeRelease(rel *release) (*corev1.Secret, error) {
 	if rel.Message != "" {
 		secret.Annotations[annMessage] = rel.Message
 	}
+	if rel.Installed {
+		secret.Annotations[annInstalled] = "true"
+	}
 	return secret, nil
 }
 
@@ -178,6 +185,8 @@ func decodeRelease(secret *corev1.Secret) (*release, error) {
 	if rel.Name == "" {
 		rel.Name = secret.Name[len(secretPrefix):]
 	}
+	// A release recorded before the annotation existed is installed if Ready.
+	rel.Installed = ann[annInstalled] == "true" || rel.State == StateReady
 	rel.Revision, _ = strconv.ParseInt(ann[annRevision], 10, 64)
 	rel.Updated, _ = time.Parse(time.RFC3339, ann[annUpdated])
 	data, compressed := secret.Data[keyInventoryGz]

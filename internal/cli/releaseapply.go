@@ -91,6 +91,7 @@ func (a *releaseApply) saveInventory(ctx context.Context, items []manifests.Inve
 func (a *releaseApply) persist(ctx context.Context, items []manifests.InventoryItem, state, message string) error {
 	next := *a.rel
 	next.Inventory, next.State, next.Message = items, state, message
+	next.Installed = next.Installed || state == StateReady
 	next.Source, next.Updated = a.source, time.Now()
 	if a.wrote {
 		next.Revision = a.revision

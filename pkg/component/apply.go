@@ -76,7 +76,7 @@ func (rn *run[T]) render(ctx context.Context, tg *target) ([]client.Object, erro
 	ctx = manifests.WithDiscovery(ctx, tg.Discovery)
 	ctx = manifests.WithComponentInfo(ctx, manifests.ComponentInfo{
 		Object: rn.component, OperatorName: rn.r.name,
-		Revision: rn.component.GetGeneration(), FirstApply: len(status.Inventory) == 0,
+		Revision: rn.component.GetGeneration(), FirstApply: !status.IsInstalled(),
 	})
 	return rn.r.generator.Generate(ctx, namespace, name, rn.component.GetSpec())
 }

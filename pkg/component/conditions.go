@@ -41,6 +41,7 @@ func (s *Status) setReady(generation int64, reason, message string, stalled bool
 	status := metav1.ConditionFalse
 	if reason == ReasonReady {
 		status = metav1.ConditionTrue
+		s.Installed = true
 	}
 	s.ObservedGeneration = generation
 	s.State = stateOf[reason]
@@ -61,6 +62,12 @@ func (s *Status) setFlag(kind string, on bool, generation int64, reason, message
 	meta.SetStatusCondition(&s.Conditions, metav1.Condition{
 		Type: kind, Status: metav1.ConditionTrue, Reason: reason, Message: message, ObservedGeneration: generation,
 	})
+}
+
+// IsInstalled tells whether the component has been Ready once. A status
+// written before Installed existed counts as installed while it is Ready.
+func (s *Status) IsInstalled() bool {
+	return s.Installed || meta.IsStatusConditionTrue(s.Conditions, ConditionReady)
 }
 
 // ReadyCondition returns the Ready condition, or nil.

@@ -47,4 +47,7 @@ type Status struct {
 	State State `json:"state,omitempty"`
 	// Inventory lists every object the component applied.
 	Inventory []manifests.InventoryItem `json:"inventory,omitempty"`
+	// Installed is true once the component has been Ready. Until then every
+	// render is an install (Helm's .Release.IsInstall), afterwards an upgrade.
+	Installed bool `json:"installed,omitempty"`
 }

@@ -76,11 +76,13 @@ func deepCopyValue(v any) any {
 type ComponentInfo struct {
 	// Object is the component itself.
 	Object client.Object
-	// OperatorName is the annotation prefix, field owner and Helm .Release.Service.
+	// OperatorName is the annotation prefix and field owner.
 	OperatorName string
 	// Revision counts the changes of the component that were rendered, from 1.
 	Revision int64
-	// FirstApply is true until the component has applied its objects once.
+	// FirstApply is true while the component is being installed: until it has
+	// been ready once (Helm's .Release.IsInstall), over as many passes as that
+	// takes.
 	FirstApply bool
 }
 

@@ -30,6 +30,11 @@ const (
 	// MaxHookWeight bounds the magnitude of helm.sh/hook-weight so that hook
 	// waves stay apart from each other and from the templates' wave 0.
 	MaxHookWeight = 9999
+	// PreHooksEnd is the last wave of pre-install and pre-upgrade hooks: the
+	// succeeded ones go at its end, after the last of them.
+	PreHooksEnd = PreHookApplyOrder + MaxHookWeight
+	// PostHooksEnd is the last wave of post-install and post-upgrade hooks.
+	PostHooksEnd = PostHookApplyOrder + MaxHookWeight
 )
 
 // AnnotationDeleteHook is manifests.AnnotationDeleteHook: it marks a
@@ -95,22 +100,39 @@ func hookAnnotations(h *helmrelease.Hook, isInstall, dropDeleteHooks bool) (map[
 }
 
 func applyHookAnnotations(h *helmrelease.Hook, e hookEvents) map[string]string {
-	order := PostHookApplyOrder + int16(h.Weight)
-	if e.pre {
-		order = PreHookApplyOrder + int16(h.Weight)
-	}
-	wave := strconv.Itoa(int(order))
-	out := map[string]string{manifests.AnnotationApplyOrder: wave}
+	first, last := HookLifetime(e.pre, e.post, h.Weight)
+	out := map[string]string{manifests.AnnotationApplyOrder: strconv.Itoa(int(first))}
 	if hasDeletePolicy(h, helmrelease.HookSucceeded) {
-		out[manifests.AnnotationPurgeOrder] = wave
+		out[manifests.AnnotationPurgeOrder] = strconv.Itoa(int(last))
 	}
 	if len(h.DeletePolicies) == 0 || hasDeletePolicy(h, helmrelease.HookBeforeHookCreation) {
 		out[manifests.AnnotationUpdatePolicy] = string(manifests.UpdateRecreate)
 	}
-	if !e.upgrade {
+	if e.upgrade {
+		// Helm runs it again on every upgrade, changed or not.
+		out[manifests.AnnotationReconcilePolicy] = string(manifests.ReconcileOnObjectOrComponentChange)
+	} else {
 		out[manifests.AnnotationReconcilePolicy] = string(manifests.ReconcileOnce)
 	}
 	return out
+}
+
+// HookLifetime returns the waves between which a pre- or post-install or
+// -upgrade hook of the given weight must exist: it is applied in wave first
+// and, with hook-delete-policy hook-succeeded, may be purged at the end of
+// wave last. Helm runs the hooks of one event in weight order and deletes
+// the succeeded ones only once every hook of that event has succeeded, so a
+// hook lives until the end of its last event's waves (PreHooksEnd or
+// PostHooksEnd), and a hook of pre and post events lives through both.
+func HookLifetime(pre, post bool, weight int) (first, last int16) {
+	switch {
+	case pre && post:
+		return PreHookApplyOrder + int16(weight), PostHooksEnd
+	case pre:
+		return PreHookApplyOrder + int16(weight), PreHooksEnd
+	default:
+		return PostHookApplyOrder + int16(weight), PostHooksEnd
+	}
 }
 
 func deleteHookAnnotations(h *helmrelease.Hook, e hookEvents) map[string]string {

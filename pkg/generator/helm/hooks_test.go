@@ -28,11 +28,13 @@ var _ = Describe("crds/ and hooks", func() {
 			"Secret/rel-generated": {"apply-order": "10000", "update-policy": "recreate",
 				"reconcile-policy": "once", "delete-policy": "orphan"},
 			"ConfigMap/rel-post-delete": {"delete-hook": "post-delete", "delete-order": "10000", "delete-policy": "orphan"},
-			"ConfigMap/rel-explicit":    {"apply-order": "20"},
-			"ConfigMap/rel-pre-both":    {"apply-order": "-10000", "update-policy": "recreate"},
+			"ConfigMap/rel-explicit":    {"apply-order": "20", "reconcile-policy": "on-object-or-component-change"},
+			"ConfigMap/rel-pre-both": {"apply-order": "-10000", "update-policy": "recreate",
+				"reconcile-policy": "on-object-or-component-change"},
 			"Job/rel-pre-delete":        {"delete-hook": "pre-delete", "delete-order": "-9999"},
-			"Job/rel-post":              {"apply-order": "10003", "purge-order": "10003"},
-			"Job/rel-pre-install": {"apply-order": "-10005", "purge-order": "-10005",
+			"Job/rel-post": {"apply-order": "10003", "purge-order": "19999",
+				"reconcile-policy": "on-object-or-component-change"},
+			"Job/rel-pre-install": {"apply-order": "-10005", "purge-order": "-1",
 				"reconcile-policy": "once"},
 		}
 		got := map[string]map[string]string{}
@@ -49,7 +51,8 @@ var _ = Describe("crds/ and hooks", func() {
 			"helm.sh/hook-weight":        "3",
 			"helm.sh/hook-delete-policy": "hook-succeeded",
 			prefix + "/apply-order":      "10003",
-			prefix + "/purge-order":      "10003",
+			prefix + "/purge-order":      "19999",
+			prefix + "/reconcile-policy": "on-object-or-component-change",
 		}))
 	})
 
@@ -57,10 +60,24 @@ var _ = Describe("crds/ and hooks", func() {
 		objects := render(upgradeCtx(2), load(chartPath("hooks")), nil)
 		Expect(names(objects)).To(ContainElements("Job/rel-migrate", "Job/rel-pre-install", "Secret/rel-generated"))
 		Expect(annotationsOf(byName(objects, "Job", "rel-migrate"))).To(Equal(map[string]string{
-			"apply-order": "-9998", "purge-order": "-9998", "update-policy": "recreate",
+			"apply-order": "-9998", "purge-order": "-1", "update-policy": "recreate",
+			"reconcile-policy": "on-object-or-component-change",
 		}))
 		Expect(annotationsOf(byName(objects, "Job", "rel-pre-install"))).To(HaveKeyWithValue("reconcile-policy", "once"))
 	})
+
+	DescribeTable("keeps a hook from its first wave to the end of its last event's hooks",
+		func(pre, post bool, weight int, first, last int16) {
+			gotFirst, gotLast := helm.HookLifetime(pre, post, weight)
+			Expect([]int16{gotFirst, gotLast}).To(Equal([]int16{first, last}))
+		},
+		Entry("pre, weight 0: gone after the last pre hook", true, false, 0, int16(-10000), int16(-1)),
+		Entry("pre, lowest weight: still there for a pre hook of weight 0", true, false, -10, int16(-10010), int16(-1)),
+		Entry("pre, highest weight", true, false, helm.MaxHookWeight, int16(-1), int16(-1)),
+		Entry("post, weight 3: gone after the last post hook", false, true, 3, int16(10003), int16(19999)),
+		Entry("post, lowest weight: after the templates' wave 0", false, true, -helm.MaxHookWeight, int16(1), int16(19999)),
+		Entry("pre and post: from the pre wave until after the last post hook", true, true, -10, int16(-10010), int16(19999)),
+	)
 
 	It("drops test and rollback hooks", func() {
 		for _, objects := range [][]string{

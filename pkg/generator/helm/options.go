@@ -19,8 +19,7 @@ type options struct {
 	dropDeleteHooks bool
 }
 
-// WithOperatorName sets the annotation prefix and the default .Release.Service
-// for renders whose context carries no manifests.ComponentInfo with an
+// WithOperatorName sets the annotation prefix for renders whose context carries no manifests.ComponentInfo with an
 // OperatorName (the context wins when it has one).
 func WithOperatorName(name string) Option {
 	return func(o *options) error {
@@ -29,8 +28,8 @@ func WithOperatorName(name string) Option {
 	}
 }
 
-// WithReleaseService sets .Release.Service, which otherwise is the operator
-// name.
+// WithReleaseService sets .Release.Service, which otherwise is
+// DefaultReleaseService ("Helm").
 func WithReleaseService(service string) Option {
 	return func(o *options) error {
 		o.releaseService = service

@@ -11,6 +11,11 @@ import (
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
+// DefaultReleaseService is .Release.Service unless WithReleaseService says
+// otherwise: "Helm", as under helm template and helm install, so that labels
+// and selectors built from it match a release that Helm installed.
+const DefaultReleaseService = "Helm"
+
 // release is what one render knows about the Helm release it stands in for.
 type release struct {
 	options chartutil.ReleaseOptions
@@ -35,7 +40,7 @@ func (g *Generator) releaseFor(ctx context.Context, namespace, name string) (rel
 	}
 	rel.service = g.opts.releaseService
 	if rel.service == "" {
-		rel.service = rel.prefix
+		rel.service = DefaultReleaseService
 	}
 	if !hasInfo {
 		return rel, nil

@@ -28,17 +28,23 @@ var _ = Describe(".Release", func() {
 		return data(byName(render(ctx, g, nil), "ConfigMap", "rel-basic-config"))["release"]
 	}
 
-	It("is an install of revision 1 without component info, served by the operator name option", func() {
+	It("is an install of revision 1 by Helm without component info", func() {
 		g, err := helm.Load(chartPath("basic"), helm.WithOperatorName("ops.example.com"))
 		Expect(err).NotTo(HaveOccurred())
-		Expect(releaseOf(context.Background(), g)).To(Equal("ns/rel service=ops.example.com install=true upgrade=false revision=1"))
+		Expect(releaseOf(context.Background(), g)).To(Equal("ns/rel service=Helm install=true upgrade=false revision=1"))
 	})
 
-	It("follows the component info: upgrade, revision and operator name", func() {
+	It("follows the component info: install or upgrade, and revision", func() {
 		g, err := helm.Load(chartPath("basic"), helm.WithOperatorName("ignored.example.com"))
 		Expect(err).NotTo(HaveOccurred())
-		Expect(releaseOf(upgradeCtx(4), g)).To(Equal("ns/rel service=wavekit.test install=false upgrade=true revision=4"))
-		Expect(releaseOf(installCtx(), g)).To(Equal("ns/rel service=wavekit.test install=true upgrade=false revision=1"))
+		Expect(releaseOf(upgradeCtx(4), g)).To(Equal("ns/rel service=Helm install=false upgrade=true revision=4"))
+		Expect(releaseOf(installCtx(), g)).To(Equal("ns/rel service=Helm install=true upgrade=false revision=1"))
+	})
+
+	It("has the service that WithReleaseService names", func() {
+		g, err := helm.Load(chartPath("basic"), helm.WithReleaseService("wavekit"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(releaseOf(installCtx(), g)).To(Equal("ns/rel service=wavekit install=true upgrade=false revision=1"))
 	})
 
 	It("needs an operator name for the annotation prefix", func() {
@@ -111,7 +117,7 @@ tolerations:
 
 var _ = Describe("loading", func() {
 	It("loads a chart from an fs.FS as from its directory, packaged subcharts included", func() {
-		fromFS, err := helm.LoadFS(os.DirFS(charts), "umbrella", helm.WithReleaseService("Helm"))
+		fromFS, err := helm.LoadFS(os.DirFS(charts), "umbrella")
 		Expect(err).NotTo(HaveOccurred())
 		fromDir := render(installCtx(), load(chartPath("umbrella")), nil)
 		Expect(names(fromDir)).To(ContainElement("Secret/rel-packaged"))
@@ -119,7 +125,7 @@ var _ = Describe("loading", func() {
 	})
 
 	It("honours .helmignore in an embedded chart", func() {
-		g, err := helm.LoadFS(ignoredChart, "testdata/charts/ignored", helm.WithReleaseService("Helm"))
+		g, err := helm.LoadFS(ignoredChart, "testdata/charts/ignored")
 		Expect(err).NotTo(HaveOccurred())
 		objects := render(installCtx(), g, nil)
 		Expect(names(objects)).To(Equal([]string{"ConfigMap/rel-files"}))

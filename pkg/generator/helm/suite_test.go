@@ -113,10 +113,9 @@ func upgradeCtx(revision int64) context.Context {
 		manifests.ComponentInfo{OperatorName: prefix, Revision: revision})
 }
 
-// load returns a Generator for a chart path; .Release.Service is "Helm" as
-// under the helm CLI unless options say otherwise.
+// load returns a Generator for a chart path.
 func load(path string, opts ...helm.Option) *helm.Generator {
-	g, err := helm.Load(path, append([]helm.Option{helm.WithReleaseService("Helm")}, opts...)...)
+	g, err := helm.Load(path, opts...)
 	ExpectWithOffset(1, err).NotTo(HaveOccurred())
 	return g
 }

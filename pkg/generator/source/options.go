@@ -25,8 +25,8 @@ func newConfig(opts []Option) config {
 	return cfg
 }
 
-// WithOperatorName gives a Helm chart the operator name (annotation prefix
-// and .Release.Service) for renders whose context carries none.
+// WithOperatorName gives a Helm chart the operator name (the annotation
+// prefix) for renders whose context carries none.
 func WithOperatorName(name string) Option {
 	return func(c *config) { c.operatorName = name }
 }

@@ -43,11 +43,11 @@ func writeFiles(files map[string]string) string {
 }
 
 var _ = Describe("Detect", func() {
-	It("renders a Helm chart with the operator name as .Release.Service", func() {
+	It("renders a Helm chart as Helm does, .Release.Service included", func() {
 		kind, objects := render("testdata/chart", source.WithOperatorName("example.io"))
 		Expect(kind).To(Equal(source.Helm))
 		Expect(names(objects)).To(Equal([]string{"demo"}))
-		Expect(objects[0].GetLabels()).To(HaveKeyWithValue("service", "example.io"))
+		Expect(objects[0].GetLabels()).To(HaveKeyWithValue("service", "Helm"))
 	})
 
 	It("renders a kustomization, templates included", func() {

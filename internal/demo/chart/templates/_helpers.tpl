@@ -1,1 +1,2 @@
-{{- define "gizmo.prefix" -}}{{ .Release.Service }}{{- end -}}
+{{- /* The annotation prefix: the name of the operator that applies this chart. */ -}}
+{{- define "gizmo.prefix" -}}wavekit.dev{{- end -}}
