@@ -31,7 +31,7 @@ var _ = Describe("crds/ and hooks", func() {
 			"ConfigMap/rel-explicit":    {"apply-order": "20", "reconcile-policy": "on-object-or-component-change"},
 			"ConfigMap/rel-pre-both": {"apply-order": "-10000", "update-policy": "recreate",
 				"reconcile-policy": "on-object-or-component-change"},
-			"Job/rel-pre-delete":        {"delete-hook": "pre-delete", "delete-order": "-9999"},
+			"Job/rel-pre-delete": {"delete-hook": "pre-delete", "delete-order": "-9999"},
 			"Job/rel-post": {"apply-order": "10003", "purge-order": "19999",
 				"reconcile-policy": "on-object-or-component-change"},
 			"Job/rel-pre-install": {"apply-order": "-10005", "purge-order": "-1",
