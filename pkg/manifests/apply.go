@@ -2,9 +2,8 @@ package manifests
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"math"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -38,19 +37,16 @@ func (a *Applier) Apply(ctx context.Context, owner Owner, objects []client.Objec
 			return Result{Inventory: inventory}, fmt.Errorf("recording the inventory before creating objects: %w", err)
 		}
 	}
-	waves := groupByWave(objs)
-	for i, wave := range waves {
-		purgeBefore := math.MaxInt16 + 1
-		if i+1 < len(waves) {
-			purgeBefore = int(waves[i+1][0].policies.ApplyOrder)
-		}
-		done, err := run.applyWave(ctx, wave, objs, purgeBefore)
-		if err != nil || !done {
-			return run.result(false, wave[0].policies.ApplyOrder), err
-		}
+	return run.execute(ctx, planApply(objs, run.items, run.list()), byKey(objs), nil)
+}
+
+// byKey indexes desired objects by their key.
+func byKey(objs []*desired) map[ObjectKey]*desired {
+	out := make(map[ObjectKey]*desired, len(objs))
+	for _, d := range objs {
+		out[d.key] = d
 	}
-	done, err := run.prune(ctx, objs)
-	return run.result(done, 0), err
+	return out
 }
 
 // withoutDeleteHooks leaves out objects that only run on deletion.
@@ -63,11 +59,14 @@ func onlyDeleteHooks(objects []client.Object, prefix string) []client.Object {
 	return filterDeleteHooks(objects, prefix, true)
 }
 
+// filterDeleteHooks keeps the delete hooks (hooks true) or the other
+// objects. An object with an invalid delete-hook value is no hook: it stays
+// with the others, whose validation then names the bad value.
 func filterDeleteHooks(objects []client.Object, prefix string, hooks bool) []client.Object {
 	key := Key(prefix, AnnotationDeleteHook)
 	out := make([]client.Object, 0, len(objects))
 	for _, obj := range objects {
-		if _, hook := obj.GetAnnotations()[key]; hook == hooks {
+		if slices.Contains(deleteHookEvents, obj.GetAnnotations()[key]) == hooks {
 			out = append(out, obj)
 		}
 	}
@@ -146,6 +145,23 @@ func unlessEqual[P ~string](value, builtin P) P {
 	return value
 }
 
+// item returns the inventory item of key.
+func (r *applyRun) item(key ObjectKey) *InventoryItem { return r.items[key] }
+
+// list returns the inventory items in inventory order.
+func (r *applyRun) list() []*InventoryItem {
+	out := make([]*InventoryItem, 0, len(r.order))
+	for _, key := range r.order {
+		if item, ok := r.items[key]; ok {
+			out = append(out, item)
+		}
+	}
+	return out
+}
+
+// wait records why the pass waits.
+func (r *applyRun) wait(reason string) { r.waiting = append(r.waiting, reason) }
+
 func (r *applyRun) inventory() []InventoryItem {
 	out := make([]InventoryItem, 0, len(r.order))
 	for _, key := range r.order {
@@ -184,102 +200,6 @@ func groupByStage(objs []*desired) [][]*desired {
 		stages[len(stages)-1] = append(stages[len(stages)-1], d)
 	}
 	return stages
-}
-
-// applyWave writes the objects of one wave stage by stage, then checks that
-// all are ready and purges what asks to be purged at the end of this wave
-// (every purge order before the next wave's order).
-func (r *applyRun) applyWave(ctx context.Context, wave []*desired, all []*desired, purgeBefore int) (bool, error) {
-	for _, objs := range groupByStage(wave) {
-		if objs[0].stage == stageManagedInstances && !r.ready(wave, func(d *desired) bool { return d.stage < stageManagedInstances && d.managedTypes != nil }) {
-			return false, nil
-		}
-		if err := r.applyStage(ctx, objs); err != nil {
-			return false, err
-		}
-	}
-	if err := r.failures(wave); err != nil {
-		return false, err
-	}
-	if !r.ready(wave, func(*desired) bool { return true }) {
-		return false, nil
-	}
-	return r.purge(ctx, purgeBefore, all)
-}
-
-func (r *applyRun) applyStage(ctx context.Context, objs []*desired) error {
-	return forEach(ctx, r.a.opts.Concurrency, objs, func(ctx context.Context, d *desired) error {
-		verb, err := r.a.reconcileObject(ctx, r.owner, d, r.items[d.key])
-		if verb != "" {
-			r.markChanged()
-			r.record(verb, d.key)
-		}
-		return err
-	})
-}
-
-// ready reports whether every selected object of the wave is ready and
-// records the others as waiting.
-func (r *applyRun) ready(wave []*desired, selected func(*desired) bool) bool {
-	ready := true
-	for _, d := range wave {
-		item := r.items[d.key]
-		if !selected(d) || item.Phase == PhaseReady || item.Phase == PhaseCompleted || beingPurged(d, item) {
-			continue
-		}
-		ready = false
-		r.waiting = append(r.waiting, fmt.Sprintf("%s: %s", d.key, waitingReason(item)))
-	}
-	return ready
-}
-
-func waitingReason(item *InventoryItem) string {
-	if item.Status == "" {
-		return string(item.Phase)
-	}
-	return string(item.Phase) + ", " + item.Status
-}
-
-// failures turns objects whose kstatus is Failed (a failed Job) into an error.
-func (r *applyRun) failures(wave []*desired) error {
-	var errs []error
-	for _, d := range wave {
-		if item := r.items[d.key]; item.Phase == PhaseError {
-			errs = append(errs, fmt.Errorf("%s failed: %s", d.key, item.Status))
-		}
-	}
-	return errors.Join(errs...)
-}
-
-// purge deletes the objects whose purge order is before purgeBefore; it
-// reports whether they are all gone.
-func (r *applyRun) purge(ctx context.Context, purgeBefore int, all []*desired) (bool, error) {
-	var purged []*InventoryItem
-	for _, d := range all {
-		item := r.items[d.key]
-		if d.policies.PurgeOrder != nil && int(*d.policies.PurgeOrder) < purgeBefore && item.Phase != PhaseCompleted {
-			purged = append(purged, item)
-		}
-	}
-	done := true
-	for _, item := range purged {
-		gone, err := r.a.deleteObject(ctx, r.owner, item)
-		if err != nil {
-			return false, fmt.Errorf("purging %s: %w", item, err)
-		}
-		r.markChanged()
-		if gone {
-			r.record(goneVerb(item), item.Key())
-		}
-		if !gone {
-			done = false
-			item.Phase = PhaseDeleting
-			r.waiting = append(r.waiting, fmt.Sprintf("%s: being purged", item))
-			continue
-		}
-		item.Phase, item.Status = PhaseCompleted, ""
-	}
-	return done, nil
 }
 
 func (r *applyRun) markChanged() { r.changed.Store(true) }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -62,117 +61,13 @@ func (a *Applier) DeleteWithHooks(ctx context.Context, owner Owner, inventory []
 	if err != nil {
 		return Result{Inventory: inventory}, err
 	}
-	all := make([]*InventoryItem, 0, len(run.order))
-	for _, key := range run.order {
-		all = append(all, run.items[key])
-	}
-	done, err := run.deleteInWaves(ctx, all, onDelete, hooks)
-	if done {
+	served := managedTypesOfItems(run.inventory(), nil)
+	res, err := run.execute(ctx, planDeletion(run.list(), served, onDelete), nil, hooks)
+	if res.Done {
 		run.dropCompletedHooks()
+		res = run.result(true, 0)
 	}
-	return run.result(done, 0), err
-}
-
-// prune deletes the inventory items that are no longer rendered.
-func (r *applyRun) prune(ctx context.Context, objs []*desired) (bool, error) {
-	rendered := make(map[ObjectKey]bool, len(objs))
-	for _, d := range objs {
-		rendered[d.key] = true
-	}
-	var obsolete []*InventoryItem
-	for _, key := range r.order {
-		if !rendered[key] && r.items[key].DeleteHook == "" {
-			obsolete = append(obsolete, r.items[key])
-		}
-	}
-	if len(obsolete) == 0 {
-		return true, nil
-	}
-	return r.deleteInWaves(ctx, obsolete, onApply, nil)
-}
-
-// deleteInWaves deletes items wave by wave and stage by stage (in reverse
-// stage order), stopping at the first stage that is not gone yet. A wave's
-// delete hooks run before its objects are deleted.
-func (r *applyRun) deleteInWaves(ctx context.Context, items []*InventoryItem, mode deletionMode, hooks map[ObjectKey]*desired) (bool, error) {
-	served := managedTypesOfItems(r.inventory(), nil)
-	sort.SliceStable(items, func(i, j int) bool {
-		if items[i].DeleteOrder != items[j].DeleteOrder {
-			return items[i].DeleteOrder < items[j].DeleteOrder
-		}
-		return deletionStage(items[i], served) > deletionStage(items[j], served)
-	})
-	for start := 0; start < len(items); {
-		if items[start].DeleteHook != "" {
-			done, err := r.runHook(ctx, items[start], hooks[items[start].Key()])
-			if err != nil || !done {
-				return false, err
-			}
-			start++
-			continue
-		}
-		end := start
-		for end < len(items) && items[end].DeleteOrder == items[start].DeleteOrder && items[end].DeleteHook == "" &&
-			deletionStage(items[end], served) == deletionStage(items[start], served) {
-			end++
-		}
-		done, err := r.deleteGroup(ctx, items[start:end], mode)
-		if err != nil || !done {
-			return false, err
-		}
-		start = end
-	}
-	return true, nil
-}
-
-func deletionStage(item *InventoryItem, served []TypeInfo) stage {
-	if item.DeleteHook != "" {
-		return stageManagedInstances + 1 // a wave's hooks run before its objects go
-	}
-	if matchesAny(served, item.Group, item.Kind) {
-		return stageManagedInstances
-	}
-	return stageOf(item.Group, item.Kind)
-}
-
-// deleteGroup deletes (or orphans) items of one wave and stage; it reports
-// whether all of them are gone from the inventory.
-func (r *applyRun) deleteGroup(ctx context.Context, items []*InventoryItem, mode deletionMode) (bool, error) {
-	done := true
-	for _, item := range items {
-		if mode.orphans(item.DeletePolicy) {
-			if err := r.a.release(ctx, r.owner, item); err != nil {
-				return false, err
-			}
-			r.drop(item)
-			r.record(ActionOrphaned, item.Key())
-			continue
-		}
-		if mode == onApply && item.ManagedTypes != nil {
-			blocking, err := r.a.foreignInstances(ctx, item.ManagedTypes, r.owner)
-			if err != nil {
-				return false, err
-			}
-			if len(blocking) > 0 {
-				r.blocked = append(r.blocked, fmt.Sprintf("%s is kept: %s", item, describeBlocking(blocking)))
-				continue
-			}
-		}
-		gone, err := r.a.deleteObject(ctx, r.owner, item)
-		if err != nil {
-			return false, fmt.Errorf("deleting %s: %w", item, err)
-		}
-		if gone {
-			r.drop(item)
-			r.record(goneVerb(item), item.Key())
-			continue
-		}
-		r.markChanged()
-		item.Phase = PhaseDeleting
-		r.waiting = append(r.waiting, fmt.Sprintf("%s: being deleted", item))
-		done = false
-	}
-	return done, nil
+	return res, err
 }
 
 // goneVerb says what made an object gone: this owner's delete request of an
@@ -184,10 +79,9 @@ func goneVerb(item *InventoryItem) ActionVerb {
 	return ActionLeft
 }
 
+// drop removes item from the inventory; inventory() skips dropped keys.
 func (r *applyRun) drop(item *InventoryItem) {
-	key := item.Key()
-	delete(r.items, key)
-	r.order = slices.DeleteFunc(r.order, func(k ObjectKey) bool { return k == key })
+	delete(r.items, item.Key())
 	r.markChanged()
 }
 

@@ -29,11 +29,7 @@ func (r *applyRun) scheduleHooks(ctx context.Context, objects []client.Object, s
 		if _, known := r.items[d.key]; known {
 			continue
 		}
-		event := d.object.GetAnnotations()[Key(r.a.opts.Name, AnnotationDeleteHook)]
-		if event != "pre-delete" && event != "post-delete" {
-			return nil, &AnnotationError{Object: d.key.String(), Key: Key(r.a.opts.Name, AnnotationDeleteHook), Value: event, Allowed: "pre-delete, post-delete"}
-		}
-		item := &InventoryItem{Phase: PhaseScheduled, DeleteHook: event}
+		item := &InventoryItem{Phase: PhaseScheduled, DeleteHook: d.policies.DeleteHook}
 		describe(item, d)
 		r.items[d.key] = item
 		r.order = append(r.order, d.key)
@@ -76,7 +72,7 @@ func (r *applyRun) runHook(ctx context.Context, item *InventoryItem, d *desired)
 		item.Phase = PhaseDeleting
 		return r.finishHook(ctx, item)
 	}
-	r.waiting = append(r.waiting, fmt.Sprintf("%s: delete hook %s", item, waitingReason(item)))
+	r.wait(fmt.Sprintf("%s: delete hook %s", item, waitingReason(item)))
 	return false, nil
 }
 
@@ -94,7 +90,7 @@ func (r *applyRun) finishHook(ctx context.Context, item *InventoryItem) (bool, e
 	}
 	if !gone {
 		r.markChanged()
-		r.waiting = append(r.waiting, fmt.Sprintf("%s: delete hook being deleted", item))
+		r.wait(fmt.Sprintf("%s: delete hook being deleted", item))
 		return false, nil
 	}
 	item.Phase = PhaseCompleted
@@ -104,8 +100,8 @@ func (r *applyRun) finishHook(ctx context.Context, item *InventoryItem) (bool, e
 
 // dropCompletedHooks empties the inventory of hooks once deletion is done.
 func (r *applyRun) dropCompletedHooks() {
-	for _, key := range append([]ObjectKey(nil), r.order...) {
-		if item := r.items[key]; item.DeleteHook != "" && item.Phase == PhaseCompleted {
+	for _, item := range r.list() {
+		if item.DeleteHook != "" && item.Phase == PhaseCompleted {
 			r.drop(item)
 		}
 	}

@@ -2,7 +2,6 @@ package manifests
 
 import (
 	"errors"
-	"slices"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -18,45 +17,36 @@ import (
 // cluster, so namespaces are compared as rendered. An invalid annotation is
 // an error naming the object and key; objects are then left as they are.
 func SortForApply(prefix string, objects []client.Object) error {
-	type entry struct {
-		object client.Object
-		order  int16
-		stage  stage
-		key    ObjectKey
-	}
-	entries := make([]entry, len(objects))
+	entries := make([]*desired, len(objects))
+	positions := make(map[*desired]int, len(objects))
 	var served []TypeInfo
 	var errs []error
 	for i, obj := range objects {
 		gvk := objectGVK(obj)
-		key := ObjectKey{Group: gvk.Group, Kind: gvk.Kind, Namespace: obj.GetNamespace(), Name: obj.GetName()}
-		policies, err := ParsePolicies(prefix, key.String(), obj.GetAnnotations(), Defaults{})
+		d := &desired{key: ObjectKey{Group: gvk.Group, Kind: gvk.Kind, Namespace: obj.GetNamespace(), Name: obj.GetName()}}
+		var err error
+		d.policies, err = ParsePolicies(prefix, d.key.String(), obj.GetAnnotations(), Defaults{})
 		errs = append(errs, err)
-		entries[i] = entry{object: obj, order: policies.ApplyOrder, stage: stageOf(gvk.Group, gvk.Kind), key: key}
+		d.stage = stageOf(gvk.Group, gvk.Kind)
 		if isCRD(gvk.Group, gvk.Kind) || isAPIService(gvk.Group, gvk.Kind) {
 			served = append(served, servedTypes(obj)...)
 		}
+		entries[i], positions[d] = d, i
 	}
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
-	for i := range entries {
-		if matchesAny(served, entries[i].key.Group, entries[i].key.Kind) {
-			entries[i].stage = stageManagedInstances
+	for _, d := range entries {
+		if matchesAny(served, d.key.Group, d.key.Kind) {
+			d.stage = stageManagedInstances
 		}
 	}
-	slices.SortStableFunc(entries, func(a, b entry) int {
-		if a.order != b.order {
-			return int(a.order) - int(b.order)
-		}
-		if a.stage != b.stage {
-			return int(a.stage) - int(b.stage)
-		}
-		return compareKeys(a.key, b.key)
-	})
-	for i := range entries {
-		objects[i] = entries[i].object
+	sortForApply(entries)
+	sorted := make([]client.Object, len(objects))
+	for i, d := range entries {
+		sorted[i] = objects[positions[d]]
 	}
+	copy(objects, sorted)
 	return nil
 }
 

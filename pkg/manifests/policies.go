@@ -20,6 +20,8 @@ type ObjectPolicies struct {
 	Adoption        AdoptionPolicy
 	StatusHint      StatusHint
 	ReapplyInterval time.Duration
+	// DeleteHook is pre-delete or post-delete for a delete-only object.
+	DeleteHook string
 }
 
 // StatusHint tells readiness checks what to look at beyond kstatus.
@@ -86,6 +88,7 @@ func ParsePolicies(prefix, object string, annotations map[string]string, default
 		Adoption:        AdoptionPolicy(p.enum(AnnotationAdoptionPolicy, string(defaults.Adoption), adoptionPolicies)),
 		StatusHint:      p.statusHint(),
 		ReapplyInterval: p.duration(AnnotationReapplyInterval, defaults.ReapplyInterval),
+		DeleteHook:      p.enum(AnnotationDeleteHook, "", deleteHookEvents),
 	}
 	if policies.Update == UpdateDefault {
 		policies.Update = defaults.Update
@@ -104,6 +107,7 @@ var (
 	updatePolicies    = []string{string(UpdateDefault), string(UpdateReplace), string(UpdateSSAMerge), string(UpdateSSAOverride), string(UpdateRecreate)}
 	deletePolicies    = []string{string(DeleteDefault), string(DeleteDelete), string(DeleteOrphan), string(DeleteOrphanOnApply), string(DeleteOrphanOnDelete)}
 	adoptionPolicies  = []string{string(AdoptNever), string(AdoptIfUnowned), string(AdoptAlways)}
+	deleteHookEvents  = []string{"pre-delete", "post-delete"}
 )
 
 // policyParser keeps the first error so that ParsePolicies reads top to bottom.

@@ -58,6 +58,9 @@ var _ = Describe("validation before any write", func() {
 		Entry("invalid delete policy", func(ns string) client.Object {
 			return configMap(ns, "bad", nil, "delete-policy", "keep")
 		}, `annotation test.wavekit.dev/delete-policy has invalid value "keep" (allowed: default, delete, orphan, orphan-on-apply, orphan-on-delete)`),
+		Entry("invalid delete hook: not dropped as a hook, refused", func(ns string) client.Object {
+			return configMap(ns, "bad", nil, "delete-hook", "pre-install")
+		}, `annotation test.wavekit.dev/delete-hook has invalid value "pre-install" (allowed: pre-delete, post-delete)`),
 		Entry("invalid adoption policy", func(ns string) client.Object {
 			return configMap(ns, "bad", nil, "adoption-policy", "sometimes")
 		}, `annotation test.wavekit.dev/adoption-policy has invalid value "sometimes" (allowed: never, if-unowned, always)`),
