@@ -250,9 +250,12 @@ func (rn *run[T]) owner() (manifests.Owner, error) {
 	if pc, ok := optional[PolicyConfiguration](c); ok {
 		owner.Defaults = pc.GetPolicies()
 	}
-	if rc, ok := optional[ReapplyConfiguration](c); ok {
+	// An object's annotation wins over these (ParsePolicies); the
+	// component's own setting over the reconciler's.
+	if rc, ok := optional[ReapplyConfiguration](c); ok && rc.GetReapplyInterval() > 0 {
 		owner.Defaults.ReapplyInterval = rc.GetReapplyInterval()
-	} else if rn.r.opts.ReapplyInterval > 0 {
+	}
+	if owner.Defaults.ReapplyInterval == 0 {
 		owner.Defaults.ReapplyInterval = rn.r.opts.ReapplyInterval
 	}
 	if tc, ok := optional[TypeConfiguration](c); ok {
