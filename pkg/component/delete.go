@@ -34,7 +34,8 @@ func (rn *run[T]) delete(ctx context.Context) outcome {
 		return rn.fail(err)
 	}
 	status := rn.component.GetStatus()
-	res, err := tg.applier.DeleteWithHooks(ctx, owner, status.Inventory, rn.deleteHooks(ctx, tg), rn.saveInventory)
+	hooks, skipped := rn.deleteHooks(ctx, tg)
+	res, err := tg.applier.DeleteWithHooks(ctx, owner, status.Inventory, hooks, rn.saveInventory)
 	status.Inventory = res.Inventory
 	rn.r.recordActions(rn.component, res.Actions)
 	newKinds := false
@@ -46,14 +47,14 @@ func (rn *run[T]) delete(ctx context.Context) outcome {
 		return rn.fail(err)
 	case res.Blocked != "":
 		// Foreign instances send no events to this reconciler: look again later.
-		return outcome{reason: ReasonDeletionBlocked, message: "deletion blocked: " + res.Blocked, requeue: min(rn.r.retryInterval(rn.component), blockedRecheck)}
+		return outcome{reason: ReasonDeletionBlocked, message: withNote(skipped, "deletion blocked: "+res.Blocked), requeue: min(rn.r.retryInterval(rn.component), blockedRecheck)}
 	case !res.Done:
 		// Deletions arrive as events; the requeue is only a backstop.
 		requeue := rn.r.retryInterval(rn.component)
 		if newKinds {
 			requeue = newKindRecheck
 		}
-		return outcome{reason: ReasonDeleting, message: describeWaiting("waiting for objects to be deleted", res.Waiting), requeue: requeue}
+		return outcome{reason: ReasonDeleting, message: withNote(skipped, describeWaiting("waiting for objects to be deleted", res.Waiting)), requeue: requeue}
 	}
 	if err := rn.r.runHooks(ctx, rn.r.postDelete, rn.component); err != nil {
 		return rn.fail(fmt.Errorf("post-delete hook: %w", err))
@@ -81,14 +82,24 @@ func (rn *run[T]) removeFinalizer(ctx context.Context) outcome {
 }
 
 // deleteHooks renders the component for its delete hooks. A render error must
-// not block deletion forever: it is reported and deletion goes on without hooks.
-func (rn *run[T]) deleteHooks(ctx context.Context, tg *target) []client.Object {
+// not block deletion forever: deletion goes on without hooks, and the
+// returned note says why, for the Ready condition and an event.
+func (rn *run[T]) deleteHooks(ctx context.Context, tg *target) ([]client.Object, string) {
 	objects, err := rn.render(ctx, tg)
 	if err != nil {
+		note := fmt.Sprintf("delete hooks not run: rendering failed: %v", err)
 		if rn.r.recorder != nil && rn.r.notes.changed(rn.id, "hooks\x00"+err.Error()) {
-			rn.r.recorder.Eventf(rn.component, nil, "Warning", "DeleteHooksSkipped", "Delete", "delete hooks not run: rendering failed: %v", err)
+			rn.r.recorder.Eventf(rn.component, nil, "Warning", "DeleteHooksSkipped", "Delete", "%s", note)
 		}
-		return nil
+		return nil, note
 	}
-	return objects
+	return objects, ""
+}
+
+// withNote puts note, when there is one, before message.
+func withNote(note, message string) string {
+	if note == "" {
+		return message
+	}
+	return note + "; " + message
 }

@@ -59,6 +59,39 @@ var _ = Describe("the component reconciler", func() {
 		Expect(getConfigMap(ctx, ns, "after")).NotTo(BeNil())
 	})
 
+	It("reapplies at the reconciler's interval when the component sets none", func() {
+		startOperator(ctx, ns, component.ReconcilerOptions{ReapplyInterval: time.Hour})
+		byDefault := newComponent(ns, "by-default", map[string]any{"configMaps": map[string]any{"a": map[string]any{}}})
+		Expect(env.Client.Create(ctx, byDefault)).To(Succeed())
+		eventually(func() string { return readyCondition(ctx, byDefault) }).Should(HavePrefix("True/Ready"))
+		// lastAppliedAt is recorded only for objects that are reapplied periodically.
+		Expect(getComponent(ctx, byDefault).Status.Inventory[0].LastAppliedAt).NotTo(BeZero())
+	})
+
+	It("says in its Ready condition that delete hooks did not run when rendering fails during deletion", func() {
+		startOperator(ctx, ns, component.ReconcilerOptions{})
+		c := newComponent(ns, "unrenderable", map[string]any{"configMaps": map[string]any{"held": map[string]any{}}})
+		Expect(env.Client.Create(ctx, c)).To(Succeed())
+		eventually(func() string { return readyCondition(ctx, c) }).Should(HavePrefix("True/Ready"))
+		// Another controller's finalizer keeps the object, so deletion waits and shows its message.
+		held := getConfigMap(ctx, ns, "held")
+		held.Finalizers = append(held.Finalizers, "example.com/hold")
+		Expect(env.Client.Update(ctx, held)).To(Succeed())
+		got := getComponent(ctx, c)
+		setValues(got, map[string]any{"fail": "values.broken is not a map"})
+		Expect(env.Client.Update(ctx, got)).To(Succeed())
+		eventually(func() string { return readyCondition(ctx, c) }).Should(ContainSubstring("values.broken is not a map"))
+
+		Expect(env.Client.Delete(ctx, c)).To(Succeed())
+		eventually(func() string { return readyCondition(ctx, c) }).Should(Equal("False/Deleting: delete hooks not run: rendering failed: " +
+			"template values.yaml:3: values.broken is not a map; waiting for objects to be deleted: ConfigMap " + ns + "/held: being deleted"))
+
+		held = getConfigMap(ctx, ns, "held")
+		held.Finalizers = nil
+		Expect(env.Client.Update(ctx, held)).To(Succeed())
+		eventually(func() *v1alpha1.Component { return getComponent(ctx, c) }).Should(BeNil())
+	})
+
 	It("leaves the spec alone: a new component stays at generation 1 and the operator owns no spec field", func() {
 		startOperator(ctx, ns, component.ReconcilerOptions{})
 		c := newComponent(ns, "untouched", nil)
