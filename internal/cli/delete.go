@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
@@ -25,6 +27,9 @@ func newDeleteCommand(g *globalOptions) *cobra.Command {
 instances of the release's own CRDs first, CRDs and Namespaces last, each
 stage only once the one before is gone. Objects with an orphan delete policy
 stay, without the owner label. The Secret wavekit.<NAME> goes last.
+
+The delete hooks (helm.sh/hook: pre-delete, post-delete) that the last apply
+rendered run in their delete waves, with the values of that apply.
 
 delete does not start while objects of the types the release's CRDs (or
 APIServices) serve exist that the release does not own: it names the types
@@ -121,7 +126,7 @@ func (d *releaseDelete) run(ctx context.Context, wait bool, timeout time.Duratio
 // pass runs one Delete pass, prints what went and records the inventory
 // that is left.
 func (d *releaseDelete) pass(ctx context.Context) (manifests.Result, error) {
-	res, err := d.applier.Delete(ctx, d.rel.owner(), d.rel.Inventory)
+	res, err := d.applier.Delete(ctx, d.rel.owner(), d.rel.Inventory, manifests.DeleteOptions{Hooks: d.hooks(), Save: d.saveInventory})
 	for _, line := range removed(res) {
 		fmt.Fprintln(d.g.stdout, line)
 	}
@@ -136,6 +141,26 @@ func (d *releaseDelete) pass(ctx context.Context) (manifests.Result, error) {
 	}
 	*d.rel = next
 	return res, err
+}
+
+// hooks returns the delete hooks the last apply recorded.
+func (d *releaseDelete) hooks() []client.Object {
+	hooks := make([]client.Object, len(d.rel.DeleteHooks))
+	for i, content := range d.rel.DeleteHooks {
+		hooks[i] = (&unstructured.Unstructured{Object: content}).DeepCopy()
+	}
+	return hooks
+}
+
+// saveInventory records delete hooks in the inventory before they are created.
+func (d *releaseDelete) saveInventory(ctx context.Context, items []manifests.InventoryItem) error {
+	next := *d.rel
+	next.Inventory, next.State, next.Message, next.Updated = items, StateDeleting, "running delete hooks", time.Now()
+	if err := d.store.save(ctx, &next); err != nil {
+		return err
+	}
+	*d.rel = next
+	return nil
 }
 
 func (d *releaseDelete) timedOut(timeout time.Duration, res manifests.Result) error {

@@ -39,6 +39,24 @@ var _ = Describe("delete", func() {
 		Expect(inventorySecret(ns, "demo")).To(BeNil())
 	})
 
+	It("runs the delete hooks that the last apply rendered, as helm uninstall does", func() {
+		ns := newNamespace()
+		succeeds("apply", "hooked", "testdata/delete-hooks", "-n", ns, "--set", "note=second")
+		Expect(configMap(ns, "hooked-before-delete")).To(BeNil(), "a delete hook is not applied while the release lives")
+		out := succeeds("delete", "hooked", "-n", ns, "--wait")
+		Expect(out).To(Equal("orphaned ConfigMap " + ns + "/hooked-before-delete\n" +
+			"deleted ConfigMap " + ns + "/hooked-app\n" +
+			"deleted ConfigMap " + ns + "/hooked-after-delete\n" +
+			"release " + ns + "/hooked deleted\n"), "the pre-delete hook first, the post-delete hook last")
+		Expect(configMap(ns, "hooked-app")).To(BeNil())
+		kept := configMap(ns, "hooked-before-delete")
+		Expect(kept).NotTo(BeNil(), "the pre-delete hook ran and, without hook-succeeded, stays")
+		Expect(kept.Data).To(HaveKeyWithValue("note", "second"), "with the values of the last apply")
+		Expect(kept.Labels).NotTo(HaveKey("wavekit.dev/owner-id"))
+		Expect(configMap(ns, "hooked-after-delete")).To(BeNil(), "the post-delete hook ran and went")
+		Expect(inventorySecret(ns, "hooked")).To(BeNil())
+	})
+
 	It("reports as deleted only what it deleted", func() {
 		ns := newNamespace()
 		succeeds("apply", "demo", "testdata/web", "-n", ns)

@@ -100,7 +100,7 @@ func removed(res manifests.Result) []string {
 	now := keysOf(res.Inventory)
 	var lines []string
 	for _, action := range res.Actions {
-		if _, kept := now[action.Object]; kept {
+		if item, kept := now[action.Object]; kept && item.DeleteHook == "" {
 			continue // purged, and remembered as Completed
 		}
 		switch action.Verb {

@@ -30,8 +30,10 @@ const (
 	annInstalled   = "wavekit.dev/installed"
 	annMessage     = "wavekit.dev/message"
 	annUpdated     = "wavekit.dev/updated"
-	keyInventory   = "inventory"    // JSON of []manifests.InventoryItem
-	keyInventoryGz = "inventory.gz" // the same, gzipped, when large
+	keyInventory   = "inventory"       // JSON of []manifests.InventoryItem
+	keyInventoryGz = "inventory.gz"    // the same, gzipped, when large
+	keyHooks       = "delete-hooks"    // JSON of the delete hooks the last apply rendered
+	keyHooksGz     = "delete-hooks.gz" // the same, gzipped, when large
 	gzipThreshold  = 64 << 10
 )
 
@@ -58,6 +60,9 @@ type release struct {
 	Message   string                    `json:"message,omitempty"`
 	Updated   time.Time                 `json:"updated"`
 	Inventory []manifests.InventoryItem `json:"inventory,omitempty"`
+	// DeleteHooks are the delete hooks the last apply rendered: delete runs
+	// them, as helm uninstall runs the hooks its release recorded.
+	DeleteHooks []map[string]any `json:"-"`
 
 	secret *corev1.Secret // as last read or written; nil before the first write
 }
@@ -147,18 +152,15 @@ func (s releaseStore) remove(ctx context.Context, rel *release) error {
 }
 
 func encodeRelease(rel *release) (*corev1.Secret, error) {
-	data, err := json.Marshal(rel.Inventory)
-	if err != nil {
+	secret := &corev1.Secret{Type: secretType, Data: map[string][]byte{}}
+	if err := encodeData(secret.Data, keyInventory, keyInventoryGz, rel.Inventory); err != nil {
 		return nil, fmt.Errorf("encoding the inventory of release %s: %w", rel, err)
 	}
-	key := keyInventory
-	if len(data) > gzipThreshold {
-		key = keyInventoryGz
-		if data, err = gzipBytes(data); err != nil {
-			return nil, fmt.Errorf("compressing the inventory of release %s: %w", rel, err)
+	if len(rel.DeleteHooks) > 0 {
+		if err := encodeData(secret.Data, keyHooks, keyHooksGz, rel.DeleteHooks); err != nil {
+			return nil, fmt.Errorf("encoding the delete hooks of release %s: %w", rel, err)
 		}
 	}
-	secret := &corev1.Secret{Type: secretType, Data: map[string][]byte{key: data}}
 	secret.Name, secret.Namespace = secretPrefix+rel.Name, rel.Namespace
 	secret.Labels = map[string]string{labelRelease: rel.Name}
 	secret.Annotations = map[string]string{
@@ -189,30 +191,50 @@ func decodeRelease(secret *corev1.Secret) (*release, error) {
 	rel.Installed = ann[annInstalled] == "true" || rel.State == StateReady
 	rel.Revision, _ = strconv.ParseInt(ann[annRevision], 10, 64)
 	rel.Updated, _ = time.Parse(time.RFC3339, ann[annUpdated])
-	data, compressed := secret.Data[keyInventoryGz]
-	if !compressed {
-		data = secret.Data[keyInventory]
-	}
-	if err := decodeInventory(data, compressed, &rel.Inventory); err != nil {
+	if err := decodeData(secret.Data, keyInventory, keyInventoryGz, &rel.Inventory); err != nil {
 		return nil, fmt.Errorf("secret %s/%s: reading the inventory: %w", secret.Namespace, secret.Name, err)
+	}
+	if err := decodeData(secret.Data, keyHooks, keyHooksGz, &rel.DeleteHooks); err != nil {
+		return nil, fmt.Errorf("secret %s/%s: reading the delete hooks: %w", secret.Namespace, secret.Name, err)
 	}
 	return rel, nil
 }
 
-func decodeInventory(data []byte, compressed bool, into *[]manifests.InventoryItem) error {
-	if len(data) == 0 {
+// encodeData stores value as JSON under key, or gzipped under gzKey when large.
+func encodeData(data map[string][]byte, key, gzKey string, value any) error {
+	encoded, err := json.Marshal(value)
+	if err != nil {
+		return err
+	}
+	if len(encoded) > gzipThreshold {
+		key = gzKey
+		if encoded, err = gzipBytes(encoded); err != nil {
+			return fmt.Errorf("compressing: %w", err)
+		}
+	}
+	data[key] = encoded
+	return nil
+}
+
+// decodeData reads what encodeData stored, if anything.
+func decodeData(data map[string][]byte, key, gzKey string, into any) error {
+	encoded, compressed := data[gzKey]
+	if !compressed {
+		encoded = data[key]
+	}
+	if len(encoded) == 0 {
 		return nil
 	}
 	if compressed {
-		r, err := gzip.NewReader(bytes.NewReader(data))
+		r, err := gzip.NewReader(bytes.NewReader(encoded))
 		if err != nil {
 			return err
 		}
-		if data, err = io.ReadAll(r); err != nil {
+		if encoded, err = io.ReadAll(r); err != nil {
 			return err
 		}
 	}
-	return json.Unmarshal(data, into)
+	return json.Unmarshal(encoded, into)
 }
 
 func gzipBytes(data []byte) ([]byte, error) {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
@@ -91,6 +92,11 @@ func (a *releaseApply) saveInventory(ctx context.Context, items []manifests.Inve
 func (a *releaseApply) persist(ctx context.Context, items []manifests.InventoryItem, state, message string) error {
 	next := *a.rel
 	next.Inventory, next.State, next.Message = items, state, message
+	hooks, err := hookData(a.objects, a.rel.OperatorName)
+	if err != nil {
+		return err
+	}
+	next.DeleteHooks = hooks
 	next.Installed = next.Installed || state == StateReady
 	next.Source, next.Updated = a.source, time.Now()
 	if a.wrote {
@@ -122,4 +128,19 @@ func summarize(waiting []string) string {
 		listed = append(listed, fmt.Sprintf("and %d more", more))
 	}
 	return strings.Join(listed, "; ")
+}
+
+// hookData returns the delete hooks among objects as the release records
+// them, for delete to run.
+func hookData(objects []client.Object, prefix string) ([]map[string]any, error) {
+	hooks := manifests.DeleteHooks(objects, prefix)
+	out := make([]map[string]any, 0, len(hooks))
+	for _, hook := range hooks {
+		content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(hook)
+		if err != nil {
+			return nil, fmt.Errorf("recording delete hook %s: %w", hook.GetName(), err)
+		}
+		out = append(out, content)
+	}
+	return out, nil
 }

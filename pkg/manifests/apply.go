@@ -54,8 +54,9 @@ func withoutDeleteHooks(objects []client.Object, prefix string) []client.Object 
 	return filterDeleteHooks(objects, prefix, false)
 }
 
-// onlyDeleteHooks keeps the objects that only run on deletion.
-func onlyDeleteHooks(objects []client.Object, prefix string) []client.Object {
+// DeleteHooks returns the objects that only run on deletion: those with a
+// valid <prefix>/delete-hook annotation.
+func DeleteHooks(objects []client.Object, prefix string) []client.Object {
 	return filterDeleteHooks(objects, prefix, true)
 }
 

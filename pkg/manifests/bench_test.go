@@ -117,7 +117,7 @@ func (r *benchRun) applyUntilDone(ctx context.Context, objects []client.Object) 
 
 func (r *benchRun) deleteUntilDone(ctx context.Context) {
 	for range 1000 {
-		res, err := r.applier.Delete(ctx, r.owner, r.inventory)
+		res, err := r.applier.Delete(ctx, r.owner, r.inventory, manifests.DeleteOptions{})
 		r.inventory = res.Inventory
 		if err != nil {
 			r.b.Fatal(err)

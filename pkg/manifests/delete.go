@@ -34,20 +34,24 @@ func (m deletionMode) orphans(p DeletePolicy) bool {
 	return false
 }
 
-// Delete removes every object of the inventory in delete-order waves:
-// managed instances first, CRDs and Namespaces last. It does not start while
-// foreign instances of the component's managed types exist. One pass, like
-// Apply: call it again until Done.
-func (a *Applier) Delete(ctx context.Context, owner Owner, inventory []InventoryItem) (Result, error) {
-	return a.DeleteWithHooks(ctx, owner, inventory, nil, nil)
+// DeleteOptions tune Delete.
+type DeleteOptions struct {
+	// Hooks are the rendered objects of the component; Delete runs the
+	// delete hooks among them (objects annotated <name>/delete-hook) and
+	// ignores the others. Without them, no hook runs.
+	Hooks []client.Object
+	// Save records delete hooks in the inventory before they are created;
+	// it is required with Hooks.
+	Save SaveFunc
 }
 
-// DeleteWithHooks is Delete that also runs the delete hooks among objects
-// (objects annotated <name>/delete-hook; others are ignored): in each delete
-// wave, the wave's hooks are applied and must be ready before the wave's
-// objects are deleted; then they are deleted too, unless their delete policy
-// orphans them. save records hooks in the inventory before they are created.
-func (a *Applier) DeleteWithHooks(ctx context.Context, owner Owner, inventory []InventoryItem, objects []client.Object, save SaveFunc) (Result, error) {
+// Delete removes every object of the inventory in delete-order waves:
+// managed instances first, CRDs and Namespaces last. It does not start while
+// foreign instances of the component's managed types exist. In each delete
+// wave, the wave's delete hooks are applied and must be ready before the
+// wave's objects are deleted; then they are deleted too, unless their delete
+// policy orphans them. One pass, like Apply: call it again until Done.
+func (a *Applier) Delete(ctx context.Context, owner Owner, inventory []InventoryItem, opts DeleteOptions) (Result, error) {
 	types := managedTypesOfItems(inventory, append(slices.Clone(a.opts.AdditionalManagedTypes), owner.AdditionalManagedTypes...))
 	blocking, err := a.foreignInstances(ctx, types, owner)
 	if err != nil {
@@ -57,7 +61,7 @@ func (a *Applier) DeleteWithHooks(ctx context.Context, owner Owner, inventory []
 		return Result{Inventory: inventory, Blocked: describeBlocking(blocking)}, nil
 	}
 	run := newApplyRun(a, owner, inventory)
-	hooks, err := run.scheduleHooks(ctx, objects, save)
+	hooks, err := run.scheduleHooks(ctx, opts.Hooks, opts.Save)
 	if err != nil {
 		return Result{Inventory: inventory}, err
 	}

@@ -120,7 +120,7 @@ var _ = Describe("deletion", func() {
 		Expect(itemKeys(h.inventory)).To(Equal([]string{"ConfigMap " + ns + "/cm"}))
 
 		deletePass := func() manifests.Result {
-			res, err := h.applier.DeleteWithHooks(ctx, h.owner, h.inventory, toObjects(objects), h.save)
+			res, err := h.applier.Delete(ctx, h.owner, h.inventory, manifests.DeleteOptions{Hooks: toObjects(objects), Save: h.save})
 			Expect(err).NotTo(HaveOccurred())
 			h.inventory = res.Inventory
 			return res

@@ -10,7 +10,7 @@ import (
 // scheduleHooks validates the delete hooks among objects, adds an inventory
 // item for each new one and saves the inventory before any is created.
 func (r *applyRun) scheduleHooks(ctx context.Context, objects []client.Object, save SaveFunc) (map[ObjectKey]*desired, error) {
-	hookObjects := onlyDeleteHooks(objects, r.a.opts.Name)
+	hookObjects := DeleteHooks(objects, r.a.opts.Name)
 	if len(hookObjects) == 0 {
 		return nil, nil
 	}
@@ -82,6 +82,7 @@ func (r *applyRun) finishHook(ctx context.Context, item *InventoryItem) (bool, e
 			return false, err
 		}
 		item.Phase = PhaseCompleted
+		r.record(ActionOrphaned, item.Key())
 		return true, nil
 	}
 	gone, err := r.a.deleteObject(ctx, r.owner, item)

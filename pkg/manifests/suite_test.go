@@ -87,7 +87,7 @@ func (h *harness) applyUntilDone(ctx context.Context, objects ...any) manifests.
 }
 
 func (h *harness) delete(ctx context.Context) (manifests.Result, error) {
-	res, err := h.applier.Delete(ctx, h.owner, h.inventory)
+	res, err := h.applier.Delete(ctx, h.owner, h.inventory, manifests.DeleteOptions{})
 	h.inventory = res.Inventory
 	return res, err
 }
