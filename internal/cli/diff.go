@@ -6,7 +6,6 @@ import (
 	"io"
 
 	"github.com/spf13/cobra"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
@@ -52,11 +51,23 @@ func (o *diffOptions) run(ctx context.Context, g *globalOptions, name, dir strin
 	if err != nil {
 		return err
 	}
-	rel, objects := next.rel, next.objects
-	if err := manifests.SortForApply(rel.OperatorName, objects); err != nil {
-		return fmt.Errorf("invalid manifests in %s: %w", dir, err)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	target, err := manifests.NewCachedTarget(ctx, next.cluster.config, next.rel.OperatorName, next.cluster.scheme)
+	if err != nil {
+		return fmt.Errorf("watching the cluster at %s: %w", next.cluster.config.Host, err)
 	}
-	diffs, err := newDiffer(next.cluster, rel, o.showSecrets).diffAll(ctx, objects)
+	applier, err := manifests.NewApplier(target.Target, manifests.Options{Name: next.rel.OperatorName})
+	if err != nil {
+		return err
+	}
+	owner := next.rel.owner()
+	owner.Generation = next.rel.Revision + 1
+	changes, err := applier.Diff(ctx, owner, next.objects, next.rel.Inventory)
+	if err != nil {
+		return fmt.Errorf("release %s: %w", next.rel, err)
+	}
+	diffs, err := objectDiffs(changes, o.showSecrets)
 	if err != nil {
 		return err
 	}
@@ -117,38 +128,6 @@ func loadRelease(ctx context.Context, store releaseStore, namespace, name, opera
 	return rel, nil
 }
 
-// diffAll diffs the rendered objects, then the inventory items that are no
-// longer rendered.
-func (d *differ) diffAll(ctx context.Context, objects []client.Object) ([]objectDiff, error) {
-	hook := manifests.Key(d.prefix, manifests.AnnotationDeleteHook)
-	rendered := map[manifests.ObjectKey]bool{}
-	var diffs []objectDiff
-	for _, obj := range objects {
-		if _, isHook := obj.GetAnnotations()[hook]; isHook {
-			continue
-		}
-		od, err := d.object(ctx, obj)
-		if err != nil {
-			return nil, err
-		}
-		rendered[od.key] = true
-		diffs = append(diffs, od)
-	}
-	for _, item := range d.rel.Inventory {
-		if rendered[item.Key()] {
-			continue
-		}
-		od, err := d.deletion(ctx, item)
-		if err != nil {
-			return nil, err
-		}
-		if od != nil {
-			diffs = append(diffs, *od)
-		}
-	}
-	return diffs, nil
-}
-
 // printDiffs prints every change and the summary; it reports whether
 // anything would change.
 func printDiffs(out io.Writer, diffs []objectDiff) bool {
@@ -175,17 +154,4 @@ func printDiffs(out io.Writer, diffs []objectDiff) bool {
 	}
 	fmt.Fprintln(out)
 	return len(diffs) > counts[actionUnchanged]
-}
-
-// toUnstructured returns a copy of obj as an unstructured object.
-func toUnstructured(obj client.Object) (*unstructured.Unstructured, error) {
-	if u, ok := obj.(*unstructured.Unstructured); ok {
-		return u.DeepCopy(), nil
-	}
-	content, err := runtimeToUnstructured(obj)
-	if err != nil {
-		return nil, err
-	}
-	u := &unstructured.Unstructured{Object: content}
-	return u, nil
 }

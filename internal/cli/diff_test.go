@@ -3,6 +3,7 @@ package cli_test
 import (
 	"context"
 	"encoding/base64"
+	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -34,6 +35,43 @@ var _ = Describe("diff", func() {
 		Expect(r.stdout).To(HaveSuffix("Summary: 0 to create, 1 to update, 0 to delete, 1 unchanged\n"))
 		Expect(configMap(ns, "demo-config").Data).To(HaveKeyWithValue("greeting", "edited"))
 	})
+
+	It("reads live objects with one list per kind and dry-runs only what changed", func() {
+		ns := newNamespace()
+		succeeds("apply", "many", "testdata/many", "-n", ns, "--set", "changed=-1")
+		config, counter := countingKubeconfig()
+
+		r := wavekitWith(config, "diff", "many", "testdata/many", "-n", ns, "--set", "changed=-1")
+		Expect(r.code).To(Equal(0), r.stderr)
+		Expect(r.stdout).To(Equal("Summary: 0 to create, 0 to update, 0 to delete, 20 unchanged\n"))
+		Expect(counter.Count("list", "configmaps")).To(Equal(1), counter.String())
+		Expect(counter.Count("get", "configmaps")).To(BeZero(), counter.String())
+		Expect(counter.Writes()).To(BeZero(), counter.String())
+
+		counter.Reset()
+		r = wavekitWith(config, "diff", "many", "testdata/many", "-n", ns, "--set", "changed=3")
+		Expect(r.code).To(Equal(1), r.stderr)
+		Expect(r.stdout).To(HaveSuffix("Summary: 0 to create, 1 to update, 0 to delete, 19 unchanged\n"))
+		Expect(counter.Count("update", "configmaps")).To(Equal(1), "one dry run, for the changed object: %s", counter)
+		Expect(counter.Writes()).To(Equal(1), counter.String())
+		Expect(configMap(ns, "many-3").Data).To(HaveKeyWithValue("value", "same"), "a dry run changes nothing")
+	})
+
+	DescribeTable("refuses what apply refuses, with apply's message",
+		func(dir, message string) {
+			ns := newNamespace()
+			applied := wavekit("apply", "bad", dir, "-n", ns)
+			Expect(applied.code).To(Equal(1))
+			diffed := wavekit("diff", "bad", dir, "-n", ns)
+			Expect(diffed.code).To(Equal(2))
+			Expect(diffed.stderr).To(ContainSubstring(strings.ReplaceAll(message, "NS/", ns+"/")))
+			Expect(applied.stderr).To(ContainSubstring(strings.ReplaceAll(message, "NS/", ns+"/")))
+			nothingIn(ns)
+		},
+		Entry("a duplicate object", "testdata/invalid/duplicate", "ConfigMap NS/twice"),
+		Entry("generateName", "testdata/invalid/generate-name", "generateName"),
+		Entry("a purge order before the apply order", "testdata/invalid/purge-order", "ConfigMap NS/early: purge order 1 is before its apply order 2"),
+	)
 
 	It("lists the objects that left the manifests as deletions", func() {
 		ns := newNamespace()

@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"path/filepath"
 	"testing"
 
@@ -15,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
+	"github.com/wavekit-dev/wavekit/internal/apicount"
 	"github.com/wavekit-dev/wavekit/internal/cli"
 	"github.com/wavekit-dev/wavekit/internal/testenv"
 )
@@ -101,3 +105,22 @@ func inventorySecret(namespace, name string) *corev1.Secret {
 	}
 	return secret
 }
+
+// countingKubeconfig returns a kubeconfig that reaches the test API server
+// through a proxy counting every request the CLI sends.
+func countingKubeconfig() (string, *apicount.Counter) {
+	GinkgoHelper()
+	counter := apicount.New()
+	transport, err := rest.TransportFor(counter.Wrap(rest.CopyConfig(env.Config)))
+	Expect(err).NotTo(HaveOccurred())
+	target, err := url.Parse(env.Config.Host)
+	Expect(err).NotTo(HaveOccurred())
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	proxy.Transport, proxy.FlushInterval = transport, -1 // -1: stream watches
+	server := httptest.NewServer(proxy)
+	DeferCleanup(server.Close)
+	path := filepath.Join(GinkgoT().TempDir(), "kubeconfig")
+	Expect(testenv.WriteKubeconfig(&rest.Config{Host: server.URL}, path)).To(Succeed())
+	return path, counter
+}
+

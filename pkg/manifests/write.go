@@ -29,7 +29,7 @@ func (a *Applier) write(ctx context.Context, owner Owner, d *desired, live *unst
 	if err != nil {
 		return nil, explainWriteError(err, a.opts.Name)
 	}
-	if live != nil {
+	if live != nil && !a.dryRunOnly {
 		a.live.remember(d.key, live)
 		a.drift.accept(d.key, live.GetResourceVersion())
 		a.own.record(d.key, live.GetResourceVersion())
@@ -148,7 +148,9 @@ func (a *Applier) update(ctx context.Context, d *desired, obj, live *unstructure
 		if err := a.deleteLive(ctx, live); err != nil {
 			return nil, err
 		}
-		a.live.deleted(d.key, live.GetUID())
+		if !a.dryRunOnly {
+			a.live.deleted(d.key, live.GetUID())
+		}
 		return nil, nil
 	}
 	obj.SetResourceVersion(live.GetResourceVersion())
