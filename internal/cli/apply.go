@@ -124,7 +124,7 @@ func (a *releaseApply) timedOut(timeout time.Duration, res manifests.Result) err
 }
 
 func (a *releaseApply) reportBlocked(res manifests.Result) {
-	if res.Blocked != "" {
-		fmt.Fprintf(a.stderr, "warning: %s\n", res.Blocked)
+	if len(res.Blocked) > 0 {
+		fmt.Fprintf(a.stderr, "warning: %s\n", res.BlockedMessage())
 	}
 }

@@ -101,8 +101,8 @@ func (d *releaseDelete) run(ctx context.Context, wait bool, timeout time.Duratio
 			return d.timedOut(timeout, res)
 		case err != nil:
 			return err
-		case res.Blocked != "":
-			return fmt.Errorf("cannot delete release %s: %s", d.rel, res.Blocked)
+		case len(res.Blocked) > 0:
+			return fmt.Errorf("cannot delete release %s: %s", d.rel, res.BlockedMessage())
 		case res.Done:
 			if err := d.store.remove(ctx, d.rel); err != nil {
 				return err

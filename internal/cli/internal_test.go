@@ -47,7 +47,8 @@ var _ = Describe("the terminal progress table", func() {
 	It("redraws the table in place, cut to the terminal width", func() {
 		var out bytes.Buffer
 		p := &tableProgress{out: &out, width: 40}
-		res := manifests.Result{Wave: 0, Waiting: []string{"apps/Deployment ns/web: Creating, InProgress: Replicas: 0/1"},
+		res := manifests.Result{Wave: 0, Waiting: []manifests.Waiting{{
+			Object: manifests.ObjectKey{Group: "apps", Kind: "Deployment", Namespace: "ns", Name: "web"}, Reason: "Creating, InProgress: Replicas: 0/1"}},
 			Inventory: []manifests.InventoryItem{
 				{Group: "apps", Kind: "Deployment", Namespace: "ns", Name: "web", Phase: manifests.PhaseCreating},
 				{Kind: "ConfigMap", Namespace: "ns", Name: "after", ApplyOrder: 1, Phase: manifests.PhaseScheduled},

@@ -47,7 +47,7 @@ func terminalWidth(out io.Writer) (int, bool) {
 type wave struct {
 	order        int16
 	total, ready int
-	waiting      []string
+	waiting      []manifests.Waiting
 }
 
 // wavesOf groups the inventory by apply order; the waiting objects of the

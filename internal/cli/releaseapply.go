@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"slices"
-	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
@@ -69,7 +67,7 @@ func (a *releaseApply) pass(ctx context.Context) (manifests.Result, error) {
 		}
 		return res, err
 	}
-	state, message := StateReady, res.Blocked
+	state, message := StateReady, res.BlockedMessage()
 	if !res.Done {
 		state = StateProgressing
 		message = fmt.Sprintf("waiting in wave %d for %s", res.Wave, summarize(res.Waiting))
@@ -119,15 +117,11 @@ func sameInventory(a, b []manifests.InventoryItem) bool {
 const maxListed = 3
 
 // summarize names the first few waiting objects.
-func summarize(waiting []string) string {
+func summarize(waiting []manifests.Waiting) string {
 	if len(waiting) == 0 {
 		return "nothing"
 	}
-	listed := slices.Clone(waiting[:min(len(waiting), maxListed)])
-	if more := len(waiting) - len(listed); more > 0 {
-		listed = append(listed, fmt.Sprintf("and %d more", more))
-	}
-	return strings.Join(listed, "; ")
+	return manifests.Summarize(waiting, maxListed)
 }
 
 // hookData returns the delete hooks among objects as the release records

@@ -101,10 +101,10 @@ func (rn *run[T]) applied(ctx context.Context, res manifests.Result) outcome {
 		}
 		message := "every object is applied and ready"
 		requeue := rn.r.requeueInterval(rn.component)
-		if res.Blocked != "" {
+		if len(res.Blocked) > 0 {
 			// Foreign instances send this reconciler no events: look again
 			// soon, so that what is kept goes within seconds of the last one.
-			message += "; " + res.Blocked
+			message += "; " + res.BlockedMessage()
 			requeue = min(requeue, blockedRecheck)
 		}
 		return outcome{reason: ReasonReady, message: message, requeue: requeue}

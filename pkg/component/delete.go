@@ -47,9 +47,9 @@ func (rn *run[T]) delete(ctx context.Context) outcome {
 	switch {
 	case err != nil:
 		return rn.fail(err)
-	case res.Blocked != "":
+	case len(res.Blocked) > 0:
 		// Foreign instances send no events to this reconciler: look again later.
-		return outcome{reason: ReasonDeletionBlocked, message: withNote(skipped, "deletion blocked: "+res.Blocked), requeue: min(rn.r.retryInterval(rn.component), blockedRecheck)}
+		return outcome{reason: ReasonDeletionBlocked, message: withNote(skipped, "deletion blocked: "+res.BlockedMessage()), requeue: min(rn.r.retryInterval(rn.component), blockedRecheck)}
 	case !res.Done:
 		// Deletions arrive as events; the requeue is only a backstop.
 		requeue := rn.r.retryInterval(rn.component)

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
 
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
@@ -300,16 +299,9 @@ func (r *Reconciler[T]) timeout(c T) time.Duration {
 }
 
 // describeWaiting lists the first few objects a wave waits for.
-func describeWaiting(prefix string, waiting []string) string {
-	const shown = 5
+func describeWaiting(prefix string, waiting []manifests.Waiting) string {
 	if len(waiting) == 0 {
 		return prefix
 	}
-	list := waiting
-	more := ""
-	if len(list) > shown {
-		list = list[:shown]
-		more = fmt.Sprintf(" and %d more", len(waiting)-shown)
-	}
-	return prefix + ": " + strings.Join(list, "; ") + more
+	return prefix + ": " + manifests.Summarize(waiting, 5)
 }

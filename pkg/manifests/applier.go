@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -75,14 +76,64 @@ type Result struct {
 	Done bool
 	// Wave is the wave the run stopped in when not Done.
 	Wave int16
-	// Waiting names the objects not ready (Apply) or not gone (Delete) yet, with why.
-	Waiting []string
-	// Blocked is set when deletion cannot start or proceed: it says why.
-	Blocked string
+	// Waiting lists the objects not ready (Apply) or not gone (Delete) yet, with why.
+	Waiting []Waiting
+	// Blocked lists what foreign instances keep: the whole deletion, or
+	// CRDs that left the manifests.
+	Blocked []Blocker
 	// Changed is true when the run wrote an object.
 	Changed bool
 	// Actions lists what the run did to objects, in the order it did it.
 	Actions []Action
+}
+
+// Waiting is an object a pass waits for, and why.
+type Waiting struct {
+	Object ObjectKey
+	// Reason is the object's phase and status ("InProgress, Deployment is
+	// not available"), or what is done to it ("being deleted").
+	Reason string
+}
+
+func (w Waiting) String() string { return w.Object.String() + ": " + w.Reason }
+
+// Summarize names the first shown waiting objects and says how many more
+// there are: "a: InProgress; b: being deleted and 3 more" ("" for none).
+func Summarize(waiting []Waiting, shown int) string {
+	listed := make([]string, 0, min(len(waiting), shown))
+	for _, w := range waiting[:min(len(waiting), shown)] {
+		listed = append(listed, w.String())
+	}
+	out := strings.Join(listed, "; ")
+	if more := len(waiting) - len(listed); more > 0 {
+		out += fmt.Sprintf(" and %d more", more)
+	}
+	return out
+}
+
+// Blocker is what foreign instances of a component's types keep.
+type Blocker struct {
+	// Object is the object kept (a CRD that left the manifests); zero when
+	// the whole deletion waits.
+	Object ObjectKey
+	// Reason names the foreign instances: "1 foreign instance of Gadget.example.com exist".
+	Reason string
+}
+
+func (b Blocker) String() string {
+	if b.Object == (ObjectKey{}) {
+		return b.Reason
+	}
+	return b.Object.String() + " is kept: " + b.Reason
+}
+
+// BlockedMessage joins the blockers into one sentence ("" when none).
+func (r Result) BlockedMessage() string {
+	parts := make([]string, len(r.Blocked))
+	for i, b := range r.Blocked {
+		parts[i] = b.String()
+	}
+	return strings.Join(parts, "; ")
 }
 
 // Action is one thing a run did to an object.
@@ -111,7 +162,7 @@ type Applier struct {
 	target Target
 	mapper meta.RESTMapper
 	// reporting: which custom kinds report status.observedGeneration.
-	reporting reportingKinds
+	reporting *reportingKinds
 	scheme    *runtime.Scheme
 	live      *liveObjects
 	drift     *driftDetector
@@ -141,13 +192,14 @@ func NewApplier(target Target, opts Options) (*Applier, error) {
 	}
 	opts.Defaults = opts.Defaults.withFallbacks()
 	return &Applier{
-		opts:   opts,
-		target: target,
-		mapper: target.Client.RESTMapper(),
-		scheme: target.Client.Scheme(),
-		live:   newLiveObjects(target.Live, target.Client, opts.Now),
-		drift:  newDriftDetector(),
-		own:    newOwnWrites(),
+		opts:      opts,
+		target:    target,
+		mapper:    target.Client.RESTMapper(),
+		scheme:    target.Client.Scheme(),
+		live:      newLiveObjects(target.Live, target.Client, opts.Now),
+		reporting: &reportingKinds{},
+		drift:     newDriftDetector(),
+		own:       newOwnWrites(),
 	}, nil
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -80,8 +79,8 @@ type applyRun struct {
 	owner   Owner
 	items   map[ObjectKey]*InventoryItem
 	order   []ObjectKey
-	waiting []string
-	blocked []string
+	waiting []Waiting
+	blocked []Blocker
 	changed atomic.Bool
 
 	actionsMu sync.Mutex
@@ -160,8 +159,10 @@ func (r *applyRun) list() []*InventoryItem {
 	return out
 }
 
-// wait records why the pass waits.
-func (r *applyRun) wait(reason string) { r.waiting = append(r.waiting, reason) }
+// wait records an object the pass waits for, and why.
+func (r *applyRun) wait(key ObjectKey, reason string) {
+	r.waiting = append(r.waiting, Waiting{Object: key, Reason: reason})
+}
 
 func (r *applyRun) inventory() []InventoryItem {
 	out := make([]InventoryItem, 0, len(r.order))
@@ -175,9 +176,7 @@ func (r *applyRun) inventory() []InventoryItem {
 
 func (r *applyRun) result(done bool, wave int16) Result {
 	res := Result{Inventory: r.inventory(), Done: done, Wave: wave, Waiting: r.waiting, Changed: r.changed.Load(), Actions: r.actions}
-	if len(r.blocked) > 0 {
-		res.Blocked = strings.Join(r.blocked, "; ")
-	}
+	res.Blocked = r.blocked
 	return res
 }
 

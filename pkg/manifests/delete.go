@@ -58,7 +58,7 @@ func (a *Applier) Delete(ctx context.Context, owner Owner, inventory []Inventory
 		return Result{Inventory: inventory}, err
 	}
 	if len(blocking) > 0 {
-		return Result{Inventory: inventory, Blocked: describeBlocking(blocking)}, nil
+		return Result{Inventory: inventory, Blocked: []Blocker{{Reason: describeBlocking(blocking)}}}, nil
 	}
 	run := newApplyRun(a, owner, inventory)
 	hooks, err := run.scheduleHooks(ctx, opts.Hooks, opts.Save)

@@ -81,7 +81,7 @@ var _ = Describe("deletion", func() {
 		res, err := h.delete(ctx)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(res.Done).To(BeFalse())
-		Expect(res.Blocked).To(Equal("1 foreign instance of Gadget." + group + " exist"))
+		Expect(res.BlockedMessage()).To(Equal("1 foreign instance of Gadget." + group + " exist"))
 		Expect(get(ctx, group+"/v1", "Gadget", ns, "own")).NotTo(BeNil())
 		Expect(h.inventory).To(HaveLen(2))
 
@@ -103,7 +103,7 @@ var _ = Describe("deletion", func() {
 
 		res, err := h.delete(ctx)
 		Expect(err).NotTo(HaveOccurred())
-		Expect(res.Blocked).To(Equal("1 foreign instance of Gadget.x." + suffix + " exist"))
+		Expect(res.BlockedMessage()).To(Equal("1 foreign instance of Gadget.x." + suffix + " exist"))
 		Expect(getConfigMap(ctx, ns, "cm")).NotTo(BeNil())
 		Expect(env.Client.Delete(ctx, foreign)).To(Succeed())
 		h.deleteUntilDone(ctx)
@@ -165,7 +165,7 @@ var _ = Describe("deletion", func() {
 
 		res, err := h.apply(ctx, configMap(ns, "cm", nil))
 		Expect(err).NotTo(HaveOccurred())
-		Expect(res.Blocked).To(ContainSubstring("apiextensions.k8s.io/CustomResourceDefinition gadgets." + group + " is kept: 1 foreign instance of Gadget." + group + " exist"))
+		Expect(res.BlockedMessage()).To(ContainSubstring("apiextensions.k8s.io/CustomResourceDefinition gadgets." + group + " is kept: 1 foreign instance of Gadget." + group + " exist"))
 		Expect(get(ctx, "apiextensions.k8s.io/v1", "CustomResourceDefinition", "", "gadgets."+group)).NotTo(BeNil())
 		Expect(itemKeys(h.inventory)).To(ContainElement("apiextensions.k8s.io/CustomResourceDefinition gadgets." + group))
 

@@ -72,7 +72,7 @@ func (r *applyRun) runHook(ctx context.Context, item *InventoryItem, d *desired)
 		item.Phase = PhaseDeleting
 		return r.finishHook(ctx, item)
 	}
-	r.wait(fmt.Sprintf("%s: delete hook %s", item, waitingReason(item)))
+	r.wait(item.Key(), "delete hook "+waitingReason(item))
 	return false, nil
 }
 
@@ -91,7 +91,7 @@ func (r *applyRun) finishHook(ctx context.Context, item *InventoryItem) (bool, e
 	}
 	if !gone {
 		r.markChanged()
-		r.wait(fmt.Sprintf("%s: delete hook being deleted", item))
+		r.wait(item.Key(), "delete hook being deleted")
 		return false, nil
 	}
 	item.Phase = PhaseCompleted

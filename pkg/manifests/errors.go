@@ -2,6 +2,8 @@ package manifests
 
 import (
 	"errors"
+	"fmt"
+	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 )
@@ -15,8 +17,27 @@ func (e *UserError) Error() string { return e.Err.Error() }
 
 func (e *UserError) Unwrap() error { return e.Err }
 
+// ImmutableFieldError says that an update would change fields the API
+// server does not let change (a Deployment's selector, say): the manifest
+// must change back, or the object be replaced.
+type ImmutableFieldError struct {
+	// Fields are the immutable fields the update changes.
+	Fields []string
+	// PolicyKey is the update-policy annotation that allows replacing the object.
+	PolicyKey string
+	Err       error
+}
+
+func (e *ImmutableFieldError) Error() string {
+	return fmt.Sprintf("field %s is immutable; set %s: %s to replace the object: %v",
+		strings.Join(e.Fields, ", "), e.PolicyKey, UpdateRecreate, e.Err)
+}
+
+func (e *ImmutableFieldError) Unwrap() error { return e.Err }
+
 // NeedsChange tells whether err is one that only a change fixes: a
-// UserError, an invalid annotation, a namespace the policy may not create,
+// UserError, an invalid annotation, a namespace the policy may not create, an
+// immutable field,
 // or the API server refusing the request itself (forbidden, unauthorized,
 // invalid, bad request) rather than failing to serve it.
 func NeedsChange(err error) bool {
@@ -24,9 +45,10 @@ func NeedsChange(err error) bool {
 		user      *UserError
 		annotated *AnnotationError
 		missing   *MissingNamespaceError
+		immutable *ImmutableFieldError
 	)
 	switch {
-	case errors.As(err, &user), errors.As(err, &annotated), errors.As(err, &missing):
+	case errors.As(err, &user), errors.As(err, &annotated), errors.As(err, &missing), errors.As(err, &immutable):
 		return true
 	}
 	return apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err) || apierrors.IsInvalid(err) || apierrors.IsBadRequest(err)

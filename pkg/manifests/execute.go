@@ -82,7 +82,7 @@ func (r *applyRun) waitGroup(g group, desired map[ObjectKey]*desired) (bool, err
 			continue
 		}
 		ready = false
-		r.wait(fmt.Sprintf("%s: %s", s.key, waitingReason(item)))
+		r.wait(s.key, waitingReason(item))
 	}
 	return ready, nil
 }
@@ -115,7 +115,7 @@ func (r *applyRun) purgeGroup(ctx context.Context, g group) (bool, error) {
 		if !gone[i] {
 			done = false
 			item.Phase = PhaseDeleting
-			r.wait(fmt.Sprintf("%s: being purged", item))
+			r.wait(s.key, "being purged")
 			continue
 		}
 		r.record(goneVerb(item), s.key)
@@ -145,11 +145,11 @@ func (r *applyRun) deleteGroup(ctx context.Context, g group) (bool, error) {
 			r.drop(item)
 			r.record(goneVerb(item), s.key)
 		case deletionKept:
-			r.blocked = append(r.blocked, fmt.Sprintf("%s is kept: %s", item, outcomes[i].why))
+			r.blocked = append(r.blocked, Blocker{Object: s.key, Reason: outcomes[i].why})
 		case deletionPending:
 			r.markChanged()
 			item.Phase = PhaseDeleting
-			r.wait(fmt.Sprintf("%s: being deleted", item))
+			r.wait(s.key, "being deleted")
 			done = false
 		}
 	}

@@ -27,7 +27,7 @@ func (a *Applier) reportsObservedGeneration(ctx context.Context, gvk schema.Grou
 	if !isCustomGroup(gvk.Group) {
 		return false
 	}
-	k := &a.reporting
+	k := a.reporting
 	k.mu.Lock()
 	reports, known := k.known[gvk]
 	k.mu.Unlock()

@@ -2,6 +2,7 @@ package manifests_test
 
 import (
 	"context"
+	"errors"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -126,6 +127,10 @@ var _ = Describe("policies", func() {
 			Expect(err).NotTo(HaveOccurred())
 			_, err = h.apply(ctx, deployment("two"))
 			Expect(err).To(MatchError(ContainSubstring("applying apps/Deployment " + ns + "/d: field spec.selector is immutable; set test.wavekit.dev/update-policy: recreate to replace the object")))
+			var immutable *manifests.ImmutableFieldError
+			Expect(errors.As(err, &immutable)).To(BeTrue(), "a typed error the reconciler does not retry with backoff")
+			Expect(immutable.Fields).To(Equal([]string{"spec.selector"}))
+			Expect(manifests.NeedsChange(err)).To(BeTrue())
 		})
 	})
 

@@ -10,6 +10,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
 var _ = Describe("readiness", func() {
@@ -58,7 +60,7 @@ var _ = Describe("readiness", func() {
 		Expect(res.Done).To(BeFalse())
 
 		setConditions(ctx, w, map[string]string{"Synced": "True", "Healthy": "False"})
-		Eventually(func() []string {
+		Eventually(func() []manifests.Waiting {
 			res, err := h.apply(ctx, w)
 			Expect(err).NotTo(HaveOccurred())
 			return res.Waiting
@@ -72,7 +74,7 @@ var _ = Describe("readiness", func() {
 		w := widget(ns, "observed", "status-hint", "has-observed-generation")
 		_, err := h.apply(ctx, w)
 		Expect(err).NotTo(HaveOccurred())
-		Eventually(func() []string {
+		Eventually(func() []manifests.Waiting {
 			res, _ := h.apply(ctx, w)
 			return res.Waiting
 		}).Should(ConsistOf(ContainSubstring("status.observedGeneration is 0, generation is 1")))

@@ -229,8 +229,7 @@ func explainWriteError(err error, prefix string) error {
 	if len(fields) == 0 {
 		return err
 	}
-	return fmt.Errorf("field %s is immutable; set %s: %s to replace the object: %w",
-		strings.Join(fields, ", "), Key(prefix, AnnotationUpdatePolicy), UpdateRecreate, err)
+	return &ImmutableFieldError{Fields: fields, PolicyKey: Key(prefix, AnnotationUpdatePolicy), Err: err}
 }
 
 func jsonMarshal(v any) ([]byte, error) {
