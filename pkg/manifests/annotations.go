@@ -1,5 +1,10 @@
 package manifests
 
+import (
+	"crypto/sha256"
+	"encoding/hex"
+)
+
 import "fmt"
 
 // Annotation key suffixes. The full key is "<operator name>/<suffix>", see Key.
@@ -96,4 +101,11 @@ func ParseNamespacePolicy(value string) (NamespacePolicy, error) {
 		return p, nil
 	}
 	return "", fmt.Errorf("namespace policy %q is not one of %s, %s", value, NamespaceCreate, NamespaceDoNotCreate)
+}
+
+// OwnerID derives a stable owner label value (<name>/owner-id) from a
+// component's identity.
+func OwnerID(group, kind, namespace, name string) string {
+	sum := sha256.Sum256([]byte(group + "\x00" + kind + "\x00" + namespace + "\x00" + name))
+	return hex.EncodeToString(sum[:20])
 }

@@ -2,8 +2,6 @@ package manifests
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"strings"
 	"time"
@@ -56,12 +54,6 @@ type Owner struct {
 	Defaults Defaults
 	// AdditionalManagedTypes are added to the applier's for this owner.
 	AdditionalManagedTypes []TypeInfo
-}
-
-// OwnerID derives a stable owner label value from a component's identity.
-func OwnerID(group, kind, namespace, name string) string {
-	sum := sha256.Sum256([]byte(group + "\x00" + kind + "\x00" + namespace + "\x00" + name))
-	return hex.EncodeToString(sum[:20])
 }
 
 // SaveFunc persists the inventory (a status write, a Secret write). The

@@ -3,7 +3,6 @@ package manifests
 import (
 	"context"
 	"fmt"
-	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -66,7 +65,7 @@ func filterDeleteHooks(objects []client.Object, prefix string, hooks bool) []cli
 	key := Key(prefix, AnnotationDeleteHook)
 	out := make([]client.Object, 0, len(objects))
 	for _, obj := range objects {
-		if slices.Contains(deleteHookEvents, obj.GetAnnotations()[key]) == hooks {
+		if IsDeleteHook(obj.GetAnnotations()[key]) == hooks {
 			out = append(out, obj)
 		}
 	}

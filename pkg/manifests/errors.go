@@ -1,13 +1,5 @@
 package manifests
 
-import (
-	"errors"
-	"fmt"
-	"strings"
-
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-)
-
 // UserError is an error that only a change fixes — to the manifests, the
 // component, or what its identity may do — so trying again unchanged is
 // pointless: invalid manifests, a refused adoption.
@@ -16,40 +8,3 @@ type UserError struct{ Err error }
 func (e *UserError) Error() string { return e.Err.Error() }
 
 func (e *UserError) Unwrap() error { return e.Err }
-
-// ImmutableFieldError says that an update would change fields the API
-// server does not let change (a Deployment's selector, say): the manifest
-// must change back, or the object be replaced.
-type ImmutableFieldError struct {
-	// Fields are the immutable fields the update changes.
-	Fields []string
-	// PolicyKey is the update-policy annotation that allows replacing the object.
-	PolicyKey string
-	Err       error
-}
-
-func (e *ImmutableFieldError) Error() string {
-	return fmt.Sprintf("field %s is immutable; set %s: %s to replace the object: %v",
-		strings.Join(e.Fields, ", "), e.PolicyKey, UpdateRecreate, e.Err)
-}
-
-func (e *ImmutableFieldError) Unwrap() error { return e.Err }
-
-// NeedsChange tells whether err is one that only a change fixes: a
-// UserError, an invalid annotation, a namespace the policy may not create, an
-// immutable field,
-// or the API server refusing the request itself (forbidden, unauthorized,
-// invalid, bad request) rather than failing to serve it.
-func NeedsChange(err error) bool {
-	var (
-		user      *UserError
-		annotated *AnnotationError
-		missing   *MissingNamespaceError
-		immutable *ImmutableFieldError
-	)
-	switch {
-	case errors.As(err, &user), errors.As(err, &annotated), errors.As(err, &missing), errors.As(err, &immutable):
-		return true
-	}
-	return apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err) || apierrors.IsInvalid(err) || apierrors.IsBadRequest(err)
-}

@@ -77,5 +77,10 @@ func (item InventoryItem) AppliedGrowth() int {
 	if item.Digest != "" {
 		return 0
 	}
-	return 2*digestBytes + len(`,"status":"InProgress"`)
+	return 2*DigestBytes + len(`,"status":"InProgress"`)
 }
+
+// DigestBytes is how much of a manifest's SHA-256 an inventory item's Digest
+// keeps: 128 bits, enough to tell versions apart, small enough for the
+// inventory of a large component to fit its status.
+const DigestBytes = 16

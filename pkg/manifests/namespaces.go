@@ -13,18 +13,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// MissingNamespaceError says that objects need a namespace that does not
-// exist while the namespace policy forbids creating it.
-type MissingNamespaceError struct {
-	Namespace string
-	Object    ObjectKey
-}
-
-func (e *MissingNamespaceError) Error() string {
-	return fmt.Sprintf("%s needs namespace %s, which does not exist (namespace policy %s): create it or allow %s",
-		e.Object, e.Namespace, NamespaceDoNotCreate, NamespaceCreate)
-}
-
 // neededNamespaces adds a Namespace object for every namespace that objects
 // need and that neither the manifests nor the cluster have, when the
 // namespace policy allows it. Such a namespace goes through the waves like

@@ -3,6 +3,7 @@ package manifests
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -109,6 +110,9 @@ var (
 	adoptionPolicies  = []string{string(AdoptNever), string(AdoptIfUnowned), string(AdoptAlways)}
 	deleteHookEvents  = []string{"pre-delete", "post-delete"}
 )
+
+// IsDeleteHook tells whether value is a valid <name>/delete-hook value.
+func IsDeleteHook(value string) bool { return slices.Contains(deleteHookEvents, value) }
 
 // policyParser keeps the first error so that ParsePolicies reads top to bottom.
 type policyParser struct {

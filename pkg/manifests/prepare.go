@@ -277,10 +277,6 @@ func managedTypesOf(u *unstructured.Unstructured) []TypeInfo {
 	return nil
 }
 
-// digestBytes is how much of the SHA-256 an inventory item keeps: 128 bits
-// tell renders apart as well as 256 do, in half the status space.
-const digestBytes = 16
-
 // finish computes the digest of the object as rendered (plus the component
 // generation where the reconcile policy asks for it).
 func (p *preparer) finish(d *desired) error {
@@ -293,7 +289,7 @@ func (p *preparer) finish(d *desired) error {
 	if d.policies.Reconcile == ReconcileOnObjectOrComponentChange {
 		sum.Write([]byte("\x00generation=" + strconv.FormatInt(p.generation, 10)))
 	}
-	d.digest = hex.EncodeToString(sum.Sum(nil)[:digestBytes])
+	d.digest = hex.EncodeToString(sum.Sum(nil)[:DigestBytes])
 	return nil
 }
 
