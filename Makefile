@@ -80,7 +80,7 @@ lint: vet ## Run go vet and staticcheck.
 bench: ## Run the benchmarks (figures go into the README table).
 	@assets="$$($(CONTROL_PLANE))"; \
 	KUBEBUILDER_ASSETS="$$assets" $(GO) test -run='^$$' -bench=. -benchmem -benchtime=20x -count=1 ./pkg/generator/...; \
-	KUBEBUILDER_ASSETS="$$assets" $(GO) test -run='^$$' -bench=. -benchtime=1x -count=1 -timeout=60m ./pkg/manifests/... ./pkg/component/...
+	KUBEBUILDER_ASSETS="$$assets" $(GO) test -run='^$$' -bench=. -benchtime=1x -count=1 -timeout=60m ./pkg/engine/... ./pkg/component/...
 
 .PHONY: control-plane
 control-plane: ## Build kube-apiserver and etcd (first run only) and print their directory.
@@ -105,7 +105,7 @@ chart-lint: ## Lint the operator's Helm chart (config/chart) with the helm CLI f
 FUZZTIME    ?= 10m
 # package:target pairs.
 FUZZ_TARGETS := pkg/manifests:FuzzDecodeObjects pkg/manifests:FuzzParsePolicies \
-	pkg/manifests:FuzzMergeValues pkg/manifests:FuzzDigestStable pkg/generator/helm:FuzzDecodeOnce
+	pkg/manifests:FuzzMergeValues pkg/engine:FuzzDigestStable pkg/generator/helm:FuzzDecodeOnce
 
 .PHONY: fuzz
 fuzz: ## Run every fuzz target for FUZZTIME each (default 10m); crashes land in testdata/fuzz.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/wavekit-dev/wavekit/pkg/engine"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -119,11 +120,11 @@ func (a *releaseApply) run(ctx context.Context, wait bool, timeout time.Duration
 	}
 }
 
-func (a *releaseApply) timedOut(timeout time.Duration, res manifests.Result) error {
+func (a *releaseApply) timedOut(timeout time.Duration, res engine.Result) error {
 	return fmt.Errorf("release %s: timed out after %s in wave %d waiting for %s", a.rel, timeout, res.Wave, summarize(res.Waiting))
 }
 
-func (a *releaseApply) reportBlocked(res manifests.Result) {
+func (a *releaseApply) reportBlocked(res engine.Result) {
 	if len(res.Blocked) > 0 {
 		fmt.Fprintf(a.stderr, "warning: %s\n", res.BlockedMessage())
 	}

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/wavekit-dev/wavekit/pkg/engine"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -67,11 +68,11 @@ func (o *deleteOptions) run(ctx context.Context, g *globalOptions, name string) 
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	target, err := manifests.NewCachedTarget(ctx, cl.config, rel.OperatorName, cl.scheme)
+	target, err := engine.NewCachedTarget(ctx, cl.config, rel.OperatorName, cl.scheme)
 	if err != nil {
 		return fmt.Errorf("watching the cluster at %s: %w", cl.config.Host, err)
 	}
-	applier, err := manifests.NewApplier(target.Target, manifests.Options{Name: rel.OperatorName})
+	applier, err := engine.NewApplier(target.Target, engine.Options{Name: rel.OperatorName})
 	if err != nil {
 		return err
 	}
@@ -83,7 +84,7 @@ func (o *deleteOptions) run(ctx context.Context, g *globalOptions, name string) 
 type releaseDelete struct {
 	store   releaseStore
 	rel     *release
-	applier *manifests.Applier
+	applier *engine.Applier
 	waker   *waker
 	g       *globalOptions
 }
@@ -125,8 +126,8 @@ func (d *releaseDelete) run(ctx context.Context, wait bool, timeout time.Duratio
 
 // pass runs one Delete pass, prints what went and records the inventory
 // that is left.
-func (d *releaseDelete) pass(ctx context.Context) (manifests.Result, error) {
-	res, err := d.applier.Delete(ctx, d.rel.owner(), d.rel.Inventory, manifests.DeleteOptions{Hooks: d.hooks(), Save: d.saveInventory})
+func (d *releaseDelete) pass(ctx context.Context) (engine.Result, error) {
+	res, err := d.applier.Delete(ctx, d.rel.owner(), d.rel.Inventory, engine.DeleteOptions{Hooks: d.hooks(), Save: d.saveInventory})
 	for _, line := range removed(res) {
 		fmt.Fprintln(d.g.stdout, line)
 	}
@@ -163,6 +164,6 @@ func (d *releaseDelete) saveInventory(ctx context.Context, items []manifests.Inv
 	return nil
 }
 
-func (d *releaseDelete) timedOut(timeout time.Duration, res manifests.Result) error {
+func (d *releaseDelete) timedOut(timeout time.Duration, res engine.Result) error {
 	return fmt.Errorf("release %s: timed out after %s waiting for %s to be deleted", d.rel, timeout, summarize(res.Waiting))
 }

@@ -44,10 +44,10 @@ var _ = Describe("delete", func() {
 		succeeds("apply", "hooked", "testdata/delete-hooks", "-n", ns, "--set", "note=second")
 		Expect(configMap(ns, "hooked-before-delete")).To(BeNil(), "a delete hook is not applied while the release lives")
 		out := succeeds("delete", "hooked", "-n", ns, "--wait")
-		Expect(out).To(Equal("orphaned ConfigMap " + ns + "/hooked-before-delete\n" +
-			"deleted ConfigMap " + ns + "/hooked-app\n" +
-			"deleted ConfigMap " + ns + "/hooked-after-delete\n" +
-			"release " + ns + "/hooked deleted\n"), "the pre-delete hook first, the post-delete hook last")
+		Expect(out).To(Equal("orphaned ConfigMap "+ns+"/hooked-before-delete\n"+
+			"deleted ConfigMap "+ns+"/hooked-app\n"+
+			"deleted ConfigMap "+ns+"/hooked-after-delete\n"+
+			"release "+ns+"/hooked deleted\n"), "the pre-delete hook first, the post-delete hook last")
 		Expect(configMap(ns, "hooked-app")).To(BeNil())
 		kept := configMap(ns, "hooked-before-delete")
 		Expect(kept).NotTo(BeNil(), "the pre-delete hook ran and, without hook-succeeded, stays")

@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/wavekit-dev/wavekit/pkg/manifests"
+	"github.com/wavekit-dev/wavekit/pkg/engine"
 )
 
 type diffOptions struct {
@@ -53,11 +53,11 @@ func (o *diffOptions) run(ctx context.Context, g *globalOptions, name, dir strin
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	target, err := manifests.NewCachedTarget(ctx, next.cluster.config, next.rel.OperatorName, next.cluster.scheme)
+	target, err := engine.NewCachedTarget(ctx, next.cluster.config, next.rel.OperatorName, next.cluster.scheme)
 	if err != nil {
 		return fmt.Errorf("watching the cluster at %s: %w", next.cluster.config.Host, err)
 	}
-	applier, err := manifests.NewApplier(target.Target, manifests.Options{Name: next.rel.OperatorName})
+	applier, err := engine.NewApplier(target.Target, engine.Options{Name: next.rel.OperatorName})
 	if err != nil {
 		return err
 	}

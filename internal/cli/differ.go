@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
+	"github.com/wavekit-dev/wavekit/pkg/engine"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -41,19 +42,19 @@ type objectDiff struct {
 
 // objectDiffs turns what the applier says apply would do into diffs.
 // Secret values are masked unless showSecrets.
-func objectDiffs(changes []manifests.Change, showSecrets bool) ([]objectDiff, error) {
+func objectDiffs(changes []engine.Change, showSecrets bool) ([]objectDiff, error) {
 	diffs := make([]objectDiff, 0, len(changes))
 	for _, c := range changes {
 		var od objectDiff
 		var err error
 		switch c.Action {
-		case manifests.ChangeNone:
+		case engine.ChangeNone:
 			od = objectDiff{key: c.Object, action: actionUnchanged}
-		case manifests.ChangeOrphan:
+		case engine.ChangeOrphan:
 			od = objectDiff{key: c.Object, action: actionOrphan, note: c.Note}
-		case manifests.ChangeDelete:
+		case engine.ChangeDelete:
 			od, err = newObjectDiff(c.Object, actionDelete, c.Live, nil, c.Note, showSecrets)
-		case manifests.ChangeCreate:
+		case engine.ChangeCreate:
 			od, err = newObjectDiff(c.Object, actionCreate, nil, c.Result, c.Note, showSecrets)
 		default:
 			od, err = newObjectDiff(c.Object, actionUpdate, c.Live, c.Result, c.Note, showSecrets)

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/client-go/rest"
 
+	"github.com/wavekit-dev/wavekit/pkg/engine"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -47,7 +48,7 @@ var _ = Describe("the terminal progress table", func() {
 	It("redraws the table in place, cut to the terminal width", func() {
 		var out bytes.Buffer
 		p := &tableProgress{out: &out, width: 40}
-		res := manifests.Result{Wave: 0, Waiting: []manifests.Waiting{{
+		res := engine.Result{Wave: 0, Waiting: []engine.Waiting{{
 			Object: manifests.ObjectKey{Group: "apps", Kind: "Deployment", Namespace: "ns", Name: "web"}, Reason: "Creating, InProgress: Replicas: 0/1"}},
 			Inventory: []manifests.InventoryItem{
 				{Group: "apps", Kind: "Deployment", Namespace: "ns", Name: "web", Phase: manifests.PhaseCreating},

@@ -9,17 +9,18 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/wavekit-dev/wavekit/pkg/engine"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
 // progress shows how an apply goes, pass after pass.
 type progress interface {
 	// update shows the result of one pass.
-	update(res manifests.Result)
+	update(res engine.Result)
 	// done reports a release whose waves are all ready.
-	done(rel *release, res manifests.Result)
+	done(rel *release, res engine.Result)
 	// pending reports a release left waiting (apply without --wait).
-	pending(rel *release, res manifests.Result)
+	pending(rel *release, res engine.Result)
 }
 
 // newProgress picks a redrawn table for a terminal and plain lines otherwise.
@@ -47,12 +48,12 @@ func terminalWidth(out io.Writer) (int, bool) {
 type wave struct {
 	order        int16
 	total, ready int
-	waiting      []manifests.Waiting
+	waiting      []engine.Waiting
 }
 
 // wavesOf groups the inventory by apply order; the waiting objects of the
 // pass go to the wave it stopped in.
-func wavesOf(res manifests.Result) []wave {
+func wavesOf(res engine.Result) []wave {
 	byOrder := map[int16]*wave{}
 	for _, item := range res.Inventory {
 		w, ok := byOrder[item.ApplyOrder]
@@ -77,7 +78,7 @@ func wavesOf(res manifests.Result) []wave {
 }
 
 // reached reports whether a pass got to the wave.
-func (w wave) reached(res manifests.Result) bool {
+func (w wave) reached(res engine.Result) bool {
 	return res.Done || w.order <= res.Wave
 }
 
@@ -96,7 +97,7 @@ func keysOf(items []manifests.InventoryItem) itemSet {
 // pass, as the applier reports it, sorted: "deleted KEY" for what it deleted,
 // "orphaned KEY" for what a delete policy keeps, and "left KEY" for what it
 // had nothing to delete of (gone already, or held by another owner).
-func removed(res manifests.Result) []string {
+func removed(res engine.Result) []string {
 	now := keysOf(res.Inventory)
 	var lines []string
 	for _, action := range res.Actions {
@@ -104,11 +105,11 @@ func removed(res manifests.Result) []string {
 			continue // purged, and remembered as Completed
 		}
 		switch action.Verb {
-		case manifests.ActionDeleted:
+		case engine.ActionDeleted:
 			lines = append(lines, "deleted "+action.Object.String())
-		case manifests.ActionOrphaned:
+		case engine.ActionOrphaned:
 			lines = append(lines, "orphaned "+action.Object.String())
-		case manifests.ActionLeft:
+		case engine.ActionLeft:
 			lines = append(lines, "left "+action.Object.String()+": nothing to delete (gone already, or held by another owner)")
 		}
 	}
@@ -117,12 +118,12 @@ func removed(res manifests.Result) []string {
 }
 
 // readyLine is the closing line of an apply.
-func readyLine(rel *release, res manifests.Result) string {
+func readyLine(rel *release, res engine.Result) string {
 	waves := wavesOf(res)
 	return fmt.Sprintf("release %s is ready: %d objects in %d waves (revision %d)", rel, len(res.Inventory), len(waves), rel.Revision)
 }
 
-func pendingLine(rel *release, res manifests.Result) string {
+func pendingLine(rel *release, res engine.Result) string {
 	return fmt.Sprintf("release %s is applied up to wave %d and waits for %s; run apply again or use --wait",
 		rel, res.Wave, summarize(res.Waiting))
 }
@@ -133,7 +134,7 @@ type lineProgress struct {
 	printed map[int16]string
 }
 
-func (p *lineProgress) update(res manifests.Result) {
+func (p *lineProgress) update(res engine.Result) {
 	for _, w := range wavesOf(res) {
 		if !w.reached(res) {
 			continue
@@ -152,11 +153,11 @@ func (p *lineProgress) update(res manifests.Result) {
 	}
 }
 
-func (p *lineProgress) done(rel *release, res manifests.Result) {
+func (p *lineProgress) done(rel *release, res engine.Result) {
 	fmt.Fprintln(p.out, readyLine(rel, res))
 }
 
-func (p *lineProgress) pending(rel *release, res manifests.Result) {
+func (p *lineProgress) pending(rel *release, res engine.Result) {
 	fmt.Fprintln(p.out, pendingLine(rel, res))
 }
 
@@ -168,7 +169,7 @@ type tableProgress struct {
 	lines   int
 }
 
-func (p *tableProgress) update(res manifests.Result) {
+func (p *tableProgress) update(res engine.Result) {
 	p.deleted = append(p.deleted, removed(res)...)
 	var b strings.Builder
 	fmt.Fprintf(&b, "%-6s %-7s %s\n", "WAVE", "READY", "STATE")
@@ -181,7 +182,7 @@ func (p *tableProgress) update(res manifests.Result) {
 	p.redraw(b.String())
 }
 
-func waveState(w wave, res manifests.Result) string {
+func waveState(w wave, res engine.Result) string {
 	switch {
 	case w.ready == w.total:
 		return "ready"
@@ -210,10 +211,10 @@ func (p *tableProgress) redraw(text string) {
 	p.lines = len(lines)
 }
 
-func (p *tableProgress) done(rel *release, res manifests.Result) {
+func (p *tableProgress) done(rel *release, res engine.Result) {
 	fmt.Fprintln(p.out, readyLine(rel, res))
 }
 
-func (p *tableProgress) pending(rel *release, res manifests.Result) {
+func (p *tableProgress) pending(rel *release, res engine.Result) {
 	fmt.Fprintln(p.out, pendingLine(rel, res))
 }

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/wavekit-dev/wavekit/pkg/engine"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -70,8 +71,8 @@ type release struct {
 func (r *release) String() string { return r.Namespace + "/" + r.Name }
 
 // owner is the applier's owner of the release's objects.
-func (r *release) owner() manifests.Owner {
-	return manifests.Owner{
+func (r *release) owner() engine.Owner {
+	return engine.Owner{
 		ID:          manifests.OwnerID("wavekit.dev", "Release", r.Namespace, r.Name),
 		Description: "Release " + r.String(),
 		Namespace:   r.Namespace,

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/wavekit-dev/wavekit/pkg/engine"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -23,18 +24,18 @@ type releaseApply struct {
 	objects  []client.Object
 	// namespacePolicy says whether missing namespaces are created.
 	namespacePolicy manifests.NamespacePolicy
-	applier         *manifests.Applier
+	applier         *engine.Applier
 	waker           *waker
 	progress        progress
 	stderr          io.Writer
 }
 
 func newReleaseApply(ctx context.Context, cl *cluster, store releaseStore, rel *release, g *globalOptions) (*releaseApply, error) {
-	target, err := manifests.NewCachedTarget(ctx, cl.config, rel.OperatorName, cl.scheme)
+	target, err := engine.NewCachedTarget(ctx, cl.config, rel.OperatorName, cl.scheme)
 	if err != nil {
 		return nil, fmt.Errorf("watching the cluster at %s: %w", cl.config.Host, err)
 	}
-	applier, err := manifests.NewApplier(target.Target, manifests.Options{Name: rel.OperatorName})
+	applier, err := engine.NewApplier(target.Target, engine.Options{Name: rel.OperatorName})
 	if err != nil {
 		return nil, err
 	}
@@ -44,7 +45,7 @@ func newReleaseApply(ctx context.Context, cl *cluster, store releaseStore, rel *
 	}, nil
 }
 
-func (a *releaseApply) owner() manifests.Owner {
+func (a *releaseApply) owner() engine.Owner {
 	owner := a.rel.owner()
 	owner.Generation = a.revision
 	owner.Defaults.Namespace = a.namespacePolicy
@@ -53,7 +54,7 @@ func (a *releaseApply) owner() manifests.Owner {
 
 // pass runs one Apply pass and records its outcome in the Secret when the
 // inventory, the state or the message changed.
-func (a *releaseApply) pass(ctx context.Context) (manifests.Result, error) {
+func (a *releaseApply) pass(ctx context.Context) (engine.Result, error) {
 	res, err := a.applier.Apply(ctx, a.owner(), a.objects, a.rel.Inventory, a.saveInventory)
 	if res.Changed {
 		a.wrote = true
@@ -117,17 +118,17 @@ func sameInventory(a, b []manifests.InventoryItem) bool {
 const maxListed = 3
 
 // summarize names the first few waiting objects.
-func summarize(waiting []manifests.Waiting) string {
+func summarize(waiting []engine.Waiting) string {
 	if len(waiting) == 0 {
 		return "nothing"
 	}
-	return manifests.Summarize(waiting, maxListed)
+	return engine.Summarize(waiting, maxListed)
 }
 
 // hookData returns the delete hooks among objects as the release records
 // them, for delete to run.
 func hookData(objects []client.Object, prefix string) ([]map[string]any, error) {
-	hooks := manifests.DeleteHooks(objects, prefix)
+	hooks := engine.DeleteHooks(objects, prefix)
 	out := make([]map[string]any, 0, len(hooks))
 	for _, hook := range hooks {
 		content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(hook)

@@ -11,8 +11,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
+	"github.com/wavekit-dev/wavekit/pkg/engine"
 	"github.com/wavekit-dev/wavekit/pkg/generator/helm"
-	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
 type renderOptions struct {
@@ -80,7 +80,7 @@ func (o *renderOptions) run(cmd *cobra.Command, g *globalOptions, dir string) er
 	if err != nil {
 		return err
 	}
-	if err := manifests.SortForApply(g.operatorName, objects); err != nil {
+	if err := engine.SortForApply(g.operatorName, objects); err != nil {
 		return fmt.Errorf("invalid manifests in %s: %w", dir, err)
 	}
 	data, err := encodeYAMLStream(objects)

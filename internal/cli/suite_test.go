@@ -123,4 +123,3 @@ func countingKubeconfig() (string, *apicount.Counter) {
 	Expect(testenv.WriteKubeconfig(&rest.Config{Host: server.URL}, path)).To(Succeed())
 	return path, counter
 }
-

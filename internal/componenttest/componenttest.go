@@ -1,6 +1,3 @@
-// Package componenttest holds what the suites that run component operators
-// against the test control plane share: managers that several of them start
-// in one process, and reading a Component's Ready condition.
 package componenttest
 
 import (

@@ -7,6 +7,7 @@ import (
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/wavekit-dev/wavekit/pkg/engine"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -94,7 +95,7 @@ func (rn *run[T]) saveInventory(ctx context.Context, items []manifests.Inventory
 }
 
 // applied turns the applier's result into the outcome.
-func (rn *run[T]) applied(ctx context.Context, res manifests.Result) outcome {
+func (rn *run[T]) applied(ctx context.Context, res engine.Result) outcome {
 	if res.Done {
 		if err := rn.r.runHooks(ctx, rn.r.postReconcile, rn.component); err != nil {
 			return rn.fail(fmt.Errorf("post-reconcile hook: %w", err))
@@ -134,18 +135,18 @@ func (rn *run[T]) waiting(message string) outcome {
 // applier, registers the owner for events, and watches the kinds the
 // inventory already holds before the pass starts (a handler added later would
 // miss deletions made meanwhile).
-func (rn *run[T]) connect(ctx context.Context) (*target, manifests.Owner, error) {
+func (rn *run[T]) connect(ctx context.Context) (*target, engine.Owner, error) {
 	tg, err := rn.r.targets.forComponent(ctx, rn.component)
 	if err != nil {
-		return nil, manifests.Owner{}, fmt.Errorf("connecting to the target cluster: %w", err)
+		return nil, engine.Owner{}, fmt.Errorf("connecting to the target cluster: %w", err)
 	}
 	owner, err := rn.owner()
 	if err != nil {
-		return nil, manifests.Owner{}, err
+		return nil, engine.Owner{}, err
 	}
 	rn.r.registerOwner(owner.ID, rn.id)
 	if _, err := rn.r.watchDependents(ctx, tg, rn.component.GetStatus().Inventory); err != nil {
-		return nil, manifests.Owner{}, err
+		return nil, engine.Owner{}, err
 	}
 	return tg, owner, nil
 }

@@ -8,7 +8,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
-	"github.com/wavekit-dev/wavekit/pkg/manifests"
+	"github.com/wavekit-dev/wavekit/pkg/engine"
 )
 
 // delete removes the component's objects in delete waves and then the
@@ -37,7 +37,7 @@ func (rn *run[T]) delete(ctx context.Context) outcome {
 	}
 	status := rn.component.GetStatus()
 	hooks, skipped := rn.deleteHooks(ctx, tg)
-	res, err := tg.applier.Delete(ctx, owner, status.Inventory, manifests.DeleteOptions{Hooks: hooks, Save: rn.saveInventory})
+	res, err := tg.applier.Delete(ctx, owner, status.Inventory, engine.DeleteOptions{Hooks: hooks, Save: rn.saveInventory})
 	status.Inventory = res.Inventory
 	rn.r.recordActions(rn.component, res.Actions)
 	newKinds := false

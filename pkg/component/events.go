@@ -5,18 +5,18 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/wavekit-dev/wavekit/pkg/manifests"
+	"github.com/wavekit-dev/wavekit/pkg/engine"
 )
 
 // recordActions emits one event per kind of action a pass took (created,
 // updated, deleted, orphaned), naming the first few objects. A pass that
 // wrote nothing emits nothing.
-func (r *Reconciler[T]) recordActions(component T, actions []manifests.Action) {
+func (r *Reconciler[T]) recordActions(component T, actions []engine.Action) {
 	if r.recorder == nil || len(actions) == 0 {
 		return
 	}
-	byVerb := map[manifests.ActionVerb][]string{}
-	var verbs []manifests.ActionVerb
+	byVerb := map[engine.ActionVerb][]string{}
+	var verbs []engine.ActionVerb
 	for _, a := range actions {
 		if _, seen := byVerb[a.Verb]; !seen {
 			verbs = append(verbs, a.Verb)

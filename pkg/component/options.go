@@ -6,6 +6,7 @@ import (
 	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	"github.com/wavekit-dev/wavekit/pkg/engine"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -86,7 +87,7 @@ func (o ReconcilerOptions) withDefaults(name string) ReconcilerOptions {
 		o.MaxConcurrentReconciles = 1
 	}
 	if o.TargetTimeout <= 0 {
-		o.TargetTimeout = manifests.DefaultStartTimeout
+		o.TargetTimeout = engine.DefaultStartTimeout
 	}
 	if o.ReconcileTimeout <= 0 {
 		o.ReconcileTimeout = 2 * time.Minute

@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
+	"github.com/wavekit-dev/wavekit/pkg/engine"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -107,7 +108,7 @@ func (rn *run[T]) fail(err error) outcome {
 		return outcome{reason: ReasonRetrying, message: err.Error(), requeue: time.Second}
 	}
 	var tooLarge *tooLargeError
-	if manifests.NeedsChange(err) || errors.As(err, &tooLarge) {
+	if engine.NeedsChange(err) || errors.As(err, &tooLarge) {
 		// Trying again unchanged cannot help: look again on a change, or at
 		// the retry interval, rather than with ever longer backoff.
 		return outcome{reason: ReasonError, message: err.Error(), requeue: rn.r.retryInterval(rn.component), stalled: true}
@@ -233,14 +234,14 @@ func (r *Reconciler[T]) note(component T, o outcome) {
 }
 
 // owner describes the component to the applier.
-func (rn *run[T]) owner() (manifests.Owner, error) {
+func (rn *run[T]) owner() (engine.Owner, error) {
 	c := rn.component
 	gvk, err := apiutil.GVKForObject(c, rn.r.client.Scheme())
 	if err != nil {
-		return manifests.Owner{}, fmt.Errorf("finding the kind of %s: %w", rn.id, err)
+		return engine.Owner{}, fmt.Errorf("finding the kind of %s: %w", rn.id, err)
 	}
 	namespace, _ := rn.placement()
-	owner := manifests.Owner{
+	owner := engine.Owner{
 		ID:          manifests.OwnerID(gvk.Group, gvk.Kind, c.GetNamespace(), c.GetName()),
 		Description: gvk.Kind + " " + rn.id.String(),
 		Namespace:   namespace,
@@ -299,9 +300,9 @@ func (r *Reconciler[T]) timeout(c T) time.Duration {
 }
 
 // describeWaiting lists the first few objects a wave waits for.
-func describeWaiting(prefix string, waiting []manifests.Waiting) string {
+func describeWaiting(prefix string, waiting []engine.Waiting) string {
 	if len(waiting) == 0 {
 		return prefix
 	}
-	return prefix + ": " + manifests.Summarize(waiting, 5)
+	return prefix + ": " + engine.Summarize(waiting, 5)
 }

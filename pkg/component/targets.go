@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/wavekit-dev/wavekit/pkg/engine"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -27,8 +28,8 @@ const connectWait = time.Second
 // Until ready is closed it is connecting; then either err is set or the
 // embedded CachedTarget and applier are.
 type target struct {
-	*manifests.CachedTarget
-	applier *manifests.Applier
+	*engine.CachedTarget
+	applier *engine.Applier
 	cancel  context.CancelFunc
 	users   map[types.NamespacedName]bool
 	host    string
@@ -109,12 +110,12 @@ func (t *targets) startLocked(key targetKey, cfg *rest.Config) *target {
 }
 
 func (t *targets) connect(ctx context.Context, tg *target, cfg *rest.Config, namespaces []string) error {
-	cached, err := manifests.NewCachedTargetWith(ctx, countRequests(cfg), t.name, t.scheme,
-		manifests.CachedTargetOptions{Namespaces: namespaces, StartTimeout: t.opts.TargetTimeout})
+	cached, err := engine.NewCachedTargetWith(ctx, countRequests(cfg), t.name, t.scheme,
+		engine.CachedTargetOptions{Namespaces: namespaces, StartTimeout: t.opts.TargetTimeout})
 	if err != nil {
 		return err
 	}
-	applier, err := manifests.NewApplier(cached.Target, manifests.Options{
+	applier, err := engine.NewApplier(cached.Target, engine.Options{
 		Name: t.name, FieldOwner: t.opts.FieldOwner, Defaults: t.opts.Defaults,
 		Concurrency: t.opts.Concurrency,
 	})

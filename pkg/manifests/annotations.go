@@ -3,9 +3,8 @@ package manifests
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 )
-
-import "fmt"
 
 // Annotation key suffixes. The full key is "<operator name>/<suffix>", see Key.
 const (

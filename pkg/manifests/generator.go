@@ -1,6 +1,3 @@
-// Package manifests holds wavekit's manifest contract: the Generator interface
-// and its Parameters, the annotation keys and policy types that steer the
-// applier, and the applier itself.
 package manifests
 
 import (

@@ -43,7 +43,9 @@ type Defaults struct {
 	Namespace NamespacePolicy
 }
 
-func (d Defaults) withFallbacks() Defaults {
+// WithFallbacks returns d with the built-in default for every policy it
+// leaves empty.
+func (d Defaults) WithFallbacks() Defaults {
 	if d.Reconcile == "" {
 		d.Reconcile = ReconcileOnObjectChange
 	}
@@ -77,7 +79,7 @@ func (e *AnnotationError) Error() string {
 // ParsePolicies reads the wavekit annotations of an object with the given
 // prefix. object names the object in errors.
 func ParsePolicies(prefix, object string, annotations map[string]string, defaults Defaults) (ObjectPolicies, error) {
-	defaults = defaults.withFallbacks()
+	defaults = defaults.WithFallbacks()
 	p := policyParser{prefix: prefix, object: object, annotations: annotations}
 	policies := ObjectPolicies{
 		ApplyOrder:      p.order(AnnotationApplyOrder, AnnotationOrder),

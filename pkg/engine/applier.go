@@ -1,0 +1,237 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/discovery"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/wavekit-dev/wavekit/pkg/manifests"
+)
+
+// Options configure an Applier.
+type Options struct {
+	// Name is the operator name: annotation and label prefix and field owner.
+	Name string
+	// FieldOwner overrides Name as the field manager of writes.
+	FieldOwner string
+	// Defaults are the policies of objects without policy annotations.
+	Defaults manifests.Defaults
+	// Concurrency bounds the objects of one wave and stage written at once (default 8).
+	Concurrency int
+	// AdditionalManagedTypes block deletion while foreign instances exist,
+	// besides the types served by the component's CRDs and APIServices.
+	AdditionalManagedTypes []manifests.TypeInfo
+	// Now returns the current time (tests replace it).
+	Now func() time.Time
+}
+
+// Target is the cluster an Applier works on.
+type Target struct {
+	// Client writes, and reads what the owner label cannot select (adoption,
+	// foreign instances). It must carry a RESTMapper that learns new CRDs.
+	Client client.Client
+	// Live reads objects that carry the owner label, ideally from a cache.
+	Live LiveReader
+	// Discovery lists the resources of the cluster (for wildcard managed types).
+	Discovery discovery.DiscoveryInterface
+}
+
+// Owner is the component that owns the objects of an Apply or Delete.
+type Owner struct {
+	// ID is the value of the owner label; see OwnerID.
+	ID string
+	// Description names the owner in messages, e.g. "Component default/demo".
+	Description string
+	// Namespace is given to namespaced objects that have none.
+	Namespace string
+	// Generation of the component, for on-object-or-component-change.
+	Generation int64
+	// Defaults, where set, override the applier's defaults for this owner.
+	Defaults manifests.Defaults
+	// AdditionalManagedTypes are added to the applier's for this owner.
+	AdditionalManagedTypes []manifests.TypeInfo
+}
+
+// SaveFunc persists the inventory (a status write, a Secret write). The
+// applier calls it before it creates objects that are new to the inventory.
+type SaveFunc func(ctx context.Context, items []manifests.InventoryItem) error
+
+// Result says where a run got to.
+type Result struct {
+	// Inventory is the updated inventory; persist it.
+	Inventory []manifests.InventoryItem
+	// Done is true when every object is applied and ready (Apply) or gone (Delete).
+	Done bool
+	// Wave is the wave the run stopped in when not Done.
+	Wave int16
+	// Waiting lists the objects not ready (Apply) or not gone (Delete) yet, with why.
+	Waiting []Waiting
+	// Blocked lists what foreign instances keep: the whole deletion, or
+	// CRDs that left the manifests.
+	Blocked []Blocker
+	// Changed is true when the run wrote an object.
+	Changed bool
+	// Actions lists what the run did to objects, in the order it did it.
+	Actions []Action
+}
+
+// Waiting is an object a pass waits for, and why.
+type Waiting struct {
+	Object manifests.ObjectKey
+	// Reason is the object's phase and status ("InProgress, Deployment is
+	// not available"), or what is done to it ("being deleted").
+	Reason string
+}
+
+func (w Waiting) String() string { return w.Object.String() + ": " + w.Reason }
+
+// Summarize names the first shown waiting objects and says how many more
+// there are: "a: InProgress; b: being deleted and 3 more" ("" for none).
+func Summarize(waiting []Waiting, shown int) string {
+	listed := make([]string, 0, min(len(waiting), shown))
+	for _, w := range waiting[:min(len(waiting), shown)] {
+		listed = append(listed, w.String())
+	}
+	out := strings.Join(listed, "; ")
+	if more := len(waiting) - len(listed); more > 0 {
+		out += fmt.Sprintf(" and %d more", more)
+	}
+	return out
+}
+
+// Blocker is what foreign instances of a component's types keep.
+type Blocker struct {
+	// Object is the object kept (a CRD that left the manifests); zero when
+	// the whole deletion waits.
+	Object manifests.ObjectKey
+	// Reason names the foreign instances: "1 foreign instance of Gadget.example.com exist".
+	Reason string
+}
+
+func (b Blocker) String() string {
+	if b.Object == (manifests.ObjectKey{}) {
+		return b.Reason
+	}
+	return b.Object.String() + " is kept: " + b.Reason
+}
+
+// BlockedMessage joins the blockers into one sentence ("" when none).
+func (r Result) BlockedMessage() string {
+	parts := make([]string, len(r.Blocked))
+	for i, b := range r.Blocked {
+		parts[i] = b.String()
+	}
+	return strings.Join(parts, "; ")
+}
+
+// Action is one thing a run did to an object.
+type Action struct {
+	Verb   ActionVerb
+	Object manifests.ObjectKey
+}
+
+// ActionVerb names what was done.
+type ActionVerb string
+
+// Action verbs.
+const (
+	ActionCreated  ActionVerb = "Created"
+	ActionUpdated  ActionVerb = "Updated"
+	ActionDeleted  ActionVerb = "Deleted"
+	ActionOrphaned ActionVerb = "Orphaned"
+	// ActionLeft: dropped from the inventory with nothing to delete, since
+	// the object was gone already or is held by another owner.
+	ActionLeft ActionVerb = "Left"
+)
+
+// Applier applies rendered objects in waves and deletes them again.
+type Applier struct {
+	opts   Options
+	target Target
+	mapper meta.RESTMapper
+	// reporting: which custom kinds report status.observedGeneration.
+	reporting *reportingKinds
+	scheme    *runtime.Scheme
+	live      *liveObjects
+	drift     *driftDetector
+	own       *ownWrites
+	// dryRunOnly: writes are server-side dry runs (Diff) and do not touch
+	// the caches of what the applier wrote.
+	dryRunOnly bool
+}
+
+// NewApplier returns an applier for one target cluster. Keep it for the
+// lifetime of the target: it remembers what it wrote.
+func NewApplier(target Target, opts Options) (*Applier, error) {
+	if opts.Name == "" {
+		return nil, fmt.Errorf("applier options: Name (the operator name) is required")
+	}
+	if target.Client == nil || target.Live == nil {
+		return nil, fmt.Errorf("applier target: Client and Live are required")
+	}
+	if opts.FieldOwner == "" {
+		opts.FieldOwner = opts.Name
+	}
+	if opts.Concurrency <= 0 {
+		opts.Concurrency = 8
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	opts.Defaults = opts.Defaults.WithFallbacks()
+	return &Applier{
+		opts:      opts,
+		target:    target,
+		mapper:    target.Client.RESTMapper(),
+		scheme:    target.Client.Scheme(),
+		live:      newLiveObjects(target.Live, target.Client, opts.Now),
+		reporting: &reportingKinds{},
+		drift:     newDriftDetector(),
+		own:       newOwnWrites(),
+	}, nil
+}
+
+// OwnerLabel is the label key that marks the objects this applier owns.
+func (a *Applier) OwnerLabel() string { return manifests.Key(a.opts.Name, manifests.LabelOwnerID) }
+
+// ownerAnnotation names the owner in words, for conflict messages.
+func (a *Applier) ownerAnnotation() string { return manifests.Key(a.opts.Name, "owner") }
+
+// IsOwnWrite tells whether obj, as seen in a watch event, is the version the
+// applier itself wrote last; a reconciler need not react to such events.
+func (a *Applier) IsOwnWrite(obj client.Object) bool {
+	gvk := obj.GetObjectKind().GroupVersionKind()
+	key := manifests.ObjectKey{Group: gvk.Group, Kind: gvk.Kind, Namespace: obj.GetNamespace(), Name: obj.GetName()}
+	return a.own.is(key, obj.GetResourceVersion())
+}
+
+// defaultsFor merges the owner's defaults over the applier's.
+func (a *Applier) defaultsFor(owner Owner) manifests.Defaults {
+	d := a.opts.Defaults
+	o := owner.Defaults
+	if o.Reconcile != "" {
+		d.Reconcile = o.Reconcile
+	}
+	if o.Update != "" && o.Update != manifests.UpdateDefault {
+		d.Update = o.Update
+	}
+	if o.Delete != "" && o.Delete != manifests.DeleteDefault {
+		d.Delete = o.Delete
+	}
+	if o.Adoption != "" {
+		d.Adoption = o.Adoption
+	}
+	if o.ReapplyInterval > 0 {
+		d.ReapplyInterval = o.ReapplyInterval
+	}
+	if o.Namespace != "" {
+		d.Namespace = o.Namespace
+	}
+	return d
+}

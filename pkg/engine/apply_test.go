@@ -1,0 +1,171 @@
+package engine_test
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/wavekit-dev/wavekit/pkg/engine"
+	"github.com/wavekit-dev/wavekit/pkg/manifests"
+)
+
+var _ = Describe("applying in waves", func() {
+	var (
+		ctx context.Context
+		h   *harness
+		ns  string
+	)
+	BeforeEach(func() {
+		ctx, ns, h = newSpec("waves")
+	})
+
+	It("starts a wave only when every object of the previous one is ready", func() {
+		first := widget(ns, "first", "status-hint", "has-ready-condition")
+		second := configMap(ns, "second", map[string]string{"k": "v"}, "apply-order", "1")
+
+		res, err := h.apply(ctx, first, second)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(res.Done).To(BeFalse())
+		Expect(res.Wave).To(Equal(int16(0)))
+		Expect(res.Waiting).To(ConsistOf(ContainSubstring("test.wavekit.dev/Widget " + ns + "/first")))
+		Expect(get(ctx, "test.wavekit.dev/v1", "Widget", ns, "first")).NotTo(BeNil())
+		Expect(getConfigMap(ctx, ns, "second")).To(BeNil())
+
+		setReady(ctx, first, true)
+		h.applyUntilDone(ctx, first, second)
+		Expect(getConfigMap(ctx, ns, "second")).NotTo(BeNil())
+		Expect(h.inventory).To(HaveLen(2))
+		for _, item := range h.inventory {
+			Expect(item.Phase).To(Equal(manifests.PhaseReady), item.String())
+		}
+	})
+
+	It("applies a CRD before its instances and waits until it is established", func() {
+		group := ns + ".stages.wavekit.dev"
+		h.applyUntilDone(ctx, gadget(group, ns, "g1"), gadgetCRD(group))
+		Expect(get(ctx, group+"/v1", "Gadget", ns, "g1")).NotTo(BeNil())
+		kinds := []string{}
+		for _, item := range h.inventory {
+			kinds = append(kinds, item.Kind)
+		}
+		Expect(kinds).To(Equal([]string{"CustomResourceDefinition", "Gadget"}))
+		Expect(h.inventory[0].ManagedTypes).To(Equal([]manifests.TypeInfo{{Group: group, Kind: "Gadget"}}))
+	})
+
+	It("orders kinds within a wave: namespaces, definitions, configuration, workloads", func() {
+		target := ns + "-made"
+		objects := []any{
+			configMap(target, "cm", nil),
+			&rbacv1.ClusterRole{TypeMeta: metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "ClusterRole"}, ObjectMeta: metav1.ObjectMeta{Name: target + "-role"}},
+			&corev1.Namespace{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"}, ObjectMeta: metav1.ObjectMeta{Name: target}},
+			&corev1.Service{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Service"}, ObjectMeta: metav1.ObjectMeta{Namespace: target, Name: "svc"},
+				Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 80}}}},
+		}
+		h.applyUntilDone(ctx, objects...)
+		Expect(itemKeys(h.inventory)).To(Equal([]string{
+			"Namespace " + target,
+			"rbac.authorization.k8s.io/ClusterRole " + target + "-role",
+			"ConfigMap " + target + "/cm",
+			"Service " + target + "/svc",
+		}))
+	})
+
+	It("gives namespaced objects the component's namespace and takes it from cluster-scoped ones", func() {
+		cm := configMap("", "defaulted", nil)
+		role := &rbacv1.ClusterRole{TypeMeta: metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "ClusterRole"},
+			ObjectMeta: metav1.ObjectMeta{Name: ns + "-scoped", Namespace: "ignored"}}
+		h.applyUntilDone(ctx, cm, role)
+		Expect(getConfigMap(ctx, ns, "defaulted")).NotTo(BeNil())
+		Expect(get(ctx, "rbac.authorization.k8s.io/v1", "ClusterRole", "", ns+"-scoped")).NotTo(BeNil())
+	})
+
+	It("creates a missing namespace first, tracks it and never deletes it", func() {
+		missing := ns + "-missing"
+		var savedBeforeCreate []string
+		res, err := h.applier.Apply(ctx, h.owner, toObjects([]any{configMap(missing, "cm", nil)}), nil,
+			func(ctx context.Context, items []manifests.InventoryItem) error {
+				if get(ctx, "v1", "Namespace", "", missing) == nil {
+					savedBeforeCreate = itemKeys(items)
+				}
+				return h.save(ctx, items)
+			})
+		Expect(err).NotTo(HaveOccurred())
+		h.inventory = res.Inventory
+		Expect(savedBeforeCreate).To(Equal([]string{"Namespace " + missing, "ConfigMap " + missing + "/cm"}))
+		h.applyUntilDone(ctx, configMap(missing, "cm", nil))
+		Expect(getConfigMap(ctx, missing, "cm")).NotTo(BeNil())
+		Expect(itemKeys(h.inventory)).To(Equal([]string{"Namespace " + missing, "ConfigMap " + missing + "/cm"}))
+		Expect(h.inventory[0].DeletePolicy).To(Equal(manifests.DeleteOrphan))
+
+		By("a pass that changes nothing reads nothing, the namespace included")
+		h.waitForCache(ctx)
+		h.counter.Reset()
+		h.applyUntilDone(ctx, configMap(missing, "cm", nil))
+		Expect(h.counter.Snapshot()).To(BeEmpty())
+		Expect(itemKeys(h.inventory)).To(ContainElement("Namespace " + missing))
+
+		h.deleteUntilDone(ctx)
+		Expect(get(ctx, "v1", "Namespace", "", missing)).NotTo(BeNil())
+	})
+
+	It("does not create missing namespaces under the do-not-create policy", func() {
+		h = newHarness(ctx, "nomissing-"+ns, engine.Options{Defaults: manifests.Defaults{Namespace: manifests.NamespaceDoNotCreate}})
+		_, err := h.apply(ctx, configMap(ns+"-absent", "cm", nil))
+		var missing *engine.MissingNamespaceError
+		Expect(errors.As(err, &missing)).To(BeTrue(), "%v", err)
+		Expect(err).To(MatchError(ContainSubstring("ConfigMap " + ns + "-absent/cm needs namespace " + ns + "-absent, which does not exist (namespace policy do-not-create)")))
+		Expect(h.inventory).To(BeEmpty())
+		Expect(get(ctx, "v1", "Namespace", "", ns+"-absent")).To(BeNil())
+	})
+
+	It("takes the component's namespace policy over the applier's", func() {
+		h.owner.Defaults.Namespace = manifests.NamespaceDoNotCreate
+		_, err := h.apply(ctx, configMap(ns+"-refused", "cm", nil))
+		Expect(err).To(MatchError(ContainSubstring("namespace policy do-not-create")))
+		Expect(get(ctx, "v1", "Namespace", "", ns+"-refused")).To(BeNil())
+	})
+
+	It("folds a Secret's stringData into data", func() {
+		secret := &corev1.Secret{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "s"},
+			StringData: map[string]string{"password": "hunter2"}}
+		h.applyUntilDone(ctx, secret)
+		digest := h.inventory[0].Digest
+		live := get(ctx, "v1", "Secret", ns, "s")
+		Expect(live.Object["data"]).To(HaveKeyWithValue("password", base64.StdEncoding.EncodeToString([]byte("hunter2"))))
+
+		h.counter.Reset()
+		h.applyUntilDone(ctx, secret)
+		Expect(h.inventory[0].Digest).To(Equal(digest))
+		Expect(h.counter.Writes()).To(BeZero(), h.counter.String())
+	})
+
+	It("records the inventory before it creates an object", func() {
+		cm := configMap(ns, "tracked", nil)
+		var seenAtSave *corev1.ConfigMap
+		h.inventory = nil
+		res, err := h.applier.Apply(ctx, h.owner, toObjects([]any{cm}), nil, func(ctx context.Context, items []manifests.InventoryItem) error {
+			seenAtSave = getConfigMap(ctx, ns, "tracked")
+			Expect(itemKeys(items)).To(Equal([]string{"ConfigMap " + ns + "/tracked"}))
+			Expect(items[0].Phase).To(Equal(manifests.PhaseScheduled))
+			return nil
+		})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(res.Done).To(BeTrue())
+		Expect(seenAtSave).To(BeNil())
+		Expect(getConfigMap(ctx, ns, "tracked")).NotTo(BeNil())
+	})
+
+	It("writes nothing when the inventory cannot be recorded", func() {
+		_, err := h.applier.Apply(ctx, h.owner, toObjects([]any{configMap(ns, "unsaved", nil)}), nil,
+			func(context.Context, []manifests.InventoryItem) error { return errSaveFailed })
+		Expect(err).To(MatchError(ContainSubstring("recording the inventory before creating objects")))
+		Expect(getConfigMap(ctx, ns, "unsaved")).To(BeNil())
+	})
+})

@@ -1,0 +1,180 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/wavekit-dev/wavekit/pkg/manifests"
+)
+
+// deletionMode says which orphan policies apply: pruning on apply or
+// deleting the whole component.
+type deletionMode int
+
+const (
+	onApply deletionMode = iota
+	onDelete
+)
+
+func (m deletionMode) orphans(p manifests.DeletePolicy) bool {
+	switch p {
+	case manifests.DeleteOrphan:
+		return true
+	case manifests.DeleteOrphanOnApply:
+		return m == onApply
+	case manifests.DeleteOrphanOnDelete:
+		return m == onDelete
+	}
+	return false
+}
+
+// DeleteOptions tune Delete.
+type DeleteOptions struct {
+	// Hooks are the rendered objects of the component; Delete runs the
+	// delete hooks among them (objects annotated <name>/delete-hook) and
+	// ignores the others. Without them, no hook runs.
+	Hooks []client.Object
+	// Save records delete hooks in the inventory before they are created;
+	// it is required with Hooks.
+	Save SaveFunc
+}
+
+// Delete removes every object of the inventory in delete-order waves:
+// managed instances first, CRDs and Namespaces last. It does not start while
+// foreign instances of the component's managed types exist. In each delete
+// wave, the wave's delete hooks are applied and must be ready before the
+// wave's objects are deleted; then they are deleted too, unless their delete
+// policy orphans them. One pass, like Apply: call it again until Done.
+func (a *Applier) Delete(ctx context.Context, owner Owner, inventory []manifests.InventoryItem, opts DeleteOptions) (Result, error) {
+	types := managedTypesOfItems(inventory, append(slices.Clone(a.opts.AdditionalManagedTypes), owner.AdditionalManagedTypes...))
+	blocking, err := a.foreignInstances(ctx, types, owner)
+	if err != nil {
+		return Result{Inventory: inventory}, err
+	}
+	if len(blocking) > 0 {
+		return Result{Inventory: inventory, Blocked: []Blocker{{Reason: describeBlocking(blocking)}}}, nil
+	}
+	run := newApplyRun(a, owner, inventory)
+	hooks, err := run.scheduleHooks(ctx, opts.Hooks, opts.Save)
+	if err != nil {
+		return Result{Inventory: inventory}, err
+	}
+	served := managedTypesOfItems(run.inventory(), nil)
+	res, err := run.execute(ctx, planDeletion(run.list(), served, onDelete), nil, hooks)
+	if res.Done {
+		run.dropCompletedHooks()
+		res = run.result(true, 0)
+	}
+	return res, err
+}
+
+// goneVerb says what made an object gone: this owner's delete request of an
+// earlier pass (the item is Deleting), or nothing this owner did.
+func goneVerb(item *manifests.InventoryItem) ActionVerb {
+	if item.Phase == manifests.PhaseDeleting {
+		return ActionDeleted
+	}
+	return ActionLeft
+}
+
+// drop removes item from the inventory; inventory() skips dropped keys.
+func (r *applyRun) drop(item *manifests.InventoryItem) {
+	delete(r.items, item.Key())
+	r.markChanged()
+}
+
+// deleteObject deletes the object of item unless it is already being
+// deleted, and reports whether it is gone. An object that carries another
+// owner's label (or none) is not this owner's to delete: for this owner it
+// is gone.
+func (a *Applier) deleteObject(ctx context.Context, owner Owner, item *manifests.InventoryItem) (bool, error) {
+	key := item.Key()
+	live, err := a.live.get(ctx, item.GroupVersionKind(), key)
+	if meta.IsNoMatchError(err) {
+		return true, nil // its type is no longer served, so it cannot exist
+	}
+	if err != nil {
+		return false, err
+	}
+	if live == nil || live.GetLabels()[a.OwnerLabel()] != owner.ID {
+		a.drift.forget(key)
+		return true, nil
+	}
+	if live.GetDeletionTimestamp() != nil {
+		return false, nil
+	}
+	if err := a.deleteLive(ctx, live); err != nil {
+		return false, err
+	}
+	a.live.deleted(key, live.GetUID())
+	return false, nil
+}
+
+// release removes the owner label and annotation from an orphaned object so
+// that another owner may adopt it; an object this owner does not hold is
+// left as it is.
+func (a *Applier) release(ctx context.Context, owner Owner, item *manifests.InventoryItem) error {
+	live, err := a.live.get(ctx, item.GroupVersionKind(), item.Key())
+	if err != nil {
+		return err
+	}
+	if live == nil || live.GetLabels()[a.OwnerLabel()] != owner.ID {
+		return nil
+	}
+	obj := &unstructured.Unstructured{}
+	obj.SetGroupVersionKind(item.GroupVersionKind())
+	obj.SetNamespace(item.Namespace)
+	obj.SetName(item.Name)
+	patch := map[string]any{"metadata": map[string]any{
+		"labels":      map[string]any{a.OwnerLabel(): nil},
+		"annotations": map[string]any{a.ownerAnnotation(): nil},
+	}}
+	data, err := jsonMarshal(patch)
+	if err != nil {
+		return err
+	}
+	err = a.target.Client.Patch(ctx, obj, client.RawPatch(types.MergePatchType, data))
+	if err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("orphaning %s: %w", item, err)
+	}
+	a.live.forget(item.Key())
+	a.drift.forget(item.Key())
+	return nil
+}
+
+func managedTypesOfItems(items []manifests.InventoryItem, extra []manifests.TypeInfo) []manifests.TypeInfo {
+	types := slices.Clone(extra)
+	for _, item := range items {
+		types = append(types, item.ManagedTypes...)
+	}
+	return types
+}
+
+// matchesAny reports whether group and kind match one of the types; a type's
+// Kind may be "*" and its Group "*" or "*.suffix".
+func matchesAny(types []manifests.TypeInfo, group, kind string) bool {
+	for _, t := range types {
+		if (t.Kind == "*" || t.Kind == kind) && groupMatches(t.Group, group) {
+			return true
+		}
+	}
+	return false
+}
+
+func groupMatches(pattern, group string) bool {
+	switch {
+	case pattern == "*":
+		return true
+	case strings.HasPrefix(pattern, "*."):
+		return strings.HasSuffix(group, pattern[1:])
+	}
+	return pattern == group
+}

@@ -1,0 +1,43 @@
+// Package engine applies a component's rendered objects to a cluster and
+// deletes them again, in waves: the one engine behind the operator's
+// reconciler and the CLI's apply, diff and delete. The contract it reads
+// (annotations, policies, inventory items) is package manifests.
+//
+// # Flow
+//
+// A pass goes render → plan → execute → status:
+//
+//   - prepare.go validates the rendered objects (names, kinds, scopes,
+//     annotations, orders, duplicates) and computes their digests; nothing
+//     is written when one is invalid.
+//   - plan.go orders the pass: planApply and planDeletion turn the objects and
+//     the inventory into groups of steps (apply, keep, wait, purge, prune,
+//     delete, orphan, run-hook), a pure function with table tests; stages.go
+//     and order.go hold the kind stages and the one sort.
+//   - execute.go runs the groups, the steps of a group concurrently (bounded
+//     by Options.Concurrency), and stops at a group that is not ready or not
+//     gone yet; write.go and delete.go do the writes, readiness.go reads
+//     kstatus and status hints.
+//   - The caller persists Result.Inventory (a status, a Secret) and runs the
+//     next pass on an event or later.
+//
+// # Entry points
+//
+// Applier.Apply runs one apply pass; Applier.Delete one deletion pass, with
+// delete hooks (DeleteOptions); Applier.Diff the apply pass as a server-side
+// dry run. Each returns a Result: the inventory, whether it is done, what it
+// waits for (Waiting) and what foreign instances keep (Blocker).
+//
+// # Targets and caches
+//
+// Target is a cluster: a client and a reader of live objects. NewCachedTarget
+// builds one whose reads come from informers filtered by the owner label
+// (live.go), so a pass that changes nothing makes no request; drift.go
+// notices changes made out of band.
+//
+// # Errors
+//
+// Errors a user causes are types: manifests.UserError, manifests.AnnotationError,
+// MissingNamespaceError, ImmutableFieldError. NeedsChange tells a caller not
+// to retry them with backoff.
+package engine

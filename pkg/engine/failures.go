@@ -1,0 +1,60 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/wavekit-dev/wavekit/pkg/manifests"
+)
+
+// MissingNamespaceError says that objects need a namespace that does not
+// exist while the namespace policy forbids creating it.
+type MissingNamespaceError struct {
+	Namespace string
+	Object    manifests.ObjectKey
+}
+
+func (e *MissingNamespaceError) Error() string {
+	return fmt.Sprintf("%s needs namespace %s, which does not exist (namespace policy %s): create it or allow %s",
+		e.Object, e.Namespace, manifests.NamespaceDoNotCreate, manifests.NamespaceCreate)
+}
+
+// ImmutableFieldError says that an update would change fields the API
+// server does not let change (a Deployment's selector, say): the manifest
+// must change back, or the object be replaced.
+type ImmutableFieldError struct {
+	// Fields are the immutable fields the update changes.
+	Fields []string
+	// PolicyKey is the update-policy annotation that allows replacing the object.
+	PolicyKey string
+	Err       error
+}
+
+func (e *ImmutableFieldError) Error() string {
+	return fmt.Sprintf("field %s is immutable; set %s: %s to replace the object: %v",
+		strings.Join(e.Fields, ", "), e.PolicyKey, manifests.UpdateRecreate, e.Err)
+}
+
+func (e *ImmutableFieldError) Unwrap() error { return e.Err }
+
+// NeedsChange tells whether err is one that only a change fixes: a
+// UserError, an invalid annotation, a namespace the policy may not create, an
+// immutable field,
+// or the API server refusing the request itself (forbidden, unauthorized,
+// invalid, bad request) rather than failing to serve it.
+func NeedsChange(err error) bool {
+	var (
+		user      *manifests.UserError
+		annotated *manifests.AnnotationError
+		missing   *MissingNamespaceError
+		immutable *ImmutableFieldError
+	)
+	switch {
+	case errors.As(err, &user), errors.As(err, &annotated), errors.As(err, &missing), errors.As(err, &immutable):
+		return true
+	}
+	return apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err) || apierrors.IsInvalid(err) || apierrors.IsBadRequest(err)
+}

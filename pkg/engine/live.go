@@ -1,0 +1,209 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/resourceversion"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/wavekit-dev/wavekit/pkg/manifests"
+)
+
+// LiveReader reads the current state of objects that carry the owner label.
+// In an operator it is an informer cache restricted to that label (informers
+// start on demand, one per kind); in the CLI a direct client does.
+type LiveReader interface {
+	Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error
+}
+
+// liveObjects reads through a LiveReader but remembers what the applier
+// itself wrote, so a cache that has not caught up yet never causes a second
+// write: the written object is served until the cache holds that version or a
+// newer one.
+type liveObjects struct {
+	reader LiveReader
+	direct client.Reader // confirms a cache miss for an object the applier wrote
+	ttl    time.Duration
+	now    func() time.Time
+
+	mu         sync.Mutex
+	probed     map[schema.GroupVersionKind]bool
+	written    map[manifests.ObjectKey]writtenObject
+	tombstones map[manifests.ObjectKey]types.UID // objects the applier deleted, until the cache sees them go
+}
+
+type writtenObject struct {
+	object *unstructured.Unstructured
+	at     time.Time
+}
+
+func newLiveObjects(reader LiveReader, direct client.Reader, now func() time.Time) *liveObjects {
+	return &liveObjects{reader: reader, direct: direct, ttl: time.Minute, now: now, written: map[manifests.ObjectKey]writtenObject{}, probed: map[schema.GroupVersionKind]bool{}, tombstones: map[manifests.ObjectKey]types.UID{}}
+}
+
+// get returns the live object, or nil when it does not exist.
+func (l *liveObjects) get(ctx context.Context, gvk schema.GroupVersionKind, key manifests.ObjectKey) (*unstructured.Unstructured, error) {
+	if err := l.probe(ctx, gvk, key.Namespace); err != nil {
+		return nil, err
+	}
+	cached, err := read(ctx, l.reader, gvk, key)
+	if err != nil {
+		return nil, err
+	}
+	if cached == nil && l.remembers(key) {
+		// The cache lags behind our write, or the object was deleted since:
+		// only the API server can tell.
+		return l.confirm(ctx, gvk, key)
+	}
+	return l.newest(key, cached), nil
+}
+
+// probe lists gvk once, directly, before the cache starts an informer for
+// it: an informer that may not list (RBAC, impersonation) would otherwise
+// wait for its first sync forever instead of saying so. A reader scoped to
+// some namespaces lists there, where its informers do; an object outside
+// them is read directly and needs no probe.
+func (l *liveObjects) probe(ctx context.Context, gvk schema.GroupVersionKind, namespace string) error {
+	l.mu.Lock()
+	done := l.probed[gvk]
+	l.mu.Unlock()
+	if done || l.direct == nil {
+		return nil
+	}
+	scope := scopeOf(l.reader)
+	if namespace != "" && len(scope) > 0 && !slices.Contains(scope, namespace) {
+		return nil
+	}
+	namespaces := []string{""}
+	if namespace != "" && len(scope) > 0 {
+		namespaces = scope
+	}
+	for _, ns := range namespaces {
+		list := &metav1.PartialObjectMetadataList{}
+		list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
+		if err := l.direct.List(ctx, list, client.Limit(1), client.InNamespace(ns)); err != nil {
+			return fmt.Errorf("%s must be listed and watched %s to track applied objects: %w", gvk.Kind, where(ns), err)
+		}
+	}
+	l.mu.Lock()
+	l.probed[gvk] = true
+	l.mu.Unlock()
+	return nil
+}
+
+// CheckListable makes sure the target's identity may list gvk where the
+// informer for objects in namespace would list (once per kind): call it
+// before starting an informer, which would otherwise retry a Forbidden list
+// forever instead of saying so.
+func (a *Applier) CheckListable(ctx context.Context, gvk schema.GroupVersionKind, namespace string) error {
+	return a.live.probe(ctx, gvk, namespace)
+}
+
+func where(namespace string) string {
+	if namespace == "" {
+		return "cluster-wide"
+	}
+	return "in namespace " + namespace
+}
+
+func read(ctx context.Context, reader LiveReader, gvk schema.GroupVersionKind, key manifests.ObjectKey) (*unstructured.Unstructured, error) {
+	obj := &unstructured.Unstructured{}
+	obj.SetGroupVersionKind(gvk)
+	err := reader.Get(ctx, client.ObjectKey{Namespace: key.Namespace, Name: key.Name}, obj)
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("reading %s: %w", key, err)
+	}
+	return obj, nil
+}
+
+func (l *liveObjects) remembers(key manifests.ObjectKey) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	_, ok := l.written[key]
+	return ok
+}
+
+func (l *liveObjects) confirm(ctx context.Context, gvk schema.GroupVersionKind, key manifests.ObjectKey) (*unstructured.Unstructured, error) {
+	obj, err := read(ctx, l.direct, gvk, key)
+	if err != nil {
+		return nil, err
+	}
+	if obj == nil {
+		l.forget(key)
+		return nil, nil
+	}
+	return l.newest(key, obj), nil
+}
+
+func (l *liveObjects) newest(key manifests.ObjectKey, cached *unstructured.Unstructured) *unstructured.Unstructured {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if uid, ok := l.tombstones[key]; ok {
+		if cached != nil && cached.GetUID() == uid {
+			return markedDeleted(cached)
+		}
+		delete(l.tombstones, key)
+	}
+	w, ok := l.written[key]
+	if !ok {
+		return cached
+	}
+	if l.now().Sub(w.at) > l.ttl {
+		delete(l.written, key)
+		return cached
+	}
+	if cached == nil {
+		return w.object.DeepCopy()
+	}
+	cmp, err := resourceversion.CompareResourceVersion(cached.GetResourceVersion(), w.object.GetResourceVersion())
+	if err != nil || cmp >= 0 {
+		delete(l.written, key)
+		return cached
+	}
+	return w.object.DeepCopy()
+}
+
+// remember records an object the applier has just written.
+func (l *liveObjects) remember(key manifests.ObjectKey, obj *unstructured.Unstructured) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.written[key] = writtenObject{object: obj.DeepCopy(), at: l.now()}
+}
+
+// deleted records that the applier deleted the object with uid; until the
+// cache sees it go, it reads as being deleted.
+func (l *liveObjects) deleted(key manifests.ObjectKey, uid types.UID) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	delete(l.written, key)
+	l.tombstones[key] = uid
+}
+
+// forget drops what was remembered for key.
+func (l *liveObjects) forget(key manifests.ObjectKey) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	delete(l.written, key)
+	delete(l.tombstones, key)
+}
+
+func markedDeleted(obj *unstructured.Unstructured) *unstructured.Unstructured {
+	out := obj.DeepCopy()
+	if out.GetDeletionTimestamp() == nil {
+		now := metav1.Now()
+		out.SetDeletionTimestamp(&now)
+	}
+	return out
+}

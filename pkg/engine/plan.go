@@ -1,0 +1,249 @@
+package engine
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/wavekit-dev/wavekit/pkg/manifests"
+)
+
+// A plan is the order in which one pass of Apply or Delete works on a
+// component's objects: groups run one after the other, the steps of a group
+// concurrently (bounded by Options.Concurrency). It is a pure function of the
+// rendered objects and the inventory, so every ordering rule is decided here
+// and table-tested without an API server; the executor (execute.go) decides
+// only what the live objects decide: create, update or nothing for an apply
+// step, and whether a group is done.
+type plan struct {
+	groups []group
+}
+
+// groupKind is what a group of a plan does.
+type groupKind string
+
+const (
+	// groupApply creates or updates the objects of one wave and stage.
+	groupApply groupKind = "apply"
+	// groupWait stops the pass until its objects are ready (a failed one is an error).
+	groupWait groupKind = "wait"
+	// groupPurge deletes the objects purged at the end of a wave; the pass
+	// goes on once they are gone.
+	groupPurge groupKind = "purge"
+	// groupDelete deletes (or orphans) the objects of one delete wave and
+	// stage; the pass goes on once they are gone.
+	groupDelete groupKind = "delete"
+	// groupHook runs one delete hook: apply, wait until ready, delete.
+	groupHook groupKind = "hook"
+)
+
+// stepAction is what a step does to its object.
+type stepAction string
+
+const (
+	stepApply   stepAction = "apply"    // create or update, as the live object needs
+	stepKeep    stepAction = "keep"     // leave as it is (the reason says why)
+	stepReady   stepAction = "ready"    // wait until ready
+	stepPurge   stepAction = "purge"    // delete at the end of its purge wave
+	stepPrune   stepAction = "prune"    // delete: it left the manifests
+	stepDelete  stepAction = "delete"   // delete: the component is deleted
+	stepOrphan  stepAction = "orphan"   // release: its delete policy keeps it
+	stepRunHook stepAction = "run-hook" // apply a delete hook, wait for it, delete it
+)
+
+// step is one object's part in a group.
+type step struct {
+	action stepAction
+	key    manifests.ObjectKey
+	reason string
+}
+
+// group is a set of steps the executor may run concurrently.
+type group struct {
+	kind  groupKind
+	wave  int16
+	stage stage
+	steps []step
+}
+
+// String renders a group as one line: "apply 0 configuration: keep
+// ConfigMap ns/a (reason), apply ConfigMap ns/b".
+func (g group) String() string {
+	head := fmt.Sprintf("%s %d", g.kind, g.wave)
+	if g.kind == groupApply || g.kind == groupDelete {
+		head += " " + g.stage.String()
+	}
+	steps := make([]string, len(g.steps))
+	for i, s := range g.steps {
+		steps[i] = string(s.action) + " " + s.key.String()
+		if s.reason != "" {
+			steps[i] += " (" + s.reason + ")"
+		}
+	}
+	return head + ": " + strings.Join(steps, ", ")
+}
+
+// lines renders the plan one group per line.
+func (p plan) lines() []string {
+	out := make([]string, len(p.groups))
+	for i, g := range p.groups {
+		out[i] = g.String()
+	}
+	return out
+}
+
+func (p *plan) add(g group) {
+	if len(g.steps) > 0 {
+		p.groups = append(p.groups, g)
+	}
+}
+
+// planApply orders one Apply pass: each apply-order wave stage by stage
+// (objects sorted by sortForApply), instances of the component's own types
+// only once the definitions of their wave are ready, then the whole wave
+// ready, then what is purged at the end of the wave (every purge order before
+// the next wave's order); after the last wave, what left the manifests is
+// pruned as planDeletion orders it. objs must be sorted by sortForApply.
+func planApply(objs []*desired, items map[manifests.ObjectKey]*manifests.InventoryItem, inventory []*manifests.InventoryItem) plan {
+	var p plan
+	purged := map[manifests.ObjectKey]bool{}
+	waves := groupByWave(objs)
+	for i, wave := range waves {
+		order := wave[0].policies.ApplyOrder
+		for _, stageObjs := range groupByStage(wave) {
+			if stageObjs[0].stage == stageManagedInstances {
+				p.add(group{kind: groupWait, wave: order, steps: readySteps(wave, func(d *desired) bool {
+					return d.stage < stageManagedInstances && d.managedTypes != nil
+				}, "serves the instances that follow")})
+			}
+			p.add(group{kind: groupApply, wave: order, stage: stageObjs[0].stage, steps: applySteps(stageObjs, items)})
+		}
+		p.add(group{kind: groupWait, wave: order, steps: readySteps(wave, func(*desired) bool { return true }, "")})
+		purgeBefore := int(maxWave) + 1
+		if i+1 < len(waves) {
+			purgeBefore = int(waves[i+1][0].policies.ApplyOrder)
+		}
+		p.add(group{kind: groupPurge, wave: order, steps: purgeSteps(objs, items, purgeBefore, purged)})
+	}
+	p.groups = append(p.groups, planDeletion(obsolete(objs, inventory), managedTypesOfInventory(inventory), onApply).groups...)
+	return p
+}
+
+const maxWave = int16(1<<15 - 1)
+
+func applySteps(objs []*desired, items map[manifests.ObjectKey]*manifests.InventoryItem) []step {
+	steps := make([]step, len(objs))
+	for i, d := range objs {
+		steps[i] = step{action: stepApply, key: d.key}
+		if item := items[d.key]; item != nil && (item.Phase == manifests.PhaseCompleted || beingPurged(d, item)) && item.Digest == d.digest {
+			steps[i] = step{action: stepKeep, key: d.key, reason: "purged and unchanged"}
+		}
+	}
+	return steps
+}
+
+func readySteps(wave []*desired, selected func(*desired) bool, reason string) []step {
+	var steps []step
+	for _, d := range wave {
+		if selected(d) {
+			steps = append(steps, step{action: stepReady, key: d.key, reason: reason})
+		}
+	}
+	return steps
+}
+
+// purgeSteps returns the objects purged before the wave purgeBefore that
+// were not purged at the end of an earlier wave of this plan or pass.
+func purgeSteps(objs []*desired, items map[manifests.ObjectKey]*manifests.InventoryItem, purgeBefore int, purged map[manifests.ObjectKey]bool) []step {
+	var steps []step
+	for _, d := range objs {
+		if d.policies.PurgeOrder == nil || int(*d.policies.PurgeOrder) >= purgeBefore || purged[d.key] {
+			continue
+		}
+		purged[d.key] = true
+		if items[d.key].Phase != manifests.PhaseCompleted {
+			steps = append(steps, step{action: stepPurge, key: d.key})
+		}
+	}
+	return steps
+}
+
+// obsolete returns the inventory items that are no longer rendered, delete
+// hooks aside (they are never rendered while the component lives).
+func obsolete(objs []*desired, inventory []*manifests.InventoryItem) []*manifests.InventoryItem {
+	rendered := make(map[manifests.ObjectKey]bool, len(objs))
+	for _, d := range objs {
+		rendered[d.key] = true
+	}
+	var out []*manifests.InventoryItem
+	for _, item := range inventory {
+		if !rendered[item.Key()] && item.DeleteHook == "" {
+			out = append(out, item)
+		}
+	}
+	return out
+}
+
+// planDeletion orders deletions (pruning on apply, or the whole component on
+// delete): delete-order waves ascending; within a wave its delete hooks
+// first, one at a time, then the objects stage by stage in reverse (managed
+// instances first, namespaces last). Instances of the served types count as
+// managed instances.
+func planDeletion(items []*manifests.InventoryItem, served []manifests.TypeInfo, mode deletionMode) plan {
+	sorted := slices.Clone(items)
+	slices.SortStableFunc(sorted, func(a, b *manifests.InventoryItem) int {
+		if a.DeleteOrder != b.DeleteOrder {
+			return int(a.DeleteOrder) - int(b.DeleteOrder)
+		}
+		return int(deletionStage(b, served)) - int(deletionStage(a, served))
+	})
+	var p plan
+	for start := 0; start < len(sorted); {
+		first := sorted[start]
+		if first.DeleteHook != "" {
+			p.add(group{kind: groupHook, wave: first.DeleteOrder, steps: []step{{action: stepRunHook, key: first.Key(), reason: first.DeleteHook}}})
+			start++
+			continue
+		}
+		end := start
+		for end < len(sorted) && sorted[end].DeleteOrder == first.DeleteOrder && sorted[end].DeleteHook == "" &&
+			deletionStage(sorted[end], served) == deletionStage(first, served) {
+			end++
+		}
+		g := group{kind: groupDelete, wave: first.DeleteOrder, stage: deletionStage(first, served)}
+		for _, item := range sorted[start:end] {
+			g.steps = append(g.steps, deletionStep(item, mode))
+		}
+		p.add(g)
+		start = end
+	}
+	return p
+}
+
+func deletionStep(item *manifests.InventoryItem, mode deletionMode) step {
+	switch {
+	case mode.orphans(item.DeletePolicy):
+		return step{action: stepOrphan, key: item.Key(), reason: "delete-policy " + string(item.DeletePolicy)}
+	case mode == onApply:
+		return step{action: stepPrune, key: item.Key()}
+	}
+	return step{action: stepDelete, key: item.Key()}
+}
+
+func deletionStage(item *manifests.InventoryItem, served []manifests.TypeInfo) stage {
+	if item.DeleteHook != "" {
+		return stageManagedInstances + 1 // a wave's hooks run before its objects go
+	}
+	if matchesAny(served, item.Group, item.Kind) {
+		return stageManagedInstances
+	}
+	return stageOf(item.Group, item.Kind)
+}
+
+func managedTypesOfInventory(items []*manifests.InventoryItem) []manifests.TypeInfo {
+	var types []manifests.TypeInfo
+	for _, item := range items {
+		types = append(types, item.ManagedTypes...)
+	}
+	return types
+}

@@ -1,0 +1,322 @@
+package engine
+
+import (
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
+
+	"github.com/wavekit-dev/wavekit/pkg/manifests"
+)
+
+// desired is one rendered object after validation and normalisation.
+type desired struct {
+	object       *unstructured.Unstructured
+	key          manifests.ObjectKey
+	gvk          schema.GroupVersionKind
+	namespaced   bool
+	policies     manifests.ObjectPolicies
+	stage        stage
+	digest       string
+	managedTypes []manifests.TypeInfo
+}
+
+// preparer validates rendered objects and turns them into desired objects.
+type preparer struct {
+	prefix     string
+	namespace  string
+	generation int64
+	defaults   manifests.Defaults
+	scheme     *runtime.Scheme
+	mapper     meta.RESTMapper
+}
+
+// prepare validates every object and returns them in a stable order; one bad
+// object fails the whole list (errors.Join of every problem found).
+func (p *preparer) prepare(objects []client.Object) ([]*desired, error) {
+	var errs []error
+	var result []*desired
+	for i, obj := range objects {
+		d, err := p.normalise(i, obj)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		result = append(result, d)
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	if err := p.resolveScopes(result); err != nil {
+		return nil, err
+	}
+	if err := p.checkDuplicates(result); err != nil {
+		return nil, err
+	}
+	if err := p.classify(result); err != nil {
+		return nil, err
+	}
+	for _, d := range result {
+		if err := p.finish(d); err != nil {
+			return nil, err
+		}
+	}
+	return result, nil
+}
+
+func (p *preparer) normalise(index int, obj client.Object) (*desired, error) {
+	u, err := p.toUnstructured(obj)
+	if err != nil {
+		return nil, fmt.Errorf("object %d: %w", index+1, err)
+	}
+	gvk := u.GroupVersionKind()
+	name := u.GetName()
+	describe := fmt.Sprintf("object %d (%s %s)", index+1, u.GetAPIVersion(), u.GetKind())
+	switch {
+	case u.GetAPIVersion() == "":
+		return nil, fmt.Errorf("%s %q: apiVersion is missing", describe, name)
+	case u.GetKind() == "":
+		return nil, fmt.Errorf("%s %q: kind is missing", describe, name)
+	case u.GetGenerateName() != "" && name == "":
+		return nil, fmt.Errorf("%s: generateName %q is not supported, every object needs a fixed name", describe, u.GetGenerateName())
+	case name == "":
+		return nil, fmt.Errorf("%s: metadata.name is missing", describe)
+	case u.GetGenerateName() != "":
+		return nil, fmt.Errorf("%s %q: generateName is not supported", describe, name)
+	}
+	dropEmptyFields(u)
+	if err := foldStringData(u); err != nil {
+		return nil, fmt.Errorf("%s %q: %w", describe, name, err)
+	}
+	key := manifests.ObjectKey{Group: gvk.Group, Kind: gvk.Kind, Namespace: u.GetNamespace(), Name: name}
+	return &desired{object: u, key: key, gvk: gvk}, nil
+}
+
+func (p *preparer) toUnstructured(obj client.Object) (*unstructured.Unstructured, error) {
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		return u.DeepCopy(), nil
+	}
+	content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if err != nil {
+		return nil, fmt.Errorf("converting %T: %w", obj, err)
+	}
+	u := &unstructured.Unstructured{Object: content}
+	if u.GetKind() == "" && p.scheme != nil {
+		gvk, err := apiutil.GVKForObject(obj, p.scheme)
+		if err != nil {
+			return nil, fmt.Errorf("finding the kind of %T: %w", obj, err)
+		}
+		u.SetGroupVersionKind(gvk)
+	}
+	return u, nil
+}
+
+// dropEmptyFields removes what typed objects carry when converted but never
+// mean: a null creationTimestamp and an empty status.
+func dropEmptyFields(u *unstructured.Unstructured) {
+	if ts, found, _ := unstructured.NestedFieldNoCopy(u.Object, "metadata", "creationTimestamp"); found && ts == nil {
+		unstructured.RemoveNestedField(u.Object, "metadata", "creationTimestamp")
+	}
+	if status, found, _ := unstructured.NestedMap(u.Object, "status"); found && len(status) == 0 {
+		unstructured.RemoveNestedField(u.Object, "status")
+	}
+}
+
+// foldStringData moves a Secret's stringData into data, so that the digest
+// and server-side apply see one stable form.
+func foldStringData(u *unstructured.Unstructured) error {
+	if u.GroupVersionKind().Group != "" || u.GetKind() != "Secret" {
+		return nil
+	}
+	stringData, found, err := unstructured.NestedStringMap(u.Object, "stringData")
+	if err != nil {
+		return fmt.Errorf("stringData: %w", err)
+	}
+	if !found {
+		return nil
+	}
+	data, _, err := unstructured.NestedStringMap(u.Object, "data")
+	if err != nil {
+		return fmt.Errorf("data: %w", err)
+	}
+	if data == nil {
+		data = map[string]string{}
+	}
+	for k, v := range stringData {
+		data[k] = base64.StdEncoding.EncodeToString([]byte(v))
+	}
+	unstructured.RemoveNestedField(u.Object, "stringData")
+	return unstructured.SetNestedStringMap(u.Object, data, "data")
+}
+
+// resolveScopes sets or clears each object's namespace, learning the scope
+// of kinds that are not served yet from CRDs among the objects.
+func (p *preparer) resolveScopes(objects []*desired) error {
+	crdScopes := map[schema.GroupKind]bool{}
+	for _, d := range objects {
+		if isCRD(d.key.Group, d.key.Kind) {
+			group, _, _ := unstructured.NestedString(d.object.Object, "spec", "group")
+			kind, _, _ := unstructured.NestedString(d.object.Object, "spec", "names", "kind")
+			scope, _, _ := unstructured.NestedString(d.object.Object, "spec", "scope")
+			crdScopes[schema.GroupKind{Group: group, Kind: kind}] = scope == "Namespaced"
+		}
+	}
+	var errs []error
+	for _, d := range objects {
+		namespaced, err := p.isNamespaced(d.gvk, crdScopes)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", d.key, err))
+			continue
+		}
+		d.namespaced = namespaced
+		switch {
+		case namespaced && d.object.GetNamespace() == "":
+			d.object.SetNamespace(p.namespace)
+		case !namespaced:
+			d.object.SetNamespace("")
+		}
+		d.key.Namespace = d.object.GetNamespace()
+	}
+	return errors.Join(errs...)
+}
+
+func (p *preparer) isNamespaced(gvk schema.GroupVersionKind, crdScopes map[schema.GroupKind]bool) (bool, error) {
+	if namespaced, ok := crdScopes[gvk.GroupKind()]; ok {
+		return namespaced, nil
+	}
+	mapping, err := p.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	if meta.IsNoMatchError(err) {
+		return false, fmt.Errorf("the API server does not serve %s and no CRD among the manifests defines it", gvk)
+	}
+	if err != nil {
+		return false, fmt.Errorf("finding the scope of %s: %w", gvk, err)
+	}
+	return mapping.Scope.Name() == meta.RESTScopeNameNamespace, nil
+}
+
+func (p *preparer) checkDuplicates(objects []*desired) error {
+	seen := map[manifests.ObjectKey]bool{}
+	var errs []error
+	for _, d := range objects {
+		if seen[d.key] {
+			errs = append(errs, fmt.Errorf("%s: rendered more than once", d.key))
+		}
+		seen[d.key] = true
+	}
+	return errors.Join(errs...)
+}
+
+// classify parses policies, assigns stages and checks orders that could never work.
+func (p *preparer) classify(objects []*desired) error {
+	served := map[schema.GroupKind]int16{} // types served by the component's own CRDs → their apply order
+	var errs []error
+	for _, d := range objects {
+		policies, err := manifests.ParsePolicies(p.prefix, d.key.String(), d.object.GetAnnotations(), p.defaults)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		d.policies = policies
+		d.stage = stageOf(d.key.Group, d.key.Kind)
+		d.managedTypes = managedTypesOf(d.object)
+		for _, t := range d.managedTypes {
+			served[schema.GroupKind{Group: t.Group, Kind: t.Kind}] = policies.ApplyOrder
+		}
+		if policies.PurgeOrder != nil && (isNamespace(d.key.Group, d.key.Kind) || d.managedTypes != nil) {
+			errs = append(errs, fmt.Errorf("%s: annotation %s is not allowed on a %s", d.key, manifests.Key(p.prefix, manifests.AnnotationPurgeOrder), d.key.Kind))
+		}
+		if policies.PurgeOrder != nil && *policies.PurgeOrder < policies.ApplyOrder {
+			errs = append(errs, fmt.Errorf("%s: purge order %d is before its apply order %d", d.key, *policies.PurgeOrder, policies.ApplyOrder))
+		}
+	}
+	if len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+	for _, d := range objects {
+		order, ok := servedBy(served, d.key.GroupKind())
+		if !ok {
+			continue
+		}
+		d.stage = stageManagedInstances
+		if d.policies.ApplyOrder < order {
+			errs = append(errs, fmt.Errorf("%s: apply order %d is before the order %d of the definition that serves its type", d.key, d.policies.ApplyOrder, order))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func servedBy(served map[schema.GroupKind]int16, gk schema.GroupKind) (int16, bool) {
+	if order, ok := served[gk]; ok {
+		return order, true
+	}
+	order, ok := served[schema.GroupKind{Group: gk.Group, Kind: "*"}]
+	return order, ok
+}
+
+// managedTypesOf returns the types whose instances a CRD or APIService serves.
+func managedTypesOf(u *unstructured.Unstructured) []manifests.TypeInfo {
+	gvk := u.GroupVersionKind()
+	switch {
+	case isCRD(gvk.Group, gvk.Kind):
+		group, _, _ := unstructured.NestedString(u.Object, "spec", "group")
+		kind, _, _ := unstructured.NestedString(u.Object, "spec", "names", "kind")
+		return []manifests.TypeInfo{{Group: group, Kind: kind}}
+	case isAPIService(gvk.Group, gvk.Kind):
+		group, _, _ := unstructured.NestedString(u.Object, "spec", "group")
+		return []manifests.TypeInfo{{Group: group, Kind: "*"}}
+	}
+	return nil
+}
+
+// finish computes the digest of the object as rendered (plus the component
+// generation where the reconcile policy asks for it).
+func (p *preparer) finish(d *desired) error {
+	data, err := json.Marshal(d.object.Object)
+	if err != nil {
+		return fmt.Errorf("%s: encoding: %w", d.key, err)
+	}
+	sum := sha256.New()
+	sum.Write(data)
+	if d.policies.Reconcile == manifests.ReconcileOnObjectOrComponentChange {
+		sum.Write([]byte("\x00generation=" + strconv.FormatInt(p.generation, 10)))
+	}
+	d.digest = hex.EncodeToString(sum.Sum(nil)[:manifests.DigestBytes])
+	return nil
+}
+
+// sortForApply orders objects by wave, stage, then key, so that every run
+// plans the same sequence.
+func sortForApply(objects []*desired) {
+	slices.SortStableFunc(objects, func(a, b *desired) int {
+		if a.policies.ApplyOrder != b.policies.ApplyOrder {
+			return int(a.policies.ApplyOrder) - int(b.policies.ApplyOrder)
+		}
+		if a.stage != b.stage {
+			return int(a.stage) - int(b.stage)
+		}
+		return compareKeys(a.key, b.key)
+	})
+}
+
+func compareKeys(a, b manifests.ObjectKey) int {
+	for _, pair := range [][2]string{{a.Group, b.Group}, {a.Kind, b.Kind}, {a.Namespace, b.Namespace}, {a.Name, b.Name}} {
+		if pair[0] != pair[1] {
+			if pair[0] < pair[1] {
+				return -1
+			}
+			return 1
+		}
+	}
+	return 0
+}

@@ -1,0 +1,124 @@
+package engine
+
+import (
+	"fmt"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
+
+	"github.com/wavekit-dev/wavekit/pkg/manifests"
+)
+
+// readiness is what the applier concludes about one live object.
+type readiness struct {
+	// Status is the kstatus status: Current means ready.
+	Status status.Status
+	// Message explains a status other than Current.
+	Message string
+}
+
+func (r readiness) ready() bool { return r.Status == status.CurrentStatus }
+
+func (r readiness) failed() bool { return r.Status == status.FailedStatus }
+
+// computeReadiness combines kstatus with the object's status hint and the
+// extra rules for CRDs (Established and NamesAccepted) and APIServices
+// (Available).
+func computeReadiness(u *unstructured.Unstructured, hint manifests.StatusHint) readiness {
+	result, err := status.Compute(u)
+	if err != nil {
+		return readiness{Status: status.UnknownStatus, Message: fmt.Sprintf("computing status: %v", err)}
+	}
+	r := readiness{Status: result.Status, Message: result.Message}
+	if r.failed() {
+		return withFailureMessage(u, r)
+	}
+	if !r.ready() {
+		return r
+	}
+	gvk := u.GroupVersionKind()
+	switch {
+	case isCRD(gvk.Group, gvk.Kind):
+		return requireConditions(u, r, "Established", "NamesAccepted")
+	case isAPIService(gvk.Group, gvk.Kind):
+		return requireConditions(u, r, "Available")
+	}
+	return applyHint(u, r, hint)
+}
+
+func applyHint(u *unstructured.Unstructured, r readiness, hint manifests.StatusHint) readiness {
+	if hint.HasObservedGeneration {
+		observed, found, _ := unstructured.NestedInt64(u.Object, "status", "observedGeneration")
+		if !found || observed != u.GetGeneration() {
+			return readiness{Status: status.InProgressStatus, Message: fmt.Sprintf("status.observedGeneration is %d, generation is %d", observed, u.GetGeneration())}
+		}
+	}
+	if hint.HasReadyCondition {
+		r = requireConditions(u, r, "Ready")
+	}
+	if len(hint.Conditions) > 0 {
+		r = requireConditions(u, r, hint.Conditions...)
+	}
+	return r
+}
+
+// requireConditions keeps r unless one of the condition types is not True.
+func requireConditions(u *unstructured.Unstructured, r readiness, types ...string) readiness {
+	if !r.ready() {
+		return r
+	}
+	conditions := conditionsOf(u)
+	var missing []string
+	for _, t := range types {
+		if c, ok := conditions[t]; !ok || c.status != "True" {
+			missing = append(missing, describeCondition(t, c, ok))
+		}
+	}
+	if len(missing) > 0 {
+		return readiness{Status: status.InProgressStatus, Message: strings.Join(missing, "; ")}
+	}
+	return r
+}
+
+type condition struct{ status, reason, message string }
+
+func conditionsOf(u *unstructured.Unstructured) map[string]condition {
+	list, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
+	result := make(map[string]condition, len(list))
+	for _, item := range list {
+		m, ok := item.(map[string]any)
+		if !ok {
+			continue
+		}
+		t, _ := m["type"].(string)
+		s, _ := m["status"].(string)
+		reason, _ := m["reason"].(string)
+		message, _ := m["message"].(string)
+		result[t] = condition{status: s, reason: reason, message: message}
+	}
+	return result
+}
+
+func describeCondition(t string, c condition, found bool) string {
+	if !found {
+		return "condition " + t + " not set yet"
+	}
+	text := fmt.Sprintf("condition %s is %s", t, c.status)
+	if c.message != "" {
+		text += ": " + c.message
+	}
+	return text
+}
+
+// withFailureMessage replaces kstatus's summary of a failed object with the
+// object's own Failed condition (a Job's reason and message), when it has one.
+func withFailureMessage(u *unstructured.Unstructured, r readiness) readiness {
+	if c, ok := conditionsOf(u)["Failed"]; ok && c.status == "True" && c.message != "" {
+		r.Message = c.message
+		if c.reason != "" {
+			r.Message = c.reason + ": " + c.message
+		}
+	}
+	return r
+}

@@ -1,0 +1,190 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/selection"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
+
+	"github.com/wavekit-dev/wavekit/pkg/manifests"
+)
+
+// DefaultStartTimeout bounds the requests NewCachedTarget makes before the
+// target is usable, when CachedTargetOptions sets no StartTimeout.
+const DefaultStartTimeout = 30 * time.Second
+
+// CachedTarget is a Target whose Live reader is an informer cache that only
+// holds objects with the owner label; informers start on demand, one per
+// kind. The cache runs until the context given to NewCachedTarget ends.
+type CachedTarget struct {
+	Target
+	// Cache is the label-filtered informer cache (register event handlers on
+	// its informers to watch dependents). CRDs are the exception: it holds
+	// all of them, so that a render can fingerprint them without a request,
+	// unless the target's identity may not list CRDs (then none).
+	Cache cache.Cache
+	// RenderReader is the reader to give generators (manifests.WithClient):
+	// CRDs come from Cache, everything else (Helm's lookup) from the API
+	// server, since the cache holds only the owner's objects.
+	RenderReader client.Reader
+}
+
+// CachedTargetOptions tune NewCachedTargetWith.
+type CachedTargetOptions struct {
+	// Namespaces, if set, limit the informers of namespaced kinds to these
+	// namespaces (a tenant's identity may list only there). Objects of other
+	// namespaces are read directly and are not watched.
+	Namespaces []string
+	// StartTimeout bounds the requests made before the target is returned
+	// (default DefaultStartTimeout).
+	StartTimeout time.Duration
+}
+
+// NewCachedTarget connects to a cluster for an operator named operatorName,
+// with cluster-wide informers.
+func NewCachedTarget(ctx context.Context, cfg *rest.Config, operatorName string, scheme *runtime.Scheme) (*CachedTarget, error) {
+	return NewCachedTargetWith(ctx, cfg, operatorName, scheme, CachedTargetOptions{})
+}
+
+// NewCachedTargetWith connects to a cluster for an operator named
+// operatorName. It checks, within opts.StartTimeout, that the API server
+// answers and whether the identity may list CRDs; a cluster that does not
+// answer is an error that names it.
+func NewCachedTargetWith(ctx context.Context, cfg *rest.Config, operatorName string, scheme *runtime.Scheme, opts CachedTargetOptions) (*CachedTarget, error) {
+	httpClient, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("creating HTTP client for %s: %w", cfg.Host, err)
+	}
+	mapper, err := apiutil.NewDynamicRESTMapper(cfg, httpClient)
+	if err != nil {
+		return nil, fmt.Errorf("creating REST mapper for %s: %w", cfg.Host, err)
+	}
+	c, err := client.New(cfg, client.Options{HTTPClient: httpClient, Scheme: scheme, Mapper: mapper})
+	if err != nil {
+		return nil, fmt.Errorf("creating client for %s: %w", cfg.Host, err)
+	}
+	dc, err := discovery.NewDiscoveryClientForConfigAndClient(cfg, httpClient)
+	if err != nil {
+		return nil, fmt.Errorf("creating discovery client for %s: %w", cfg.Host, err)
+	}
+	crdsReadable, err := checkTarget(ctx, cfg.Host, dc, c, opts.StartTimeout)
+	if err != nil {
+		return nil, err
+	}
+	owned, err := labels.NewRequirement(manifests.Key(operatorName, manifests.LabelOwnerID), selection.Exists, nil)
+	if err != nil {
+		return nil, fmt.Errorf("owner label selector: %w", err)
+	}
+	cacheOpts := cache.Options{
+		HTTPClient: httpClient, Scheme: scheme, Mapper: mapper,
+		DefaultLabelSelector: labels.NewSelector().Add(*owned),
+		DefaultNamespaces:    namespaceConfigs(opts.Namespaces),
+	}
+	if crdsReadable {
+		cacheOpts.ByObject = map[client.Object]cache.ByObject{crdMetadata(): {Label: labels.Everything()}}
+	}
+	informers, err := cache.New(cfg, cacheOpts)
+	if err != nil {
+		return nil, fmt.Errorf("creating cache for %s: %w", cfg.Host, err)
+	}
+	go func() { _ = informers.Start(ctx) }()
+	var crds client.Reader = noCRDs{}
+	if crdsReadable {
+		crds = informers
+	}
+	var live LiveReader = informers
+	if len(opts.Namespaces) > 0 {
+		live = scopedLive{cache: informers, direct: c, namespaces: opts.Namespaces}
+	}
+	return &CachedTarget{
+		Target: Target{Client: c, Live: live, Discovery: dc}, Cache: informers,
+		RenderReader: renderReader{crds: crds, rest: c},
+	}, nil
+}
+
+// checkTarget asks the API server for its version, which every identity may
+// read, and whether the identity may list CRDs, within timeout. Nothing else
+// waits on a target that does not answer.
+func checkTarget(ctx context.Context, host string, dc *discovery.DiscoveryClient, c client.Client, timeout time.Duration) (bool, error) {
+	if timeout <= 0 {
+		timeout = DefaultStartTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	if err := dc.RESTClient().Get().AbsPath("/version").Do(ctx).Error(); err != nil {
+		return false, fmt.Errorf("target cluster %s does not answer within %s: %w", host, timeout, err)
+	}
+	list := &metav1.PartialObjectMetadataList{}
+	list.SetGroupVersionKind(crdGVK.WithKind("CustomResourceDefinitionList"))
+	err := c.List(ctx, list, client.Limit(1))
+	switch {
+	case apierrors.IsForbidden(err):
+		return false, nil // CRDs it cannot read are not its to manage
+	case err != nil:
+		return false, fmt.Errorf("listing CRDs of target cluster %s: %w", host, err)
+	}
+	return true, nil
+}
+
+func namespaceConfigs(namespaces []string) map[string]cache.Config {
+	if len(namespaces) == 0 {
+		return nil
+	}
+	out := map[string]cache.Config{}
+	for _, ns := range namespaces {
+		out[ns] = cache.Config{}
+	}
+	return out
+}
+
+func crdMetadata() *metav1.PartialObjectMetadata {
+	crd := &metav1.PartialObjectMetadata{}
+	crd.SetGroupVersionKind(crdGVK.WithKind("CustomResourceDefinition"))
+	return crd
+}
+
+var crdGVK = schema.GroupVersion{Group: groupAPIExtension, Version: "v1"}
+
+// renderReader reads CRDs from the cache and everything else directly.
+type renderReader struct {
+	crds client.Reader
+	rest client.Reader
+}
+
+func (r renderReader) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	return r.pick(obj).Get(ctx, key, obj, opts...)
+}
+
+func (r renderReader) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
+	return r.pick(list).List(ctx, list, opts...)
+}
+
+func (r renderReader) pick(obj runtime.Object) client.Reader {
+	gvk := obj.GetObjectKind().GroupVersionKind()
+	if gvk.Group == groupAPIExtension && strings.HasPrefix(gvk.Kind, "CustomResourceDefinition") {
+		return r.crds
+	}
+	return r.rest
+}
+
+// noCRDs is the CRD reader of an identity that may not list CRDs: it sees
+// none, without asking.
+type noCRDs struct{}
+
+func (noCRDs) Get(_ context.Context, key client.ObjectKey, _ client.Object, _ ...client.GetOption) error {
+	return apierrors.NewNotFound(schema.GroupResource{Group: groupAPIExtension, Resource: "customresourcedefinitions"}, key.Name)
+}
+
+func (noCRDs) List(context.Context, client.ObjectList, ...client.ListOption) error { return nil }

@@ -1,0 +1,245 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/wavekit-dev/wavekit/pkg/manifests"
+)
+
+// write creates or updates one object according to its update policy and
+// returns the object as the API server returned it (nil while a recreate
+// waits for the old object to go).
+func (a *Applier) write(ctx context.Context, owner Owner, d *desired, live *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	obj := d.object.DeepCopy()
+	a.markOwned(obj, owner)
+	var err error
+	if live == nil {
+		live, err = a.create(ctx, owner, d, obj)
+	} else {
+		live, err = a.update(ctx, d, obj, live)
+	}
+	if err != nil {
+		return nil, explainWriteError(err, a.opts.Name)
+	}
+	if live != nil && !a.dryRunOnly {
+		a.live.remember(d.key, live)
+		a.drift.accept(d.key, live.GetResourceVersion())
+		a.own.record(d.key, live.GetResourceVersion())
+	}
+	return live, nil
+}
+
+func (a *Applier) markOwned(obj *unstructured.Unstructured, owner Owner) {
+	labels := obj.GetLabels()
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	labels[a.OwnerLabel()] = owner.ID
+	obj.SetLabels(labels)
+	annotations := obj.GetAnnotations()
+	if annotations == nil {
+		annotations = map[string]string{}
+	}
+	annotations[a.ownerAnnotation()] = owner.Description
+	obj.SetAnnotations(annotations)
+}
+
+// create writes an object the owner-label cache does not know. It may still
+// exist without the label (or with a label the cache has not seen): then the
+// adoption policy decides.
+func (a *Applier) create(ctx context.Context, owner Owner, d *desired, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	if isServerSideApply(d.policies.Update) {
+		existing, err := a.getDirect(ctx, d)
+		if err != nil {
+			return nil, err
+		}
+		if existing != nil {
+			if err := a.checkAdoption(d, existing, owner); err != nil {
+				return nil, err
+			}
+			return a.update(ctx, d, obj, existing)
+		}
+		return a.serverSideApply(ctx, d, obj, nil)
+	}
+	err := a.target.Client.Create(ctx, obj, client.FieldOwner(a.opts.FieldOwner))
+	if apierrors.IsAlreadyExists(err) {
+		existing, getErr := a.getDirect(ctx, d)
+		if getErr != nil || existing == nil {
+			return nil, errors.Join(err, getErr)
+		}
+		if err := a.checkAdoption(d, existing, owner); err != nil {
+			return nil, err
+		}
+		return a.update(ctx, d, obj, existing)
+	}
+	return obj, err
+}
+
+func (a *Applier) getDirect(ctx context.Context, d *desired) (*unstructured.Unstructured, error) {
+	existing := &unstructured.Unstructured{}
+	existing.SetGroupVersionKind(d.gvk)
+	err := a.target.Client.Get(ctx, client.ObjectKey{Namespace: d.key.Namespace, Name: d.key.Name}, existing)
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", d.key, err)
+	}
+	return existing, nil
+}
+
+// checkTakenOver returns an error when another owner took over an object this
+// owner had applied: even with adoption-policy always, an owner does not take
+// it back, or two components that both may adopt it would take it from each
+// other for ever. It is applied again once the other owner deletes or
+// releases it.
+func (a *Applier) checkTakenOver(d *desired, item *manifests.InventoryItem, existing *unstructured.Unstructured, owner Owner) error {
+	current := existing.GetLabels()[a.OwnerLabel()]
+	if current == "" || current == owner.ID || item.Digest == "" {
+		return nil
+	}
+	other := existing.GetAnnotations()[a.ownerAnnotation()]
+	if other == "" {
+		other = "owner " + current
+	}
+	return &manifests.UserError{Err: fmt.Errorf("%s was taken over by %s; it is applied again once that owner deletes or releases it", d.key, other)}
+}
+
+// checkAdoption returns an error when the adoption policy forbids taking
+// over existing, an object this owner does not hold yet. The error names the
+// current owner and the policy, nothing more.
+func (a *Applier) checkAdoption(d *desired, existing *unstructured.Unstructured, owner Owner) error {
+	current := existing.GetLabels()[a.OwnerLabel()]
+	if current == owner.ID {
+		return nil
+	}
+	other := existing.GetAnnotations()[a.ownerAnnotation()]
+	if other == "" {
+		other = "owner " + current
+	}
+	policyKey := manifests.Key(a.opts.Name, manifests.AnnotationAdoptionPolicy)
+	switch {
+	case d.policies.Adoption == manifests.AdoptAlways:
+		return nil
+	case d.policies.Adoption == manifests.AdoptNever && current == "":
+		return &manifests.UserError{Err: fmt.Errorf("%s already exists and is not managed by %s (%s is %s)", d.key, owner.Description, policyKey, manifests.AdoptNever)}
+	case d.policies.Adoption == manifests.AdoptNever:
+		return &manifests.UserError{Err: fmt.Errorf("%s already exists and is managed by %s (%s is %s)", d.key, other, policyKey, manifests.AdoptNever)}
+	case current != "":
+		return &manifests.UserError{Err: fmt.Errorf("%s already exists and is managed by %s (%s is %s)", d.key, other, policyKey, d.policies.Adoption)}
+	}
+	return nil
+}
+
+// update changes an existing object by the object's update policy.
+func (a *Applier) update(ctx context.Context, d *desired, obj, live *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	switch d.policies.Update {
+	case manifests.UpdateSSAMerge, manifests.UpdateSSAOverride:
+		return a.serverSideApply(ctx, d, obj, live)
+	case manifests.UpdateRecreate:
+		if err := a.deleteLive(ctx, live); err != nil {
+			return nil, err
+		}
+		if !a.dryRunOnly {
+			a.live.deleted(d.key, live.GetUID())
+		}
+		return nil, nil
+	}
+	obj.SetResourceVersion(live.GetResourceVersion())
+	obj.SetFinalizers(keepForeignFinalizers(obj.GetFinalizers(), live.GetFinalizers()))
+	if err := a.target.Client.Update(ctx, obj, client.FieldOwner(a.opts.FieldOwner)); err != nil {
+		return nil, err
+	}
+	return obj, nil
+}
+
+// keepForeignFinalizers keeps the finalizers others set on the live object.
+func keepForeignFinalizers(desired, live []string) []string {
+	out := slices.Clone(desired)
+	for _, f := range live {
+		if !slices.Contains(out, f) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func isServerSideApply(p manifests.UpdatePolicy) bool {
+	return p == manifests.UpdateSSAMerge || p == manifests.UpdateSSAOverride
+}
+
+// serverSideApply applies obj with this operator as field manager. For
+// ssa-override it first takes over the fields that client-side tools (kubectl
+// edit, patch, client-side apply) own, so that the apply removes them when
+// the manifest no longer has them.
+func (a *Applier) serverSideApply(ctx context.Context, d *desired, obj *unstructured.Unstructured, live *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	if d.policies.Update == manifests.UpdateSSAOverride && live != nil {
+		// managedFields must be current, not as the cache last saw them.
+		fresh, err := a.getDirect(ctx, d)
+		if err != nil {
+			return nil, err
+		}
+		if fresh != nil {
+			if err := a.takeOverFields(ctx, fresh); err != nil {
+				return nil, err
+			}
+		}
+	}
+	obj.SetResourceVersion("")
+	obj.SetManagedFields(nil)
+	err := a.target.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(obj), client.FieldOwner(a.opts.FieldOwner), client.ForceOwnership)
+	if err != nil {
+		return nil, err
+	}
+	return obj, nil
+}
+
+func (a *Applier) deleteLive(ctx context.Context, live *unstructured.Unstructured) error {
+	uid := live.GetUID()
+	// Background propagation: some kinds (batch/v1 Jobs) default to orphaning
+	// their dependents, which leaves them behind.
+	err := a.target.Client.Delete(ctx, live, client.Preconditions{UID: &uid}, client.PropagationPolicy(metav1.DeletePropagationBackground))
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	return err
+}
+
+// explainWriteError turns the API server's "field is immutable" into advice.
+func explainWriteError(err error, prefix string) error {
+	if !apierrors.IsInvalid(err) {
+		return err
+	}
+	var status apierrors.APIStatus
+	if !errors.As(err, &status) || status.Status().Details == nil {
+		return err
+	}
+	var fields []string
+	for _, cause := range status.Status().Details.Causes {
+		if strings.Contains(cause.Message, "immutable") {
+			fields = append(fields, cause.Field)
+		}
+	}
+	if len(fields) == 0 {
+		return err
+	}
+	return &ImmutableFieldError{Fields: fields, PolicyKey: manifests.Key(prefix, manifests.AnnotationUpdatePolicy), Err: err}
+}
+
+func jsonMarshal(v any) ([]byte, error) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("encoding patch: %w", err)
+	}
+	return data, nil
+}
