@@ -25,7 +25,8 @@ type ReconcilerOptions struct {
 	// Defaults are the object policies when neither object nor component sets
 	// one; Defaults.Namespace is the namespace policy (create, or do-not-create).
 	Defaults manifests.Defaults
-	// Concurrency bounds the objects written at once within one wave (default 8).
+	// Concurrency bounds the objects written or deleted at once within one
+	// wave and stage (default engine.DefaultConcurrency).
 	Concurrency int
 	// RequeueInterval: how long after success the component is looked at again (default 10m).
 	RequeueInterval time.Duration
@@ -70,9 +71,6 @@ func (o ReconcilerOptions) withDefaults(name string) ReconcilerOptions {
 	}
 	if o.Finalizer == "" {
 		o.Finalizer = name + "/finalizer"
-	}
-	if o.Concurrency <= 0 {
-		o.Concurrency = 8
 	}
 	if o.RequeueInterval <= 0 {
 		o.RequeueInterval = 10 * time.Minute

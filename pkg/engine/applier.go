@@ -14,6 +14,10 @@ import (
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
+// DefaultConcurrency is how many objects of one plan group an applier
+// writes or deletes at once unless Options.Concurrency says otherwise.
+const DefaultConcurrency = 8
+
 // Options configure an Applier.
 type Options struct {
 	// Name is the operator name: annotation and label prefix and field owner.
@@ -22,7 +26,8 @@ type Options struct {
 	FieldOwner string
 	// Defaults are the policies of objects without policy annotations.
 	Defaults manifests.Defaults
-	// Concurrency bounds the objects of one wave and stage written at once (default 8).
+	// Concurrency bounds the objects of one plan group written or deleted
+	// at once (default DefaultConcurrency).
 	Concurrency int
 	// AdditionalManagedTypes block deletion while foreign instances exist,
 	// besides the types served by the component's CRDs and APIServices.
@@ -179,7 +184,7 @@ func NewApplier(target Target, opts Options) (*Applier, error) {
 		opts.FieldOwner = opts.Name
 	}
 	if opts.Concurrency <= 0 {
-		opts.Concurrency = 8
+		opts.Concurrency = DefaultConcurrency
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
