@@ -79,14 +79,20 @@ func completeJobs(ctx context.Context, c client.Client, namespace string) {
 		if j.Status.CompletionTime != nil || j.DeletionTimestamp != nil {
 			continue
 		}
-		now := metav1.Now()
-		j.Status = batchv1.JobStatus{
-			StartTime: &now, CompletionTime: &now, Succeeded: 1,
-			Conditions: []batchv1.JobCondition{
-				{Type: batchv1.JobSuccessCriteriaMet, Status: corev1.ConditionTrue, LastProbeTime: now, LastTransitionTime: now},
-				{Type: batchv1.JobComplete, Status: corev1.ConditionTrue, LastProbeTime: now, LastTransitionTime: now},
-			},
-		}
+		j.Status = CompletedStatus()
 		_ = c.Status().Update(ctx, j)
+	}
+}
+
+// CompletedStatus is the status a Job controller writes once the Job's one
+// pod has succeeded.
+func CompletedStatus() batchv1.JobStatus {
+	now := metav1.Now()
+	return batchv1.JobStatus{
+		StartTime: &now, CompletionTime: &now, Succeeded: 1,
+		Conditions: []batchv1.JobCondition{
+			{Type: batchv1.JobSuccessCriteriaMet, Status: corev1.ConditionTrue, LastProbeTime: now, LastTransitionTime: now},
+			{Type: batchv1.JobComplete, Status: corev1.ConditionTrue, LastProbeTime: now, LastTransitionTime: now},
+		},
 	}
 }

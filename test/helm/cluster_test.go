@@ -10,7 +10,6 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -106,7 +105,8 @@ func (p *controllers) jobs(ctx context.Context) {
 		if err != nil {
 			continue
 		}
-		complete(ctx, p.c, j)
+		j.Status = demo.CompletedStatus()
+		_ = p.c.Status().Update(ctx, j)
 	}
 }
 
@@ -121,19 +121,6 @@ func (p *controllers) saw(j *batchv1.Job) {
 		p.runs[key][j.UID] = true
 		p.order = append(p.order, j.Name)
 	}
-}
-
-// complete writes the status a Job controller writes when its pod succeeded.
-func complete(ctx context.Context, c client.Client, j *batchv1.Job) {
-	now := metav1.Now()
-	j.Status = batchv1.JobStatus{
-		StartTime: &now, CompletionTime: &now, Succeeded: 1,
-		Conditions: []batchv1.JobCondition{
-			{Type: batchv1.JobSuccessCriteriaMet, Status: corev1.ConditionTrue, LastProbeTime: now, LastTransitionTime: now},
-			{Type: batchv1.JobComplete, Status: corev1.ConditionTrue, LastProbeTime: now, LastTransitionTime: now},
-		},
-	}
-	_ = c.Status().Update(ctx, j)
 }
 
 func (p *controllers) deployments(ctx context.Context) {
