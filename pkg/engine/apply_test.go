@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
+	"fmt"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -144,6 +145,19 @@ var _ = Describe("applying in waves", func() {
 		h.applyUntilDone(ctx, secret)
 		Expect(h.inventory[0].Digest).To(Equal(digest))
 		Expect(h.counter.Writes()).To(BeZero(), h.counter.String())
+	})
+
+	It("probes a kind once, however many of its objects are written at once", func() {
+		h := newHarness(ctx, "probes", engine.Options{Concurrency: 8})
+		var objects []any
+		for i := range 16 {
+			objects = append(objects, configMap(ns, fmt.Sprintf("cm-%d", i), nil))
+		}
+		h.applyUntilDone(ctx, objects...)
+		// One list to check that ConfigMaps may be listed (the informer gets
+		// its first objects over its watch).
+		Expect(h.counter.Count("list", "configmaps")).To(Equal(1), h.counter.String())
+		Expect(h.counter.Count("watch", "configmaps")).To(Equal(1), h.counter.String())
 	})
 
 	It("records the inventory before it creates an object", func() {

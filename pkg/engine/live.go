@@ -36,7 +36,7 @@ type liveObjects struct {
 	now    func() time.Time
 
 	mu         sync.Mutex
-	probed     map[schema.GroupVersionKind]bool
+	probes     map[schema.GroupVersionKind]*probeCall // in flight, or succeeded
 	written    map[manifests.ObjectKey]writtenObject
 	tombstones map[manifests.ObjectKey]types.UID // objects the applier deleted, until the cache sees them go
 }
@@ -47,7 +47,7 @@ type writtenObject struct {
 }
 
 func newLiveObjects(reader LiveReader, direct client.Reader, now func() time.Time) *liveObjects {
-	return &liveObjects{reader: reader, direct: direct, ttl: time.Minute, now: now, written: map[manifests.ObjectKey]writtenObject{}, probed: map[schema.GroupVersionKind]bool{}, tombstones: map[manifests.ObjectKey]types.UID{}}
+	return &liveObjects{reader: reader, direct: direct, ttl: time.Minute, now: now, written: map[manifests.ObjectKey]writtenObject{}, probes: map[schema.GroupVersionKind]*probeCall{}, tombstones: map[manifests.ObjectKey]types.UID{}}
 }
 
 // get returns the live object, or nil when it does not exist.
@@ -73,10 +73,7 @@ func (l *liveObjects) get(ctx context.Context, gvk schema.GroupVersionKind, key 
 // some namespaces lists there, where its informers do; an object outside
 // them is read directly and needs no probe.
 func (l *liveObjects) probe(ctx context.Context, gvk schema.GroupVersionKind, namespace string) error {
-	l.mu.Lock()
-	done := l.probed[gvk]
-	l.mu.Unlock()
-	if done || l.direct == nil {
+	if l.direct == nil {
 		return nil
 	}
 	scope := scopeOf(l.reader)
@@ -87,6 +84,40 @@ func (l *liveObjects) probe(ctx context.Context, gvk schema.GroupVersionKind, na
 	if namespace != "" && len(scope) > 0 {
 		namespaces = scope
 	}
+	l.mu.Lock()
+	call, started := l.probes[gvk]
+	if !started {
+		// The first caller lists; the writers of the same kind that come
+		// meanwhile wait for its answer instead of listing too.
+		call = &probeCall{done: make(chan struct{})}
+		l.probes[gvk] = call
+	}
+	l.mu.Unlock()
+	if started {
+		select {
+		case <-call.done:
+			return call.err
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	call.err = l.list(ctx, gvk, namespaces)
+	if call.err != nil {
+		l.mu.Lock()
+		delete(l.probes, gvk) // a later pass asks again: RBAC may have changed
+		l.mu.Unlock()
+	}
+	close(call.done)
+	return call.err
+}
+
+// probeCall is one probe of a kind, shared by the callers that need it.
+type probeCall struct {
+	done chan struct{}
+	err  error
+}
+
+func (l *liveObjects) list(ctx context.Context, gvk schema.GroupVersionKind, namespaces []string) error {
 	for _, ns := range namespaces {
 		list := &metav1.PartialObjectMetadataList{}
 		list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
@@ -94,9 +125,6 @@ func (l *liveObjects) probe(ctx context.Context, gvk schema.GroupVersionKind, na
 			return fmt.Errorf("%s must be listed and watched %s to track applied objects: %w", gvk.Kind, where(ns), err)
 		}
 	}
-	l.mu.Lock()
-	l.probed[gvk] = true
-	l.mu.Unlock()
 	return nil
 }
 
