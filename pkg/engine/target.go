@@ -91,6 +91,10 @@ func NewCachedTargetWith(ctx context.Context, cfg *rest.Config, operatorName str
 		HTTPClient: httpClient, Scheme: scheme, Mapper: mapper,
 		DefaultLabelSelector: labels.NewSelector().Add(*owned),
 		DefaultNamespaces:    namespaceConfigs(opts.Namespaces),
+		// No decision reads managedFields from the cache (taking fields
+		// over reads them fresh), and they are often the larger half of
+		// an object: leaving them out cuts the operator's memory.
+		DefaultTransform: cache.TransformStripManagedFields(),
 	}
 	if crdsReadable {
 		cacheOpts.ByObject = map[client.Object]cache.ByObject{crdMetadata(): {Label: labels.Everything()}}
