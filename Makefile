@@ -80,7 +80,8 @@ lint: vet ## Run go vet and staticcheck.
 bench: ## Run the benchmarks (figures go into the README table).
 	@assets="$$($(CONTROL_PLANE))"; \
 	KUBEBUILDER_ASSETS="$$assets" $(GO) test -run='^$$' -bench=. -benchmem -benchtime=20x -count=1 ./pkg/generator/...; \
-	KUBEBUILDER_ASSETS="$$assets" $(GO) test -run='^$$' -bench=. -benchtime=1x -count=1 -timeout=60m ./pkg/engine/... ./pkg/component/...
+	KUBEBUILDER_ASSETS="$$assets" $(GO) test -run='^$$' -bench=. -benchtime=1x -count=1 -timeout=60m ./pkg/engine/... ./pkg/component/...; \
+	KUBEBUILDER_ASSETS="$$assets" $(GO) test -run='^$$' -bench=. -benchtime=1x -count=1 -timeout=60m ./test/bench/
 
 .PHONY: control-plane
 control-plane: ## Build kube-apiserver and etcd (first run only) and print their directory.

@@ -16,7 +16,7 @@ import (
 
 // DefaultConcurrency is how many objects of one plan group an applier
 // writes or deletes at once unless Options.Concurrency says otherwise.
-const DefaultConcurrency = 8
+const DefaultConcurrency = 16
 
 // Options configure an Applier.
 type Options struct {

@@ -1,0 +1,88 @@
+package bench_test
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/wavekit-dev/wavekit/internal/testenv"
+)
+
+// builds are the commands the benchmarks run: the package to build and the
+// module directory, relative to the repository root, to build it in.
+var builds = map[string]struct{ dir, pkg string }{
+	"component-operator": {".", "./cmd/component-operator"},
+	"wavekit":            {".", "./cmd/wavekit"},
+	"helm":               {".", "helm.sh/helm/v3/cmd/helm"},
+	"kubectl":            {"hack/kubectl", "."},
+	"kapp":               {"hack/kapp", "carvel.dev/kapp/cmd/kapp"},
+}
+
+var (
+	buildMu  sync.Mutex
+	buildDir string
+	binaries = map[string]string{}
+)
+
+// binary builds the named command the first time it is asked for and
+// returns the path of its executable.
+func binary(b *testing.B, name string) string {
+	b.Helper()
+	buildMu.Lock()
+	defer buildMu.Unlock()
+	if path, ok := binaries[name]; ok {
+		return path
+	}
+	if buildDir == "" {
+		dir, err := os.MkdirTemp("", "wavekit-bench-")
+		if err != nil {
+			b.Fatal(err)
+		}
+		buildDir = dir
+	}
+	spec := builds[name]
+	path := filepath.Join(buildDir, name)
+	cmd := exec.Command("go", "build", "-o", path, spec.pkg)
+	cmd.Dir = filepath.Join(testenv.ModuleRoot(), spec.dir)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("building %s in %s: %v\n%s", spec.pkg, spec.dir, err, out)
+	}
+	binaries[name] = path
+	return path
+}
+
+// run is one finished command: its wall time and peak RSS.
+type run struct {
+	wall   time.Duration
+	rssMiB float64
+}
+
+// timed runs a built command to its end and fails the benchmark, with the
+// command's output, unless it exits 0.
+func timed(b *testing.B, name string, args ...string) run {
+	b.Helper()
+	cmd := exec.Command(binary(b, name), args...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	start := time.Now()
+	err := cmd.Run()
+	wall := time.Since(start)
+	if err != nil {
+		b.Fatalf("%s %v: %v\n%s", name, args, err, out.String())
+	}
+	return run{wall: wall, rssMiB: maxRSSMiB(cmd.ProcessState)}
+}
+
+// maxRSSMiB is the peak resident set size of a process that has exited.
+func maxRSSMiB(state *os.ProcessState) float64 {
+	usage, ok := state.SysUsage().(*syscall.Rusage)
+	if !ok {
+		return 0
+	}
+	return float64(usage.Maxrss) / 1024 // Linux reports KiB
+}

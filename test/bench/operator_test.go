@@ -1,0 +1,223 @@
+package bench_test
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/wavekit-dev/wavekit/api/v1alpha1"
+	"github.com/wavekit-dev/wavekit/internal/testenv"
+	"github.com/wavekit-dev/wavekit/pkg/component"
+)
+
+// BenchmarkOperatorVsRaw8 compares the component-operator binary applying
+// and deleting one Component of N ConfigMaps with a bare client creating and
+// deleting the same ConfigMaps with 8 workers.
+func BenchmarkOperatorVsRaw8(b *testing.B) {
+	for _, n := range []int{500, 2000} {
+		b.Run(fmt.Sprintf("objects=%d", n), func(b *testing.B) {
+			for range b.N {
+				operatorVsRaw8(b, n)
+			}
+		})
+	}
+}
+
+func operatorVsRaw8(b *testing.B, n int) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	rawApply, rawDelete := raw8(b, ctx, n)
+	op := startOperator(b, ctx, configMapSource(b, n), configMapSource(b, 1))
+	// A first Component warms the operator up (discovery, the ConfigMap
+	// informer), as a running operator is; then the measured one.
+	applyAndDelete(b, ctx, newNamespace(b, "warmup"), "warmup")
+	apply, del := applyAndDelete(b, ctx, newNamespace(b, "operator"), "bench")
+	rss := op.stop(b)
+
+	ms := func(d time.Duration) float64 { return float64(d.Milliseconds()) }
+	b.ReportMetric(ms(rawApply), "raw8-apply-ms")
+	b.ReportMetric(ms(apply), "operator-apply-ms")
+	b.ReportMetric(apply.Seconds()/rawApply.Seconds(), "apply-x-raw8")
+	b.ReportMetric(ms(rawDelete), "raw8-delete-ms")
+	b.ReportMetric(ms(del), "operator-delete-ms")
+	b.ReportMetric(del.Seconds()/rawDelete.Seconds(), "delete-x-raw8")
+	b.ReportMetric(rss, "operator-peak-RSS-MiB")
+	b.Logf("\n| N | apply → Ready: operator / raw8 | ratio | delete → gone: operator / raw8 | ratio | operator peak RSS |\n"+
+		"| %d | %s / %s | %.2f × | %s / %s | %.2f × | %.0f MiB |",
+		n, apply.Round(time.Millisecond), rawApply.Round(time.Millisecond), apply.Seconds()/rawApply.Seconds(),
+		del.Round(time.Millisecond), rawDelete.Round(time.Millisecond), del.Seconds()/rawDelete.Seconds(), rss)
+}
+
+// raw8 creates n ConfigMaps in a namespace of their own with a bare client
+// and 8 workers, then deletes them the same way, and returns both times.
+func raw8(b *testing.B, ctx context.Context, n int) (time.Duration, time.Duration) {
+	cfg := rest.CopyConfig(env.Get(b).Config)
+	cfg.QPS = -1 // no client-side rate limit, as the operator has none
+	c, err := client.New(cfg, client.Options{Scheme: scheme()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ns := newNamespace(b, "raw8")
+	objects := make([]client.Object, n)
+	for i := range objects {
+		objects[i] = &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: configMapName(i)}, Data: map[string]string{"value": "v1"}}
+	}
+	apply := inWorkers(b, 8, objects, func(o client.Object) error { return c.Create(ctx, o) })
+	del := inWorkers(b, 8, objects, func(o client.Object) error { return c.Delete(ctx, o) })
+	return apply, del
+}
+
+// inWorkers runs do for every object, with workers goroutines, and returns
+// how long that took.
+func inWorkers(b *testing.B, workers int, objects []client.Object, do func(client.Object) error) time.Duration {
+	next := make(chan client.Object)
+	errs := make(chan error, workers)
+	start := time.Now()
+	for range workers {
+		go func() {
+			var first error
+			for o := range next {
+				if err := do(o); err != nil && first == nil {
+					first = err
+				}
+			}
+			errs <- first
+		}()
+	}
+	for _, o := range objects {
+		next <- o
+	}
+	close(next)
+	for range workers {
+		if err := <-errs; err != nil {
+			b.Fatal(err)
+		}
+	}
+	return time.Since(start)
+}
+
+func configMapName(i int) string { return fmt.Sprintf("cm-%05d", i) }
+
+// configMapSource writes a source folder of Go templates: n ConfigMaps in
+// the component's namespace.
+func configMapSource(b *testing.B, n int) string {
+	dir := b.TempDir()
+	var manifest strings.Builder
+	for i := range n {
+		fmt.Fprintf(&manifest, "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s\n  namespace: {{ .Namespace }}\ndata:\n  value: v1\n", configMapName(i))
+	}
+	if err := os.WriteFile(filepath.Join(dir, "configmaps.yaml"), []byte(manifest.String()), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	return dir
+}
+
+// applyAndDelete creates a Component of source in ns, waits
+// until it is Ready, deletes it and waits until it is gone, and returns both
+// times as the operator's watchers see them.
+func applyAndDelete(b *testing.B, ctx context.Context, ns, source string) (time.Duration, time.Duration) {
+	e := env.Get(b)
+	w, err := client.NewWithWatch(e.Config, client.Options{Scheme: e.Scheme})
+	if err != nil {
+		b.Fatal(err)
+	}
+	c := &v1alpha1.Component{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "bench"}, Spec: v1alpha1.ComponentSpec{Source: source}}
+	ready := func(t watch.EventType, got *v1alpha1.Component) bool {
+		return got.Status.State == component.StateReady && got.Status.ObservedGeneration == got.Generation
+	}
+	applied := timeUntil(b, ctx, w, ns, func() error { return e.Client.Create(ctx, c) }, ready)
+	gone := func(t watch.EventType, _ *v1alpha1.Component) bool { return t == watch.Deleted }
+	deleted := timeUntil(b, ctx, w, ns, func() error { return e.Client.Delete(ctx, c) }, gone)
+	return applied, deleted
+}
+
+// timeUntil watches the Components of ns, does act and returns the time
+// from act until an event satisfies done.
+func timeUntil(b *testing.B, ctx context.Context, w client.WithWatch, ns string, act func() error, done func(watch.EventType, *v1alpha1.Component) bool) time.Duration {
+	watcher, err := w.Watch(ctx, &v1alpha1.ComponentList{}, client.InNamespace(ns))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer watcher.Stop()
+	start := time.Now()
+	if err := act(); err != nil {
+		b.Fatal(err)
+	}
+	for event := range watcher.ResultChan() {
+		if got, ok := event.Object.(*v1alpha1.Component); ok && done(event.Type, got) {
+			return time.Since(start)
+		}
+	}
+	b.Fatalf("watch of Components in %s ended before the operator was done: %v", ns, ctx.Err())
+	return 0
+}
+
+// operatorProcess is the component-operator binary serving one source.
+type operatorProcess struct {
+	cmd *exec.Cmd
+	out strings.Builder
+}
+
+// startOperator runs the component-operator binary with the sources "bench"
+// and "warmup" and returns once it reports ready.
+func startOperator(b *testing.B, ctx context.Context, bench, warmup string) *operatorProcess {
+	kubeconfig := filepath.Join(b.TempDir(), "kubeconfig")
+	if err := testenv.WriteKubeconfig(env.Get(b).Config, kubeconfig); err != nil {
+		b.Fatal(err)
+	}
+	probes := freeAddress(b)
+	op := &operatorProcess{}
+	op.cmd = exec.Command(binary(b, "component-operator"), "--kubeconfig", kubeconfig,
+		"--operator-name", "bench.wavekit.dev", "--source", "bench="+bench, "--source", "warmup="+warmup,
+		"--metrics-bind-address", "0", "--health-probe-bind-address", probes)
+	op.cmd.Stdout, op.cmd.Stderr = &op.out, &op.out
+	if err := op.cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	for {
+		resp, err := http.Get("http://" + probes + "/readyz")
+		if err == nil {
+			_ = resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return op
+			}
+		}
+		if ctx.Err() != nil {
+			b.Fatalf("the operator did not become ready: %v\n%s", err, op.out.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// stop ends the operator with SIGTERM and returns its peak RSS.
+func (o *operatorProcess) stop(b *testing.B) float64 {
+	_ = o.cmd.Process.Signal(syscall.SIGTERM)
+	if err := o.cmd.Wait(); err != nil {
+		b.Logf("operator exited: %v", err)
+	}
+	return maxRSSMiB(o.cmd.ProcessState)
+}
+
+// freeAddress returns a local address that nothing listens on.
+func freeAddress(b *testing.B) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}

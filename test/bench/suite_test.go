@@ -1,0 +1,46 @@
+package bench_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sync/atomic"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+
+	"github.com/wavekit-dev/wavekit/api/v1alpha1"
+	"github.com/wavekit-dev/wavekit/internal/testenv"
+)
+
+// env is the control plane every benchmark of this package shares.
+var env = &testenv.Once{Options: testenv.Options{Scheme: scheme()}}
+
+// TestMain stops the control plane that the benchmarks start.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	_ = env.Stop()
+	os.Exit(code)
+}
+
+func scheme() *runtime.Scheme {
+	s := runtime.NewScheme()
+	_ = clientgoscheme.AddToScheme(s)
+	_ = v1alpha1.AddToScheme(s)
+	return s
+}
+
+var namespaces atomic.Int32
+
+// newNamespace creates a namespace of its own for one measurement.
+func newNamespace(b *testing.B, prefix string) string {
+	b.Helper()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("%s-%d", prefix, namespaces.Add(1))}}
+	if err := env.Get(b).Client.Create(context.Background(), ns); err != nil {
+		b.Fatalf("creating namespace %s: %v", ns.Name, err)
+	}
+	return ns.Name
+}
