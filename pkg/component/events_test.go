@@ -21,6 +21,8 @@ var _ = Describe("events and metrics", func() {
 		ctx := context.Background()
 		ns := newNamespace(ctx)
 		startOperator(ctx, ns, component.ReconcilerOptions{})
+		readyBefore := counter("wavekit_reconciles_total", map[string]string{"operator": operator, "result": "Ready"})
+		errorBefore := counter("wavekit_reconciles_total", map[string]string{"operator": operator, "result": "Error"})
 		c := newComponent(ns, "told", map[string]any{"configMaps": map[string]any{"a": map[string]any{}, "b": map[string]any{}}})
 		Expect(env.Client.Create(ctx, c)).To(Succeed())
 		eventually(func() string { return readyCondition(ctx, c) }).Should(HavePrefix("True/Ready"))
@@ -40,6 +42,12 @@ var _ = Describe("events and metrics", func() {
 
 		Expect(gauge("wavekit_components", map[string]string{"operator": operator, "state": "Error"})).To(BeNumerically(">=", 1))
 		Expect(counterTotal("wavekit_api_requests_total")).To(BeNumerically(">", 0))
+		Expect(counter("wavekit_reconciles_total", map[string]string{"operator": operator, "result": "Ready"})).To(BeNumerically(">", readyBefore))
+		Expect(counter("wavekit_reconciles_total", map[string]string{"operator": operator, "result": "Error"})).To(BeNumerically(">", errorBefore))
+		eventually(func() float64 {
+			started := counter("wavekit_reconciles_started_total", map[string]string{"operator": operator})
+			return started - counter("wavekit_reconciles_total", map[string]string{"operator": operator})
+		}).Should(BeZero(), "every reconcile started has finished")
 	})
 })
 
@@ -80,13 +88,19 @@ func gauge(name string, labels map[string]string) float64 {
 	return total
 }
 
-func counterTotal(name string) float64 {
+func counterTotal(name string) float64 { return counter(name, nil) }
+
+// counter sums the counters of the family name whose labels match labels.
+func counter(name string, labels map[string]string) float64 {
 	families, err := metrics.Registry.Gather()
 	Expect(err).NotTo(HaveOccurred())
 	total := 0.0
 	for _, f := range families {
-		if f.GetName() == name {
-			for _, m := range f.GetMetric() {
+		if f.GetName() != name {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			if matches(m, labels) {
 				total += m.GetCounter().GetValue()
 			}
 		}

@@ -23,14 +23,28 @@ var (
 		Name: "wavekit_reconcile_duration_seconds", Help: "Duration of component reconciles.",
 		Buckets: prometheus.ExponentialBuckets(0.005, 2, 14),
 	}, []string{"operator"})
+	reconcilesStarted = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "wavekit_reconciles_started_total", Help: "Component reconciles started, by operator; minus the finished ones, those running.",
+	}, []string{"operator"})
+	reconcilesFinished = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "wavekit_reconciles_total", Help: "Component reconciles finished, by operator and result: the Ready condition's reason, Deleted, Gone or Skipped.",
+	}, []string{"operator", "result"})
 	apiRequests = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "wavekit_api_requests_total", Help: "Requests to target API servers by verb.",
 	}, []string{"verb"})
 )
 
 func init() {
-	metrics.Registry.MustRegister(componentsByState, dependentsByPhase, reconcileDuration, apiRequests)
+	metrics.Registry.MustRegister(componentsByState, dependentsByPhase, reconcileDuration, reconcilesStarted, reconcilesFinished, apiRequests)
 }
+
+// Results of reconciles that wrote no Ready condition.
+const (
+	resultDeleted = "Deleted" // the finalizer was removed
+	resultGone    = "Gone"    // the component no longer exists
+	resultSkipped = "Skipped" // the reconciler's filter leaves the component out
+	resultFailed  = "ReadFailed"
+)
 
 // countRequests returns a copy of cfg whose requests are counted by verb.
 func countRequests(cfg *rest.Config) *rest.Config {

@@ -33,9 +33,15 @@ type run[T Component] struct {
 // in its status. It writes the status only when it changed.
 func (r *Reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	start := time.Now()
-	defer func() { reconcileDuration.WithLabelValues(r.name).Observe(time.Since(start).Seconds()) }()
+	reconcilesStarted.WithLabelValues(r.name).Inc()
+	result := resultFailed
+	defer func() {
+		reconcileDuration.WithLabelValues(r.name).Observe(time.Since(start).Seconds())
+		reconcilesFinished.WithLabelValues(r.name, result).Inc()
+	}()
 	component, err := r.read(ctx, req.NamespacedName)
 	if apierrors.IsNotFound(err) {
+		result = resultGone
 		r.forget(req.NamespacedName)
 		return ctrl.Result{}, nil
 	}
@@ -43,16 +49,24 @@ func (r *Reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 		return ctrl.Result{}, fmt.Errorf("reading %s: %w", req.NamespacedName, err)
 	}
 	if r.opts.Filter != nil && !r.opts.Filter(component) {
+		result = resultSkipped
 		return ctrl.Result{}, nil
 	}
 	rn := &run[T]{r: r, component: component, id: req.NamespacedName, written: *component.GetStatus().DeepCopy()}
-	if err := r.runHooks(ctx, r.postRead, component); err != nil {
-		return rn.finish(ctx, rn.fail(fmt.Errorf("post-read hook: %w", err)))
+	o := rn.pass(ctx)
+	result = o.result()
+	return rn.finish(ctx, o)
+}
+
+// pass applies the component, or deletes it once it is being deleted.
+func (rn *run[T]) pass(ctx context.Context) outcome {
+	if err := rn.r.runHooks(ctx, rn.r.postRead, rn.component); err != nil {
+		return rn.fail(fmt.Errorf("post-read hook: %w", err))
 	}
-	if component.GetDeletionTimestamp() != nil {
-		return rn.finish(ctx, rn.delete(ctx))
+	if rn.component.GetDeletionTimestamp() != nil {
+		return rn.delete(ctx)
 	}
-	return rn.finish(ctx, rn.apply(ctx))
+	return rn.apply(ctx)
 }
 
 func (r *Reconciler[T]) read(ctx context.Context, id types.NamespacedName) (T, error) {
@@ -94,6 +108,14 @@ type outcome struct {
 	err     error // returned to controller-runtime (its rate limiter backs off)
 	gone    bool  // the finalizer was removed: no status to write
 	stalled bool  // only a change helps: Stalled, and no backoff
+}
+
+// result names the outcome in the reconcile metrics.
+func (o outcome) result() string {
+	if o.gone {
+		return resultDeleted
+	}
+	return o.reason
 }
 
 func (rn *run[T]) fail(err error) outcome {
