@@ -147,6 +147,29 @@ var _ = Describe("applying in waves", func() {
 		Expect(h.counter.Writes()).To(BeZero(), h.counter.String())
 	})
 
+	It("creates N new objects with N creates and a constant number of other requests", func() {
+		requests := func(name string, n int) map[string]int {
+			h := newHarness(ctx, name, engine.Options{})
+			var objects []any
+			for i := range n {
+				objects = append(objects, configMap(ns, fmt.Sprintf("%s-%d", name, i), nil))
+			}
+			h.applyUntilDone(ctx, objects...)
+			return h.counter.Snapshot()
+		}
+		// Besides the creates: connecting (discovery, the CRD informer), one
+		// probe and one watch of ConfigMaps, the same for 10 objects as for 40.
+		var others []map[string]int
+		for _, n := range []int{10, 40} {
+			got := requests(fmt.Sprintf("n%d", n), n)
+			Expect(got).To(HaveKeyWithValue("create configmaps", n))
+			delete(got, "create configmaps")
+			Expect(got).To(HaveKeyWithValue("list configmaps", 1))
+			others = append(others, got)
+		}
+		Expect(others[1]).To(Equal(others[0]))
+	})
+
 	It("probes a kind once, however many of its objects are written at once", func() {
 		h := newHarness(ctx, "probes", engine.Options{Concurrency: 8})
 		var objects []any

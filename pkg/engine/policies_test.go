@@ -225,6 +225,23 @@ var _ = Describe("policies", func() {
 			}).ShouldNot(BeNil())
 		})
 
+		It("puts back a field changed out of band with one write and no read", func() {
+			cm := configMap(ns, "cm", map[string]string{"v": "1"})
+			h.applyUntilDone(ctx, cm)
+			live := getConfigMap(ctx, ns, "cm")
+			live.Data["v"] = "changed"
+			Expect(env.Client.Update(ctx, live)).To(Succeed())
+			Eventually(func() string { // the cache has seen the change
+				var cached corev1.ConfigMap
+				Expect(h.target.Cache.Get(ctx, client.ObjectKeyFromObject(live), &cached)).To(Succeed())
+				return cached.ResourceVersion
+			}).Should(Equal(live.ResourceVersion))
+			h.counter.Reset()
+			h.applyUntilDone(ctx, cm)
+			Expect(h.counter.Snapshot()).To(Equal(map[string]int{"update configmaps": 1}), h.counter.String())
+			Expect(getConfigMap(ctx, ns, "cm").Data).To(HaveKeyWithValue("v", "1"))
+		})
+
 		It("ignores fields that the server or others add", func() {
 			h.applyUntilDone(ctx, configMap(ns, "cm", map[string]string{"v": "1"}))
 			live := getConfigMap(ctx, ns, "cm")
