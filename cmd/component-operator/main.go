@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"runtime/debug"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime"
@@ -27,7 +28,17 @@ type stringList []string
 func (s *stringList) String() string     { return strings.Join(*s, ",") }
 func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
 
+// gcPercent is the operator's GOGC unless the environment sets one. Go's
+// default, 100, lets the heap grow to twice what is live before it collects;
+// a burst of first applies then peaks at 1.6 times the memory for the same
+// work (make bench: 1000 components x 4 objects, 8 workers) while the
+// collector's share of CPU stays near 1%.
+const gcPercent = 50
+
 func main() {
+	if _, set := os.LookupEnv("GOGC"); !set {
+		debug.SetGCPercent(gcPercent)
+	}
 	if err := run(); err != nil {
 		fmt.Fprintln(os.Stderr, "component-operator:", err)
 		os.Exit(1)
@@ -36,20 +47,21 @@ func main() {
 
 func run() error {
 	var (
-		name, metricsAddr, probeAddr, watchNamespaces, leaderNamespace string
-		leaderElect                                                    bool
-		sources                                                        stringList
+		name, metricsAddr, probeAddr, pprofAddr, watchNamespaces, leaderNamespace string
+		leaderElect                                                               bool
+		sources                                                                   stringList
 	)
 	flag.StringVar(&name, "operator-name", "wavekit.dev", "operator name: annotation prefix, field owner and finalizer")
 	flag.Var(&sources, "source", "a source to serve, NAME=DIR (repeatable); DIR holds a Helm chart, a kustomization or Go templates")
 	flag.StringVar(&metricsAddr, "metrics-bind-address", "", "address of the metrics endpoint (default :8443, or :8080 with --metrics-secure=false; 0 turns it off)")
 	metrics := bindMetricsFlags(flag.CommandLine)
 	flag.StringVar(&probeAddr, "health-probe-bind-address", ":8081", "address of /healthz and /readyz")
+	flag.StringVar(&pprofAddr, "pprof-bind-address", "", "address of Go's /debug/pprof profiles, for diagnosing CPU and memory use (default: off; bind it to localhost)")
 	flag.BoolVar(&leaderElect, "leader-elect", false, "elect a leader, for more than one replica")
 	flag.StringVar(&leaderNamespace, "leader-election-namespace", "", "namespace of the leader-election Lease (default: the pod's namespace; required outside a pod)")
 	flag.StringVar(&watchNamespaces, "watch-namespaces", "", "comma-separated namespaces to watch Components in (empty: all)")
 	var reconciler component.ReconcilerOptions
-	flag.IntVar(&reconciler.MaxConcurrentReconciles, "concurrent", 4, "Components reconciled at once")
+	flag.IntVar(&reconciler.MaxConcurrentReconciles, "concurrent", component.DefaultMaxConcurrentReconciles, "Components reconciled at once")
 	flag.StringVar(&reconciler.DefaultServiceAccount, "default-service-account", "", "multi-tenant lockdown: apply every Component that names no service account as this service account of its own namespace")
 	flag.BoolVar(&reconciler.NoCrossNamespaceRefs, "no-cross-namespace-refs", false, "refuse Components whose spec.namespace is not their own namespace")
 	flag.BoolVar(&reconciler.InsecureKubeConfigExec, "insecure-kubeconfig-exec", false, "allow kubeconfigs from Secrets to use exec and auth-provider users (they run code in the operator)")
@@ -81,10 +93,12 @@ func run() error {
 		Scheme:                  scheme,
 		Metrics:                 metrics.options(metricsAddr),
 		HealthProbeBindAddress:  probeAddr,
+		PprofBindAddress:        pprofAddr,
 		LeaderElection:          leaderElect,
 		LeaderElectionID:        name + ".component-operator",
 		LeaderElectionNamespace: leaderNamespace,
-		Cache:                   cache.Options{DefaultNamespaces: namespaces(watchNamespaces)},
+		// No decision reads a Component's managedFields: leave them out of the cache.
+		Cache: cache.Options{DefaultNamespaces: namespaces(watchNamespaces), DefaultTransform: cache.TransformStripManagedFields()},
 	})
 	if err != nil {
 		return fmt.Errorf("creating manager: %w", err)

@@ -10,6 +10,12 @@ import (
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
+// DefaultMaxConcurrentReconciles is how many components a reconciler works
+// on at once unless told otherwise. On two cores, 1000 components of 4
+// objects each were all Ready in 47 s with 1, 30 s with 4 and 27 s with 8
+// (make bench); beyond that the API server is the limit.
+const DefaultMaxConcurrentReconciles = 8
+
 // DefaultMaxObjectBytes is etcd's default request limit (1.5 MiB), less
 // room for the key and the request's framing: an object larger than that
 // cannot be stored by an API server on a default etcd.
@@ -36,7 +42,8 @@ type ReconcilerOptions struct {
 	Timeout time.Duration
 	// ReapplyInterval applies every object again after this long (default off).
 	ReapplyInterval time.Duration
-	// MaxConcurrentReconciles of the controller (default 1).
+	// MaxConcurrentReconciles of the controller (default
+	// DefaultMaxConcurrentReconciles).
 	MaxConcurrentReconciles int
 	// RateLimiter of the controller's queue (default controller-runtime's).
 	RateLimiter workqueue.TypedRateLimiter[reconcile.Request]
@@ -82,7 +89,7 @@ func (o ReconcilerOptions) withDefaults(name string) ReconcilerOptions {
 		o.Timeout = 10 * time.Minute
 	}
 	if o.MaxConcurrentReconciles <= 0 {
-		o.MaxConcurrentReconciles = 1
+		o.MaxConcurrentReconciles = DefaultMaxConcurrentReconciles
 	}
 	if o.TargetTimeout <= 0 {
 		o.TargetTimeout = engine.DefaultStartTimeout

@@ -11,11 +11,9 @@ import (
 	"testing"
 	"time"
 
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/watch"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
@@ -60,12 +58,12 @@ func benchmarkLargeComponent(b *testing.B, objects int) {
 
 // BenchmarkFluxShape creates 1000 components of 4 objects each (Deployment,
 // ServiceAccount, Service, ConfigMap: the shape of Flux's own benchmark) at
-// 1, 5 and 20 concurrent reconciles, and reports the time until all are
+// 1, 4 and 8 concurrent reconciles, and reports the time until all are
 // Ready and the peak RSS of this process (operator, benchmark and the
 // stand-in Deployment controller). Then, with nothing changing, it counts
 // the operator's requests for one minute.
 func BenchmarkFluxShape(b *testing.B) {
-	for _, workers := range []int{1, 5, 20} {
+	for _, workers := range []int{1, 4, 8} {
 		b.Run(fmt.Sprintf("components=1000/workers=%d", workers), func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				benchmarkFluxShape(b, 1000, workers)
@@ -83,7 +81,7 @@ func benchmarkFluxShape(b *testing.B, k, workers int) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	go playDeploymentController(ctx, watcher, ns)
+	go demo.PlayDeployments(ctx, watcher, ns)
 	// Requeued every 30s, every component is reconciled again while the
 	// steady state is measured.
 	opts := component.ReconcilerOptions{MaxConcurrentReconciles: workers, RequeueInterval: 30 * time.Second}
@@ -193,32 +191,6 @@ func benchObject(apiVersion, kind, namespace, name string) *unstructured.Unstruc
 	u.SetNamespace(namespace)
 	u.SetName(name)
 	return u
-}
-
-// playDeploymentController stands in for the kube-controller-manager, which
-// the test control plane does not run: it marks every Deployment of the
-// namespace available as soon as it appears or changes.
-func playDeploymentController(ctx context.Context, c client.WithWatch, ns string) {
-	for ctx.Err() == nil {
-		w, err := c.Watch(ctx, &appsv1.DeploymentList{}, client.InNamespace(ns))
-		if err != nil {
-			time.Sleep(100 * time.Millisecond)
-			continue
-		}
-		for ev := range w.ResultChan() {
-			if d, ok := ev.Object.(*appsv1.Deployment); ok && (ev.Type == watch.Added || ev.Type == watch.Modified) {
-				markAvailable(ctx, c, d)
-			}
-		}
-		w.Stop()
-	}
-}
-
-func markAvailable(ctx context.Context, c client.Client, d *appsv1.Deployment) {
-	if !demo.IsAvailable(d) {
-		d.Status = demo.AvailableStatus(d)
-		_ = c.Status().Update(ctx, d)
-	}
 }
 
 // benchNamespace creates a namespace of its own for one benchmark run.

@@ -47,8 +47,10 @@ func binary(b *testing.B, name string) string {
 	}
 	spec := builds[name]
 	path := filepath.Join(buildDir, name)
-	cmd := exec.Command("go", "build", "-o", path, spec.pkg)
+	// As released: static, without debug information.
+	cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", path, spec.pkg)
 	cmd.Dir = filepath.Join(testenv.ModuleRoot(), spec.dir)
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		b.Fatalf("building %s in %s: %v\n%s", spec.pkg, spec.dir, err, out)
 	}

@@ -1,0 +1,119 @@
+package bench_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/wavekit-dev/wavekit/api/v1alpha1"
+	"github.com/wavekit-dev/wavekit/internal/demo"
+	"github.com/wavekit-dev/wavekit/pkg/component"
+)
+
+// BenchmarkOperatorComponents has the component-operator binary apply 1000
+// Components of 4 objects each (Deployment, ServiceAccount, Service,
+// ConfigMap: the shape of Flux's own benchmark), all created at once, with
+// 1, 4 and 8 concurrent reconciles, and reports the time until all are Ready
+// and the operator process's peak RSS. The benchmark plays the Deployment
+// controller.
+func BenchmarkOperatorComponents(b *testing.B) {
+	for _, workers := range []int{1, 4, 8} {
+		b.Run(fmt.Sprintf("components=1000/workers=%d", workers), func(b *testing.B) {
+			for range b.N {
+				operatorComponents(b, 1000, workers)
+			}
+		})
+	}
+}
+
+func operatorComponents(b *testing.B, k, workers int) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	e := env.Get(b)
+	ns := newNamespace(b, "components")
+	w, err := client.NewWithWatch(e.Config, client.Options{Scheme: e.Scheme})
+	if err != nil {
+		b.Fatal(err)
+	}
+	go demo.PlayDeployments(ctx, w, ns)
+	op := startOperator(b, ctx, map[string]string{"app": appSource(b)}, []string{ns}, "--concurrent", fmt.Sprint(workers))
+	start := time.Now()
+	for i := range k {
+		c := &v1alpha1.Component{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("app%04d", i)}, Spec: v1alpha1.ComponentSpec{Source: "app"}}
+		if err := e.Client.Create(ctx, c); err != nil {
+			b.Fatal(err)
+		}
+	}
+	waitAllReady(b, ctx, ns, k)
+	ready := time.Since(start)
+	rss := op.stop(b)
+	b.ReportMetric(ready.Seconds(), "s-to-ready")
+	b.ReportMetric(rss, "operator-peak-RSS-MiB")
+	b.Logf("\n| workers | time until all Ready | operator peak RSS |\n| %d | %s | %.0f MiB |", workers, ready.Round(100*time.Millisecond), rss)
+}
+
+// waitAllReady polls, every half second so as not to load the API server
+// being measured, until the k Components of ns are Ready.
+func waitAllReady(b *testing.B, ctx context.Context, ns string, k int) {
+	for {
+		var list v1alpha1.ComponentList
+		if err := env.Get(b).Client.List(ctx, &list, client.InNamespace(ns)); err != nil {
+			b.Fatalf("%d components not ready: %v", k, err)
+		}
+		ready := 0
+		for _, c := range list.Items {
+			if c.Status.State == component.StateReady {
+				ready++
+			}
+		}
+		if ready == k {
+			return
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+}
+
+// appSource writes a source folder of Go templates: a Deployment,
+// ServiceAccount, Service and ConfigMap named after the component.
+func appSource(b *testing.B) string {
+	const app = `apiVersion: v1
+kind: ServiceAccount
+metadata: {name: "{{ .Name }}", namespace: "{{ .Namespace }}"}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: "{{ .Name }}", namespace: "{{ .Namespace }}"}
+data: {app.conf: "name={{ .Name }}"}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: "{{ .Name }}", namespace: "{{ .Namespace }}"}
+spec:
+  selector: {app: "{{ .Name }}"}
+  ports: [{name: http, port: 80, targetPort: 8080}]
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: "{{ .Name }}", namespace: "{{ .Namespace }}"}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: "{{ .Name }}"}}
+  template:
+    metadata: {labels: {app: "{{ .Name }}"}}
+    spec:
+      serviceAccountName: "{{ .Name }}"
+      containers: [{name: app, image: registry.example/app:1.0, ports: [{containerPort: 8080}]}]
+`
+	dir := b.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "app.yaml"), []byte(strings.TrimSpace(app)+"\n"), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	return dir
+}
