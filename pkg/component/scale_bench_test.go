@@ -63,7 +63,7 @@ func benchmarkLargeComponent(b *testing.B, objects int) {
 // stand-in Deployment controller). Then, with nothing changing, it counts
 // the operator's requests for one minute.
 func BenchmarkFluxShape(b *testing.B) {
-	for _, workers := range []int{1, 4, 8} {
+	for _, workers := range []int{component.DefaultMaxConcurrentReconciles} {
 		b.Run(fmt.Sprintf("components=1000/workers=%d", workers), func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				benchmarkFluxShape(b, 1000, workers)

@@ -7,10 +7,12 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
 	"github.com/wavekit-dev/wavekit/internal/testenv"
@@ -21,6 +23,7 @@ var env = &testenv.Once{Options: testenv.Options{Scheme: scheme()}}
 
 // TestMain stops the control plane that the benchmarks start.
 func TestMain(m *testing.M) {
+	ctrl.SetLogger(logr.Discard()) // else controller-runtime warns, with a stack trace, that no logger is set
 	code := m.Run()
 	_ = env.Stop()
 	os.Exit(code)
