@@ -58,10 +58,11 @@ func benchmarkLargeComponent(b *testing.B, objects int) {
 
 // BenchmarkFluxShape creates 1000 components of 4 objects each (Deployment,
 // ServiceAccount, Service, ConfigMap: the shape of Flux's own benchmark) at
-// 1, 4 and 8 concurrent reconciles, and reports the time until all are
-// Ready and the peak RSS of this process (operator, benchmark and the
-// stand-in Deployment controller). Then, with nothing changing, it counts
-// the operator's requests for one minute.
+// the default number of concurrent reconciles, and reports the requests per
+// component, the time until all are Ready and the peak RSS of this process
+// (operator, benchmark and the stand-in Deployment controller; test/bench
+// measures the operator binary alone). Then, with nothing changing, it
+// counts the operator's requests for one minute.
 func BenchmarkFluxShape(b *testing.B) {
 	for _, workers := range []int{component.DefaultMaxConcurrentReconciles} {
 		b.Run(fmt.Sprintf("components=1000/workers=%d", workers), func(b *testing.B) {
