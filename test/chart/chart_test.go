@@ -98,7 +98,7 @@ var _ = Describe("helm template with the default values and one source", func() 
 		Expect(operator.Args).To(Equal([]string{
 			"--operator-name=wavekit.dev",
 			"--source=web=/opt/sources/web",
-			"--concurrent=4",
+			"--concurrent=8",
 			"--metrics-bind-address=:8443",
 			"--metrics-secure=true",
 			"--health-probe-bind-address=:8081",
