@@ -60,6 +60,7 @@ func run() error {
 	flag.BoolVar(&leaderElect, "leader-elect", false, "elect a leader, for more than one replica")
 	flag.StringVar(&leaderNamespace, "leader-election-namespace", "", "namespace of the leader-election Lease (default: the pod's namespace; required outside a pod)")
 	flag.StringVar(&watchNamespaces, "watch-namespaces", "", "comma-separated namespaces to watch Components in (empty: all)")
+	shard := bindShardFlags(flag.CommandLine)
 	var reconciler component.ReconcilerOptions
 	flag.IntVar(&reconciler.MaxConcurrentReconciles, "concurrent", component.DefaultMaxConcurrentReconciles, "Components reconciled at once")
 	flag.StringVar(&reconciler.DefaultServiceAccount, "default-service-account", "", "multi-tenant lockdown: apply every Component that names no service account as this service account of its own namespace")
@@ -71,6 +72,11 @@ func run() error {
 	if reconciler.MaxConcurrentReconciles < 1 {
 		return fmt.Errorf("--concurrent %d: give at least 1", reconciler.MaxConcurrentReconciles)
 	}
+	selector, err := shard.componentSelector(name)
+	if err != nil {
+		return err
+	}
+	reconciler.Selector = selector
 	capLogVerbosity(&zapOpts)
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts)))
 
@@ -95,10 +101,11 @@ func run() error {
 		HealthProbeBindAddress:  probeAddr,
 		PprofBindAddress:        pprofAddr,
 		LeaderElection:          leaderElect,
-		LeaderElectionID:        name + ".component-operator",
+		LeaderElectionID:        shard.leaseName(name),
 		LeaderElectionNamespace: leaderNamespace,
-		// No decision reads a Component's managedFields: leave them out of the cache.
-		Cache: cache.Options{DefaultNamespaces: namespaces(watchNamespaces), DefaultTransform: cache.TransformStripManagedFields()},
+		// Only this shard's Components, without managedFields (no decision reads them).
+		Cache: component.CacheFor(&v1alpha1.Component{}, selector,
+			cache.Options{DefaultNamespaces: namespaces(watchNamespaces), DefaultTransform: cache.TransformStripManagedFields()}),
 	})
 	if err != nil {
 		return fmt.Errorf("creating manager: %w", err)

@@ -3,6 +3,7 @@ package component
 import (
 	"time"
 
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -70,6 +71,13 @@ type ReconcilerOptions struct {
 	// Filter, if set, selects the components this reconciler handles; others
 	// are left alone (no finalizer, no status).
 	Filter func(Component) bool
+	// Selector, if set, selects by label the components this reconciler
+	// handles, as Filter does, and before any read: a shard of an operator
+	// (ShardSelector). Give the manager a cache with the same selector
+	// (CacheFor), so that other components are not even held in memory. A
+	// component whose labels stop matching is left as it is, for the
+	// reconciler that matches it now to take over.
+	Selector labels.Selector
 }
 
 func (o ReconcilerOptions) withDefaults(name string) ReconcilerOptions {

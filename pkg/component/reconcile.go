@@ -48,6 +48,12 @@ func (r *Reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 	if err != nil {
 		return ctrl.Result{}, fmt.Errorf("reading %s: %w", req.NamespacedName, err)
 	}
+	if !r.selects(component) {
+		// Another shard's now: it takes over from the status as stored.
+		result = resultSkipped
+		r.forget(req.NamespacedName)
+		return ctrl.Result{}, nil
+	}
 	if r.opts.Filter != nil && !r.opts.Filter(component) {
 		result = resultSkipped
 		return ctrl.Result{}, nil

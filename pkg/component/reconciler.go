@@ -108,7 +108,7 @@ func (r *Reconciler[T]) SetupWithManager(mgr ctrl.Manager) error {
 	obj := reflect.New(reflect.TypeOf(zero).Elem()).Interface().(T)
 	b := ctrl.NewControllerManagedBy(mgr).
 		Named(r.name).
-		For(obj, builder.WithPredicates(specOrDeletionChanged())).
+		For(obj, builder.WithPredicates(r.componentEvents())).
 		WatchesRawSource(source.Channel(r.events, &handler.EnqueueRequestForObject{})).
 		WithOptions(controller.Options{MaxConcurrentReconciles: r.opts.MaxConcurrentReconciles, RateLimiter: r.opts.RateLimiter,
 			ReconciliationTimeout: r.opts.ReconcileTimeout})

@@ -46,6 +46,27 @@ var _ = Describe("values.schema.json", func() {
 		Expect(err).To(MatchError(ContainSubstring("/defaultServiceAccount")))
 		_, err = helm("template", "x", chartDir, "--set", "metrics.readers[0].kind=Robot,metrics.readers[0].name=r")
 		Expect(err).To(MatchError(ContainSubstring("/metrics/readers/0/kind")))
+		_, err = helm(append([]string{"template", "x", chartDir, "--set", "shards={a,not a key}"}, oneSource...)...)
+		Expect(err).To(MatchError(ContainSubstring("/shards/1")))
+	})
+})
+
+var _ = Describe("helm template with shards", func() {
+	It("renders a Deployment per shard key, each with its own pods and key, and the unsharded one as before", func() {
+		objects := render("wavekit", "wavekit-system", append([]string{"--set", "shards={,blue,green}"}, oneSource...)...)
+		for key, name := range map[string]string{"": "wavekit-component-operator", "blue": "wavekit-component-operator-shard-blue", "green": "wavekit-component-operator-shard-green"} {
+			var deployment appsv1.Deployment
+			find(objects, "Deployment", "wavekit-system", name, &deployment)
+			args := deployment.Spec.Template.Spec.Containers[0].Args
+			if key == "" {
+				Expect(args).NotTo(ContainElement(HavePrefix("--shard")))
+				Expect(deployment.Spec.Selector.MatchLabels).NotTo(HaveKey("app.kubernetes.io/shard"))
+				continue
+			}
+			Expect(args).To(ContainElement("--shard=" + key))
+			Expect(deployment.Spec.Selector.MatchLabels).To(HaveKeyWithValue("app.kubernetes.io/shard", key))
+			Expect(deployment.Spec.Template.Labels).To(HaveKeyWithValue("app.kubernetes.io/shard", key))
+		}
 	})
 })
 

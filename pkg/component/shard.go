@@ -1,0 +1,81 @@
+package component
+
+import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/selection"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+
+	"github.com/wavekit-dev/wavekit/pkg/manifests"
+)
+
+// LabelShard is the suffix of the label "<operator name>/shard" that assigns
+// a component to one shard of an operator: the replicas of that shard
+// reconcile it, and no other.
+const LabelShard = "shard"
+
+// ShardSelector selects the components of the shard key of the operator
+// named operatorName: those whose shard label equals key, or, for the empty
+// key, those without the label (so an unsharded operator keeps every
+// component that no shard claims).
+func ShardSelector(operatorName, key string) (labels.Selector, error) {
+	label := manifests.Key(operatorName, LabelShard)
+	if key == "" {
+		req, err := labels.NewRequirement(label, selection.DoesNotExist, nil)
+		if err != nil {
+			return nil, fmt.Errorf("shard label %s: %w", label, err)
+		}
+		return labels.NewSelector().Add(*req), nil
+	}
+	if errs := validation.IsValidLabelValue(key); len(errs) > 0 {
+		return nil, fmt.Errorf("shard %q is not a label value: %s", key, errs[0])
+	}
+	req, err := labels.NewRequirement(label, selection.Equals, []string{key})
+	if err != nil {
+		return nil, fmt.Errorf("shard label %s: %w", label, err)
+	}
+	return labels.NewSelector().Add(*req), nil
+}
+
+// CacheFor returns cache options that hold only the components of obj's
+// type that selector matches: give them to the manager (ctrl.Options.Cache,
+// merged with any of your own) together with ReconcilerOptions.Selector, so
+// that a shard neither caches nor watches the others' components.
+func CacheFor(obj client.Object, selector labels.Selector, base cache.Options) cache.Options {
+	byObject := map[client.Object]cache.ByObject{}
+	for o, b := range base.ByObject {
+		byObject[o] = b
+	}
+	byObject[obj] = cache.ByObject{Label: selector}
+	base.ByObject = byObject
+	return base
+}
+
+// componentEvents lets through the component events worth a reconcile:
+// spec changes and deletion of the components the selector matches, and any
+// change of labels that makes a component match or stop matching (the one
+// shard forgets it, the other takes it over).
+func (r *Reconciler[T]) componentEvents() predicate.Predicate {
+	selected := predicate.Funcs{
+		CreateFunc:  func(e event.CreateEvent) bool { return r.selects(e.Object) },
+		UpdateFunc:  func(e event.UpdateEvent) bool { return r.selects(e.ObjectNew) },
+		DeleteFunc:  func(event.DeleteEvent) bool { return true }, // to forget it
+		GenericFunc: func(e event.GenericEvent) bool { return r.selects(e.Object) },
+	}
+	selectionChanged := predicate.Funcs{
+		CreateFunc:  func(event.CreateEvent) bool { return false },
+		UpdateFunc:  func(e event.UpdateEvent) bool { return r.selects(e.ObjectOld) != r.selects(e.ObjectNew) },
+		DeleteFunc:  func(event.DeleteEvent) bool { return false },
+		GenericFunc: func(event.GenericEvent) bool { return false },
+	}
+	return predicate.Or(selectionChanged, predicate.And(selected, specOrDeletionChanged()))
+}
+
+func (r *Reconciler[T]) selects(obj client.Object) bool {
+	return r.opts.Selector == nil || r.opts.Selector.Matches(labels.Set(obj.GetLabels()))
+}
