@@ -77,6 +77,7 @@ func run() error {
 		return err
 	}
 	reconciler.Selector = selector
+	reconciler.DependentLabels = component.ShardLabels(name, shard.key)
 	capLogVerbosity(&zapOpts)
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts)))
 

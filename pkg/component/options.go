@@ -78,6 +78,13 @@ type ReconcilerOptions struct {
 	// component whose labels stop matching is left as it is, for the
 	// reconciler that matches it now to take over.
 	Selector labels.Selector
+	// DependentLabels are set on every object the reconciler applies, and
+	// its target caches hold only objects that carry them: a shard's label
+	// (ShardLabels), so that each shard caches and watches its own objects
+	// only. An object that still carries another shard's label after its
+	// component moved is read from the API server, adopted (its owner label
+	// is the same) and relabelled, never re-created nor taken for gone.
+	DependentLabels map[string]string
 }
 
 func (o ReconcilerOptions) withDefaults(name string) ReconcilerOptions {

@@ -42,6 +42,16 @@ func ShardSelector(operatorName, key string) (labels.Selector, error) {
 	return labels.NewSelector().Add(*req), nil
 }
 
+// ShardLabels are the DependentLabels of the shard key of the operator
+// named operatorName: its shard label, none for the unsharded key "" (which
+// caches the objects of every shard, as an operator without shards does).
+func ShardLabels(operatorName, key string) map[string]string {
+	if key == "" {
+		return nil
+	}
+	return map[string]string{manifests.Key(operatorName, LabelShard): key}
+}
+
 // CacheFor returns cache options that hold only the components of obj's
 // type that selector matches: give them to the manager (ctrl.Options.Cache,
 // merged with any of your own) together with ReconcilerOptions.Selector, so

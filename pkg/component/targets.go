@@ -111,13 +111,13 @@ func (t *targets) startLocked(key targetKey, cfg *rest.Config) *target {
 
 func (t *targets) connect(ctx context.Context, tg *target, cfg *rest.Config, namespaces []string) error {
 	cached, err := engine.NewCachedTargetWith(ctx, countRequests(cfg), t.name, t.scheme,
-		engine.CachedTargetOptions{Namespaces: namespaces, StartTimeout: t.opts.TargetTimeout})
+		engine.CachedTargetOptions{Namespaces: namespaces, StartTimeout: t.opts.TargetTimeout, Labels: t.opts.DependentLabels})
 	if err != nil {
 		return err
 	}
 	applier, err := engine.NewApplier(cached.Target, engine.Options{
 		Name: t.name, FieldOwner: t.opts.FieldOwner, Defaults: t.opts.Defaults,
-		Concurrency: t.opts.Concurrency,
+		Concurrency: t.opts.Concurrency, Labels: t.opts.DependentLabels,
 	})
 	if err != nil {
 		return err

@@ -29,6 +29,13 @@ type Options struct {
 	// Concurrency bounds the objects of one plan group written or deleted
 	// at once (default DefaultConcurrency).
 	Concurrency int
+	// Labels are set on every object written, besides the owner label: the
+	// label of an operator's shard. Give the target's cache the same labels
+	// (CachedTargetOptions.Labels) so that it holds only this shard's
+	// objects. The applier then reads an object the cache lacks from the API
+	// server before it takes it for gone, since it may carry another shard's
+	// label still.
+	Labels map[string]string
 	// AdditionalManagedTypes block deletion while foreign instances exist,
 	// besides the types served by the component's CRDs and APIServices.
 	AdditionalManagedTypes []manifests.TypeInfo

@@ -9,6 +9,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -97,7 +98,7 @@ func (r *applyRun) drop(item *manifests.InventoryItem) {
 // is gone.
 func (a *Applier) deleteObject(ctx context.Context, owner Owner, item *manifests.InventoryItem) (bool, error) {
 	key := item.Key()
-	live, err := a.live.get(ctx, item.GroupVersionKind(), key)
+	live, err := a.liveForDeletion(ctx, item.GroupVersionKind(), key)
 	if meta.IsNoMatchError(err) {
 		return true, nil // its type is no longer served, so it cannot exist
 	}
@@ -118,11 +119,24 @@ func (a *Applier) deleteObject(ctx context.Context, owner Owner, item *manifests
 	return false, nil
 }
 
+// liveForDeletion reads the live object as live.get does. When the cache
+// holds only some of the owner's objects (Options.Labels: a shard's), an
+// object it lacks may carry another shard's label still and is not gone for
+// that: it is read from the API server, unless this applier deleted it.
+func (a *Applier) liveForDeletion(ctx context.Context, gvk schema.GroupVersionKind, key manifests.ObjectKey) (*unstructured.Unstructured, error) {
+	deletedHere := a.live.deletedHere(key)
+	live, err := a.live.get(ctx, gvk, key)
+	if err != nil || live != nil || len(a.opts.Labels) == 0 || deletedHere {
+		return live, err
+	}
+	return read(ctx, a.target.Client, gvk, key)
+}
+
 // release removes the owner label and annotation from an orphaned object so
 // that another owner may adopt it; an object this owner does not hold is
 // left as it is.
 func (a *Applier) release(ctx context.Context, owner Owner, item *manifests.InventoryItem) error {
-	live, err := a.live.get(ctx, item.GroupVersionKind(), item.Key())
+	live, err := a.liveForDeletion(ctx, item.GroupVersionKind(), item.Key())
 	if err != nil {
 		return err
 	}

@@ -219,6 +219,15 @@ func (l *liveObjects) deleted(key manifests.ObjectKey, uid types.UID) {
 	l.tombstones[key] = uid
 }
 
+// deletedHere tells whether the applier deleted the object of key and the
+// cache has not yet been seen without it.
+func (l *liveObjects) deletedHere(key manifests.ObjectKey) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	_, ok := l.tombstones[key]
+	return ok
+}
+
 // forget drops what was remembered for key.
 func (l *liveObjects) forget(key manifests.ObjectKey) {
 	l.mu.Lock()

@@ -50,6 +50,9 @@ type CachedTargetOptions struct {
 	// StartTimeout bounds the requests made before the target is returned
 	// (default DefaultStartTimeout).
 	StartTimeout time.Duration
+	// Labels, if set, limit the cache further to objects that carry them
+	// (a shard's label, as in Options.Labels).
+	Labels map[string]string
 }
 
 // NewCachedTarget connects to a cluster for an operator named operatorName,
@@ -87,9 +90,13 @@ func NewCachedTargetWith(ctx context.Context, cfg *rest.Config, operatorName str
 	if err != nil {
 		return nil, fmt.Errorf("owner label selector: %w", err)
 	}
+	selector, err := ownedSelector(*owned, opts.Labels)
+	if err != nil {
+		return nil, err
+	}
 	cacheOpts := cache.Options{
 		HTTPClient: httpClient, Scheme: scheme, Mapper: mapper,
-		DefaultLabelSelector: labels.NewSelector().Add(*owned),
+		DefaultLabelSelector: selector,
 		DefaultNamespaces:    namespaceConfigs(opts.Namespaces),
 		// No decision reads managedFields from the cache (taking fields
 		// over reads them fresh), and they are often the larger half of
@@ -116,6 +123,19 @@ func NewCachedTargetWith(ctx context.Context, cfg *rest.Config, operatorName str
 		Target: Target{Client: c, Live: live, Discovery: dc}, Cache: informers,
 		RenderReader: renderReader{crds: crds, rest: c},
 	}, nil
+}
+
+// ownedSelector selects the objects with the owner label and extra labels.
+func ownedSelector(owned labels.Requirement, extra map[string]string) (labels.Selector, error) {
+	selector := labels.NewSelector().Add(owned)
+	for k, v := range extra {
+		req, err := labels.NewRequirement(k, selection.Equals, []string{v})
+		if err != nil {
+			return nil, fmt.Errorf("cache label %s=%s: %w", k, v, err)
+		}
+		selector = selector.Add(*req)
+	}
+	return selector, nil
 }
 
 // checkTarget asks the API server for its version, which every identity may

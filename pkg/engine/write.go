@@ -45,6 +45,9 @@ func (a *Applier) markOwned(obj *unstructured.Unstructured, owner Owner) {
 		labels = map[string]string{}
 	}
 	labels[a.OwnerLabel()] = owner.ID
+	for k, v := range a.opts.Labels {
+		labels[k] = v
+	}
 	obj.SetLabels(labels)
 	annotations := obj.GetAnnotations()
 	if annotations == nil {

@@ -75,6 +75,10 @@ var _ = Describe("shards", Ordered, func() {
 		changeValues(ctx, b, map[string]any{"greeting": "moved"})
 		eventually(func() string { return getConfigMap(ctx, ns, "b-0").Data["greeting"] }).Should(Equal("moved"))
 		eventually(func() string { return readyCondition(ctx, b) }).Should(HavePrefix("True/Ready"))
+		for _, name := range []string{"b-0", "b-1"} {
+			Expect(getConfigMap(ctx, ns, name).Labels).To(HaveKeyWithValue(shardLabel, "green"), "%s is green's now", name)
+		}
+		Expect(getConfigMap(ctx, ns, "u-0").Labels).NotTo(HaveKey(shardLabel), "the unsharded operator labels nothing")
 		after := ownedIn(ctx, ns)
 		for key, version := range before {
 			Expect(after).To(HaveKey(key))
