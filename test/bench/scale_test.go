@@ -3,8 +3,11 @@ package bench_test
 import (
 	"context"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -116,4 +119,88 @@ spec:
 		b.Fatal(err)
 	}
 	return dir
+}
+
+// BenchmarkShards has 2000 Components of 4 objects applied by one operator
+// process, then by two shard processes of 1000 Components each, on the same
+// API server, and reports the time until all are Ready and, per process,
+// the peak RSS and the watches it opened on the objects it applies.
+func BenchmarkShards(b *testing.B) {
+	for _, shards := range []int{1, 2} {
+		b.Run(fmt.Sprintf("components=2000/shards=%d", shards), func(b *testing.B) {
+			for range b.N {
+				shardedComponents(b, 2000, shards)
+			}
+		})
+	}
+}
+
+func shardedComponents(b *testing.B, k, shards int) {
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+	defer cancel()
+	e := env.Get(b)
+	ns := newNamespace(b, "shards")
+	w, err := client.NewWithWatch(e.Config, client.Options{Scheme: e.Scheme})
+	if err != nil {
+		b.Fatal(err)
+	}
+	go demo.PlayDeployments(ctx, w, ns)
+	keys := []string{""}
+	if shards > 1 {
+		keys = keys[:0]
+		for i := range shards {
+			keys = append(keys, fmt.Sprintf("s%d", i))
+		}
+	}
+	processes := make([]*operatorProcess, len(keys))
+	metrics := make([]string, len(keys))
+	for i, key := range keys {
+		metrics[i] = freeAddress(b)
+		processes[i] = startOperator(b, ctx, map[string]string{"app": appSource(b)}, []string{ns},
+			"--shard", key, "--metrics-bind-address", metrics[i], "--metrics-secure=false")
+	}
+	start := time.Now()
+	for i := range k {
+		c := &v1alpha1.Component{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("app%04d", i)}, Spec: v1alpha1.ComponentSpec{Source: "app"}}
+		if key := keys[i%len(keys)]; key != "" {
+			c.Labels = map[string]string{ns + ".wavekit.dev/" + component.LabelShard: key}
+		}
+		if err := e.Client.Create(ctx, c); err != nil {
+			b.Fatal(err)
+		}
+	}
+	waitAllReady(b, ctx, ns, k)
+	ready := time.Since(start)
+	b.ReportMetric(ready.Seconds(), "s-to-ready")
+	table := "\n| shards | time until all Ready | process | peak RSS | watches of owned objects |"
+	maxRSS := 0.0
+	for i, p := range processes {
+		watches := scrapeCounter(b, metrics[i], "wavekit_api_requests_total", `verb="watch"`)
+		rss := p.stop(b)
+		maxRSS = max(maxRSS, rss)
+		table += fmt.Sprintf("\n| %d | %s | %q | %.0f MiB | %.0f |", shards, ready.Round(100*time.Millisecond), keys[i], rss, watches)
+	}
+	b.ReportMetric(maxRSS, "max-process-peak-RSS-MiB")
+	b.Log(table)
+}
+
+// scrapeCounter reads a counter of the operator's metrics endpoint at
+// address, the line whose labels contain labels.
+func scrapeCounter(b *testing.B, address, name, labels string) float64 {
+	resp, err := http.Get("http://" + address + "/metrics")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, line := range strings.Split(string(body), "\n") {
+		if strings.HasPrefix(line, name+"{") && strings.Contains(line, labels) {
+			v, _ := strconv.ParseFloat(line[strings.LastIndex(line, " ")+1:], 64)
+			return v
+		}
+	}
+	return 0
 }
