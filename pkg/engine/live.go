@@ -203,11 +203,14 @@ func (l *liveObjects) newest(key manifests.ObjectKey, cached *unstructured.Unstr
 	return w.object.DeepCopy()
 }
 
-// remember records an object the applier has just written.
+// remember records an object the applier has just written, as the API
+// server returned it. It keeps obj itself, without managedFields (as the
+// cache does), and hands out copies: the caller must not change obj later.
 func (l *liveObjects) remember(key manifests.ObjectKey, obj *unstructured.Unstructured) {
+	obj.SetManagedFields(nil)
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.written[key] = writtenObject{object: obj.DeepCopy(), at: l.now()}
+	l.written[key] = writtenObject{object: obj, at: l.now()}
 }
 
 // deleted records that the applier deleted the object with uid; until the

@@ -172,9 +172,19 @@ func (p *preparer) resolveScopes(objects []*desired) error {
 			crdScopes[schema.GroupKind{Group: group, Kind: kind}] = scope == "Namespaced"
 		}
 	}
+	type scope struct {
+		namespaced bool
+		err        error
+	}
+	known := map[schema.GroupVersionKind]scope{} // one REST mapping a kind, not one an object
 	var errs []error
 	for _, d := range objects {
-		namespaced, err := p.isNamespaced(d.gvk, crdScopes)
+		s, ok := known[d.gvk]
+		if !ok {
+			s.namespaced, s.err = p.isNamespaced(d.gvk, crdScopes)
+			known[d.gvk] = s
+		}
+		namespaced, err := s.namespaced, s.err
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", d.key, err))
 			continue
