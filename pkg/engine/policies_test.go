@@ -231,11 +231,7 @@ var _ = Describe("policies", func() {
 			live := getConfigMap(ctx, ns, "cm")
 			live.Data["v"] = "changed"
 			Expect(env.Client.Update(ctx, live)).To(Succeed())
-			Eventually(func() string { // the cache has seen the change
-				var cached corev1.ConfigMap
-				Expect(h.target.Cache.Get(ctx, client.ObjectKeyFromObject(live), &cached)).To(Succeed())
-				return cached.ResourceVersion
-			}).Should(Equal(live.ResourceVersion))
+			waitForCachedVersion(ctx, h, live)
 			h.counter.Reset()
 			h.applyUntilDone(ctx, cm)
 			Expect(h.counter.Snapshot()).To(Equal(map[string]int{"update configmaps": 1}), h.counter.String())
@@ -247,11 +243,7 @@ var _ = Describe("policies", func() {
 			live := getConfigMap(ctx, ns, "cm")
 			live.Labels["added-by"] = "someone"
 			Expect(env.Client.Update(ctx, live)).To(Succeed())
-			Eventually(func() string { // the cache has seen the change
-				var cached corev1.ConfigMap
-				Expect(h.target.Cache.Get(ctx, client.ObjectKeyFromObject(live), &cached)).To(Succeed())
-				return cached.ResourceVersion
-			}).Should(Equal(live.ResourceVersion))
+			waitForCachedVersion(ctx, h, live)
 			h.counter.Reset()
 			h.applyUntilDone(ctx, configMap(ns, "cm", map[string]string{"v": "1"}))
 			Expect(h.counter.Writes()).To(BeZero(), h.counter.String())
@@ -266,4 +258,14 @@ func managers(entries []metav1.ManagedFieldsEntry) []string {
 		out = append(out, e.Manager+"/"+string(e.Operation))
 	}
 	return out
+}
+
+// waitForCachedVersion waits until h's cache holds cm at its resourceVersion.
+func waitForCachedVersion(ctx context.Context, h *harness, cm *corev1.ConfigMap) {
+	GinkgoHelper()
+	Eventually(func() string {
+		var cached corev1.ConfigMap
+		Expect(h.target.Cache.Get(ctx, client.ObjectKeyFromObject(cm), &cached)).To(Succeed())
+		return cached.ResourceVersion
+	}).Should(Equal(cm.ResourceVersion))
 }

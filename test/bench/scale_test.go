@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -37,7 +38,26 @@ func BenchmarkOperatorComponents(b *testing.B) {
 }
 
 func operatorComponents(b *testing.B, k, workers int) {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	run := runComponents(b, k, []string{""}, "--concurrent", fmt.Sprint(workers))
+	b.ReportMetric(run.ready.Seconds(), "s-to-ready")
+	b.ReportMetric(run.rss[0], "operator-peak-RSS-MiB")
+	b.Logf("\n| workers | time until all Ready | operator peak RSS |\n| %d | %s | %.0f MiB |", workers, run.ready.Round(100*time.Millisecond), run.rss[0])
+}
+
+// componentsRun is what runComponents measured: the time until all were
+// Ready, and per operator process its peak RSS and watches of owned objects.
+type componentsRun struct {
+	ready   time.Duration
+	rss     []float64
+	watches []float64
+}
+
+// runComponents starts one operator process per shard key, creates k
+// Components of appSource at once, spread over the keys, waits until all
+// are Ready and stops the processes. The benchmark plays the Deployment
+// controller.
+func runComponents(b *testing.B, k int, keys []string, extra ...string) componentsRun {
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
 	e := env.Get(b)
 	ns := newNamespace(b, "components")
@@ -46,20 +66,30 @@ func operatorComponents(b *testing.B, k, workers int) {
 		b.Fatal(err)
 	}
 	go demo.PlayDeployments(ctx, w, ns)
-	op := startOperator(b, ctx, map[string]string{"app": appSource(b)}, []string{ns}, "--concurrent", fmt.Sprint(workers))
+	processes := make([]*operatorProcess, len(keys))
+	metrics := make([]string, len(keys))
+	for i, key := range keys {
+		metrics[i] = freeAddress(b)
+		args := append([]string{"--shard", key, "--metrics-bind-address", metrics[i], "--metrics-secure=false"}, extra...)
+		processes[i] = startOperator(b, ctx, map[string]string{"app": appSource(b)}, []string{ns}, args...)
+	}
 	start := time.Now()
 	for i := range k {
 		c := &v1alpha1.Component{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("app%04d", i)}, Spec: v1alpha1.ComponentSpec{Source: "app"}}
+		if key := keys[i%len(keys)]; key != "" {
+			c.Labels = map[string]string{ns + ".wavekit.dev/" + component.LabelShard: key}
+		}
 		if err := e.Client.Create(ctx, c); err != nil {
 			b.Fatal(err)
 		}
 	}
 	waitAllReady(b, ctx, ns, k)
-	ready := time.Since(start)
-	rss := op.stop(b)
-	b.ReportMetric(ready.Seconds(), "s-to-ready")
-	b.ReportMetric(rss, "operator-peak-RSS-MiB")
-	b.Logf("\n| workers | time until all Ready | operator peak RSS |\n| %d | %s | %.0f MiB |", workers, ready.Round(100*time.Millisecond), rss)
+	run := componentsRun{ready: time.Since(start)}
+	for i, p := range processes {
+		run.watches = append(run.watches, scrapeCounter(b, metrics[i], "wavekit_api_requests_total", `verb="watch"`))
+		run.rss = append(run.rss, p.stop(b))
+	}
+	return run
 }
 
 // waitAllReady polls, every half second so as not to load the API server
@@ -136,15 +166,6 @@ func BenchmarkShards(b *testing.B) {
 }
 
 func shardedComponents(b *testing.B, k, shards int) {
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
-	defer cancel()
-	e := env.Get(b)
-	ns := newNamespace(b, "shards")
-	w, err := client.NewWithWatch(e.Config, client.Options{Scheme: e.Scheme})
-	if err != nil {
-		b.Fatal(err)
-	}
-	go demo.PlayDeployments(ctx, w, ns)
 	keys := []string{""}
 	if shards > 1 {
 		keys = keys[:0]
@@ -152,35 +173,13 @@ func shardedComponents(b *testing.B, k, shards int) {
 			keys = append(keys, fmt.Sprintf("s%d", i))
 		}
 	}
-	processes := make([]*operatorProcess, len(keys))
-	metrics := make([]string, len(keys))
-	for i, key := range keys {
-		metrics[i] = freeAddress(b)
-		processes[i] = startOperator(b, ctx, map[string]string{"app": appSource(b)}, []string{ns},
-			"--shard", key, "--metrics-bind-address", metrics[i], "--metrics-secure=false")
-	}
-	start := time.Now()
-	for i := range k {
-		c := &v1alpha1.Component{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("app%04d", i)}, Spec: v1alpha1.ComponentSpec{Source: "app"}}
-		if key := keys[i%len(keys)]; key != "" {
-			c.Labels = map[string]string{ns + ".wavekit.dev/" + component.LabelShard: key}
-		}
-		if err := e.Client.Create(ctx, c); err != nil {
-			b.Fatal(err)
-		}
-	}
-	waitAllReady(b, ctx, ns, k)
-	ready := time.Since(start)
-	b.ReportMetric(ready.Seconds(), "s-to-ready")
+	run := runComponents(b, k, keys)
+	b.ReportMetric(run.ready.Seconds(), "s-to-ready")
+	b.ReportMetric(slices.Max(run.rss), "max-process-peak-RSS-MiB")
 	table := "\n| shards | time until all Ready | process | peak RSS | watches of owned objects |"
-	maxRSS := 0.0
-	for i, p := range processes {
-		watches := scrapeCounter(b, metrics[i], "wavekit_api_requests_total", `verb="watch"`)
-		rss := p.stop(b)
-		maxRSS = max(maxRSS, rss)
-		table += fmt.Sprintf("\n| %d | %s | %q | %.0f MiB | %.0f |", shards, ready.Round(100*time.Millisecond), keys[i], rss, watches)
+	for i, key := range keys {
+		table += fmt.Sprintf("\n| %d | %s | %q | %.0f MiB | %.0f |", shards, run.ready.Round(100*time.Millisecond), key, run.rss[i], run.watches[i])
 	}
-	b.ReportMetric(maxRSS, "max-process-peak-RSS-MiB")
 	b.Log(table)
 }
 
