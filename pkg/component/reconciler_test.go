@@ -107,7 +107,7 @@ var _ = Describe("the component reconciler", func() {
 		Expect(got.Generation).To(BeEquivalentTo(1))
 		for _, entry := range got.ManagedFields {
 			if entry.Manager == operator && entry.Subresource == "" {
-				Expect(string(entry.FieldsV1.Raw)).NotTo(ContainSubstring(`"f:spec"`), "the operator owns spec fields")
+				Expect(entry.FieldsV1.GetRawString()).NotTo(ContainSubstring(`"f:spec"`), "the operator owns spec fields")
 			}
 		}
 
