@@ -4,11 +4,15 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"flag"
 	"fmt"
+	"net/http"
 	"os"
 	"runtime/debug"
 	"strings"
+	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -121,10 +125,27 @@ func run() error {
 	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
 		return err
 	}
+	if err := mgr.AddReadyzCheck("informers", cacheSynced(mgr.GetCache())); err != nil {
+		return err
+	}
 	if err := mgr.AddReadyzCheck("workers", r.ReadyzCheck); err != nil {
 		return err
 	}
 	return mgr.Start(ctrl.SetupSignalHandler())
+}
+
+// cacheSynced is ready once the manager's informers have listed what they
+// watch: before that, the operator cannot reconcile, and a rolling update
+// should not count it as available.
+func cacheSynced(c cache.Cache) healthz.Checker {
+	return func(req *http.Request) error {
+		ctx, cancel := context.WithTimeout(req.Context(), time.Second)
+		defer cancel()
+		if !c.WaitForCacheSync(ctx) {
+			return errors.New("the informer caches have not synced yet")
+		}
+		return nil
+	}
 }
 
 func namespaces(list string) map[string]cache.Config {

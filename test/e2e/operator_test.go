@@ -2,6 +2,8 @@ package e2e_test
 
 import (
 	"context"
+	"io"
+	"net/http"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -20,13 +22,14 @@ import (
 // against the test API server, with a Helm chart as its source.
 var _ = Describe("the component-operator binary", Ordered, func() {
 	var (
-		env *testenv.Env
-		ctx = context.Background()
+		env    *testenv.Env
+		binary string
+		ctx    = context.Background()
 	)
 
 	BeforeAll(func() {
 		env = startControlPlane()
-		binary := buildOperatorBinary()
+		binary = buildOperatorBinary()
 		Expect(env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "wavekit-system"}})).To(Succeed())
 		// Installed as the chart installs it: its ServiceAccount and RBAC, with
 		// the kinds the web source deploys granted as a user would, by values.
@@ -37,6 +40,23 @@ var _ = Describe("the component-operator binary", Ordered, func() {
 		}})
 		startOperatorBinary(binary, serviceAccountConfig(ctx, env, "wavekit-system", "wavekit-component-operator"),
 			"--leader-elect", "--leader-election-namespace", "wavekit-system")
+	})
+
+	It("reports ready once its informers have synced, and not while it may not list Components", func() {
+		ready := freeLocalAddress()
+		startOperatorBinary(binary, serviceAccountConfig(ctx, env, "wavekit-system", "wavekit-component-operator"),
+			"--leader-elect", "--leader-election-namespace", "wavekit-system", "--health-probe-bind-address", ready)
+		Eventually(func() (int, error) { code, _, err := getReadyz(ready); return code, err }).
+			WithTimeout(30*time.Second).Should(Equal(http.StatusOK), "a standby of the chart's identity")
+
+		blind := freeLocalAddress()
+		startOperatorBinary(binary, serviceAccountConfig(ctx, env, "wavekit-system", "no-rights"),
+			"--health-probe-bind-address", blind)
+		Consistently(func() int { code, _, _ := getReadyz(blind); return code }).
+			WithTimeout(3 * time.Second).ShouldNot(Equal(http.StatusOK))
+		_, body, err := getReadyz(blind)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(body).To(ContainSubstring("informers failed"))
 	})
 
 	It("applies a Component of its source until Ready and deletes it again", func() {
@@ -101,4 +121,16 @@ func readyReason(ctx context.Context, env *testenv.Env, c *v1alpha1.Component) s
 		return "none"
 	}
 	return string(cond.Status) + "/" + cond.Reason
+}
+
+// getReadyz returns the status code and body of GET /readyz?verbose on the
+// operator's probe address.
+func getReadyz(address string) (int, string, error) {
+	resp, err := http.Get("http://" + address + "/readyz?verbose")
+	if err != nil {
+		return 0, "", err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(body), err
 }
