@@ -217,10 +217,16 @@ func (a *Applier) ownerAnnotation() string { return manifests.Key(a.opts.Name, "
 
 // IsOwnWrite tells whether obj, as seen in a watch event, is the version the
 // applier itself wrote last; a reconciler need not react to such events.
+// Such an event also means that the cache now holds that write, so the
+// applier lets go of the copy it kept until then.
 func (a *Applier) IsOwnWrite(obj client.Object) bool {
 	gvk := obj.GetObjectKind().GroupVersionKind()
 	key := manifests.ObjectKey{Group: gvk.Group, Kind: gvk.Kind, Namespace: obj.GetNamespace(), Name: obj.GetName()}
-	return a.own.is(key, obj.GetResourceVersion())
+	if !a.own.is(key, obj.GetResourceVersion()) {
+		return false
+	}
+	a.live.caughtUp(key, obj.GetResourceVersion())
+	return true
 }
 
 // defaultsFor merges the owner's defaults over the applier's.

@@ -222,6 +222,16 @@ func (l *liveObjects) deleted(key manifests.ObjectKey, uid types.UID) {
 	l.tombstones[key] = uid
 }
 
+// caughtUp drops the copy of key written at resourceVersion: the cache
+// holds that version now.
+func (l *liveObjects) caughtUp(key manifests.ObjectKey, resourceVersion string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if w, ok := l.written[key]; ok && w.object.GetResourceVersion() == resourceVersion {
+		delete(l.written, key)
+	}
+}
+
 // deletedHere tells whether the applier deleted the object of key and the
 // cache has not yet been seen without it.
 func (l *liveObjects) deletedHere(key manifests.ObjectKey) bool {
