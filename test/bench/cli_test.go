@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -128,8 +127,7 @@ func runTool(b *testing.B, tool cliTool, kubeconfig string) ([]time.Duration, fl
 	medians := make([]time.Duration, len(cliSteps))
 	for i, walls := range rounds {
 		if len(walls) > 0 {
-			slices.Sort(walls)
-			medians[i] = walls[len(walls)/2]
+			medians[i] = median(walls)
 		}
 	}
 	return medians, peak
