@@ -106,7 +106,7 @@ func (a *Applier) deleteObject(ctx context.Context, owner Owner, item *manifests
 		return false, err
 	}
 	if live == nil || live.GetLabels()[a.OwnerLabel()] != owner.ID {
-		a.drift.forget(key)
+		a.forget(key)
 		return true, nil
 	}
 	if live.GetDeletionTimestamp() != nil {
@@ -117,6 +117,13 @@ func (a *Applier) deleteObject(ctx context.Context, owner Owner, item *manifests
 	}
 	a.live.deleted(key, live.GetUID())
 	return false, nil
+}
+
+// forget drops what the applier kept of an object it no longer owns, so
+// that objects that come and go (purged Jobs) leave nothing behind.
+func (a *Applier) forget(key manifests.ObjectKey) {
+	a.drift.forget(key)
+	a.own.forget(key)
 }
 
 // liveForDeletion reads the live object as live.get does. When the cache
@@ -160,7 +167,7 @@ func (a *Applier) release(ctx context.Context, owner Owner, item *manifests.Inve
 		return fmt.Errorf("orphaning %s: %w", item, err)
 	}
 	a.live.forget(item.Key())
-	a.drift.forget(item.Key())
+	a.forget(item.Key())
 	return nil
 }
 

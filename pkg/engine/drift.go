@@ -132,6 +132,12 @@ func (o *ownWrites) record(key manifests.ObjectKey, resourceVersion string) {
 	o.versions[key] = resourceVersion
 }
 
+func (o *ownWrites) forget(key manifests.ObjectKey) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	delete(o.versions, key)
+}
+
 func (o *ownWrites) is(key manifests.ObjectKey, resourceVersion string) bool {
 	o.mu.Lock()
 	defer o.mu.Unlock()
