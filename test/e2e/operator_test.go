@@ -4,10 +4,12 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"regexp"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"github.com/onsi/gomega/gexec"
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -43,20 +45,20 @@ var _ = Describe("the component-operator binary", Ordered, func() {
 	})
 
 	It("reports ready once its informers have synced, and not while it may not list Components", func() {
-		ready := freeLocalAddress()
-		startOperatorBinary(binary, serviceAccountConfig(ctx, env, "wavekit-system", "wavekit-component-operator"),
-			"--leader-elect", "--leader-election-namespace", "wavekit-system", "--health-probe-bind-address", ready)
+		// Port 0: the operator picks a free port and logs it, so that no other
+		// process can take it between a test's choice and the operator's bind.
+		ready := probeAddress(startOperatorBinary(binary, serviceAccountConfig(ctx, env, "wavekit-system", "wavekit-component-operator"),
+			"--leader-elect", "--leader-election-namespace", "wavekit-system", "--health-probe-bind-address", "127.0.0.1:0"))
 		Eventually(func() (int, error) { code, _, err := getReadyz(ready); return code, err }).
 			WithTimeout(30*time.Second).Should(Equal(http.StatusOK), "a standby of the chart's identity")
 
-		blind := freeLocalAddress()
-		startOperatorBinary(binary, serviceAccountConfig(ctx, env, "wavekit-system", "no-rights"),
-			"--health-probe-bind-address", blind)
-		Consistently(func() int { code, _, _ := getReadyz(blind); return code }).
-			WithTimeout(3 * time.Second).ShouldNot(Equal(http.StatusOK))
-		_, body, err := getReadyz(blind)
+		blind := probeAddress(startOperatorBinary(binary, serviceAccountConfig(ctx, env, "wavekit-system", "no-rights"),
+			"--health-probe-bind-address", "127.0.0.1:0"))
+		Consistently(func() string { _, body, _ := getReadyz(blind); return body }).
+			WithTimeout(3 * time.Second).Should(ContainSubstring("[-]informers failed"))
+		code, _, err := getReadyz(blind)
 		Expect(err).NotTo(HaveOccurred())
-		Expect(body).To(ContainSubstring("informers failed"))
+		Expect(code).NotTo(Equal(http.StatusOK))
 	})
 
 	It("applies a Component of its source until Ready and deletes it again", func() {
@@ -133,4 +135,20 @@ func getReadyz(address string) (int, string, error) {
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)
 	return resp.StatusCode, string(body), err
+}
+
+// probeAddress waits until the operator of session logs where its health
+// probe server listens, and returns that address.
+func probeAddress(session *gexec.Session) string {
+	GinkgoHelper()
+	logged := regexp.MustCompile(`"name":"health probe","addr":"([^"]+)"`)
+	var address string
+	Eventually(func() bool {
+		m := logged.FindSubmatch(session.Err.Contents())
+		if m != nil {
+			address = string(m[1])
+		}
+		return m != nil
+	}).WithTimeout(30*time.Second).Should(BeTrue(), "the operator logged no health probe address")
+	return address
 }
