@@ -23,7 +23,7 @@ func playControllers(ctx context.Context, c client.Client, namespace string) {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
-			completeDeployments(ctx, c, namespace)
+			CompleteDeployments(ctx, c, namespace)
 			completeJobs(ctx, c, namespace)
 		}
 	}
@@ -49,7 +49,9 @@ func PlayDeployments(ctx context.Context, c client.WithWatch, namespace string) 
 	}
 }
 
-func completeDeployments(ctx context.Context, c client.Client, namespace string) {
+// CompleteDeployments marks every Deployment of namespace available, as the
+// Deployment controller would once its replicas run.
+func CompleteDeployments(ctx context.Context, c client.Client, namespace string) {
 	var list appsv1.DeploymentList
 	if c.List(ctx, &list, client.InNamespace(namespace)) != nil {
 		return

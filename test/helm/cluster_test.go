@@ -6,7 +6,6 @@ import (
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
-	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -47,7 +46,7 @@ func playControllers(ctx context.Context, namespace string) *controllers {
 				return
 			case <-tick.C:
 				p.jobs(ctx)
-				p.deployments(ctx)
+				demo.CompleteDeployments(ctx, p.c, p.namespace)
 			}
 		}
 	}()
@@ -120,19 +119,5 @@ func (p *controllers) saw(j *batchv1.Job) {
 	if !p.runs[key][j.UID] {
 		p.runs[key][j.UID] = true
 		p.order = append(p.order, j.Name)
-	}
-}
-
-func (p *controllers) deployments(ctx context.Context) {
-	var list appsv1.DeploymentList
-	if p.c.List(ctx, &list, client.InNamespace(p.namespace)) != nil {
-		return
-	}
-	for i := range list.Items {
-		d := &list.Items[i]
-		if !demo.IsAvailable(d) {
-			d.Status = demo.AvailableStatus(d)
-			_ = p.c.Status().Update(ctx, d)
-		}
 	}
 }
