@@ -9,7 +9,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/wavekit-dev/wavekit/internal/apicount"
 	"github.com/wavekit-dev/wavekit/pkg/engine"
 )
 
@@ -29,8 +28,10 @@ var _ = Describe("the applier of a shard", func() {
 		blue.applyUntilDone(ctx, configMap(ns, "cm", nil))
 		Expect(getConfigMap(ctx, ns, "cm").Labels).To(HaveKeyWithValue(shardLabel, "blue"))
 		green := newShardHarness(ctx, "shard", "green")
-		err := green.target.Cache.Get(ctx, client.ObjectKey{Namespace: ns, Name: "cm"}, &corev1.ConfigMap{})
-		Expect(apierrors.IsNotFound(err)).To(BeTrue(), "green caches blue's object: %v", err)
+		// Once green's cache has started, it does not hold blue's object.
+		Eventually(func() error {
+			return green.target.Cache.Get(ctx, client.ObjectKey{Namespace: ns, Name: "cm"}, &corev1.ConfigMap{})
+		}).Should(Satisfy(apierrors.IsNotFound), "green caches blue's object")
 	})
 
 	It("takes over another shard's objects without re-creating them, and deletes what its cache does not hold yet", func() {
@@ -59,15 +60,6 @@ var _ = Describe("the applier of a shard", func() {
 // test.wavekit.dev: its writes carry the shard label and its cache holds
 // only objects with it.
 func newShardHarness(ctx context.Context, name, key string) *harness {
-	counter := apicount.New()
-	ctx, cancel := context.WithCancel(ctx)
-	DeferCleanup(cancel)
 	labels := map[string]string{shardLabel: key}
-	target, err := engine.NewCachedTargetWith(ctx, counter.Wrap(env.Config), "test.wavekit.dev", env.Scheme, engine.CachedTargetOptions{Labels: labels})
-	Expect(err).NotTo(HaveOccurred())
-	h := newHarness(ctx, name, engine.Options{})
-	h.applier, err = engine.NewApplier(target.Target, engine.Options{Name: "test.wavekit.dev", Labels: labels})
-	Expect(err).NotTo(HaveOccurred())
-	h.target, h.counter = target, counter
-	return h
+	return newHarnessWith(ctx, name, engine.Options{Labels: labels}, engine.CachedTargetOptions{Labels: labels})
 }

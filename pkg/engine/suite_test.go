@@ -45,10 +45,15 @@ type harness struct {
 }
 
 func newHarness(ctx context.Context, name string, opts engine.Options) *harness {
+	return newHarnessWith(ctx, name, opts, engine.CachedTargetOptions{})
+}
+
+// newHarnessWith is newHarness with a target made with targetOpts.
+func newHarnessWith(ctx context.Context, name string, opts engine.Options, targetOpts engine.CachedTargetOptions) *harness {
 	counter := apicount.New()
 	ctx, cancel := context.WithCancel(ctx)
 	DeferCleanup(cancel)
-	target, err := engine.NewCachedTarget(ctx, counter.Wrap(env.Config), "test.wavekit.dev", env.Scheme)
+	target, err := engine.NewCachedTargetWith(ctx, counter.Wrap(env.Config), "test.wavekit.dev", env.Scheme, targetOpts)
 	Expect(err).NotTo(HaveOccurred())
 	opts.Name = "test.wavekit.dev"
 	applier, err := engine.NewApplier(target.Target, opts)
