@@ -1,0 +1,274 @@
+package fetch_test
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"log"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/distribution/distribution/v3/configuration"
+	_ "github.com/distribution/distribution/v3/registry/auth/htpasswd"
+	"github.com/distribution/distribution/v3/registry/handlers"
+	_ "github.com/distribution/distribution/v3/registry/storage/driver/inmemory"
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"github.com/sirupsen/logrus"
+	"golang.org/x/crypto/bcrypt"
+	"helm.sh/helm/v3/pkg/chart/loader"
+	"helm.sh/helm/v3/pkg/chartutil"
+	"helm.sh/helm/v3/pkg/registry"
+	"helm.sh/helm/v3/pkg/repo"
+
+	"github.com/wavekit-dev/wavekit/pkg/fetch"
+)
+
+// newFetcher returns a Fetcher over a fresh cache bounded at 1 GiB.
+func newFetcher(opts ...fetch.Option) (*fetch.Fetcher, *fetch.Cache) {
+	cache, err := fetch.NewCache(GinkgoT().TempDir(), 1<<30)
+	Expect(err).NotTo(HaveOccurred())
+	return fetch.NewFetcher(cache, opts...), cache
+}
+
+// counter counts the requests a test server answers, by path.
+type counter struct {
+	mu     sync.Mutex
+	byPath map[string]int
+}
+
+func newCounter() *counter { return &counter{byPath: map[string]int{}} }
+
+func (c *counter) wrap(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c.mu.Lock()
+		c.byPath[r.URL.Path]++
+		c.mu.Unlock()
+		h.ServeHTTP(w, r)
+	})
+}
+
+// count returns how many requests had a path containing part ("" for all).
+func (c *counter) count(part string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := 0
+	for p, k := range c.byPath {
+		if strings.Contains(p, part) {
+			n += k
+		}
+	}
+	return n
+}
+
+// packageChart packages chart name at version (a Chart.yaml and one
+// template) into dir with chartutil.Save and returns the archive's path;
+// note goes into the template, to tell two archives of one version apart.
+func packageChart(dir, name, version, note string) string {
+	src := filepath.Join(GinkgoT().TempDir(), name)
+	Expect(os.MkdirAll(filepath.Join(src, "templates"), 0o755)).To(Succeed())
+	chartYAML := fmt.Sprintf("apiVersion: v2\nname: %s\nversion: %s\n", name, version)
+	Expect(os.WriteFile(filepath.Join(src, "Chart.yaml"), []byte(chartYAML), 0o644)).To(Succeed())
+	template := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\ndata:\n  note: " + note + "\n"
+	Expect(os.WriteFile(filepath.Join(src, "templates", "cm.yaml"), []byte(template), 0o644)).To(Succeed())
+	ch, err := loader.LoadDir(src)
+	Expect(err).NotTo(HaveOccurred())
+	archive, err := chartutil.Save(ch, dir)
+	Expect(err).NotTo(HaveOccurred())
+	return archive
+}
+
+// chartVersionIn loads the chart in dir as Helm would and returns its version.
+func chartVersionIn(dir string) string {
+	ch, err := loader.LoadDir(dir)
+	Expect(err).NotTo(HaveOccurred())
+	return ch.Metadata.Version
+}
+
+// helmRepo is a Helm repository over HTTP(S): charts the test packages,
+// and an index.yaml the Helm SDK builds from them.
+type helmRepo struct {
+	*httptest.Server
+	dir      string
+	requests *counter
+}
+
+type repoOptions struct {
+	tls                bool
+	username, password string
+	noDigest           bool // an index that gives no archive digests
+}
+
+// newHelmRepo serves the charts, each name with its versions.
+func newHelmRepo(opts repoOptions, charts map[string][]string) *helmRepo {
+	r := &helmRepo{dir: GinkgoT().TempDir(), requests: newCounter()}
+	for name, versions := range charts {
+		for _, v := range versions {
+			packageChart(r.dir, name, v, "original")
+		}
+	}
+	index, err := repo.IndexDirectory(r.dir, "") // relative URLs: the fetcher resolves them
+	Expect(err).NotTo(HaveOccurred())
+	index.SortEntries()
+	if opts.noDigest {
+		for _, versions := range index.Entries {
+			for _, cv := range versions {
+				cv.Digest = ""
+			}
+		}
+	}
+	Expect(index.WriteFile(filepath.Join(r.dir, "index.yaml"), 0o644)).To(Succeed())
+
+	var h http.Handler = http.FileServer(http.Dir(r.dir))
+	if opts.username != "" {
+		h = requireLogin(opts.username, opts.password, h)
+	}
+	h = r.requests.wrap(h)
+	r.Server = httptest.NewUnstartedServer(h)
+	r.Config.ErrorLog = log.New(io.Discard, "", 0) // refused handshakes are expected
+	if opts.tls {
+		r.StartTLS()
+	} else {
+		r.Start()
+	}
+	DeferCleanup(r.Close)
+	return r
+}
+
+// requireLogin answers 401 to requests without the given basic-auth login.
+func requireLogin(username, password string, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		u, p, ok := r.BasicAuth()
+		if !ok || u != username || p != password {
+			w.Header().Set("WWW-Authenticate", `Basic realm="charts"`)
+			http.Error(w, "unauthorized", http.StatusUnauthorized)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// ociRegistry is a distribution registry, in memory, in this process.
+type ociRegistry struct {
+	*httptest.Server
+	host               string
+	requests           *counter
+	username, password string
+}
+
+// newOCIRegistry starts a registry; with a username, it requires that
+// login (htpasswd, bcrypt).
+func newOCIRegistry(username, password string) *ociRegistry {
+	config := &configuration.Configuration{}
+	config.Storage = configuration.Storage{
+		"inmemory":    configuration.Parameters{},
+		"maintenance": configuration.Parameters{"uploadpurging": map[any]any{"enabled": false}},
+	}
+	config.HTTP.Secret = "fetch-test"
+	if username != "" {
+		hash, err := bcrypt.GenerateFromPassword([]byte(password), bcrypt.MinCost)
+		Expect(err).NotTo(HaveOccurred())
+		htpasswd := filepath.Join(GinkgoT().TempDir(), "htpasswd")
+		Expect(os.WriteFile(htpasswd, []byte(username+":"+string(hash)+"\n"), 0o600)).To(Succeed())
+		config.Auth = configuration.Auth{"htpasswd": configuration.Parameters{"realm": "test", "path": htpasswd}}
+	}
+	logrus.SetOutput(GinkgoWriter) // the registry logs every request
+	r := &ociRegistry{requests: newCounter(), username: username, password: password}
+	r.Server = httptest.NewServer(r.requests.wrap(handlers.NewApp(context.Background(), config)))
+	r.host = strings.TrimPrefix(r.URL, "http://")
+	DeferCleanup(r.Close)
+	return r
+}
+
+// repository is the oci:// URL charts are pushed under.
+func (r *ociRegistry) repository() string { return "oci://" + r.host + "/charts" }
+
+// push packages chart name at version and pushes it with Helm's client.
+func (r *ociRegistry) push(name, version string) {
+	data, err := os.ReadFile(packageChart(GinkgoT().TempDir(), name, version, "original"))
+	Expect(err).NotTo(HaveOccurred())
+	opts := []registry.ClientOption{
+		registry.ClientOptPlainHTTP(),
+		registry.ClientOptCredentialsFile(filepath.Join(GinkgoT().TempDir(), "config.json")),
+	}
+	if r.username != "" {
+		opts = append(opts, registry.ClientOptBasicAuth(r.username, r.password))
+	}
+	client, err := registry.NewClient(opts...)
+	Expect(err).NotTo(HaveOccurred())
+	_, err = client.Push(data, fmt.Sprintf("%s/charts/%s:%s", r.host, name, version))
+	Expect(err).NotTo(HaveOccurred())
+}
+
+// tarEntry is one entry of a test archive.
+type tarEntry struct {
+	name, body, link string
+	typeflag         byte
+}
+
+func file(name, body string) tarEntry { return tarEntry{name: name, body: body, typeflag: tar.TypeReg} }
+
+func symlink(name, target string) tarEntry {
+	return tarEntry{name: name, link: target, typeflag: tar.TypeSymlink}
+}
+
+// tarGz builds a .tar.gz of the entries, in order.
+func tarGz(entries ...tarEntry) []byte {
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	tw := tar.NewWriter(zw)
+	for _, e := range entries {
+		hdr := &tar.Header{Name: e.name, Linkname: e.link, Typeflag: e.typeflag, Mode: 0o644, Size: int64(len(e.body))}
+		if e.typeflag == tar.TypeDir {
+			hdr.Mode = 0o755
+		}
+		Expect(tw.WriteHeader(hdr)).To(Succeed())
+		_, err := tw.Write([]byte(e.body))
+		Expect(err).NotTo(HaveOccurred())
+	}
+	Expect(tw.Close()).To(Succeed())
+	Expect(zw.Close()).To(Succeed())
+	return buf.Bytes()
+}
+
+func sha256Of(data []byte) string {
+	sum := sha256.Sum256(data)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// serveFiles serves the files by path ("/a.tar.gz") and counts requests.
+func serveFiles(files map[string][]byte) (*httptest.Server, *counter) {
+	requests := newCounter()
+	srv := httptest.NewServer(requests.wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		data, ok := files[r.URL.Path]
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		_, _ = w.Write(data)
+	})))
+	DeferCleanup(srv.Close)
+	return srv, requests
+}
+
+// cacheEntries lists the entry directories in a cache directory.
+func cacheEntries(dir string) []string {
+	des, err := os.ReadDir(dir)
+	Expect(err).NotTo(HaveOccurred())
+	var names []string
+	for _, de := range des {
+		if strings.HasPrefix(de.Name(), "chart-") || strings.HasPrefix(de.Name(), "artifact-") {
+			names = append(names, de.Name())
+		}
+	}
+	return names
+}
