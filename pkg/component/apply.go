@@ -19,6 +19,9 @@ func (rn *run[T]) apply(ctx context.Context) outcome {
 	if sc, ok := optional[SuspensionConfiguration](rn.component); ok && sc.IsSuspended() {
 		return outcome{reason: ReasonSuspended, message: "reconciliation is suspended; objects are left as they are"}
 	}
+	if o, waiting := rn.awaitDependencies(ctx); waiting {
+		return o
+	}
 	tg, owner, err := rn.connect(ctx)
 	if err != nil {
 		return rn.fail(err)
@@ -79,7 +82,10 @@ func (rn *run[T]) render(ctx context.Context, tg *target) ([]client.Object, erro
 		Object: rn.component, OperatorName: rn.r.name,
 		Revision: rn.component.GetGeneration(), FirstApply: !status.IsInstalled(),
 	})
-	return rn.r.generator.Generate(ctx, namespace, name, rn.component.GetSpec())
+	ctx, reported := manifests.WithSourceReport(ctx)
+	objects, err := rn.r.generator.Generate(ctx, namespace, name, rn.component.GetSpec())
+	rn.source = reported()
+	return objects, err
 }
 
 // saveInventory records new inventory items before the applier creates them.
@@ -97,6 +103,9 @@ func (rn *run[T]) saveInventory(ctx context.Context, items []manifests.Inventory
 // applied turns the applier's result into the outcome.
 func (rn *run[T]) applied(ctx context.Context, res engine.Result) outcome {
 	if res.Done {
+		if rn.source != nil {
+			rn.component.GetStatus().Source = rn.source
+		}
 		if err := rn.r.runHooks(ctx, rn.r.postReconcile, rn.component); err != nil {
 			return rn.fail(fmt.Errorf("post-reconcile hook: %w", err))
 		}

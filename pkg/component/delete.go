@@ -24,6 +24,9 @@ func (rn *run[T]) delete(ctx context.Context) outcome {
 		}
 		return rn.orphanAll(ctx)
 	}
+	if o, waiting := rn.awaitDependents(ctx); waiting {
+		return o
+	}
 	if rn.component.GetStatus().State != StateDeleting {
 		// Until objects are being deleted; hooks must be idempotent, since a
 		// blocked deletion calls them again on the next attempt.

@@ -25,7 +25,8 @@ type run[T Component] struct {
 	r         *Reconciler[T]
 	component T
 	id        types.NamespacedName
-	written   Status // the status as last read or written
+	written   Status                // the status as last read or written
+	source    *manifests.SourceInfo // where the generator said the objects come from
 }
 
 // Reconcile brings one component's objects to their rendered state, or

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"sync"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -28,19 +29,28 @@ type Reconciler[T Component] struct {
 	generator manifests.Generator
 	opts      ReconcilerOptions
 
-	client   client.Client
-	recorder recorder.EventRecorder
-	targets  *targets
-	events   chan event.GenericEvent
-	status   *writtenStatus[T]
-	gauge    *stateGauge
-	notes    *eventNotes
-	inflight *inflight
+	client    client.Client
+	apiReader client.Reader
+	recorder  recorder.EventRecorder
+	targets   *targets
+	events    chan event.GenericEvent
+	status    *writtenStatus[T]
+	gauge     *stateGauge
+	notes     *eventNotes
+	inflight  *inflight
 
 	mu     sync.Mutex
 	owners map[string]types.NamespacedName // owner label value → component
 
 	postRead, preReconcile, postReconcile, preDelete, postDelete []HookFunc[T]
+	watches                                                      []watch
+}
+
+// watch is an extra event source added with WithWatch.
+type watch struct {
+	object  client.Object
+	handler handler.EventHandler
+	opts    []builder.WatchesOption
 }
 
 // NewReconciler returns a reconciler for operator name (the annotation
@@ -87,11 +97,26 @@ func (r *Reconciler[T]) WithPostDeleteHook(h HookFunc[T]) *Reconciler[T] {
 	return r
 }
 
+// WithWatch reconciles the components that fn maps events of object's kind
+// to, as controller-runtime's builder Watches does; opts may ask for
+// metadata only (builder.OnlyMetadata). Call it before SetupWithManager.
+func (r *Reconciler[T]) WithWatch(object client.Object, fn handler.MapFunc, opts ...builder.WatchesOption) *Reconciler[T] {
+	r.watches = append(r.watches, watch{object: object, handler: handler.EnqueueRequestsFromMapFunc(fn), opts: opts})
+	return r
+}
+
+// Enqueue asks for a reconcile of the component id, as an event would:
+// for example from an event handler of an informer added while running.
+func (r *Reconciler[T]) Enqueue(id types.NamespacedName) {
+	r.events <- event.GenericEvent{Object: &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Namespace: id.Namespace, Name: id.Name}}}
+}
+
 // SetupWithManager registers the controller. Component events that change
 // only status or metadata do not trigger a reconcile; events of applied
 // objects do, unless the reconciler caused them itself.
 func (r *Reconciler[T]) SetupWithManager(mgr ctrl.Manager) error {
 	r.client = mgr.GetClient()
+	r.apiReader = mgr.GetAPIReader()
 	r.recorder = mgr.GetEventRecorder(r.name)
 	r.targets = &targets{
 		name: r.name, local: mgr.GetConfig(), scheme: mgr.GetScheme(), reader: mgr.GetAPIReader(),
@@ -112,6 +137,15 @@ func (r *Reconciler[T]) SetupWithManager(mgr ctrl.Manager) error {
 		WatchesRawSource(source.Channel(r.events, &handler.EnqueueRequestForObject{})).
 		WithOptions(controller.Options{MaxConcurrentReconciles: r.opts.MaxConcurrentReconciles, RateLimiter: r.opts.RateLimiter,
 			ReconciliationTimeout: r.opts.ReconcileTimeout})
+	if _, ok := optional[DependencyConfiguration](obj); ok {
+		if err := mgr.GetFieldIndexer().IndexField(context.Background(), obj, r.dependsOnIndex(), indexDependencies); err != nil {
+			return fmt.Errorf("indexing the dependencies of components: %w", err)
+		}
+		b = b.Watches(obj, r.dependencyEvents())
+	}
+	for _, w := range r.watches {
+		b = b.Watches(w.object, w.handler, w.opts...)
+	}
 	if err := b.Complete(tracked{r: r, f: r.inflight}); err != nil {
 		return fmt.Errorf("setting up controller %s: %w", r.name, err)
 	}

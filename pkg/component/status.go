@@ -47,4 +47,8 @@ type Status struct {
 	// Installed is true once the component has been Ready. Until then every
 	// render is an install (Helm's .Release.IsInstall), afterwards an upgrade.
 	Installed bool `json:"installed,omitempty"`
+	// Source says where the objects were last rendered from and applied,
+	// when the generator reports it (a chart version, a Git revision).
+	// +optional
+	Source *manifests.SourceInfo `json:"source,omitempty"`
 }

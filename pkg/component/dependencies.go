@@ -1,0 +1,346 @@
+package component
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/workqueue"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/wavekit-dev/wavekit/pkg/manifests"
+)
+
+// DependencyConfiguration names the components, of the same type, that must
+// be Ready at their current generation before this one is applied; none of
+// them is deleted while this one exists. A name without a namespace is in
+// the component's own namespace.
+type DependencyConfiguration interface {
+	GetDependencies() []types.NamespacedName
+}
+
+// maxDependencyWalk bounds how many components a cycle check reads.
+const maxDependencyWalk = 256
+
+// dependencies returns what c depends on, namespaces filled in.
+func dependencies(c Component) []types.NamespacedName {
+	dc, ok := optional[DependencyConfiguration](c)
+	if !ok {
+		return nil
+	}
+	deps := dc.GetDependencies()
+	out := make([]types.NamespacedName, 0, len(deps))
+	for _, d := range deps {
+		if d.Namespace == "" {
+			d.Namespace = c.GetNamespace()
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// dependsOnIndex is the field index from a dependency to its dependents.
+func (r *Reconciler[T]) dependsOnIndex() string { return "dependsOn." + r.name }
+
+// indexDependencies lists a component's dependencies for the field index.
+func indexDependencies(obj client.Object) []string {
+	c, ok := obj.(Component)
+	if !ok {
+		return nil
+	}
+	var keys []string
+	for _, d := range dependencies(c) {
+		keys = append(keys, d.String())
+	}
+	return keys
+}
+
+// awaitDependencies returns a Pending outcome while a dependency is not
+// Ready at its current generation, an error outcome for a dependency cycle
+// or a refused reference, and false when the component may be applied.
+func (rn *run[T]) awaitDependencies(ctx context.Context) (outcome, bool) {
+	deps := dependencies(rn.component)
+	if len(deps) == 0 {
+		return outcome{}, false
+	}
+	if err := rn.checkDependencyRefs(deps); err != nil {
+		return rn.fail(err), true
+	}
+	if cycle := rn.r.cycleThrough(ctx, rn.id); cycle != nil {
+		message := "dependency cycle: " + joinIDs(cycle, " → ") + ": remove one of these dependencies"
+		return outcome{reason: ReasonError, message: message, requeue: rn.r.retryInterval(rn.component), stalled: true}, true
+	}
+	for _, dep := range deps {
+		if why := rn.r.notReady(ctx, dep); why != "" {
+			// Its status changes arrive as events; the requeue is a backstop.
+			message := fmt.Sprintf("waiting for dependency %s: %s", dep, why)
+			return outcome{reason: ReasonPending, message: message, requeue: rn.r.retryInterval(rn.component)}, true
+		}
+	}
+	return outcome{}, false
+}
+
+// checkDependencyRefs refuses dependencies in other namespaces when the
+// reconciler refuses cross-namespace references.
+func (rn *run[T]) checkDependencyRefs(deps []types.NamespacedName) error {
+	if !rn.r.opts.NoCrossNamespaceRefs {
+		return nil
+	}
+	for _, d := range deps {
+		if d.Namespace != rn.id.Namespace {
+			return &manifests.UserError{Err: fmt.Errorf("dependency %s is not in the component's namespace %s: cross-namespace references are refused (NoCrossNamespaceRefs, --no-cross-namespace-refs)", d, rn.id.Namespace)}
+		}
+	}
+	return nil
+}
+
+// notReady says why the component id is not Ready at its current
+// generation, or "" when it is.
+func (r *Reconciler[T]) notReady(ctx context.Context, id types.NamespacedName) string {
+	dep, err := r.readAny(ctx, id)
+	switch {
+	case apierrors.IsNotFound(err):
+		return "it does not exist"
+	case err != nil:
+		return fmt.Sprintf("reading it: %v", err)
+	case dep.GetDeletionTimestamp() != nil:
+		return "it is being deleted"
+	}
+	status := dep.GetStatus()
+	ready := status.ReadyCondition()
+	switch {
+	case ready == nil || status.ObservedGeneration != dep.GetGeneration() || ready.ObservedGeneration != dep.GetGeneration():
+		return fmt.Sprintf("generation %d is not reconciled yet", dep.GetGeneration())
+	case ready.Status != "True":
+		return fmt.Sprintf("it is %s: %s", status.State, ready.Message)
+	}
+	return ""
+}
+
+// readAny reads a component from the cache, or from the API server when the
+// cache does not hold it (a component of another shard).
+func (r *Reconciler[T]) readAny(ctx context.Context, id types.NamespacedName) (T, error) {
+	obj := newObject[T]()
+	err := r.client.Get(ctx, id, obj)
+	if apierrors.IsNotFound(err) && r.opts.Selector != nil && r.apiReader != nil {
+		err = r.apiReader.Get(ctx, id, obj)
+	}
+	return obj, err
+}
+
+// cycleThrough returns the path of a dependency cycle from id back to id,
+// or nil. It follows dependencies as the cache holds them.
+func (r *Reconciler[T]) cycleThrough(ctx context.Context, id types.NamespacedName) []types.NamespacedName {
+	seen := map[types.NamespacedName]bool{}
+	var walk func(path []types.NamespacedName) []types.NamespacedName
+	walk = func(path []types.NamespacedName) []types.NamespacedName {
+		current := path[len(path)-1]
+		if len(seen) >= maxDependencyWalk {
+			return nil
+		}
+		c, err := r.readAny(ctx, current)
+		if err != nil {
+			return nil
+		}
+		for _, dep := range dependencies(c) {
+			if dep == id {
+				return append(slices.Clone(path), dep)
+			}
+			if seen[dep] {
+				continue
+			}
+			seen[dep] = true
+			if cycle := walk(append(path, dep)); cycle != nil {
+				return cycle
+			}
+		}
+		return nil
+	}
+	return walk([]types.NamespacedName{id})
+}
+
+// dependents returns the components that depend on the component being
+// run, except those in a dependency cycle with it (deleting them waits for
+// neither, so that a cycle cannot block deletion for ever).
+func (rn *run[T]) dependents(ctx context.Context) ([]types.NamespacedName, error) {
+	all, err := rn.r.listDependents(ctx, rn.id)
+	if err != nil {
+		return nil, err
+	}
+	var out []types.NamespacedName
+	for _, d := range all {
+		if d != rn.id && !rn.r.dependsTransitively(ctx, rn.id, d) {
+			out = append(out, d)
+		}
+	}
+	return out, nil
+}
+
+// dependsTransitively reports whether from depends, directly or through
+// others, on to.
+func (r *Reconciler[T]) dependsTransitively(ctx context.Context, from, to types.NamespacedName) bool {
+	seen := map[types.NamespacedName]bool{from: true}
+	queue := []types.NamespacedName{from}
+	for len(queue) > 0 && len(seen) < maxDependencyWalk {
+		c, err := r.readAny(ctx, queue[0])
+		queue = queue[1:]
+		if err != nil {
+			continue
+		}
+		for _, dep := range dependencies(c) {
+			if dep == to {
+				return true
+			}
+			if !seen[dep] {
+				seen[dep] = true
+				queue = append(queue, dep)
+			}
+		}
+	}
+	return false
+}
+
+// listDependents lists the components whose dependencies include id: from
+// the cache's index, or, for a shard, from the API server, since the
+// dependents may be in other shards.
+func (r *Reconciler[T]) listDependents(ctx context.Context, id types.NamespacedName) ([]types.NamespacedName, error) {
+	list, err := r.newList()
+	if err != nil {
+		return nil, err
+	}
+	if r.opts.Selector != nil {
+		err = r.apiReader.List(ctx, list)
+	} else {
+		err = r.client.List(ctx, list, client.MatchingFields{r.dependsOnIndex(): id.String()})
+	}
+	if err != nil {
+		return nil, fmt.Errorf("listing the components that depend on %s: %w", id, err)
+	}
+	items, err := meta.ExtractList(list)
+	if err != nil {
+		return nil, fmt.Errorf("listing the components that depend on %s: %w", id, err)
+	}
+	var out []types.NamespacedName
+	for _, item := range items {
+		c, ok := item.(Component)
+		if ok && slices.Contains(dependencies(c), id) {
+			out = append(out, types.NamespacedName{Namespace: c.GetNamespace(), Name: c.GetName()})
+		}
+	}
+	return out, nil
+}
+
+// newList returns an empty list of the component type.
+func (r *Reconciler[T]) newList() (client.ObjectList, error) {
+	gvk, err := apiutil.GVKForObject(newObject[T](), r.client.Scheme())
+	if err != nil {
+		return nil, fmt.Errorf("finding the component kind: %w", err)
+	}
+	obj, err := r.client.Scheme().New(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
+	if err != nil {
+		return nil, fmt.Errorf("creating a list of %s: %w", gvk.Kind, err)
+	}
+	list, ok := obj.(client.ObjectList)
+	if !ok {
+		return nil, fmt.Errorf("%sList is not a list", gvk.Kind)
+	}
+	return list, nil
+}
+
+// awaitDependents returns a DeletionPending outcome while components that
+// depend on this one exist, and false when it may be deleted.
+func (rn *run[T]) awaitDependents(ctx context.Context) (outcome, bool) {
+	dependents, err := rn.dependents(ctx)
+	if err != nil {
+		return rn.fail(err), true
+	}
+	if len(dependents) == 0 {
+		return outcome{}, false
+	}
+	message := fmt.Sprintf("deletion waits for %s, which depend%s on it", joinIDs(first(dependents, 5), ", "), plural(len(dependents)))
+	if len(dependents) > 5 {
+		message = fmt.Sprintf("deletion waits for %s and %d more, which depend on it", joinIDs(dependents[:5], ", "), len(dependents)-5)
+	}
+	// Their deletion arrives as an event; the requeue is a backstop.
+	return outcome{reason: ReasonDeletionBlocked, message: message, requeue: rn.r.retryInterval(rn.component)}, true
+}
+
+func first[E any](s []E, n int) []E { return s[:min(n, len(s))] }
+
+func plural(n int) string {
+	if n == 1 {
+		return "s"
+	}
+	return ""
+}
+
+func joinIDs(ids []types.NamespacedName, sep string) string {
+	names := make([]string, len(ids))
+	for i, id := range ids {
+		names[i] = id.String()
+	}
+	return strings.Join(names, sep)
+}
+
+// dependencyEvents enqueues the components a change of one component
+// concerns: those that depend on it when it becomes (or stops being) Ready,
+// appears or goes; and those it depends on when it goes, since their
+// deletion may wait for it.
+func (r *Reconciler[T]) dependencyEvents() handler.TypedEventHandler[client.Object, reconcile.Request] {
+	return handler.TypedFuncs[client.Object, reconcile.Request]{
+		CreateFunc: func(ctx context.Context, e event.TypedCreateEvent[client.Object], q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			r.enqueueDependents(ctx, e.Object, q)
+		},
+		UpdateFunc: func(ctx context.Context, e event.TypedUpdateEvent[client.Object], q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			if readyAtGeneration(e.ObjectOld) != readyAtGeneration(e.ObjectNew) ||
+				(e.ObjectOld.GetDeletionTimestamp() == nil) != (e.ObjectNew.GetDeletionTimestamp() == nil) {
+				r.enqueueDependents(ctx, e.ObjectNew, q)
+			}
+		},
+		DeleteFunc: func(ctx context.Context, e event.TypedDeleteEvent[client.Object], q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			r.enqueueDependents(ctx, e.Object, q)
+			if c, ok := e.Object.(Component); ok {
+				for _, dep := range dependencies(c) {
+					q.Add(reconcile.Request{NamespacedName: dep})
+				}
+			}
+		},
+	}
+}
+
+func (r *Reconciler[T]) enqueueDependents(ctx context.Context, obj client.Object, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+	list, err := r.newList()
+	if err != nil {
+		return
+	}
+	id := types.NamespacedName{Namespace: obj.GetNamespace(), Name: obj.GetName()}
+	if err := r.client.List(ctx, list, client.MatchingFields{r.dependsOnIndex(): id.String()}); err != nil {
+		return
+	}
+	_ = meta.EachListItem(list, func(item runtime.Object) error {
+		if o, ok := item.(client.Object); ok {
+			q.Add(reconcile.Request{NamespacedName: types.NamespacedName{Namespace: o.GetNamespace(), Name: o.GetName()}})
+		}
+		return nil
+	})
+}
+
+// readyAtGeneration tells whether a component is Ready at its generation.
+func readyAtGeneration(obj client.Object) bool {
+	c, ok := obj.(Component)
+	if !ok {
+		return false
+	}
+	status := c.GetStatus()
+	ready := status.ReadyCondition()
+	return ready != nil && ready.Status == "True" && status.ObservedGeneration == c.GetGeneration() && obj.GetDeletionTimestamp() == nil
+}
