@@ -5,6 +5,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/wavekit-dev/wavekit/pkg/component"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
@@ -22,6 +23,7 @@ var (
 	_ component.RetryConfiguration         = &Component{}
 	_ component.TimeoutConfiguration       = &Component{}
 	_ component.ReapplyConfiguration       = &Component{}
+	_ component.DependencyConfiguration    = &Component{}
 )
 
 // GetSpec returns spec.values as the generator's parameters.
@@ -93,4 +95,18 @@ func duration(d *metav1.Duration) time.Duration {
 		return 0
 	}
 	return d.Duration
+}
+
+// GetDependencies returns spec.dependsOn; a dependency without a namespace
+// is in the Component's own namespace.
+func (c *Component) GetDependencies() []types.NamespacedName {
+	deps := make([]types.NamespacedName, 0, len(c.Spec.DependsOn))
+	for _, d := range c.Spec.DependsOn {
+		ns := d.Namespace
+		if ns == "" {
+			ns = c.Namespace
+		}
+		deps = append(deps, types.NamespacedName{Namespace: ns, Name: d.Name})
+	}
+	return deps
 }

@@ -9,14 +9,53 @@ import (
 )
 
 // ComponentSpec says which source to install and with which values.
+// +kubebuilder:validation:XValidation:rule="(has(self.source) ? 1 : 0) + (has(self.chart) ? 1 : 0) + (has(self.sourceRef) ? 1 : 0) == 1",messageExpression="(has(self.source) && has(self.chart) && has(self.sourceRef)) ? 'spec.source, spec.chart and spec.sourceRef are all set: give exactly one of them' : (has(self.source) && has(self.chart)) ? 'spec.source and spec.chart are both set: give exactly one of spec.source, spec.chart and spec.sourceRef' : (has(self.source) && has(self.sourceRef)) ? 'spec.source and spec.sourceRef are both set: give exactly one of spec.source, spec.chart and spec.sourceRef' : (has(self.chart) && has(self.sourceRef)) ? 'spec.chart and spec.sourceRef are both set: give exactly one of spec.source, spec.chart and spec.sourceRef' : 'none of spec.source, spec.chart and spec.sourceRef is set: give exactly one'"
+// +kubebuilder:validation:XValidation:rule="!has(self.path) || has(self.sourceRef)",message="spec.path is a directory inside the artifact of spec.sourceRef: set it only with spec.sourceRef"
 type ComponentSpec struct {
-	// Source names one of the sources the operator serves (its --source flag).
+	// Source names one of the sources the operator serves (its --source
+	// flag). Give exactly one of source, chart and sourceRef.
 	// +kubebuilder:validation:MinLength=1
-	Source string `json:"source"`
-	// Values are passed to the source as parameters (Helm values, template data).
+	// +optional
+	Source string `json:"source,omitempty"`
+	// Chart is a Helm chart from a Helm repository or an OCI registry.
+	// Give exactly one of source, chart and sourceRef.
+	// +optional
+	Chart *ChartSource `json:"chart,omitempty"`
+	// SourceRef is a Flux source-controller object whose artifact holds the
+	// chart, kustomization or templates, at spec.path. Give exactly one of
+	// source, chart and sourceRef.
+	// +optional
+	SourceRef *SourceReference `json:"sourceRef,omitempty"`
+	// Path is the directory inside the artifact of sourceRef that holds a
+	// Helm chart (Chart.yaml), a kustomization or Go templates; default: the
+	// artifact's root. Kustomize bases elsewhere in the artifact may be used.
+	// +kubebuilder:validation:MaxLength=1024
+	// +kubebuilder:validation:Pattern=`^[^/]`
+	// +optional
+	Path string `json:"path,omitempty"`
+	// Values are passed to the source as parameters (Helm values, template
+	// data). They are merged over the values of valuesFrom.
 	// +kubebuilder:pruning:PreserveUnknownFields
 	// +optional
 	Values *apiextensionsv1.JSON `json:"values,omitempty"`
+	// ValuesFrom are ConfigMaps and Secrets of the Component's namespace whose
+	// values are merged in order, and then overlaid by spec.values. A change
+	// to one of them is applied at once.
+	// +kubebuilder:validation:MaxItems=32
+	// +optional
+	ValuesFrom []ValuesReference `json:"valuesFrom,omitempty"`
+	// DependsOn are Components that must be Ready, at their current
+	// generation, before this one is applied; none of them is deleted while
+	// this Component exists.
+	// +kubebuilder:validation:MaxItems=64
+	// +optional
+	DependsOn []DependencyReference `json:"dependsOn,omitempty"`
+	// Patches are kustomize patches (strategic merge or JSON 6902) applied to
+	// the rendered objects, in order, as Flux's post-renderers do. A patch
+	// whose target matches no object is an error.
+	// +kubebuilder:validation:MaxItems=64
+	// +optional
+	Patches []Patch `json:"patches,omitempty"`
 	// Namespace is where the objects go; defaults to the Component's namespace.
 	// +optional
 	Namespace string `json:"namespace,omitempty"`
@@ -45,6 +84,135 @@ type ComponentSpec struct {
 	// besides the component's own CRDs and APIServices.
 	// +optional
 	AdditionalManagedTypes []manifests.TypeInfo `json:"additionalManagedTypes,omitempty"`
+}
+
+// ChartSource is a Helm chart in a repository.
+type ChartSource struct {
+	// Repository is a Helm repository, https://… (its index.yaml is read),
+	// or an OCI registry, oci://host/path (the chart is host/path/name).
+	// +kubebuilder:validation:Pattern=`^(https?|oci)://[^\s]+$`
+	// +kubebuilder:validation:MaxLength=2048
+	Repository string `json:"repository"`
+	// Name of the chart.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name"`
+	// Version is a semver constraint: "1.2.3", "~1.2", "^1", ">=1.0.0 <2.0.0".
+	// Empty means the latest stable version. The repository is asked again
+	// for new versions at the requeue interval.
+	// +kubebuilder:validation:MaxLength=256
+	// +optional
+	Version string `json:"version,omitempty"`
+	// SecretRef names a Secret in the Component's namespace with the keys
+	// username and password, and optionally ca.crt (a PEM bundle trusted
+	// besides the system's roots).
+	// +optional
+	SecretRef *LocalObjectReference `json:"secretRef,omitempty"`
+	// Insecure reaches an OCI registry over plain HTTP, without TLS. Only
+	// for registries on a trusted network, such as a local test registry.
+	// +optional
+	Insecure bool `json:"insecure,omitempty"`
+}
+
+// LocalObjectReference names an object in the Component's namespace.
+type LocalObjectReference struct {
+	// Name of the object.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name"`
+}
+
+// SourceReference names a Flux source-controller object.
+type SourceReference struct {
+	// Kind of the source: GitRepository, OCIRepository, Bucket, HelmChart or
+	// ExternalArtifact (group source.toolkit.fluxcd.io).
+	// +kubebuilder:validation:Enum=GitRepository;OCIRepository;Bucket;HelmChart;ExternalArtifact
+	Kind string `json:"kind"`
+	// Name of the source.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name"`
+	// Namespace of the source; default: the Component's namespace. The
+	// operator may refuse other namespaces (--no-cross-namespace-refs).
+	// +kubebuilder:validation:MaxLength=63
+	// +optional
+	Namespace string `json:"namespace,omitempty"`
+}
+
+// ValuesReference takes values from a key of a ConfigMap or Secret in the
+// Component's namespace.
+type ValuesReference struct {
+	// Kind is ConfigMap or Secret.
+	// +kubebuilder:validation:Enum=ConfigMap;Secret
+	Kind string `json:"kind"`
+	// Name of the ConfigMap or Secret.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name"`
+	// ValuesKey is the key that holds the values; default values.yaml.
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[-._a-zA-Z0-9]+$`
+	// +optional
+	ValuesKey string `json:"valuesKey,omitempty"`
+	// TargetPath sets the key's content, as a single value, at this path of
+	// the values (Helm's --set syntax, e.g. auth.password) instead of merging
+	// it as YAML.
+	// +kubebuilder:validation:MaxLength=250
+	// +optional
+	TargetPath string `json:"targetPath,omitempty"`
+	// Optional lets the object or the key be missing: it is skipped.
+	// +optional
+	Optional bool `json:"optional,omitempty"`
+}
+
+// DependencyReference names a Component this one depends on.
+type DependencyReference struct {
+	// Name of the Component.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name"`
+	// Namespace of the Component; default: this Component's namespace. The
+	// operator may refuse other namespaces (--no-cross-namespace-refs).
+	// +kubebuilder:validation:MaxLength=63
+	// +optional
+	Namespace string `json:"namespace,omitempty"`
+}
+
+// Patch is a kustomize patch applied to the rendered objects.
+type Patch struct {
+	// Patch is a strategic merge patch (an object) or a JSON 6902 patch (a
+	// list of operations), in YAML or JSON.
+	// +kubebuilder:validation:MinLength=1
+	Patch string `json:"patch"`
+	// Target selects the objects to patch; without it, a strategic merge
+	// patch applies to the object of its kind and name.
+	// +optional
+	Target *PatchSelector `json:"target,omitempty"`
+}
+
+// PatchSelector selects objects as kustomize's patch target does.
+type PatchSelector struct {
+	// Group of the objects' API version.
+	// +optional
+	Group string `json:"group,omitempty"`
+	// Version of the objects' API version.
+	// +optional
+	Version string `json:"version,omitempty"`
+	// Kind of the objects.
+	// +optional
+	Kind string `json:"kind,omitempty"`
+	// Name of the objects, a regular expression.
+	// +optional
+	Name string `json:"name,omitempty"`
+	// Namespace of the objects, a regular expression.
+	// +optional
+	Namespace string `json:"namespace,omitempty"`
+	// LabelSelector selects by label, as kubectl's -l does.
+	// +optional
+	LabelSelector string `json:"labelSelector,omitempty"`
+	// AnnotationSelector selects by annotation, in the same syntax.
+	// +optional
+	AnnotationSelector string `json:"annotationSelector,omitempty"`
 }
 
 // SecretKeyReference names a key of a Secret in the Component's namespace.

@@ -57,6 +57,10 @@ func run() error {
 	)
 	flag.StringVar(&name, "operator-name", "wavekit.dev", "operator name: annotation prefix, field owner and finalizer")
 	flag.Var(&sources, "source", "a source to serve, NAME=DIR (repeatable); DIR holds a Helm chart, a kustomization or Go templates")
+	var cacheDir string
+	var cacheSize int64
+	flag.StringVar(&cacheDir, "source-cache-dir", "", "directory of the charts and artifacts fetched for spec.chart and spec.sourceRef (default: $TMPDIR/wavekit-sources)")
+	flag.Int64Var(&cacheSize, "source-cache-size", operator.DefaultCacheMaxBytes, "bytes the source cache may take; the least recently used sources are removed beyond it")
 	flag.StringVar(&metricsAddr, "metrics-bind-address", "", "address of the metrics endpoint (default :8443, or :8080 with --metrics-secure=false; 0 turns it off)")
 	metrics := bindMetricsFlags(flag.CommandLine)
 	flag.StringVar(&probeAddr, "health-probe-bind-address", ":8081", "address of /healthz and /readyz")
@@ -68,7 +72,7 @@ func run() error {
 	var reconciler component.ReconcilerOptions
 	flag.IntVar(&reconciler.MaxConcurrentReconciles, "concurrent", component.DefaultMaxConcurrentReconciles, "Components reconciled at once")
 	flag.StringVar(&reconciler.DefaultServiceAccount, "default-service-account", "", "multi-tenant lockdown: apply every Component that names no service account as this service account of its own namespace")
-	flag.BoolVar(&reconciler.NoCrossNamespaceRefs, "no-cross-namespace-refs", false, "refuse Components whose spec.namespace is not their own namespace")
+	flag.BoolVar(&reconciler.NoCrossNamespaceRefs, "no-cross-namespace-refs", false, "refuse Components whose spec.namespace, spec.sourceRef.namespace or spec.dependsOn[].namespace is not their own namespace")
 	flag.BoolVar(&reconciler.InsecureKubeConfigExec, "insecure-kubeconfig-exec", false, "allow kubeconfigs from Secrets to use exec and auth-provider users (they run code in the operator)")
 	zapOpts := zap.Options{}
 	zapOpts.BindFlags(flag.CommandLine)
@@ -115,7 +119,7 @@ func run() error {
 	if err != nil {
 		return fmt.Errorf("creating manager: %w", err)
 	}
-	r, err := operator.Setup(mgr, operator.Options{Name: name, Sources: parsed, Reconciler: reconciler})
+	r, err := operator.Setup(mgr, operator.Options{Name: name, Sources: parsed, CacheDir: cacheDir, CacheMaxBytes: cacheSize, Reconciler: reconciler})
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,8 @@ package operator
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -11,6 +13,7 @@ import (
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
 	"github.com/wavekit-dev/wavekit/pkg/component"
+	"github.com/wavekit-dev/wavekit/pkg/fetch"
 	"github.com/wavekit-dev/wavekit/pkg/generator/source"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
@@ -19,10 +22,27 @@ import (
 type Options struct {
 	// Name is the operator name: annotation prefix, field owner, finalizer.
 	Name string
-	// Sources maps a source name (spec.source) to a directory.
+	// Sources maps a source name (spec.source) to a directory. It may be
+	// empty: Components may take charts from repositories (spec.chart) or
+	// Flux artifacts (spec.sourceRef).
 	Sources map[string]string
+	// CacheDir holds fetched charts and artifacts (default: a directory in
+	// the system's temporary directory).
+	CacheDir string
+	// CacheMaxBytes bounds CacheDir (default DefaultCacheMaxBytes).
+	CacheMaxBytes int64
 	// Reconciler tunes the component reconciler.
 	Reconciler component.ReconcilerOptions
+}
+
+// DefaultCacheMaxBytes bounds the cache of fetched charts and artifacts.
+const DefaultCacheMaxBytes = 512 << 20
+
+// operator is the reference operator's state beside its reconciler.
+type operator struct {
+	client     client.Client
+	reconciler *component.Reconciler[*v1alpha1.Component]
+	watches    *lazyWatches
 }
 
 // Setup loads every source and registers the Component reconciler with mgr.
@@ -31,23 +51,62 @@ func Setup(mgr ctrl.Manager, opts Options) (*component.Reconciler[*v1alpha1.Comp
 	if opts.Name == "" {
 		return nil, fmt.Errorf("the operator name is empty")
 	}
-	if len(opts.Sources) == 0 {
-		return nil, fmt.Errorf("no source given: pass at least one --source NAME=DIR")
-	}
 	generators, err := loadSources(opts.Name, opts.Sources)
 	if err != nil {
 		return nil, err
 	}
-	reconcilerOpts := opts.Reconciler
-	reconcilerOpts.Filter = func(c component.Component) bool {
-		_, served := generators[c.(*v1alpha1.Component).Spec.Source]
-		return served
-	}
-	r := component.NewReconciler[*v1alpha1.Component](opts.Name, bySource(generators), reconcilerOpts)
-	if err := r.SetupWithManager(mgr); err != nil {
+	fetcher, err := newFetcher(opts)
+	if err != nil {
 		return nil, err
 	}
-	return r, nil
+	if err := indexComponents(mgr); err != nil {
+		return nil, err
+	}
+	o := &operator{client: mgr.GetClient(), watches: &lazyWatches{cache: mgr.GetCache()}}
+	flux := &fluxSources{cache: mgr.GetCache(), mapper: mgr.GetRESTMapper(), watches: o.watches, changed: o.sourceChanged,
+		noCrossN: opts.Reconciler.NoCrossNamespaceRefs}
+	rd := &readers{config: mgr.GetConfig(), scheme: mgr.GetScheme(), own: mgr.GetAPIReader(), defaultSA: opts.Reconciler.DefaultServiceAccount}
+	gen := newResolver(opts.Name, generators, fetcher, rd, flux, opts.Reconciler.RequeueInterval)
+	gen.beforeValues = o.watchValuesFrom
+	reconcilerOpts := opts.Reconciler
+	reconcilerOpts.Filter = func(c component.Component) bool {
+		source := c.(*v1alpha1.Component).Spec.Source
+		_, served := generators[source]
+		return source == "" || served
+	}
+	o.reconciler = component.NewReconciler[*v1alpha1.Component](opts.Name, gen, reconcilerOpts)
+	if err := o.reconciler.SetupWithManager(mgr); err != nil {
+		return nil, err
+	}
+	return o.reconciler, nil
+}
+
+func newFetcher(opts Options) (*fetch.Fetcher, error) {
+	dir, size := opts.CacheDir, opts.CacheMaxBytes
+	if dir == "" {
+		dir = filepath.Join(os.TempDir(), "wavekit-sources")
+	}
+	if size <= 0 {
+		size = DefaultCacheMaxBytes
+	}
+	cache, err := fetch.NewCache(dir, size)
+	if err != nil {
+		return nil, fmt.Errorf("source cache %s: %w", dir, err)
+	}
+	return fetch.NewFetcher(cache), nil
+}
+
+// indexComponents indexes Components by the objects they read, so that a
+// change to one reconciles its users.
+func indexComponents(mgr ctrl.Manager) error {
+	indexer := mgr.GetFieldIndexer()
+	if err := indexer.IndexField(context.Background(), &v1alpha1.Component{}, indexValuesFrom, indexValuesFromKeys); err != nil {
+		return fmt.Errorf("indexing Components by spec.valuesFrom: %w", err)
+	}
+	if err := indexer.IndexField(context.Background(), &v1alpha1.Component{}, indexSourceRef, indexSourceRefKey); err != nil {
+		return fmt.Errorf("indexing Components by spec.sourceRef: %w", err)
+	}
+	return nil
 }
 
 func loadSources(name string, sources map[string]string) (map[string]manifests.Generator, error) {
@@ -62,25 +121,6 @@ func loadSources(name string, sources map[string]string) (map[string]manifests.G
 		generators[sourceName] = gen
 	}
 	return generators, nil
-}
-
-// bySource renders with the generator named by the Component's spec.source.
-func bySource(generators map[string]manifests.Generator) manifests.Generator {
-	return manifests.GeneratorFunc(func(ctx context.Context, namespace, name string, p manifests.Parameters) ([]client.Object, error) {
-		info, ok := manifests.ComponentInfoFrom(ctx)
-		if !ok {
-			return nil, fmt.Errorf("no component in the render context")
-		}
-		c, ok := info.Object.(*v1alpha1.Component)
-		if !ok {
-			return nil, fmt.Errorf("render context holds %T, not a Component", info.Object)
-		}
-		gen, ok := generators[c.Spec.Source]
-		if !ok {
-			return nil, fmt.Errorf("source %q is not served (served: %s)", c.Spec.Source, strings.Join(sortedKeys(generators), ", "))
-		}
-		return gen.Generate(ctx, namespace, name, p)
-	})
 }
 
 // ParseSources turns NAME=DIR flags into a map; a name may appear once.

@@ -32,9 +32,9 @@ var _ = Describe("start-up", func() {
 		Expect(err).To(MatchError(HavePrefix("source web (/does/not/exist): ")))
 	})
 
-	It("needs at least one source", func() {
-		_, err := operator.Setup(newManager(), operator.Options{Name: "x.dev"})
-		Expect(err).To(MatchError("no source given: pass at least one --source NAME=DIR"))
+	It("refuses a source cache it cannot create", func() {
+		_, err := operator.Setup(newManager(), operator.Options{Name: "x.dev", CacheDir: "/proc/version/cache"})
+		Expect(err).To(MatchError(HavePrefix("source cache /proc/version/cache: ")))
 	})
 
 	DescribeTable("parses --source flags",

@@ -99,6 +99,17 @@ The rules the operator needs in its scope (cluster, or each watched namespace).
 - apiGroups: ["events.k8s.io"]
   resources: ["events"]
   verbs: ["get", "list", "watch", "create", "update", "patch"]
+{{- if .Values.rbac.readSources }}
+# What Components read besides what they deploy: the ConfigMaps and Secrets of
+# spec.valuesFrom and spec.chart.secretRef (watched as metadata; with a
+# service account, their content is read as that account), and Flux sources.
+- apiGroups: [""]
+  resources: ["configmaps", "secrets"]
+  verbs: ["get", "list", "watch"]
+- apiGroups: ["source.toolkit.fluxcd.io"]
+  resources: ["gitrepositories", "ocirepositories", "buckets", "helmcharts", "externalartifacts"]
+  verbs: ["get", "list", "watch"]
+{{- end }}
 {{- with .Values.rbac.extraRules }}
 {{ toYaml . }}
 {{- end }}
@@ -118,11 +129,3 @@ The subjects of every binding: the operator's ServiceAccount.
   namespace: {{ .Release.Namespace }}
 {{- end }}
 
-{{/*
-The chart refuses a release without a source: the operator would serve nothing.
-*/}}
-{{- define "component-operator.requireSources" -}}
-{{- if not .Values.sources }}
-{{- fail "sources is empty: the operator serves nothing without a source; give at least one (a name and a configMap or a path, see values.yaml)" }}
-{{- end }}
-{{- end }}

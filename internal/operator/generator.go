@@ -1,0 +1,247 @@
+package operator
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/lru"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/wavekit-dev/wavekit/api/v1alpha1"
+	"github.com/wavekit-dev/wavekit/pkg/component"
+	"github.com/wavekit-dev/wavekit/pkg/fetch"
+	"github.com/wavekit-dev/wavekit/pkg/generator/patch"
+	"github.com/wavekit-dev/wavekit/pkg/generator/source"
+	"github.com/wavekit-dev/wavekit/pkg/manifests"
+)
+
+// loadedGenerators is how many fetched sources stay loaded in memory.
+const loadedGenerators = 64
+
+// resolver renders a Component from wherever its spec points: a source
+// served from start-up, a chart of a repository, or a Flux artifact; with
+// the values of valuesFrom and spec.values, then spec.patches.
+type resolver struct {
+	name    string
+	served  map[string]manifests.Generator
+	fetcher *fetch.Fetcher
+	readers *readers
+	flux    *fluxSources
+	loaded  *lru.Cache // digest and path → manifests.Generator
+	requeue time.Duration
+	// beforeValues runs before valuesFrom is read: it watches what it reads.
+	beforeValues func(context.Context, *v1alpha1.Component) error
+}
+
+func newResolver(name string, served map[string]manifests.Generator, fetcher *fetch.Fetcher, readers *readers, flux *fluxSources, requeue time.Duration) *resolver {
+	if requeue <= 0 {
+		requeue = 10 * time.Minute
+	}
+	return &resolver{name: name, served: served, fetcher: fetcher, readers: readers, flux: flux, loaded: lru.New(loadedGenerators), requeue: requeue}
+}
+
+// Generate renders the Component in the context.
+func (r *resolver) Generate(ctx context.Context, namespace, name string, _ manifests.Parameters) ([]client.Object, error) {
+	c, err := componentFrom(ctx)
+	if err != nil {
+		return nil, err
+	}
+	reader, err := r.readers.forComponent(c)
+	if err != nil {
+		return nil, err
+	}
+	gen, err := r.generatorFor(ctx, c, reader)
+	if err != nil {
+		return nil, err
+	}
+	if r.beforeValues != nil && len(c.Spec.ValuesFrom) > 0 {
+		if err := r.beforeValues(ctx, c); err != nil {
+			return nil, err
+		}
+	}
+	vals, err := values(ctx, reader, c)
+	if err != nil {
+		return nil, err
+	}
+	objects, err := gen.Generate(ctx, namespace, name, vals)
+	if err != nil || len(c.Spec.Patches) == 0 {
+		return objects, err
+	}
+	objects, err = patch.Apply(objects, patches(c.Spec.Patches))
+	if err != nil {
+		return nil, fmt.Errorf("spec.patches: %w", err)
+	}
+	return objects, nil
+}
+
+func componentFrom(ctx context.Context) (*v1alpha1.Component, error) {
+	info, ok := manifests.ComponentInfoFrom(ctx)
+	if !ok {
+		return nil, fmt.Errorf("no component in the render context")
+	}
+	c, ok := info.Object.(*v1alpha1.Component)
+	if !ok {
+		return nil, fmt.Errorf("render context holds %T, not a Component", info.Object)
+	}
+	return c, nil
+}
+
+// generatorFor returns the generator of c's source, fetching it if need be.
+func (r *resolver) generatorFor(ctx context.Context, c *v1alpha1.Component, reader client.Reader) (manifests.Generator, error) {
+	switch {
+	case c.Spec.Chart != nil:
+		return r.chart(ctx, c, reader)
+	case c.Spec.SourceRef != nil:
+		return r.artifact(ctx, c)
+	}
+	gen, ok := r.served[c.Spec.Source]
+	if !ok {
+		return nil, fmt.Errorf("source %q is not served (served: %s)", c.Spec.Source, strings.Join(sortedKeys(r.served), ", "))
+	}
+	return gen, nil
+}
+
+// chart fetches spec.chart (the repository is asked again for new versions
+// at the requeue interval, not more often) and loads it.
+func (r *resolver) chart(ctx context.Context, c *v1alpha1.Component, reader client.Reader) (manifests.Generator, error) {
+	spec := c.Spec.Chart
+	creds, err := chartCredentials(ctx, reader, c)
+	if err != nil {
+		return nil, err
+	}
+	maxAge := r.requeue
+	if d := c.GetRequeueInterval(); d > 0 {
+		maxAge = d
+	}
+	fetched, err := r.fetcher.Chart(ctx, fetch.ChartRequest{
+		Repository: spec.Repository, Name: spec.Name, Version: spec.Version,
+		Credentials: creds, Insecure: spec.Insecure, MaxAge: maxAge,
+	})
+	if err != nil {
+		return nil, fetchError(fmt.Errorf("spec.chart: %w", err))
+	}
+	manifests.ReportSource(ctx, manifests.SourceInfo{URL: fetched.URL, Revision: fetched.Revision, Digest: fetched.Digest})
+	return r.load(fetched.Digest, fetched.Dir, fetched.Dir)
+}
+
+// artifact fetches the artifact of spec.sourceRef and loads spec.path in it.
+func (r *resolver) artifact(ctx context.Context, c *v1alpha1.Component) (manifests.Generator, error) {
+	a, err := r.flux.artifact(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	fetched, err := r.fetcher.Artifact(ctx, fetch.ArtifactRequest{URL: a.URL, Digest: a.Digest, Revision: a.Revision})
+	if err != nil {
+		return nil, fetchError(fmt.Errorf("spec.sourceRef: artifact of %s %s: %w", c.Spec.SourceRef.Kind, c.Spec.SourceRef.Name, err))
+	}
+	dir, err := pathIn(fetched.Dir, c.Spec.Path)
+	if err != nil {
+		return nil, err
+	}
+	manifests.ReportSource(ctx, manifests.SourceInfo{URL: a.URL, Revision: a.Revision, Digest: fetched.Digest})
+	return r.load(fetched.Digest+"\x00"+dir, dir, fetched.Dir)
+}
+
+// load returns the generator of dir, loaded once per key; root bounds the
+// bases a kustomization may use.
+func (r *resolver) load(key, dir, root string) (manifests.Generator, error) {
+	if gen, ok := r.loaded.Get(key); ok {
+		return gen.(manifests.Generator), nil
+	}
+	gen, _, err := source.Detect(dir, source.WithOperatorName(r.name), source.WithKustomizeRoot(root))
+	if err != nil {
+		return nil, &manifests.UserError{Err: err}
+	}
+	r.loaded.Add(key, gen)
+	return gen, nil
+}
+
+// pathIn returns spec.path inside an artifact's root, which must stay
+// inside it. Without a path, an artifact that holds nothing but one chart
+// directory (a Flux HelmChart's) is that chart.
+func pathIn(root, path string) (string, error) {
+	if path == "" {
+		return singleChart(root), nil
+	}
+	dir := filepath.Join(root, filepath.FromSlash(path))
+	rel, err := filepath.Rel(root, dir)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", &manifests.UserError{Err: fmt.Errorf("spec.path %s leaves the artifact", path)}
+	}
+	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
+		return "", &manifests.UserError{Err: fmt.Errorf("spec.path %s: no such directory in the artifact", path)}
+	}
+	return dir, nil
+}
+
+func singleChart(root string) string {
+	entries, err := os.ReadDir(root)
+	if err != nil || len(entries) != 1 || !entries[0].IsDir() {
+		return root
+	}
+	dir := filepath.Join(root, entries[0].Name())
+	if _, err := os.Stat(filepath.Join(dir, "Chart.yaml")); err != nil {
+		return root
+	}
+	return dir
+}
+
+// fetchError retries what may pass (the network, a server error) and
+// reports the rest as the input's, which only a change fixes.
+func fetchError(err error) error {
+	if fetch.IsTransient(err) {
+		return component.Retriable(err, 0)
+	}
+	return &manifests.UserError{Err: err}
+}
+
+// readError retries a failed read, unless it was forbidden: the
+// Component's identity may not read what it names, which only a change of
+// the Component or of the RBAC fixes.
+func readError(err error) error {
+	if apierrors.IsForbidden(err) {
+		return err
+	}
+	return component.Retriable(err, 0)
+}
+
+// chartCredentials reads spec.chart.secretRef: username, password and,
+// optionally, ca.crt.
+func chartCredentials(ctx context.Context, reader client.Reader, c *v1alpha1.Component) (*fetch.Credentials, error) {
+	ref := c.Spec.Chart.SecretRef
+	if ref == nil {
+		return nil, nil
+	}
+	secret := &corev1.Secret{}
+	if err := reader.Get(ctx, types.NamespacedName{Namespace: c.Namespace, Name: ref.Name}, secret); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, &manifests.UserError{Err: fmt.Errorf("spec.chart.secretRef: Secret %s not found", ref.Name)}
+		}
+		return nil, readError(fmt.Errorf("spec.chart.secretRef: reading Secret %s: %w", ref.Name, err))
+	}
+	creds := &fetch.Credentials{Username: string(secret.Data["username"]), Password: string(secret.Data["password"]), CA: secret.Data["ca.crt"]}
+	if (creds.Username == "") != (creds.Password == "") {
+		return nil, &manifests.UserError{Err: fmt.Errorf("spec.chart.secretRef: Secret %s needs both username and password, or neither", ref.Name)}
+	}
+	return creds, nil
+}
+
+// patches converts spec.patches.
+func patches(in []v1alpha1.Patch) []patch.Patch {
+	out := make([]patch.Patch, len(in))
+	for i, p := range in {
+		out[i] = patch.Patch{Patch: p.Patch}
+		if t := p.Target; t != nil {
+			out[i].Target = &patch.Selector{Group: t.Group, Version: t.Version, Kind: t.Kind, Name: t.Name,
+				Namespace: t.Namespace, LabelSelector: t.LabelSelector, AnnotationSelector: t.AnnotationSelector}
+		}
+	}
+	return out
+}

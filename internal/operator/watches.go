@@ -1,0 +1,145 @@
+package operator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	toolscache "k8s.io/client-go/tools/cache"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/wavekit-dev/wavekit/api/v1alpha1"
+	"github.com/wavekit-dev/wavekit/pkg/component"
+)
+
+// Field indexes of Components by what they refer to.
+const (
+	indexValuesFrom = "spec.valuesFrom" // "Kind/name", in the Component's namespace
+	indexSourceRef  = "spec.sourceRef"  // "Kind/namespace/name"
+)
+
+// lazyWatches starts an informer of a kind the first time a Component needs
+// it, so that an operator whose Components use no Flux source or valuesFrom
+// neither watches nor needs the rights to. A kind whose informer cannot list
+// is an error of the Component that needs it, not of the operator's start.
+type lazyWatches struct {
+	cache cache.Cache
+
+	mu      sync.Mutex
+	started map[schema.GroupVersionKind]bool
+}
+
+// ensure starts the informer of obj's kind once, with handler.
+func (w *lazyWatches) ensure(ctx context.Context, obj client.Object, handler toolscache.ResourceEventHandler) error {
+	gvk := obj.GetObjectKind().GroupVersionKind()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.started[gvk] {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, watchStart)
+	defer cancel()
+	informer, err := w.cache.GetInformer(ctx, obj)
+	if err == nil && !informer.HasSynced() {
+		err = errors.New("not listed in time")
+	}
+	if err != nil {
+		return component.Retriable(fmt.Errorf("watching %s: %w (may the operator list and watch them?)", gvk.Kind, err), 0)
+	}
+	if _, err := informer.AddEventHandler(handler); err != nil {
+		return fmt.Errorf("watching %s: %w", gvk.Kind, err)
+	}
+	if w.started == nil {
+		w.started = map[schema.GroupVersionKind]bool{}
+	}
+	w.started[gvk] = true
+	return nil
+}
+
+// watchValuesFrom watches, metadata only, the kinds c's valuesFrom reads, so
+// that a change to one of those objects reconciles the Components using it.
+func (o *operator) watchValuesFrom(ctx context.Context, c *v1alpha1.Component) error {
+	for _, ref := range c.Spec.ValuesFrom {
+		obj := &metav1.PartialObjectMetadata{}
+		obj.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind(ref.Kind))
+		if err := o.watches.ensure(ctx, obj, o.changeHandler(ref.Kind)); err != nil {
+			return fmt.Errorf("spec.valuesFrom: %w", err)
+		}
+	}
+	return nil
+}
+
+// changeHandler reconciles the Components whose valuesFrom names an object
+// of kind that was added, changed or deleted.
+func (o *operator) changeHandler(kind string) toolscache.ResourceEventHandler {
+	changed := func(obj any) {
+		if tomb, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
+			obj = tomb.Obj
+		}
+		if m, ok := obj.(client.Object); ok {
+			o.enqueueUsers(indexValuesFrom, kind+"/"+m.GetName(), m.GetNamespace())
+		}
+	}
+	return toolscache.ResourceEventHandlerFuncs{
+		AddFunc: changed,
+		UpdateFunc: func(old, obj any) {
+			before, ok1 := old.(client.Object)
+			after, ok2 := obj.(client.Object)
+			if ok1 && ok2 && before.GetResourceVersion() != after.GetResourceVersion() {
+				changed(obj)
+			}
+		},
+		DeleteFunc: changed,
+	}
+}
+
+// sourceChanged reconciles the Components of a Flux source whose artifact changed.
+func (o *operator) sourceChanged(kind string, id types.NamespacedName) {
+	o.enqueueUsers(indexSourceRef, kind+"/"+id.String(), "")
+}
+
+// enqueueUsers reconciles the Components with key in index (in namespace, if given).
+func (o *operator) enqueueUsers(index, key, namespace string) {
+	list := &v1alpha1.ComponentList{}
+	opts := []client.ListOption{client.MatchingFields{index: key}}
+	if namespace != "" {
+		opts = append(opts, client.InNamespace(namespace))
+	}
+	if err := o.client.List(context.Background(), list, opts...); err != nil {
+		return
+	}
+	for _, c := range list.Items {
+		o.reconciler.Enqueue(types.NamespacedName{Namespace: c.Namespace, Name: c.Name})
+	}
+}
+
+// indexKeys are the field index functions of Components.
+func indexValuesFromKeys(obj client.Object) []string {
+	c, ok := obj.(*v1alpha1.Component)
+	if !ok {
+		return nil
+	}
+	keys := make([]string, 0, len(c.Spec.ValuesFrom))
+	for _, ref := range c.Spec.ValuesFrom {
+		keys = append(keys, ref.Kind+"/"+ref.Name)
+	}
+	return keys
+}
+
+func indexSourceRefKey(obj client.Object) []string {
+	c, ok := obj.(*v1alpha1.Component)
+	if !ok || c.Spec.SourceRef == nil {
+		return nil
+	}
+	ns := c.Spec.SourceRef.Namespace
+	if ns == "" {
+		ns = c.Namespace
+	}
+	return []string{c.Spec.SourceRef.Kind + "/" + ns + "/" + c.Spec.SourceRef.Name}
+}
