@@ -17,7 +17,8 @@ import (
 )
 
 // steps creates the Component, waits for Ready, shows deletion blocked by a
-// foreign instance, and deletion completing once it is gone.
+// foreign instance, and deletion completing once it is gone; then installs
+// a chart from a Helm repository on localhost.
 func (d *demo) steps(ctx context.Context) error {
 	if err := newNamespace(ctx, d.client); err != nil {
 		return err
@@ -55,7 +56,10 @@ func (d *demo) steps(ctx context.Context) error {
 	if err := d.watch(ctx, c, "gone", nil); err != nil {
 		return err
 	}
-	return d.checkDeleted(ctx)
+	if err := d.checkDeleted(ctx); err != nil {
+		return err
+	}
+	return d.repositorySteps(ctx)
 }
 
 // watch shows the Component until done says so (nil: until it is gone).

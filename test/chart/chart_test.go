@@ -82,9 +82,11 @@ var _ = Describe("the chart's CRDs", func() {
 var oneSource = []string{"--set", "sources[0].name=web", "--set", "sources[0].path=/opt/sources/web"}
 
 var _ = Describe("helm template with no source", func() {
-	It("refuses to render, saying what is missing", func() {
-		_, err := helm("template", "wavekit", chartDir, "--namespace", "wavekit-system")
-		Expect(err).To(MatchError(ContainSubstring("sources is empty: the operator serves nothing without a source")))
+	It("renders an operator for charts from repositories and Flux sources only", func() {
+		objects := render("wavekit", "wavekit-system")
+		var deployment appsv1.Deployment
+		find(objects, "Deployment", "wavekit-system", "wavekit-component-operator", &deployment)
+		Expect(deployment.Spec.Template.Spec.Containers[0].Args).NotTo(ContainElement(HavePrefix("--source=")))
 	})
 })
 
@@ -150,8 +152,13 @@ var _ = Describe("helm template with the default values and one source", func() 
 			rule("wavekit.dev", "components/status", "get", "update", "patch"),
 			rule("wavekit.dev", "components/finalizers", "update"),
 			HaveField("Resources", []string{"events"}),
+			rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"configmaps", "secrets"}, Verbs: []string{"get", "list", "watch"}},
+			HaveField("APIGroups", []string{"source.toolkit.fluxcd.io"}),
 		))
 		Expect(wildcards(role.Rules)).To(BeEmpty())
+		noReads := render("wavekit", "wavekit-system", append(oneSource, "--set", "rbac.readSources=false")...)
+		find(noReads, "ClusterRole", "", "wavekit-component-operator", &role)
+		Expect(role.Rules).NotTo(ContainElement(HaveField("APIGroups", []string{"source.toolkit.fluxcd.io"})))
 		var binding rbacv1.ClusterRoleBinding
 		find(objects, "ClusterRoleBinding", "", "wavekit-component-operator", &binding)
 		Expect(binding.RoleRef.Name).To(Equal("wavekit-component-operator"))

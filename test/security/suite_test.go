@@ -97,7 +97,10 @@ func operatorIdentity() *rest.Config {
 		{APIGroups: []string{"wavekit.dev"}, Resources: []string{"components"}, Verbs: []string{"get", "list", "watch", "update", "patch"}},
 		{APIGroups: []string{"wavekit.dev"}, Resources: []string{"components/status", "components/finalizers"}, Verbs: []string{"get", "update", "patch"}},
 		{APIGroups: []string{"", "events.k8s.io"}, Resources: []string{"events"}, Verbs: []string{"create", "patch", "update"}},
-		{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"get"}},
+		// Kubeconfig Secrets, and the metadata watch of what valuesFrom reads
+		// (its content is read as the Component's service account), as the
+		// chart grants with rbac.readSources.
+		{APIGroups: []string{""}, Resources: []string{"secrets", "configmaps"}, Verbs: []string{"get", "list", "watch"}},
 		{APIGroups: []string{""}, Resources: []string{"serviceaccounts"}, Verbs: []string{"impersonate"}},
 	}
 	Expect(env.Client.Create(ctx, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "wavekit-operator"}, Rules: rules})).To(Succeed())

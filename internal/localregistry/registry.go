@@ -1,0 +1,99 @@
+// Package localregistry runs an OCI registry (the distribution registry,
+// in memory) in the calling process on localhost, and pushes Helm charts to
+// it with Helm's own registry client: a real registry for tests of charts
+// from oci:// repositories, with or without basic authentication.
+package localregistry
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/distribution/distribution/v3/configuration"
+	_ "github.com/distribution/distribution/v3/registry/auth/htpasswd" // the htpasswd access controller
+	"github.com/distribution/distribution/v3/registry/handlers"
+	_ "github.com/distribution/distribution/v3/registry/storage/driver/inmemory" // the inmemory storage driver
+	"github.com/sirupsen/logrus"
+	"golang.org/x/crypto/bcrypt"
+	"helm.sh/helm/v3/pkg/registry"
+
+	"github.com/wavekit-dev/wavekit/internal/localrepo"
+)
+
+// Registry is an OCI registry on localhost, over plain HTTP.
+type Registry struct {
+	// Host is host:port of the registry.
+	Host string
+	// Username and Password are the login it requires, if any.
+	Username, Password string
+
+	server *httptest.Server
+	dir    string
+}
+
+// New starts a registry; with a username it requires that login.
+func New(username, password string) (*Registry, error) {
+	dir, err := os.MkdirTemp("", "wavekit-registry-")
+	if err != nil {
+		return nil, err
+	}
+	config := &configuration.Configuration{}
+	config.Storage = configuration.Storage{
+		"inmemory":    configuration.Parameters{},
+		"maintenance": configuration.Parameters{"uploadpurging": map[any]any{"enabled": false}},
+	}
+	config.HTTP.Secret = "local"
+	if username != "" {
+		hash, err := bcrypt.GenerateFromPassword([]byte(password), bcrypt.MinCost)
+		if err != nil {
+			return nil, err
+		}
+		htpasswd := filepath.Join(dir, "htpasswd")
+		if err := os.WriteFile(htpasswd, []byte(username+":"+string(hash)+"\n"), 0o600); err != nil {
+			return nil, err
+		}
+		config.Auth = configuration.Auth{"htpasswd": configuration.Parameters{"realm": "local", "path": htpasswd}}
+	}
+	logrus.SetOutput(io.Discard) // the registry logs every request
+	r := &Registry{Username: username, Password: password, dir: dir}
+	r.server = httptest.NewServer(handlers.NewApp(context.Background(), config))
+	r.Host = strings.TrimPrefix(r.server.URL, "http://")
+	return r, nil
+}
+
+// Repository is the oci:// URL of path in the registry.
+func (r *Registry) Repository(path string) string { return "oci://" + r.Host + "/" + path }
+
+// Push packages ch and pushes it to path/<name>:<version>.
+func (r *Registry) Push(path string, ch localrepo.Chart) error {
+	archive, err := localrepo.PackageChart(r.dir, ch)
+	if err != nil {
+		return err
+	}
+	data, err := os.ReadFile(archive)
+	if err != nil {
+		return err
+	}
+	opts := []registry.ClientOption{registry.ClientOptPlainHTTP(), registry.ClientOptCredentialsFile(filepath.Join(r.dir, "config.json"))}
+	if r.Username != "" {
+		opts = append(opts, registry.ClientOptBasicAuth(r.Username, r.Password))
+	}
+	client, err := registry.NewClient(opts...)
+	if err != nil {
+		return fmt.Errorf("registry client: %w", err)
+	}
+	if _, err := client.Push(data, fmt.Sprintf("%s/%s/%s:%s", r.Host, path, ch.Name, ch.Version)); err != nil {
+		return fmt.Errorf("pushing %s %s: %w", ch.Name, ch.Version, err)
+	}
+	return nil
+}
+
+// Close stops the registry.
+func (r *Registry) Close() {
+	r.server.Close()
+	_ = os.RemoveAll(r.dir)
+}

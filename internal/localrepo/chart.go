@@ -1,0 +1,48 @@
+package localrepo
+
+import (
+	"fmt"
+	"sort"
+
+	"helm.sh/helm/v3/pkg/chart"
+	"helm.sh/helm/v3/pkg/chartutil"
+	"sigs.k8s.io/yaml"
+)
+
+// Chart is a chart to package: its name, version, default values and
+// templates by file name under templates/.
+type Chart struct {
+	Name      string
+	Version   string
+	Values    map[string]any
+	Templates map[string]string
+}
+
+// PackageChart writes ch as dir/<name>-<version>.tgz, as helm package does,
+// and returns the archive's path.
+func PackageChart(dir string, ch Chart) (string, error) {
+	c := &chart.Chart{
+		Metadata: &chart.Metadata{APIVersion: chart.APIVersionV2, Name: ch.Name, Version: ch.Version},
+		Values:   ch.Values,
+	}
+	if ch.Values != nil {
+		raw, err := yaml.Marshal(ch.Values)
+		if err != nil {
+			return "", fmt.Errorf("chart %s: values: %w", ch.Name, err)
+		}
+		c.Raw = append(c.Raw, &chart.File{Name: chartutil.ValuesfileName, Data: raw})
+	}
+	names := make([]string, 0, len(ch.Templates))
+	for name := range ch.Templates {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		c.Templates = append(c.Templates, &chart.File{Name: "templates/" + name, Data: []byte(ch.Templates[name])})
+	}
+	path, err := chartutil.Save(c, dir)
+	if err != nil {
+		return "", fmt.Errorf("packaging chart %s %s: %w", ch.Name, ch.Version, err)
+	}
+	return path, nil
+}
