@@ -217,6 +217,7 @@ type PatchSelector struct {
 
 // SecretKeyReference names a key of a Secret in the Component's namespace.
 type SecretKeyReference struct {
+	// Name of the Secret.
 	// +kubebuilder:validation:MinLength=1
 	Name string `json:"name"`
 	// Key defaults to "value".
@@ -246,12 +247,18 @@ type Policies struct {
 
 // Intervals tune how often the operator looks again.
 type Intervals struct {
+	// Requeue is how long after success the Component is looked at again,
+	// and how often a chart repository is asked for new versions (default 10m).
 	// +optional
 	Requeue *metav1.Duration `json:"requeue,omitempty"`
+	// Retry is how long after a retriable error the Component is tried again (default 10s).
 	// +optional
 	Retry *metav1.Duration `json:"retry,omitempty"`
+	// Timeout is how long the Component may take to become ready before it
+	// reports Timeout (default 10m).
 	// +optional
 	Timeout *metav1.Duration `json:"timeout,omitempty"`
+	// Reapply applies every object again after this long, even unchanged (default off).
 	// +optional
 	Reapply *metav1.Duration `json:"reapply,omitempty"`
 }

@@ -24,8 +24,10 @@ const (
 // the kinds of its own CRDs and APIServices, or declared extra types.
 // Group and Kind may be "*", and Group may start with "*." (any subgroup).
 type TypeInfo struct {
+	// Group of the type; "*" and a leading "*." match any group or subgroup.
 	Group string `json:"group"`
-	Kind  string `json:"kind"`
+	// Kind of the type; "*" matches any kind.
+	Kind string `json:"kind"`
 }
 
 // +kubebuilder:object:generate=true
@@ -33,11 +35,16 @@ type TypeInfo struct {
 // InventoryItem records one object the component applied, with the policies
 // and orders it was applied under.
 type InventoryItem struct {
-	Group     string `json:"group"`
-	Version   string `json:"version"`
-	Kind      string `json:"kind"`
+	// Group of the object's API version.
+	Group string `json:"group"`
+	// Version of the object's API version.
+	Version string `json:"version"`
+	// Kind of the object.
+	Kind string `json:"kind"`
+	// Namespace of the object; empty for a cluster-scoped one.
 	Namespace string `json:"namespace,omitempty"`
-	Name      string `json:"name"`
+	// Name of the object.
+	Name string `json:"name"`
 
 	// The policies the object was applied under; empty where they are the
 	// built-in defaults (if-unowned, on-object-change, replace, delete), so
@@ -47,9 +54,12 @@ type InventoryItem struct {
 	UpdatePolicy    UpdatePolicy    `json:"updatePolicy,omitempty"`
 	DeletePolicy    DeletePolicy    `json:"deletePolicy,omitempty"`
 
-	ApplyOrder  int16  `json:"applyOrder,omitempty"`
-	PurgeOrder  *int16 `json:"purgeOrder,omitempty"`
-	DeleteOrder int16  `json:"deleteOrder,omitempty"`
+	// ApplyOrder is the wave the object is applied in.
+	ApplyOrder int16 `json:"applyOrder,omitempty"`
+	// PurgeOrder, if set, is the wave after which the object is deleted again.
+	PurgeOrder *int16 `json:"purgeOrder,omitempty"`
+	// DeleteOrder is the wave the object is deleted in when the component goes.
+	DeleteOrder int16 `json:"deleteOrder,omitempty"`
 
 	// ManagedTypes are the types whose instances this object serves (a CRD's
 	// or APIService's), which block deletion while foreign instances exist.
