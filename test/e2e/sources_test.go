@@ -187,7 +187,7 @@ var _ = Describe("Components from repositories and Flux sources", Ordered, func(
 		DeferCleanup(artifacts.Close)
 		kustomization := func(greeting string) map[string]string {
 			return map[string]string{
-				"deploy/app/kustomization.yaml": "resources:\n  - ../base\nconfigMapGenerator:\n  - name: flux-app\n    options: {disableNameSuffixHash: true}\n    literals: [greeting=" + greeting + "]\n",
+				"deploy/app/kustomization.yaml":  "resources:\n  - ../base\nconfigMapGenerator:\n  - name: flux-app\n    options: {disableNameSuffixHash: true}\n    literals: [greeting=" + greeting + "]\n",
 				"deploy/base/kustomization.yaml": "resources: [service.yaml]\n",
 				"deploy/base/service.yaml":       "apiVersion: v1\nkind: Service\nmetadata:\n  name: flux-app\nspec:\n  ports: [{port: 80}]\n",
 			}
@@ -254,7 +254,9 @@ var _ = Describe("Components from repositories and Flux sources", Ordered, func(
 		Expect(env.Client.Update(ctx, secret)).To(Succeed())
 		Eventually(func() map[string]string { return configMap("vals-config") }).WithTimeout(30 * time.Second).Should(HaveKeyWithValue("greeting", "changed, with a comma"))
 
-		update(c, func(c *v1alpha1.Component) { c.Spec.Values = &apiextensionsv1.JSON{Raw: []byte(`{"greeting":"from-spec"}`)} })
+		update(c, func(c *v1alpha1.Component) {
+			c.Spec.Values = &apiextensionsv1.JSON{Raw: []byte(`{"greeting":"from-spec"}`)}
+		})
 		Eventually(func() map[string]string { return configMap("vals-config") }).WithTimeout(30 * time.Second).Should(HaveKeyWithValue("greeting", "from-spec"))
 
 		By("refusing a missing key, and changing nothing")
@@ -354,7 +356,7 @@ func setArtifact(ctx context.Context, env *testenv.Env, source *unstructured.Uns
 		}
 		source.Object["status"] = map[string]any{
 			"artifact": map[string]any{"url": a.URL, "digest": a.Digest, "revision": a.Revision,
-				"path": "gitrepository/" + source.GetNamespace() + "/" + source.GetName() + "/artifact.tar.gz",
+				"path":           "gitrepository/" + source.GetNamespace() + "/" + source.GetName() + "/artifact.tar.gz",
 				"lastUpdateTime": time.Now().UTC().Format(time.RFC3339)},
 		}
 		return env.Client.Status().Update(ctx, source)
