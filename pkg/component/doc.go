@@ -8,6 +8,20 @@
 // objects with the engine (pkg/engine) in waves; SetupWithManager registers
 // it. ReconcilerOptions tune it; every field has a default.
 //
+// # Dependencies
+//
+// A component type that implements DependencyConfiguration names the
+// components it depends on: it is applied only once each is Ready at its
+// current generation (state Pending until then), and none of them is deleted
+// while it exists (DeletionPending). Cycles are reported, not waited on.
+//
+// # Sources and extra watches
+//
+// A generator that fetches its source reports it (manifests.ReportSource);
+// the reconciler records it as status.source once the objects are applied.
+// WithWatch reconciles components on events of other objects they read;
+// Enqueue does the same from an informer added while running.
+//
 // # Shards
 //
 // Several operator processes can share the components of one type, each
