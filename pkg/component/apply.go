@@ -103,9 +103,9 @@ func (rn *run[T]) saveInventory(ctx context.Context, items []manifests.Inventory
 // applied turns the applier's result into the outcome.
 func (rn *run[T]) applied(ctx context.Context, res engine.Result) outcome {
 	if res.Done {
-		if rn.source != nil {
-			rn.component.GetStatus().Source = rn.source
-		}
+		// What the generator reported, or nothing once it reports nothing
+		// (a component moved from a fetched chart to a built-in source).
+		rn.component.GetStatus().Source = rn.source
 		if err := rn.r.runHooks(ctx, rn.r.postReconcile, rn.component); err != nil {
 			return rn.fail(fmt.Errorf("post-reconcile hook: %w", err))
 		}
