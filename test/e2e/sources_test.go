@@ -223,6 +223,31 @@ var _ = Describe("Components from repositories and Flux sources", Ordered, func(
 		remove(c)
 	})
 
+	It("renders the chart in a Flux HelmChart's artifact", func() {
+		artifacts := localrepo.NewArtifacts()
+		DeferCleanup(artifacts.Close)
+		// A HelmChart's artifact is the packaged chart: one directory, the chart's.
+		packaged, err := artifacts.Publish("hello-3.0.0.tgz", "3.0.0", map[string]string{
+			"hello/Chart.yaml":        "apiVersion: v2\nname: hello\nversion: 3.0.0\n",
+			"hello/values.yaml":       "greeting: from-helmchart\n",
+			"hello/templates/cm.yaml": helloChart("3.0.0").Templates["cm.yaml"],
+		})
+		Expect(err).NotTo(HaveOccurred())
+		source := &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "source.toolkit.fluxcd.io/v1", "kind": "HelmChart",
+			"metadata": map[string]any{"namespace": ns, "name": "hello"},
+			"spec": map[string]any{"chart": "hello", "interval": "10m",
+				"sourceRef": map[string]any{"kind": "HelmRepository", "name": "charts"}},
+		}}
+		Expect(env.Client.Create(ctx, source)).To(Succeed())
+		setArtifact(ctx, env, source, packaged)
+		c := component("fluxchart", v1alpha1.ComponentSpec{SourceRef: &v1alpha1.SourceReference{Kind: "HelmChart", Name: "hello"}})
+		Expect(env.Client.Create(ctx, c)).To(Succeed())
+		ready(c)
+		Expect(configMap("fluxchart-hello")).To(Equal(map[string]string{"version": "3.0.0", "greeting": "from-helmchart"}))
+		remove(c)
+	})
+
 	It("refuses a Flux source or a dependency in another namespace with --no-cross-namespace-refs", func() {
 		c := &v1alpha1.Component{ObjectMeta: metav1.ObjectMeta{Namespace: "locked", Name: "reach"},
 			Spec: v1alpha1.ComponentSpec{SourceRef: &v1alpha1.SourceReference{Kind: "GitRepository", Name: "app-repo", Namespace: ns}}}
