@@ -1,7 +1,6 @@
 package operator
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -59,9 +58,6 @@ func Setup(mgr ctrl.Manager, opts Options) (*component.Reconciler[*v1alpha1.Comp
 	if err != nil {
 		return nil, err
 	}
-	if err := indexComponents(mgr); err != nil {
-		return nil, err
-	}
 	o := &operator{client: mgr.GetClient(), watches: &lazyWatches{cache: mgr.GetCache()}}
 	flux := &fluxSources{cache: mgr.GetCache(), mapper: mgr.GetRESTMapper(), watches: o.watches, changed: o.sourceChanged,
 		noCrossN: opts.Reconciler.NoCrossNamespaceRefs}
@@ -94,19 +90,6 @@ func newFetcher(opts Options) (*fetch.Fetcher, error) {
 		return nil, fmt.Errorf("source cache %s: %w", dir, err)
 	}
 	return fetch.NewFetcher(cache), nil
-}
-
-// indexComponents indexes Components by the objects they read, so that a
-// change to one reconciles its users.
-func indexComponents(mgr ctrl.Manager) error {
-	indexer := mgr.GetFieldIndexer()
-	if err := indexer.IndexField(context.Background(), &v1alpha1.Component{}, indexValuesFrom, indexValuesFromKeys); err != nil {
-		return fmt.Errorf("indexing Components by spec.valuesFrom: %w", err)
-	}
-	if err := indexer.IndexField(context.Background(), &v1alpha1.Component{}, indexSourceRef, indexSourceRefKey); err != nil {
-		return fmt.Errorf("indexing Components by spec.sourceRef: %w", err)
-	}
-	return nil
 }
 
 func loadSources(name string, sources map[string]string) (map[string]manifests.Generator, error) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
@@ -16,12 +17,6 @@ import (
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
 	"github.com/wavekit-dev/wavekit/pkg/component"
-)
-
-// Field indexes of Components by what they refer to.
-const (
-	indexValuesFrom = "spec.valuesFrom" // "Kind/name", in the Component's namespace
-	indexSourceRef  = "spec.sourceRef"  // "Kind/namespace/name"
 )
 
 // lazyWatches starts an informer of a kind the first time a Component needs
@@ -83,7 +78,11 @@ func (o *operator) changeHandler(kind string) toolscache.ResourceEventHandler {
 			obj = tomb.Obj
 		}
 		if m, ok := obj.(client.Object); ok {
-			o.enqueueUsers(indexValuesFrom, kind+"/"+m.GetName(), m.GetNamespace())
+			o.enqueueUsers(m.GetNamespace(), func(c *v1alpha1.Component) bool {
+				return slices.ContainsFunc(c.Spec.ValuesFrom, func(ref v1alpha1.ValuesReference) bool {
+					return ref.Kind == kind && ref.Name == m.GetName()
+				})
+			})
 		}
 	}
 	return toolscache.ResourceEventHandlerFuncs{
@@ -101,45 +100,31 @@ func (o *operator) changeHandler(kind string) toolscache.ResourceEventHandler {
 
 // sourceChanged reconciles the Components of a Flux source whose artifact changed.
 func (o *operator) sourceChanged(kind string, id types.NamespacedName) {
-	o.enqueueUsers(indexSourceRef, kind+"/"+id.String(), "")
+	o.enqueueUsers("", func(c *v1alpha1.Component) bool {
+		ref := c.Spec.SourceRef
+		return ref != nil && ref.Kind == kind && ref.Name == id.Name && orDefault(ref.Namespace, c.Namespace) == id.Namespace
+	})
 }
 
-// enqueueUsers reconciles the Components with key in index (in namespace, if given).
-func (o *operator) enqueueUsers(index, key, namespace string) {
+// enqueueUsers reconciles the Components (of namespace, if given) that uses
+// selects. It filters the cached Components rather than a field index: an
+// index would make the manager wait for the Component cache before it
+// starts, and one that may not list Components could then not be stopped.
+func (o *operator) enqueueUsers(namespace string, uses func(*v1alpha1.Component) bool) {
 	list := &v1alpha1.ComponentList{}
-	opts := []client.ListOption{client.MatchingFields{index: key}}
-	if namespace != "" {
-		opts = append(opts, client.InNamespace(namespace))
-	}
-	if err := o.client.List(context.Background(), list, opts...); err != nil {
+	if err := o.client.List(context.Background(), list, client.InNamespace(namespace)); err != nil {
 		return
 	}
-	for _, c := range list.Items {
-		o.reconciler.Enqueue(types.NamespacedName{Namespace: c.Namespace, Name: c.Name})
+	for i := range list.Items {
+		if c := &list.Items[i]; uses(c) {
+			o.reconciler.Enqueue(types.NamespacedName{Namespace: c.Namespace, Name: c.Name})
+		}
 	}
 }
 
-// indexKeys are the field index functions of Components.
-func indexValuesFromKeys(obj client.Object) []string {
-	c, ok := obj.(*v1alpha1.Component)
-	if !ok {
-		return nil
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
 	}
-	keys := make([]string, 0, len(c.Spec.ValuesFrom))
-	for _, ref := range c.Spec.ValuesFrom {
-		keys = append(keys, ref.Kind+"/"+ref.Name)
-	}
-	return keys
-}
-
-func indexSourceRefKey(obj client.Object) []string {
-	c, ok := obj.(*v1alpha1.Component)
-	if !ok || c.Spec.SourceRef == nil {
-		return nil
-	}
-	ns := c.Spec.SourceRef.Namespace
-	if ns == "" {
-		ns = c.Namespace
-	}
-	return []string{c.Spec.SourceRef.Kind + "/" + ns + "/" + c.Spec.SourceRef.Name}
+	return s
 }

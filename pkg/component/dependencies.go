@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -48,20 +48,55 @@ func dependencies(c Component) []types.NamespacedName {
 	return out
 }
 
-// dependsOnIndex is the field index from a dependency to its dependents.
-func (r *Reconciler[T]) dependsOnIndex() string { return "dependsOn." + r.name }
+// dependentIndex maps each component to the components that depend on it.
+// The component events keep it (dependencyEvents), not a field index of the
+// manager's cache: a field index makes the manager wait for that cache
+// before it starts, so an operator that may not list its components could
+// then not even be stopped.
+type dependentIndex struct {
+	mu         sync.Mutex
+	dependsOn  map[types.NamespacedName][]types.NamespacedName
+	dependents map[types.NamespacedName]map[types.NamespacedName]bool
+}
 
-// indexDependencies lists a component's dependencies for the field index.
-func indexDependencies(obj client.Object) []string {
-	c, ok := obj.(Component)
-	if !ok {
-		return nil
+func newDependentIndex() *dependentIndex {
+	return &dependentIndex{dependsOn: map[types.NamespacedName][]types.NamespacedName{},
+		dependents: map[types.NamespacedName]map[types.NamespacedName]bool{}}
+}
+
+// set records the dependencies of id; nil forgets id.
+func (x *dependentIndex) set(id types.NamespacedName, deps []types.NamespacedName) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	for _, d := range x.dependsOn[id] {
+		delete(x.dependents[d], id)
+		if len(x.dependents[d]) == 0 {
+			delete(x.dependents, d)
+		}
 	}
-	var keys []string
-	for _, d := range dependencies(c) {
-		keys = append(keys, d.String())
+	delete(x.dependsOn, id)
+	if len(deps) == 0 {
+		return
 	}
-	return keys
+	x.dependsOn[id] = deps
+	for _, d := range deps {
+		if x.dependents[d] == nil {
+			x.dependents[d] = map[types.NamespacedName]bool{}
+		}
+		x.dependents[d][id] = true
+	}
+}
+
+// of returns the components that depend on id, sorted.
+func (x *dependentIndex) of(id types.NamespacedName) []types.NamespacedName {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	out := make([]types.NamespacedName, 0, len(x.dependents[id]))
+	for d := range x.dependents[id] {
+		out = append(out, d)
+	}
+	slices.SortFunc(out, func(a, b types.NamespacedName) int { return strings.Compare(a.String(), b.String()) })
+	return out
 }
 
 // awaitDependencies returns a Pending outcome while a dependency is not
@@ -210,19 +245,20 @@ func (r *Reconciler[T]) dependsTransitively(ctx context.Context, from, to types.
 }
 
 // listDependents lists the components whose dependencies include id: from
-// the cache's index, or, for a shard, from the API server, since the
-// dependents may be in other shards.
+// the index the component events keep, or, for a shard, from the API
+// server, since the dependents may be in other shards.
 func (r *Reconciler[T]) listDependents(ctx context.Context, id types.NamespacedName) ([]types.NamespacedName, error) {
+	if !r.tracksDependencies {
+		return nil, nil
+	}
+	if r.opts.Selector == nil {
+		return r.dependents.of(id), nil
+	}
 	list, err := r.newList()
 	if err != nil {
 		return nil, err
 	}
-	if r.opts.Selector != nil {
-		err = r.apiReader.List(ctx, list)
-	} else {
-		err = r.client.List(ctx, list, client.MatchingFields{r.dependsOnIndex(): id.String()})
-	}
-	if err != nil {
+	if err := r.apiReader.List(ctx, list); err != nil {
 		return nil, fmt.Errorf("listing the components that depend on %s: %w", id, err)
 	}
 	items, err := meta.ExtractList(list)
@@ -291,23 +327,28 @@ func joinIDs(ids []types.NamespacedName, sep string) string {
 	return strings.Join(names, sep)
 }
 
-// dependencyEvents enqueues the components a change of one component
-// concerns: those that depend on it when it becomes (or stops being) Ready,
-// appears or goes; and those it depends on when it goes, since their
-// deletion may wait for it.
+// dependencyEvents keeps the dependent index and enqueues the components a
+// change of one component concerns: those that depend on it when it
+// appears, goes, or becomes (or stops being) Ready; and those it depends on
+// when it goes, since their deletion may wait for it.
 func (r *Reconciler[T]) dependencyEvents() handler.TypedEventHandler[client.Object, reconcile.Request] {
+	type queue = workqueue.TypedRateLimitingInterface[reconcile.Request]
 	return handler.TypedFuncs[client.Object, reconcile.Request]{
-		CreateFunc: func(ctx context.Context, e event.TypedCreateEvent[client.Object], q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
-			r.enqueueDependents(ctx, e.Object, q)
+		CreateFunc: func(_ context.Context, e event.TypedCreateEvent[client.Object], q queue) {
+			r.indexDependencies(e.Object)
+			r.enqueueDependents(e.Object, q)
 		},
-		UpdateFunc: func(ctx context.Context, e event.TypedUpdateEvent[client.Object], q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+		UpdateFunc: func(_ context.Context, e event.TypedUpdateEvent[client.Object], q queue) {
+			r.indexDependencies(e.ObjectNew)
 			if readyAtGeneration(e.ObjectOld) != readyAtGeneration(e.ObjectNew) ||
 				(e.ObjectOld.GetDeletionTimestamp() == nil) != (e.ObjectNew.GetDeletionTimestamp() == nil) {
-				r.enqueueDependents(ctx, e.ObjectNew, q)
+				r.enqueueDependents(e.ObjectNew, q)
 			}
 		},
-		DeleteFunc: func(ctx context.Context, e event.TypedDeleteEvent[client.Object], q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
-			r.enqueueDependents(ctx, e.Object, q)
+		DeleteFunc: func(_ context.Context, e event.TypedDeleteEvent[client.Object], q queue) {
+			r.enqueueDependents(e.Object, q)
+			id := types.NamespacedName{Namespace: e.Object.GetNamespace(), Name: e.Object.GetName()}
+			r.dependents.set(id, nil)
 			if c, ok := e.Object.(Component); ok {
 				for _, dep := range dependencies(c) {
 					q.Add(reconcile.Request{NamespacedName: dep})
@@ -317,21 +358,16 @@ func (r *Reconciler[T]) dependencyEvents() handler.TypedEventHandler[client.Obje
 	}
 }
 
-func (r *Reconciler[T]) enqueueDependents(ctx context.Context, obj client.Object, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
-	list, err := r.newList()
-	if err != nil {
-		return
+func (r *Reconciler[T]) indexDependencies(obj client.Object) {
+	if c, ok := obj.(Component); ok {
+		r.dependents.set(types.NamespacedName{Namespace: c.GetNamespace(), Name: c.GetName()}, dependencies(c))
 	}
-	id := types.NamespacedName{Namespace: obj.GetNamespace(), Name: obj.GetName()}
-	if err := r.client.List(ctx, list, client.MatchingFields{r.dependsOnIndex(): id.String()}); err != nil {
-		return
+}
+
+func (r *Reconciler[T]) enqueueDependents(obj client.Object, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+	for _, d := range r.dependents.of(types.NamespacedName{Namespace: obj.GetNamespace(), Name: obj.GetName()}) {
+		q.Add(reconcile.Request{NamespacedName: d})
 	}
-	_ = meta.EachListItem(list, func(item runtime.Object) error {
-		if o, ok := item.(client.Object); ok {
-			q.Add(reconcile.Request{NamespacedName: types.NamespacedName{Namespace: o.GetNamespace(), Name: o.GetName()}})
-		}
-		return nil
-	})
 }
 
 // readyAtGeneration tells whether a component is Ready at its generation.

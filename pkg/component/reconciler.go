@@ -39,8 +39,11 @@ type Reconciler[T Component] struct {
 	notes     *eventNotes
 	inflight  *inflight
 
-	mu     sync.Mutex
-	owners map[string]types.NamespacedName // owner label value → component
+	mu         sync.Mutex
+	owners     map[string]types.NamespacedName // owner label value → component
+	dependents *dependentIndex
+	// tracksDependencies is set when T implements DependencyConfiguration.
+	tracksDependencies bool
 
 	postRead, preReconcile, postReconcile, preDelete, postDelete []HookFunc[T]
 	watches                                                      []watch
@@ -61,7 +64,7 @@ func NewReconciler[T Component](name string, generator manifests.Generator, opti
 		events: make(chan event.GenericEvent, 1024),
 		status: newWrittenStatus[T](), gauge: newStateGauge(name), notes: newEventNotes(),
 		inflight: newInflight(),
-		owners:   map[string]types.NamespacedName{},
+		owners:   map[string]types.NamespacedName{}, dependents: newDependentIndex(),
 	}
 }
 
@@ -138,9 +141,7 @@ func (r *Reconciler[T]) SetupWithManager(mgr ctrl.Manager) error {
 		WithOptions(controller.Options{MaxConcurrentReconciles: r.opts.MaxConcurrentReconciles, RateLimiter: r.opts.RateLimiter,
 			ReconciliationTimeout: r.opts.ReconcileTimeout})
 	if _, ok := optional[DependencyConfiguration](obj); ok {
-		if err := mgr.GetFieldIndexer().IndexField(context.Background(), obj, r.dependsOnIndex(), indexDependencies); err != nil {
-			return fmt.Errorf("indexing the dependencies of components: %w", err)
-		}
+		r.tracksDependencies = true
 		b = b.Watches(obj, r.dependencyEvents())
 	}
 	for _, w := range r.watches {
