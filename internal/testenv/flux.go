@@ -31,7 +31,7 @@ func FluxSourceCRDs() (string, error) {
 		return "", err
 	}
 	if err := extractCRDs(archive, dir); err != nil {
-		return "", fmt.Errorf("Flux source-controller %s: %w", FluxSourceController, err)
+		return "", fmt.Errorf("the CRDs of Flux source-controller %s: %w", FluxSourceController, err)
 	}
 	return dir, nil
 }
