@@ -12,13 +12,6 @@ import (
 	"github.com/wavekit-dev/wavekit/pkg/component"
 )
 
-// helloChart is a one-ConfigMap chart, published in the demo's repository.
-func helloChart(version string) localrepo.Chart {
-	return localrepo.Chart{Name: "hello", Version: version, Values: map[string]any{"greeting": "hello"},
-		Templates: map[string]string{"cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\n" +
-			"data:\n  version: {{ .Chart.Version | quote }}\n  greeting: {{ .Values.greeting | quote }}\n"}}
-}
-
 // repositorySteps serves a Helm repository on localhost and installs a
 // chart from it with spec.chart, then upgrades it by changing the version
 // constraint, and deletes it.
@@ -28,7 +21,7 @@ func (d *demo) repositorySteps(ctx context.Context) error {
 		return err
 	}
 	defer repo.Close()
-	if err := repo.Add(helloChart("1.0.0"), helloChart("1.1.0")); err != nil {
+	if err := repo.Add(localrepo.Hello("1.0.0"), localrepo.Hello("1.1.0")); err != nil {
 		return err
 	}
 	d.say("serving a Helm repository on %s with chart hello 1.0.0 and 1.1.0", repo.URL)

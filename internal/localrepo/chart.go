@@ -46,3 +46,12 @@ func PackageChart(dir string, ch Chart) (string, error) {
 	}
 	return path, nil
 }
+
+// Hello is a chart of one ConfigMap, named after the release, that tells
+// the chart version and the greeting value (default "hello") it was
+// rendered with: enough to see which version of a repository was installed.
+func Hello(version string) Chart {
+	return Chart{Name: "hello", Version: version, Values: map[string]any{"greeting": "hello"},
+		Templates: map[string]string{"cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\n" +
+			"data:\n  version: {{ .Chart.Version | quote }}\n  greeting: {{ .Values.greeting | quote }}\n"}}
+}

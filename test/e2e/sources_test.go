@@ -23,14 +23,6 @@ import (
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
-// helloChart renders one ConfigMap that tells which chart version and
-// greeting it was rendered from.
-func helloChart(version string) localrepo.Chart {
-	return localrepo.Chart{Name: "hello", Version: version, Values: map[string]any{"greeting": "hello"},
-		Templates: map[string]string{"cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-hello\n" +
-			"data:\n  version: {{ .Chart.Version | quote }}\n  greeting: {{ .Values.greeting | quote }}\n"}}
-}
-
 // The operator takes Components from Helm repositories, OCI registries and
 // Flux sources, with valuesFrom, dependsOn and patches. It runs as its own
 // process with the chart's RBAC. Flux's source-controller does not run here:
@@ -112,12 +104,12 @@ var _ = Describe("Components from repositories and Flux sources", Ordered, func(
 		repo, err := localrepo.NewRepository()
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(repo.Close)
-		Expect(repo.Add(helloChart("1.0.0"), helloChart("1.1.0"))).To(Succeed())
+		Expect(repo.Add(localrepo.Hello("1.0.0"), localrepo.Hello("1.1.0"))).To(Succeed())
 
 		c := component("repo", v1alpha1.ComponentSpec{Chart: &v1alpha1.ChartSource{Repository: repo.URL, Name: "hello", Version: "~1.0.0"}})
 		Expect(env.Client.Create(ctx, c)).To(Succeed())
 		ready(c)
-		Expect(configMap("repo-hello")).To(HaveKeyWithValue("version", "1.0.0"))
+		Expect(configMap("repo")).To(HaveKeyWithValue("version", "1.0.0"))
 		Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(c), c)).To(Succeed())
 		Expect(c.Status.Source).NotTo(BeNil())
 		Expect(c.Status.Source.Revision).To(Equal("1.0.0"))
@@ -128,16 +120,16 @@ var _ = Describe("Components from repositories and Flux sources", Ordered, func(
 		update(c, func(c *v1alpha1.Component) { c.Spec.Chart.Version = "9.x" })
 		notReady(c, `no version matches "9.x"`)
 		Expect(statusOf(ctx, env, c)).To(ContainSubstring("1.1.0, 1.0.0"))
-		Expect(configMap("repo-hello")).To(HaveKeyWithValue("version", "1.0.0"))
+		Expect(configMap("repo")).To(HaveKeyWithValue("version", "1.0.0"))
 
 		By("taking the latest version, and a new one published later at the requeue interval")
 		update(c, func(c *v1alpha1.Component) {
 			c.Spec.Chart.Version = ""
 			c.Spec.Intervals.Requeue = &metav1.Duration{Duration: time.Second}
 		})
-		Eventually(func() map[string]string { return configMap("repo-hello") }).WithTimeout(60 * time.Second).Should(HaveKeyWithValue("version", "1.1.0"))
-		Expect(repo.Add(helloChart("1.2.0"))).To(Succeed())
-		Eventually(func() map[string]string { return configMap("repo-hello") }).WithTimeout(60 * time.Second).Should(HaveKeyWithValue("version", "1.2.0"))
+		Eventually(func() map[string]string { return configMap("repo") }).WithTimeout(60 * time.Second).Should(HaveKeyWithValue("version", "1.1.0"))
+		Expect(repo.Add(localrepo.Hello("1.2.0"))).To(Succeed())
+		Eventually(func() map[string]string { return configMap("repo") }).WithTimeout(60 * time.Second).Should(HaveKeyWithValue("version", "1.2.0"))
 		remove(c)
 	})
 
@@ -153,16 +145,16 @@ var _ = Describe("Components from repositories and Flux sources", Ordered, func(
 		open, err := localregistry.New("", "")
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(open.Close)
-		Expect(open.Push("charts", helloChart("2.0.0"))).To(Succeed())
+		Expect(open.Push("charts", localrepo.Hello("2.0.0"))).To(Succeed())
 		anonymous := component("oci", v1alpha1.ComponentSpec{Chart: &v1alpha1.ChartSource{Repository: open.Repository("charts"), Name: "hello", Insecure: true}})
 		Expect(env.Client.Create(ctx, anonymous)).To(Succeed())
 		ready(anonymous)
-		Expect(configMap("oci-hello")).To(HaveKeyWithValue("version", "2.0.0"))
+		Expect(configMap("oci")).To(HaveKeyWithValue("version", "2.0.0"))
 
 		locked, err := localregistry.New("robot", "s3cret")
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(locked.Close)
-		Expect(locked.Push("charts", helloChart("2.1.0"))).To(Succeed())
+		Expect(locked.Push("charts", localrepo.Hello("2.1.0"))).To(Succeed())
 		login := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "registry-login"},
 			StringData: map[string]string{"username": "robot", "password": "wrong"}}
 		Expect(env.Client.Create(ctx, login)).To(Succeed())
@@ -177,7 +169,7 @@ var _ = Describe("Components from repositories and Flux sources", Ordered, func(
 		// A retry picks up the corrected Secret (a chart's secretRef is not watched).
 		update(private, func(c *v1alpha1.Component) { c.Spec.Intervals.Retry = &metav1.Duration{Duration: time.Second} })
 		ready(private)
-		Expect(configMap("private-hello")).To(HaveKeyWithValue("version", "2.1.0"))
+		Expect(configMap("private")).To(HaveKeyWithValue("version", "2.1.0"))
 		remove(anonymous)
 		remove(private)
 	})
@@ -230,7 +222,7 @@ var _ = Describe("Components from repositories and Flux sources", Ordered, func(
 		packaged, err := artifacts.Publish("hello-3.0.0.tgz", "3.0.0", map[string]string{
 			"hello/Chart.yaml":        "apiVersion: v2\nname: hello\nversion: 3.0.0\n",
 			"hello/values.yaml":       "greeting: from-helmchart\n",
-			"hello/templates/cm.yaml": helloChart("3.0.0").Templates["cm.yaml"],
+			"hello/templates/cm.yaml": localrepo.Hello("3.0.0").Templates["cm.yaml"],
 		})
 		Expect(err).NotTo(HaveOccurred())
 		source := &unstructured.Unstructured{Object: map[string]any{
@@ -244,7 +236,7 @@ var _ = Describe("Components from repositories and Flux sources", Ordered, func(
 		c := component("fluxchart", v1alpha1.ComponentSpec{SourceRef: &v1alpha1.SourceReference{Kind: "HelmChart", Name: "hello"}})
 		Expect(env.Client.Create(ctx, c)).To(Succeed())
 		ready(c)
-		Expect(configMap("fluxchart-hello")).To(Equal(map[string]string{"version": "3.0.0", "greeting": "from-helmchart"}))
+		Expect(configMap("fluxchart")).To(Equal(map[string]string{"version": "3.0.0", "greeting": "from-helmchart"}))
 		remove(c)
 	})
 
