@@ -21,13 +21,13 @@ var _ = Describe("Artifact", func() {
 
 	// fetchArchive serves data and fetches it with its own digest into a
 	// fresh cache, returning the result, the error and the cache directory.
-	fetchArchive := func(data []byte, opts ...fetch.Option) (fetch.Fetched, error, string) {
+	fetchArchive := func(data []byte, opts ...fetch.Option) (fetch.Fetched, string, error) {
 		srv, _ := serveFiles(map[string][]byte{"/a.tar.gz": data})
 		dir := GinkgoT().TempDir()
 		cache, err := fetch.NewCache(dir, 1<<30)
 		Expect(err).NotTo(HaveOccurred())
 		got, err := fetch.NewFetcher(cache, opts...).Artifact(ctx, fetch.ArtifactRequest{URL: srv.URL + "/a.tar.gz", Digest: sha256Of(data), Revision: "main@sha1:abc"})
-		return got, err, dir
+		return got, dir, err
 	}
 
 	It("extracts an artifact whose digest matches, and does not download it again", func() {
@@ -89,7 +89,7 @@ var _ = Describe("Artifact", func() {
 
 	DescribeTable("refuses an entry that would reach outside the artifact, and keeps nothing",
 		func(reason string, entries ...tarEntry) {
-			_, err, dir := fetchArchive(tarGz(entries...))
+			_, dir, err := fetchArchive(tarGz(entries...))
 			var unsafe *fetch.UnsafeArchiveError
 			Expect(errors.As(err, &unsafe)).To(BeTrue(), "%v", err)
 			Expect(unsafe.Reason).To(ContainSubstring(reason))
@@ -110,7 +110,7 @@ var _ = Describe("Artifact", func() {
 
 	It("stops extracting at the size bound, and says so", func() {
 		data := tarGz(file("small.txt", "x"), file("big.bin", strings.Repeat("0", 4096)))
-		_, err, dir := fetchArchive(data, fetch.WithMaxSize(1024))
+		_, dir, err := fetchArchive(data, fetch.WithMaxSize(1024))
 		var tooLarge *fetch.SizeLimitError
 		Expect(errors.As(err, &tooLarge)).To(BeTrue(), "%v", err)
 		Expect(err).To(MatchError(HaveSuffix("/a.tar.gz exceeds the limit of 1 KiB")))
@@ -120,7 +120,7 @@ var _ = Describe("Artifact", func() {
 
 	It("bounds the download too", func() {
 		data := tarGz(file("a.txt", "a"))
-		_, err, _ := fetchArchive(data, fetch.WithMaxSize(16))
+		_, _, err := fetchArchive(data, fetch.WithMaxSize(16))
 		Expect(err).To(MatchError(HavePrefix("download of http://")))
 	})
 
