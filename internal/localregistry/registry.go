@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -37,6 +38,12 @@ type Registry struct {
 
 // New starts a registry; with a username it requires that login.
 func New(username, password string) (*Registry, error) {
+	return NewWrapped(username, password, nil)
+}
+
+// NewWrapped starts a registry whose handler is wrap(registry), for example
+// to count the requests it answers.
+func NewWrapped(username, password string, wrap func(http.Handler) http.Handler) (*Registry, error) {
 	dir, err := os.MkdirTemp("", "wavekit-registry-")
 	if err != nil {
 		return nil, err
@@ -60,7 +67,11 @@ func New(username, password string) (*Registry, error) {
 	}
 	logrus.SetOutput(io.Discard) // the registry logs every request
 	r := &Registry{Username: username, Password: password, dir: dir}
-	r.server = httptest.NewServer(handlers.NewApp(context.Background(), config))
+	var h http.Handler = handlers.NewApp(context.Background(), config)
+	if wrap != nil {
+		h = wrap(h)
+	}
+	r.server = httptest.NewServer(h)
 	r.Host = strings.TrimPrefix(r.server.URL, "http://")
 	return r, nil
 }

@@ -4,7 +4,6 @@ import (
 	"archive/tar"
 	"bytes"
 	"compress/gzip"
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -17,19 +16,16 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/distribution/distribution/v3/configuration"
 	_ "github.com/distribution/distribution/v3/registry/auth/htpasswd"
-	"github.com/distribution/distribution/v3/registry/handlers"
 	_ "github.com/distribution/distribution/v3/registry/storage/driver/inmemory"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	"github.com/sirupsen/logrus"
-	"golang.org/x/crypto/bcrypt"
 	"helm.sh/helm/v3/pkg/chart/loader"
 	"helm.sh/helm/v3/pkg/chartutil"
 	"helm.sh/helm/v3/pkg/registry"
 	"helm.sh/helm/v3/pkg/repo"
 
+	"github.com/wavekit-dev/wavekit/internal/localregistry"
 	"github.com/wavekit-dev/wavekit/pkg/fetch"
 )
 
@@ -159,7 +155,7 @@ func requireLogin(username, password string, h http.Handler) http.Handler {
 
 // ociRegistry is a distribution registry, in memory, in this process.
 type ociRegistry struct {
-	*httptest.Server
+	*localregistry.Registry
 	host               string
 	requests           *counter
 	username, password string
@@ -168,24 +164,11 @@ type ociRegistry struct {
 // newOCIRegistry starts a registry; with a username, it requires that
 // login (htpasswd, bcrypt).
 func newOCIRegistry(username, password string) *ociRegistry {
-	config := &configuration.Configuration{}
-	config.Storage = configuration.Storage{
-		"inmemory":    configuration.Parameters{},
-		"maintenance": configuration.Parameters{"uploadpurging": map[any]any{"enabled": false}},
-	}
-	config.HTTP.Secret = "fetch-test"
-	if username != "" {
-		hash, err := bcrypt.GenerateFromPassword([]byte(password), bcrypt.MinCost)
-		Expect(err).NotTo(HaveOccurred())
-		htpasswd := filepath.Join(GinkgoT().TempDir(), "htpasswd")
-		Expect(os.WriteFile(htpasswd, []byte(username+":"+string(hash)+"\n"), 0o600)).To(Succeed())
-		config.Auth = configuration.Auth{"htpasswd": configuration.Parameters{"realm": "test", "path": htpasswd}}
-	}
-	logrus.SetOutput(GinkgoWriter) // the registry logs every request
 	r := &ociRegistry{requests: newCounter(), username: username, password: password}
-	r.Server = httptest.NewServer(r.requests.wrap(handlers.NewApp(context.Background(), config)))
-	r.host = strings.TrimPrefix(r.URL, "http://")
-	DeferCleanup(r.Close)
+	reg, err := localregistry.NewWrapped(username, password, r.requests.wrap)
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(reg.Close)
+	r.Registry, r.host = reg, reg.Host
 	return r
 }
 
