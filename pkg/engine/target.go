@@ -111,6 +111,12 @@ func NewCachedTargetWith(ctx context.Context, cfg *rest.Config, operatorName str
 		return nil, fmt.Errorf("creating cache for %s: %w", cfg.Host, err)
 	}
 	go func() { _ = informers.Start(ctx) }()
+	// Until Start has run, every read fails with ErrCacheNotStarted: the
+	// target is not handed out before. No informer exists yet, so this waits
+	// for the start alone, not for a list.
+	if !informers.WaitForCacheSync(ctx) {
+		return nil, fmt.Errorf("starting the cache for %s: %w", cfg.Host, context.Cause(ctx))
+	}
 	var crds client.Reader = noCRDs{}
 	if crdsReadable {
 		crds = informers
