@@ -38,12 +38,24 @@ type Registry struct {
 
 // New starts a registry; with a username it requires that login.
 func New(username, password string) (*Registry, error) {
-	return NewWrapped(username, password, nil)
+	return Start(Options{Username: username, Password: password})
 }
 
-// NewWrapped starts a registry whose handler is wrap(registry), for example
-// to count the requests it answers.
-func NewWrapped(username, password string, wrap func(http.Handler) http.Handler) (*Registry, error) {
+// Options are what Start may change of a registry.
+type Options struct {
+	// Username and Password are the login it requires, if a username is set.
+	Username, Password string
+	// Wrap, if set, wraps the registry's handler: the server answers with
+	// Wrap(registry), for example to count the requests.
+	Wrap func(http.Handler) http.Handler
+	// Log receives the registry's logs, one line a request (logrus's output,
+	// which is process-wide); nil discards them.
+	Log io.Writer
+}
+
+// Start starts a registry with opts.
+func Start(opts Options) (*Registry, error) {
+	username, password := opts.Username, opts.Password
 	dir, err := os.MkdirTemp("", "wavekit-registry-")
 	if err != nil {
 		return nil, err
@@ -65,11 +77,15 @@ func NewWrapped(username, password string, wrap func(http.Handler) http.Handler)
 		}
 		config.Auth = configuration.Auth{"htpasswd": configuration.Parameters{"realm": "local", "path": htpasswd}}
 	}
-	logrus.SetOutput(io.Discard) // the registry logs every request
+	logs := opts.Log
+	if logs == nil {
+		logs = io.Discard
+	}
+	logrus.SetOutput(logs) // the registry logs every request
 	r := &Registry{Username: username, Password: password, dir: dir}
 	var h http.Handler = handlers.NewApp(context.Background(), config)
-	if wrap != nil {
-		h = wrap(h)
+	if opts.Wrap != nil {
+		h = opts.Wrap(h)
 	}
 	r.server = httptest.NewServer(h)
 	r.Host = strings.TrimPrefix(r.server.URL, "http://")

@@ -30,7 +30,7 @@ var _ = Describe("Chart from an OCI registry", func() {
 			got, err := f.Chart(ctx, fetch.ChartRequest{Repository: reg.repository(), Name: "web", Insecure: true})
 			Expect(err).NotTo(HaveOccurred())
 			Expect(got.Revision).To(Equal("2.0.0"))
-			Expect(got.URL).To(Equal(reg.host + "/charts/web:2.0.0"))
+			Expect(got.URL).To(Equal(reg.Host + "/charts/web:2.0.0"))
 			Expect(got.Digest).To(HavePrefix("sha256:"))
 			Expect(chartVersionIn(got.Dir)).To(Equal("2.0.0"))
 		})
@@ -106,7 +106,7 @@ var _ = Describe("Chart from an OCI registry", func() {
 			gone := newOCIRegistry("", "")
 			gone.Close()
 			_, err := f.Chart(ctx, fetch.ChartRequest{Repository: gone.repository(), Name: "web", Insecure: true})
-			Expect(err).To(MatchError(ContainSubstring("listing tags of oci://" + gone.host + "/charts/web: ")))
+			Expect(err).To(MatchError(ContainSubstring("listing tags of oci://" + gone.Host + "/charts/web: ")))
 			Expect(fetch.IsTransient(err)).To(BeTrue(), "%v", err)
 		})
 	})
@@ -134,7 +134,7 @@ var _ = Describe("Chart from an OCI registry", func() {
 				Credentials: &fetch.Credentials{Username: "pusher", Password: "wrong-pw"}})
 			var authErr *fetch.AuthError
 			Expect(errors.As(err, &authErr)).To(BeTrue(), "%v", err)
-			Expect(err).To(MatchError("authentication failed for oci://" + reg.host + "/charts/web: HTTP 401 Unauthorized"))
+			Expect(err).To(MatchError("authentication failed for oci://" + reg.Host + "/charts/web: HTTP 401 Unauthorized"))
 			Expect(err.Error()).NotTo(ContainSubstring("wrong-pw"))
 			Expect(fetch.IsTransient(err)).To(BeFalse())
 

@@ -6,7 +6,6 @@ import (
 	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
-	"fmt"
 	"io"
 	"log"
 	"net/http"
@@ -16,16 +15,13 @@ import (
 	"strings"
 	"sync"
 
-	_ "github.com/distribution/distribution/v3/registry/auth/htpasswd"
-	_ "github.com/distribution/distribution/v3/registry/storage/driver/inmemory"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"helm.sh/helm/v3/pkg/chart/loader"
-	"helm.sh/helm/v3/pkg/chartutil"
-	"helm.sh/helm/v3/pkg/registry"
 	"helm.sh/helm/v3/pkg/repo"
 
 	"github.com/wavekit-dev/wavekit/internal/localregistry"
+	"github.com/wavekit-dev/wavekit/internal/localrepo"
 	"github.com/wavekit-dev/wavekit/pkg/fetch"
 )
 
@@ -66,19 +62,18 @@ func (c *counter) count(part string) int {
 	return n
 }
 
-// packageChart packages chart name at version (a Chart.yaml and one
-// template) into dir with chartutil.Save and returns the archive's path;
-// note goes into the template, to tell two archives of one version apart.
+// testChart is chart name at version: a Chart.yaml and one template, in
+// which note goes, to tell two archives of one version apart.
+func testChart(name, version, note string) localrepo.Chart {
+	return localrepo.Chart{Name: name, Version: version, Templates: map[string]string{
+		"cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\ndata:\n  note: " + note + "\n",
+	}}
+}
+
+// packageChart packages testChart(name, version, note) into dir and returns
+// the archive's path.
 func packageChart(dir, name, version, note string) string {
-	src := filepath.Join(GinkgoT().TempDir(), name)
-	Expect(os.MkdirAll(filepath.Join(src, "templates"), 0o755)).To(Succeed())
-	chartYAML := fmt.Sprintf("apiVersion: v2\nname: %s\nversion: %s\n", name, version)
-	Expect(os.WriteFile(filepath.Join(src, "Chart.yaml"), []byte(chartYAML), 0o644)).To(Succeed())
-	template := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\ndata:\n  note: " + note + "\n"
-	Expect(os.WriteFile(filepath.Join(src, "templates", "cm.yaml"), []byte(template), 0o644)).To(Succeed())
-	ch, err := loader.LoadDir(src)
-	Expect(err).NotTo(HaveOccurred())
-	archive, err := chartutil.Save(ch, dir)
+	archive, err := localrepo.PackageChart(dir, testChart(name, version, note))
 	Expect(err).NotTo(HaveOccurred())
 	return archive
 }
@@ -153,43 +148,32 @@ func requireLogin(username, password string, h http.Handler) http.Handler {
 	})
 }
 
-// ociRegistry is a distribution registry, in memory, in this process.
+// ociRegistry is a distribution registry, in memory, in this process,
+// that counts the requests it answers.
 type ociRegistry struct {
 	*localregistry.Registry
-	host               string
-	requests           *counter
-	username, password string
+	requests *counter
 }
 
 // newOCIRegistry starts a registry; with a username, it requires that
 // login (htpasswd, bcrypt).
 func newOCIRegistry(username, password string) *ociRegistry {
-	r := &ociRegistry{requests: newCounter(), username: username, password: password}
-	reg, err := localregistry.NewWrapped(username, password, r.requests.wrap)
+	r := &ociRegistry{requests: newCounter()}
+	reg, err := localregistry.Start(localregistry.Options{
+		Username: username, Password: password, Wrap: r.requests.wrap, Log: GinkgoWriter,
+	})
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(reg.Close)
-	r.Registry, r.host = reg, reg.Host
+	r.Registry = reg
 	return r
 }
 
 // repository is the oci:// URL charts are pushed under.
-func (r *ociRegistry) repository() string { return "oci://" + r.host + "/charts" }
+func (r *ociRegistry) repository() string { return r.Repository("charts") }
 
 // push packages chart name at version and pushes it with Helm's client.
 func (r *ociRegistry) push(name, version string) {
-	data, err := os.ReadFile(packageChart(GinkgoT().TempDir(), name, version, "original"))
-	Expect(err).NotTo(HaveOccurred())
-	opts := []registry.ClientOption{
-		registry.ClientOptPlainHTTP(),
-		registry.ClientOptCredentialsFile(filepath.Join(GinkgoT().TempDir(), "config.json")),
-	}
-	if r.username != "" {
-		opts = append(opts, registry.ClientOptBasicAuth(r.username, r.password))
-	}
-	client, err := registry.NewClient(opts...)
-	Expect(err).NotTo(HaveOccurred())
-	_, err = client.Push(data, fmt.Sprintf("%s/charts/%s:%s", r.host, name, version))
-	Expect(err).NotTo(HaveOccurred())
+	Expect(r.Push("charts", testChart(name, version, "original"))).To(Succeed())
 }
 
 // tarEntry is one entry of a test archive.
