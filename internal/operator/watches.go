@@ -30,12 +30,13 @@ type lazyWatches struct {
 	started map[schema.GroupVersionKind]bool
 }
 
-// ensure starts the informer of obj's kind once, with handler.
+// ensure starts the informer of obj's kind once, with handler. The lock is
+// not held while the informer lists (up to watchStart): a kind that does
+// not list in time never holds the Components that need another one. The
+// cache returns one informer per kind however many ask at once.
 func (w *lazyWatches) ensure(ctx context.Context, obj client.Object, handler toolscache.ResourceEventHandler) error {
 	gvk := obj.GetObjectKind().GroupVersionKind()
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.started[gvk] {
+	if w.isStarted(gvk) {
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, watchStart)
@@ -47,6 +48,11 @@ func (w *lazyWatches) ensure(ctx context.Context, obj client.Object, handler too
 	if err != nil {
 		return component.Retriable(fmt.Errorf("watching %s: %w (may the operator list and watch them?)", gvk.Kind, err), 0)
 	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.started[gvk] {
+		return nil // another Component got there first
+	}
 	if _, err := informer.AddEventHandler(handler); err != nil {
 		return fmt.Errorf("watching %s: %w", gvk.Kind, err)
 	}
@@ -55,6 +61,12 @@ func (w *lazyWatches) ensure(ctx context.Context, obj client.Object, handler too
 	}
 	w.started[gvk] = true
 	return nil
+}
+
+func (w *lazyWatches) isStarted(gvk schema.GroupVersionKind) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.started[gvk]
 }
 
 // watchValuesFrom watches, metadata only, the kinds c's valuesFrom reads, so
