@@ -110,7 +110,7 @@ func (rn *run[T]) awaitDependencies(ctx context.Context) (outcome, bool) {
 	if err := rn.checkDependencyRefs(deps); err != nil {
 		return rn.fail(err), true
 	}
-	if cycle := rn.r.cycleThrough(ctx, rn.id); cycle != nil {
+	if cycle := rn.r.dependencyPath(ctx, rn.id, rn.id); cycle != nil {
 		message := "dependency cycle: " + joinIDs(cycle, " → ") + ": remove one of these dependencies"
 		return outcome{reason: ReasonError, message: message, requeue: rn.r.retryInterval(rn.component), stalled: true}, true
 	}
@@ -172,35 +172,34 @@ func (r *Reconciler[T]) readAny(ctx context.Context, id types.NamespacedName) (T
 	return obj, err
 }
 
-// cycleThrough returns the path of a dependency cycle from id back to id,
-// or nil. It follows dependencies as the cache holds them.
-func (r *Reconciler[T]) cycleThrough(ctx context.Context, id types.NamespacedName) []types.NamespacedName {
+// dependencyPath returns a path of dependencies from one component to
+// another, both ends included, or nil when from does not depend, directly
+// or through others, on to. A path from a component to itself is a cycle.
+// It follows dependencies as the cache holds them, at most
+// maxDependencyWalk components.
+func (r *Reconciler[T]) dependencyPath(ctx context.Context, from, to types.NamespacedName) []types.NamespacedName {
 	seen := map[types.NamespacedName]bool{}
 	var walk func(path []types.NamespacedName) []types.NamespacedName
 	walk = func(path []types.NamespacedName) []types.NamespacedName {
-		current := path[len(path)-1]
-		if len(seen) >= maxDependencyWalk {
-			return nil
-		}
-		c, err := r.readAny(ctx, current)
+		c, err := r.readAny(ctx, path[len(path)-1])
 		if err != nil {
 			return nil
 		}
 		for _, dep := range dependencies(c) {
-			if dep == id {
+			if dep == to {
 				return append(slices.Clone(path), dep)
 			}
-			if seen[dep] {
+			if seen[dep] || len(seen) >= maxDependencyWalk {
 				continue
 			}
 			seen[dep] = true
-			if cycle := walk(append(path, dep)); cycle != nil {
-				return cycle
+			if found := walk(append(path, dep)); found != nil {
+				return found
 			}
 		}
 		return nil
 	}
-	return walk([]types.NamespacedName{id})
+	return walk([]types.NamespacedName{from})
 }
 
 // dependents returns the components that depend on the component being
@@ -213,35 +212,11 @@ func (rn *run[T]) dependents(ctx context.Context) ([]types.NamespacedName, error
 	}
 	var out []types.NamespacedName
 	for _, d := range all {
-		if d != rn.id && !rn.r.dependsTransitively(ctx, rn.id, d) {
+		if d != rn.id && rn.r.dependencyPath(ctx, rn.id, d) == nil {
 			out = append(out, d)
 		}
 	}
 	return out, nil
-}
-
-// dependsTransitively reports whether from depends, directly or through
-// others, on to.
-func (r *Reconciler[T]) dependsTransitively(ctx context.Context, from, to types.NamespacedName) bool {
-	seen := map[types.NamespacedName]bool{from: true}
-	queue := []types.NamespacedName{from}
-	for len(queue) > 0 && len(seen) < maxDependencyWalk {
-		c, err := r.readAny(ctx, queue[0])
-		queue = queue[1:]
-		if err != nil {
-			continue
-		}
-		for _, dep := range dependencies(c) {
-			if dep == to {
-				return true
-			}
-			if !seen[dep] {
-				seen[dep] = true
-				queue = append(queue, dep)
-			}
-		}
-	}
-	return false
 }
 
 // listDependents lists the components whose dependencies include id: from
@@ -302,22 +277,19 @@ func (rn *run[T]) awaitDependents(ctx context.Context) (outcome, bool) {
 	if len(dependents) == 0 {
 		return outcome{}, false
 	}
-	message := fmt.Sprintf("deletion waits for %s, which depend%s on it", joinIDs(first(dependents, 5), ", "), plural(len(dependents)))
-	if len(dependents) > 5 {
-		message = fmt.Sprintf("deletion waits for %s and %d more, which depend on it", joinIDs(dependents[:5], ", "), len(dependents)-5)
+	names, verb := joinIDs(first(dependents, 5), ", "), "depends"
+	if len(dependents) > 1 {
+		verb = "depend"
 	}
+	if len(dependents) > 5 {
+		names += fmt.Sprintf(" and %d more", len(dependents)-5)
+	}
+	message := fmt.Sprintf("deletion waits for %s, which %s on it", names, verb)
 	// Their deletion arrives as an event; the requeue is a backstop.
 	return outcome{reason: ReasonDeletionBlocked, message: message, requeue: rn.r.retryInterval(rn.component)}, true
 }
 
 func first[E any](s []E, n int) []E { return s[:min(n, len(s))] }
-
-func plural(n int) string {
-	if n == 1 {
-		return "s"
-	}
-	return ""
-}
 
 func joinIDs(ids []types.NamespacedName, sep string) string {
 	names := make([]string, len(ids))
