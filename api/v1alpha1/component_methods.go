@@ -98,15 +98,11 @@ func duration(d *metav1.Duration) time.Duration {
 }
 
 // GetDependencies returns spec.dependsOn; a dependency without a namespace
-// is in the Component's own namespace.
+// is in the Component's own namespace (the reconciler fills it in).
 func (c *Component) GetDependencies() []types.NamespacedName {
-	deps := make([]types.NamespacedName, 0, len(c.Spec.DependsOn))
-	for _, d := range c.Spec.DependsOn {
-		ns := d.Namespace
-		if ns == "" {
-			ns = c.Namespace
-		}
-		deps = append(deps, types.NamespacedName{Namespace: ns, Name: d.Name})
+	deps := make([]types.NamespacedName, len(c.Spec.DependsOn))
+	for i, d := range c.Spec.DependsOn {
+		deps[i] = types.NamespacedName{Namespace: d.Namespace, Name: d.Name}
 	}
 	return deps
 }

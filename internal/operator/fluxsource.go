@@ -44,10 +44,7 @@ type fluxSources struct {
 // missing or has no artifact yet is retried: Flux may be about to make it.
 func (f *fluxSources) artifact(ctx context.Context, c *v1alpha1.Component) (artifact, error) {
 	ref := c.Spec.SourceRef
-	id := types.NamespacedName{Namespace: ref.Namespace, Name: ref.Name}
-	if id.Namespace == "" {
-		id.Namespace = c.Namespace
-	}
+	id := types.NamespacedName{Namespace: orDefault(ref.Namespace, c.Namespace), Name: ref.Name}
 	what := fmt.Sprintf("%s %s", ref.Kind, id)
 	if f.noCrossN && id.Namespace != c.Namespace {
 		return artifact{}, &manifests.UserError{Err: fmt.Errorf("spec.sourceRef: %s is not in the Component's namespace %s: cross-namespace references are refused (--no-cross-namespace-refs)", what, c.Namespace)}
