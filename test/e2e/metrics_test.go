@@ -86,14 +86,14 @@ var _ = Describe("the operator's metrics endpoint", Ordered, func() {
 	})
 })
 
-// startControlPlane starts a test API server for one container and stops it
-// after.
-func startControlPlane() *testenv.Env {
+// startControlPlane starts a test API server for one container, with the
+// CRDs of extraCRDDirs too, and stops it after.
+func startControlPlane(extraCRDDirs ...string) *testenv.Env {
 	GinkgoHelper()
 	scheme := runtime.NewScheme()
 	Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
 	Expect(v1alpha1.AddToScheme(scheme)).To(Succeed())
-	env, err := testenv.Start(testenv.Options{Scheme: scheme})
+	env, err := testenv.Start(testenv.Options{Scheme: scheme, ExtraCRDDirs: extraCRDDirs})
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(func() { Expect(env.Stop()).To(Succeed()) })
 	return env

@@ -12,8 +12,6 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
@@ -38,12 +36,7 @@ var _ = Describe("Components from repositories and Flux sources", Ordered, func(
 	BeforeAll(func() {
 		fluxCRDs, err := testenv.FluxSourceCRDs()
 		Expect(err).NotTo(HaveOccurred())
-		scheme := runtime.NewScheme()
-		Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
-		Expect(v1alpha1.AddToScheme(scheme)).To(Succeed())
-		env, err = testenv.Start(testenv.Options{Scheme: scheme, ExtraCRDDirs: []string{fluxCRDs}})
-		Expect(err).NotTo(HaveOccurred())
-		DeferCleanup(func() { Expect(env.Stop()).To(Succeed()) })
+		env = startControlPlane(fluxCRDs)
 		for _, name := range []string{"wavekit-system", ns, "locked"} {
 			Expect(env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}})).To(Succeed())
 		}
