@@ -42,7 +42,7 @@ type resolver struct {
 
 func newResolver(name string, served map[string]manifests.Generator, fetcher *fetch.Fetcher, readers *readers, flux *fluxSources, requeue time.Duration) *resolver {
 	if requeue <= 0 {
-		requeue = 10 * time.Minute
+		requeue = component.DefaultRequeueInterval
 	}
 	return &resolver{name: name, served: served, fetcher: fetcher, readers: readers, flux: flux, loaded: lru.New(loadedGenerators), requeue: requeue}
 }

@@ -17,6 +17,10 @@ import (
 // (make bench); beyond that the API server is the limit.
 const DefaultMaxConcurrentReconciles = 8
 
+// DefaultRequeueInterval is how long after success a component is looked
+// at again unless told otherwise.
+const DefaultRequeueInterval = 10 * time.Minute
+
 // DefaultMaxObjectBytes is etcd's default request limit (1.5 MiB), less
 // room for the key and the request's framing: an object larger than that
 // cannot be stored by an API server on a default etcd.
@@ -95,7 +99,7 @@ func (o ReconcilerOptions) withDefaults(name string) ReconcilerOptions {
 		o.Finalizer = name + "/finalizer"
 	}
 	if o.RequeueInterval <= 0 {
-		o.RequeueInterval = 10 * time.Minute
+		o.RequeueInterval = DefaultRequeueInterval
 	}
 	if o.RetryInterval <= 0 {
 		o.RetryInterval = 10 * time.Second
