@@ -89,6 +89,7 @@ const (
 	clientKey contextKey = iota
 	discoveryKey
 	componentInfoKey
+	sourceReportKey
 )
 
 // WithClient returns a context that carries a read client of the target cluster.

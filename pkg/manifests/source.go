@@ -27,8 +27,6 @@ type sourceReport struct {
 	info *SourceInfo
 }
 
-const sourceReportKey = componentInfoKey + 100
-
 // WithSourceReport returns a context in which a generator may report where
 // its objects come from (ReportSource), and a function that returns the
 // last report, or nil if the generator made none.
