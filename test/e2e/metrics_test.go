@@ -126,6 +126,13 @@ func startOperatorBinary(binary string, cfg *rest.Config, args ...string) *gexec
 	return session
 }
 
+// webSourceRules are the chart's rbac.extraRules for what testdata/web
+// deploys, granted as a user would grant them.
+func webSourceRules() []any {
+	return []any{map[string]any{"apiGroups": []any{""}, "resources": []any{"configmaps", "services"},
+		"verbs": []any{"get", "list", "watch", "create", "update", "patch", "delete"}}}
+}
+
 // applyChartRBAC renders config/chart with values and creates its
 // ServiceAccount and RBAC objects (nothing else: the test runs the binary
 // itself).

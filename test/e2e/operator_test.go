@@ -37,8 +37,7 @@ var _ = Describe("the component-operator binary", Ordered, func() {
 		// the kinds the web source deploys granted as a user would, by values.
 		// Leader election runs outside a pod here, so it needs its namespace named.
 		applyChartRBAC(ctx, env, "wavekit", "wavekit-system", map[string]any{"leaderElection": true, "rbac": map[string]any{
-			"extraRules": []any{map[string]any{"apiGroups": []any{""}, "resources": []any{"configmaps", "services"},
-				"verbs": []any{"get", "list", "watch", "create", "update", "patch", "delete"}}},
+			"extraRules": webSourceRules(),
 		}})
 		startOperatorBinary(binary, serviceAccountConfig(ctx, env, "wavekit-system", "wavekit-component-operator"),
 			"--leader-elect", "--leader-election-namespace", "wavekit-system")

@@ -41,8 +41,7 @@ var _ = Describe("Components from repositories and Flux sources", Ordered, func(
 			Expect(env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}})).To(Succeed())
 		}
 		applyChartRBAC(ctx, env, "wavekit", "wavekit-system", map[string]any{"rbac": map[string]any{
-			"extraRules": []any{map[string]any{"apiGroups": []any{""}, "resources": []any{"configmaps", "services"},
-				"verbs": []any{"get", "list", "watch", "create", "update", "patch", "delete"}}},
+			"extraRules": webSourceRules(),
 		}})
 		binary := buildOperatorBinary()
 		cfg := serviceAccountConfig(ctx, env, "wavekit-system", "wavekit-component-operator")
