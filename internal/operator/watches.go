@@ -41,8 +41,10 @@ func (w *lazyWatches) ensure(ctx context.Context, obj client.Object, handler too
 	}
 	ctx, cancel := context.WithTimeout(ctx, watchStart)
 	defer cancel()
-	informer, err := w.cache.GetInformer(ctx, obj)
-	if err == nil && !informer.HasSynced() {
+	// Not the cache's own wait, which polls every 100 ms: the first valuesFrom
+	// of a kind would wait that long for a list that takes a few.
+	informer, err := w.cache.GetInformer(ctx, obj, cache.BlockUntilSynced(false))
+	if err == nil && !toolscache.WaitFor(ctx, "", informer.HasSyncedChecker()) {
 		err = errors.New("not listed in time")
 	}
 	if err != nil {

@@ -121,9 +121,9 @@ func NewCachedTargetWith(ctx context.Context, cfg *rest.Config, operatorName str
 	if crdsReadable {
 		crds = informers
 	}
-	var live LiveReader = informers
+	var live LiveReader = newSyncedCache(informers)
 	if len(opts.Namespaces) > 0 {
-		live = scopedLive{cache: informers, direct: c, namespaces: opts.Namespaces}
+		live = scopedLive{cache: live, direct: c, namespaces: opts.Namespaces}
 	}
 	return &CachedTarget{
 		Target: Target{Client: c, Live: live, Discovery: dc}, Cache: informers,
