@@ -51,8 +51,9 @@ type targetKey struct {
 }
 
 // targets keeps one target per key, shared by the components that use it,
-// and stops a target when its last component releases it. Its lock is
-// never held across a request: targets connect in the background.
+// and stops a target a minute (targetLinger) after its last component
+// releases it. Its lock is never held across a request: targets connect in
+// the background.
 type targets struct {
 	name   string
 	local  *rest.Config
@@ -168,6 +169,20 @@ func (t *targets) releaseLocked(id types.NamespacedName) {
 	}
 	delete(tg.users, id)
 	if len(tg.users) == 0 {
+		time.AfterFunc(targetLinger, func() { t.stopUnused(key, tg) })
+	}
+}
+
+// targetLinger is how long a target outlives its last component: one that
+// is deleted and created again (an uninstall and a reinstall) or the next
+// component of a tenant finds its informers listed and its kinds probed.
+const targetLinger = time.Minute
+
+// stopUnused stops tg unless a component uses it again.
+func (t *targets) stopUnused(key targetKey, tg *target) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if len(tg.users) == 0 && t.byKey[key] == tg {
 		tg.cancel()
 		delete(t.byKey, key)
 	}
