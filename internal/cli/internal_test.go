@@ -40,7 +40,7 @@ var _ = Describe("the inventory Secret", func() {
 		rel := &release{Name: "small", Namespace: "ns", Inventory: []manifests.InventoryItem{{Version: "v1", Kind: "ConfigMap", Name: "a"}}}
 		secret, err := encodeRelease(rel)
 		Expect(err).NotTo(HaveOccurred())
-		Expect(string(secret.Data["inventory"])).To(HavePrefix(`[{"group":"","version":"v1","kind":"ConfigMap"`))
+		Expect(string(secret.Data["inventory"])).To(HavePrefix(`[{"version":"v1","kind":"ConfigMap"`))
 	})
 })
 

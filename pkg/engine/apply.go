@@ -7,7 +7,6 @@ import (
 	"sync/atomic"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
@@ -294,7 +293,7 @@ func recordReadiness(item *manifests.InventoryItem, live *unstructured.Unstructu
 	}
 	switch {
 	case r.ready():
-		item.Phase, item.Status = manifests.PhaseReady, string(status.CurrentStatus)
+		item.Phase, item.Status = manifests.PhaseReady, "" // Ready says Current
 	case r.failed():
 		item.Phase = manifests.PhaseError
 	case item.Phase == manifests.PhaseReady || item.Phase == manifests.PhaseError:

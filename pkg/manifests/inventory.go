@@ -35,8 +35,8 @@ type TypeInfo struct {
 // InventoryItem records one object the component applied, with the policies
 // and orders it was applied under.
 type InventoryItem struct {
-	// Group of the object's API version.
-	Group string `json:"group"`
+	// Group of the object's API version; empty (left out) for the core group.
+	Group string `json:"group,omitempty"`
 	// Version of the object's API version.
 	Version string `json:"version"`
 	// Kind of the object.
@@ -66,10 +66,14 @@ type InventoryItem struct {
 	ManagedTypes []TypeInfo `json:"managedTypes,omitempty"`
 
 	// Digest of the manifest as last applied (and of the component generation
-	// for on-object-or-component-change): the first 128 bits of a SHA-256, hex.
-	Digest string `json:"digest"`
+	// for on-object-or-component-change): the first 128 bits of a SHA-256, hex;
+	// empty until the object is first written.
+	Digest string `json:"digest,omitempty"`
 	Phase  Phase  `json:"phase"`
-	// Status is the object's kstatus (Current, InProgress, Failed, ...).
+	// Status is the object's kstatus (InProgress, Failed, ...) and what it
+	// waits for; empty when the phase is Ready (kstatus Current). Empty
+	// fields are left out: every field of every item costs the API server
+	// time on each status write of a large component.
 	Status string `json:"status,omitempty"`
 	// LastAppliedAt is the time of the last write, kept only for objects with
 	// a reapply-interval.
@@ -87,7 +91,7 @@ func (item InventoryItem) AppliedGrowth() int {
 	if item.Digest != "" {
 		return 0
 	}
-	return 2*DigestBytes + len(`,"status":"InProgress"`)
+	return len(`,"digest":""`) + 2*DigestBytes + len(`,"status":"InProgress"`)
 }
 
 // DigestBytes is how much of a manifest's SHA-256 an inventory item's Digest
