@@ -10,6 +10,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -43,6 +44,24 @@ var _ = Describe("the component reconciler", func() {
 		Expect(got.Status.ObservedGeneration).To(Equal(got.Generation))
 		Expect(got.Status.Inventory).To(HaveLen(1))
 		Expect(getConfigMap(ctx, ns, "a").Data).To(HaveKeyWithValue("k", "v"))
+	})
+
+	It("keeps the target of its last deleted component for the next one: no new connection, list or probe", func() {
+		h := startOperator(ctx, ns, component.ReconcilerOptions{})
+		values := map[string]any{"configMaps": map[string]any{"a": map[string]any{"data": map[string]any{"k": "v"}}}}
+		first := newComponent(ns, "first", values)
+		Expect(env.Client.Create(ctx, first)).To(Succeed())
+		eventually(func() string { return readyCondition(ctx, first) }).Should(HavePrefix("True/Ready"))
+		Expect(env.Client.Delete(ctx, first)).To(Succeed())
+		eventually(func() error { return env.Client.Get(ctx, client.ObjectKeyFromObject(first), first) }).Should(Satisfy(apierrors.IsNotFound))
+
+		h.counter.Reset()
+		second := newComponent(ns, "second", values)
+		Expect(env.Client.Create(ctx, second)).To(Succeed())
+		eventually(func() string { return readyCondition(ctx, second) }).Should(HavePrefix("True/Ready"))
+		Expect(h.counter.Count("get", "discovery")).To(BeZero(), h.counter.String())
+		Expect(h.counter.Count("list", "customresourcedefinitions")).To(BeZero(), h.counter.String())
+		Expect(h.counter.Count("list", "configmaps")).To(BeZero(), h.counter.String())
 	})
 
 	It("goes on after purging, in its first pass, an object of a kind it did not watch yet", func() {
