@@ -94,7 +94,9 @@ func keysOf(items []manifests.InventoryItem) itemSet {
 }
 
 // removed says what happened to the objects that left the inventory in a
-// pass, as the applier reports it, sorted: "deleted KEY" for what it deleted,
+// pass, in the order of the pass's plan (one pass may run several delete
+// waves and hooks now that a deletion the API server completes at once
+// needs no second pass): "deleted KEY" for what it deleted,
 // "orphaned KEY" for what a delete policy keeps, and "left KEY" for what it
 // had nothing to delete of (gone already, or held by another owner).
 func removed(res engine.Result) []string {
@@ -113,7 +115,6 @@ func removed(res engine.Result) []string {
 			lines = append(lines, "left "+action.Object.String()+": nothing to delete (gone already, or held by another owner)")
 		}
 	}
-	slices.Sort(lines)
 	return lines
 }
 

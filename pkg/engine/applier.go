@@ -52,6 +52,10 @@ type Target struct {
 	Live LiveReader
 	// Discovery lists the resources of the cluster (for wildcard managed types).
 	Discovery discovery.DiscoveryInterface
+
+	// deleter, when set (NewCachedTarget sets it), deletes with requests
+	// whose answers say whether an object is gone at once.
+	deleter *restDeleter
 }
 
 // Owner is the component that owns the objects of an Apply or Delete.

@@ -95,7 +95,7 @@ func (r *applyRun) drop(item *manifests.InventoryItem) {
 // deleteObject deletes the object of item unless it is already being
 // deleted, and reports whether it is gone. An object that carries another
 // owner's label (or none) is not this owner's to delete: for this owner it
-// is gone.
+// is gone. Once it asked for the deletion, it marks item Deleting.
 func (a *Applier) deleteObject(ctx context.Context, owner Owner, item *manifests.InventoryItem) (bool, error) {
 	key := item.Key()
 	live, err := a.liveForDeletion(ctx, item.GroupVersionKind(), key)
@@ -112,11 +112,16 @@ func (a *Applier) deleteObject(ctx context.Context, owner Owner, item *manifests
 	if live.GetDeletionTimestamp() != nil {
 		return false, nil
 	}
-	if err := a.deleteLive(ctx, live); err != nil {
+	gone, err := a.deleteLive(ctx, live)
+	if err != nil {
 		return false, err
 	}
+	item.Phase = manifests.PhaseDeleting
 	a.live.deleted(key, live.GetUID())
-	return false, nil
+	if gone {
+		a.forget(key)
+	}
+	return gone, nil
 }
 
 // forget drops what the applier kept of an object it no longer owns, so

@@ -53,6 +53,34 @@ var _ = Describe("deletion", func() {
 		Expect(getConfigMap(ctx, ns, "later")).To(BeNil())
 	})
 
+	It("finishes in one pass, with one request per object, what the API server removes at once", func() {
+		h.applyUntilDone(ctx, configMap(ns, "a", nil), configMap(ns, "b", nil), configMap(ns, "c", nil, "delete-order", "1"))
+		h.counter.Reset()
+		res, err := h.delete(ctx)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(res.Done).To(BeTrue(), "every ConfigMap is gone with its delete request: no pass waits for the cache")
+		Expect(res.Inventory).To(BeEmpty())
+		Expect(actionsOf(res)).To(Equal([]string{"Deleted ConfigMap " + ns + "/a", "Deleted ConfigMap " + ns + "/b", "Deleted ConfigMap " + ns + "/c"}))
+		Expect(h.counter.Snapshot()).To(Equal(map[string]int{"delete configmaps": 3}))
+		Expect(getConfigMap(ctx, ns, "c")).To(BeNil())
+	})
+
+	It("waits for an object that a finalizer keeps after its delete request", func() {
+		held := configMap(ns, "held", nil)
+		held.SetFinalizers([]string{"example.com/hold"})
+		h.applyUntilDone(ctx, held, configMap(ns, "free", nil))
+		res, err := h.delete(ctx)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(res.Done).To(BeFalse())
+		Expect(itemKeys(res.Inventory)).To(Equal([]string{"ConfigMap " + ns + "/held"}))
+		Expect(res.Waiting).To(ConsistOf(ContainSubstring("ConfigMap " + ns + "/held: being deleted")))
+
+		live := getConfigMap(ctx, ns, "held")
+		live.SetFinalizers(nil)
+		Expect(env.Client.Update(ctx, live)).To(Succeed())
+		h.deleteUntilDone(ctx)
+	})
+
 	It("keeps objects with orphan-on-delete and releases them", func() {
 		h.applyUntilDone(ctx, configMap(ns, "kept", nil, "delete-policy", "orphan-on-delete"), configMap(ns, "removed", nil))
 		h.deleteUntilDone(ctx)

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/wavekit-dev/wavekit/pkg/engine"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -152,3 +153,12 @@ func itemKeys(items []manifests.InventoryItem) []string {
 }
 
 var errSaveFailed = fmt.Errorf("status write refused")
+
+// actionsOf lists a pass's actions as "Verb KEY", in the order taken.
+func actionsOf(res engine.Result) []string {
+	out := make([]string, 0, len(res.Actions))
+	for _, a := range res.Actions {
+		out = append(out, string(a.Verb)+" "+a.Object.String())
+	}
+	return out
+}

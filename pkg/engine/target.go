@@ -121,12 +121,16 @@ func NewCachedTargetWith(ctx context.Context, cfg *rest.Config, operatorName str
 	if crdsReadable {
 		crds = informers
 	}
+	deleter, err := newRESTDeleter(cfg, httpClient)
+	if err != nil {
+		return nil, err
+	}
 	var live LiveReader = newSyncedCache(informers)
 	if len(opts.Namespaces) > 0 {
 		live = scopedLive{cache: live, direct: c, namespaces: opts.Namespaces}
 	}
 	return &CachedTarget{
-		Target: Target{Client: c, Live: live, Discovery: dc}, Cache: informers,
+		Target: Target{Client: c, Live: live, Discovery: dc, deleter: deleter}, Cache: informers,
 		RenderReader: renderReader{crds: crds, rest: c},
 	}, nil
 }

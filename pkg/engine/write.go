@@ -150,7 +150,7 @@ func (a *Applier) update(ctx context.Context, d *desired, obj, live *unstructure
 	case manifests.UpdateSSAMerge, manifests.UpdateSSAOverride:
 		return a.serverSideApply(ctx, d, obj, live)
 	case manifests.UpdateRecreate:
-		if err := a.deleteLive(ctx, live); err != nil {
+		if _, err := a.deleteLive(ctx, live); err != nil {
 			return nil, err
 		}
 		if !a.dryRunOnly {
@@ -207,15 +207,35 @@ func (a *Applier) serverSideApply(ctx context.Context, d *desired, obj *unstruct
 	return obj, nil
 }
 
-func (a *Applier) deleteLive(ctx context.Context, live *unstructured.Unstructured) error {
+// deleteLive deletes live unless it is gone already, and reports whether
+// it is gone: only a target with a deleter knows that from the API server's
+// answer; otherwise the cache tells later.
+func (a *Applier) deleteLive(ctx context.Context, live *unstructured.Unstructured) (bool, error) {
 	uid := live.GetUID()
 	// Background propagation: some kinds (batch/v1 Jobs) default to orphaning
 	// their dependents, which leaves them behind.
-	err := a.target.Client.Delete(ctx, live, client.Preconditions{UID: &uid}, client.PropagationPolicy(metav1.DeletePropagationBackground))
-	if apierrors.IsNotFound(err) {
-		return nil
+	background := metav1.DeletePropagationBackground
+	opts := metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}, PropagationPolicy: &background}
+	var gone bool
+	var err error
+	if a.target.deleter == nil {
+		err = a.target.Client.Delete(ctx, live, client.Preconditions(*opts.Preconditions), client.PropagationPolicy(background))
+	} else {
+		gone, err = a.deleteAnswered(ctx, live, opts)
 	}
-	return err
+	if apierrors.IsNotFound(err) {
+		return true, nil
+	}
+	return gone, err
+}
+
+func (a *Applier) deleteAnswered(ctx context.Context, live *unstructured.Unstructured, opts metav1.DeleteOptions) (bool, error) {
+	gvk := live.GroupVersionKind()
+	mapping, err := a.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	if err != nil {
+		return false, fmt.Errorf("mapping %s: %w", gvk, err)
+	}
+	return a.target.deleter.delete(ctx, mapping, live, opts)
 }
 
 // explainWriteError turns the API server's "field is immutable" into advice.
