@@ -64,10 +64,14 @@ func (rn *run[T]) delete(ctx context.Context) outcome {
 	if err := rn.r.runHooks(ctx, rn.r.postDelete, rn.component); err != nil {
 		return rn.fail(fmt.Errorf("post-delete hook: %w", err))
 	}
-	return rn.removeFinalizer(ctx)
+	return rn.removeFinalizer(ctx, "every object is deleted; removing the finalizer")
 }
 
-func (rn *run[T]) removeFinalizer(ctx context.Context) outcome {
+// removeFinalizer ends a deletion: the status says Deleting with message
+// (a deletion finished in its first pass never said so), then the
+// finalizer goes.
+func (rn *run[T]) removeFinalizer(ctx context.Context, message string) outcome {
+	rn.component.GetStatus().setReady(rn.component.GetGeneration(), ReasonDeleting, message, false)
 	// Persist the emptied inventory first, so that a crash cannot leave a
 	// finalizer-free component with stale items.
 	err := rn.writeStatus(ctx)

@@ -39,5 +39,5 @@ func (rn *run[T]) orphanAll(ctx context.Context) outcome {
 			left, manifests.Key(rn.r.name, manifests.AnnotationDeletePolicy))
 	}
 	rn.component.GetStatus().Inventory = nil
-	return rn.removeFinalizer(ctx)
+	return rn.removeFinalizer(ctx, "objects left as they are; removing the finalizer")
 }

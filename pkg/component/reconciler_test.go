@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/watch"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -62,6 +63,27 @@ var _ = Describe("the component reconciler", func() {
 		Expect(h.counter.Count("get", "discovery")).To(BeZero(), h.counter.String())
 		Expect(h.counter.Count("list", "customresourcedefinitions")).To(BeZero(), h.counter.String())
 		Expect(h.counter.Count("list", "configmaps")).To(BeZero(), h.counter.String())
+	})
+
+	It("says Deleting, with an empty inventory, in its last status when one pass deletes everything", func() {
+		startOperator(ctx, ns, component.ReconcilerOptions{})
+		c := newComponent(ns, "quick", map[string]any{"configMaps": map[string]any{"a": map[string]any{"data": map[string]any{"k": "v"}}}})
+		Expect(env.Client.Create(ctx, c)).To(Succeed())
+		eventually(func() string { return readyCondition(ctx, c) }).Should(HavePrefix("True/Ready"))
+		w, err := client.NewWithWatch(env.Config, client.Options{Scheme: env.Scheme})
+		Expect(err).NotTo(HaveOccurred())
+		watcher, err := w.Watch(ctx, &v1alpha1.ComponentList{}, client.InNamespace(ns))
+		Expect(err).NotTo(HaveOccurred())
+		defer watcher.Stop()
+		Expect(env.Client.Delete(ctx, c)).To(Succeed())
+		var last *v1alpha1.Component
+		Eventually(watcher.ResultChan()).WithTimeout(30 * time.Second).Should(Receive(Satisfy(func(e watch.Event) bool {
+			last, _ = e.Object.(*v1alpha1.Component)
+			return e.Type == watch.Deleted
+		})))
+		Expect(last.Status.State).To(Equal(component.StateDeleting))
+		Expect(last.Status.Inventory).To(BeEmpty())
+		Expect(meta.FindStatusCondition(last.Status.Conditions, "Ready").Message).To(Equal("every object is deleted; removing the finalizer"))
 	})
 
 	It("goes on after purging, in its first pass, an object of a kind it did not watch yet", func() {
