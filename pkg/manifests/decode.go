@@ -7,11 +7,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
+	kruntime "k8s.io/apimachinery/pkg/runtime"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
 )
@@ -20,24 +23,68 @@ import (
 // Empty documents and documents that hold only comments are skipped; a list
 // (`kind: List` or any other kind ending in List, with items) is flattened
 // into its items. Any other object keeps a top-level items field as it is. source names the input in errors (a file
-// name, a template name).
+// name, a template name). Documents are decoded in parallel, in order.
 func DecodeObjects(source string, data []byte) ([]*unstructured.Unstructured, error) {
-	reader := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
+	docs, readErr := splitDocuments(data)
+	decoded := make([][]*unstructured.Unstructured, len(docs))
+	errs := make([]error, len(docs))
+	inParallel(len(docs), func(i int) { decoded[i], errs[i] = decodeDocument(docs[i]) })
+	for i, err := range errs {
+		if err != nil {
+			return nil, fmt.Errorf("%s: document %d: %w", source, i+1, err)
+		}
+	}
+	if readErr != nil {
+		return nil, fmt.Errorf("%s: reading document %d: %w", source, len(docs)+1, readErr)
+	}
 	var objects []*unstructured.Unstructured
-	for doc := 1; ; doc++ {
+	for _, d := range decoded {
+		objects = append(objects, d...)
+	}
+	return objects, nil
+}
+
+// splitDocuments returns the documents of a YAML stream up to the first
+// one it cannot read, and the error of that one.
+func splitDocuments(data []byte) ([][]byte, error) {
+	reader := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
+	var docs [][]byte
+	for {
 		raw, err := reader.Read()
 		if errors.Is(err, io.EOF) {
-			return objects, nil
+			return docs, nil
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%s: reading document %d: %w", source, doc, err)
+			return docs, err
 		}
-		decoded, err := decodeDocument(raw)
-		if err != nil {
-			return nil, fmt.Errorf("%s: document %d: %w", source, doc, err)
-		}
-		objects = append(objects, decoded...)
+		docs = append(docs, raw)
 	}
+}
+
+// parallelFrom is how many documents make decoding them in parallel worth
+// its goroutines.
+const parallelFrom = 64
+
+// inParallel calls fn for 0..n-1, on as many goroutines as Go may run at
+// once when n is large enough.
+func inParallel(n int, fn func(int)) {
+	workers := min(runtime.GOMAXPROCS(0), n/parallelFrom+1)
+	if workers <= 1 {
+		for i := range n {
+			fn(i)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+				fn(i)
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // decodeDocument converts one document through JSON, so that whole numbers
@@ -72,9 +119,9 @@ var (
 // not.
 func withoutDocument(err error) error {
 	switch {
-	case runtime.IsMissingKind(err):
+	case kruntime.IsMissingKind(err):
 		return errNoKind
-	case runtime.IsMissingVersion(err):
+	case kruntime.IsMissingVersion(err):
 		return errNoAPIVersion
 	}
 	return err
