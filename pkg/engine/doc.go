@@ -17,7 +17,8 @@
 //   - execute.go runs the groups, the steps of a group concurrently (bounded
 //     by Options.Concurrency), and stops at a group that is not ready or not
 //     gone yet; write.go and delete.go do the writes, readiness.go reads
-//     kstatus and status hints.
+//     kstatus and status hints. deleter.go reads the API server's answer to
+//     a delete, so an object removed at once is gone in the same pass.
 //   - The caller persists Result.Inventory (a status, a Secret) and runs the
 //     next pass on an event or later.
 //
@@ -32,7 +33,8 @@
 //
 // Target is a cluster: a client and a reader of live objects. NewCachedTarget
 // builds one whose reads come from informers filtered by the owner label
-// (live.go), so a pass that changes nothing makes no request; drift.go
+// (live.go; synced.go starts a kind's informer on its first read and waits
+// for its list), so a pass that changes nothing makes no request; drift.go
 // notices changes made out of band.
 //
 // # Errors
