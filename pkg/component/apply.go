@@ -80,7 +80,7 @@ func (rn *run[T]) render(ctx context.Context, tg *target) ([]client.Object, erro
 	ctx = manifests.WithDiscovery(ctx, tg.Discovery)
 	ctx = manifests.WithComponentInfo(ctx, manifests.ComponentInfo{
 		Object: rn.component, OperatorName: rn.r.name,
-		Revision: rn.component.GetGeneration(), FirstApply: !status.IsInstalled(),
+		Revision: rn.component.GetGeneration(), FirstApply: status.isInstall(rn.component.GetGeneration()),
 	})
 	ctx, reported := manifests.WithSourceReport(ctx)
 	objects, err := rn.r.generator.Generate(ctx, namespace, name, rn.component.GetSpec())

@@ -41,6 +41,9 @@ func (s *Status) setReady(generation int64, reason, message string, stalled bool
 	status := metav1.ConditionFalse
 	if reason == ReasonReady {
 		status = metav1.ConditionTrue
+		if !s.Installed {
+			s.InstalledGeneration = generation
+		}
 		s.Installed = true
 	}
 	s.ObservedGeneration = generation
@@ -68,6 +71,12 @@ func (s *Status) setFlag(kind string, on bool, generation int64, reason, message
 // written before Installed existed counts as installed while it is Ready.
 func (s *Status) IsInstalled() bool {
 	return s.Installed || meta.IsStatusConditionTrue(s.Conditions, ConditionReady)
+}
+
+// isInstall tells whether a render at generation is the install: the
+// component has not been Ready yet, or was first Ready at this generation.
+func (s *Status) isInstall(generation int64) bool {
+	return !s.IsInstalled() || (s.InstalledGeneration != 0 && s.InstalledGeneration == generation)
 }
 
 // ReadyCondition returns the Ready condition, or nil.

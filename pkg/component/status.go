@@ -45,8 +45,13 @@ type Status struct {
 	// Inventory lists every object the component applied.
 	Inventory []manifests.InventoryItem `json:"inventory,omitempty"`
 	// Installed is true once the component has been Ready. Until then every
-	// render is an install (Helm's .Release.IsInstall), afterwards an upgrade.
+	// render is an install (Helm's .Release.IsInstall), and so is every
+	// render at InstalledGeneration; one at a later generation is an upgrade.
 	Installed bool `json:"installed,omitempty"`
+	// InstalledGeneration is the generation at which the component was
+	// first Ready: a pass that renders it again without a change (a requeue,
+	// an event) renders the install, not an upgrade with its hooks.
+	InstalledGeneration int64 `json:"installedGeneration,omitempty"`
 	// Source says where the objects were last rendered from and applied,
 	// when the generator reports it (a chart version, a Git revision).
 	// +optional
