@@ -87,6 +87,12 @@ func (rn *run[T]) removeFinalizer(ctx context.Context, message string) outcome {
 	// Gone, or already gone: a stale read of a component whose deletion had
 	// finished ends here, without an error.
 	rn.r.forget(rn.id)
+	if err == nil {
+		// A reconcile queued meanwhile may read the component from a cache
+		// that still shows the finalizer (at the same resourceVersion): it
+		// reads as gone, and does not run the deletion and its hooks again.
+		rn.r.status.finalized(rn.component)
+	}
 	return outcome{gone: true}
 }
 

@@ -41,6 +41,10 @@ func (r *Reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 		reconcilesFinished.WithLabelValues(r.name, result).Inc()
 	}()
 	component, err := r.read(ctx, req.NamespacedName)
+	if errors.Is(err, errFinalized) {
+		result = resultGone
+		return ctrl.Result{}, nil
+	}
 	if apierrors.IsNotFound(err) {
 		result = resultGone
 		r.forget(req.NamespacedName)
@@ -76,11 +80,18 @@ func (rn *run[T]) pass(ctx context.Context) outcome {
 	return rn.apply(ctx)
 }
 
+// errFinalized is read's answer for a component whose finalizer this
+// reconciler removed, which a lagging cache may still show.
+var errFinalized = errors.New("finalizer removed: the deletion is over")
+
 func (r *Reconciler[T]) read(ctx context.Context, id types.NamespacedName) (T, error) {
 	var zero T
 	obj := newObject[T]()
 	if err := r.client.Get(ctx, id, obj); err != nil {
 		return zero, err
+	}
+	if r.status.isFinalized(obj) {
+		return zero, errFinalized
 	}
 	return r.status.newest(obj), nil
 }

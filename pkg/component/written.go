@@ -8,14 +8,31 @@ import (
 )
 
 // writtenStatus keeps the component as the reconciler last wrote it, so the
-// next reconcile works on that even when the informer cache lags behind.
+// next reconcile works on that even when the informer cache lags behind,
+// and the components whose finalizer it removed, which read as gone.
 type writtenStatus[T Component] struct {
 	mu      sync.Mutex
 	objects map[types.NamespacedName]T
+	done    map[types.NamespacedName]types.UID
 }
 
 func newWrittenStatus[T Component]() *writtenStatus[T] {
-	return &writtenStatus[T]{objects: map[types.NamespacedName]T{}}
+	return &writtenStatus[T]{objects: map[types.NamespacedName]T{}, done: map[types.NamespacedName]types.UID{}}
+}
+
+// finalized records that obj's finalizer is removed: its deletion is over.
+func (w *writtenStatus[T]) finalized(obj T) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.done[types.NamespacedName{Namespace: obj.GetNamespace(), Name: obj.GetName()}] = obj.GetUID()
+}
+
+// isFinalized tells whether obj is a component whose finalizer was removed.
+func (w *writtenStatus[T]) isFinalized(obj T) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	uid, ok := w.done[types.NamespacedName{Namespace: obj.GetNamespace(), Name: obj.GetName()}]
+	return ok && uid == obj.GetUID()
 }
 
 func (w *writtenStatus[T]) remember(obj T) {
@@ -45,6 +62,7 @@ func (w *writtenStatus[T]) forget(id types.NamespacedName) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	delete(w.objects, id)
+	delete(w.done, id)
 }
 
 // eventNotes remembers the last event reason and message per component, so
