@@ -16,8 +16,10 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	toolscache "k8s.io/client-go/tools/cache"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
@@ -129,7 +131,7 @@ func run() error {
 	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
 		return err
 	}
-	if err := mgr.AddReadyzCheck("informers", cacheSynced(mgr.GetCache())); err != nil {
+	if err := mgr.AddReadyzCheck("informers", cacheSynced(mgr.GetCache(), &v1alpha1.Component{})); err != nil {
 		return err
 	}
 	if err := mgr.AddReadyzCheck("workers", r.ReadyzCheck); err != nil {
@@ -139,13 +141,20 @@ func run() error {
 }
 
 // cacheSynced is ready once the manager's informers have listed what they
-// watch: before that, the operator cannot reconcile, and a rolling update
-// should not count it as available.
-func cacheSynced(c cache.Cache) healthz.Checker {
+// watch, the one of reconciled (the Components) included: before that, the
+// operator cannot reconcile, and a rolling update should not count it as
+// available. Asking for that informer itself closes the window in which the
+// controller has not registered it yet and no informer at all reads as
+// synced.
+func cacheSynced(c cache.Cache, reconciled client.Object) healthz.Checker {
 	return func(req *http.Request) error {
 		ctx, cancel := context.WithTimeout(req.Context(), time.Second)
 		defer cancel()
-		if !c.WaitForCacheSync(ctx) {
+		informer, err := c.GetInformer(ctx, reconciled, cache.BlockUntilSynced(false))
+		if err != nil {
+			return fmt.Errorf("the informer of %T: %w", reconciled, err)
+		}
+		if !toolscache.WaitFor(ctx, "", informer.HasSyncedChecker()) || !c.WaitForCacheSync(ctx) {
 			return errors.New("the informer caches have not synced yet")
 		}
 		return nil

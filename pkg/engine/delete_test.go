@@ -55,6 +55,7 @@ var _ = Describe("deletion", func() {
 
 	It("finishes in one pass, with one request per object, what the API server removes at once", func() {
 		h.applyUntilDone(ctx, configMap(ns, "a", nil), configMap(ns, "b", nil), configMap(ns, "c", nil, "delete-order", "1"))
+		h.waitForCache(ctx) // else an object the cache lags on is confirmed with a read
 		h.counter.Reset()
 		res, err := h.delete(ctx)
 		Expect(err).NotTo(HaveOccurred())
