@@ -81,6 +81,7 @@ func (a *Applier) Diff(ctx context.Context, owner Owner, objects []client.Object
 func (a *Applier) dryRun() *Applier {
 	dry := *a
 	dry.target.Client = client.NewDryRunClient(a.target.Client)
+	dry.target.deleter = nil // its requests are real: deletes go through the dry-run client
 	dry.dryRunOnly = true
 	return &dry
 }

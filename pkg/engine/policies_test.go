@@ -108,6 +108,19 @@ var _ = Describe("policies", func() {
 			Expect(live.Data).To(HaveKeyWithValue("v", "2"))
 		})
 
+		It("recreate in a diff deletes nothing: the delete is a dry run too", func() {
+			h.applyUntilDone(ctx, configMap(ns, "cm", map[string]string{"v": "1"}, "update-policy", "recreate"))
+			uid := getConfigMap(ctx, ns, "cm").UID
+			changes, err := h.applier.Diff(ctx, h.owner, []client.Object{configMap(ns, "cm", map[string]string{"v": "2"}, "update-policy", "recreate")}, h.inventory)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(changes).To(HaveLen(1))
+			Expect(changes[0].Note).To(ContainSubstring("recreated"))
+			live := getConfigMap(ctx, ns, "cm")
+			Expect(live).NotTo(BeNil())
+			Expect(live.UID).To(Equal(uid))
+			Expect(live.Data).To(HaveKeyWithValue("v", "1"))
+		})
+
 		It("explains an immutable field and suggests recreate", func() {
 			deployment := func(app string) *appsv1.Deployment {
 				labels := map[string]string{"app": app}
