@@ -124,10 +124,11 @@ func (r *Reconciler[T]) dependentChanged(tg *target, obj any, skipOwnWrites bool
 	if !ok {
 		return
 	}
-	if skipOwnWrites && tg.applier.IsOwnWrite(o) {
+	ownerID := o.GetLabels()[manifests.Key(r.name, manifests.LabelOwnerID)]
+	if skipOwnWrites && tg.applier.ClaimEvent(o, func() { r.enqueueOwner(ownerID) }) {
 		return
 	}
-	r.enqueueOwner(o.GetLabels()[manifests.Key(r.name, manifests.LabelOwnerID)])
+	r.enqueueOwner(ownerID)
 }
 
 // enqueueOwner enqueues the component with owner label value ownerID, if it

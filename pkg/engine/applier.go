@@ -219,18 +219,21 @@ func (a *Applier) OwnerLabel() string { return manifests.Key(a.opts.Name, manife
 // ownerAnnotation names the owner in words, for conflict messages.
 func (a *Applier) ownerAnnotation() string { return manifests.Key(a.opts.Name, "owner") }
 
-// IsOwnWrite tells whether obj, as seen in a watch event, is the version the
-// applier itself wrote last; a reconciler need not react to such events.
-// Such an event also means that the cache now holds that write, so the
-// applier lets go of the copy it kept until then.
-func (a *Applier) IsOwnWrite(obj client.Object) bool {
+// ClaimEvent tells whether a watch event of obj needs no reaction from the
+// owner's reconciler now. It does not when obj is the version the applier
+// itself wrote last; the cache then holds that write, so the applier lets go
+// of the copy it kept until then. Nor does it while the applier is writing
+// obj, since the API server may send a write's event before its answer: the
+// applier holds the event and calls react once the write returns, unless the
+// event was that write. Any other event is someone else's change.
+func (a *Applier) ClaimEvent(obj client.Object, react func()) bool {
 	gvk := obj.GetObjectKind().GroupVersionKind()
 	key := manifests.ObjectKey{Group: gvk.Group, Kind: gvk.Kind, Namespace: obj.GetNamespace(), Name: obj.GetName()}
-	if !a.own.is(key, obj.GetResourceVersion()) {
-		return false
+	own, held := a.own.claim(key, obj.GetResourceVersion(), react)
+	if own {
+		a.live.caughtUp(key, obj.GetResourceVersion())
 	}
-	a.live.caughtUp(key, obj.GetResourceVersion())
-	return true
+	return own || held
 }
 
 // defaultsFor merges the owner's defaults over the applier's.

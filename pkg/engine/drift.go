@@ -116,30 +116,3 @@ func normaliseJSON(v any) any {
 	}
 	return out
 }
-
-// ownWrites remembers the resourceVersion of the applier's last write of
-// each object, so that watch events caused by those writes can be told apart.
-type ownWrites struct {
-	mu       sync.Mutex
-	versions map[manifests.ObjectKey]string
-}
-
-func newOwnWrites() *ownWrites { return &ownWrites{versions: map[manifests.ObjectKey]string{}} }
-
-func (o *ownWrites) record(key manifests.ObjectKey, resourceVersion string) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	o.versions[key] = resourceVersion
-}
-
-func (o *ownWrites) forget(key manifests.ObjectKey) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	delete(o.versions, key)
-}
-
-func (o *ownWrites) is(key manifests.ObjectKey, resourceVersion string) bool {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return resourceVersion != "" && o.versions[key] == resourceVersion
-}

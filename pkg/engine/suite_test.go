@@ -9,6 +9,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
@@ -50,10 +51,16 @@ func newHarness(ctx context.Context, name string, opts engine.Options) *harness 
 
 // newHarnessWith is newHarness with a target made with targetOpts.
 func newHarnessWith(ctx context.Context, name string, opts engine.Options, targetOpts engine.CachedTargetOptions) *harness {
+	return newHarnessOn(ctx, env.Config, name, opts, targetOpts)
+}
+
+// newHarnessOn is newHarnessWith on a target that reaches the cluster
+// through cfg.
+func newHarnessOn(ctx context.Context, cfg *rest.Config, name string, opts engine.Options, targetOpts engine.CachedTargetOptions) *harness {
 	counter := apicount.New()
 	ctx, cancel := context.WithCancel(ctx)
 	DeferCleanup(cancel)
-	target, err := engine.NewCachedTargetWith(ctx, counter.Wrap(env.Config), "test.wavekit.dev", env.Scheme, targetOpts)
+	target, err := engine.NewCachedTargetWith(ctx, counter.Wrap(cfg), "test.wavekit.dev", env.Scheme, targetOpts)
 	Expect(err).NotTo(HaveOccurred())
 	opts.Name = "test.wavekit.dev"
 	applier, err := engine.NewApplier(target.Target, opts)

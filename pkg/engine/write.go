@@ -22,6 +22,27 @@ import (
 func (a *Applier) write(ctx context.Context, owner Owner, d *desired, live *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 	obj := d.object.DeepCopy()
 	a.markOwned(obj, owner)
+	if a.dryRunOnly {
+		return a.send(ctx, owner, d, obj, live)
+	}
+	a.own.begin(d.key)
+	written, err := a.send(ctx, owner, d, obj, live)
+	if err != nil || written == nil {
+		a.own.end(d.key, "")
+		return written, err
+	}
+	version := written.GetResourceVersion()
+	a.live.remember(d.key, written)
+	a.drift.accept(d.key, version)
+	if a.own.end(d.key, version) {
+		a.live.caughtUp(d.key, version) // its event came first
+	}
+	return written, nil
+}
+
+// send creates obj, or updates live to it, and returns what the API server
+// answered.
+func (a *Applier) send(ctx context.Context, owner Owner, d *desired, obj, live *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 	var err error
 	if live == nil {
 		live, err = a.create(ctx, owner, d, obj)
@@ -30,11 +51,6 @@ func (a *Applier) write(ctx context.Context, owner Owner, d *desired, live *unst
 	}
 	if err != nil {
 		return nil, explainWriteError(err, a.opts.Name)
-	}
-	if live != nil && !a.dryRunOnly {
-		a.live.remember(d.key, live)
-		a.drift.accept(d.key, live.GetResourceVersion())
-		a.own.record(d.key, live.GetResourceVersion())
 	}
 	return live, nil
 }

@@ -1,0 +1,107 @@
+package engine
+
+import (
+	"sync"
+
+	"github.com/wavekit-dev/wavekit/pkg/manifests"
+)
+
+// ownWrites tells the watch events that the applier's own writes cause from
+// the changes others make. It remembers the resourceVersion of its last write
+// of each object, and holds the events of an object that come while a write
+// of it is under way: the API server may send the event of a write before its
+// answer, when the version is not known yet.
+type ownWrites struct {
+	mu       sync.Mutex
+	versions map[manifests.ObjectKey]string
+	writing  map[manifests.ObjectKey]*writeUnderWay
+}
+
+// writeUnderWay counts the writes of one object in flight and holds the
+// events seen meanwhile.
+type writeUnderWay struct {
+	writes int
+	held   []heldEvent
+}
+
+// heldEvent is a watch event held until the write under way returns: react
+// runs then, unless the event was that write.
+type heldEvent struct {
+	resourceVersion string
+	react           func()
+}
+
+func newOwnWrites() *ownWrites {
+	return &ownWrites{versions: map[manifests.ObjectKey]string{}, writing: map[manifests.ObjectKey]*writeUnderWay{}}
+}
+
+// begin records that a write of key is about to be sent.
+func (o *ownWrites) begin(key manifests.ObjectKey) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	w := o.writing[key]
+	if w == nil {
+		w = &writeUnderWay{}
+		o.writing[key] = w
+	}
+	w.writes++
+}
+
+// end records that a write of key returned, at resourceVersion if it
+// succeeded ("" if not). It reports whether a held event was that write, and
+// runs the reactions of the other held events once no write of key is under
+// way any more.
+func (o *ownWrites) end(key manifests.ObjectKey, resourceVersion string) (seen bool) {
+	o.mu.Lock()
+	if resourceVersion != "" {
+		o.versions[key] = resourceVersion
+	}
+	w := o.writing[key]
+	if w == nil {
+		o.mu.Unlock()
+		return false
+	}
+	w.writes--
+	var others []heldEvent
+	for _, e := range w.held {
+		if resourceVersion != "" && e.resourceVersion == resourceVersion {
+			seen = true
+		} else {
+			others = append(others, e)
+		}
+	}
+	w.held = others
+	if w.writes > 0 {
+		o.mu.Unlock()
+		return seen
+	}
+	delete(o.writing, key)
+	o.mu.Unlock()
+	for _, e := range others {
+		e.react()
+	}
+	return seen
+}
+
+// claim decides about a watch event of key at resourceVersion. It returns
+// own when the event is the applier's last write, held when a write of key
+// is under way (react runs later, unless the event turns out to be that
+// write), and neither when the event is someone else's change.
+func (o *ownWrites) claim(key manifests.ObjectKey, resourceVersion string, react func()) (own, held bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if resourceVersion != "" && o.versions[key] == resourceVersion {
+		return true, false
+	}
+	if w := o.writing[key]; w != nil {
+		w.held = append(w.held, heldEvent{resourceVersion: resourceVersion, react: react})
+		return false, true
+	}
+	return false, false
+}
+
+func (o *ownWrites) forget(key manifests.ObjectKey) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	delete(o.versions, key)
+}
