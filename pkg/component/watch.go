@@ -92,6 +92,7 @@ func (r *Reconciler[T]) dependentHandler(tg *target) toolscache.ResourceEventHan
 				obj = tomb.Obj
 			}
 			if o, ok := obj.(client.Object); ok {
+				tg.applier.ObjectGone(o)
 				r.enqueueOwner(tg.forgetLoser(o.GetUID()))
 			}
 			r.dependentChanged(tg, obj, false)

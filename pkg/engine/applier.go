@@ -227,13 +227,25 @@ func (a *Applier) ownerAnnotation() string { return manifests.Key(a.opts.Name, "
 // applier holds the event and calls react once the write returns, unless the
 // event was that write. Any other event is someone else's change.
 func (a *Applier) ClaimEvent(obj client.Object, react func()) bool {
-	gvk := obj.GetObjectKind().GroupVersionKind()
-	key := manifests.ObjectKey{Group: gvk.Group, Kind: gvk.Kind, Namespace: obj.GetNamespace(), Name: obj.GetName()}
+	key := keyOf(obj)
 	own, held := a.own.claim(key, obj.GetResourceVersion(), react)
 	if own {
 		a.live.caughtUp(key, obj.GetResourceVersion())
 	}
 	return own || held
+}
+
+// ObjectGone tells the applier that a delete event took obj out of the
+// cache, so the record it kept of deleting obj (which makes a lagging cache
+// read as "being deleted") has served.
+func (a *Applier) ObjectGone(obj client.Object) {
+	a.live.gone(keyOf(obj), obj.GetUID())
+}
+
+// keyOf returns the key of an object seen in a watch event.
+func keyOf(obj client.Object) manifests.ObjectKey {
+	gvk := obj.GetObjectKind().GroupVersionKind()
+	return manifests.ObjectKey{Group: gvk.Group, Kind: gvk.Kind, Namespace: obj.GetNamespace(), Name: obj.GetName()}
 }
 
 // defaultsFor merges the owner's defaults over the applier's.

@@ -81,6 +81,31 @@ var _ = Describe("Watch events of the applier's own writes", func() {
 		Expect(res.Done).To(BeTrue())
 		Expect(getConfigMap(ctx, ns, "a").Data).To(Equal(map[string]string{"k": "ours"}))
 	})
+
+	It("keep nothing of a deleted object once the cache has seen it go", func(ctx SpecContext) {
+		_, ns, h := newSpec("gone")
+		u := &unstructured.Unstructured{}
+		u.SetAPIVersion("v1")
+		u.SetKind("ConfigMap")
+		informer, err := h.target.Cache.GetInformer(ctx, u)
+		Expect(err).NotTo(HaveOccurred())
+		registration, err := informer.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
+			DeleteFunc: func(obj any) {
+				if tomb, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
+					obj = tomb.Obj
+				}
+				if o, ok := obj.(client.Object); ok {
+					h.applier.ObjectGone(o)
+				}
+			},
+		})
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(func() { _ = informer.RemoveEventHandler(registration) })
+
+		h.applyUntilDone(ctx, configMap(ns, "a", nil), configMap(ns, "b", nil), configMap(ns, "c", nil))
+		h.deleteUntilDone(ctx)
+		Eventually(func() int { return engine.Tombstones(h.applier) }).Should(BeZero())
+	})
 })
 
 // configMapEvents counts what the applier made of the ConfigMap events of

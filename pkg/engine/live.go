@@ -38,7 +38,8 @@ type liveObjects struct {
 	mu         sync.Mutex
 	probes     map[schema.GroupVersionKind]*probeCall // in flight, or succeeded
 	written    map[manifests.ObjectKey]writtenObject
-	tombstones map[manifests.ObjectKey]types.UID // objects the applier deleted, until the cache sees them go
+	tombstones map[manifests.ObjectKey]tombstone // objects the applier deleted, until the cache sees them go
+	swept      time.Time                         // when entries older than ttl were last dropped
 }
 
 type writtenObject struct {
@@ -46,8 +47,16 @@ type writtenObject struct {
 	at     time.Time
 }
 
+type tombstone struct {
+	uid types.UID
+	at  time.Time
+}
+
 func newLiveObjects(reader LiveReader, direct client.Reader, now func() time.Time) *liveObjects {
-	return &liveObjects{reader: reader, direct: direct, ttl: time.Minute, now: now, written: map[manifests.ObjectKey]writtenObject{}, probes: map[schema.GroupVersionKind]*probeCall{}, tombstones: map[manifests.ObjectKey]types.UID{}}
+	return &liveObjects{
+		reader: reader, direct: direct, ttl: time.Minute, now: now, swept: now(),
+		written: map[manifests.ObjectKey]writtenObject{}, probes: map[schema.GroupVersionKind]*probeCall{}, tombstones: map[manifests.ObjectKey]tombstone{},
+	}
 }
 
 // get returns the live object, or nil when it does not exist.
@@ -178,8 +187,8 @@ func (l *liveObjects) confirm(ctx context.Context, gvk schema.GroupVersionKind, 
 func (l *liveObjects) newest(key manifests.ObjectKey, cached *unstructured.Unstructured) *unstructured.Unstructured {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if uid, ok := l.tombstones[key]; ok {
-		if cached != nil && cached.GetUID() == uid {
+	if t, ok := l.tombstones[key]; ok {
+		if cached != nil && cached.GetUID() == t.uid {
 			return markedDeleted(cached)
 		}
 		delete(l.tombstones, key)
@@ -211,6 +220,7 @@ func (l *liveObjects) remember(key manifests.ObjectKey, obj *unstructured.Unstru
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.written[key] = writtenObject{object: obj, at: l.now()}
+	l.sweep()
 }
 
 // deleted records that the applier deleted the object with uid; until the
@@ -219,7 +229,39 @@ func (l *liveObjects) deleted(key manifests.ObjectKey, uid types.UID) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	delete(l.written, key)
-	l.tombstones[key] = uid
+	l.tombstones[key] = tombstone{uid: uid, at: l.now()}
+	l.sweep()
+}
+
+// gone records that the cache no longer holds the object of key with uid (a
+// delete event): its tombstone has served.
+func (l *liveObjects) gone(key manifests.ObjectKey, uid types.UID) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if t, ok := l.tombstones[key]; ok && t.uid == uid {
+		delete(l.tombstones, key)
+	}
+}
+
+// sweep drops, at most once per ttl, the copies and tombstones older than
+// ttl: those of objects that were never read again would otherwise stay for
+// the life of the process. The caller holds l.mu.
+func (l *liveObjects) sweep() {
+	now := l.now()
+	if now.Sub(l.swept) < l.ttl {
+		return
+	}
+	l.swept = now
+	for key, w := range l.written {
+		if now.Sub(w.at) > l.ttl {
+			delete(l.written, key)
+		}
+	}
+	for key, t := range l.tombstones {
+		if now.Sub(t.at) > l.ttl {
+			delete(l.tombstones, key)
+		}
+	}
 }
 
 // caughtUp drops the copy of key written at resourceVersion: the cache

@@ -1,0 +1,48 @@
+package engine
+
+import (
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/wavekit-dev/wavekit/pkg/manifests"
+)
+
+var _ = Describe("liveObjects (what the applier keeps of its own writes)", func() {
+	var (
+		now  time.Time
+		live *liveObjects
+	)
+	BeforeEach(func() {
+		now = time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+		live = newLiveObjects(nil, nil, func() time.Time { return now })
+	})
+	key := func(name string) manifests.ObjectKey {
+		return manifests.ObjectKey{Kind: "ConfigMap", Namespace: "n", Name: name}
+	}
+
+	It("drops a tombstone when the cache sees that object go, not another of the same name", func() {
+		live.deleted(key("a"), "uid-1")
+		live.gone(key("a"), "uid-2")
+		Expect(live.deletedHere(key("a"))).To(BeTrue())
+		live.gone(key("a"), "uid-1")
+		Expect(live.deletedHere(key("a"))).To(BeFalse())
+	})
+
+	It("drops copies and tombstones of objects never read again once they are older than the ttl", func() {
+		live.deleted(key("deleted"), "uid-1")
+		live.remember(key("written"), &unstructured.Unstructured{Object: map[string]any{}})
+		now = now.Add(live.ttl / 2)
+		live.deleted(key("recent"), "uid-2")
+		Expect(live.tombstones).To(HaveLen(2), "no sweep before a ttl has passed")
+
+		now = now.Add(live.ttl/2 + time.Second)
+		live.deleted(key("latest"), "uid-3")
+		Expect(live.tombstones).To(HaveKey(key("recent")))
+		Expect(live.tombstones).To(HaveKey(key("latest")))
+		Expect(live.tombstones).NotTo(HaveKey(key("deleted")))
+		Expect(live.written).To(BeEmpty())
+	})
+})
