@@ -9,6 +9,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -17,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/recorder"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
@@ -138,6 +140,7 @@ func (r *Reconciler[T]) SetupWithManager(mgr ctrl.Manager) error {
 		Named(r.name).
 		For(obj, builder.WithPredicates(r.componentEvents())).
 		WatchesRawSource(source.Channel(r.events, &handler.EnqueueRequestForObject{})).
+		Watches(obj, r.statusCaughtUp()).
 		WithOptions(controller.Options{MaxConcurrentReconciles: r.opts.MaxConcurrentReconciles, RateLimiter: r.opts.RateLimiter,
 			ReconciliationTimeout: r.opts.ReconcileTimeout})
 	if _, ok := optional[DependencyConfiguration](obj); ok {
@@ -151,6 +154,20 @@ func (r *Reconciler[T]) SetupWithManager(mgr ctrl.Manager) error {
 		return fmt.Errorf("setting up controller %s: %w", r.name, err)
 	}
 	return nil
+}
+
+// statusCaughtUp tells the reconciler which version of each component its
+// cache holds, so that it drops the copy of a status it wrote once the cache
+// shows it; it enqueues nothing.
+func (r *Reconciler[T]) statusCaughtUp() handler.TypedEventHandler[client.Object, reconcile.Request] {
+	return handler.TypedFuncs[client.Object, reconcile.Request]{
+		UpdateFunc: func(_ context.Context, e event.TypedUpdateEvent[client.Object], _ workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			r.status.caughtUp(e.ObjectNew)
+		},
+		DeleteFunc: func(_ context.Context, e event.TypedDeleteEvent[client.Object], _ workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			r.status.uncached(e.Object)
+		},
+	}
 }
 
 // specOrDeletionChanged lets through creations, deletions, spec changes

@@ -65,6 +65,16 @@ var _ = Describe("the component reconciler", func() {
 		Expect(h.counter.Count("list", "configmaps")).To(BeZero(), h.counter.String())
 	})
 
+	It("keeps no copy of a status it wrote once its cache shows it", func() {
+		h := startOperator(ctx, ns, component.ReconcilerOptions{})
+		c := newComponent(ns, "copied", map[string]any{"configMaps": map[string]any{"a": map[string]any{"data": map[string]any{"k": "v"}}}})
+		Expect(env.Client.Create(ctx, c)).To(Succeed())
+		eventually(func() string { return readyCondition(ctx, c) }).Should(HavePrefix("True/Ready"))
+		// The next reconcile is ten minutes away: only the component's own
+		// watch event can let the copy go.
+		eventually(func() int { return component.WrittenCopies(h.reconciler) }).Should(BeZero())
+	})
+
 	It("says Deleting, with an empty inventory, in its last status when one pass deletes everything", func() {
 		startOperator(ctx, ns, component.ReconcilerOptions{})
 		c := newComponent(ns, "quick", map[string]any{"configMaps": map[string]any{"a": map[string]any{"data": map[string]any{"k": "v"}}}})

@@ -5,6 +5,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/resourceversion"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 // writtenStatus keeps the component as the reconciler last wrote it, so the
@@ -13,11 +14,12 @@ import (
 type writtenStatus[T Component] struct {
 	mu      sync.Mutex
 	objects map[types.NamespacedName]T
+	cached  map[types.NamespacedName]string // the newest resourceVersion the cache has shown
 	done    map[types.NamespacedName]types.UID
 }
 
 func newWrittenStatus[T Component]() *writtenStatus[T] {
-	return &writtenStatus[T]{objects: map[types.NamespacedName]T{}, done: map[types.NamespacedName]types.UID{}}
+	return &writtenStatus[T]{objects: map[types.NamespacedName]T{}, cached: map[types.NamespacedName]string{}, done: map[types.NamespacedName]types.UID{}}
 }
 
 // finalized records that obj's finalizer is removed: its deletion is over.
@@ -35,10 +37,17 @@ func (w *writtenStatus[T]) isFinalized(obj T) bool {
 	return ok && uid == obj.GetUID()
 }
 
+// remember keeps a copy of obj as written, unless the cache already shows
+// that version (its watch event may come before the write's answer).
 func (w *writtenStatus[T]) remember(obj T) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.objects[types.NamespacedName{Namespace: obj.GetNamespace(), Name: obj.GetName()}] = obj.DeepCopyObject().(T)
+	id := types.NamespacedName{Namespace: obj.GetNamespace(), Name: obj.GetName()}
+	if notOlder(w.cached[id], obj.GetResourceVersion()) {
+		delete(w.objects, id)
+		return
+	}
+	w.objects[id] = obj.DeepCopyObject().(T)
 }
 
 // newest returns the written object when the cached one is older.
@@ -58,10 +67,41 @@ func (w *writtenStatus[T]) newest(cached T) T {
 	return written.DeepCopyObject().(T)
 }
 
+// caughtUp drops the written copy of cached's component once the cache holds
+// that version or a newer one: until the next reconcile of that component,
+// which may be many minutes away, it would only duplicate the cache.
+func (w *writtenStatus[T]) caughtUp(cached client.Object) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	id := types.NamespacedName{Namespace: cached.GetNamespace(), Name: cached.GetName()}
+	version := cached.GetResourceVersion()
+	if !notOlder(w.cached[id], version) {
+		w.cached[id] = version
+	}
+	if written, ok := w.objects[id]; ok && notOlder(version, written.GetResourceVersion()) {
+		delete(w.objects, id)
+	}
+}
+
+// uncached records that the cache no longer holds the component.
+func (w *writtenStatus[T]) uncached(obj client.Object) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	delete(w.cached, types.NamespacedName{Namespace: obj.GetNamespace(), Name: obj.GetName()})
+}
+
+// notOlder tells whether resourceVersion a is b or newer; an empty or
+// unreadable one is not.
+func notOlder(a, b string) bool {
+	cmp, err := resourceversion.CompareResourceVersion(a, b)
+	return err == nil && cmp >= 0
+}
+
 func (w *writtenStatus[T]) forget(id types.NamespacedName) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	delete(w.objects, id)
+	delete(w.cached, id)
 	delete(w.done, id)
 }
 
