@@ -112,12 +112,11 @@ func (a *Applier) deleteObject(ctx context.Context, owner Owner, item *manifests
 	if live.GetDeletionTimestamp() != nil {
 		return false, nil
 	}
-	gone, err := a.deleteLive(ctx, live)
+	gone, err := a.deleteRecorded(ctx, key, live)
 	if err != nil {
 		return false, err
 	}
 	item.Phase = manifests.PhaseDeleting
-	a.live.deleted(key, live.GetUID())
 	if gone {
 		a.forget(key)
 	}

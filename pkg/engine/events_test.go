@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"path"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -22,13 +23,13 @@ import (
 )
 
 // The API server may send the watch event of a write before its answer. The
-// specs hold every ConfigMap create's answer until the event has been seen,
-// which makes that order certain.
+// specs hold every ConfigMap create's and delete's answer until the event has
+// been seen, which makes that order certain.
 var _ = Describe("Watch events of the applier's own writes", func() {
 	It("are not taken for someone else's change when they come before the write's answer", func(ctx SpecContext) {
 		ns := newNamespace(ctx)
 		seen := newSeenVersions()
-		held := &heldCreates{seen: seen}
+		held := &heldAnswers{seen: seen}
 		h := newHarnessOn(ctx, held.wrap(env.Config), "early-"+ns, optionsDefault(), engine.CachedTargetOptions{})
 		h.owner.Namespace = ns
 		events := watchConfigMaps(ctx, h, ns, seen)
@@ -53,7 +54,7 @@ var _ = Describe("Watch events of the applier's own writes", func() {
 	It("still report a change someone else makes while the applier's write is under way", func(ctx SpecContext) {
 		ns := newNamespace(ctx)
 		seen := newSeenVersions()
-		held := &heldCreates{seen: seen}
+		held := &heldAnswers{seen: seen}
 		held.meanwhile = func(name string) []string {
 			// Someone changes the object after it was created, before the
 			// applier hears back.
@@ -82,29 +83,19 @@ var _ = Describe("Watch events of the applier's own writes", func() {
 		Expect(getConfigMap(ctx, ns, "a").Data).To(Equal(map[string]string{"k": "ours"}))
 	})
 
-	It("keep nothing of a deleted object once the cache has seen it go", func(ctx SpecContext) {
-		_, ns, h := newSpec("gone")
-		u := &unstructured.Unstructured{}
-		u.SetAPIVersion("v1")
-		u.SetKind("ConfigMap")
-		informer, err := h.target.Cache.GetInformer(ctx, u)
-		Expect(err).NotTo(HaveOccurred())
-		registration, err := informer.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
-			DeleteFunc: func(obj any) {
-				if tomb, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
-					obj = tomb.Obj
-				}
-				if o, ok := obj.(client.Object); ok {
-					h.applier.ObjectGone(o)
-				}
-			},
-		})
-		Expect(err).NotTo(HaveOccurred())
-		DeferCleanup(func() { _ = informer.RemoveEventHandler(registration) })
+	It("keep nothing of a deleted object once the cache has seen it go, even when its event comes first", func(ctx SpecContext) {
+		ns := newNamespace(ctx)
+		seen := newSeenVersions()
+		held := &heldAnswers{seen: seen}
+		h := newHarnessOn(ctx, held.wrap(env.Config), "gone-"+ns, optionsDefault(), engine.CachedTargetOptions{})
+		h.owner.Namespace = ns
+		watchConfigMaps(ctx, h, ns, seen)
 
 		h.applyUntilDone(ctx, configMap(ns, "a", nil), configMap(ns, "b", nil), configMap(ns, "c", nil))
 		h.deleteUntilDone(ctx)
-		Eventually(func() int { return engine.Tombstones(h.applier) }).Should(BeZero())
+		Expect(held.late.Load()).To(BeZero(), "every delete's answer waited for its event")
+		Expect(held.held.Load()).To(BeEquivalentTo(6), "3 creates and 3 deletes")
+		Expect(engine.Tombstones(h.applier)).To(BeZero())
 	})
 })
 
@@ -115,7 +106,8 @@ type configMapEvents struct {
 }
 
 // watchConfigMaps hands every ConfigMap event of ns in the harness's cache to
-// the applier, as a reconciler's handler does, then records it in seen.
+// the applier, as a reconciler's handler does, then records it in seen (a
+// delete event as deletedVersion).
 func watchConfigMaps(ctx context.Context, h *harness, ns string, seen *seenVersions) *configMapEvents {
 	events := &configMapEvents{}
 	u := &unstructured.Unstructured{}
@@ -133,39 +125,67 @@ func watchConfigMaps(ctx context.Context, h *harness, ns string, seen *seenVersi
 		}
 		seen.add(o.GetName(), o.GetResourceVersion())
 	}
+	gone := func(obj any) {
+		if tomb, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
+			obj = tomb.Obj
+		}
+		if o, ok := obj.(client.Object); ok && o.GetNamespace() == ns {
+			h.applier.ObjectGone(o)
+			seen.add(o.GetName(), deletedVersion)
+		}
+	}
 	registration, err := informer.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
 		AddFunc:    handle,
 		UpdateFunc: func(_, obj any) { handle(obj) },
+		DeleteFunc: gone,
 	})
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(func() { _ = informer.RemoveEventHandler(registration) })
 	return events
 }
 
-// heldCreates holds the answer to each ConfigMap create until the event of
-// the version created has been seen, and of the versions meanwhile returns.
-type heldCreates struct {
+// deletedVersion stands for a delete event in seenVersions.
+const deletedVersion = "deleted"
+
+// heldAnswers holds the answer to each ConfigMap create until the event of
+// the version created has been seen, and of the versions meanwhile returns;
+// and the answer to each ConfigMap delete until its delete event was seen.
+type heldAnswers struct {
 	seen      *seenVersions
 	meanwhile func(name string) []string
 	held      atomic.Int32 // answers held until their events were seen
 	late      atomic.Int32 // answers released without their events, after a minute
 }
 
-func (hc *heldCreates) wrap(cfg *rest.Config) *rest.Config {
+func (hc *heldAnswers) wrap(cfg *rest.Config) *rest.Config {
 	out := rest.CopyConfig(cfg)
 	out.Wrap(func(next http.RoundTripper) http.RoundTripper {
 		return roundTripFunc(func(req *http.Request) (*http.Response, error) {
 			resp, err := next.RoundTrip(req)
-			if err != nil || req.Method != http.MethodPost || !strings.HasSuffix(req.URL.Path, "/configmaps") || resp.StatusCode != http.StatusCreated {
+			switch {
+			case err != nil:
 				return resp, err
+			case req.Method == http.MethodPost && strings.HasSuffix(req.URL.Path, "/configmaps") && resp.StatusCode == http.StatusCreated:
+				return hc.holdCreate(resp)
+			case req.Method == http.MethodDelete && strings.Contains(req.URL.Path, "/configmaps/") && resp.StatusCode == http.StatusOK:
+				hc.wait(path.Base(req.URL.Path), []string{deletedVersion})
 			}
-			return hc.hold(resp)
+			return resp, err
 		})
 	})
 	return out
 }
 
-func (hc *heldCreates) hold(resp *http.Response) (*http.Response, error) {
+// wait waits until every one of versions of name was seen, or a minute.
+func (hc *heldAnswers) wait(name string, versions []string) {
+	if hc.seen.waitFor(name, versions, time.Minute) {
+		hc.held.Add(1)
+	} else {
+		hc.late.Add(1)
+	}
+}
+
+func (hc *heldAnswers) holdCreate(resp *http.Response) (*http.Response, error) {
 	data, err := io.ReadAll(resp.Body)
 	_ = resp.Body.Close()
 	if err != nil {
@@ -185,11 +205,7 @@ func (hc *heldCreates) hold(resp *http.Response) (*http.Response, error) {
 			versions = append(versions, hc.meanwhile(created.Metadata.Name)...)
 		}()
 	}
-	if hc.seen.waitFor(created.Metadata.Name, versions, time.Minute) {
-		hc.held.Add(1)
-	} else {
-		hc.late.Add(1)
-	}
+	hc.wait(created.Metadata.Name, versions)
 	return resp, nil
 }
 

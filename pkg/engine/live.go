@@ -233,6 +233,12 @@ func (l *liveObjects) deleted(key manifests.ObjectKey, uid types.UID) {
 	l.sweep()
 }
 
+// undelete drops the record that the applier deleted the object of key with
+// uid: the deletion failed.
+func (l *liveObjects) undelete(key manifests.ObjectKey, uid types.UID) {
+	l.gone(key, uid)
+}
+
 // gone records that the cache no longer holds the object of key with uid (a
 // delete event): its tombstone has served.
 func (l *liveObjects) gone(key manifests.ObjectKey, uid types.UID) {

@@ -166,11 +166,8 @@ func (a *Applier) update(ctx context.Context, d *desired, obj, live *unstructure
 	case manifests.UpdateSSAMerge, manifests.UpdateSSAOverride:
 		return a.serverSideApply(ctx, d, obj, live)
 	case manifests.UpdateRecreate:
-		if _, err := a.deleteLive(ctx, live); err != nil {
+		if _, err := a.deleteRecorded(ctx, d.key, live); err != nil {
 			return nil, err
-		}
-		if !a.dryRunOnly {
-			a.live.deleted(d.key, live.GetUID())
 		}
 		return nil, nil
 	}
@@ -221,6 +218,21 @@ func (a *Applier) serverSideApply(ctx context.Context, d *desired, obj *unstruct
 		return nil, err
 	}
 	return obj, nil
+}
+
+// deleteRecorded deletes live and records that this applier deleted it, so
+// that a lagging cache reads it as being deleted. The record comes before
+// the request: the delete event, which drops it, may come before the answer.
+func (a *Applier) deleteRecorded(ctx context.Context, key manifests.ObjectKey, live *unstructured.Unstructured) (bool, error) {
+	if a.dryRunOnly {
+		return a.deleteLive(ctx, live)
+	}
+	a.live.deleted(key, live.GetUID())
+	gone, err := a.deleteLive(ctx, live)
+	if err != nil {
+		a.live.undelete(key, live.GetUID())
+	}
+	return gone, err
 }
 
 // deleteLive deletes live unless it is gone already, and reports whether
