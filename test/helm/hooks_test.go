@@ -64,7 +64,7 @@ var _ = Describe("a chart with hooks", Ordered, func() {
 			}).To(Equal(map[string]int{
 				"adm-pre-upgrade": runs, "adm-post-upgrade": runs,
 				"adm-admission-create": runs + 1, "adm-admission-patch": runs + 1,
-			}))
+			}), "Jobs in the order they ran: %v", jobs.Order())
 		}
 		Expect(jobs.Missing()).To(BeEmpty())
 		order := jobs.Order()
