@@ -27,12 +27,8 @@ import (
 // been seen, which makes that order certain.
 var _ = Describe("Watch events of the applier's own writes", func() {
 	It("are not taken for someone else's change when they come before the write's answer", func(ctx SpecContext) {
-		ns := newNamespace(ctx)
-		seen := newSeenVersions()
-		held := &heldAnswers{seen: seen}
-		h := newHarnessOn(ctx, held.wrap(env.Config), "early-"+ns, optionsDefault(), engine.CachedTargetOptions{})
-		h.owner.Namespace = ns
-		events := watchConfigMaps(ctx, h, ns, seen)
+		held := &heldAnswers{}
+		ns, h, events := newHeldSpec(ctx, "early", held)
 
 		objects := []any{configMap(ns, "a", map[string]string{"k": "v"}), configMap(ns, "b", map[string]string{"k": "v"}), configMap(ns, "c", map[string]string{"k": "v"})}
 		res, err := h.apply(ctx, objects...)
@@ -52,9 +48,8 @@ var _ = Describe("Watch events of the applier's own writes", func() {
 	})
 
 	It("still report a change someone else makes while the applier's write is under way", func(ctx SpecContext) {
-		ns := newNamespace(ctx)
-		seen := newSeenVersions()
-		held := &heldAnswers{seen: seen}
+		held := &heldAnswers{}
+		ns, h, events := newHeldSpec(ctx, "meanwhile", held)
 		held.meanwhile = func(name string) []string {
 			// Someone changes the object after it was created, before the
 			// applier hears back.
@@ -63,9 +58,6 @@ var _ = Describe("Watch events of the applier's own writes", func() {
 			Expect(env.Client.Update(ctx, theirs)).To(Succeed())
 			return []string{theirs.ResourceVersion}
 		}
-		h := newHarnessOn(ctx, held.wrap(env.Config), "meanwhile-"+ns, optionsDefault(), engine.CachedTargetOptions{})
-		h.owner.Namespace = ns
-		events := watchConfigMaps(ctx, h, ns, seen)
 
 		objects := []any{configMap(ns, "a", map[string]string{"k": "ours"})}
 		res, err := h.apply(ctx, objects...)
@@ -84,12 +76,8 @@ var _ = Describe("Watch events of the applier's own writes", func() {
 	})
 
 	It("keep nothing of a deleted object once the cache has seen it go, even when its event comes first", func(ctx SpecContext) {
-		ns := newNamespace(ctx)
-		seen := newSeenVersions()
-		held := &heldAnswers{seen: seen}
-		h := newHarnessOn(ctx, held.wrap(env.Config), "gone-"+ns, optionsDefault(), engine.CachedTargetOptions{})
-		h.owner.Namespace = ns
-		watchConfigMaps(ctx, h, ns, seen)
+		held := &heldAnswers{}
+		ns, h, _ := newHeldSpec(ctx, "gone", held)
 
 		h.applyUntilDone(ctx, configMap(ns, "a", nil), configMap(ns, "b", nil), configMap(ns, "c", nil))
 		h.deleteUntilDone(ctx)
@@ -98,6 +86,17 @@ var _ = Describe("Watch events of the applier's own writes", func() {
 		Expect(engine.Tombstones(h.applier)).To(BeZero())
 	})
 })
+
+// newHeldSpec gives a spec a namespace of its own and a harness whose
+// ConfigMap answers held holds until their events have been seen, and counts
+// what the applier made of those events.
+func newHeldSpec(ctx context.Context, name string, held *heldAnswers) (string, *harness, *configMapEvents) {
+	ns := newNamespace(ctx)
+	held.seen = newSeenVersions()
+	h := newHarnessOn(ctx, held.wrap(env.Config), name+"-"+ns, optionsDefault(), engine.CachedTargetOptions{})
+	h.owner.Namespace = ns
+	return ns, h, watchConfigMaps(ctx, h, ns, held.seen)
+}
 
 // configMapEvents counts what the applier made of the ConfigMap events of
 // one namespace: reactions it called later, and events it did not claim.
