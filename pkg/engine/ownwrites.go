@@ -52,17 +52,26 @@ func (o *ownWrites) begin(key manifests.ObjectKey) {
 // runs the reactions of the other held events once no write of key is under
 // way any more.
 func (o *ownWrites) end(key manifests.ObjectKey, resourceVersion string) (seen bool) {
+	seen, others := o.settle(key, resourceVersion)
+	for _, e := range others {
+		e.react()
+	}
+	return seen
+}
+
+// settle does end's bookkeeping under the lock and returns the held events
+// to react to, which end runs without it.
+func (o *ownWrites) settle(key manifests.ObjectKey, resourceVersion string) (seen bool, others []heldEvent) {
 	o.mu.Lock()
+	defer o.mu.Unlock()
 	if resourceVersion != "" {
 		o.versions[key] = resourceVersion
 	}
 	w := o.writing[key]
 	if w == nil {
-		o.mu.Unlock()
-		return false
+		return false, nil
 	}
 	w.writes--
-	var others []heldEvent
 	for _, e := range w.held {
 		if resourceVersion != "" && e.resourceVersion == resourceVersion {
 			seen = true
@@ -70,17 +79,12 @@ func (o *ownWrites) end(key manifests.ObjectKey, resourceVersion string) (seen b
 			others = append(others, e)
 		}
 	}
-	w.held = others
 	if w.writes > 0 {
-		o.mu.Unlock()
-		return seen
+		w.held = others
+		return seen, nil
 	}
 	delete(o.writing, key)
-	o.mu.Unlock()
-	for _, e := range others {
-		e.react()
-	}
-	return seen
+	return seen, others
 }
 
 // claim decides about a watch event of key at resourceVersion. It returns
