@@ -3,13 +3,12 @@ package cli
 import (
 	"fmt"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/mod/semver"
 
 	"github.com/wavekit-dev/wavekit/internal/scaffold"
+	"github.com/wavekit-dev/wavekit/internal/version"
 )
 
 // newScaffoldCommand returns `wavekit scaffold DIR`, which writes a new
@@ -66,9 +65,4 @@ DIR must be new or empty; nothing is written when an option is invalid.`,
 
 // wavekitVersion is the module version of this binary, or v0.0.0 for a
 // development build.
-func wavekitVersion() string {
-	if info, ok := debug.ReadBuildInfo(); ok && semver.IsValid(info.Main.Version) {
-		return info.Main.Version
-	}
-	return "v0.0.0"
-}
+func wavekitVersion() string { return version.String() }
