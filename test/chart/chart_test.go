@@ -23,7 +23,11 @@ import (
 	"github.com/wavekit-dev/wavekit/internal/testenv"
 )
 
-const customValues = "test/chart/testdata/values-custom.yaml"
+const (
+	customValues = "test/chart/testdata/values-custom.yaml"
+	// examplesValues are the values README's quick start installs the chart with.
+	examplesValues = "examples/operator-values.yaml"
+)
 
 var _ = Describe("helm lint", func() {
 	It("passes with the default values", func() {
@@ -32,6 +36,10 @@ var _ = Describe("helm lint", func() {
 
 	It("passes with non-default values", func() {
 		Expect(helm("lint", "--strict", chartDir, "-f", customValues)).To(ContainSubstring("0 chart(s) failed"))
+	})
+
+	It("passes with the values of examples/operator-values.yaml", func() {
+		Expect(helm("lint", "--strict", chartDir, "-f", examplesValues)).To(ContainSubstring("0 chart(s) failed"))
 	})
 
 })
@@ -432,6 +440,10 @@ var _ = Describe("applying the rendered chart", Ordered, func() {
 
 	It("applies the default render", func() {
 		apply(render("wavekit", "wavekit-system", oneSource...))
+	})
+
+	It("applies the render of the quick start's values", func() {
+		apply(render("examples", "team-a", "-f", examplesValues))
 	})
 
 	It("applies the non-default render", func() {
