@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -98,13 +99,22 @@ func (e *Env) Stop() error {
 }
 
 // Assets returns the directory with the kube-apiserver and etcd binaries:
-// $KUBEBUILDER_ASSETS when set, otherwise what hack/control-plane.sh prints
-// (it builds them on first use and returns at once after that).
+// $KUBEBUILDER_ASSETS when set; otherwise what hack/control-plane.sh of this
+// checkout prints (it builds them on first use and returns at once after
+// that); otherwise, for a binary built without its checkout (-trimpath), the
+// newest control plane that script left in its cache.
 func Assets() (string, error) {
 	if dir := os.Getenv("KUBEBUILDER_ASSETS"); dir != "" {
 		return dir, nil
 	}
 	script := filepath.Join(ModuleRoot(), "hack", "control-plane.sh")
+	if _, err := os.Stat(script); err != nil {
+		if dir, ok := cachedAssets(); ok {
+			return dir, nil
+		}
+		return "", errors.New("no kube-apiserver and etcd found: run this from a wavekit checkout (make control-plane builds them), " +
+			"or set KUBEBUILDER_ASSETS to a directory that holds both")
+	}
 	var stdout bytes.Buffer
 	cmd := exec.Command("bash", script)
 	cmd.Stdout = &stdout
@@ -117,6 +127,24 @@ func Assets() (string, error) {
 		return "", fmt.Errorf("%s printed no directory", script)
 	}
 	return dir, nil
+}
+
+// cachedAssets finds the newest directory of hack/control-plane.sh's cache
+// that holds both binaries.
+func cachedAssets() (string, bool) {
+	dirs, _ := filepath.Glob(filepath.Join(cacheRoot(), "k8s", "*-etcd*"))
+	slices.Sort(dirs)
+	for _, dir := range slices.Backward(dirs) {
+		if isExecutable(filepath.Join(dir, "kube-apiserver")) && isExecutable(filepath.Join(dir, "etcd")) {
+			return dir, true
+		}
+	}
+	return "", false
+}
+
+func isExecutable(path string) bool {
+	info, err := os.Stat(path)
+	return err == nil && info.Mode().IsRegular() && info.Mode()&0o111 != 0
 }
 
 // ModuleRoot is the directory of the wavekit module, found from this file.

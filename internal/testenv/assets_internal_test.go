@@ -1,0 +1,36 @@
+package testenv
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// A binary built with -trimpath has no checkout to run hack/control-plane.sh
+// from; it finds the newest control plane the script left in its cache.
+func TestCachedAssetsFindsTheNewestCompleteControlPlane(t *testing.T) {
+	cache := t.TempDir()
+	t.Setenv("WAVEKIT_CACHE", cache)
+	if _, ok := cachedAssets(); ok {
+		t.Fatal("found a control plane in an empty cache")
+	}
+	for dir, binaries := range map[string][]string{
+		"1.36.0-etcd3.6.10": {"kube-apiserver", "etcd"},
+		"1.37.1-etcd3.6.16": {"kube-apiserver", "etcd"},
+		"1.38.0-etcd3.6.20": {"kube-apiserver"}, // a build that did not finish
+	} {
+		for _, name := range binaries {
+			path := filepath.Join(cache, "k8s", dir, name)
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, []byte("#!/bin/sh\n"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	dir, ok := cachedAssets()
+	if want := filepath.Join(cache, "k8s", "1.37.1-etcd3.6.16"); !ok || dir != want {
+		t.Fatalf("cachedAssets() = %q, %v; want %q", dir, ok, want)
+	}
+}
