@@ -36,8 +36,10 @@ var stateOf = map[string]State{
 // retried, Stalled when only a change can help (stalled). kstatus, kubectl
 // wait, Flux and Argo CD thus see Current, InProgress or Failed. Transition
 // times change only when a condition's status changes, so a reconcile that
-// finds the same situation writes the same status.
+// finds the same situation writes the same status. The message is bounded
+// to what the API server accepts (boundMessage), whatever its length.
 func (s *Status) setReady(generation int64, reason, message string, stalled bool) {
+	message = boundMessage(message, conditionMessageLimit)
 	status := metav1.ConditionFalse
 	if reason == ReasonReady {
 		status = metav1.ConditionTrue
@@ -63,7 +65,7 @@ func (s *Status) setFlag(kind string, on bool, generation int64, reason, message
 		return
 	}
 	meta.SetStatusCondition(&s.Conditions, metav1.Condition{
-		Type: kind, Status: metav1.ConditionTrue, Reason: reason, Message: message, ObservedGeneration: generation,
+		Type: kind, Status: metav1.ConditionTrue, Reason: reason, Message: boundMessage(message, conditionMessageLimit), ObservedGeneration: generation,
 	})
 }
 

@@ -29,17 +29,15 @@ func (r *Reconciler[T]) recordActions(component T, actions []engine.Action) {
 	}
 }
 
+// describeObjects names the first few objects, as many as fit in an
+// Event: "created 7 objects: a, b, c, d, e, … and 2 more".
 func describeObjects(verb string, objects []string) string {
 	const shown = 5
 	noun := "objects"
 	if len(objects) == 1 {
 		noun = "object"
 	}
-	list := objects
-	more := ""
-	if len(list) > shown {
-		list = list[:shown]
-		more = fmt.Sprintf(" and %d more", len(objects)-shown)
-	}
-	return fmt.Sprintf("%s %d %s: %s%s", verb, len(objects), noun, strings.Join(list, ", "), more)
+	list := append([]string(nil), objects[:min(len(objects), shown)]...)
+	list[0] = fmt.Sprintf("%s %d %s: %s", verb, len(objects), noun, list[0])
+	return fitProblems(list, ", ", len(objects)-len(list), eventNoteLimit)
 }

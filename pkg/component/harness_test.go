@@ -66,6 +66,7 @@ func startOperator(ctx context.Context, ns string, opts component.ReconcilerOpti
 //
 //	configMaps: {name: {data..., annotations...}} and widgets: [names]
 //	nestedIn: a namespace for a nested Component that nobody reconciles
+//	unnamed: a number of ConfigMaps with a generateName, each invalid
 //
 // and fails with values.fail when set.
 type valuesGenerator struct {
@@ -98,6 +99,13 @@ func (g *valuesGenerator) Generate(ctx context.Context, namespace, _ string, p m
 			}
 			cm.SetAnnotations(a)
 		}
+		objects = append(objects, cm)
+	}
+	unnamed, _ := values["unnamed"].(float64)
+	for range int(unnamed) {
+		cm := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap"}}
+		cm.SetNamespace(namespace)
+		cm.SetGenerateName("unnamed-")
 		objects = append(objects, cm)
 	}
 	widgets, _ := values["widgets"].([]any)

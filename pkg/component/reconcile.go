@@ -123,9 +123,10 @@ type outcome struct {
 	reason  string
 	message string
 	requeue time.Duration
-	err     error // returned to controller-runtime (its rate limiter backs off)
-	gone    bool  // the finalizer was removed: no status to write
-	stalled bool  // only a change helps: Stalled, and no backoff
+	err     error  // returned to controller-runtime (its rate limiter backs off)
+	event   string // the Event's reason, when not the Ready reason
+	gone    bool   // the finalizer was removed: no status to write
+	stalled bool   // only a change helps: Stalled, and no backoff
 }
 
 // result names the outcome in the reconcile metrics.
@@ -147,6 +148,12 @@ func (rn *run[T]) fail(err error) outcome {
 	if apierrors.IsConflict(err) {
 		return outcome{reason: ReasonRetrying, message: err.Error(), requeue: time.Second}
 	}
+	var rejected *rejectedStatusError
+	if errors.As(err, &rejected) {
+		// Only a new CRD helps, and its update sends no event: look again
+		// at the retry interval rather than with ever longer backoff.
+		return outcome{reason: ReasonError, event: ReasonStatusRejected, message: err.Error(), requeue: rn.r.retryInterval(rn.component), stalled: true}
+	}
 	var tooLarge *tooLargeError
 	if engine.NeedsChange(err) || errors.As(err, &tooLarge) {
 		// Trying again unchanged cannot help: look again on a change, or at
@@ -157,7 +164,9 @@ func (rn *run[T]) fail(err error) outcome {
 }
 
 // finish records the outcome in the status, writes it if it changed and
-// emits an event when the outcome is new.
+// emits an event when the outcome is new. A status the API server refuses
+// is reported in its stead (finishTooLarge, finishRejected), with an event
+// of its own.
 func (rn *run[T]) finish(ctx context.Context, o outcome) (ctrl.Result, error) {
 	if o.gone {
 		return ctrl.Result{}, nil
@@ -166,25 +175,29 @@ func (rn *run[T]) finish(ctx context.Context, o outcome) (ctrl.Result, error) {
 	status := rn.component.GetStatus()
 	status.setReady(rn.component.GetGeneration(), o.reason, o.message, o.stalled)
 	rn.r.gauge.observe(rn.id.String(), status)
-	rn.r.note(rn.component, o)
 	// The outcome is written even when the reconcile ran out of its time: a
 	// fresh context, bounded on its own.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), statusWriteTimeout)
 	defer cancel()
-	if err := rn.writeStatus(ctx); err != nil {
-		var tooLarge *tooLargeError
-		switch {
-		case errors.As(err, &tooLarge):
-			return rn.finishTooLarge(ctx, err)
-		case apierrors.IsConflict(err):
-			// Someone changed the component since it was read: start over.
-			return ctrl.Result{RequeueAfter: time.Second}, nil
-		case apierrors.IsNotFound(err):
-			// Deleted meanwhile (a stale read of a component whose deletion
-			// just finished): there is nothing left to report on.
-			rn.r.forget(rn.id)
-			return ctrl.Result{}, nil
-		}
+	err := rn.writeStatus(ctx)
+	var tooLarge *tooLargeError
+	var rejected *rejectedStatusError
+	switch {
+	case errors.As(err, &tooLarge):
+		return rn.finishTooLarge(ctx, err)
+	case errors.As(err, &rejected):
+		return rn.finishRejected(ctx, err)
+	case apierrors.IsConflict(err):
+		// Someone changed the component since it was read: start over.
+		return ctrl.Result{RequeueAfter: time.Second}, nil
+	case apierrors.IsNotFound(err):
+		// Deleted meanwhile (a stale read of a component whose deletion
+		// just finished): there is nothing left to report on.
+		rn.r.forget(rn.id)
+		return ctrl.Result{}, nil
+	}
+	rn.r.note(rn.component, o)
+	if err != nil {
 		return ctrl.Result{}, err
 	}
 	return ctrl.Result{RequeueAfter: o.requeue}, o.err
@@ -218,6 +231,9 @@ func (rn *run[T]) writeStatus(ctx context.Context) error {
 		}
 	}
 	if err := rn.r.client.Status().Update(ctx, rn.component, client.FieldOwner(rn.r.opts.FieldOwner)); err != nil {
+		if apierrors.IsInvalid(err) {
+			err = rn.rejected(ctx, err)
+		}
 		return fmt.Errorf("writing status of %s: %w", rn.id, err)
 	}
 	rn.written = *status.DeepCopy()
@@ -263,14 +279,18 @@ func byteSize(n int) string {
 
 func (r *Reconciler[T]) note(component T, o outcome) {
 	id := types.NamespacedName{Namespace: component.GetNamespace(), Name: component.GetName()}
-	if r.recorder == nil || !r.notes.changed(id, o.reason+"\x00"+o.message) {
+	reason := o.reason
+	if o.event != "" {
+		reason = o.event
+	}
+	if r.recorder == nil || !r.notes.changed(id, reason+"\x00"+o.message) {
 		return
 	}
 	kind := "Normal"
 	if o.reason == ReasonError || o.reason == ReasonTimeout || o.reason == ReasonDeletionBlocked {
 		kind = "Warning"
 	}
-	r.recorder.Eventf(component, nil, kind, o.reason, "Reconcile", "%s", o.message)
+	r.recorder.Eventf(component, nil, kind, reason, "Reconcile", "%s", o.message)
 }
 
 // owner describes the component to the applier.

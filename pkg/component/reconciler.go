@@ -19,7 +19,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
-	"sigs.k8s.io/controller-runtime/pkg/recorder"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
@@ -33,7 +32,7 @@ type Reconciler[T Component] struct {
 
 	client    client.Client
 	apiReader client.Reader
-	recorder  recorder.EventRecorder
+	recorder  *boundedRecorder // every Event goes through its bound
 	targets   *targets
 	events    chan event.GenericEvent
 	status    *writtenStatus[T]
@@ -122,7 +121,7 @@ func (r *Reconciler[T]) Enqueue(id types.NamespacedName) {
 func (r *Reconciler[T]) SetupWithManager(mgr ctrl.Manager) error {
 	r.client = mgr.GetClient()
 	r.apiReader = mgr.GetAPIReader()
-	r.recorder = mgr.GetEventRecorder(r.name)
+	r.recorder = &boundedRecorder{mgr.GetEventRecorder(r.name)}
 	r.targets = &targets{
 		name: r.name, local: mgr.GetConfig(), scheme: mgr.GetScheme(), reader: mgr.GetAPIReader(),
 		opts: r.opts, byKey: map[targetKey]*target{}, byComponent: map[types.NamespacedName]targetKey{},

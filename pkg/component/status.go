@@ -35,22 +35,28 @@ const (
 // Status is embedded by the status of every component type.
 type Status struct {
 	// ObservedGeneration is the component generation the status describes.
+	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 	// Conditions hold Ready, and Reconciling or Stalled as kstatus reads them.
 	// +listType=map
 	// +listMapKey=type
+	// +optional
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
 	// State summarises the conditions.
+	// +optional
 	State State `json:"state,omitempty"`
 	// Inventory lists every object the component applied.
+	// +optional
 	Inventory []manifests.InventoryItem `json:"inventory,omitempty"`
 	// Installed is true once the component has been Ready. Until then every
 	// render is an install (Helm's .Release.IsInstall), and so is every
 	// render at InstalledGeneration; one at a later generation is an upgrade.
+	// +optional
 	Installed bool `json:"installed,omitempty"`
 	// InstalledGeneration is the generation at which the component was
 	// first Ready: a pass that renders it again without a change (a requeue,
 	// an event) renders the install, not an upgrade with its hooks.
+	// +optional
 	InstalledGeneration int64 `json:"installedGeneration,omitempty"`
 	// Source says where the objects were last rendered from and applied,
 	// when the generator reports it (a chart version, a Git revision).

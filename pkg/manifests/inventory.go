@@ -33,15 +33,18 @@ type TypeInfo struct {
 // +kubebuilder:object:generate=true
 
 // InventoryItem records one object the component applied, with the policies
-// and orders it was applied under.
+// and orders it was applied under. Only version, kind, name and phase are
+// always set; every other field is optional and left out when empty.
 type InventoryItem struct {
 	// Group of the object's API version; empty (left out) for the core group.
+	// +optional
 	Group string `json:"group,omitempty"`
 	// Version of the object's API version.
 	Version string `json:"version"`
 	// Kind of the object.
 	Kind string `json:"kind"`
 	// Namespace of the object; empty for a cluster-scoped one.
+	// +optional
 	Namespace string `json:"namespace,omitempty"`
 	// Name of the object.
 	Name string `json:"name"`
@@ -49,37 +52,50 @@ type InventoryItem struct {
 	// The policies the object was applied under; empty where they are the
 	// built-in defaults (if-unowned, on-object-change, replace, delete), so
 	// that the inventory of thousands of objects fits in a status.
-	AdoptionPolicy  AdoptionPolicy  `json:"adoptionPolicy,omitempty"`
+	// +optional
+	AdoptionPolicy AdoptionPolicy `json:"adoptionPolicy,omitempty"`
+	// +optional
 	ReconcilePolicy ReconcilePolicy `json:"reconcilePolicy,omitempty"`
-	UpdatePolicy    UpdatePolicy    `json:"updatePolicy,omitempty"`
-	DeletePolicy    DeletePolicy    `json:"deletePolicy,omitempty"`
+	// +optional
+	UpdatePolicy UpdatePolicy `json:"updatePolicy,omitempty"`
+	// +optional
+	DeletePolicy DeletePolicy `json:"deletePolicy,omitempty"`
 
 	// ApplyOrder is the wave the object is applied in.
+	// +optional
 	ApplyOrder int16 `json:"applyOrder,omitempty"`
 	// PurgeOrder, if set, is the wave after which the object is deleted again.
+	// +optional
 	PurgeOrder *int16 `json:"purgeOrder,omitempty"`
 	// DeleteOrder is the wave the object is deleted in when the component goes.
+	// +optional
 	DeleteOrder int16 `json:"deleteOrder,omitempty"`
 
 	// ManagedTypes are the types whose instances this object serves (a CRD's
 	// or APIService's), which block deletion while foreign instances exist.
+	// +optional
 	ManagedTypes []TypeInfo `json:"managedTypes,omitempty"`
 
 	// Digest of the manifest as last applied (and of the component generation
 	// for on-object-or-component-change): the first 128 bits of a SHA-256, hex;
 	// empty until the object is first written.
+	// +optional
 	Digest string `json:"digest,omitempty"`
-	Phase  Phase  `json:"phase"`
+	// Phase is where the object stands; every item has one.
+	Phase Phase `json:"phase"`
 	// Status is the object's kstatus (InProgress, Failed, ...) and what it
 	// waits for; empty when the phase is Ready (kstatus Current). Empty
 	// fields are left out: every field of every item costs the API server
 	// time on each status write of a large component.
+	// +optional
 	Status string `json:"status,omitempty"`
 	// LastAppliedAt is the time of the last write, kept only for objects with
 	// a reapply-interval.
+	// +optional
 	LastAppliedAt int64 `json:"lastAppliedAt,omitempty"`
 	// DeleteHook is set (pre-delete or post-delete) on objects that run only
 	// while the component is deleted.
+	// +optional
 	DeleteHook string `json:"deleteHook,omitempty"`
 }
 
