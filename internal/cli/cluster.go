@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"net/url"
 	"os"
@@ -86,6 +87,11 @@ func (g *globalOptions) restConfig() (*rest.Config, error) {
 	cfg, err := cc.ClientConfig()
 	if err == nil {
 		return cfg, nil
+	}
+	if g.kubeconfig != "" {
+		if _, statErr := os.Stat(g.kubeconfig); errors.Is(statErr, fs.ErrNotExist) {
+			return nil, fmt.Errorf("--kubeconfig %s: no such file", g.kubeconfig)
+		}
 	}
 	if !clientcmd.IsEmptyConfig(err) {
 		return nil, fmt.Errorf("no cluster configured: %w", err)

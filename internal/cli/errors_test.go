@@ -88,6 +88,13 @@ var _ = Describe("an error", func() {
 		Expect(r.code).To(Equal(1))
 	})
 
+	It("names a --kubeconfig that does not exist", func() {
+		missing := filepath.Join(GinkgoT().TempDir(), "missing")
+		r := wavekitWith(missing, "status", "demo")
+		Expect(r.stderr).To(Equal("error: --kubeconfig " + missing + ": no such file\n"))
+		Expect(r.code).To(Equal(1))
+	})
+
 	It("names the contexts when the kubeconfig has no current one", func() {
 		config := filepath.Join(GinkgoT().TempDir(), "kubeconfig")
 		Expect(os.WriteFile(config, []byte("apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: {server: \"https://127.0.0.1:1\"}\n"+
