@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	toolscache "k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/clientcmd"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -24,6 +25,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
+	"github.com/wavekit-dev/wavekit/internal/errlines"
 	"github.com/wavekit-dev/wavekit/internal/operator"
 	"github.com/wavekit-dev/wavekit/pkg/component"
 )
@@ -46,7 +48,7 @@ func main() {
 		debug.SetGCPercent(gcPercent)
 	}
 	if err := run(); err != nil {
-		fmt.Fprintln(os.Stderr, "component-operator:", err)
+		errlines.Write(os.Stderr, "component-operator: ", err)
 		os.Exit(1)
 	}
 }
@@ -79,11 +81,17 @@ func run() error {
 	zapOpts := zap.Options{}
 	zapOpts.BindFlags(flag.CommandLine)
 	flag.Parse()
+	// Every flag is checked before the operator connects to a cluster.
+	var problems []error
 	if reconciler.MaxConcurrentReconciles < 1 {
-		return fmt.Errorf("--concurrent %d: give at least 1", reconciler.MaxConcurrentReconciles)
+		problems = append(problems, fmt.Errorf("--concurrent %d: give at least 1", reconciler.MaxConcurrentReconciles))
 	}
 	selector, err := shard.componentSelector(name)
-	if err != nil {
+	problems = append(problems, err)
+	parsed, err := operator.ParseSources(sources)
+	problems = append(problems, err, operator.CheckSources(name, parsed))
+	problems = append(problems, checkNamespaces(watchNamespaces), checkLeaderElection(leaderElect, leaderNamespace))
+	if err := errors.Join(problems...); err != nil {
 		return err
 	}
 	reconciler.Selector = selector
@@ -91,10 +99,6 @@ func run() error {
 	capLogVerbosity(&zapOpts)
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts)))
 
-	parsed, err := operator.ParseSources(sources)
-	if err != nil {
-		return err
-	}
 	scheme := runtime.NewScheme()
 	if err := clientgoscheme.AddToScheme(scheme); err != nil {
 		return err
@@ -103,6 +107,9 @@ func run() error {
 		return err
 	}
 	cfg, err := ctrl.GetConfig()
+	if clientcmd.IsEmptyConfig(err) {
+		return errors.New("no kubeconfig found and not in a pod: set --kubeconfig or KUBECONFIG, or run the operator in a pod")
+	}
 	if err != nil {
 		return fmt.Errorf("loading kubeconfig: %w", err)
 	}

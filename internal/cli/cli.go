@@ -8,10 +8,12 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/wavekit-dev/wavekit/internal/errlines"
 )
 
 // ExitError ends a command with a given exit code; Err, when set, is printed
-// as the one error line.
+// as the error.
 type ExitError struct {
 	Code int
 	Err  error
@@ -32,7 +34,9 @@ const errorExitCode = "wavekit.dev/error-exit-code"
 
 // Run executes the wavekit command line with args (without the program
 // name), writing to stdout and stderr, and returns the process exit code.
-// An error is printed as one line on stderr.
+// An error is printed on stderr as "error: " and its first line, then every
+// further line (each error of an errors.Join, a hint on what to do)
+// indented below it.
 func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root := NewRootCommand(stdout, stderr)
 	root.SetArgs(args)
@@ -51,23 +55,65 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return code
 		}
 	}
-	fmt.Fprintf(stderr, "error: %s\n", oneLine(err))
+	errlines.Write(stderr, "error: ", withUsageHint(cmd, err))
 	return code
 }
 
-// oneLine joins the lines of a message (errors.Join makes several).
-func oneLine(err error) string {
-	lines := strings.Split(strings.TrimSpace(err.Error()), "\n")
-	for i := range lines {
-		lines[i] = strings.TrimSpace(lines[i])
+// hinted is an error followed by what the user can do about it.
+type hinted struct {
+	err   error
+	hints []string
+}
+
+func (h *hinted) Error() string {
+	return strings.Join(append([]string{h.err.Error()}, h.hints...), "\n")
+}
+func (h *hinted) Unwrap() error { return h.err }
+
+// hint adds lines saying what to do to err.
+func hint(err error, hints ...string) error { return &hinted{err: err, hints: hints} }
+
+// flagError is a flag cobra could not parse on cmd.
+type flagError struct {
+	cmd *cobra.Command
+	err error
+}
+
+func (f *flagError) Error() string { return f.err.Error() }
+func (f *flagError) Unwrap() error { return f.err }
+
+// withUsageHint adds to cobra's own errors where to read the usage: an
+// unknown command gets the commands that come close and the root's --help,
+// an unknown flag or a bad flag value the command's --help.
+func withUsageHint(cmd *cobra.Command, err error) error {
+	var flagErr *flagError
+	if errors.As(err, &flagErr) {
+		return hint(err, fmt.Sprintf("run '%s --help' for its flags", flagErr.cmd.CommandPath()))
 	}
-	return strings.Join(lines, "; ")
+	var typed, path string
+	if cmd == nil {
+		return err
+	}
+	if _, scanErr := fmt.Sscanf(err.Error(), "unknown command %q for %q", &typed, &path); scanErr != nil {
+		return err
+	}
+	if !cmd.HasSubCommands() {
+		return hint(err, fmt.Sprintf("run '%s --help' for its usage", cmd.CommandPath()))
+	}
+	var hints []string
+	if suggestions := cmd.SuggestionsFor(typed); len(suggestions) > 0 {
+		hints = append(hints, "did you mean: "+strings.Join(suggestions, ", ")+"?")
+	}
+	return hint(err, append(hints, fmt.Sprintf("run '%s --help' for the commands", cmd.CommandPath()))...)
 }
 
 // exactArgs requires the positional arguments named in usage, e.g. "NAME SOURCE".
 func exactArgs(usage string) cobra.PositionalArgs {
 	want := len(strings.Fields(usage))
 	return func(cmd *cobra.Command, args []string) error {
+		if len(args) != want && want == 0 {
+			return fmt.Errorf("%s takes no arguments, got %d (see wavekit %s --help)", cmd.Name(), len(args), cmd.Name())
+		}
 		if len(args) != want {
 			return fmt.Errorf("%s needs %s, got %d arguments (see wavekit %s --help)", cmd.Name(), usage, len(args), cmd.Name())
 		}
@@ -100,7 +146,11 @@ The cluster is found as kubectl finds it: --kubeconfig, $KUBECONFIG,
   wavekit delete demo --wait`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
+		// Run suggests commands on a line of their own.
+		DisableSuggestions:         true,
+		SuggestionsMinimumDistance: 2,
 	}
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error { return &flagError{cmd: cmd, err: err} })
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	g.addFlags(root)

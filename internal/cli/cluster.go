@@ -5,7 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"maps"
 	"net/url"
+	"os"
+	"slices"
+	"strings"
 	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -73,6 +78,54 @@ func (g *globalOptions) clientConfig() clientcmd.ClientConfig {
 	return clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, overrides)
 }
 
+// restConfig is the kubeconfig's client configuration, or in a pod without
+// one, the pod's (client-go tries it before it reports an empty
+// configuration). client-go reports a missing kubeconfig as an empty one and
+// suggests KUBERNETES_MASTER; restConfig says what the user can do instead.
+func (g *globalOptions) restConfig() (*rest.Config, error) {
+	cc := g.clientConfig()
+	cfg, err := cc.ClientConfig()
+	if err == nil {
+		return cfg, nil
+	}
+	if g.kubeconfig != "" {
+		if _, statErr := os.Stat(g.kubeconfig); errors.Is(statErr, fs.ErrNotExist) {
+			return nil, fmt.Errorf("--kubeconfig %s: no such file", g.kubeconfig)
+		}
+	}
+	if !clientcmd.IsEmptyConfig(err) {
+		return nil, fmt.Errorf("no cluster configured: %w", err)
+	}
+	files := g.kubeconfigFiles()
+	if len(files) == 0 {
+		return nil, errors.New("no kubeconfig found: set --kubeconfig or KUBECONFIG, or create ~/.kube/config")
+	}
+	raw, rawErr := cc.RawConfig()
+	if rawErr == nil && len(raw.Contexts) > 0 {
+		return nil, hint(fmt.Errorf("kubeconfig %s: no current context", strings.Join(files, ", ")),
+			"pass --context with one of: "+strings.Join(slices.Sorted(maps.Keys(raw.Contexts)), ", "))
+	}
+	return nil, hint(fmt.Errorf("kubeconfig %s: no cluster configured", strings.Join(files, ", ")),
+		"set --kubeconfig or KUBECONFIG to a kubeconfig with a cluster and a current context")
+}
+
+// kubeconfigFiles are the kubeconfig files that exist of those the client
+// configuration reads: --kubeconfig, else $KUBECONFIG's, else ~/.kube/config.
+func (g *globalOptions) kubeconfigFiles() []string {
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	candidates := rules.GetLoadingPrecedence()
+	if g.kubeconfig != "" {
+		candidates = []string{g.kubeconfig}
+	}
+	var files []string
+	for _, file := range candidates {
+		if _, err := os.Stat(file); err == nil {
+			files = append(files, file)
+		}
+	}
+	return files
+}
+
 // releaseNamespace is --namespace, else the context's namespace, else
 // default; it needs no cluster.
 func (g *globalOptions) releaseNamespace() string {
@@ -100,9 +153,9 @@ const pingTimeout = 15 * time.Second
 
 // connect loads the kubeconfig and checks that the API server answers.
 func (g *globalOptions) connect(ctx context.Context) (*cluster, error) {
-	cfg, err := g.clientConfig().ClientConfig()
+	cfg, err := g.restConfig()
 	if err != nil {
-		return nil, fmt.Errorf("no cluster configured: %w", err)
+		return nil, err
 	}
 	cfg = rest.CopyConfig(cfg)
 	g.tune(cfg)

@@ -2,8 +2,10 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -12,6 +14,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/wavekit-dev/wavekit/pkg/generator/helm"
+	"github.com/wavekit-dev/wavekit/pkg/generator/kustomize"
 	"github.com/wavekit-dev/wavekit/pkg/generator/source"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
@@ -119,7 +122,45 @@ func (in *input) render(ctx context.Context, rc renderContext) ([]client.Object,
 	})
 	objects, err := in.generator.Generate(ctx, rc.namespace, rc.name, in.values)
 	if err != nil {
-		return nil, fmt.Errorf("rendering %s: %w", in.dir, err)
+		return nil, withKustomizeRootHint(fmt.Errorf("rendering %s: %w", in.dir, err))
 	}
 	return objects, nil
+}
+
+// withKustomizeRootHint adds to a kustomization that reached outside its
+// source the --kustomize-root that would hold both.
+func withKustomizeRootHint(err error) error {
+	var outside *kustomize.OutsideSourceError
+	if !errors.As(err, &outside) {
+		return err
+	}
+	if _, statErr := os.Stat(outside.Path); statErr != nil {
+		return hint(err, fmt.Sprintf("%s does not exist on disk either: check the path in the kustomization", outside.Path))
+	}
+	return hint(err, fmt.Sprintf("pass --kustomize-root %s (a directory that contains both)", commonDir(outside.Source, outside.Path)))
+}
+
+// commonDir is the innermost directory that contains both paths, relative
+// when dir is.
+func commonDir(dir, path string) string {
+	absDir, errDir := filepath.Abs(dir)
+	absPath, errPath := filepath.Abs(path)
+	if errDir != nil || errPath != nil {
+		return "<a directory that contains both>"
+	}
+	common := absDir
+	for common != filepath.Dir(common) && !strings.HasPrefix(absPath, common+string(filepath.Separator)) {
+		common = filepath.Dir(common)
+	}
+	if filepath.IsAbs(dir) {
+		return common
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		return common
+	}
+	if rel, err := filepath.Rel(cwd, common); err == nil {
+		return rel
+	}
+	return common
 }

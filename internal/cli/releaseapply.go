@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/wavekit-dev/wavekit/internal/errlines"
 	"github.com/wavekit-dev/wavekit/pkg/engine"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
@@ -138,4 +140,10 @@ func hookData(objects []client.Object, prefix string) ([]map[string]any, error) 
 		out = append(out, content)
 	}
 	return out, nil
+}
+
+// oneLine joins the lines of a message (errors.Join makes several) for the
+// release's stored message.
+func oneLine(err error) string {
+	return strings.Join(errlines.Lines(err), "; ")
 }

@@ -1,6 +1,7 @@
 package operator
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -50,7 +51,7 @@ func Setup(mgr ctrl.Manager, opts Options) (*component.Reconciler[*v1alpha1.Comp
 	if opts.Name == "" {
 		return nil, fmt.Errorf("the operator name is empty")
 	}
-	generators, err := loadSources(opts.Name, opts.Sources)
+	generators, err := loadSources(opts.Name, opts.Sources, true)
 	if err != nil {
 		return nil, err
 	}
@@ -92,34 +93,57 @@ func newFetcher(opts Options) (*fetch.Fetcher, error) {
 	return fetch.NewFetcher(cache), nil
 }
 
-func loadSources(name string, sources map[string]string) (map[string]manifests.Generator, error) {
+// CheckSources loads every source as Setup does, without a cluster, and
+// reports each one that cannot be loaded on a line of its own, so that the
+// operator can refuse bad --source flags before it connects.
+func CheckSources(name string, sources map[string]string) error {
+	_, err := loadSources(name, sources, false)
+	return err
+}
+
+// loadSources detects the generator of every source; the error names every
+// source that cannot be loaded (errors.Join). log says which sources are
+// served.
+func loadSources(name string, sources map[string]string, log bool) (map[string]manifests.Generator, error) {
 	generators := map[string]manifests.Generator{}
+	var errs []error
 	for _, sourceName := range sortedKeys(sources) {
 		dir := sources[sourceName]
 		gen, kind, err := source.Detect(dir, source.WithOperatorName(name))
 		if err != nil {
-			return nil, fmt.Errorf("source %s (%s): %w", sourceName, dir, err)
+			errs = append(errs, fmt.Errorf("--source %s=%s: %w", sourceName, dir, err))
+			continue
 		}
-		ctrl.Log.WithName("operator").Info("serving source", "source", sourceName, "dir", dir, "kind", kind)
+		if log {
+			ctrl.Log.WithName("operator").Info("serving source", "source", sourceName, "dir", dir, "kind", kind)
+		}
 		generators[sourceName] = gen
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
 	}
 	return generators, nil
 }
 
-// ParseSources turns NAME=DIR flags into a map; a name may appear once.
+// ParseSources turns NAME=DIR flags into a map; a name may appear once. The
+// error names every flag that is not NAME=DIR or repeats a name
+// (errors.Join); the map holds the other flags even then, so that they can
+// be checked too.
 func ParseSources(flags []string) (map[string]string, error) {
 	sources := map[string]string{}
+	var errs []error
 	for _, f := range flags {
 		name, dir, ok := strings.Cut(f, "=")
-		if !ok || name == "" || dir == "" {
-			return nil, fmt.Errorf("--source %q: want NAME=DIR", f)
+		switch _, dup := sources[name]; {
+		case !ok || name == "" || dir == "":
+			errs = append(errs, fmt.Errorf("--source %q: want NAME=DIR", f))
+		case dup:
+			errs = append(errs, fmt.Errorf("--source %q: source %s given twice", f, name))
+		default:
+			sources[name] = dir
 		}
-		if _, dup := sources[name]; dup {
-			return nil, fmt.Errorf("--source %q: source %s given twice", f, name)
-		}
-		sources[name] = dir
 	}
-	return sources, nil
+	return sources, errors.Join(errs...)
 }
 
 func sortedKeys[V any](m map[string]V) []string {

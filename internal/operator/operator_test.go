@@ -29,7 +29,14 @@ var _ = Describe("start-up", func() {
 
 	It("names a source directory that cannot be loaded", func() {
 		_, err := operator.Setup(newManager(), operator.Options{Name: "x.dev", Sources: map[string]string{"web": "/does/not/exist"}})
-		Expect(err).To(MatchError(HavePrefix("source web (/does/not/exist): ")))
+		Expect(err).To(MatchError("--source web=/does/not/exist: source /does/not/exist: no such directory"))
+	})
+
+	It("checks every source without a cluster and names each that cannot be loaded", func() {
+		err := operator.CheckSources("x.dev", map[string]string{"web": "/does/not/exist", "ok": "../../internal/cli/testdata/web", "api": "/proc/version"})
+		Expect(err).To(MatchError("--source api=/proc/version: source /proc/version: not a directory\n" +
+			"--source web=/does/not/exist: source /does/not/exist: no such directory"))
+		Expect(operator.CheckSources("x.dev", map[string]string{"ok": "../../internal/cli/testdata/web"})).To(Succeed())
 	})
 
 	It("refuses a source cache it cannot create", func() {
@@ -42,14 +49,16 @@ var _ = Describe("start-up", func() {
 			got, err := operator.ParseSources(flags)
 			if message != "" {
 				Expect(err).To(MatchError(message))
-				return
+			} else {
+				Expect(err).NotTo(HaveOccurred())
 			}
-			Expect(err).NotTo(HaveOccurred())
 			Expect(got).To(Equal(want))
 		},
 		Entry("two sources", []string{"a=/x", "b=/y"}, map[string]string{"a": "/x", "b": "/y"}, ""),
-		Entry("no equals sign", []string{"a"}, nil, `--source "a": want NAME=DIR`),
-		Entry("empty dir", []string{"a="}, nil, `--source "a=": want NAME=DIR`),
-		Entry("a name twice", []string{"a=/x", "a=/y"}, nil, `--source "a=/y": source a given twice`),
+		Entry("no equals sign", []string{"a"}, map[string]string{}, `--source "a": want NAME=DIR`),
+		Entry("empty dir", []string{"a="}, map[string]string{}, `--source "a=": want NAME=DIR`),
+		Entry("a name twice", []string{"a=/x", "a=/y"}, map[string]string{"a": "/x"}, `--source "a=/y": source a given twice`),
+		Entry("every problem, keeping the good flags", []string{"a", "b=/x", "=/y", "b=/z"}, map[string]string{"b": "/x"},
+			"--source \"a\": want NAME=DIR\n--source \"=/y\": want NAME=DIR\n--source \"b=/z\": source b given twice"),
 	)
 })

@@ -10,20 +10,22 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 )
 
-// build writes files (by slash path) into an in-memory file system and runs
-// kustomize on dir with the defaults of `kustomize build`.
-func build(files map[string][]byte, dir string) ([]client.Object, error) {
-	fsys := filesys.MakeFsInMemory()
+// build writes files (by slash path) into an in-memory file system under
+// the mount of root (see mountFor) and runs kustomize on dir with the
+// defaults of `kustomize build`.
+func build(files map[string][]byte, dir, root string) ([]client.Object, error) {
+	mount := mountFor(root)
+	fsys := &watchedFS{FileSystem: filesys.MakeFsInMemory(), mount: mount}
 	for p, data := range files {
-		if err := fsys.WriteFile(path.Join("/", p), data); err != nil {
+		if err := fsys.WriteFile(path.Join(mount, p), data); err != nil {
 			return nil, fmt.Errorf("writing %s to the in-memory file system: %w", p, err)
 		}
 	}
 	options := krusty.MakeDefaultOptions()
 	options.Reorder = krusty.ReorderOptionUnspecified // legacy order unless sortOptions says otherwise
-	resources, err := krusty.MakeKustomizer(options).Run(fsys, path.Join("/", dir))
+	resources, err := krusty.MakeKustomizer(options).Run(fsys, path.Join(mount, dir))
 	if err != nil {
-		return nil, fmt.Errorf("kustomize build %s: %w", dir, err)
+		return nil, fmt.Errorf("kustomize build %s: %w", dir, fsys.explain(err, root))
 	}
 	objects := make([]client.Object, 0, resources.Size())
 	for _, resource := range resources.Resources() {

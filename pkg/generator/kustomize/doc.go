@@ -40,7 +40,10 @@
 // and CRDs first, webhooks last) unless the kustomization sets sortOptions.
 // Objects come back in kustomize's output order. Errors of a template name
 // the file and line (see package template); errors of kustomize are wrapped
-// with the directory that was built. The kustomize API itself writes its
+// with the directory that was built. A source read from a directory
+// (NewGeneratorFromDir) is placed in memory at its path on disk, so that a
+// build that fails after looking outside it (a base "../base" beyond the
+// source's root) is an OutsideSourceError that names that path on disk. The kustomize API itself writes its
 // warnings about deprecated fields (commonLabels, patchesStrategicMerge, ...)
 // to the process's standard error on every build.
 package kustomize

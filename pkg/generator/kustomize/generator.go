@@ -25,6 +25,8 @@ type Generator struct {
 	// kustomization is the generated kustomization file of dir, or nil when
 	// dir has one of its own.
 	kustomization []byte
+	// root is the directory of the source on disk, "" for an fs.FS.
+	root string
 }
 
 var _ manifests.Generator = (*Generator)(nil)
@@ -85,6 +87,7 @@ func NewGeneratorFromDir(root, dir string, opts ...Option) (*Generator, error) {
 	if err != nil {
 		return nil, fmt.Errorf("kustomize source %s: %w", root, err)
 	}
+	g.root = root
 	return g, nil
 }
 
@@ -105,5 +108,5 @@ func (g *Generator) Generate(ctx context.Context, namespace, name string, parame
 	if g.kustomization != nil {
 		files[path.Join(g.dir, generatedKustomization)] = g.kustomization
 	}
-	return build(files, g.dir)
+	return build(files, g.dir, g.root)
 }

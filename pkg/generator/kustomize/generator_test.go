@@ -2,6 +2,7 @@ package kustomize_test
 
 import (
 	"context"
+	"errors"
 	"testing/fstest"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -134,6 +135,17 @@ data: {key: value}
 			Expect(objects).To(BeNil())
 			Expect(err).To(MatchError(HavePrefix("kustomize build app: ")))
 			Expect(err).To(MatchError(ContainSubstring("missing.yaml")))
+		})
+
+		It("names a base outside the source on disk", func() {
+			g, err := kustomize.NewGeneratorFromDir("testdata/overlays/dev", ".")
+			Expect(err).NotTo(HaveOccurred())
+			_, err = g.Generate(ctx, "ns", "n", nil)
+			var outside *kustomize.OutsideSourceError
+			Expect(errors.As(err, &outside)).To(BeTrue(), "%v", err)
+			Expect(outside.Path).To(Equal("testdata/base"))
+			Expect(outside.Source).To(Equal("testdata/overlays/dev"))
+			Expect(err).To(MatchError(HavePrefix("kustomize build .: testdata/base is outside the source testdata/overlays/dev: ")))
 		})
 
 		It("fails on a directory that does not exist", func() {

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/wavekit-dev/wavekit/pkg/generator/helm"
@@ -55,6 +56,9 @@ func detectKind(dir string) (Kind, error) {
 		names[e.Name()] = !e.IsDir()
 	}
 	if names["Chart.yaml"] {
+		if err := misnamedValues(names); err != nil {
+			return "", fmt.Errorf("source %s: %w", dir, err)
+		}
 		return Helm, nil
 	}
 	for _, name := range kustomizationFiles {
@@ -62,10 +66,61 @@ func detectKind(dir string) (Kind, error) {
 			return Kustomize, nil
 		}
 	}
+	if err := misnamedChart(names); err != nil {
+		return "", fmt.Errorf("source %s: %w", dir, err)
+	}
 	if !hasTemplates(dir) {
 		return "", fmt.Errorf("source %s: nothing to render: no Chart.yaml, no kustomization file and no *.yaml or *.yml files", dir)
 	}
 	return Template, nil
+}
+
+// misnamedChart refuses a directory without Chart.yaml and without a
+// kustomization file that would otherwise render as Go templates although it
+// is meant as a Helm chart: it holds Chart.yaml under another case or as
+// .yml (Chart.yml, chart.yaml), or Helm's values file (values.yaml,
+// values.yml in any case). names maps file names to whether they are files.
+func misnamedChart(names map[string]bool) error {
+	for _, name := range sortedFiles(names) {
+		lower := strings.ToLower(name)
+		if lower == "chart.yaml" || lower == "chart.yml" {
+			return fmt.Errorf("found %s: Helm charts need Chart.yaml; rename it", name)
+		}
+	}
+	for _, name := range sortedFiles(names) {
+		lower := strings.ToLower(name)
+		if lower == "values.yaml" || lower == "values.yml" {
+			return fmt.Errorf("found %s but no Chart.yaml: a Helm chart needs Chart.yaml beside its values (a folder of Go templates has no values file)", name)
+		}
+	}
+	return nil
+}
+
+// misnamedValues refuses a chart whose default values Helm would not read:
+// it has values.yml, or values.yaml in another case, and no values.yaml.
+func misnamedValues(names map[string]bool) error {
+	if names["values.yaml"] {
+		return nil
+	}
+	for _, name := range sortedFiles(names) {
+		lower := strings.ToLower(name)
+		if lower == "values.yaml" || lower == "values.yml" {
+			return fmt.Errorf("found %s: Helm reads its default values only from values.yaml; rename it", name)
+		}
+	}
+	return nil
+}
+
+// sortedFiles are the names of the files (not directories) in names, sorted.
+func sortedFiles(names map[string]bool) []string {
+	var files []string
+	for name, isFile := range names {
+		if isFile {
+			files = append(files, name)
+		}
+	}
+	slices.Sort(files)
+	return files
 }
 
 func readDir(dir string) ([]fs.DirEntry, error) {

@@ -109,6 +109,32 @@ var _ = Describe("Detect", func() {
 		}
 	})
 
+	DescribeTable("refuses a folder that looks like a Helm chart but misnames a file, instead of rendering Go templates",
+		func(files map[string]string, message string) {
+			dir := writeFiles(files)
+			_, _, err := source.Detect(dir)
+			Expect(err).To(MatchError("source " + dir + ": " + message))
+		},
+		Entry("Chart.yml", map[string]string{"Chart.yml": "name: web\n", "templates/cm.yaml": "kind: ConfigMap\n"},
+			"found Chart.yml: Helm charts need Chart.yaml; rename it"),
+		Entry("chart.yaml", map[string]string{"chart.yaml": "name: web\n", "values.yaml": "a: 1\n"},
+			"found chart.yaml: Helm charts need Chart.yaml; rename it"),
+		Entry("values.yml without Chart.yaml", map[string]string{"values.yml": "a: 1\n", "templates/cm.yaml": "kind: ConfigMap\n"},
+			"found values.yml but no Chart.yaml: a Helm chart needs Chart.yaml beside its values (a folder of Go templates has no values file)"),
+		Entry("values.yml beside Chart.yaml", map[string]string{"Chart.yaml": "apiVersion: v2\nname: web\nversion: 0.1.0\n", "values.yml": "a: 1\n"},
+			"found values.yml: Helm reads its default values only from values.yaml; rename it"),
+	)
+
+	It("takes a kustomization that holds a values file as a kustomization", func() {
+		dir := writeFiles(map[string]string{
+			"kustomization.yaml": "resources: [cm.yaml]\n",
+			"cm.yaml":            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\n",
+			"values.yml":         "a: 1\n",
+		})
+		kind, _ := render(dir)
+		Expect(kind).To(Equal(source.Kustomize))
+	})
+
 	It("passes the error of a chart that does not load", func() {
 		dir := writeFiles(map[string]string{"Chart.yaml": "name: broken\n"})
 		_, _, err := source.Detect(dir)

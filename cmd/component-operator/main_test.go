@@ -1,0 +1,94 @@
+package main_test
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"github.com/onsi/gomega/gexec"
+	"k8s.io/client-go/rest"
+
+	"github.com/wavekit-dev/wavekit/internal/testenv"
+)
+
+func TestOperatorBinary(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "component-operator")
+}
+
+var binary string
+
+var _ = BeforeSuite(func() {
+	var err error
+	binary, err = gexec.Build("github.com/wavekit-dev/wavekit/cmd/component-operator")
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(gexec.CleanupBuildArtifacts)
+})
+
+// countingServer is an API server that answers nothing but counts requests;
+// it returns a kubeconfig that points to it.
+func countingServer() (string, *atomic.Int64) {
+	var requests atomic.Int64
+	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		requests.Add(1)
+		http.NotFound(w, nil)
+	}))
+	DeferCleanup(server.Close)
+	path := filepath.Join(GinkgoT().TempDir(), "kubeconfig")
+	Expect(testenv.WriteKubeconfig(&rest.Config{Host: server.URL}, path)).To(Succeed())
+	return path, &requests
+}
+
+// start runs the operator with args, a kubeconfig and an empty home.
+func start(kubeconfig string, args ...string) *gexec.Session {
+	cmd := exec.Command(binary, append([]string{"--kubeconfig", kubeconfig,
+		"--metrics-bind-address", "0", "--health-probe-bind-address", "0"}, args...)...)
+	cmd.Env = append(os.Environ(), "HOME="+GinkgoT().TempDir(), "KUBERNETES_SERVICE_HOST=")
+	session, err := gexec.Start(cmd, GinkgoWriter, GinkgoWriter)
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(func() { session.Kill().Wait(10 * time.Second) })
+	return session
+}
+
+var _ = Describe("start-up", func() {
+	It("refuses bad flags, one problem per line, before it connects to the cluster", func() {
+		kubeconfig, requests := countingServer()
+		misnamed := GinkgoT().TempDir()
+		Expect(os.WriteFile(filepath.Join(misnamed, "Chart.yml"), []byte("name: web\n"), 0o644)).To(Succeed())
+		session := start(kubeconfig,
+			"--source", "web", "--source", "a=../../internal/cli/testdata/web", "--source", "a=/x",
+			"--source", "gone=/does/not/exist", "--source", "chart="+misnamed,
+			"--concurrent", "0", "--watch-namespaces", "apps,Team_A")
+		Eventually(session).WithTimeout(time.Minute).Should(gexec.Exit(1))
+		Expect(string(session.Err.Contents())).To(Equal("component-operator: --concurrent 0: give at least 1\n" +
+			"  --source \"web\": want NAME=DIR\n" +
+			"  --source \"a=/x\": source a given twice\n" +
+			"  --source chart=" + misnamed + ": source " + misnamed + ": found Chart.yml: Helm charts need Chart.yaml; rename it\n" +
+			"  --source gone=/does/not/exist: source /does/not/exist: no such directory\n" +
+			"  --watch-namespaces: \"Team_A\" is not a namespace name: a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', " +
+			"and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')\n"))
+		Expect(requests.Load()).To(BeZero(), "requests to the API server")
+	})
+
+	It("connects with good flags (the counter counts)", func() {
+		kubeconfig, requests := countingServer()
+		start(kubeconfig, "--source", "web=../../internal/cli/testdata/web")
+		Eventually(requests.Load).WithTimeout(time.Minute).Should(BeNumerically(">", 0))
+	})
+
+	It("says how to give it a cluster when it has no kubeconfig", func() {
+		cmd := exec.Command(binary, "--metrics-bind-address", "0", "--health-probe-bind-address", "0")
+		cmd.Env = append(os.Environ(), "HOME="+GinkgoT().TempDir(), "KUBECONFIG="+filepath.Join(GinkgoT().TempDir(), "missing"), "KUBERNETES_SERVICE_HOST=")
+		session, err := gexec.Start(cmd, GinkgoWriter, GinkgoWriter)
+		Expect(err).NotTo(HaveOccurred())
+		Eventually(session).WithTimeout(time.Minute).Should(gexec.Exit(1))
+		Expect(string(session.Err.Contents())).To(Equal("component-operator: no kubeconfig found and not in a pod: set --kubeconfig or KUBECONFIG, or run the operator in a pod\n"))
+	})
+})

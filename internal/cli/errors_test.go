@@ -1,0 +1,107 @@
+package cli_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/wavekit-dev/wavekit/internal/cli"
+)
+
+// wavekitAlone runs the CLI without --kubeconfig, as a user would.
+func wavekitAlone(args ...string) result {
+	var stdout, stderr bytes.Buffer
+	code := cli.Run(context.Background(), args, &stdout, &stderr)
+	GinkgoWriter.Printf("wavekit %v -> %d\n%s%s", args, code, stdout.String(), stderr.String())
+	return result{code: code, stdout: stdout.String(), stderr: stderr.String()}
+}
+
+var _ = Describe("an error", func() {
+	DescribeTable("prints one problem per line with what to do, and the exit code of the command",
+		func(args []string, code int, stderr string) {
+			r := wavekit(args...)
+			Expect(r.stderr).To(Equal(stderr))
+			Expect(r.code).To(Equal(code))
+			Expect(r.stdout).To(BeEmpty())
+		},
+		Entry("an unknown command", []string{"rendr", "testdata/web"}, 1,
+			"error: unknown command \"rendr\" for \"wavekit\"\n"+
+				"  did you mean: render?\n"+
+				"  run 'wavekit --help' for the commands\n"),
+		Entry("an unknown command nothing comes close to", []string{"frobnicate"}, 1,
+			"error: unknown command \"frobnicate\" for \"wavekit\"\n"+
+				"  run 'wavekit --help' for the commands\n"),
+		Entry("an argument to a command that takes none", []string{"list", "extra"}, 1,
+			"error: unknown command \"extra\" for \"wavekit list\"\n"+
+				"  run 'wavekit list --help' for its usage\n"),
+		Entry("an unknown flag", []string{"render", "testdata/web", "--valuse", "x.yaml"}, 1,
+			"error: unknown flag: --valuse\n"+
+				"  run 'wavekit render --help' for its flags\n"),
+		Entry("a bad flag value", []string{"apply", "demo", "testdata/web", "--timeout", "soon"}, 1,
+			"error: invalid argument \"soon\" for \"--timeout\" flag: time: invalid duration \"soon\"\n"+
+				"  run 'wavekit apply --help' for its flags\n"),
+		Entry("an unknown flag of diff, whose errors exit with 2", []string{"diff", "demo", "testdata/web", "--bogus"}, 2,
+			"error: unknown flag: --bogus\n"+
+				"  run 'wavekit diff --help' for its flags\n"),
+		Entry("a wrong number of arguments", []string{"render"}, 1,
+			"error: render needs SOURCE, got 0 arguments (see wavekit render --help)\n"),
+		Entry("an argument to version", []string{"version", "extra"}, 1,
+			"error: version takes no arguments, got 1 (see wavekit version --help)\n"),
+		Entry("a Helm chart with Chart.yml", []string{"render", "testdata/chart-yml"}, 1,
+			"error: source testdata/chart-yml: found Chart.yml: Helm charts need Chart.yaml; rename it\n"),
+	)
+
+	It("prints each of several problems on a line of its own", func() {
+		ns := newNamespace()
+		r := wavekit("apply", "demo", "testdata/three-invalid", "-n", ns)
+		Expect(r.code).To(Equal(1))
+		invalid := `annotation wavekit.dev/apply-order has invalid value "soon" (allowed: an integer from -32768 to 32767)`
+		Expect(r.stderr).To(Equal("error: invalid manifests: ConfigMap " + ns + "/demo-a: " + invalid + "\n" +
+			"  ConfigMap " + ns + "/demo-b: " + invalid + "\n" +
+			"  ConfigMap " + ns + "/demo-c: " + invalid + "\n"))
+		nothingIn(ns)
+	})
+
+	It("names --kustomize-root for a kustomization whose base is outside the source", func() {
+		base, err := filepath.Abs("testdata/outside/base")
+		Expect(err).NotTo(HaveOccurred())
+		r := wavekit("render", "testdata/outside/overlay")
+		Expect(r.code).To(Equal(1))
+		Expect(r.stderr).To(Equal("error: rendering testdata/outside/overlay: kustomize build .: testdata/outside/base is outside the source testdata/outside/overlay: " +
+			"accumulating resources: accumulation err='accumulating resources from '../base': '" + base + "' doesn't exist': " +
+			"must build at directory: not a valid directory: '" + base + "' doesn't exist\n" +
+			"  pass --kustomize-root testdata/outside (a directory that contains both)\n"))
+
+		Expect(succeeds("render", "testdata/outside/overlay", "--kustomize-root", "testdata/outside")).To(ContainSubstring("name: overlay-base"))
+	})
+
+	It("says how to configure a cluster when there is no kubeconfig", func() {
+		GinkgoT().Setenv("KUBECONFIG", filepath.Join(GinkgoT().TempDir(), "missing"))
+		GinkgoT().Setenv("HOME", GinkgoT().TempDir())
+		GinkgoT().Setenv("KUBERNETES_SERVICE_HOST", "") // not in a pod
+		r := wavekitAlone("status", "demo")
+		Expect(r.stderr).To(Equal("error: no kubeconfig found: set --kubeconfig or KUBECONFIG, or create ~/.kube/config\n"))
+		Expect(r.code).To(Equal(1))
+	})
+
+	It("names a --kubeconfig that does not exist", func() {
+		missing := filepath.Join(GinkgoT().TempDir(), "missing")
+		r := wavekitWith(missing, "status", "demo")
+		Expect(r.stderr).To(Equal("error: --kubeconfig " + missing + ": no such file\n"))
+		Expect(r.code).To(Equal(1))
+	})
+
+	It("names the contexts when the kubeconfig has no current one", func() {
+		config := filepath.Join(GinkgoT().TempDir(), "kubeconfig")
+		Expect(os.WriteFile(config, []byte("apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: {server: \"https://127.0.0.1:1\"}\n"+
+			"contexts:\n- name: prod\n  context: {cluster: c}\n- name: dev\n  context: {cluster: c}\n"), 0o600)).To(Succeed())
+		r := wavekitWith(config, "status", "demo")
+		Expect(r.stderr).To(Equal("error: kubeconfig " + config + ": no current context\n" +
+			"  pass --context with one of: dev, prod\n"))
+		Expect(r.code).To(Equal(1))
+	})
+})
