@@ -8,15 +8,17 @@ import (
 // shellBlockLanguages are the fenced code blocks whose lines a user runs.
 var shellBlockLanguages = map[string]bool{"sh": true, "shell": true, "bash": true, "console": true}
 
-// shellLines returns the command lines of a page: every line of a shell
-// block, and the lines of other blocks that start with a "$ " prompt (a
-// session with its output). Continuation lines are joined, prompts and
+// shellLines returns the command lines of a page that a user may run: every
+// line of a shell block, and the lines of other blocks that start with a "$ "
+// prompt (a session with its output), unless the output shown is an error
+// (an example of a mistake). Continuation lines are joined, prompts and
 // comments removed; the key is the line number where each command starts.
 func shellLines(page string) map[int]string {
 	lines := map[int]string{}
 	inBlock, inShell, continued := false, false, false
 	start, current := 0, ""
-	for i, line := range strings.Split(page, "\n") {
+	all := strings.Split(page, "\n")
+	for i, line := range all {
 		trimmed := strings.TrimSpace(line)
 		if strings.HasPrefix(trimmed, "```") {
 			inBlock = !inBlock
@@ -40,7 +42,8 @@ func shellLines(page string) map[int]string {
 			current += " "
 			continue
 		}
-		if command := stripComment(current); command != "" {
+		showsError := !inShell && i+1 < len(all) && strings.HasPrefix(all[i+1], "error: ")
+		if command := stripComment(current); command != "" && !showsError {
 			lines[start] = command
 		}
 	}
