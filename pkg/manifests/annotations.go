@@ -22,7 +22,12 @@ const (
 	// is deleted (Helm pre-delete/post-delete hooks): value pre-delete or
 	// post-delete. Apply never applies such objects.
 	AnnotationDeleteHook = "delete-hook"
-	LabelOwnerID         = "owner-id"
+	// AnnotationOwner names the owner of an applied object in words, for
+	// messages; the applier writes it.
+	AnnotationOwner = "owner"
+	// LabelOwnerID is the owner label of every applied object: a hash of the
+	// owning component (OwnerID).
+	LabelOwnerID = "owner-id"
 )
 
 // Key returns the annotation or label key "<prefix>/<suffix>", where prefix is
