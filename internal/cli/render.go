@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"cmp"
+	"context"
 	"fmt"
 	"path/filepath"
 
@@ -59,6 +60,10 @@ func (o *renderOptions) run(cmd *cobra.Command, g *globalOptions, dir string) er
 	if o.validate && o.kubeVersion != "" {
 		return fmt.Errorf("--kube-version renders without a cluster and --validate with one: give one of them")
 	}
+	name, how := o.releaseName(dir)
+	if err := g.checkNames(name, how); err != nil {
+		return err
+	}
 	var helmOpts []helm.Option
 	if !o.validate {
 		helmOpts = append(helmOpts, helm.WithKubeVersion(cmp.Or(o.kubeVersion, BuiltKubeVersion)))
@@ -68,7 +73,7 @@ func (o *renderOptions) run(cmd *cobra.Command, g *globalOptions, dir string) er
 		return err
 	}
 	rc := renderContext{
-		namespace: g.releaseNamespace(), name: o.releaseName(dir),
+		namespace: g.releaseNamespace(), name: name,
 		operatorName: g.operatorName, revision: 1, firstApply: true,
 	}
 	if o.validate {
@@ -80,10 +85,20 @@ func (o *renderOptions) run(cmd *cobra.Command, g *globalOptions, dir string) er
 	if err != nil {
 		return err
 	}
-	if err := engine.SortForApply(g.operatorName, objects); err != nil {
-		return fmt.Errorf("invalid manifests in %s: %w", dir, err)
+	checks := engine.CheckOptions{Prefix: g.operatorName, Namespace: rc.namespace}
+	if o.validate {
+		checks.Mapper = rc.cluster.client.RESTMapper()
 	}
-	data, err := encodeYAMLStream(objects)
+	sorted, err := engine.CheckForApply(checks, objects)
+	if err != nil {
+		return err
+	}
+	if o.validate {
+		if err := dryRunRender(cmd.Context(), rc, objects); err != nil {
+			return err
+		}
+	}
+	data, err := encodeYAMLStream(sorted)
 	if err != nil {
 		return err
 	}
@@ -91,11 +106,27 @@ func (o *renderOptions) run(cmd *cobra.Command, g *globalOptions, dir string) er
 	return err
 }
 
-func (o *renderOptions) releaseName(dir string) string {
-	if o.name != "" {
-		return o.name
+// dryRunRender sends the objects to the cluster as apply would write them
+// for the release rc names, each write a server-side dry run: the API
+// server's schema, admission and adoption checks, and nothing written.
+func dryRunRender(ctx context.Context, rc renderContext, objects []client.Object) error {
+	store := releaseStore{client: rc.cluster.client}
+	rel, err := loadRelease(ctx, store, rc.namespace, rc.name, rc.operatorName)
+	if err != nil {
+		return err
 	}
-	return filepath.Base(absPath(dir))
+	next := &nextRevision{cluster: rc.cluster, store: store, rel: rel, objects: objects}
+	_, err = next.dryRun(ctx)
+	return err
+}
+
+// releaseName returns the release name and, when it was not given, where
+// it came from.
+func (o *renderOptions) releaseName(dir string) (string, string) {
+	if o.name != "" {
+		return o.name, ""
+	}
+	return filepath.Base(absPath(dir)), " (the name of the source directory; set --name)"
 }
 
 // encodeYAMLStream writes objects as YAML documents separated by "---".
