@@ -32,17 +32,28 @@ func newRenderCommand(g *globalOptions) *cobra.Command {
 a folder of Go templates) as a YAML stream, in the order apply writes them:
 by apply-order wave, then by kind stage (namespaces, definitions,
 configuration, workloads, API services, instances of the source's own CRDs).
-The wave and policy annotations stay on the objects; an invalid one is an
-error.
+Delete hooks, which run only when the release is deleted, come last.
 
-By default render needs no cluster, as helm template: lookup returns nothing
-and Helm's capabilities are those of the Kubernetes version wavekit is built
-against (see wavekit version), or of --kube-version. With --validate it reads
-the cluster of the kubeconfig for Helm's .Capabilities and for lookup.`,
+render checks the objects with the very code apply runs before its first
+write, and refuses what apply refuses with the same message and exit code 1:
+missing names, generateName, duplicates, invalid annotation values, unknown
+keys under the --operator-name prefix (with the nearest known key), orders
+that could never work, a bad release or operator name.
+
+By default render needs no cluster, as helm template: lookup returns nothing,
+Helm's capabilities are those of the Kubernetes version wavekit is built
+against (see wavekit version), or of --kube-version, and the scope of a kind
+comes from the built-in kinds and the CRDs among the objects; an object of a
+kind known to neither keeps its namespace as rendered. --validate uses the
+cluster of the kubeconfig: Helm's .Capabilities and lookup, the kinds it
+serves (a kind neither served nor defined by a CRD among the objects is
+refused, as apply refuses it), and a server-side dry run of every write apply
+would make (schema, admission, adoption of existing objects). --validate
+writes nothing.`,
 		Example: `  # render a chart for release demo with values, without a cluster
   wavekit render ./chart --name demo -f values.yaml --set image.tag=v2
 
-  # render a kustomization against the current cluster
+  # render a kustomization and check it against the current cluster, writing nothing
   wavekit render ./overlays/prod -n prod --validate`,
 		Args: exactArgs("SOURCE"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -52,7 +63,7 @@ the cluster of the kubeconfig for Helm's .Capabilities and for lookup.`,
 	o.input.addFlags(cmd)
 	cmd.Flags().StringVar(&o.name, "name", "", "the release name the source is rendered for (default: the source directory's name)")
 	cmd.Flags().StringVar(&o.kubeVersion, "kube-version", "", "the Kubernetes version to render for without a cluster (default: the one wavekit is built against, "+BuiltKubeVersion+")")
-	cmd.Flags().BoolVar(&o.validate, "validate", false, "render against the cluster: its capabilities, and lookup of its objects")
+	cmd.Flags().BoolVar(&o.validate, "validate", false, "check against the cluster without writing: its capabilities and lookup, the kinds it serves, and a server-side dry run of every write")
 	return cmd
 }
 
