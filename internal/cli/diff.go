@@ -51,19 +51,7 @@ func (o *diffOptions) run(ctx context.Context, g *globalOptions, name, dir strin
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	target, err := engine.NewCachedTarget(ctx, next.cluster.config, next.rel.OperatorName, next.cluster.scheme)
-	if err != nil {
-		return fmt.Errorf("watching the cluster at %s: %w", next.cluster.config.Host, err)
-	}
-	applier, err := engine.NewApplier(target.Target, engine.Options{Name: next.rel.OperatorName})
-	if err != nil {
-		return err
-	}
-	owner := next.rel.owner()
-	owner.Generation = next.rel.Revision + 1
-	changes, err := applier.Diff(ctx, owner, next.objects, next.rel.Inventory)
+	changes, err := next.dryRun(ctx)
 	if err != nil {
 		return fmt.Errorf("release %s: %w", next.rel, err)
 	}
@@ -89,6 +77,9 @@ type nextRevision struct {
 // renderNextRevision loads the input in dir, connects, reads release name
 // and renders the release's next revision.
 func renderNextRevision(ctx context.Context, g *globalOptions, input *inputOptions, name, dir string) (*nextRevision, error) {
+	if err := g.checkNames(name, ""); err != nil {
+		return nil, err
+	}
 	in, err := input.load(dir, g.operatorName)
 	if err != nil {
 		return nil, err
@@ -110,6 +101,24 @@ func renderNextRevision(ctx context.Context, g *globalOptions, input *inputOptio
 		return nil, err
 	}
 	return &nextRevision{cluster: cl, store: store, rel: rel, objects: objects}, nil
+}
+
+// dryRun tells what applying the objects would change: the applier's Diff,
+// every write a server-side dry run, so nothing is written.
+func (n *nextRevision) dryRun(ctx context.Context) ([]engine.Change, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	target, err := engine.NewCachedTarget(ctx, n.cluster.config, n.rel.OperatorName, n.cluster.scheme)
+	if err != nil {
+		return nil, fmt.Errorf("watching the cluster at %s: %w", n.cluster.config.Host, err)
+	}
+	applier, err := engine.NewApplier(target.Target, engine.Options{Name: n.rel.OperatorName})
+	if err != nil {
+		return nil, err
+	}
+	owner := n.rel.owner()
+	owner.Generation = n.rel.Revision + 1
+	return applier.Diff(ctx, owner, n.objects, n.rel.Inventory)
 }
 
 // loadRelease returns the stored release, or a new one when it has no

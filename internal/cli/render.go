@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"cmp"
+	"context"
 	"fmt"
 	"path/filepath"
 
@@ -31,17 +32,28 @@ func newRenderCommand(g *globalOptions) *cobra.Command {
 a folder of Go templates) as a YAML stream, in the order apply writes them:
 by apply-order wave, then by kind stage (namespaces, definitions,
 configuration, workloads, API services, instances of the source's own CRDs).
-The wave and policy annotations stay on the objects; an invalid one is an
-error.
+Delete hooks, which run only when the release is deleted, come last.
 
-By default render needs no cluster, as helm template: lookup returns nothing
-and Helm's capabilities are those of the Kubernetes version wavekit is built
-against (see wavekit version), or of --kube-version. With --validate it reads
-the cluster of the kubeconfig for Helm's .Capabilities and for lookup.`,
+render checks the objects with the very code apply runs before its first
+write, and refuses what apply refuses with the same message and exit code 1:
+missing names, generateName, duplicates, invalid annotation values, unknown
+keys under the --operator-name prefix (with the nearest known key), orders
+that could never work, a bad release or operator name.
+
+By default render needs no cluster, as helm template: lookup returns nothing,
+Helm's capabilities are those of the Kubernetes version wavekit is built
+against (see wavekit version), or of --kube-version, and the scope of a kind
+comes from the built-in kinds and the CRDs among the objects; an object of a
+kind known to neither keeps its namespace as rendered. --validate uses the
+cluster of the kubeconfig: Helm's .Capabilities and lookup, the kinds it
+serves (a kind neither served nor defined by a CRD among the objects is
+refused, as apply refuses it), and a server-side dry run of every write apply
+would make (schema, admission, adoption of existing objects). --validate
+writes nothing.`,
 		Example: `  # render a chart for release demo with values, without a cluster
   wavekit render ./chart --name demo -f values.yaml --set image.tag=v2
 
-  # render a kustomization against the current cluster
+  # render a kustomization and check it against the current cluster, writing nothing
   wavekit render ./overlays/prod -n prod --validate`,
 		Args: exactArgs("SOURCE"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -51,13 +63,17 @@ the cluster of the kubeconfig for Helm's .Capabilities and for lookup.`,
 	o.input.addFlags(cmd)
 	cmd.Flags().StringVar(&o.name, "name", "", "the release name the source is rendered for (default: the source directory's name)")
 	cmd.Flags().StringVar(&o.kubeVersion, "kube-version", "", "the Kubernetes version to render for without a cluster (default: the one wavekit is built against, "+BuiltKubeVersion+")")
-	cmd.Flags().BoolVar(&o.validate, "validate", false, "render against the cluster: its capabilities, and lookup of its objects")
+	cmd.Flags().BoolVar(&o.validate, "validate", false, "check against the cluster without writing: its capabilities and lookup, the kinds it serves, and a server-side dry run of every write")
 	return cmd
 }
 
 func (o *renderOptions) run(cmd *cobra.Command, g *globalOptions, dir string) error {
 	if o.validate && o.kubeVersion != "" {
 		return fmt.Errorf("--kube-version renders without a cluster and --validate with one: give one of them")
+	}
+	name, how := o.releaseName(dir)
+	if err := g.checkNames(name, how); err != nil {
+		return err
 	}
 	var helmOpts []helm.Option
 	if !o.validate {
@@ -68,7 +84,7 @@ func (o *renderOptions) run(cmd *cobra.Command, g *globalOptions, dir string) er
 		return err
 	}
 	rc := renderContext{
-		namespace: g.releaseNamespace(), name: o.releaseName(dir),
+		namespace: g.releaseNamespace(), name: name,
 		operatorName: g.operatorName, revision: 1, firstApply: true,
 	}
 	if o.validate {
@@ -80,10 +96,20 @@ func (o *renderOptions) run(cmd *cobra.Command, g *globalOptions, dir string) er
 	if err != nil {
 		return err
 	}
-	if err := engine.SortForApply(g.operatorName, objects); err != nil {
-		return fmt.Errorf("invalid manifests in %s: %w", dir, err)
+	checks := engine.CheckOptions{Prefix: g.operatorName, Namespace: rc.namespace}
+	if o.validate {
+		checks.Mapper = rc.cluster.client.RESTMapper()
 	}
-	data, err := encodeYAMLStream(objects)
+	sorted, err := engine.CheckForApply(checks, objects)
+	if err != nil {
+		return err
+	}
+	if o.validate {
+		if err := dryRunRender(cmd.Context(), rc, objects); err != nil {
+			return err
+		}
+	}
+	data, err := encodeYAMLStream(sorted)
 	if err != nil {
 		return err
 	}
@@ -91,11 +117,27 @@ func (o *renderOptions) run(cmd *cobra.Command, g *globalOptions, dir string) er
 	return err
 }
 
-func (o *renderOptions) releaseName(dir string) string {
-	if o.name != "" {
-		return o.name
+// dryRunRender sends the objects to the cluster as apply would write them
+// for the release rc names, each write a server-side dry run: the API
+// server's schema, admission and adoption checks, and nothing written.
+func dryRunRender(ctx context.Context, rc renderContext, objects []client.Object) error {
+	store := releaseStore{client: rc.cluster.client}
+	rel, err := loadRelease(ctx, store, rc.namespace, rc.name, rc.operatorName)
+	if err != nil {
+		return err
 	}
-	return filepath.Base(absPath(dir))
+	next := &nextRevision{cluster: rc.cluster, store: store, rel: rel, objects: objects}
+	_, err = next.dryRun(ctx)
+	return err
+}
+
+// releaseName returns the release name and, when it was not given, where
+// it came from.
+func (o *renderOptions) releaseName(dir string) (string, string) {
+	if o.name != "" {
+		return o.name, ""
+	}
+	return filepath.Base(absPath(dir)), " (the name of the source directory; set --name)"
 }
 
 // encodeYAMLStream writes objects as YAML documents separated by "---".

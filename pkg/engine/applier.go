@@ -217,7 +217,9 @@ func NewApplier(target Target, opts Options) (*Applier, error) {
 func (a *Applier) OwnerLabel() string { return manifests.Key(a.opts.Name, manifests.LabelOwnerID) }
 
 // ownerAnnotation names the owner in words, for conflict messages.
-func (a *Applier) ownerAnnotation() string { return manifests.Key(a.opts.Name, "owner") }
+func (a *Applier) ownerAnnotation() string {
+	return manifests.Key(a.opts.Name, manifests.AnnotationOwner)
+}
 
 // ClaimEvent tells whether a watch event of obj needs no reaction from the
 // owner's reconciler now. It does not when obj is the version the applier

@@ -13,7 +13,7 @@
 //   - plan.go orders the pass: planApply and planDeletion turn the objects and
 //     the inventory into groups of steps (apply, keep, wait, purge, prune,
 //     delete, orphan, run-hook), a pure function with table tests; stages.go
-//     and order.go hold the kind stages and the one sort.
+//     holds the kind stages and prepare.go the one sort.
 //   - execute.go runs the groups, the steps of a group concurrently (bounded
 //     by Options.Concurrency), and stops at a group that is not ready or not
 //     gone yet; write.go and delete.go do the writes, readiness.go reads
@@ -28,6 +28,8 @@
 // delete hooks (DeleteOptions); Applier.Diff the apply pass as a server-side
 // dry run. Each returns a Result: the inventory, whether it is done, what it
 // waits for (Waiting) and what foreign instances keep (Blocker).
+// CheckForApply (order.go) runs Apply's validation and sort alone, without
+// an API server if need be (OfflineRESTMapper, offline.go): the CLI's render.
 //
 // # Targets and caches
 //

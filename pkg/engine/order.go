@@ -1,72 +1,77 @@
 package engine
 
 import (
-	"errors"
+	"fmt"
 
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
-// SortForApply sorts objects in the order Apply writes them: by apply-order
-// wave, then by stage within the wave (namespaces, definitions,
+// CheckOptions say for whom CheckForApply checks objects and how it finds
+// the scope of their kinds.
+type CheckOptions struct {
+	// Prefix is the operator name: the prefix of the annotations.
+	Prefix string
+	// Namespace is the component's (or release's) namespace: a namespaced
+	// object without one is checked in it, as Apply writes it.
+	Namespace string
+	// Mapper finds the scope of each kind, as the target's mapper does for
+	// Apply. Nil checks without an API server: OfflineRESTMapper knows the
+	// built-in kinds, CRDs among the objects define theirs, and an object of
+	// any other kind keeps its namespace as rendered instead of being refused.
+	Mapper meta.RESTMapper
+}
+
+// CheckForApply validates objects with the very code Apply runs before its
+// first write (names, duplicates, scopes, annotations and policies, orders
+// that could never work) and returns them in the order Apply writes them: by
+// apply-order wave, then by stage within the wave (namespaces, definitions,
 // configuration, workloads, API services, instances of the types the
 // objects' own CRDs and APIServices serve), then by group, kind, namespace
-// and name. prefix is the operator name of the annotations. It needs no
-// cluster, so namespaces are compared as rendered. An invalid annotation is
-// an error naming the object and key; objects are then left as they are.
-func SortForApply(prefix string, objects []client.Object) error {
-	entries := make([]*desired, len(objects))
-	positions := make(map[*desired]int, len(objects))
-	var served []manifests.TypeInfo
-	var errs []error
-	for i, obj := range objects {
-		gvk := objectGVK(obj)
-		d := &desired{key: manifests.ObjectKey{Group: gvk.Group, Kind: gvk.Kind, Namespace: obj.GetNamespace(), Name: obj.GetName()}}
-		var err error
-		d.policies, err = manifests.ParsePolicies(prefix, d.key.String(), obj.GetAnnotations(), manifests.Defaults{})
-		errs = append(errs, err)
-		d.stage = stageOf(gvk.Group, gvk.Kind)
-		if isCRD(gvk.Group, gvk.Kind) || isAPIService(gvk.Group, gvk.Kind) {
-			served = append(served, servedTypes(obj)...)
-		}
-		entries[i], positions[d] = d, i
-	}
-	if err := errors.Join(errs...); err != nil {
-		return err
-	}
-	for _, d := range entries {
-		if matchesAny(served, d.key.Group, d.key.Kind) {
-			d.stage = stageManagedInstances
-		}
-	}
-	sortForApply(entries)
-	sorted := make([]client.Object, len(objects))
-	for i, d := range entries {
-		sorted[i] = objects[positions[d]]
-	}
-	copy(objects, sorted)
-	return nil
-}
-
-// servedTypes returns the types a CRD or APIService serves, typed or not.
-func servedTypes(obj client.Object) []manifests.TypeInfo {
-	u, ok := obj.(*unstructured.Unstructured)
-	if !ok {
-		content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+// and name. Delete hooks, which only run when the component is deleted, are
+// validated as Delete validates them (a kind not served yet is kept as
+// rendered) and come last. The objects are returned as given, not
+// normalised. An invalid object is a *manifests.UserError with the message
+// Apply gives for it; nothing is returned then.
+func CheckForApply(opts CheckOptions, objects []client.Object) ([]client.Object, error) {
+	p := &preparer{prefix: opts.Prefix, namespace: opts.Namespace, defaults: manifests.Defaults{}.WithFallbacks(), mapper: opts.Mapper}
+	if p.mapper == nil {
+		mapper, err := OfflineRESTMapper()
 		if err != nil {
-			return nil
+			return nil, err
 		}
-		u = &unstructured.Unstructured{Object: content}
-		u.SetGroupVersionKind(objectGVK(obj))
+		p.mapper, p.unknownAsRendered = mapper, true
 	}
-	return managedTypesOf(u)
+	applied, err := inApplyOrder(p, withoutDeleteHooks(objects, opts.Prefix))
+	if err != nil {
+		return nil, &manifests.UserError{Err: fmt.Errorf("invalid manifests: %w", err)}
+	}
+	hooks := *p
+	hooks.unknownAsRendered = true
+	deleteHooks, err := inApplyOrder(&hooks, DeleteHooks(objects, opts.Prefix))
+	if err != nil {
+		return nil, &manifests.UserError{Err: fmt.Errorf("invalid delete hooks: %w", err)}
+	}
+	return append(applied, deleteHooks...), nil
 }
 
-// objectGVK returns the group, version and kind an object declares.
-func objectGVK(obj runtime.Object) schema.GroupVersionKind {
-	return obj.GetObjectKind().GroupVersionKind()
+// inApplyOrder prepares objects with p and returns them sorted as Apply
+// sorts them.
+func inApplyOrder(p *preparer, objects []client.Object) ([]client.Object, error) {
+	prepared, err := p.prepare(objects)
+	if err != nil {
+		return nil, err
+	}
+	given := make(map[*desired]client.Object, len(prepared))
+	for i, d := range prepared {
+		given[d] = objects[i] // prepare keeps the order of the objects it accepts
+	}
+	sortForApply(prepared)
+	sorted := make([]client.Object, len(prepared))
+	for i, d := range prepared {
+		sorted[i] = given[d]
+	}
+	return sorted, nil
 }

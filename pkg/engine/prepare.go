@@ -40,6 +40,10 @@ type preparer struct {
 	defaults   manifests.Defaults
 	scheme     *runtime.Scheme
 	mapper     meta.RESTMapper
+	// unknownAsRendered keeps the namespace of an object whose kind neither
+	// the mapper nor a CRD among the objects knows, instead of refusing it:
+	// for checks made without the API server that will serve it.
+	unknownAsRendered bool
 }
 
 // prepare validates every object and returns them in a stable order; one bad
@@ -185,6 +189,11 @@ func (p *preparer) resolveScopes(objects []*desired) error {
 			known[d.gvk] = s
 		}
 		namespaced, err := s.namespaced, s.err
+		var notServed *notServedError
+		if errors.As(err, &notServed) && p.unknownAsRendered {
+			d.namespaced = d.object.GetNamespace() != ""
+			continue
+		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", d.key, err))
 			continue
@@ -207,12 +216,20 @@ func (p *preparer) isNamespaced(gvk schema.GroupVersionKind, crdScopes map[schem
 	}
 	mapping, err := p.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
 	if meta.IsNoMatchError(err) {
-		return false, fmt.Errorf("the API server does not serve %s and no CRD among the manifests defines it", gvk)
+		return false, &notServedError{gvk: gvk}
 	}
 	if err != nil {
 		return false, fmt.Errorf("finding the scope of %s: %w", gvk, err)
 	}
 	return mapping.Scope.Name() == meta.RESTScopeNameNamespace, nil
+}
+
+// notServedError says that a kind is neither served nor defined by a CRD
+// among the objects.
+type notServedError struct{ gvk schema.GroupVersionKind }
+
+func (e *notServedError) Error() string {
+	return fmt.Sprintf("the API server does not serve %s and no CRD among the manifests defines it", e.gvk)
 }
 
 func (p *preparer) checkDuplicates(objects []*desired) error {

@@ -4,6 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+
+	"k8s.io/apimachinery/pkg/util/validation"
 )
 
 // Annotation key suffixes. The full key is "<operator name>/<suffix>", see Key.
@@ -22,8 +24,23 @@ const (
 	// is deleted (Helm pre-delete/post-delete hooks): value pre-delete or
 	// post-delete. Apply never applies such objects.
 	AnnotationDeleteHook = "delete-hook"
-	LabelOwnerID         = "owner-id"
+	// AnnotationOwner names the owner of an applied object in words, for
+	// messages; the applier writes it.
+	AnnotationOwner = "owner"
+	// LabelOwnerID is the owner label of every applied object: a hash of the
+	// owning component (OwnerID).
+	LabelOwnerID = "owner-id"
 )
+
+// CheckOperatorName tells whether name can be an operator name: it prefixes
+// annotation and label keys, so it must be a DNS subdomain.
+func CheckOperatorName(name string) error {
+	if len(validation.IsDNS1123Subdomain(name)) > 0 {
+		return fmt.Errorf("operator name %q is invalid: it prefixes annotation and label keys, so it must be a DNS subdomain such as example.com "+
+			"(lower-case letters, digits, '-' and '.', starting and ending with a letter or digit, at most %d characters)", name, validation.DNS1123SubdomainMaxLength)
+	}
+	return nil
+}
 
 // Key returns the annotation or label key "<prefix>/<suffix>", where prefix is
 // the operator name given to the reconciler.

@@ -17,7 +17,9 @@
 // policies, status hints, reapply interval, delete hooks) are Key(prefix,
 // Annotation...), where prefix is the operator name. ParsePolicies reads them
 // with Defaults filled in and returns an AnnotationError naming the object,
-// key and allowed values for a bad one. OwnerID is the value of the owner
+// key and allowed values for a bad one, and an UnknownKeyError naming the
+// nearest of KnownKeys for a key under the prefix it does not know.
+// CheckOperatorName checks a prefix. OwnerID is the value of the owner
 // label.
 //
 // # Inventory

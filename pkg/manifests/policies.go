@@ -77,8 +77,13 @@ func (e *AnnotationError) Error() string {
 }
 
 // ParsePolicies reads the wavekit annotations of an object with the given
-// prefix. object names the object in errors.
+// prefix. object names the object in errors. An annotation under the prefix
+// that is not one of KnownKeys is an *UnknownKeyError (a typo would
+// otherwise be ignored); an invalid value is an *AnnotationError.
 func ParsePolicies(prefix, object string, annotations map[string]string, defaults Defaults) (ObjectPolicies, error) {
+	if err := unknownKey(prefix, object, annotations); err != nil {
+		return ObjectPolicies{}, err
+	}
 	defaults = defaults.WithFallbacks()
 	p := policyParser{prefix: prefix, object: object, annotations: annotations}
 	policies := ObjectPolicies{

@@ -12,6 +12,7 @@ import (
 
 // FuzzParsePolicies parses any value of any wavekit annotation: it must never
 // panic, never change the annotations, and an error must be an
+// *UnknownKeyError that names the object and an annotation it has, or an
 // *AnnotationError that names the object, the key and the value (seeds:
 // testdata/fuzz/FuzzParsePolicies).
 func FuzzParsePolicies(f *testing.F) {
@@ -31,9 +32,16 @@ func FuzzParsePolicies(f *testing.F) {
 			checkPolicies(t, policies)
 			return
 		}
+		var unknownErr *manifests.UnknownKeyError
+		if errors.As(err, &unknownErr) {
+			if _, ok := annotations[unknownErr.Key]; !ok || !strings.Contains(err.Error(), object) {
+				t.Fatalf("error %q names no annotation of %v, or not the object", err, annotations)
+			}
+			return
+		}
 		var annotationErr *manifests.AnnotationError
 		if !errors.As(err, &annotationErr) {
-			t.Fatalf("error %v is not an *AnnotationError", err)
+			t.Fatalf("error %v is neither an *UnknownKeyError nor an *AnnotationError", err)
 		}
 		msg := err.Error()
 		if annotations[annotationErr.Key] != annotationErr.Value {
