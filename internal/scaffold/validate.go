@@ -26,8 +26,8 @@ func (o Options) Validate() error {
 	add := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 	if o.Module == "" {
 		add("--module is required: the Go module path of the new project, e.g. github.com/acme/redis-operator")
-	} else if err := module.CheckPath(o.Module); err != nil {
-		add("--module %q is not a valid Go module path: %w", o.Module, err)
+	} else if err := checkModulePath(o.Module); err != nil {
+		add("--module: %w", err)
 	}
 	if o.Group == "" {
 		add("--group is required: the API group, e.g. cache.acme.io")
