@@ -14,7 +14,7 @@ import (
 func validOptions() scaffold.Options {
 	return scaffold.Options{
 		Module: "example.com/acme/redis-operator", Group: "cache.acme.io",
-		Kind: "Redis", Generator: "helm",
+		Kind: "Redis", Generator: "helm", WavekitVersion: "v0.3.0",
 	}
 }
 
@@ -43,6 +43,7 @@ var _ = Describe("Validate", func() {
 		Entry("bad operator name", func(o *scaffold.Options) { o.OperatorName = "Acme_Ops" }, `--operator-name "Acme_Ops"`),
 		Entry("unknown generator", func(o *scaffold.Options) { o.Generator = "jsonnet" }, `--generator "jsonnet" must be one of helm, kustomize, template, custom`),
 		Entry("image with a space", func(o *scaffold.Options) { o.Image = "a b" }, `--image "a b"`),
+		Entry("bad wavekit version", func(o *scaffold.Options) { o.WavekitVersion = "0.3" }, `--wavekit-version "0.3" is not a valid module version`),
 	)
 
 	It("reports every problem at once", func() {
