@@ -14,7 +14,7 @@ import (
 // newScaffoldCommand returns `wavekit scaffold DIR`, which writes a new
 // component operator project.
 func newScaffoldCommand(g *globalOptions) *cobra.Command {
-	opts := scaffold.Options{WavekitVersion: wavekitVersion()}
+	opts := scaffold.Options{Self: scaffold.Self{Version: version.String(), Checkout: version.Checkout}}
 	cmd := &cobra.Command{
 		Use:   "scaffold DIR",
 		Short: "Start a new component operator project in DIR",
@@ -24,6 +24,10 @@ types in api/<version>/, the reconciler and an embedded sample (a Helm chart, a
 kustomization, Go templates, or a custom Go generator) in pkg/operator/, a
 Makefile (generate, manifests, test, build, run, docker-build), a Helm chart
 for the operator, a Dockerfile, a sample, a README and an envtest suite.
+
+go.mod requires this wavekit's version when it is a release. A wavekit built
+from a checkout is no release: go.mod then replaces wavekit with that checkout,
+so the project builds as it is, and scaffold says so.
 
 DIR must be new or empty; nothing is written when an option is invalid.`,
 		Example: `  wavekit scaffold ./redis-operator --module github.com/acme/redis-operator \
@@ -43,10 +47,19 @@ DIR must be new or empty; nothing is written when an option is invalid.`,
 				return fmt.Errorf("scaffold %s: %w", args[0], err)
 			}
 			fmt.Fprintf(g.stdout, "wrote %d files to %s\n", len(files), args[0])
-			if opts.WavekitReplace == "" && opts.WavekitVersion == "v0.0.0" {
-				fmt.Fprintln(g.stderr, "note: this wavekit has no release version; set --wavekit-version or --wavekit-replace, or edit go.mod")
+			wavekit, err := opts.Wavekit()
+			if err != nil {
+				return fmt.Errorf("scaffold %s: %w", args[0], err)
 			}
-			fmt.Fprintf(g.stdout, "next: cd %s && make generate manifests test\n", args[0])
+			if wavekit.Note != "" {
+				fmt.Fprintln(g.stdout, wavekit.Note)
+			}
+			fetch := ""
+			if wavekit.Replace == "" {
+				// go.sum cannot hold the sums of a wavekit release yet.
+				fetch = "go mod tidy && "
+			}
+			fmt.Fprintf(g.stdout, "next: cd %s && %smake generate manifests test\n", args[0], fetch)
 			return nil
 		},
 	}
@@ -58,11 +71,7 @@ DIR must be new or empty; nothing is written when an option is invalid.`,
 	f.StringVar(&opts.OperatorName, "operator-name", "", "operator name: annotation prefix, field owner, finalizer (default: the group)")
 	f.StringVar(&opts.Image, "image", "", "operator image for the Makefile and chart (default: <kind>-operator:latest)")
 	f.StringVar(&opts.Generator, "generator", "", "how objects are rendered: "+strings.Join(scaffold.Generators, ", ")+" (required)")
-	f.StringVar(&opts.WavekitVersion, "wavekit-version", opts.WavekitVersion, "wavekit version that go.mod requires")
-	f.StringVar(&opts.WavekitReplace, "wavekit-replace", "", "local wavekit checkout to replace the module with (dependency versions are read from it)")
+	f.StringVar(&opts.WavekitVersion, "wavekit-version", "", "wavekit version that go.mod requires (default: this wavekit's, if it is a release)")
+	f.StringVar(&opts.WavekitReplace, "wavekit-replace", "", "local wavekit checkout to replace the module with, dependency versions read from it (default: this wavekit's checkout, if it is not a release)")
 	return cmd
 }
-
-// wavekitVersion is the module version of this binary, or v0.0.0 for a
-// development build.
-func wavekitVersion() string { return version.String() }

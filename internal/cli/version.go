@@ -5,6 +5,8 @@ import (
 	"runtime"
 
 	"github.com/spf13/cobra"
+
+	"github.com/wavekit-dev/wavekit/internal/version"
 )
 
 // BuiltKubeVersion is the Kubernetes version wavekit is built against (its
@@ -19,7 +21,7 @@ func newVersionCommand(g *globalOptions) *cobra.Command {
 		Short: "Print the versions of wavekit (v0.0.0 for a development build), Go and the Kubernetes it is built against",
 		Args:  exactArgs(""),
 		RunE: func(*cobra.Command, []string) error {
-			_, err := fmt.Fprintf(g.stdout, "wavekit %s\ngo %s\nkubernetes %s\n", wavekitVersion(), runtime.Version(), BuiltKubeVersion)
+			_, err := fmt.Fprintf(g.stdout, "wavekit %s\ngo %s\nkubernetes %s\n", version.String(), runtime.Version(), BuiltKubeVersion)
 			return err
 		},
 	}

@@ -13,42 +13,52 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/wavekit-dev/wavekit/internal/scaffold"
 	"github.com/wavekit-dev/wavekit/internal/testenv"
 )
 
-// The end-to-end test scaffolds a project that replaces wavekit with this
-// checkout and runs what its README tells a user to run: make generate
-// manifests, go build, make test (its envtest suite creates the sample and
-// waits for Ready). It runs offline (GOPROXY=off): every module must be in
-// the module cache already, as it is once wavekit's own tests have built.
-// The first run compiles the project's dependencies and takes minutes;
-// go test -short skips it.
+// The end-to-end test does what a user does with a wavekit built from a
+// checkout: it builds the CLI (go build ./cmd/wavekit), runs the default
+// `wavekit scaffold` (no --wavekit-replace, no --wavekit-version), which
+// replaces wavekit with this checkout by itself, and runs what the project's
+// README tells a user to run: make test (make generate manifests, go vet,
+// and its envtest suite that creates the sample and waits for Ready) and
+// go build. It runs offline (GOPROXY=off) with go's default -mod=readonly, so
+// the scaffolded go.sum must be complete: every module must be in the module
+// cache already, as it is once wavekit's own tests have built. The first run
+// compiles the project's dependencies and takes minutes; go test -short
+// skips it.
 var _ = Describe("a scaffolded project", Label("e2e"), Ordered, func() {
+	var wavekit string
+
 	BeforeAll(func() {
 		if testing.Short() {
 			Skip("end-to-end scaffold test skipped with -short")
 		}
+		wavekit = filepath.Join(GinkgoT().TempDir(), "wavekit")
+		// Without a symbol table and DWARF the link costs a third less; the
+		// source paths the binary records for itself stay.
+		run(testenv.ModuleRoot(), "go", "build", "-ldflags=-s -w", "-o", wavekit, "./cmd/wavekit")
 	})
 
-	DescribeTable("generates, builds and passes its own tests offline",
+	DescribeTable("scaffolded by default from a checkout build, builds and passes its own tests offline",
 		func(generator string) {
-			dir := filepath.Join(GinkgoT().TempDir(), generator+"-operator")
-			opts := scaffold.Options{
-				Module: "example.com/e2e/" + generator + "-operator", Group: "e2e.wavekit.dev",
-				Kind: "Guestbook", Generator: generator, WavekitReplace: testenv.ModuleRoot(),
-			}
-			_, err := scaffold.Generate(dir, opts)
-			Expect(err).NotTo(HaveOccurred())
+			parent := GinkgoT().TempDir()
+			name := generator + "-operator"
+			out := run(parent, wavekit, "scaffold", name, "--module", "example.com/e2e/"+name,
+				"--group", "e2e.wavekit.dev", "--kind", "Guestbook", "--generator", generator)
+			Expect(out).To(ContainSubstring("so go.mod replaces github.com/wavekit-dev/wavekit with its checkout %s;", testenv.ModuleRoot()))
+			Expect(out).To(ContainSubstring("next: cd %s && make generate manifests test\n", name))
+			dir := filepath.Join(parent, name)
 
-			run(dir, "make", "generate", "manifests")
+			// make test is make generate manifests vet, then the tests.
+			out = run(dir, "make", "test")
+			Expect(out).To(ContainSubstring("go vet ./..."))
+			Expect(out).To(MatchRegexp(`ok\s+example.com/e2e/` + name + `/pkg/operator`))
 			Expect(filepath.Join(dir, "config", "crd", "bases", "e2e.wavekit.dev_guestbooks.yaml")).To(BeAnExistingFile())
 			Expect(filepath.Join(dir, "config", "chart", "crds", "e2e.wavekit.dev_guestbooks.yaml")).To(BeAnExistingFile())
-			expectRoleCovers(filepath.Join(dir, "config", "rbac", "role.yaml"))
+			expectRoleCovers(filepath.Join(dir, "config", "rbac", "role.yaml"), "tokenreviews", "subjectaccessreviews")
 			expectRoleCovers(filepath.Join(dir, "config", "chart", "templates", "rbac.yaml"))
 			run(dir, "go", "build", "./...")
-			out := run(dir, "make", "test")
-			Expect(out).To(MatchRegexp(`ok\s+example.com/e2e/` + generator + `-operator/pkg/operator`))
 		},
 		Entry("helm", "helm"),
 		Entry("template", "template"),
@@ -57,12 +67,13 @@ var _ = Describe("a scaffolded project", Label("e2e"), Ordered, func() {
 
 // expectRoleCovers checks that a generated role grants what the operator
 // needs besides its own kind (CRDs to read, namespaces to create and release)
-// and every kind the sample renders (a ConfigMap and a ServiceAccount).
-func expectRoleCovers(path string) {
+// and every kind the sample renders (a ConfigMap and a ServiceAccount), and
+// the extra resources named.
+func expectRoleCovers(path string, extra ...string) {
 	GinkgoHelper()
 	role, err := os.ReadFile(path)
 	Expect(err).NotTo(HaveOccurred())
-	for _, resource := range []string{"customresourcedefinitions", "namespaces", "configmaps", "serviceaccounts", "leases"} {
+	for _, resource := range append([]string{"customresourcedefinitions", "namespaces", "configmaps", "serviceaccounts", "leases"}, extra...) {
 		Expect(string(role)).To(ContainSubstring(resource), "%s grants nothing on %s", path, resource)
 	}
 }
@@ -84,8 +95,9 @@ func run(dir, name string, args ...string) string {
 	return out.String()
 }
 
-// offlineEnv is the environment without module downloads; the project's
-// Makefile finds the control plane through wavekit's hack/control-plane.sh.
+// offlineEnv is the environment without module downloads and with go's
+// default -mod=readonly; the project's Makefile finds the control plane
+// through wavekit's hack/control-plane.sh.
 func offlineEnv() []string {
 	var env []string
 	for _, kv := range os.Environ() {
@@ -96,7 +108,7 @@ func offlineEnv() []string {
 		}
 		env = append(env, kv)
 	}
-	return append(env, "GOPROXY=off", "GOFLAGS=-mod=mod", "GOTOOLCHAIN=local")
+	return append(env, "GOPROXY=off", "GOTOOLCHAIN=local")
 }
 
 func tail(s string, n int) string {

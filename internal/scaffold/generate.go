@@ -12,6 +12,8 @@ import (
 	"sort"
 	"strings"
 	"text/template"
+
+	"golang.org/x/mod/modfile"
 )
 
 // templates are the files of a generated project: common/ for every project
@@ -43,6 +45,11 @@ func Generate(dir string, opts Options) ([]string, error) {
 // Render returns the files of the project for validated opts, by slash path.
 func Render(opts Options) (map[string][]byte, error) {
 	opts = opts.withDefaults()
+	wavekit, err := opts.Wavekit()
+	if err != nil {
+		return nil, err
+	}
+	opts.WavekitVersion, opts.WavekitReplace = wavekit.Version, wavekit.Replace
 	deps, err := loadDeps(opts.WavekitReplace)
 	if err != nil {
 		return nil, err
@@ -105,6 +112,8 @@ func renderFile(name, text string, d data) ([]byte, error) {
 var funcs = template.FuncMap{
 	"lower": strings.ToLower,
 	"quote": func(s string) string { return fmt.Sprintf("%q", s) },
+	// gomodQuote quotes a go.mod token (a path with spaces) where go.mod needs it.
+	"gomodQuote": modfile.AutoQuote,
 }
 
 // outputPath maps a template path to the path of the generated file.

@@ -24,11 +24,15 @@ type Options struct {
 	Image string
 	// Generator is one of Generators.
 	Generator string
-	// WavekitVersion is the version of wavekit that go.mod requires.
+	// WavekitVersion is the version of wavekit that go.mod requires
+	// (default: see Wavekit).
 	WavekitVersion string
 	// WavekitReplace, when set, is a local wavekit checkout that go.mod
 	// replaces wavekit with; the dependency versions are then read from it.
 	WavekitReplace string
+	// Self is the wavekit that scaffolds; it decides WavekitVersion and
+	// WavekitReplace when both are empty (see Wavekit).
+	Self Self
 }
 
 // withDefaults fills in the optional fields.
@@ -41,9 +45,6 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Image == "" && o.Kind != "" {
 		o.Image = strings.ToLower(o.Kind) + "-operator:latest"
-	}
-	if o.WavekitVersion == "" {
-		o.WavekitVersion = "v0.0.0"
 	}
 	return o
 }

@@ -10,6 +10,8 @@ import (
 
 	"golang.org/x/mod/module"
 	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/wavekit-dev/wavekit/internal/version"
 )
 
 var (
@@ -26,8 +28,8 @@ func (o Options) Validate() error {
 	add := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 	if o.Module == "" {
 		add("--module is required: the Go module path of the new project, e.g. github.com/acme/redis-operator")
-	} else if err := module.CheckPath(o.Module); err != nil {
-		add("--module %q is not a valid Go module path: %w", o.Module, err)
+	} else if err := checkModulePath(o.Module); err != nil {
+		add("--module: %w", err)
 	}
 	if o.Group == "" {
 		add("--group is required: the API group, e.g. cache.acme.io")
@@ -51,10 +53,24 @@ func (o Options) Validate() error {
 	if strings.ContainsAny(o.Image, " \t\n") {
 		add("--image %q must not contain white space", o.Image)
 	}
-	if o.WavekitVersion != "" && module.Check("github.com/wavekit-dev/wavekit", o.WavekitVersion) != nil {
-		add("wavekit version %q is not a valid module version", o.WavekitVersion)
+	if err := o.validateWavekit(); err != nil {
+		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
+}
+
+// validateWavekit checks that the project gets a wavekit it can build with.
+func (o Options) validateWavekit() error {
+	w, err := o.Wavekit()
+	switch {
+	case err != nil:
+		return err
+	case module.Check(version.ModulePath, w.Version) != nil:
+		return fmt.Errorf("--wavekit-version %q is not a valid module version such as v0.2.0", w.Version)
+	case w.Replace == "" && w.Version == version.Development:
+		return fmt.Errorf("--wavekit-version %s names no wavekit that can be downloaded; pass a released version (vX.Y.Z) or --wavekit-replace DIR (a wavekit checkout)", w.Version)
+	}
+	return nil
 }
 
 // checkTarget fails unless dir does not exist or is an empty directory.

@@ -14,7 +14,7 @@ import (
 func validOptions() scaffold.Options {
 	return scaffold.Options{
 		Module: "example.com/acme/redis-operator", Group: "cache.acme.io",
-		Kind: "Redis", Generator: "helm",
+		Kind: "Redis", Generator: "helm", WavekitVersion: "v0.3.0",
 	}
 }
 
@@ -32,8 +32,7 @@ var _ = Describe("Validate", func() {
 			Expect(err.Error()).To(ContainSubstring(want))
 		},
 		Entry("missing module", func(o *scaffold.Options) { o.Module = "" }, "--module is required"),
-		Entry("bad module path", func(o *scaffold.Options) { o.Module = "Example Com/x y" }, `--module "Example Com/x y" is not a valid Go module path`),
-		Entry("module path with ..", func(o *scaffold.Options) { o.Module = "example.com/../x" }, "not a valid Go module path"),
+		Entry("bad module path", func(o *scaffold.Options) { o.Module = "Example Com/x y" }, `--module: malformed module path "Example Com/x y": invalid char ' '`),
 		Entry("missing group", func(o *scaffold.Options) { o.Group = "" }, "--group is required"),
 		Entry("group without a dot", func(o *scaffold.Options) { o.Group = "cache" }, `--group "cache" must be`),
 		Entry("upper-case group", func(o *scaffold.Options) { o.Group = "Cache.acme.io" }, `--group "Cache.acme.io"`),
@@ -44,6 +43,7 @@ var _ = Describe("Validate", func() {
 		Entry("bad operator name", func(o *scaffold.Options) { o.OperatorName = "Acme_Ops" }, `--operator-name "Acme_Ops"`),
 		Entry("unknown generator", func(o *scaffold.Options) { o.Generator = "jsonnet" }, `--generator "jsonnet" must be one of helm, kustomize, template, custom`),
 		Entry("image with a space", func(o *scaffold.Options) { o.Image = "a b" }, `--image "a b"`),
+		Entry("bad wavekit version", func(o *scaffold.Options) { o.WavekitVersion = "0.3" }, `--wavekit-version "0.3" is not a valid module version`),
 	)
 
 	It("reports every problem at once", func() {
