@@ -28,6 +28,7 @@ import (
 	"github.com/wavekit-dev/wavekit/internal/errlines"
 	"github.com/wavekit-dev/wavekit/internal/operator"
 	"github.com/wavekit-dev/wavekit/pkg/component"
+	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
 // stringList is a repeatable string flag.
@@ -83,6 +84,9 @@ func run() error {
 	flag.Parse()
 	// Every flag is checked before the operator connects to a cluster.
 	var problems []error
+	if err := manifests.CheckOperatorName(name); err != nil {
+		problems = append(problems, fmt.Errorf("--operator-name: %w", err))
+	}
 	if reconciler.MaxConcurrentReconciles < 1 {
 		problems = append(problems, fmt.Errorf("--concurrent %d: give at least 1", reconciler.MaxConcurrentReconciles))
 	}

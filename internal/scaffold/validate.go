@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/wavekit-dev/wavekit/internal/version"
+	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
 var (
@@ -44,8 +45,8 @@ func (o Options) Validate() error {
 	} else if !kindPattern.MatchString(o.Kind) || len(o.Kind) > 63 {
 		add("--kind %q must start with an upper-case letter and hold only letters and digits (at most 63)", o.Kind)
 	}
-	if msgs := validation.IsDNS1123Subdomain(o.OperatorName); len(msgs) > 0 {
-		add("--operator-name %q must be a lower-case DNS subdomain (it prefixes annotations): %s", o.OperatorName, strings.Join(msgs, "; "))
+	if err := manifests.CheckOperatorName(o.OperatorName); err != nil {
+		add("--operator-name: %v", err)
 	}
 	if !slices.Contains(Generators, o.Generator) {
 		add("--generator %q must be one of %s", o.Generator, strings.Join(Generators, ", "))
