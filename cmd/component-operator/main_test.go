@@ -77,6 +77,15 @@ var _ = Describe("start-up", func() {
 		Expect(requests.Load()).To(BeZero(), "requests to the API server")
 	})
 
+	It("refuses an operator name that cannot prefix annotation keys", func() {
+		kubeconfig, requests := countingServer()
+		session := start(kubeconfig, "--operator-name", "Bad_Name")
+		Eventually(session).WithTimeout(time.Minute).Should(gexec.Exit(1))
+		Expect(string(session.Err.Contents())).To(HavePrefix(`component-operator: --operator-name: operator name "Bad_Name" is invalid: ` +
+			"it prefixes annotation and label keys, so it must be a DNS subdomain such as example.com"))
+		Expect(requests.Load()).To(BeZero(), "requests to the API server")
+	})
+
 	It("connects with good flags (the counter counts)", func() {
 		kubeconfig, requests := countingServer()
 		start(kubeconfig, "--source", "web=../../internal/cli/testdata/web")
