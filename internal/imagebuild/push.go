@@ -11,10 +11,11 @@ import (
 )
 
 // Push pushes index to the registry as ref (registry/repository:tag) and
-// returns its digest. It logs in with the credentials docker login and
-// podman login store (~/.docker/config.json, credential helpers, or
-// $DOCKER_CONFIG), and speaks plain HTTP to a registry on localhost, a
-// loopback address or a private network, HTTPS to any other.
+// returns its digest. It logs in with what docker login stored
+// (~/.docker/config.json or $DOCKER_CONFIG, credential helpers included),
+// else with podman login's auth.json, and speaks plain HTTP to a registry at
+// localhost:<port>, *.localhost, a loopback or a private address, HTTPS to
+// any other (go-containerregistry's rules).
 func Push(ctx context.Context, index v1.ImageIndex, ref string) (v1.Hash, error) {
 	target, err := name.ParseReference(ref)
 	if err != nil {
