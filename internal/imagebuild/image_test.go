@@ -55,15 +55,16 @@ var _ = Describe("the operator image", Ordered, func() {
 	}, NodeTimeout(20*time.Minute))
 
 	// archived is the index read back from the OCI archive.
-	archived := func() v1.ImageIndex {
+	var archived v1.ImageIndex
+	BeforeAll(func() {
 		index, closeArchive, err := imagebuild.ReadOCIArchive(result.OCIArchive)
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(closeArchive)
-		return index
-	}
+		archived = index
+	})
 
 	It("holds one image for linux/amd64 and one for linux/arm64", func() {
-		index := archived()
+		index := archived
 		Expect(index.Digest()).To(Equal(result.Digest))
 		manifest, err := index.IndexManifest()
 		Expect(err).NotTo(HaveOccurred())
@@ -76,7 +77,7 @@ var _ = Describe("the operator image", Ordered, func() {
 	})
 
 	It("runs the operator from / as nonroot, labelled with source and version", func() {
-		index := archived()
+		index := archived
 		for _, platform := range imagebuild.Platforms {
 			config, err := platformImage(index, platform).ConfigFile()
 			Expect(err).NotTo(HaveOccurred())
@@ -97,7 +98,7 @@ var _ = Describe("the operator image", Ordered, func() {
 	})
 
 	It("holds the binary, the nonroot account and a writable /tmp, nothing else", func() {
-		files := layerFiles(platformImage(archived(), imagebuild.Platforms[0]))
+		files := layerFiles(platformImage(archived, imagebuild.Platforms[0]))
 		Expect(files).To(HaveLen(7))
 		Expect(files).To(HaveKeyWithValue("component-operator", HaveField("Mode", int64(0o755))))
 		Expect(files).To(HaveKeyWithValue("tmp/", HaveField("Mode", int64(0o1777))))
@@ -113,7 +114,7 @@ var _ = Describe("the operator image", Ordered, func() {
 		if runtime.GOOS != "linux" {
 			Skip("the image's binaries run on linux only")
 		}
-		binary := extract(platformImage(archived(), v1.Platform{OS: "linux", Architecture: runtime.GOARCH}), "component-operator")
+		binary := extract(platformImage(archived, v1.Platform{OS: "linux", Architecture: runtime.GOARCH}), "component-operator")
 		out, err := exec.Command(binary, "--version").CombinedOutput()
 		Expect(err).NotTo(HaveOccurred(), string(out))
 		Expect(string(out)).To(Equal("component-operator " + testVersion + "\n"))
@@ -132,7 +133,7 @@ var _ = Describe("the operator image", Ordered, func() {
 	})
 
 	It("writes a Docker archive a platform, tagged, with the same config", func() {
-		index := archived()
+		index := archived
 		tag, err := name.NewTag(testReference)
 		Expect(err).NotTo(HaveOccurred())
 		for _, platform := range imagebuild.Platforms {
@@ -143,7 +144,7 @@ var _ = Describe("the operator image", Ordered, func() {
 	})
 
 	It("is reproducible: the same binary and metadata give the same digests and archive bytes", func() {
-		index := archived()
+		index := archived
 		platform := imagebuild.Platforms[0]
 		original := platformImage(index, platform)
 		data, err := os.ReadFile(extract(original, "component-operator"))
@@ -167,11 +168,11 @@ var _ = Describe("the operator image", Ordered, func() {
 
 		dockerConfig := GinkgoT().TempDir()
 		GinkgoT().Setenv("DOCKER_CONFIG", dockerConfig)
-		_, err = imagebuild.Push(ctx, archived(), ref)
+		_, err = imagebuild.Push(ctx, archived, ref)
 		Expect(err).To(MatchError(ContainSubstring("401 Unauthorized")), "without a login")
 
 		writeDockerLogin(dockerConfig, registry.Host, "pusher", "s3cret")
-		digest, err := imagebuild.Push(ctx, archived(), ref)
+		digest, err := imagebuild.Push(ctx, archived, ref)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(digest).To(Equal(result.Digest))
 
