@@ -1,6 +1,10 @@
 # syntax=docker/dockerfile:1
-# The wavekit reference operator (cmd/component-operator) on distroless, as a non-root user.
-#   docker build -t ghcr.io/wavekit-dev/component-operator:dev .
+# The wavekit reference operator (cmd/component-operator) on distroless, as a non-root user,
+# for those who build with Docker; `make image` builds the same image without a container
+# engine (internal/imagebuild), and a test keeps the user, entrypoint and build flags equal.
+#   make docker-build IMG=ghcr.io/wavekit-dev/component-operator:v0.2.0
+# which runs
+#   docker build --build-arg VERSION=v0.2.0 --build-arg REVISION=<commit> -t <IMG> .
 # Sources can be baked in with a derived image:
 #   FROM ghcr.io/wavekit-dev/component-operator:<version>
 #   COPY my-chart/ /opt/sources/my-chart/
@@ -9,6 +13,8 @@
 FROM golang:1.26 AS builder
 ARG TARGETOS
 ARG TARGETARCH
+# The version stamped into the binary (make VERSION: the git tag, or a pseudo-version).
+ARG VERSION=v0.0.0
 WORKDIR /workspace
 ENV GOTOOLCHAIN=local
 
@@ -20,10 +26,16 @@ RUN --mount=type=cache,target=/go/pkg/mod go mod download
 COPY . .
 RUN --mount=type=cache,target=/go/pkg/mod --mount=type=cache,target=/root/.cache/go-build \
     CGO_ENABLED=0 GOOS=${TARGETOS:-linux} GOARCH=${TARGETARCH} \
-    go build -trimpath -ldflags="-s -w" -o /out/component-operator ./cmd/component-operator
+    go build -trimpath -ldflags="-s -w -X github.com/wavekit-dev/wavekit/internal/version.stamped=${VERSION}" \
+      -o /out/component-operator ./cmd/component-operator
 
 FROM gcr.io/distroless/static:nonroot
+ARG VERSION=v0.0.0
+ARG REVISION=""
 LABEL org.opencontainers.image.source="https://github.com/wavekit-dev/wavekit" \
+      org.opencontainers.image.version="${VERSION}" \
+      org.opencontainers.image.revision="${REVISION}" \
+      org.opencontainers.image.title="component-operator" \
       org.opencontainers.image.description="wavekit reference component operator" \
       org.opencontainers.image.licenses="Apache-2.0"
 WORKDIR /

@@ -87,19 +87,64 @@ bench: ## Run the benchmarks (figures go into the README table).
 control-plane: ## Build kube-apiserver and etcd (first run only) and print their directory.
 	@$(CONTROL_PLANE)
 
-##@ Operator image and chart
+##@ Operator image, chart and release
 
-IMG ?= ghcr.io/wavekit-dev/component-operator:dev
+# VERSION is the git tag (v*) of HEAD, else a Go pseudo-version of HEAD
+# (hack/version.sh); it is stamped into both binaries, tags the image and
+# sets the chart's appVersion. Override it as make VERSION=v0.2.0 ....
+ifeq ($(origin VERSION),undefined)
+VERSION := $(shell bash hack/version.sh)
+endif
+# The chart's version: VERSION without its "v".
+CHART_VERSION := $(VERSION:v%=%)
+REVISION    ?= $(shell git rev-parse HEAD 2>/dev/null)
+# Every time stamp in the image: the commit's time, so a commit gives one digest.
+SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
+LDFLAGS     := -s -w -X github.com/wavekit-dev/wavekit/internal/version.stamped=$(VERSION)
+IMG         ?= ghcr.io/wavekit-dev/component-operator:$(VERSION)
+DIST        ?= dist
+CLI_PLATFORMS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64
+
+.PHONY: version
+version: ## Print VERSION.
+	@echo $(VERSION)
+
+.PHONY: image
+image: ## Build the operator image (linux/amd64, linux/arm64) without a container engine into DIST, named IMG.
+	$(GO) run ./hack/image build -version $(VERSION) -revision '$(REVISION)' -created $(SOURCE_DATE_EPOCH) -image $(IMG) -out $(DIST)
+
+.PHONY: image-push
+image-push: image ## Push the image to IMG=registry/repository:tag (credentials of docker login).
+	$(GO) run ./hack/image push -archive $(DIST)/component-operator-$(VERSION).oci.tar -image $(IMG)
 
 .PHONY: docker-build
-docker-build: ## Print the command that builds the operator image IMG (no Docker engine here).
-	@echo "Build the operator image on a machine with Docker (or BuildKit):"
-	@echo "  docker build -t $(IMG) ."
-	@echo "This machine has no container engine, so nothing was built."
+docker-build: ## Build the image IMG with Docker (docker build), for those who have it.
+	docker build --build-arg VERSION=$(VERSION) --build-arg REVISION=$(REVISION) -t $(IMG) .
 
 .PHONY: chart-lint
 chart-lint: ## Lint the operator's Helm chart (config/chart) with the helm CLI from go.mod.
 	$(GO) tool helm lint --strict config/chart --set 'sources[0].name=example,sources[0].path=/opt/sources/example'
+
+.PHONY: chart-package
+chart-package: ## Package the chart into DIST with version CHART_VERSION and appVersion VERSION (the image tag).
+	@mkdir -p $(DIST)
+	$(GO) tool helm package config/chart --version $(CHART_VERSION) --app-version $(VERSION) --destination $(DIST)
+
+.PHONY: cli
+cli: ## Build the wavekit CLI for every CLI_PLATFORMS into DIST.
+	@mkdir -p $(DIST)
+	@for platform in $(CLI_PLATFORMS); do \
+	  os=$${platform%/*}; arch=$${platform#*/}; out=$(DIST)/wavekit-$(VERSION)-$$os-$$arch; \
+	  echo "$$out"; \
+	  CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $$out ./cmd/wavekit; \
+	done
+
+.PHONY: dist
+dist: ## Make every release artifact into a fresh DIST: CLI binaries, image archives, chart, SHA256SUMS.
+	rm -rf $(DIST)
+	$(MAKE) --no-print-directory cli image chart-package
+	cd $(DIST) && sha256sum $$(ls | grep -v '^SHA256SUMS$$') > SHA256SUMS
+	@echo "$(DIST) holds VERSION $(VERSION); check it with: cd $(DIST) && sha256sum -c SHA256SUMS"
 
 ##@ Fuzzing
 

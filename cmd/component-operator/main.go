@@ -14,6 +14,9 @@ import (
 	"strings"
 	"time"
 
+	// Root certificates for when the system has none: the image is built
+	// on an empty base, and the operator fetches charts over HTTPS.
+	_ "golang.org/x/crypto/x509roots/fallback"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	toolscache "k8s.io/client-go/tools/cache"
@@ -27,6 +30,7 @@ import (
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
 	"github.com/wavekit-dev/wavekit/internal/errlines"
 	"github.com/wavekit-dev/wavekit/internal/operator"
+	"github.com/wavekit-dev/wavekit/internal/version"
 	"github.com/wavekit-dev/wavekit/pkg/component"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
@@ -81,7 +85,12 @@ func run() error {
 	flag.BoolVar(&reconciler.InsecureKubeConfigExec, "insecure-kubeconfig-exec", false, "allow kubeconfigs from Secrets to use exec and auth-provider users (they run code in the operator)")
 	zapOpts := zap.Options{}
 	zapOpts.BindFlags(flag.CommandLine)
+	printVersion := flag.Bool("version", false, "print the version and exit")
 	flag.Parse()
+	if *printVersion {
+		_, err := fmt.Println("component-operator", version.String())
+		return err
+	}
 	// Every flag is checked before the operator connects to a cluster.
 	var problems []error
 	if err := manifests.CheckOperatorName(name); err != nil {

@@ -1,0 +1,111 @@
+// Command image builds and pushes the reference operator's image without a
+// container engine (see internal/imagebuild); the Makefile runs it:
+//
+//	go run ./hack/image build -version v0.2.0 -revision <commit> -created <unix seconds> \
+//	    -image ghcr.io/wavekit-dev/component-operator:v0.2.0 -out dist
+//	go run ./hack/image push -archive dist/component-operator-v0.2.0.oci.tar \
+//	    -image registry.example.com/component-operator:v0.2.0
+//
+// It lives under hack/ because it is a build tool, not part of the operator.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"sort"
+	"time"
+
+	"github.com/wavekit-dev/wavekit/internal/imagebuild"
+)
+
+const usage = `usage:
+  image build -version V -revision R -created UNIX_SECONDS -image NAME:TAG -out DIR
+  image push -archive FILE.oci.tar -image REGISTRY/REPOSITORY:TAG`
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := run(ctx, os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, "image:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, args []string) error {
+	if len(args) == 0 {
+		return errors.New(usage)
+	}
+	switch args[0] {
+	case "build":
+		return build(ctx, args[1:])
+	case "push":
+		return push(ctx, args[1:])
+	default:
+		return fmt.Errorf("unknown command %q\n%s", args[0], usage)
+	}
+}
+
+// build runs imagebuild.Make from the module in the working directory.
+func build(ctx context.Context, args []string) error {
+	flags := flag.NewFlagSet("build", flag.ContinueOnError)
+	var opts imagebuild.Options
+	var created int64
+	flags.StringVar(&opts.Version, "version", "", "version to stamp into the operator (semver, e.g. v0.2.0)")
+	flags.StringVar(&opts.Revision, "revision", "", "git commit the image is built from")
+	flags.Int64Var(&created, "created", 0, "creation time of the image, in seconds since 1970 (SOURCE_DATE_EPOCH)")
+	flags.StringVar(&opts.Reference, "image", "", "name:tag the archives give the image")
+	flags.StringVar(&opts.OutDir, "out", "dist", "directory to write the archives to")
+	if err := flags.Parse(args); err != nil {
+		return err
+	}
+	if opts.Reference == "" {
+		return errors.New("build: -image is required")
+	}
+	opts.Created = time.Unix(created, 0).UTC()
+	var err error
+	if opts.ModuleDir, err = os.Getwd(); err != nil {
+		return err
+	}
+	result, err := imagebuild.Make(ctx, opts)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("image %s (index %s)\n  %s: OCI archive, for kind load image-archive, podman load and Docker with the containerd image store\n", opts.Reference, result.Digest, result.OCIArchive)
+	platforms := make([]string, 0, len(result.DockerArchives))
+	for platform := range result.DockerArchives {
+		platforms = append(platforms, platform)
+	}
+	sort.Strings(platforms)
+	for _, platform := range platforms {
+		fmt.Printf("  %s: Docker archive for docker load on %s\n", result.DockerArchives[platform], platform)
+	}
+	return nil
+}
+
+// push pushes the index of an OCI archive that build wrote.
+func push(ctx context.Context, args []string) error {
+	flags := flag.NewFlagSet("push", flag.ContinueOnError)
+	archive := flags.String("archive", "", "OCI archive written by image build")
+	ref := flags.String("image", "", "registry/repository:tag to push to")
+	if err := flags.Parse(args); err != nil {
+		return err
+	}
+	if *archive == "" || *ref == "" {
+		return errors.New("push: -archive and -image are required")
+	}
+	index, closeArchive, err := imagebuild.ReadOCIArchive(*archive)
+	if err != nil {
+		return err
+	}
+	defer closeArchive()
+	digest, err := imagebuild.Push(ctx, index, *ref)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("pushed %s (index %s)\n", *ref, digest)
+	return nil
+}
