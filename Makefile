@@ -84,7 +84,7 @@ bench: ## Run the benchmarks (figures go into docs/benchmarks.md).
 	KUBEBUILDER_ASSETS="$$assets" $(GO) test -run='^$$' -bench=. -benchtime=1x -count=1 -timeout=60m ./test/bench/
 
 .PHONY: control-plane
-control-plane: ## Build kube-apiserver and etcd (first run only) and print their directory.
+control-plane: ## Build kube-apiserver, kube-controller-manager, kube-scheduler, etcd and kwok (first run only) and print their directory.
 	@$(CONTROL_PLANE)
 
 ##@ Operator image, chart and release
