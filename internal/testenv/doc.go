@@ -1,4 +1,30 @@
 // Package testenv starts a real kube-apiserver and etcd (controller-runtime's
 // envtest) with wavekit's CRDs and the test CRDs installed, for every suite
 // that needs an API server.
+//
+// By default only kube-apiserver and etcd run: objects are stored and
+// validated, but nothing reconciles them, so a Deployment never gets a
+// ReplicaSet and a deleted Namespace stays Terminating. That is enough for
+// specs of the engine that assert what wavekit writes.
+//
+// With Options.Controllers the control plane is a whole local cluster, all
+// built by hack/control-plane.sh and run as child processes whose logs go to
+// a temporary directory:
+//
+//   - kube-controller-manager with every default controller (Deployment,
+//     ReplicaSet, Job, StatefulSet, namespace, garbage collector, service
+//     accounts and their tokens, signed with kube-apiserver's key);
+//   - kube-scheduler, which binds pods to Nodes;
+//   - kwok, which simulates the Nodes FakeNodes (Ready, renewing their
+//     Leases) and moves each pod bound to them through its phases by the
+//     stages of stages.yaml: Running and Ready; Succeeded once Running if a
+//     Job owns it; Failed, with exit code 1, if it carries FailAnnotation;
+//     deleted at once when its deletion starts.
+//
+// kwok simulates no containers: no image is pulled (any image name works and
+// none is checked), no command runs, no probe is called, so readiness is
+// kwok's stage and not the program's. There is no network either: pods get
+// IPs from kwok and Services list them as endpoints, but nothing answers on
+// them. The ServiceAccount admission plugin stays off, as envtest
+// sets it, so pods get no token volume.
 package testenv

@@ -30,6 +30,7 @@ type Env struct {
 
 	environment *envtest.Environment
 	apiserver   *apiserverProcess // started by RestartAPIServer, if any
+	cluster     *cluster          // with Options.Controllers
 }
 
 // Options change what Start installs.
@@ -38,15 +39,26 @@ type Options struct {
 	ExtraCRDDirs []string
 	// Scheme, if set, is used instead of a scheme with the built-in types.
 	Scheme *k8sruntime.Scheme
+	// Controllers makes a whole cluster: kube-controller-manager (every
+	// default controller), kube-scheduler and kwok with the Nodes FakeNodes,
+	// which Start waits for until they are Ready. Without it only
+	// kube-apiserver and etcd run: nothing reconciles, schedules or runs pods.
+	Controllers bool
 }
 
 // Start builds (first time only) and starts kube-apiserver and etcd, installs
 // the CRDs of config/crd/bases and test/crds and waits until they are
-// established. Stop it with Stop.
+// established; with opts.Controllers it then starts the controllers, the
+// scheduler and the fake Nodes (see Options). Stop it with Stop.
 func Start(opts Options) (*Env, error) {
 	assets, err := Assets()
 	if err != nil {
 		return nil, err
+	}
+	if opts.Controllers {
+		if err := checkClusterBinaries(assets); err != nil {
+			return nil, err
+		}
 	}
 	scheme := opts.Scheme
 	if scheme == nil {
@@ -81,24 +93,36 @@ func Start(opts Options) (*Env, error) {
 		_ = environment.Stop()
 		return nil, fmt.Errorf("creating test client: %w", err)
 	}
-	return &Env{Config: cfg, Client: c, Scheme: scheme, environment: environment}, nil
+	env := &Env{Config: cfg, Client: c, Scheme: scheme, environment: environment}
+	if opts.Controllers {
+		if env.cluster, err = startCluster(assets, environment, cfg, c); err != nil {
+			return nil, errors.Join(err, environment.Stop())
+		}
+	}
+	return env, nil
 }
 
-// Stop stops kube-apiserver and etcd and removes their data.
+// Stop stops the controllers, the scheduler and kwok if they run, then
+// kube-apiserver and etcd, and removes their data.
 func (e *Env) Stop() error {
 	if e == nil || e.environment == nil {
 		return nil
+	}
+	var controllers error
+	if e.cluster != nil {
+		controllers = e.cluster.stop()
+		e.cluster = nil
 	}
 	// A kube-apiserver that RestartAPIServer started first: envtest stops
 	// only its own (which has exited then) and removes the certificates.
 	restarted := e.stopRestarted()
 	if err := e.environment.Stop(); err != nil {
-		return errors.Join(restarted, fmt.Errorf("stopping test control plane: %w", err))
+		return errors.Join(controllers, restarted, fmt.Errorf("stopping test control plane: %w", err))
 	}
-	return restarted
+	return errors.Join(controllers, restarted)
 }
 
-// Assets returns the directory with the kube-apiserver and etcd binaries:
+// Assets returns the directory with the control plane's binaries:
 // $KUBEBUILDER_ASSETS when set; otherwise what hack/control-plane.sh of this
 // checkout prints (it builds them on first use and returns at once after
 // that); otherwise, for a binary built without its checkout (-trimpath), the
