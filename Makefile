@@ -1,6 +1,7 @@
 # wavekit — `make demo` runs the main job, `make test` runs every test.
-# Both build a local control plane (kube-apiserver + etcd) from the Go module
-# proxy on first use; see hack/control-plane.sh.
+# Both build a local cluster (kube-apiserver, etcd, kube-controller-manager,
+# kube-scheduler, kwok) from the Go module proxy on first use; see
+# hack/control-plane.sh.
 
 SHELL := /usr/bin/env bash
 .SHELLFLAGS := -euo pipefail -c

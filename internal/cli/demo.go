@@ -15,9 +15,10 @@ import (
 func newDemoCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "demo",
-		Short: "Run the demo: a component applied and deleted wave by wave on a local control plane",
-		Long: `demo starts a local control plane (kube-apiserver and etcd, built from the Go
-module proxy on first use), runs the reference operator in this process with a
+		Short: "Run the demo: a component applied and deleted wave by wave on a local cluster",
+		Long: `demo starts a local cluster (kube-apiserver, etcd, kube-controller-manager,
+kube-scheduler and nodes that kwok simulates, built from the Go module proxy on
+first use), runs the reference operator in this process with a
 bundled chart, creates a Component and shows it being applied wave by wave:
 a CRD and its controller, configuration, a one-shot migration Job that is
 purged once it completed, and an instance of the CRD, applied last.

@@ -1,5 +1,9 @@
 package demo
 
+// The stand-ins below are left for the suites and benchmarks that still run
+// against the bare API server (test/helm, test/security, the CLI's apply spec,
+// the scale benchmarks); the demo itself runs on the real controllers.
+
 import (
 	"context"
 	"time"
@@ -11,23 +15,6 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
-
-// playControllers stands in for the kube-controller-manager and kubelet,
-// which the local control plane does not run: Deployments become available
-// and Jobs complete shortly after they appear.
-func playControllers(ctx context.Context, c client.Client, namespace string) {
-	tick := time.NewTicker(300 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-			CompleteDeployments(ctx, c, namespace)
-			completeJobs(ctx, c, namespace)
-		}
-	}
-}
 
 // PlayDeployments stands in for the Deployment controller with a watch: it
 // marks every Deployment of namespace available as soon as it appears or
@@ -90,21 +77,6 @@ func replicas(d *appsv1.Deployment) int32 {
 		return *d.Spec.Replicas
 	}
 	return 1
-}
-
-func completeJobs(ctx context.Context, c client.Client, namespace string) {
-	var list batchv1.JobList
-	if c.List(ctx, &list, client.InNamespace(namespace)) != nil {
-		return
-	}
-	for i := range list.Items {
-		j := &list.Items[i]
-		if j.Status.CompletionTime != nil || j.DeletionTimestamp != nil {
-			continue
-		}
-		j.Status = CompletedStatus()
-		_ = c.Status().Update(ctx, j)
-	}
 }
 
 // CompletedStatus is the status a Job controller writes once the Job's one

@@ -40,7 +40,7 @@ const (
 func Run(ctx context.Context, out io.Writer, width int) error {
 	log.SetLogger(logr.Discard()) // the demo shows progress; the operator's log would drown it
 	d := &demo{out: out, progress: newProgress(out, width)}
-	d.say("starting a local control plane (kube-apiserver + etcd; the first run builds them, about 7 CPU-minutes)")
+	d.say("starting a local cluster: kube-apiserver, etcd, kube-controller-manager, kube-scheduler and %d nodes that kwok simulates (the first run builds them, about 7 minutes)", len(testenv.FakeNodes))
 	env, err := startControlPlane()
 	if err != nil {
 		return err
@@ -55,8 +55,7 @@ func Run(ctx context.Context, out io.Writer, width int) error {
 	if err := d.startOperator(ctx, env); err != nil {
 		return err
 	}
-	go playControllers(ctx, env.Client, namespace)
-	d.say("no kubelet or controller-manager runs here: the demo plays the Deployment and Job controllers by setting their status")
+	d.say("the real controllers roll Deployments out and run Jobs; kwok moves their pods through their phases (no containers run)")
 	return d.steps(ctx)
 }
 
@@ -78,7 +77,7 @@ func startControlPlane() (*testenv.Env, error) {
 	if err := v1alpha1.AddToScheme(scheme); err != nil {
 		return nil, err
 	}
-	env, err := testenv.Start(testenv.Options{Scheme: scheme})
+	env, err := testenv.Start(testenv.Options{Scheme: scheme, Controllers: true})
 	if err != nil {
 		return nil, fmt.Errorf("starting the control plane: %w", err)
 	}

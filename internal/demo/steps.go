@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -107,7 +109,49 @@ func (d *demo) checkApplied(ctx context.Context) error {
 		return fmt.Errorf("after apply: %s", strings.Join(problems, "; "))
 	}
 	d.say("checked: every object is there, the migration Job ran and was purged")
+	var pods corev1.PodList
+	if err := d.client.List(ctx, &pods, client.InNamespace(namespace)); err != nil {
+		return fmt.Errorf("listing the pods: %w", err)
+	}
+	var running []string
+	for _, pod := range pods.Items {
+		if pod.Status.Phase == corev1.PodRunning && pod.DeletionTimestamp == nil {
+			running = append(running, pod.Name+" on "+pod.Spec.NodeName)
+		}
+	}
+	if len(running) == 0 {
+		return fmt.Errorf("after apply, no pod of the Deployment runs")
+	}
+	d.say("pods the controllers made and the scheduler placed: %s", strings.Join(running, ", "))
 	return nil
+}
+
+// waitForNoPods waits, bounded, until the garbage collector has removed the
+// ReplicaSets and pods of the deleted Deployment.
+func (d *demo) waitForNoPods(ctx context.Context) error {
+	deadline := time.Now().Add(stepTimeout)
+	for {
+		var pods corev1.PodList
+		var sets appsv1.ReplicaSetList
+		if err := d.client.List(ctx, &pods, client.InNamespace(namespace)); err != nil {
+			return fmt.Errorf("listing the pods: %w", err)
+		}
+		if err := d.client.List(ctx, &sets, client.InNamespace(namespace)); err != nil {
+			return fmt.Errorf("listing the ReplicaSets: %w", err)
+		}
+		if len(pods.Items) == 0 && len(sets.Items) == 0 {
+			d.say("checked: the garbage collector removed the Deployment's ReplicaSet and pods")
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("after deletion, %d pods and %d ReplicaSets are still there after %s", len(pods.Items), len(sets.Items), stepTimeout)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
 }
 
 // checkDeleted verifies that no object of the component is left.
@@ -123,7 +167,7 @@ func (d *demo) checkDeleted(ctx context.Context) error {
 		return fmt.Errorf("after deletion, the Gizmo CRD is still there")
 	}
 	d.say("checked: every object of the component is deleted")
-	return nil
+	return d.waitForNoPods(ctx)
 }
 
 func (d *demo) exists(ctx context.Context, apiVersion, kind, name string) bool {

@@ -14,10 +14,11 @@ func TestCachedAssetsFindsTheNewestCompleteControlPlane(t *testing.T) {
 	if _, ok := cachedAssets(); ok {
 		t.Fatal("found a control plane in an empty cache")
 	}
+	all := append([]string{"kube-apiserver", "etcd"}, clusterBinaries...)
 	for dir, binaries := range map[string][]string{
-		"1.36.0-etcd3.6.10": {"kube-apiserver", "etcd"},
-		"1.37.1-etcd3.6.16": {"kube-apiserver", "etcd"},
-		"1.38.0-etcd3.6.20": {"kube-apiserver"}, // a build that did not finish
+		"1.36.0-etcd3.6.10": all,
+		"1.37.1-etcd3.6.16": all,
+		"1.38.0-etcd3.6.20": {"kube-apiserver", "etcd"}, // a cache from before the controllers, or a build that did not finish
 	} {
 		for _, name := range binaries {
 			path := filepath.Join(cache, "k8s", dir, name)

@@ -49,10 +49,13 @@ type cluster struct {
 	processes []*childProcess
 }
 
+// clusterBinaries are what a cluster runs besides kube-apiserver and etcd.
+var clusterBinaries = []string{"kube-controller-manager", "kube-scheduler", "kwok"}
+
 // checkClusterBinaries returns an error if assets lacks a component of the
 // cluster.
 func checkClusterBinaries(assets string) error {
-	for _, name := range []string{"kube-controller-manager", "kube-scheduler", "kwok"} {
+	for _, name := range clusterBinaries {
 		if !isExecutable(filepath.Join(assets, name)) {
 			return fmt.Errorf("no %s in %s: hack/control-plane.sh builds it (make control-plane)", name, assets)
 		}

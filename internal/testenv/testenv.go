@@ -154,12 +154,12 @@ func Assets() (string, error) {
 }
 
 // cachedAssets finds the newest directory of hack/control-plane.sh's cache
-// that holds both binaries.
+// that holds every binary of the cluster (Options.Controllers needs them all).
 func cachedAssets() (string, bool) {
 	dirs, _ := filepath.Glob(filepath.Join(cacheRoot(), "k8s", "*-etcd*"))
 	slices.Sort(dirs)
 	for _, dir := range slices.Backward(dirs) {
-		if isExecutable(filepath.Join(dir, "kube-apiserver")) && isExecutable(filepath.Join(dir, "etcd")) {
+		if isExecutable(filepath.Join(dir, "kube-apiserver")) && isExecutable(filepath.Join(dir, "etcd")) && checkClusterBinaries(dir) == nil {
 			return dir, true
 		}
 	}
