@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 
 	"helm.sh/helm/v3/pkg/chartutil"
@@ -56,7 +57,7 @@ func (g *Generator) capabilities(ctx context.Context) (*chartutil.Capabilities, 
 	if !ok {
 		return g.defaultCaps, nil
 	}
-	fingerprint, known := crdFingerprint(ctx)
+	fingerprint, crdGroups, known := crdFingerprint(ctx)
 	c := &g.caps
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -67,8 +68,26 @@ func (g *Generator) capabilities(ctx context.Context) (*chartutil.Capabilities, 
 	if err != nil {
 		return nil, err
 	}
-	c.valid, c.discovery, c.fingerprint, c.caps = true, dc, fingerprint, caps
+	// Discovery may lag a CRD that is already Established; a result that
+	// misses a CRD's group is used but not kept, so the next render asks again.
+	c.valid, c.discovery, c.fingerprint, c.caps = servesGroups(caps, crdGroups), dc, fingerprint, caps
 	return caps, nil
+}
+
+// servesGroups tells whether caps lists a version of every group.
+func servesGroups(caps *chartutil.Capabilities, groups []string) bool {
+	served := map[string]bool{}
+	for _, gv := range caps.APIVersions {
+		if group, _, found := strings.Cut(gv, "/"); found {
+			served[group] = true
+		}
+	}
+	for _, group := range groups {
+		if !served[group] {
+			return false
+		}
+	}
+	return true
 }
 
 func sameClient(a, b discovery.DiscoveryInterface) bool {
@@ -81,28 +100,32 @@ func sameClient(a, b discovery.DiscoveryInterface) bool {
 var crdListKind = schema.GroupVersionKind{Group: "apiextensions.k8s.io", Version: "v1", Kind: "CustomResourceDefinitionList"}
 
 // crdFingerprint hashes the names and resourceVersions of the cluster's CRDs,
-// read through the context's client. known is false without a client or when
-// the list fails.
-func crdFingerprint(ctx context.Context) (fingerprint string, known bool) {
+// read through the context's client, and returns their groups (a CRD's name
+// is <plural>.<group>). known is false without a client or when the list
+// fails.
+func crdFingerprint(ctx context.Context) (fingerprint string, groups []string, known bool) {
 	reader, ok := manifests.ClientFrom(ctx)
 	if !ok {
-		return "", false
+		return "", nil, false
 	}
 	list := &metav1.PartialObjectMetadataList{}
 	list.SetGroupVersionKind(crdListKind)
 	if err := reader.List(ctx, list); err != nil {
-		return "", false
+		return "", nil, false
 	}
 	entries := make([]string, 0, len(list.Items))
 	for i := range list.Items {
 		entries = append(entries, list.Items[i].Name+"@"+list.Items[i].ResourceVersion)
+		if _, group, found := strings.Cut(list.Items[i].Name, "."); found {
+			groups = append(groups, group)
+		}
 	}
 	sort.Strings(entries)
 	sum := sha256.New()
 	for _, e := range entries {
 		sum.Write([]byte(e + "\n"))
 	}
-	return hex.EncodeToString(sum.Sum(nil)), true
+	return hex.EncodeToString(sum.Sum(nil)), groups, true
 }
 
 // discoverCapabilities reads the server version and API versions as Helm's
