@@ -44,93 +44,81 @@ trap 'rm -rf "${WORK}"' EXIT
 staging_version="v0.${KUBE_VERSION#1.}"
 kube_minor="$(echo "${KUBE_VERSION}" | cut -d. -f2)"
 
+# in_module makes the throwaway module NAME under WORK with go line GO that
+# requires MODULE@VERSION, and enters it (call it in a subshell).
+in_module() {
+  local name="$1" go_line="$2" require="$3"
+  mkdir -p "${WORK}/${name}"
+  cd "${WORK}/${name}"
+  go mod init "wavekit.local/build/${name}" >/dev/null 2>&1
+  go mod edit -go="${go_line}" -require="${require}"
+}
+
+# tools_file writes tools.go, which imports the packages to build so that
+# go mod tidy keeps what they need.
+tools_file() {
+  {
+    printf '//go:build tools\n\npackage tools\n\nimport (\n'
+    printf '\t_ "%s"\n' "$@"
+    printf ')\n'
+  } > tools.go
+  go mod tidy >/dev/null 2>&1 || go mod tidy
+}
+
+# install_binary builds PACKAGE of the current module with LDFLAGS into the cache as
+# BINARY, replacing it only once the build succeeded.
+install_binary() {
+  local package="$1" binary="$2" ldflags="$3" start=${SECONDS}
+  go build -trimpath -ldflags "${ldflags}" -o "${DEST}/${binary}.tmp" "${package}"
+  mv "${DEST}/${binary}.tmp" "${DEST}/${binary}"
+  log "built ${binary} in $((SECONDS - start)) s"
+}
+
 # build_kube builds the Kubernetes components named as arguments.
 build_kube() {
   log "building $* v${KUBE_VERSION} from the Go module proxy (each takes several CPU-minutes cold; it is not hanging)"
-  local mod="${WORK}/kube"
-  mkdir -p "${mod}"
   (
-    cd "${mod}"
-    go mod init wavekit.local/build/kube-apiserver >/dev/null 2>&1
-    go mod edit -go=1.26 -require="k8s.io/kubernetes@v${KUBE_VERSION}"
+    in_module kube 1.26 "k8s.io/kubernetes@v${KUBE_VERSION}"
     local kube_mod
     kube_mod="$(go mod download -json "k8s.io/kubernetes@v${KUBE_VERSION}" | sed -n 's/.*"GoMod": "\(.*\)".*/\1/p')"
     # Every staging module is required at v0.0.0 and replaced by a path inside
     # the kubernetes repository; point each at its published release instead.
-    local staging
+    local staging m b
     staging="$(awk '$2 == "v0.0.0" && $1 ~ /^k8s\.io\// {print $1}' "${kube_mod}" | sort -u)"
     for m in ${staging}; do
       go mod edit -replace="${m}=${m}@${staging_version}"
     done
-    {
-      printf '//go:build tools\n\npackage tools\n\nimport (\n'
-      local b
-      for b in "${KUBE_BINARIES[@]}"; do
-        printf '\t_ "k8s.io/kubernetes/cmd/%s"\n' "${b}"
-      done
-      printf ')\n'
-    } > tools.go
-    go mod tidy >/dev/null 2>&1 || go mod tidy
+    tools_file "${KUBE_BINARIES[@]/#/k8s.io/kubernetes/cmd/}"
     local ldflags="-s -w"
     ldflags+=" -X k8s.io/component-base/version.gitVersion=v${KUBE_VERSION}"
     ldflags+=" -X k8s.io/component-base/version.gitMajor=1"
     ldflags+=" -X k8s.io/component-base/version.gitMinor=${kube_minor}"
     ldflags+=" -X k8s.io/component-base/version.gitTreeState=clean"
-    local b start
     for b in "$@"; do
-      start=${SECONDS}
-      go build -trimpath -ldflags "${ldflags}" -o "${DEST}/${b}.tmp" "k8s.io/kubernetes/cmd/${b}"
-      mv "${DEST}/${b}.tmp" "${DEST}/${b}"
-      log "built ${b} in $((SECONDS - start)) s"
+      install_binary "k8s.io/kubernetes/cmd/${b}" "${b}" "${ldflags}"
     done
   )
 }
 
 build_etcd() {
   log "building etcd v${ETCD_VERSION} from the Go module proxy"
-  local mod="${WORK}/etcd"
-  mkdir -p "${mod}"
   (
-    cd "${mod}"
-    go mod init wavekit.local/build/etcd >/dev/null 2>&1
-    go mod edit -go=1.26 -require="go.etcd.io/etcd/server/v3@v${ETCD_VERSION}"
-    cat > main.go <<'GO'
-package main
-
-import (
-	"os"
-
-	"go.etcd.io/etcd/server/v3/etcdmain"
-)
-
-func main() { etcdmain.Main(os.Args) }
-GO
+    in_module etcd 1.26 "go.etcd.io/etcd/server/v3@v${ETCD_VERSION}"
+    # etcdmain is a library: a main package of our own calls it.
+    printf 'package main\n\nimport (\n\t"os"\n\n\t"go.etcd.io/etcd/server/v3/etcdmain"\n)\n\nfunc main() { etcdmain.Main(os.Args) }\n' > main.go
     go mod tidy >/dev/null 2>&1 || go mod tidy
-    go build -trimpath -ldflags "-s -w" -o "${DEST}/etcd.tmp" .
+    install_binary . etcd "-s -w"
   )
-  mv "${DEST}/etcd.tmp" "${DEST}/etcd"
 }
 
 build_kwok() {
   log "building kwok v${KWOK_VERSION} from the Go module proxy"
-  local mod="${WORK}/kwok"
-  mkdir -p "${mod}"
   (
-    cd "${mod}"
-    go mod init wavekit.local/build/kwok >/dev/null 2>&1
     # kwok's go.mod needs go 1.26.0 and pins its k8s.io modules itself.
-    go mod edit -go=1.26.0 -require="sigs.k8s.io/kwok@v${KWOK_VERSION}"
-    cat > tools.go <<'GO'
-//go:build tools
-
-package tools
-
-import _ "sigs.k8s.io/kwok/cmd/kwok"
-GO
-    go mod tidy >/dev/null 2>&1 || go mod tidy
-    go build -trimpath -ldflags "-s -w" -o "${DEST}/kwok.tmp" sigs.k8s.io/kwok/cmd/kwok
+    in_module kwok 1.26.0 "sigs.k8s.io/kwok@v${KWOK_VERSION}"
+    tools_file sigs.k8s.io/kwok/cmd/kwok
+    install_binary sigs.k8s.io/kwok/cmd/kwok kwok "-s -w"
   )
-  mv "${DEST}/kwok.tmp" "${DEST}/kwok"
 }
 
 started=${SECONDS}
