@@ -58,20 +58,37 @@ func (g *Generator) capabilities(ctx context.Context) (*chartutil.Capabilities, 
 		return g.defaultCaps, nil
 	}
 	fingerprint, crdGroups, known := crdFingerprint(ctx)
-	c := &g.caps
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.valid && sameClient(c.discovery, dc) && (!known || fingerprint == c.fingerprint) {
-		return c.caps, nil
+	if caps, ok := g.caps.lookup(dc, fingerprint, known); ok {
+		return caps, nil
 	}
+	// No lock is held while discovery asks the API server: two renders that
+	// miss at once both ask, and the later answer is kept.
 	caps, err := discoverCapabilities(dc, g.opts.apiVersions)
 	if err != nil {
 		return nil, err
 	}
 	// Discovery may lag a CRD that is already Established; a result that
 	// misses a CRD's group is used but not kept, so the next render asks again.
-	c.valid, c.discovery, c.fingerprint, c.caps = servesGroups(caps, crdGroups), dc, fingerprint, caps
+	g.caps.store(dc, fingerprint, caps, servesGroups(caps, crdGroups))
 	return caps, nil
+}
+
+// lookup returns the cached .Capabilities if they were discovered through dc
+// and the CRD fingerprint is unchanged (or unknown).
+func (c *capabilityCache) lookup(dc discovery.DiscoveryInterface, fingerprint string, known bool) (*chartutil.Capabilities, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.valid && sameClient(c.discovery, dc) && (!known || fingerprint == c.fingerprint) {
+		return c.caps, true
+	}
+	return nil, false
+}
+
+// store records what discovery returned; keep false leaves the cache invalid.
+func (c *capabilityCache) store(dc discovery.DiscoveryInterface, fingerprint string, caps *chartutil.Capabilities, keep bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.valid, c.discovery, c.fingerprint, c.caps = keep, dc, fingerprint, caps
 }
 
 // servesGroups tells whether caps lists a version of every group.
