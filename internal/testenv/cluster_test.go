@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -90,6 +91,25 @@ var _ = Describe("the test cluster with controllers", Label("cluster"), Ordered,
 		pods := podsOf(ctx, c, ns, "migrate")
 		Expect(pods).To(HaveLen(1))
 		Expect(pods[0].Status.Phase).To(Equal(corev1.PodSucceeded))
+	})
+
+	It("runs a pod only as a ServiceAccount that exists (ServiceAccount admission)", func() {
+		job := job(ns, "hook", false)
+		job.Spec.Template.Spec.ServiceAccountName = "hook-account"
+		Expect(c.Create(ctx, job)).To(Succeed())
+
+		Eventually(func() string { return eventMessages(ctx, c, ns, "hook") }).WithTimeout(clusterTimeout).
+			Should(ContainSubstring(`serviceaccount "hook-account" not found`))
+		Expect(podsOf(ctx, c, ns, "hook")).To(BeEmpty(), "the API server refuses the pod of a missing account")
+
+		Expect(c.Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "hook-account"}})).To(Succeed())
+		Eventually(func(g Gomega) {
+			g.Expect(c.Get(ctx, client.ObjectKeyFromObject(job), job)).To(Succeed())
+			g.Expect(job.Status.Succeeded).To(Equal(int32(1)))
+		}).WithTimeout(clusterTimeout).Should(Succeed())
+		pods := podsOf(ctx, c, ns, "hook")
+		Expect(pods).To(HaveLen(1))
+		Expect(pods[0].Spec.ServiceAccountName).To(Equal("hook-account"))
 	})
 
 	It("fails a Job whose pod carries the fail annotation once its backoffLimit is spent", func() {
@@ -194,3 +214,17 @@ var _ = Describe("starting the test cluster", Label("cluster"), func() {
 			": hack/control-plane.sh builds it (make control-plane)"))
 	})
 })
+
+// eventMessages joins the messages of the Events about the object named
+// name in ns.
+func eventMessages(ctx context.Context, c client.Client, ns, name string) string {
+	var events corev1.EventList
+	ExpectWithOffset(1, c.List(ctx, &events, client.InNamespace(ns))).To(Succeed())
+	var messages []string
+	for _, e := range events.Items {
+		if e.InvolvedObject.Name == name {
+			messages = append(messages, e.Message)
+		}
+	}
+	return strings.Join(messages, "\n")
+}

@@ -25,6 +25,7 @@
 // none is checked), no command runs, no probe is called, so readiness is
 // kwok's stage and not the program's. There is no network either: pods get
 // IPs from kwok and Services list them as endpoints, but nothing answers on
-// them. The ServiceAccount admission plugin stays off, as envtest
-// sets it, so pods get no token volume.
+// them. The ServiceAccount admission plugin is on (envtest turns
+// it off for the bare API server): a pod runs as an account that exists, or
+// the API server refuses it, as a real cluster does.
 package testenv

@@ -84,6 +84,13 @@ func Start(opts Options) (*Env, error) {
 	// envtest's default Service range is a /24: 254 Services, too few for
 	// the scale benchmarks.
 	environment.ControlPlane.GetAPIServer().Configure().Set("service-cluster-ip-range", "10.96.0.0/16")
+	if opts.Controllers {
+		// envtest turns the ServiceAccount admission plugin off, since
+		// nothing would create a namespace's default account. With the
+		// controllers something does, and a pod then runs as an account that
+		// exists or is refused, as in a real cluster.
+		environment.ControlPlane.GetAPIServer().Configure().Disable("disable-admission-plugins")
+	}
 	cfg, err := environment.Start()
 	if err != nil {
 		return nil, fmt.Errorf("starting test control plane from %s: %w", assets, err)
