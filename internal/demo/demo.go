@@ -32,6 +32,8 @@ const (
 	operatorName = "wavekit.dev"
 	namespace    = "demo"
 	stepTimeout  = 3 * time.Minute
+	// demoReplicas is the number of pods of the demo's Deployment.
+	demoReplicas = 3
 )
 
 // Run runs the demo and returns an error when any step did not behave as

@@ -18,15 +18,15 @@ import (
 	"github.com/wavekit-dev/wavekit/pkg/component"
 )
 
-// steps creates the Component, waits for Ready, shows deletion blocked by a
-// foreign instance, and deletion completing once it is gone; then installs
+// steps creates the Component, waits for Ready, upgrades it (a rolling
+// update gating the next wave), shows deletion blocked by a foreign instance, and deletion completing once it is gone; then installs
 // a chart from a Helm repository on localhost.
 func (d *demo) steps(ctx context.Context) error {
 	if err := newNamespace(ctx, d.client); err != nil {
 		return err
 	}
 	c := &v1alpha1.Component{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: "demo"},
-		Spec: v1alpha1.ComponentSpec{Source: "gizmo", Values: &apiextensionsv1.JSON{Raw: []byte(`{"settings":{"colour":"green","size":"large"}}`)}}}
+		Spec: v1alpha1.ComponentSpec{Source: "gizmo", Values: &apiextensionsv1.JSON{Raw: []byte(fmt.Sprintf(`{"replicas":%d,"settings":{"colour":"green","size":"large"}}`, demoReplicas))}}}
 	d.say("creating Component %s/%s (source gizmo); the operator applies it wave by wave", namespace, c.Name)
 	if err := d.client.Create(ctx, c); err != nil {
 		return fmt.Errorf("creating the Component: %w", err)
@@ -35,6 +35,9 @@ func (d *demo) steps(ctx context.Context) error {
 		return err
 	}
 	if err := d.checkApplied(ctx); err != nil {
+		return err
+	}
+	if err := d.upgrade(ctx, c); err != nil {
 		return err
 	}
 	foreign := gizmo("someone-elses-gizmo")
