@@ -76,7 +76,7 @@ var _ = Describe("deletion on a cluster with controllers", Label("cluster"), Ord
 		Expect(h.inventory).To(ContainElement(HaveField("DeletePropagation", BeEquivalentTo("foreground"))))
 		Expect(replicaSetsIn(ctx, cluster.Client, ns)).To(HaveLen(1))
 		Expect(podsIn(ctx, cluster.Client, ns)).To(HaveLen(2))
-		recorder := recordDeletions(ctx, cluster, ns)
+		recorder := recordEvents(ctx, cluster, ns)
 
 		res, err := h.delete(ctx)
 		Expect(err).NotTo(HaveOccurred())
@@ -91,11 +91,11 @@ var _ = Describe("deletion on a cluster with controllers", Label("cluster"), Ord
 		Expect(getIn(ctx, cluster.Client, &appsv1.Deployment{}, ns, "web")).To(BeFalse())
 		Expect(getIn(ctx, cluster.Client, &corev1.ConfigMap{}, ns, "settings")).To(BeFalse())
 
-		Eventually(recorder.kinds).WithTimeout(clusterTimeout).Should(ContainElement("ConfigMap"))
-		deletions := recorder.inOrder()
-		Expect(deletions).To(ContainElements(HaveField("Kind", "ReplicaSet"), deleted{Kind: "Deployment", Name: "web"}))
+		Eventually(recorder.seen).WithTimeout(clusterTimeout).Should(ContainElement("DELETED ConfigMap settings"))
+		deletions := recorder.inOrder(watch.Deleted)
+		Expect(deletions).To(ContainElements(HaveField("Kind", "ReplicaSet"), event{Type: watch.Deleted, Kind: "Deployment", Name: "web"}))
 		Expect(countKind(deletions, "Pod")).To(BeNumerically(">=", 2))
-		Expect(deletions[len(deletions)-1]).To(Equal(deleted{Kind: "ConfigMap", Name: "settings"}),
+		Expect(deletions[len(deletions)-1]).To(Equal(event{Type: watch.Deleted, Kind: "ConfigMap", Name: "settings"}),
 			"the ConfigMap goes after the last pod, ReplicaSet and the Deployment: %v", deletions)
 	})
 
@@ -114,6 +114,49 @@ var _ = Describe("deletion on a cluster with controllers", Label("cluster"), Ord
 
 		Eventually(func() []appsv1.ReplicaSet { return replicaSetsIn(ctx, cluster.Client, ns) }).WithTimeout(clusterTimeout).Should(BeEmpty())
 		Eventually(func() []corev1.Pod { return podsIn(ctx, cluster.Client, ns) }).WithTimeout(clusterTimeout).Should(BeEmpty())
+	})
+
+	It("prunes a Deployment that left the manifests in foreground, as its inventory item remembers", func() {
+		ns, h := setUp("prune")
+		applyUntilReady(h,
+			workload(ns, "web", 2, "delete-propagation", "foreground"),
+			configMap(ns, "settings", nil))
+
+		res, err := h.apply(ctx, configMap(ns, "settings", nil))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(res.Done).To(BeFalse())
+		Expect(res.Waiting).To(HaveExactElements(HaveField("String()",
+			"apps/Deployment "+ns+"/web: being deleted (foreground: waiting for the garbage collector to remove its dependents)")))
+
+		applyUntilReady(h, configMap(ns, "settings", nil))
+		Expect(getIn(ctx, cluster.Client, &appsv1.Deployment{}, ns, "web")).To(BeFalse())
+		Expect(replicaSetsIn(ctx, cluster.Client, ns)).To(BeEmpty(), "pruned in foreground, the Deployment went after its ReplicaSet")
+		Expect(podsIn(ctx, cluster.Client, ns)).To(BeEmpty())
+		Expect(itemKeys(h.inventory)).To(Equal([]string{"ConfigMap " + ns + "/settings"}))
+	})
+
+	It("recreates a Deployment with update-policy recreate in foreground only after the old one's pods are gone", func() {
+		ns, h := setUp("recreate")
+		applyUntilReady(h, workload(ns, "web", 2, "update-policy", "recreate", "delete-propagation", "foreground"))
+		var old appsv1.Deployment
+		Expect(getIn(ctx, cluster.Client, &old, ns, "web")).To(BeTrue())
+		recorder := recordEvents(ctx, cluster, ns)
+
+		changed := workload(ns, "web", 2, "update-policy", "recreate", "delete-propagation", "foreground")
+		changed.Spec.Template.Spec.Containers[0].Image = "example.invalid/app:2"
+		applyUntilReady(h, changed)
+		var recreated appsv1.Deployment
+		Expect(getIn(ctx, cluster.Client, &recreated, ns, "web")).To(BeTrue())
+		Expect(recreated.UID).NotTo(Equal(old.UID))
+
+		events := recorder.inOrder(watch.Added, watch.Deleted)
+		created := slices.Index(events, event{Type: watch.Added, Kind: "Deployment", Name: "web"})
+		Expect(created).To(BeNumerically(">=", 0), "no creation of the new Deployment in %v", events)
+		before := events[:created]
+		Expect(before).To(ContainElement(event{Type: watch.Deleted, Kind: "Deployment", Name: "web"}))
+		Expect(before).To(ContainElement(And(HaveField("Type", watch.Deleted), HaveField("Kind", "ReplicaSet"))))
+		Expect(countKind(slices.DeleteFunc(slices.Clone(before), func(e event) bool { return e.Type != watch.Deleted }), "Pod")).
+			To(Equal(2), "both old pods went before the new Deployment was created: %v", events)
 	})
 
 	It("leaves a Deployment with delete-policy orphan in place, with its ReplicaSet and pods, and without the owner label", func() {
@@ -225,19 +268,20 @@ func podsIn(ctx context.Context, c client.Client, ns string) []corev1.Pod {
 	return pods.Items
 }
 
-// deleted is one object whose deletion a deletionRecorder saw.
-type deleted struct {
+// event is one creation or deletion that an eventRecorder saw.
+type event struct {
+	Type       watch.EventType // Added or Deleted
 	Kind, Name string
-	version    string // the resourceVersion of the deletion
+	version    string // the resourceVersion of the change
 }
 
-// deletionRecorder watches the pods, ReplicaSets, Deployments and
-// ConfigMaps of a namespace and keeps their deletions. Each deletion's
+// eventRecorder watches the pods, ReplicaSets, Deployments and ConfigMaps
+// of a namespace and keeps their creations and deletions. Each event's
 // resourceVersion orders it among the others, across kinds, whatever order
 // the four watches deliver them in.
-type deletionRecorder struct {
-	mu        sync.Mutex
-	deletions []deleted
+type eventRecorder struct {
+	mu     sync.Mutex
+	events []event
 }
 
 var recordedResources = []schema.GroupVersionResource{
@@ -247,14 +291,14 @@ var recordedResources = []schema.GroupVersionResource{
 	{Version: "v1", Resource: "configmaps"},
 }
 
-// recordDeletions starts watching ns from the current state of each
-// resource; the watches end with the spec.
-func recordDeletions(ctx context.Context, cluster *testenv.Env, ns string) *deletionRecorder {
+// recordEvents starts watching ns from the current state of each resource;
+// the watches end with the spec.
+func recordEvents(ctx context.Context, cluster *testenv.Env, ns string) *eventRecorder {
 	dc, err := dynamic.NewForConfig(cluster.Config)
 	Expect(err).NotTo(HaveOccurred())
 	ctx, cancel := context.WithCancel(ctx)
 	DeferCleanup(cancel)
-	r := &deletionRecorder{}
+	r := &eventRecorder{}
 	for _, gvr := range recordedResources {
 		resource := dc.Resource(gvr).Namespace(ns)
 		list, err := resource.List(ctx, metav1.ListOptions{})
@@ -266,38 +310,43 @@ func recordDeletions(ctx context.Context, cluster *testenv.Env, ns string) *dele
 	return r
 }
 
-func (r *deletionRecorder) record(w watch.Interface) {
+func (r *eventRecorder) record(w watch.Interface) {
 	defer GinkgoRecover()
 	defer w.Stop()
-	for event := range w.ResultChan() {
-		if event.Type != watch.Deleted {
+	for e := range w.ResultChan() {
+		if e.Type != watch.Added && e.Type != watch.Deleted {
 			continue
 		}
-		obj := event.Object.(*unstructured.Unstructured)
+		obj := e.Object.(*unstructured.Unstructured)
 		r.mu.Lock()
-		r.deletions = append(r.deletions, deleted{Kind: obj.GetKind(), Name: obj.GetName(), version: obj.GetResourceVersion()})
+		r.events = append(r.events, event{Type: e.Type, Kind: obj.GetKind(), Name: obj.GetName(), version: obj.GetResourceVersion()})
 		r.mu.Unlock()
 	}
 }
 
-// kinds lists the kinds of the deletions seen so far.
-func (r *deletionRecorder) kinds() []string {
+// seen lists the events seen so far as "Type Kind name", in arrival order.
+func (r *eventRecorder) seen() []string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	out := make([]string, 0, len(r.deletions))
-	for _, d := range r.deletions {
-		out = append(out, d.Kind)
+	out := make([]string, 0, len(r.events))
+	for _, e := range r.events {
+		out = append(out, string(e.Type)+" "+e.Kind+" "+e.Name)
 	}
 	return out
 }
 
-// inOrder returns the deletions in the order they happened.
-func (r *deletionRecorder) inOrder() []deleted {
+// inOrder returns the events of the given type in the order they happened.
+func (r *eventRecorder) inOrder(types ...watch.EventType) []event {
 	r.mu.Lock()
-	out := append([]deleted(nil), r.deletions...)
+	var out []event
+	for _, e := range r.events {
+		if slices.Contains(types, e.Type) {
+			out = append(out, e)
+		}
+	}
 	r.mu.Unlock()
 	var failed error
-	slices.SortFunc(out, func(a, b deleted) int {
+	slices.SortFunc(out, func(a, b event) int {
 		cmp, err := resourceversion.CompareResourceVersion(a.version, b.version)
 		if err != nil && failed == nil {
 			failed = fmt.Errorf("comparing the resourceVersions of %s %s and %s %s: %w", a.Kind, a.Name, b.Kind, b.Name, err)
@@ -311,10 +360,10 @@ func (r *deletionRecorder) inOrder() []deleted {
 	return out
 }
 
-func countKind(deletions []deleted, kind string) int {
+func countKind(events []event, kind string) int {
 	n := 0
-	for _, d := range deletions {
-		if d.Kind == kind {
+	for _, e := range events {
+		if e.Kind == kind {
 			n++
 		}
 	}
