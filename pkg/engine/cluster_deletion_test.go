@@ -10,6 +10,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -23,6 +24,7 @@ import (
 
 	"github.com/wavekit-dev/wavekit/internal/testenv"
 	"github.com/wavekit-dev/wavekit/pkg/engine"
+	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
 // clusterTimeout bounds what the real controllers do (a rollout, the
@@ -159,6 +161,23 @@ var _ = Describe("deletion on a cluster with controllers", Label("cluster"), Ord
 			To(Equal(2), "both old pods went before the new Deployment was created: %v", events)
 	})
 
+	It("purges a Job in foreground: the next wave is applied only after its pod is gone", func() {
+		ns, h := setUp("purge")
+		recorder := recordEvents(ctx, cluster, ns)
+		applyUntilReady(h,
+			oneShot(ns, "migrate", "purge-order", "0", "delete-propagation", "foreground"),
+			configMap(ns, "settings", nil, "apply-order", "1"))
+		Expect(getIn(ctx, cluster.Client, &batchv1.Job{}, ns, "migrate")).To(BeFalse())
+		Expect(podsIn(ctx, cluster.Client, ns)).To(BeEmpty(), "purged in foreground, the Job went after its pod")
+		Expect(h.inventory).To(ContainElement(And(HaveField("Name", "migrate"), HaveField("Phase", manifests.PhaseCompleted))))
+
+		Eventually(recorder.seen).WithTimeout(clusterTimeout).Should(ContainElement("ADDED ConfigMap settings"))
+		events := recorder.inOrder(watch.Added, watch.Deleted)
+		created := slices.Index(events, event{Type: watch.Added, Kind: "ConfigMap", Name: "settings"})
+		Expect(events[:created]).To(ContainElement(And(HaveField("Type", watch.Deleted), HaveField("Kind", "Pod"))),
+			"the Job's pod went before the next wave: %v", events)
+	})
+
 	It("leaves a Deployment with delete-policy orphan in place, with its ReplicaSet and pods, and without the owner label", func() {
 		ns, h := setUp("orphan")
 		applyUntilReady(h, workload(ns, "web", 2, "delete-policy", "orphan", "delete-propagation", "foreground"))
@@ -241,6 +260,25 @@ func workload(ns, name string, replicas int32, pairs ...string) *appsv1.Deployme
 			Template: corev1.PodTemplateSpec{
 				ObjectMeta: metav1.ObjectMeta{Labels: labels},
 				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "example.invalid/app:1"}}},
+			},
+		},
+	}
+}
+
+// oneShot is a Job of one pod that succeeds, with wavekit annotations from
+// suffix/value pairs.
+func oneShot(ns, name string, pairs ...string) *batchv1.Job {
+	return &batchv1.Job{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"},
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Annotations: annotations(pairs...)},
+		Spec: batchv1.JobSpec{
+			BackoffLimit: ptr.To(int32(0)),
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": name}},
+				Spec: corev1.PodSpec{
+					RestartPolicy: corev1.RestartPolicyNever,
+					Containers:    []corev1.Container{{Name: "run", Image: "example.invalid/run:1"}},
+				},
 			},
 		},
 	}
