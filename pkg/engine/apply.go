@@ -131,6 +131,7 @@ func describe(item *manifests.InventoryItem, d *desired) {
 	item.ReconcilePolicy = unlessEqual(d.policies.Reconcile, builtin.Reconcile)
 	item.UpdatePolicy = unlessEqual(d.policies.Update, builtin.Update)
 	item.DeletePolicy = unlessEqual(d.policies.Delete, builtin.Delete)
+	item.DeletePropagation = unlessEqual(d.policies.DeletePropagation, manifests.PropagationBackground)
 	item.ApplyOrder = d.policies.ApplyOrder
 	item.PurgeOrder = d.policies.PurgeOrder
 	item.DeleteOrder = d.policies.DeleteOrder

@@ -8,6 +8,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
@@ -93,34 +94,62 @@ func (r *applyRun) drop(item *manifests.InventoryItem) {
 }
 
 // deleteObject deletes the object of item unless it is already being
-// deleted, and reports whether it is gone. An object that carries another
-// owner's label (or none) is not this owner's to delete: for this owner it
-// is gone. Once it asked for the deletion, it marks item Deleting.
-func (a *Applier) deleteObject(ctx context.Context, owner Owner, item *manifests.InventoryItem) (bool, error) {
+// deleted, with the item's propagation policy, and reports whether it is
+// gone; when it is not, heldBy says what keeps it (see holder). An object
+// that carries another owner's label (or none) is not this owner's to
+// delete: for this owner it is gone. Once it asked for the deletion, it
+// marks item Deleting.
+func (a *Applier) deleteObject(ctx context.Context, owner Owner, item *manifests.InventoryItem) (gone bool, heldBy string, err error) {
 	key := item.Key()
 	live, err := a.liveForDeletion(ctx, item.GroupVersionKind(), key)
 	if meta.IsNoMatchError(err) {
-		return true, nil // its type is no longer served, so it cannot exist
+		return true, "", nil // its type is no longer served, so it cannot exist
 	}
 	if err != nil {
-		return false, err
+		return false, "", err
 	}
 	if live == nil || live.GetLabels()[a.OwnerLabel()] != owner.ID {
 		a.forget(key)
-		return true, nil
+		return true, "", nil
 	}
 	if live.GetDeletionTimestamp() != nil {
-		return false, nil
+		return false, holder(item, live), nil
 	}
-	gone, err := a.deleteRecorded(ctx, key, live)
+	gone, err = a.deleteRecorded(ctx, key, live, item.DeletePropagation)
 	if err != nil {
-		return false, err
+		return false, "", err
 	}
 	item.Phase = manifests.PhaseDeleting
 	if gone {
 		a.forget(key)
+		return true, "", nil
 	}
-	return gone, nil
+	return false, holder(item, live), nil
+}
+
+// holder says what keeps an object that is being deleted, for the waiting
+// message: the namespace controller while it empties a Namespace, the
+// garbage collector while a foreground deletion waits for the object's
+// dependents (the item's propagation, or the finalizer of a foreground
+// deletion someone else asked for); "" when it is nothing wavekit knows of.
+func holder(item *manifests.InventoryItem, live *unstructured.Unstructured) string {
+	switch {
+	case item.Group == "" && item.Kind == "Namespace":
+		return "Terminating: the namespace controller is removing the objects in it"
+	case item.DeletePropagation == manifests.PropagationForeground,
+		slices.Contains(live.GetFinalizers(), metav1.FinalizerDeleteDependents):
+		return "foreground: waiting for the garbage collector to remove its dependents"
+	}
+	return ""
+}
+
+// beingDeleted is the waiting reason of an object that is not gone yet:
+// what (being deleted, being purged) and, when known, what holds it.
+func beingDeleted(what, heldBy string) string {
+	if heldBy == "" {
+		return what
+	}
+	return what + " (" + heldBy + ")"
 }
 
 // forget drops what the applier kept of an object it no longer owns, so

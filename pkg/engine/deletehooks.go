@@ -87,13 +87,13 @@ func (r *applyRun) finishHook(ctx context.Context, item *manifests.InventoryItem
 		r.record(ActionOrphaned, item.Key())
 		return true, nil
 	}
-	gone, err := r.a.deleteObject(ctx, r.owner, item)
+	gone, heldBy, err := r.a.deleteObject(ctx, r.owner, item)
 	if err != nil {
 		return false, fmt.Errorf("deleting delete hook %s: %w", item, err)
 	}
 	if !gone {
 		r.markChanged()
-		r.wait(item.Key(), "delete hook being deleted")
+		r.wait(item.Key(), beingDeleted("delete hook being deleted", heldBy))
 		return false, nil
 	}
 	item.Phase = manifests.PhaseCompleted

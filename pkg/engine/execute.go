@@ -100,9 +100,10 @@ func waitingReason(item *manifests.InventoryItem) string {
 // it reports whether they are all gone.
 func (r *applyRun) purgeGroup(ctx context.Context, g group) (bool, error) {
 	gone := make([]bool, len(g.steps))
+	heldBy := make([]string, len(g.steps))
 	err := r.eachStep(ctx, g, func(ctx context.Context, i int, item *manifests.InventoryItem) error {
 		var err error
-		if gone[i], err = r.a.deleteObject(ctx, r.owner, item); err != nil {
+		if gone[i], heldBy[i], err = r.a.deleteObject(ctx, r.owner, item); err != nil {
 			return fmt.Errorf("purging %s: %w", item, err)
 		}
 		return nil
@@ -117,7 +118,7 @@ func (r *applyRun) purgeGroup(ctx context.Context, g group) (bool, error) {
 		if !gone[i] {
 			done = false
 			item.Phase = manifests.PhaseDeleting
-			r.wait(s.key, "being purged")
+			r.wait(s.key, beingDeleted("being purged", heldBy[i]))
 			continue
 		}
 		r.record(goneVerb(item), s.key)
@@ -151,7 +152,7 @@ func (r *applyRun) deleteGroup(ctx context.Context, g group) (bool, error) {
 		case deletionPending:
 			r.markChanged()
 			item.Phase = manifests.PhaseDeleting
-			r.wait(s.key, "being deleted")
+			r.wait(s.key, beingDeleted("being deleted", outcomes[i].why))
 			done = false
 		}
 	}
@@ -171,7 +172,7 @@ const (
 	deletionReleased                // orphaned: the owner label is gone
 	deletionGone                    // the object is gone, or not this owner's
 	deletionKept                    // kept for foreign instances of its types
-	deletionPending                 // being deleted
+	deletionPending                 // being deleted; why is what holds it, if known
 )
 
 func (r *applyRun) deleteStep(ctx context.Context, s step, item *manifests.InventoryItem) (deletion, error) {
@@ -190,14 +191,14 @@ func (r *applyRun) deleteStep(ctx context.Context, s step, item *manifests.Inven
 			return deletion{result: deletionKept, why: describeBlocking(blocking)}, nil
 		}
 	}
-	gone, err := r.a.deleteObject(ctx, r.owner, item)
+	gone, heldBy, err := r.a.deleteObject(ctx, r.owner, item)
 	if err != nil {
 		return deletion{}, fmt.Errorf("deleting %s: %w", item, err)
 	}
 	if gone {
 		return deletion{result: deletionGone}, nil
 	}
-	return deletion{result: deletionPending}, nil
+	return deletion{result: deletionPending, why: heldBy}, nil
 }
 
 // eachStep calls fn for the inventory item of every step of g, as many at

@@ -166,7 +166,7 @@ func (a *Applier) update(ctx context.Context, d *desired, obj, live *unstructure
 	case manifests.UpdateSSAMerge, manifests.UpdateSSAOverride:
 		return a.serverSideApply(ctx, d, obj, live)
 	case manifests.UpdateRecreate:
-		if _, err := a.deleteRecorded(ctx, d.key, live); err != nil {
+		if _, err := a.deleteRecorded(ctx, d.key, live, d.policies.DeletePropagation); err != nil {
 			return nil, err
 		}
 		return nil, nil
@@ -220,15 +220,16 @@ func (a *Applier) serverSideApply(ctx context.Context, d *desired, obj *unstruct
 	return obj, nil
 }
 
-// deleteRecorded deletes live and records that this applier deleted it, so
-// that a lagging cache reads it as being deleted. The record comes before
-// the request: the delete event, which drops it, may come before the answer.
-func (a *Applier) deleteRecorded(ctx context.Context, key manifests.ObjectKey, live *unstructured.Unstructured) (bool, error) {
+// deleteRecorded deletes live with the given propagation and records that
+// this applier deleted it, so that a lagging cache reads it as being
+// deleted. The record comes before the request: the delete event, which
+// drops it, may come before the answer.
+func (a *Applier) deleteRecorded(ctx context.Context, key manifests.ObjectKey, live *unstructured.Unstructured, propagation manifests.DeletePropagation) (bool, error) {
 	if a.dryRunOnly {
-		return a.deleteLive(ctx, live)
+		return a.deleteLive(ctx, live, propagation)
 	}
 	a.live.deleted(key, live.GetUID())
-	gone, err := a.deleteLive(ctx, live)
+	gone, err := a.deleteLive(ctx, live, propagation)
 	if err != nil {
 		a.live.undelete(key, live.GetUID())
 	}
@@ -238,16 +239,14 @@ func (a *Applier) deleteRecorded(ctx context.Context, key manifests.ObjectKey, l
 // deleteLive deletes live unless it is gone already, and reports whether
 // it is gone: only a target with a deleter knows that from the API server's
 // answer; otherwise the cache tells later.
-func (a *Applier) deleteLive(ctx context.Context, live *unstructured.Unstructured) (bool, error) {
+func (a *Applier) deleteLive(ctx context.Context, live *unstructured.Unstructured, propagation manifests.DeletePropagation) (bool, error) {
 	uid := live.GetUID()
-	// Background propagation: some kinds (batch/v1 Jobs) default to orphaning
-	// their dependents, which leaves them behind.
-	background := metav1.DeletePropagationBackground
-	opts := metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}, PropagationPolicy: &background}
+	policy := propagationPolicy(propagation)
+	opts := metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}, PropagationPolicy: &policy}
 	var gone bool
 	var err error
 	if a.target.deleter == nil {
-		err = a.target.Client.Delete(ctx, live, client.Preconditions(*opts.Preconditions), client.PropagationPolicy(background))
+		err = a.target.Client.Delete(ctx, live, client.Preconditions(*opts.Preconditions), client.PropagationPolicy(policy))
 	} else {
 		gone, err = a.deleteAnswered(ctx, live, opts)
 	}
@@ -255,6 +254,17 @@ func (a *Applier) deleteLive(ctx context.Context, live *unstructured.Unstructure
 		return true, nil
 	}
 	return gone, err
+}
+
+// propagationPolicy is the API's propagation policy for a delete
+// propagation: Foreground, or Background for anything else. Background is
+// explicit because some kinds (batch/v1 Jobs) default to orphaning their
+// dependents, which would leave them behind.
+func propagationPolicy(p manifests.DeletePropagation) metav1.DeletionPropagation {
+	if p == manifests.PropagationForeground {
+		return metav1.DeletePropagationForeground
+	}
+	return metav1.DeletePropagationBackground
 }
 
 func (a *Applier) deleteAnswered(ctx context.Context, live *unstructured.Unstructured, opts metav1.DeleteOptions) (bool, error) {

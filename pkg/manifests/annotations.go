@@ -17,9 +17,13 @@ const (
 	AnnotationReconcilePolicy = "reconcile-policy"
 	AnnotationUpdatePolicy    = "update-policy"
 	AnnotationDeletePolicy    = "delete-policy"
-	AnnotationAdoptionPolicy  = "adoption-policy"
-	AnnotationStatusHint      = "status-hint"
-	AnnotationReapplyInterval = "reapply-interval"
+	// AnnotationDeletePropagation says whether deleting the object waits for
+	// the garbage collector to remove its dependents: background or
+	// foreground.
+	AnnotationDeletePropagation = "delete-propagation"
+	AnnotationAdoptionPolicy    = "adoption-policy"
+	AnnotationStatusHint        = "status-hint"
+	AnnotationReapplyInterval   = "reapply-interval"
 	// AnnotationDeleteHook marks an object that runs only when the component
 	// is deleted (Helm pre-delete/post-delete hooks): value pre-delete or
 	// post-delete. Apply never applies such objects.
@@ -81,6 +85,22 @@ const (
 	DeleteOrphan         DeletePolicy = "orphan"
 	DeleteOrphanOnApply  DeletePolicy = "orphan-on-apply"
 	DeleteOrphanOnDelete DeletePolicy = "orphan-on-delete"
+)
+
+// DeletePropagation is the propagation policy the object is deleted with,
+// which decides when it counts as gone.
+type DeletePropagation string
+
+// Delete propagations.
+const (
+	// PropagationBackground deletes the object at once; the garbage
+	// collector removes its dependents (a Deployment's ReplicaSets and
+	// pods) afterwards, while the next delete wave already runs.
+	PropagationBackground DeletePropagation = "background"
+	// PropagationForeground deletes with propagationPolicy Foreground: the
+	// API server keeps the object, marked for deletion, until the garbage
+	// collector has removed its dependents, so it is gone only after them.
+	PropagationForeground DeletePropagation = "foreground"
 )
 
 // AdoptionPolicy says whether an existing object that the component does not

@@ -50,8 +50,9 @@ type InventoryItem struct {
 	Name string `json:"name"`
 
 	// The policies the object was applied under; empty where they are the
-	// built-in defaults (if-unowned, on-object-change, replace, delete), so
-	// that the inventory of thousands of objects fits in a status.
+	// built-in defaults (if-unowned, on-object-change, replace, delete,
+	// background), so that the inventory of thousands of objects fits in a
+	// status.
 	// +optional
 	AdoptionPolicy AdoptionPolicy `json:"adoptionPolicy,omitempty"`
 	// +optional
@@ -60,6 +61,10 @@ type InventoryItem struct {
 	UpdatePolicy UpdatePolicy `json:"updatePolicy,omitempty"`
 	// +optional
 	DeletePolicy DeletePolicy `json:"deletePolicy,omitempty"`
+	// DeletePropagation is foreground when deleting the object waits for
+	// its dependents; empty (left out) for the default, background.
+	// +optional
+	DeletePropagation DeletePropagation `json:"deletePropagation,omitempty"`
 
 	// ApplyOrder is the wave the object is applied in.
 	// +optional

@@ -13,7 +13,7 @@ import (
 // on the objects it applies (the owner annotation and the owner label).
 var KnownKeys = []string{
 	AnnotationApplyOrder, AnnotationOrder, AnnotationPurgeOrder, AnnotationDeleteOrder,
-	AnnotationReconcilePolicy, AnnotationUpdatePolicy, AnnotationDeletePolicy, AnnotationAdoptionPolicy,
+	AnnotationReconcilePolicy, AnnotationUpdatePolicy, AnnotationDeletePolicy, AnnotationDeletePropagation, AnnotationAdoptionPolicy,
 	AnnotationStatusHint, AnnotationReapplyInterval, AnnotationDeleteHook,
 	AnnotationOwner, LabelOwnerID,
 }

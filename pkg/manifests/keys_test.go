@@ -17,7 +17,7 @@ func TestParsePoliciesRefusesUnknownKeys(t *testing.T) {
 		"wavekit.dev/Delete-Policy": "ConfigMap ns/cm: unknown annotation wavekit.dev/Delete-Policy (did you mean wavekit.dev/delete-policy?)",
 		"wavekit.dev/purge":         "ConfigMap ns/cm: unknown annotation wavekit.dev/purge (did you mean wavekit.dev/purge-order?)",
 		"wavekit.dev/colour": "ConfigMap ns/cm: unknown annotation wavekit.dev/colour (the keys under wavekit.dev/ are " +
-			"apply-order, order, purge-order, delete-order, reconcile-policy, update-policy, delete-policy, adoption-policy, " +
+			"apply-order, order, purge-order, delete-order, reconcile-policy, update-policy, delete-policy, delete-propagation, adoption-policy, " +
 			"status-hint, reapply-interval, delete-hook, owner, owner-id)",
 	} {
 		_, err := manifests.ParsePolicies(prefix, object, map[string]string{key: "1", "wavekit.dev/order": "1"}, manifests.Defaults{})

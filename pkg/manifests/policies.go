@@ -12,15 +12,17 @@ import (
 // ObjectPolicies are the wavekit settings of one object, read from its
 // annotations with the reconciler's defaults filled in.
 type ObjectPolicies struct {
-	ApplyOrder      int16
-	PurgeOrder      *int16
-	DeleteOrder     int16
-	Reconcile       ReconcilePolicy
-	Update          UpdatePolicy
-	Delete          DeletePolicy
-	Adoption        AdoptionPolicy
-	StatusHint      StatusHint
-	ReapplyInterval time.Duration
+	ApplyOrder  int16
+	PurgeOrder  *int16
+	DeleteOrder int16
+	Reconcile   ReconcilePolicy
+	Update      UpdatePolicy
+	Delete      DeletePolicy
+	// DeletePropagation is background unless the object says foreground.
+	DeletePropagation DeletePropagation
+	Adoption          AdoptionPolicy
+	StatusHint        StatusHint
+	ReapplyInterval   time.Duration
 	// DeleteHook is pre-delete or post-delete for a delete-only object.
 	DeleteHook string
 }
@@ -87,16 +89,17 @@ func ParsePolicies(prefix, object string, annotations map[string]string, default
 	defaults = defaults.WithFallbacks()
 	p := policyParser{prefix: prefix, object: object, annotations: annotations}
 	policies := ObjectPolicies{
-		ApplyOrder:      p.order(AnnotationApplyOrder, AnnotationOrder),
-		PurgeOrder:      p.optionalOrder(AnnotationPurgeOrder),
-		DeleteOrder:     p.order(AnnotationDeleteOrder),
-		Reconcile:       ReconcilePolicy(p.enum(AnnotationReconcilePolicy, string(defaults.Reconcile), reconcilePolicies)),
-		Update:          UpdatePolicy(p.enum(AnnotationUpdatePolicy, string(defaults.Update), updatePolicies)),
-		Delete:          DeletePolicy(p.enum(AnnotationDeletePolicy, string(defaults.Delete), deletePolicies)),
-		Adoption:        AdoptionPolicy(p.enum(AnnotationAdoptionPolicy, string(defaults.Adoption), adoptionPolicies)),
-		StatusHint:      p.statusHint(),
-		ReapplyInterval: p.duration(AnnotationReapplyInterval, defaults.ReapplyInterval),
-		DeleteHook:      p.enum(AnnotationDeleteHook, "", deleteHookEvents),
+		ApplyOrder:        p.order(AnnotationApplyOrder, AnnotationOrder),
+		PurgeOrder:        p.optionalOrder(AnnotationPurgeOrder),
+		DeleteOrder:       p.order(AnnotationDeleteOrder),
+		Reconcile:         ReconcilePolicy(p.enum(AnnotationReconcilePolicy, string(defaults.Reconcile), reconcilePolicies)),
+		Update:            UpdatePolicy(p.enum(AnnotationUpdatePolicy, string(defaults.Update), updatePolicies)),
+		Delete:            DeletePolicy(p.enum(AnnotationDeletePolicy, string(defaults.Delete), deletePolicies)),
+		DeletePropagation: DeletePropagation(p.enum(AnnotationDeletePropagation, string(PropagationBackground), deletePropagations)),
+		Adoption:          AdoptionPolicy(p.enum(AnnotationAdoptionPolicy, string(defaults.Adoption), adoptionPolicies)),
+		StatusHint:        p.statusHint(),
+		ReapplyInterval:   p.duration(AnnotationReapplyInterval, defaults.ReapplyInterval),
+		DeleteHook:        p.enum(AnnotationDeleteHook, "", deleteHookEvents),
 	}
 	if policies.Update == UpdateDefault {
 		policies.Update = defaults.Update
@@ -111,11 +114,12 @@ func ParsePolicies(prefix, object string, annotations map[string]string, default
 }
 
 var (
-	reconcilePolicies = []string{string(ReconcileOnObjectChange), string(ReconcileOnObjectOrComponentChange), string(ReconcileOnce)}
-	updatePolicies    = []string{string(UpdateDefault), string(UpdateReplace), string(UpdateSSAMerge), string(UpdateSSAOverride), string(UpdateRecreate)}
-	deletePolicies    = []string{string(DeleteDefault), string(DeleteDelete), string(DeleteOrphan), string(DeleteOrphanOnApply), string(DeleteOrphanOnDelete)}
-	adoptionPolicies  = []string{string(AdoptNever), string(AdoptIfUnowned), string(AdoptAlways)}
-	deleteHookEvents  = []string{"pre-delete", "post-delete"}
+	reconcilePolicies  = []string{string(ReconcileOnObjectChange), string(ReconcileOnObjectOrComponentChange), string(ReconcileOnce)}
+	updatePolicies     = []string{string(UpdateDefault), string(UpdateReplace), string(UpdateSSAMerge), string(UpdateSSAOverride), string(UpdateRecreate)}
+	deletePolicies     = []string{string(DeleteDefault), string(DeleteDelete), string(DeleteOrphan), string(DeleteOrphanOnApply), string(DeleteOrphanOnDelete)}
+	deletePropagations = []string{string(PropagationBackground), string(PropagationForeground)}
+	adoptionPolicies   = []string{string(AdoptNever), string(AdoptIfUnowned), string(AdoptAlways)}
+	deleteHookEvents   = []string{"pre-delete", "post-delete"}
 )
 
 // IsDeleteHook tells whether value is a valid <name>/delete-hook value.

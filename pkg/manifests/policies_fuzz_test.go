@@ -63,6 +63,8 @@ func checkPolicies(t *testing.T, p manifests.ObjectPolicies) {
 		t.Fatalf("defaults not filled in: %+v", p)
 	case p.Delete == "" || p.Delete == manifests.DeleteDefault || p.Adoption == "":
 		t.Fatalf("defaults not filled in: %+v", p)
+	case p.DeletePropagation != manifests.PropagationBackground && p.DeletePropagation != manifests.PropagationForeground:
+		t.Fatalf("delete propagation %q is neither background nor foreground", p.DeletePropagation)
 	case p.ReapplyInterval < 0:
 		t.Fatalf("negative reapply interval: %+v", p)
 	}
