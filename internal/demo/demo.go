@@ -31,7 +31,10 @@ var chartFiles embed.FS
 const (
 	operatorName = "wavekit.dev"
 	namespace    = "demo"
-	stepTimeout  = 3 * time.Minute
+	// objectsNamespace is where the gizmo chart puts its objects: a
+	// Namespace among its manifests, deleted last.
+	objectsNamespace = "gizmo"
+	stepTimeout      = 3 * time.Minute
 	// demoReplicas is the number of pods of the demo's Deployment.
 	demoReplicas = 3
 )

@@ -26,7 +26,7 @@ var _ = Describe("the demo", Label("cluster"), func() {
 			"» checked: wave 1 (the ConfigMap) changed only once the new ReplicaSet had all 3 pods available",
 			"» Component demo/demo: deletion blocked\n",
 			"» checked: every object of the component is deleted\n",
-			"» checked: the garbage collector removed the Deployment's ReplicaSet and pods\n",
+			"» checked: no ReplicaSet or pod is left, and the namespace gizmo is gone",
 			"» Component demo/hello: Ready with chart 1.1.0\n",
 			"» Component demo/hello is gone\n",
 		} {

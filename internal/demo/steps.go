@@ -113,7 +113,7 @@ func (d *demo) checkApplied(ctx context.Context) error {
 	}
 	d.say("checked: every object is there, the migration Job ran and was purged")
 	var pods corev1.PodList
-	if err := d.client.List(ctx, &pods, client.InNamespace(namespace)); err != nil {
+	if err := d.client.List(ctx, &pods, client.InNamespace(objectsNamespace)); err != nil {
 		return fmt.Errorf("listing the pods: %w", err)
 	}
 	var running []string
@@ -129,32 +129,27 @@ func (d *demo) checkApplied(ctx context.Context) error {
 	return nil
 }
 
-// waitForNoPods waits, bounded, until the garbage collector has removed the
-// ReplicaSets and pods of the deleted Deployment.
-func (d *demo) waitForNoPods(ctx context.Context) error {
-	deadline := time.Now().Add(stepTimeout)
-	for {
-		var pods corev1.PodList
-		var sets appsv1.ReplicaSetList
-		if err := d.client.List(ctx, &pods, client.InNamespace(namespace)); err != nil {
-			return fmt.Errorf("listing the pods: %w", err)
-		}
-		if err := d.client.List(ctx, &sets, client.InNamespace(namespace)); err != nil {
-			return fmt.Errorf("listing the ReplicaSets: %w", err)
-		}
-		if len(pods.Items) == 0 && len(sets.Items) == 0 {
-			d.say("checked: the garbage collector removed the Deployment's ReplicaSet and pods")
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("after deletion, %d pods and %d ReplicaSets are still there after %s", len(pods.Items), len(sets.Items), stepTimeout)
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(200 * time.Millisecond):
-		}
+// checkNamespaceGone checks that the component's namespace, deleted in
+// the last delete wave, is gone with everything in it: the wave ended only
+// once the namespace controller had removed it.
+func (d *demo) checkNamespaceGone(ctx context.Context) error {
+	err := d.client.Get(ctx, client.ObjectKey{Name: objectsNamespace}, &corev1.Namespace{})
+	if !apierrors.IsNotFound(err) {
+		return fmt.Errorf("the Component is gone but its namespace %s is still there (%v)", objectsNamespace, err)
 	}
+	var pods corev1.PodList
+	var sets appsv1.ReplicaSetList
+	if err := d.client.List(ctx, &pods, client.InNamespace(objectsNamespace)); err != nil {
+		return fmt.Errorf("listing the pods: %w", err)
+	}
+	if err := d.client.List(ctx, &sets, client.InNamespace(objectsNamespace)); err != nil {
+		return fmt.Errorf("listing the ReplicaSets: %w", err)
+	}
+	if len(pods.Items) > 0 || len(sets.Items) > 0 {
+		return fmt.Errorf("the Component is gone but %d pods and %d ReplicaSets of its Deployment are still there", len(pods.Items), len(sets.Items))
+	}
+	d.say("checked: no ReplicaSet or pod is left, and the namespace %s is gone: its delete wave ended only once the namespace controller had removed it", objectsNamespace)
+	return nil
 }
 
 // checkDeleted verifies that no object of the component is left.
@@ -170,14 +165,14 @@ func (d *demo) checkDeleted(ctx context.Context) error {
 		return fmt.Errorf("after deletion, the Gizmo CRD is still there")
 	}
 	d.say("checked: every object of the component is deleted")
-	return d.waitForNoPods(ctx)
+	return d.checkNamespaceGone(ctx)
 }
 
 func (d *demo) exists(ctx context.Context, apiVersion, kind, name string) bool {
 	u := &unstructured.Unstructured{}
 	u.SetAPIVersion(apiVersion)
 	u.SetKind(kind)
-	err := d.client.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, u)
+	err := d.client.Get(ctx, client.ObjectKey{Namespace: objectsNamespace, Name: name}, u)
 	return err == nil && u.GetDeletionTimestamp() == nil
 }
 

@@ -67,7 +67,7 @@ type rollout struct {
 func (r *rollout) observe(ctx context.Context, generation int64) (bool, error) {
 	d := r.demo
 	var sets appsv1.ReplicaSetList
-	if err := d.client.List(ctx, &sets, client.InNamespace(namespace), client.MatchingLabels{"app": "gizmo-controller"}); err != nil {
+	if err := d.client.List(ctx, &sets, client.InNamespace(objectsNamespace), client.MatchingLabels{"app": "gizmo-controller"}); err != nil {
 		return false, fmt.Errorf("listing the ReplicaSets: %w", err)
 	}
 	newAvailable := newReplicaSetAvailable(sets.Items)
@@ -77,7 +77,7 @@ func (r *rollout) observe(ctx context.Context, generation int64) (bool, error) {
 	}
 	r.sawRollIn = r.sawRollIn || !newAvailable
 	var settings corev1.ConfigMap
-	if err := d.client.Get(ctx, client.ObjectKey{Namespace: namespace, Name: "gizmo-settings"}, &settings); err != nil {
+	if err := d.client.Get(ctx, client.ObjectKey{Namespace: objectsNamespace, Name: "gizmo-settings"}, &settings); err != nil {
 		return false, fmt.Errorf("reading the ConfigMap gizmo-settings: %w", err)
 	}
 	if settings.Data["colour"] == upgradedColour && !newAvailable {
