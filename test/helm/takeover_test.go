@@ -25,7 +25,6 @@ var _ = Describe("a release that helm install made", func() {
 	It("is taken over by a Component of the same name and namespace without recreating anything", func() {
 		ctx := context.Background()
 		ns := newNamespace(ctx, "installed-by-helm")
-		playControllers(ctx, ns)
 		helmInstall(ctx, ns, "adm", chartDir("admission"))
 		before := uids(ctx, ns, "adm")
 
@@ -65,6 +64,7 @@ func uids(ctx context.Context, namespace, name string) map[string]types.UID {
 	out := map[string]types.UID{}
 	for kind, obj := range map[string]client.Object{
 		"Deployment": &appsv1.Deployment{}, "ConfigMap": &corev1.ConfigMap{}, "ServiceAccount": &corev1.ServiceAccount{},
+		"Service": &corev1.Service{},
 	} {
 		Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, obj)).To(Succeed())
 		out[kind] = obj.GetUID()
