@@ -76,10 +76,6 @@ var _ = Describe("a chart with hooks, applied with wavekit apply --wait", Ordere
 		Expect(jobs.Missing()).To(BeEmpty())
 	})
 
-	It("ran each hook Job to a succeeded pod before the next one started", pendingJobCompletion, func() {
-		eventually(jobs.History).Should(Equal(jobs.OneAtATime()))
-	})
-
 	It("deletes everything it installed, and leaves the namespace it did not create", func() {
 		wavekit(kubeconfig, "delete", release, "-n", ns, "--wait", "--timeout", "2m")
 
@@ -87,6 +83,11 @@ var _ = Describe("a chart with hooks, applied with wavekit apply --wait", Ordere
 		var namespace corev1.Namespace
 		Expect(env.Client.Get(ctx, client.ObjectKey{Name: ns}, &namespace)).To(Succeed())
 		Expect(namespace.DeletionTimestamp).To(BeNil())
+	})
+
+	It("ran each hook Job to a succeeded pod before the next one started", pendingJobCompletion, func() {
+		Expect(jobs.Order()).NotTo(BeEmpty(), "the specs before this one ran hook Jobs")
+		eventually(jobs.History).Should(Equal(jobs.OneAtATime()))
 	})
 })
 

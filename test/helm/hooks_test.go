@@ -79,14 +79,15 @@ var _ = Describe("a chart with hooks", Ordered, func() {
 		expectRolledOut(ctx, ns, "adm", "registry.example/app:2.0")
 	})
 
-	It("ran each hook Job to a succeeded pod before the next one started", pendingJobCompletion, func() {
-		eventually(jobs.History).Should(Equal(jobs.OneAtATime()))
-	})
-
 	It("deletes everything it installed, and the garbage collector what the controllers made of it", func() {
 		Expect(env.Client.Delete(ctx, instance)).To(Succeed())
 		eventually(func() string { return readyAt(ctx, instance) }).Should(Equal("gone"))
 		eventually(func() []string { return leftovers(ctx, ns, "adm") }).Should(BeEmpty())
+	})
+
+	It("ran each hook Job to a succeeded pod before the next one started", pendingJobCompletion, func() {
+		Expect(jobs.Order()).NotTo(BeEmpty(), "the specs before this one ran hook Jobs")
+		eventually(jobs.History).Should(Equal(jobs.OneAtATime()))
 	})
 })
 

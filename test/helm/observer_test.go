@@ -11,6 +11,7 @@ import (
 	. "github.com/onsi/gomega"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
@@ -158,3 +159,25 @@ func (o *jobObserver) Missing() map[string]string {
 	}
 	return out
 }
+
+// The observer's record of a missing account is what makes a hook that runs
+// before its ServiceAccount visible; this checks that it sees one.
+var _ = Describe("the Job observer", func() {
+	It("records a Job whose pod the API server refuses for want of its ServiceAccount, and no success of it", func() {
+		ctx := context.Background()
+		ns := newNamespace(ctx, "observer")
+		jobs := observeJobs(ns)
+		job := &batchv1.Job{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "early-hook"},
+			Spec: batchv1.JobSpec{Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
+				ServiceAccountName: "later-account",
+				RestartPolicy:      corev1.RestartPolicyNever,
+				Containers:         []corev1.Container{{Name: "run", Image: "registry.example/hook:1.0"}},
+			}}},
+		}
+		Expect(env.Client.Create(ctx, job)).To(Succeed())
+
+		eventually(jobs.Missing).Should(Equal(map[string]string{"early-hook": "later-account"}))
+		Expect(jobs.History()).To(Equal([]string{"started early-hook"}), "no pod of it ran")
+	})
+})
