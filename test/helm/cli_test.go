@@ -57,6 +57,7 @@ var _ = Describe("a chart with hooks, applied with wavekit apply --wait", Ordere
 
 		expectInstalled(ctx, ns, release)
 		eventually(jobs.Order).Should(Equal([]string{release + "-admission-create", release + "-admission-patch"}))
+		eventually(jobs.Podless).Should(BeEmpty(), "the Job controller made a pod for every hook Job")
 		Expect(jobs.Missing()).To(BeEmpty())
 		Expect(exists(ctx, &corev1.ServiceAccount{}, ns, release+"-admission")).To(BeFalse())
 		Expect(exists(ctx, &batchv1.Job{}, ns, release+"-admission-patch")).To(BeFalse())
@@ -73,6 +74,7 @@ var _ = Describe("a chart with hooks, applied with wavekit apply --wait", Ordere
 		}).Should(Equal(map[string]int{"pre-upgrade": 1, "post-upgrade": 1, "admission-create": 2, "admission-patch": 2}),
 			"Jobs in the order they ran: %v", jobs.Order())
 		expectRolledOut(ctx, ns, release, "registry.example/app:2.0")
+		eventually(jobs.Podless).Should(BeEmpty())
 		Expect(jobs.Missing()).To(BeEmpty())
 	})
 

@@ -44,6 +44,7 @@ var _ = Describe("a chart with hooks", Ordered, func() {
 		expectInstalled(ctx, ns, "adm")
 		eventually(jobs.Order).Should(Equal([]string{"adm-admission-create", "adm-admission-patch"}),
 			"pre-install before post-install, and no upgrade hook during the install")
+		eventually(jobs.Podless).Should(BeEmpty(), "the Job controller made a pod for every hook Job")
 		Expect(jobs.Missing()).To(BeEmpty(), "every hook Job found its ServiceAccount")
 		Expect(exists(ctx, &corev1.ServiceAccount{}, ns, "adm-admission")).To(BeFalse(), "hook-succeeded: gone once every hook succeeded")
 		Expect(exists(ctx, &batchv1.Job{}, ns, "adm-admission-create")).To(BeFalse())
@@ -70,6 +71,7 @@ var _ = Describe("a chart with hooks", Ordered, func() {
 				"adm-admission-create": runs + 1, "adm-admission-patch": runs + 1,
 			}), "Jobs in the order they ran: %v", jobs.Order())
 		}
+		eventually(jobs.Podless).Should(BeEmpty())
 		Expect(jobs.Missing()).To(BeEmpty())
 		order := jobs.Order()
 		Expect(order[len(order)-4:]).To(Equal([]string{"adm-admission-create", "adm-pre-upgrade", "adm-admission-patch", "adm-post-upgrade"}),

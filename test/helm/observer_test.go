@@ -18,18 +18,20 @@ import (
 	"k8s.io/client-go/tools/cache"
 )
 
-// jobObserver watches the Jobs and Events of one namespace and only reads:
-// the cluster's Job controller runs the Jobs, kwok their pods. It records
-// every run of a Job (each run is a new UID) in the order the runs appeared,
-// whether the run's pod succeeded, and the Jobs whose pods the API server
-// refused because their ServiceAccount did not exist. Such a Job never
-// completes (ServiceAccount admission is on), so a hook run before its
-// account hangs the install; the record says why.
+// jobObserver watches the Jobs, Pods and Events of one namespace and only
+// reads: the cluster's Job controller runs the Jobs, kwok their pods. It
+// records every run of a Job (each run is a new UID) in the order the runs
+// appeared, whether the Job controller made a pod for it, whether that pod
+// succeeded, and the Jobs whose pods the API server refused because their
+// ServiceAccount did not exist. Such a Job never completes (ServiceAccount
+// admission is on), so a hook run before its account would hang an install
+// that waits for it; the record says why.
 type jobObserver struct {
 	mu      sync.Mutex
 	runs    []jobRun
-	history []string          // "started NAME" and "succeeded NAME", as seen
-	missing map[string]string // Job name → the account it lacked
+	history []string           // "started NAME" and "succeeded NAME", as seen
+	podded  map[types.UID]bool // the runs that controlled a pod the observer saw
+	missing map[string]string  // Job name → the account it lacked
 }
 
 // jobRun is one run of a Job.
@@ -47,7 +49,7 @@ var missingAccount = regexp.MustCompile(`serviceaccount "([^"]+)" not found`)
 // (or the Ordered container) ends.
 func observeJobs(namespace string) *jobObserver {
 	GinkgoHelper()
-	o := &jobObserver{missing: map[string]string{}}
+	o := &jobObserver{missing: map[string]string{}, podded: map[types.UID]bool{}}
 	factory := informers.NewSharedInformerFactoryWithOptions(kubernetes.NewForConfigOrDie(env.Config), 0,
 		informers.WithNamespace(namespace))
 	_, err := factory.Batch().V1().Jobs().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
@@ -55,6 +57,8 @@ func observeJobs(namespace string) *jobObserver {
 		UpdateFunc: func(_, obj any) { o.sawJob(obj) },
 		DeleteFunc: o.sawJob,
 	})
+	Expect(err).NotTo(HaveOccurred())
+	_, err = factory.Core().V1().Pods().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: o.sawPod})
 	Expect(err).NotTo(HaveOccurred())
 	_, err = factory.Core().V1().Events().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    o.sawEvent,
@@ -94,6 +98,20 @@ func (o *jobObserver) sawJob(obj any) {
 	}
 }
 
+func (o *jobObserver) sawPod(obj any) {
+	pod, ok := obj.(*corev1.Pod)
+	if !ok {
+		return
+	}
+	owner := metav1.GetControllerOf(pod)
+	if owner == nil || owner.Kind != "Job" {
+		return
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.podded[owner.UID] = true
+}
+
 func (o *jobObserver) sawEvent(obj any) {
 	e, ok := obj.(*corev1.Event)
 	if !ok || e.InvolvedObject.Kind != "Job" || e.Reason != "FailedCreate" {
@@ -126,6 +144,19 @@ func (o *jobObserver) Order() []string {
 	names := make([]string, 0, len(o.runs))
 	for _, run := range o.runs {
 		names = append(names, run.name)
+	}
+	return names
+}
+
+// Podless returns the names of the runs for which the observer saw no pod.
+func (o *jobObserver) Podless() []string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	var names []string
+	for _, run := range o.runs {
+		if !o.podded[run.uid] {
+			names = append(names, run.name)
+		}
 	}
 	return names
 }
@@ -178,6 +209,7 @@ var _ = Describe("the Job observer", func() {
 		Expect(env.Client.Create(ctx, job)).To(Succeed())
 
 		eventually(jobs.Missing).Should(Equal(map[string]string{"early-hook": "later-account"}))
-		Expect(jobs.History()).To(Equal([]string{"started early-hook"}), "no pod of it ran")
+		Expect(jobs.Podless()).To(Equal([]string{"early-hook"}))
+		Expect(jobs.History()).To(Equal([]string{"started early-hook"}))
 	})
 })
