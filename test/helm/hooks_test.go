@@ -87,7 +87,7 @@ var _ = Describe("a chart with hooks", Ordered, func() {
 		eventually(func() []string { return leftovers(ctx, ns, "adm") }).Should(BeEmpty())
 	})
 
-	It("ran each hook Job to a succeeded pod before the next one started", pendingJobCompletion, func() {
+	It("ran each hook Job to a succeeded pod before the next one was created", pendingJobCompletion, func() {
 		Expect(jobs.Order()).NotTo(BeEmpty(), "the specs before this one ran hook Jobs")
 		eventually(jobs.History).Should(Equal(jobs.OneAtATime()))
 	})

@@ -29,7 +29,7 @@ import (
 type jobObserver struct {
 	mu      sync.Mutex
 	runs    []jobRun
-	history []string           // "started NAME" and "succeeded NAME", as seen
+	history []string           // "created NAME" and "succeeded NAME", as seen
 	podded  map[types.UID]bool // the runs that controlled a pod the observer saw
 	missing map[string]string  // Job name → the account it lacked
 }
@@ -50,9 +50,10 @@ var missingAccount = regexp.MustCompile(`serviceaccount "([^"]+)" not found`)
 func observeJobs(namespace string) *jobObserver {
 	GinkgoHelper()
 	o := &jobObserver{missing: map[string]string{}, podded: map[types.UID]bool{}}
-	factory := informers.NewSharedInformerFactoryWithOptions(kubernetes.NewForConfigOrDie(env.Config), 0,
-		informers.WithNamespace(namespace))
-	_, err := factory.Batch().V1().Jobs().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+	clientset, err := kubernetes.NewForConfig(env.Config)
+	Expect(err).NotTo(HaveOccurred())
+	factory := informers.NewSharedInformerFactoryWithOptions(clientset, 0, informers.WithNamespace(namespace))
+	_, err = factory.Batch().V1().Jobs().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    o.sawJob,
 		UpdateFunc: func(_, obj any) { o.sawJob(obj) },
 		DeleteFunc: o.sawJob,
@@ -89,7 +90,7 @@ func (o *jobObserver) sawJob(obj any) {
 	i := slices.IndexFunc(o.runs, func(run jobRun) bool { return run.uid == j.UID })
 	if i < 0 {
 		o.runs = append(o.runs, jobRun{name: j.Name, uid: j.UID})
-		o.history = append(o.history, "started "+j.Name)
+		o.history = append(o.history, "created "+j.Name)
 		i = len(o.runs) - 1
 	}
 	if !o.runs[i].succeeded && j.Status.Succeeded >= 1 {
@@ -161,7 +162,7 @@ func (o *jobObserver) Podless() []string {
 	return names
 }
 
-// History returns "started NAME" for each run as it appeared and
+// History returns "created NAME" for each run as it appeared and
 // "succeeded NAME" when its pod had succeeded, in the order seen.
 func (o *jobObserver) History() []string {
 	o.mu.Lock()
@@ -170,11 +171,11 @@ func (o *jobObserver) History() []string {
 }
 
 // OneAtATime is the History of the runs of Order had each run succeeded
-// before the next one started.
+// before the next one was created.
 func (o *jobObserver) OneAtATime() []string {
 	var history []string
 	for _, name := range o.Order() {
-		history = append(history, "started "+name, "succeeded "+name)
+		history = append(history, "created "+name, "succeeded "+name)
 	}
 	return history
 }
@@ -210,6 +211,6 @@ var _ = Describe("the Job observer", func() {
 
 		eventually(jobs.Missing).Should(Equal(map[string]string{"early-hook": "later-account"}))
 		Expect(jobs.Podless()).To(Equal([]string{"early-hook"}))
-		Expect(jobs.History()).To(Equal([]string{"started early-hook"}))
+		Expect(jobs.History()).To(Equal([]string{"created early-hook"}))
 	})
 })
