@@ -94,12 +94,13 @@ var _ = Describe("a chart with hooks", Ordered, func() {
 })
 
 // pendingJobCompletion marks the specs that need wavekit to wait for a Job
-// to complete. It does not yet: kstatus calls a Job Current as soon as it
-// has a startTime ("Job in progress"), so a hook Job counts as ready once
-// its pod is created, the next hook or wave starts at once, and
-// hook-succeeded deletes the Job while its pod runs (the garbage collector
-// then removes the pod before kwok completes it). Drop it once
-// pkg/engine's readiness requires a Job's Complete condition.
+// to complete, as Helm does (the takeover spec checks Helm's order). wavekit
+// does not yet: kstatus calls a Job Current as soon as it has a startTime
+// ("Job in progress"), so a hook Job counts as ready once its pod is
+// created, the next hook or wave starts at once, and hook-succeeded deletes
+// the Job while its pod runs (the garbage collector then removes the pod
+// before kwok completes it). Drop it once pkg/engine's readiness requires a
+// Job's Complete condition.
 var pendingJobCompletion = Pending
 
 // readyAt returns "Status/Reason at observedGeneration" of the Component's
