@@ -18,20 +18,21 @@ import (
 	"github.com/wavekit-dev/wavekit/internal/componenttest"
 )
 
-// The admission chart has the hook patterns of ingress-nginx, podinfo and
-// gatekeeper (see its Chart.yaml); each spec installs, upgrades or deletes it
-// as a Component and compares with what Helm does.
+// The admission chart is shaped like ingress-nginx and has the hook patterns
+// of podinfo and gatekeeper too (see its Chart.yaml); each spec installs,
+// upgrades or deletes it as a Component and compares with what Helm does,
+// while the cluster's controllers run the Jobs and roll out the Deployment.
 var _ = Describe("a chart with hooks", Ordered, func() {
 	var (
 		ctx      = context.Background()
 		ns       string
-		jobs     *controllers
+		jobs     *jobObserver
 		instance *v1alpha1.Component
 	)
 
 	BeforeAll(func() {
 		ns = newNamespace(ctx, "hooks")
-		jobs = playControllers(ctx, ns)
+		jobs = observeJobs(ns)
 		instance = &v1alpha1.Component{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "adm"},
 			Spec: v1alpha1.ComponentSpec{Source: "admission"}}
 	})
@@ -40,9 +41,11 @@ var _ = Describe("a chart with hooks", Ordered, func() {
 		Expect(env.Client.Create(ctx, instance)).To(Succeed())
 		eventually(func() string { return readyAt(ctx, instance) }).Should(HavePrefix("True/Ready at 1:"))
 
-		Expect(jobs.Missing()).To(BeEmpty(), "every hook Job found its ServiceAccount")
-		Expect(jobs.Order()).To(Equal([]string{"adm-admission-create", "adm-admission-patch"}),
+		expectInstalled(ctx, ns, "adm")
+		eventually(jobs.Order).Should(Equal([]string{"adm-admission-create", "adm-admission-patch"}),
 			"pre-install before post-install, and no upgrade hook during the install")
+		eventually(jobs.Podless).Should(BeEmpty(), "the Job controller made a pod for every hook Job")
+		Expect(jobs.Missing()).To(BeEmpty(), "every hook Job found its ServiceAccount")
 		Expect(exists(ctx, &corev1.ServiceAccount{}, ns, "adm-admission")).To(BeFalse(), "hook-succeeded: gone once every hook succeeded")
 		Expect(exists(ctx, &batchv1.Job{}, ns, "adm-admission-create")).To(BeFalse())
 		Expect(exists(ctx, &batchv1.Job{}, ns, "adm-admission-patch")).To(BeFalse())
@@ -58,30 +61,47 @@ var _ = Describe("a chart with hooks", Ordered, func() {
 			setValues(ctx, instance, values)
 			eventually(func() string { return readyAt(ctx, instance) }).Should(HavePrefix(fmt.Sprintf("True/Ready at %d:", i+2)))
 			runs := i + 1
-			Expect(map[string]int{
-				"adm-pre-upgrade": jobs.Runs("adm-pre-upgrade"), "adm-post-upgrade": jobs.Runs("adm-post-upgrade"),
-				"adm-admission-create": jobs.Runs("adm-admission-create"), "adm-admission-patch": jobs.Runs("adm-admission-patch"),
-			}).To(Equal(map[string]int{
+			eventually(func() map[string]int {
+				return map[string]int{
+					"adm-pre-upgrade": jobs.Runs("adm-pre-upgrade"), "adm-post-upgrade": jobs.Runs("adm-post-upgrade"),
+					"adm-admission-create": jobs.Runs("adm-admission-create"), "adm-admission-patch": jobs.Runs("adm-admission-patch"),
+				}
+			}).Should(Equal(map[string]int{
 				"adm-pre-upgrade": runs, "adm-post-upgrade": runs,
 				"adm-admission-create": runs + 1, "adm-admission-patch": runs + 1,
 			}), "Jobs in the order they ran: %v", jobs.Order())
 		}
+		eventually(jobs.Podless).Should(BeEmpty())
 		Expect(jobs.Missing()).To(BeEmpty())
 		order := jobs.Order()
 		Expect(order[len(order)-4:]).To(Equal([]string{"adm-admission-create", "adm-pre-upgrade", "adm-admission-patch", "adm-post-upgrade"}),
 			"the hooks of one event in weight order, pre before post")
 		Expect(exists(ctx, &corev1.ServiceAccount{}, ns, "adm-admission")).To(BeFalse())
 		Expect(exists(ctx, &batchv1.Job{}, ns, "adm-post-upgrade")).To(BeFalse())
+		expectRolledOut(ctx, ns, "adm", "registry.example/app:2.0")
 	})
 
-	It("deletes everything it installed", func() {
+	It("deletes everything it installed, and the garbage collector what the controllers made of it", func() {
 		Expect(env.Client.Delete(ctx, instance)).To(Succeed())
 		eventually(func() string { return readyAt(ctx, instance) }).Should(Equal("gone"))
-		for _, obj := range []client.Object{&appsv1.Deployment{}, &corev1.ConfigMap{}, &corev1.ServiceAccount{}} {
-			Expect(exists(ctx, obj, ns, "adm")).To(BeFalse(), "%T", obj)
-		}
+		eventually(func() []string { return leftovers(ctx, ns, "adm") }).Should(BeEmpty())
+	})
+
+	It("ran each hook Job to a succeeded pod before the next one was created", pendingJobCompletion, func() {
+		Expect(jobs.Order()).NotTo(BeEmpty(), "the specs before this one ran hook Jobs")
+		eventually(jobs.History).Should(Equal(jobs.OneAtATime()))
 	})
 })
+
+// pendingJobCompletion marks the specs that need wavekit to wait for a Job
+// to complete, as Helm does (the takeover spec checks Helm's order). wavekit
+// does not yet: kstatus calls a Job Current as soon as it has a startTime
+// ("Job in progress"), so a hook Job counts as ready once its pod is
+// created, the next hook or wave starts at once, and hook-succeeded deletes
+// the Job while its pod runs (the garbage collector then removes the pod
+// before kwok completes it). Drop it once pkg/engine's readiness requires a
+// Job's Complete condition.
+var pendingJobCompletion = Pending
 
 // readyAt returns "Status/Reason at observedGeneration" of the Component's
 // Ready condition, or "gone".

@@ -1,11 +1,14 @@
 // Package helm_test installs Helm charts through the reference operator on a
 // real API server and checks that they install, upgrade and delete as Helm
 // would: hook lifetimes, upgrade-only hooks, .Release.Service, and taking
-// over a release that helm install made. The test plays the Job and
-// Deployment controllers (see cluster_test.go); the operator runs in this
-// process with the test's administrator credentials, since what is checked
-// here is Helm's semantics, not RBAC (test/e2e and test/security run the
-// operator as the chart's ServiceAccount).
+// over a release that helm install made. The control plane is a whole
+// cluster (testenv.Options.Controllers): the Job controller runs the hook
+// Jobs, the Deployment controller rolls Deployments out, kwok moves the pods
+// on its fake Nodes, the garbage collector removes what a deletion leaves;
+// the suite only watches (observer_test.go). The operator and the wavekit
+// CLI run in this process with the test's administrator credentials, since
+// what is checked here is Helm's semantics, not RBAC (test/e2e and
+// test/security run the operator as the chart's ServiceAccount).
 package helm_test
 
 import (
@@ -51,7 +54,7 @@ var _ = BeforeSuite(func() {
 	Expect(apiextensionsv1.AddToScheme(scheme)).To(Succeed())
 	Expect(v1alpha1.AddToScheme(scheme)).To(Succeed())
 	var err error
-	env, err = testenv.Start(testenv.Options{Scheme: scheme})
+	env, err = testenv.Start(testenv.Options{Scheme: scheme, Controllers: true})
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(func() { Expect(env.Stop()).To(Succeed()) })
 

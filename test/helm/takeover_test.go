@@ -3,6 +3,7 @@ package helm_test
 import (
 	"context"
 	"path/filepath"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -25,8 +26,12 @@ var _ = Describe("a release that helm install made", func() {
 	It("is taken over by a Component of the same name and namespace without recreating anything", func() {
 		ctx := context.Background()
 		ns := newNamespace(ctx, "installed-by-helm")
-		playControllers(ctx, ns)
+		jobs := observeJobs(ns)
 		helmInstall(ctx, ns, "adm", chartDir("admission"))
+		eventually(jobs.History).Should(Equal([]string{
+			"created adm-admission-create", "succeeded adm-admission-create",
+			"created adm-admission-patch", "succeeded adm-admission-patch",
+		}), "Helm ran each hook Job to a succeeded pod before the next one")
 		before := uids(ctx, ns, "adm")
 
 		c := &v1alpha1.Component{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "adm"}, Spec: v1alpha1.ComponentSpec{Source: "admission"}}
@@ -42,8 +47,9 @@ var _ = Describe("a release that helm install made", func() {
 })
 
 // helmInstall installs a chart as `helm install NAME CHART --namespace NS
-// --no-hooks` does, with the Helm SDK's install action. Without hooks, since
-// Helm's install would wait for its hook Jobs under a timeout of its own.
+// --timeout 2m` does, with the Helm SDK's install action: Helm runs the hooks
+// and waits for each hook Job to complete, which the cluster's Job
+// controller does.
 func helmInstall(ctx context.Context, namespace, name, dir string) {
 	GinkgoHelper()
 	kubeconfig := filepath.Join(GinkgoT().TempDir(), "kubeconfig")
@@ -52,7 +58,7 @@ func helmInstall(ctx context.Context, namespace, name, dir string) {
 	Expect(cfg.Init(kube.GetConfig(kubeconfig, "", namespace), namespace, "secret",
 		func(format string, v ...any) { GinkgoWriter.Printf(format+"\n", v...) })).To(Succeed())
 	install := action.NewInstall(cfg)
-	install.ReleaseName, install.Namespace, install.DisableHooks = name, namespace, true
+	install.ReleaseName, install.Namespace, install.Timeout = name, namespace, 2*time.Minute
 	chart, err := loader.Load(dir)
 	Expect(err).NotTo(HaveOccurred())
 	_, err = install.RunWithContext(ctx, chart, map[string]any{})
@@ -65,6 +71,7 @@ func uids(ctx context.Context, namespace, name string) map[string]types.UID {
 	out := map[string]types.UID{}
 	for kind, obj := range map[string]client.Object{
 		"Deployment": &appsv1.Deployment{}, "ConfigMap": &corev1.ConfigMap{}, "ServiceAccount": &corev1.ServiceAccount{},
+		"Service": &corev1.Service{},
 	} {
 		Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, obj)).To(Succeed())
 		out[kind] = obj.GetUID()
