@@ -87,7 +87,7 @@ var _ = Describe("a chart with hooks, applied with wavekit apply --wait", Ordere
 		Expect(namespace.DeletionTimestamp).To(BeNil())
 	})
 
-	It("ran each hook Job to a succeeded pod before the next one was created", pendingJobCompletion, func() {
+	It("ran each hook Job to a succeeded pod before the next one was created", func() {
 		Expect(jobs.Order()).NotTo(BeEmpty(), "the specs before this one ran hook Jobs")
 		eventually(jobs.History).Should(Equal(jobs.OneAtATime()))
 	})

@@ -87,21 +87,11 @@ var _ = Describe("a chart with hooks", Ordered, func() {
 		eventually(func() []string { return leftovers(ctx, ns, "adm") }).Should(BeEmpty())
 	})
 
-	It("ran each hook Job to a succeeded pod before the next one was created", pendingJobCompletion, func() {
+	It("ran each hook Job to a succeeded pod before the next one was created", func() {
 		Expect(jobs.Order()).NotTo(BeEmpty(), "the specs before this one ran hook Jobs")
 		eventually(jobs.History).Should(Equal(jobs.OneAtATime()))
 	})
 })
-
-// pendingJobCompletion marks the specs that need wavekit to wait for a Job
-// to complete, as Helm does (the takeover spec checks Helm's order). wavekit
-// does not yet: kstatus calls a Job Current as soon as it has a startTime
-// ("Job in progress"), so a hook Job counts as ready once its pod is
-// created, the next hook or wave starts at once, and hook-succeeded deletes
-// the Job while its pod runs (the garbage collector then removes the pod
-// before kwok completes it). Drop it once pkg/engine's readiness requires a
-// Job's Complete condition.
-var pendingJobCompletion = Pending
 
 // readyAt returns "Status/Reason at observedGeneration" of the Component's
 // Ready condition, or "gone".
