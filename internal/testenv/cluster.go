@@ -23,6 +23,12 @@ import (
 // the pod to Failed (exit code 1) instead of Running.
 const FailAnnotation = "wavekit.dev/test-fail"
 
+// NotReadyAnnotation, set to "true" on a pod, makes the test cluster's kwok
+// move the pod to Running with its Ready condition False, where it stays: a
+// Deployment of such pods never becomes available, and a Job of them never
+// finishes.
+const NotReadyAnnotation = "wavekit.dev/test-not-ready"
+
 // FakeNodes are the names of the Nodes that kwok simulates in a cluster that
 // Start started with Options.Controllers.
 var FakeNodes = []string{"kwok-node-0", "kwok-node-1", "kwok-node-2"}

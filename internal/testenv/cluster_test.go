@@ -130,6 +130,29 @@ var _ = Describe("the test cluster with controllers", Label("cluster"), Ordered,
 		Expect(pods[0].Status.Phase).To(Equal(corev1.PodFailed))
 	})
 
+	It("runs a pod that carries the not-ready annotation but never makes it Ready", func() {
+		stuck := deployment(ns, "stuck", 1)
+		stuck.Spec.Template.Annotations = map[string]string{testenv.NotReadyAnnotation: "true"}
+		Expect(c.Create(ctx, stuck)).To(Succeed())
+
+		Eventually(func(g Gomega) {
+			pods := podsOf(ctx, c, ns, "stuck")
+			g.Expect(pods).To(HaveLen(1))
+			g.Expect(pods[0].Status.Phase).To(Equal(corev1.PodRunning))
+		}).WithTimeout(clusterTimeout).Should(Succeed())
+		notReady := ContainElement(And(HaveField("Type", corev1.PodReady), HaveField("Status", corev1.ConditionFalse),
+			HaveField("Reason", "ContainersNotReady")))
+		Consistently(func(g Gomega) {
+			pods := podsOf(ctx, c, ns, "stuck")
+			g.Expect(pods).To(HaveLen(1))
+			g.Expect(pods[0].Status.Phase).To(Equal(corev1.PodRunning))
+			g.Expect(pods[0].Status.Conditions).To(notReady)
+			g.Expect(c.Get(ctx, client.ObjectKeyFromObject(stuck), stuck)).To(Succeed())
+			g.Expect(stuck.Status.AvailableReplicas).To(BeZero())
+		}).WithTimeout(5 * time.Second).Should(Succeed())
+		Expect(c.Delete(ctx, stuck)).To(Succeed())
+	})
+
 	It("removes a Deployment's ReplicaSet and pods on foreground deletion (garbage collector)", func() {
 		deploy := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web"}}
 		Expect(c.Delete(ctx, deploy, client.PropagationPolicy(metav1.DeletePropagationForeground))).To(Succeed())

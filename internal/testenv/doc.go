@@ -19,7 +19,8 @@
 //     Leases) and moves each pod bound to them through its phases by the
 //     stages of stages.yaml: Running and Ready; Succeeded once Running if a
 //     Job owns it; Failed, with exit code 1, if it carries FailAnnotation;
-//     deleted at once when its deletion starts.
+//     Running but never Ready (and never finished) if it carries
+//     NotReadyAnnotation; deleted at once when its deletion starts.
 //
 // kwok simulates no containers: no image is pulled (any image name works and
 // none is checked), no command runs, no probe is called, so readiness is

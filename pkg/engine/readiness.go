@@ -32,13 +32,15 @@ func computeReadiness(u *unstructured.Unstructured, hint manifests.StatusHint) r
 	}
 	r := readiness{Status: result.Status, Message: result.Message}
 	if r.failed() {
-		return withFailureMessage(u, r)
+		return withFailureMessage(u, r, result.Conditions)
 	}
 	if !r.ready() {
 		return r
 	}
 	gvk := u.GroupVersionKind()
 	switch {
+	case gvk.Group == "batch" && gvk.Kind == "Job":
+		return requireJobComplete(u, r)
 	case isCRD(gvk.Group, gvk.Kind):
 		return requireConditions(u, r, "Established", "NamesAccepted")
 	case isAPIService(gvk.Group, gvk.Kind):
@@ -111,14 +113,39 @@ func describeCondition(t string, c condition, found bool) string {
 	return text
 }
 
+// requireJobComplete keeps a Job in progress until its Complete condition is
+// True. kstatus calls a Job Current as soon as it has started, so without
+// this the next wave would start while the Job still runs, and its failure
+// would come too late to hold anything.
+func requireJobComplete(u *unstructured.Unstructured, r readiness) readiness {
+	if c, ok := conditionsOf(u)["Complete"]; ok && c.status == "True" {
+		return r
+	}
+	return readiness{Status: status.InProgressStatus, Message: r.Message}
+}
+
 // withFailureMessage replaces kstatus's summary of a failed object with the
-// object's own Failed condition (a Job's reason and message), when it has one.
-func withFailureMessage(u *unstructured.Unstructured, r readiness) readiness {
+// object's own words: its Failed condition (a Job's reason and message), or
+// else the reason and message of the Stalled condition kstatus derived from
+// the object (a Deployment's Progressing condition past its deadline, which
+// names the ReplicaSet), when they say more than the summary.
+func withFailureMessage(u *unstructured.Unstructured, r readiness, derived []status.Condition) readiness {
 	if c, ok := conditionsOf(u)["Failed"]; ok && c.status == "True" && c.message != "" {
-		r.Message = c.message
-		if c.reason != "" {
-			r.Message = c.reason + ": " + c.message
+		r.Message = withReason(c.reason, c.message)
+		return r
+	}
+	for _, c := range derived {
+		if c.Type == status.ConditionStalled && c.Message != "" && c.Message != r.Message {
+			r.Message = withReason(c.Reason, c.Message)
 		}
 	}
 	return r
+}
+
+// withReason prefixes message with reason, if there is one.
+func withReason(reason, message string) string {
+	if reason == "" {
+		return message
+	}
+	return reason + ": " + message
 }

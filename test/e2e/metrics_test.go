@@ -90,10 +90,19 @@ var _ = Describe("the operator's metrics endpoint", Ordered, func() {
 // CRDs of extraCRDDirs too, and stops it after.
 func startControlPlane(extraCRDDirs ...string) *testenv.Env {
 	GinkgoHelper()
+	return startControlPlaneWith(testenv.Options{ExtraCRDDirs: extraCRDDirs})
+}
+
+// startControlPlaneWith starts a test control plane of opts (with
+// Controllers, a whole cluster) for one container, with the client's scheme
+// set, and stops it after.
+func startControlPlaneWith(opts testenv.Options) *testenv.Env {
+	GinkgoHelper()
 	scheme := runtime.NewScheme()
 	Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
 	Expect(v1alpha1.AddToScheme(scheme)).To(Succeed())
-	env, err := testenv.Start(testenv.Options{Scheme: scheme, ExtraCRDDirs: extraCRDDirs})
+	opts.Scheme = scheme
+	env, err := testenv.Start(opts)
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(func() { Expect(env.Stop()).To(Succeed()) })
 	return env
