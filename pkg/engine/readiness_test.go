@@ -5,11 +5,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	batchv1 "k8s.io/api/batch/v1"
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/pkg/engine"
 )
@@ -22,35 +18,6 @@ var _ = Describe("readiness", func() {
 	)
 	BeforeEach(func() {
 		ctx, ns, h = newSpec("readiness")
-	})
-
-	It("fails the run with the Job's message when a Job failed", func() {
-		job := &batchv1.Job{
-			TypeMeta:   metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"},
-			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "migrate"},
-			Spec: batchv1.JobSpec{Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
-				RestartPolicy: corev1.RestartPolicyNever,
-				Containers:    []corev1.Container{{Name: "m", Image: "busybox"}},
-			}}},
-		}
-		res, err := h.apply(ctx, job)
-		Expect(err).NotTo(HaveOccurred())
-		Expect(res.Done).To(BeFalse())
-
-		// Play the Job controller: the Job failed.
-		var live batchv1.Job
-		Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(job), &live)).To(Succeed())
-		now := metav1.Now()
-		live.Status = batchv1.JobStatus{StartTime: &now, Failed: 1, Conditions: []batchv1.JobCondition{
-			{Type: batchv1.JobFailureTarget, Status: corev1.ConditionTrue, Reason: "BackoffLimitExceeded", Message: "Job has reached the specified backoff limit", LastTransitionTime: now},
-			{Type: batchv1.JobFailed, Status: corev1.ConditionTrue, Reason: "BackoffLimitExceeded", Message: "Job has reached the specified backoff limit", LastTransitionTime: now},
-		}}
-		Expect(env.Client.Status().Update(ctx, &live)).To(Succeed())
-
-		Eventually(func() error {
-			_, err := h.apply(ctx, job)
-			return err
-		}).Should(MatchError(ContainSubstring("batch/Job " + ns + "/migrate failed: Failed: BackoffLimitExceeded: Job has reached the specified backoff limit")))
 	})
 
 	It("waits for the conditions a status hint names", func() {

@@ -32,9 +32,10 @@ import (
 // loaded machine.
 const clusterTimeout = 2 * time.Minute
 
-// Deletion against the real garbage collector and namespace controller:
-// what "gone" means for each delete propagation and delete policy.
-var _ = Describe("deletion on a cluster with controllers", Label("cluster"), Ordered, func() {
+// Readiness against the real Job controller, and deletion against the real
+// garbage collector and namespace controller: what "gone" means for each
+// delete propagation and delete policy.
+var _ = Describe("on a cluster with controllers", Label("cluster"), Ordered, func() {
 	var cluster *testenv.Env
 	ctx := context.Background()
 
@@ -69,6 +70,50 @@ var _ = Describe("deletion on a cluster with controllers", Label("cluster"), Ord
 		}).WithTimeout(clusterTimeout).WithPolling(200 * time.Millisecond).Should(BeTrue())
 		Expect(h.inventory).To(BeEmpty())
 	}
+
+	It("holds the next wave while a Job's pod runs, and applies it once the Job is Complete", func() {
+		ns, h := setUp("running-job")
+		job := oneShot(ns, "migrate")
+		job.Spec.Template.Annotations = map[string]string{testenv.NotReadyAnnotation: "true"} // its pod runs until the spec ends it
+		later := configMap(ns, "later", nil, "apply-order", "1")
+
+		Eventually(func() ([]engine.Waiting, error) {
+			res, err := h.apply(ctx, job, later)
+			return res.Waiting, err
+		}).WithTimeout(clusterTimeout).Should(HaveExactElements(HaveField("String()",
+			HavePrefix("batch/Job "+ns+"/migrate: Creating, InProgress: Job in progress. success:0, active: 1"))),
+			"kstatus calls a started Job Current; wavekit waits for Complete")
+		Expect(getIn(ctx, cluster.Client, &corev1.ConfigMap{}, ns, "later")).To(BeFalse(), "wave 1 waits for the running Job")
+
+		Eventually(func() []corev1.Pod { return podsIn(ctx, cluster.Client, ns) }).WithTimeout(clusterTimeout).
+			Should(HaveExactElements(HaveField("Status.Phase", corev1.PodRunning)))
+		Expect(getIn(ctx, cluster.Client, &corev1.ConfigMap{}, ns, "later")).To(BeFalse(), "wave 1 waits for the Job, not for its pod to start")
+		pods := podsIn(ctx, cluster.Client, ns)
+		// End the pod's run as its program would: kwok completes a Job's pod
+		// without the annotation.
+		delete(pods[0].Annotations, testenv.NotReadyAnnotation)
+		Expect(cluster.Client.Update(ctx, &pods[0])).To(Succeed())
+
+		applyUntilReady(h, job, later)
+		Expect(getIn(ctx, cluster.Client, &corev1.ConfigMap{}, ns, "later")).To(BeTrue())
+	})
+
+	It("fails the pass with the Job's own reason and message once its pod failed, and applies nothing after it", func() {
+		ns, h := setUp("failed-job")
+		job := oneShot(ns, "migrate")
+		job.Spec.Template.Annotations = map[string]string{testenv.FailAnnotation: "true"}
+		later := configMap(ns, "later", nil, "apply-order", "1")
+
+		Eventually(func() error {
+			_, err := h.apply(ctx, job, later)
+			return err
+		}).WithTimeout(clusterTimeout).Should(MatchError(ContainSubstring(
+			"batch/Job " + ns + "/migrate failed: Failed: BackoffLimitExceeded: Job has reached the specified backoff limit")))
+		Expect(getIn(ctx, cluster.Client, &corev1.ConfigMap{}, ns, "later")).To(BeFalse())
+		pods := podsIn(ctx, cluster.Client, ns)
+		Expect(pods).To(HaveLen(1))
+		Expect(pods[0].Status.Phase).To(Equal(corev1.PodFailed), "the Job controller's verdict comes from its pod")
+	})
 
 	It("deletes a Deployment in foreground: the next delete wave starts after its ReplicaSet and pods are gone", func() {
 		ns, h := setUp("foreground")
