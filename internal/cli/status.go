@@ -9,9 +9,9 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/wavekit-dev/wavekit/pkg/engine"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -22,8 +22,10 @@ func newStatusCommand(g *globalOptions) *cobra.Command {
 		Short: "Show release NAME and the live status of its objects",
 		Long: `status shows release NAME as its Secret records it (source, revision, state,
 the last message) and every object of its inventory: wave, phase at the
-last apply, and its live status (kstatus: Current, InProgress, Failed, ...,
-or NotFound), read from the cluster now.`,
+last apply, and its live status (Current, InProgress, Failed, ..., or
+NotFound), read from the cluster now and judged as apply judges it: kstatus,
+a Job Current only once Complete, a CRD once Established, and the object's
+status-hint.`,
 		Example: `  wavekit status demo
   wavekit status demo -n prod -o yaml`,
 		Args: exactArgs("NAME"),
@@ -63,8 +65,12 @@ func runStatus(ctx context.Context, g *globalOptions, name, format string) error
 		return fmt.Errorf("release %s/%s not found: no secret %s%s", cl.namespace, name, secretPrefix, name)
 	}
 	st := releaseStatus{release: rel}
+	prefix := rel.OperatorName
+	if prefix == "" { // a release recorded before it kept its operator name
+		prefix = g.operatorName
+	}
 	for _, item := range rel.Inventory {
-		live, err := liveStatus(ctx, cl.client, item)
+		live, err := liveStatus(ctx, cl.client, item, prefix)
 		if err != nil {
 			return err
 		}
@@ -84,8 +90,10 @@ func withoutInventory(st releaseStatus) releaseStatus {
 	return st
 }
 
-// liveStatus computes the kstatus of the object of item as it is now.
-func liveStatus(ctx context.Context, c client.Client, item manifests.InventoryItem) (string, error) {
+// liveStatus computes the status of the object of item as it is now, as a
+// pass of the engine would see it (kstatus, with wavekit's rules for CRDs,
+// APIServices, Jobs and the object's status-hint under prefix).
+func liveStatus(ctx context.Context, c client.Client, item manifests.InventoryItem, prefix string) (string, error) {
 	obj := &unstructured.Unstructured{}
 	obj.SetGroupVersionKind(item.GroupVersionKind())
 	err := c.Get(ctx, client.ObjectKey{Namespace: item.Namespace, Name: item.Name}, obj)
@@ -95,11 +103,18 @@ func liveStatus(ctx context.Context, c client.Client, item manifests.InventoryIt
 	case err != nil:
 		return "", fmt.Errorf("reading %s: %w", item.String(), err)
 	}
-	res, err := status.Compute(obj)
+	st, _ := engine.Readiness(obj, statusHintOf(obj, prefix))
+	return string(st), nil
+}
+
+// statusHintOf reads the status-hint annotation of a live object; an object
+// whose annotations do not parse gets no hint.
+func statusHintOf(obj *unstructured.Unstructured, prefix string) manifests.StatusHint {
+	policies, err := manifests.ParsePolicies(prefix, obj.GetKind()+" "+obj.GetName(), obj.GetAnnotations(), manifests.Defaults{})
 	if err != nil {
-		return "Unknown", nil
+		return manifests.StatusHint{}
 	}
-	return string(res.Status), nil
+	return policies.StatusHint
 }
 
 func printStatus(g *globalOptions, st releaseStatus) error {

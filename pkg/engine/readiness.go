@@ -22,6 +22,16 @@ func (r readiness) ready() bool { return r.Status == status.CurrentStatus }
 
 func (r readiness) failed() bool { return r.Status == status.FailedStatus }
 
+// Readiness returns what wavekit concludes about a live object, as the
+// waves use it: its kstatus status (Current means ready) with the rules for
+// CRDs, APIServices and Jobs and those of hint, and a message for any
+// status other than Current. Tools that show an applied object's state
+// (wavekit status) use it, so they agree with what a pass waits for.
+func Readiness(u *unstructured.Unstructured, hint manifests.StatusHint) (status.Status, string) {
+	r := computeReadiness(u, hint)
+	return r.Status, r.Message
+}
+
 // computeReadiness combines kstatus with the object's status hint and the
 // extra rules for CRDs (Established and NamesAccepted) and APIServices
 // (Available).
