@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -133,11 +134,26 @@ func (s releaseStore) save(ctx context.Context, rel *release) error {
 		secret.ResourceVersion = rel.secret.ResourceVersion
 		err = s.client.Update(ctx, secret)
 	}
+	if rel.secret == nil && isNamespaceNotFound(err) {
+		return fmt.Errorf("release namespace %s does not exist: create it first (kubectl create namespace %s); "+
+			"the release's record, secret %s, lives there: %w", rel.Namespace, rel.Namespace, secret.Name, err)
+	}
 	if err != nil {
 		return fmt.Errorf("saving the inventory of release %s in secret %s: %w", rel, secret.Name, err)
 	}
 	rel.secret = secret
 	return nil
+}
+
+// isNamespaceNotFound tells whether err is the API server's answer to a
+// create in a namespace that does not exist.
+func isNamespaceNotFound(err error) bool {
+	var status apierrors.APIStatus
+	if !apierrors.IsNotFound(err) || !errors.As(err, &status) {
+		return false
+	}
+	details := status.Status().Details
+	return details != nil && details.Kind == "namespaces"
 }
 
 // remove deletes the release's Secret.

@@ -35,16 +35,16 @@ var _ = Describe("a chart with hooks, applied with wavekit apply --wait", Ordere
 		Expect(testenv.WriteKubeconfig(env.Config, kubeconfig)).To(Succeed())
 	})
 
-	// docs/cli.md and docs/concepts.md say a namespace the objects need is
-	// created, but the release's inventory Secret is written into the
-	// release namespace before any object, so the CLI refuses a release
-	// namespace that does not exist, as helm install does without
-	// --create-namespace. This pins what it does today.
-	It("refuses a release namespace that does not exist, and creates nothing", func() {
+	// A namespace the objects need is created (docs/concepts.md), but the
+	// release namespace holds the release's record, written before any
+	// object: the CLI refuses one that does not exist, as helm install does
+	// without --create-namespace, and says what to do.
+	It("refuses a release namespace that does not exist, says so, and creates nothing", func() {
 		code, _, stderr := run(kubeconfig, "apply", release, chartDir("admission"), "-n", ns, "--wait", "--timeout", "2m")
 		Expect(code).To(Equal(1))
-		Expect(stderr).To(Equal("error: recording the inventory before creating objects: saving the inventory of release " +
-			ns + "/" + release + " in secret wavekit." + release + `: namespaces "` + ns + `" not found` + "\n"))
+		Expect(stderr).To(Equal("error: recording the inventory before creating objects: release namespace " + ns +
+			" does not exist: create it first (kubectl create namespace " + ns + "); the release's record, secret wavekit." + release +
+			`, lives there: namespaces "` + ns + `" not found` + "\n"))
 		Expect(exists(ctx, &corev1.Namespace{}, "", ns)).To(BeFalse())
 		Expect(exists(ctx, &admissionregistrationv1.ValidatingWebhookConfiguration{}, "", webhookName(ns, release))).To(BeFalse())
 		Expect(jobs.Order()).To(BeEmpty())
