@@ -3,18 +3,17 @@ package cli_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/wavekit-dev/wavekit/internal/demo"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -78,13 +77,13 @@ var _ = Describe("apply", func() {
 		done := make(chan result, 1)
 		go func() {
 			defer GinkgoRecover()
-			done <- wavekit("apply", "web", "testdata/deployment", "-n", ns, "--wait", "--timeout", "1m")
+			done <- wavekit("apply", "web", "testdata/deployment", "-n", ns, "--wait", "--timeout", "2m")
 		}()
-		// No controller runs in the test API server: play the Deployment controller.
+		// The Deployment's pod waits for the scheduler until it is ungated.
 		Consistently(done).WithTimeout(500 * time.Millisecond).ShouldNot(Receive())
-		markDeploymentAvailable(ns, "web")
+		ungate(ns, "web")
 		var r result
-		Eventually(done).WithTimeout(30 * time.Second).Should(Receive(&r))
+		Eventually(done).WithTimeout(150 * time.Second).Should(Receive(&r))
 		Expect(r.code).To(Equal(0), r.stderr)
 		Expect(r.stdout).To(ContainSubstring("wave 1: 1/1 ready"))
 		Expect(configMap(ns, "web-after")).NotTo(BeNil())
@@ -96,15 +95,15 @@ var _ = Describe("apply", func() {
 			out := succeeds("apply", "hooked", "testdata/upgrade-hook", "-n", ns)
 			Expect(out).To(ContainSubstring("waits for apps/Deployment " + ns + "/hooked"))
 		}
-		markDeploymentAvailable(ns, "hooked")
-		succeeds("apply", "hooked", "testdata/upgrade-hook", "-n", ns, "--wait", "--timeout", "1m")
+		ungate(ns, "hooked")
+		succeeds("apply", "hooked", "testdata/upgrade-hook", "-n", ns, "--wait", "--timeout", "2m")
 		Expect(configMap(ns, "hooked-installed")).NotTo(BeNil())
 		Expect(configMap(ns, "hooked-upgraded")).To(BeNil(), "a post-upgrade hook does not run while the release installs")
 
 		succeeds("apply", "hooked", "testdata/upgrade-hook", "-n", ns, "--set", "image=registry.example/app:2.0")
 		Expect(configMap(ns, "hooked-upgraded")).To(BeNil(), "the post-upgrade hook waits for the upgraded Deployment")
-		markDeploymentAvailable(ns, "hooked")
-		succeeds("apply", "hooked", "testdata/upgrade-hook", "-n", ns, "--set", "image=registry.example/app:2.0", "--wait", "--timeout", "1m")
+		ungate(ns, "hooked") // the new ReplicaSet's pod; the old one runs until it is available
+		succeeds("apply", "hooked", "testdata/upgrade-hook", "-n", ns, "--set", "image=registry.example/app:2.0", "--wait", "--timeout", "2m")
 		Expect(configMap(ns, "hooked-upgraded").Data).To(HaveKeyWithValue("image", "registry.example/app:2.0"))
 	})
 
@@ -143,7 +142,7 @@ var _ = Describe("apply", func() {
 	})
 
 	It("fails --wait at the timeout, naming what it waits for", func() {
-		ns := newNamespace()
+		ns := newNamespace() // the Deployment's pod stays gated
 		r := wavekit("apply", "slow", "testdata/deployment", "-n", ns, "--wait", "--timeout", "1s")
 		Expect(r.code).To(Equal(1))
 		Expect(r.stderr).To(HavePrefix("error: release " + ns + "/slow: timed out after 1s in wave 0 waiting for apps/Deployment " + ns + "/slow: "))
@@ -162,15 +161,33 @@ func namespaceExists(name string) bool {
 	return ns.DeletionTimestamp == nil
 }
 
-// markDeploymentAvailable writes the status a Deployment controller would.
-func markDeploymentAvailable(namespace, name string) {
+// ungate waits until a pod labelled app=name in namespace carries a
+// scheduling gate, as the Deployments of testdata/deployment and
+// testdata/upgrade-hook make them, and removes the gates of all such pods:
+// the scheduler then places them, kwok runs them, and the Deployment
+// controller reports the rollout.
+func ungate(namespace, name string) {
 	GinkgoHelper()
 	Eventually(func() error {
-		d := &appsv1.Deployment{}
-		if err := env.Client.Get(context.Background(), client.ObjectKey{Namespace: namespace, Name: name}, d); err != nil {
+		var pods corev1.PodList
+		if err := env.Client.List(context.Background(), &pods, client.InNamespace(namespace), client.MatchingLabels{"app": name}); err != nil {
 			return err
 		}
-		d.Status = demo.AvailableStatus(d)
-		return env.Client.Status().Update(context.Background(), d)
-	}).Should(Succeed())
+		gated := 0
+		for i := range pods.Items {
+			pod := &pods.Items[i]
+			if len(pod.Spec.SchedulingGates) == 0 {
+				continue
+			}
+			gated++
+			pod.Spec.SchedulingGates = nil
+			if err := env.Client.Update(context.Background(), pod); err != nil {
+				return err
+			}
+		}
+		if gated == 0 {
+			return fmt.Errorf("no pod of %s/%s waits at its scheduling gate", namespace, name)
+		}
+		return nil
+	}).WithTimeout(time.Minute).Should(Succeed())
 }

@@ -30,14 +30,16 @@ func TestCLI(t *testing.T) {
 
 var (
 	env *testenv.Env
-	// kubeconfig reaches the test API server; unreachable points nowhere.
+	// kubeconfig reaches the test cluster's API server; unreachable points nowhere.
 	kubeconfig, unreachable string
 )
 
 var _ = BeforeSuite(func() {
 	log.SetLogger(GinkgoLogr)
 	var err error
-	env, err = testenv.Start(testenv.Options{})
+	// The whole cluster: the Deployments the CLI waits for are rolled out
+	// by the Deployment controller, the scheduler and kwok.
+	env, err = testenv.Start(testenv.Options{Controllers: true})
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(func() { Expect(env.Stop()).To(Succeed()) })
 	dir := GinkgoT().TempDir()

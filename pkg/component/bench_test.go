@@ -25,12 +25,21 @@ import (
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
-// benchEnv is the control plane of the benchmarks (the Ginkgo suite has its own).
+// benchEnv is the bare control plane (kube-apiserver and etcd) of the
+// benchmarks of ConfigMaps (the Ginkgo suite has its own): nothing but the
+// API server decides when a ConfigMap is ready, and the controllers would
+// only add load (the garbage collector watches every ConfigMap).
 var benchEnv = &testenv.Once{Options: testenv.Options{Scheme: benchScheme()}}
 
-// TestMain stops the control plane that benchmarks start.
+// benchCluster is the whole local cluster (controllers, scheduler, kwok's
+// fake Nodes) of the benchmarks of Deployments, which the Deployment
+// controller reports available.
+var benchCluster = &testenv.Once{Options: testenv.Options{Scheme: benchScheme(), Controllers: true}}
+
+// TestMain stops the control planes that benchmarks start.
 func TestMain(m *testing.M) {
 	code := m.Run()
+	_ = benchCluster.Stop()
 	_ = benchEnv.Stop()
 	os.Exit(code)
 }
@@ -51,19 +60,19 @@ func BenchmarkComponents(b *testing.B) {
 func benchmarkComponents(b *testing.B, k, objects int) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	ns := benchNamespace(b, ctx)
-	counter := runUntilReady(b, ctx, ns, configMapsInWaves(objects, 1), component.ReconcilerOptions{MaxConcurrentReconciles: 4}, componentNames("c", k))
+	e := benchEnv.Get(b)
+	ns := benchNamespace(b, ctx, e)
+	counter := runUntilReady(b, ctx, e, ns, configMapsInWaves(objects, 1), component.ReconcilerOptions{MaxConcurrentReconciles: 4}, componentNames("c", k))
 	reportRequests(b, counter, k)
 }
 
-// runUntilReady starts an operator in ns, creates one component per name,
-// waits until all are Ready and reports the time that took and the peak
-// RSS. It returns the counter of the operator's requests.
-func runUntilReady(b *testing.B, ctx context.Context, ns string, gen manifests.Generator, opts component.ReconcilerOptions, names []string) *apicount.Counter {
-	e := benchEnv.Get(b)
+// runUntilReady starts an operator in namespace ns of e, creates one
+// component per name, waits until all are Ready and reports the time that
+// took and the peak RSS. It returns the counter of the operator's requests.
+func runUntilReady(b *testing.B, ctx context.Context, e *testenv.Env, ns string, gen manifests.Generator, opts component.ReconcilerOptions, names []string) *apicount.Counter {
 	counter := apicount.New()
 	resetPeakRSS()
-	startBenchOperator(b, ctx, counter, ns, gen, opts)
+	startBenchOperator(b, ctx, e, counter, ns, gen, opts)
 	start := time.Now()
 	for _, name := range names {
 		c := &v1alpha1.Component{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Spec: v1alpha1.ComponentSpec{Source: "bench"}}
@@ -90,13 +99,13 @@ func componentNames(prefix string, k int) []string {
 // plane, out of its caches.
 func benchOperator(ns string) string { return ns + ".wavekit.dev" }
 
-// startBenchOperator runs a reconciler of Components with the generator in
-// a manager of its own, counting its requests.
-func startBenchOperator(b *testing.B, ctx context.Context, counter *apicount.Counter, ns string, gen manifests.Generator, opts component.ReconcilerOptions) {
+// startBenchOperator runs a reconciler of Components with the generator
+// against e, in a manager of its own, counting its requests.
+func startBenchOperator(b *testing.B, ctx context.Context, e *testenv.Env, counter *apicount.Counter, ns string, gen manifests.Generator, opts component.ReconcilerOptions) {
 	ctrl.SetLogger(logr.Discard()) // else controller-runtime warns, with a stack trace, that no logger is set
-	options := componenttest.ManagerOptions(benchEnv.Get(b).Scheme)
+	options := componenttest.ManagerOptions(e.Scheme)
 	options.Cache = cache.Options{DefaultNamespaces: map[string]cache.Config{ns: {}}}
-	mgr, err := ctrl.NewManager(counter.Wrap(benchEnv.Get(b).Config), options)
+	mgr, err := ctrl.NewManager(counter.Wrap(e.Config), options)
 	if err != nil {
 		b.Fatal(err)
 	}

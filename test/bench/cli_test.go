@@ -112,7 +112,7 @@ func runTool(b *testing.B, tool cliTool, kubeconfig string) ([]time.Duration, fl
 	rounds := make([][]time.Duration, len(cliSteps))
 	peak := 0.0
 	for range cliRounds {
-		ns := newNamespace(b, "cli-"+tool.name)
+		ns := newNamespace(b, env.Get(b), "cli-"+tool.name)
 		c := cliCase{kubeconfig: kubeconfig, namespace: ns, chart: configMapChart(b, cliObjects)}
 		c.v1, c.v2 = configMapManifest(b, ns, "v1"), configMapManifest(b, ns, "v2")
 		for i, args := range tool.steps(c) {

@@ -45,11 +45,11 @@ const vsRounds = 5
 func operatorVsRaw8(b *testing.B, n int) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	namespaces := []string{newNamespace(b, "warmup")}
+	namespaces := []string{newNamespace(b, env.Get(b), "warmup")}
 	for range vsRounds {
-		namespaces = append(namespaces, newNamespace(b, "operator"))
+		namespaces = append(namespaces, newNamespace(b, env.Get(b), "operator"))
 	}
-	op := startOperator(b, ctx, map[string]string{"bench": configMapSource(b, n), "warmup": configMapSource(b, 1)}, namespaces)
+	op := startOperator(b, ctx, env.Get(b), map[string]string{"bench": configMapSource(b, n), "warmup": configMapSource(b, 1)}, namespaces)
 	// A first Component warms the operator up (discovery, the ConfigMap
 	// informer), as a running operator is; then the measured ones.
 	applyAndDelete(b, ctx, namespaces[0], "warmup")
@@ -93,7 +93,7 @@ func raw8(b *testing.B, ctx context.Context, n int) (time.Duration, time.Duratio
 	if err != nil {
 		b.Fatal(err)
 	}
-	ns := newNamespace(b, "raw8")
+	ns := newNamespace(b, env.Get(b), "raw8")
 	objects := make([]client.Object, n)
 	for i := range objects {
 		objects[i] = &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: configMapName(i)}, Data: map[string]string{"value": "v1"}}
@@ -194,14 +194,15 @@ type operatorProcess struct {
 	out strings.Builder
 }
 
-// startOperator runs the component-operator binary with the sources (name
-// to directory) and extra flags, and returns once it reports ready. It
+// startOperator runs the component-operator binary against e with the
+// sources (name to directory) and extra flags, and returns once it reports
+// ready. It
 // watches the Components of namespaces only, and its operator name is the
 // first namespace's, so its caches hold none of the objects that earlier
 // runs left in the control plane.
-func startOperator(b *testing.B, ctx context.Context, sources map[string]string, namespaces []string, extra ...string) *operatorProcess {
+func startOperator(b *testing.B, ctx context.Context, e *testenv.Env, sources map[string]string, namespaces []string, extra ...string) *operatorProcess {
 	kubeconfig := filepath.Join(b.TempDir(), "kubeconfig")
-	if err := testenv.WriteKubeconfig(env.Get(b).Config, kubeconfig); err != nil {
+	if err := testenv.WriteKubeconfig(e.Config, kubeconfig); err != nil {
 		b.Fatal(err)
 	}
 	probes := freeAddress(b)

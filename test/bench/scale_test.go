@@ -17,7 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
-	"github.com/wavekit-dev/wavekit/internal/demo"
+	"github.com/wavekit-dev/wavekit/internal/testenv"
 	"github.com/wavekit-dev/wavekit/pkg/component"
 )
 
@@ -25,8 +25,8 @@ import (
 // Components of 4 objects each (Deployment, ServiceAccount, Service,
 // ConfigMap: the shape of Flux's own benchmark), all created at once, with
 // 1, 4 and 8 concurrent reconciles, and reports the time until all are Ready
-// and the operator process's peak RSS. The benchmark plays the Deployment
-// controller.
+// and the operator process's peak RSS, on the whole local cluster (see
+// appSource).
 func BenchmarkOperatorComponents(b *testing.B) {
 	for _, workers := range []int{1, 4, 8} {
 		b.Run(fmt.Sprintf("components=1000/workers=%d", workers), func(b *testing.B) {
@@ -54,24 +54,19 @@ type componentsRun struct {
 
 // runComponents starts one operator process per shard key, creates k
 // Components of appSource at once, spread over the keys, waits until all
-// are Ready and stops the processes. The benchmark plays the Deployment
-// controller.
+// are Ready and stops the processes. It runs on the whole local cluster:
+// the Deployment controller reports the Deployments available.
 func runComponents(b *testing.B, k int, keys []string, extra ...string) componentsRun {
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
-	e := env.Get(b)
-	ns := newNamespace(b, "components")
-	w, err := client.NewWithWatch(e.Config, client.Options{Scheme: e.Scheme})
-	if err != nil {
-		b.Fatal(err)
-	}
-	go demo.PlayDeployments(ctx, w, ns)
+	e := cluster.Get(b)
+	ns := newNamespace(b, e, "components")
 	processes := make([]*operatorProcess, len(keys))
 	metrics := make([]string, len(keys))
 	for i, key := range keys {
 		metrics[i] = freeAddress(b)
 		args := append([]string{"--shard", key, "--metrics-bind-address", metrics[i], "--metrics-secure=false"}, extra...)
-		processes[i] = startOperator(b, ctx, map[string]string{"app": appSource(b)}, []string{ns}, args...)
+		processes[i] = startOperator(b, ctx, e, map[string]string{"app": appSource(b)}, []string{ns}, args...)
 	}
 	start := time.Now()
 	for i := range k {
@@ -83,7 +78,7 @@ func runComponents(b *testing.B, k int, keys []string, extra ...string) componen
 			b.Fatal(err)
 		}
 	}
-	waitAllReady(b, ctx, ns, k)
+	waitAllReady(b, ctx, e, ns, k)
 	run := componentsRun{ready: time.Since(start)}
 	for i, p := range processes {
 		run.watches = append(run.watches, scrapeCounter(b, metrics[i], "wavekit_api_requests_total", `verb="watch"`))
@@ -94,10 +89,10 @@ func runComponents(b *testing.B, k int, keys []string, extra ...string) componen
 
 // waitAllReady polls, every half second so as not to load the API server
 // being measured, until the k Components of ns are Ready.
-func waitAllReady(b *testing.B, ctx context.Context, ns string, k int) {
+func waitAllReady(b *testing.B, ctx context.Context, e *testenv.Env, ns string, k int) {
 	for {
 		var list v1alpha1.ComponentList
-		if err := env.Get(b).Client.List(ctx, &list, client.InNamespace(ns)); err != nil {
+		if err := e.Client.List(ctx, &list, client.InNamespace(ns)); err != nil {
 			b.Fatalf("%d components not ready: %v", k, err)
 		}
 		ready := 0
@@ -115,6 +110,13 @@ func waitAllReady(b *testing.B, ctx context.Context, ns string, k int) {
 
 // appSource writes a source folder of Go templates: a Deployment,
 // ServiceAccount, Service and ConfigMap named after the component.
+//
+// The Deployment has 0 replicas: the Deployment controller creates its
+// ReplicaSet and reports it available, as it does for every Deployment, but
+// no pod is made. What these benchmarks measure is the operator; 1000 or
+// 2000 simulated pods would measure the ReplicaSet controller, the
+// scheduler and kwok on the same cores instead (and not fit on the 110
+// pods of each of the 3 fake Nodes).
 func appSource(b *testing.B) string {
 	const app = `apiVersion: v1
 kind: ServiceAccount
@@ -136,7 +138,7 @@ apiVersion: apps/v1
 kind: Deployment
 metadata: {name: "{{ .Name }}", namespace: "{{ .Namespace }}"}
 spec:
-  replicas: 1
+  replicas: 0
   selector: {matchLabels: {app: "{{ .Name }}"}}
   template:
     metadata: {labels: {app: "{{ .Name }}"}}

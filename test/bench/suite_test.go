@@ -18,13 +18,22 @@ import (
 	"github.com/wavekit-dev/wavekit/internal/testenv"
 )
 
-// env is the control plane every benchmark of this package shares.
+// env is the bare control plane (kube-apiserver and etcd) that the
+// benchmarks of ConfigMaps share: nothing but the API server decides when a
+// ConfigMap is ready, and the controllers would only add load (the garbage
+// collector watches every ConfigMap) to what those benchmarks compare.
 var env = &testenv.Once{Options: testenv.Options{Scheme: scheme()}}
 
-// TestMain stops the control plane that the benchmarks start.
+// cluster is the whole local cluster (controllers, scheduler, kwok's fake
+// Nodes) of the scale benchmarks, whose Deployments the Deployment
+// controller reports available.
+var cluster = &testenv.Once{Options: testenv.Options{Scheme: scheme(), Controllers: true}}
+
+// TestMain stops the control planes that the benchmarks start.
 func TestMain(m *testing.M) {
 	ctrl.SetLogger(logr.Discard()) // else controller-runtime warns, with a stack trace, that no logger is set
 	code := m.Run()
+	_ = cluster.Stop()
 	_ = env.Stop()
 	os.Exit(code)
 }
@@ -38,11 +47,11 @@ func scheme() *runtime.Scheme {
 
 var namespaces atomic.Int32
 
-// newNamespace creates a namespace of its own for one measurement.
-func newNamespace(b *testing.B, prefix string) string {
+// newNamespace creates a namespace of its own in e for one measurement.
+func newNamespace(b *testing.B, e *testenv.Env, prefix string) string {
 	b.Helper()
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("%s-%d", prefix, namespaces.Add(1))}}
-	if err := env.Get(b).Client.Create(context.Background(), ns); err != nil {
+	if err := e.Client.Create(context.Background(), ns); err != nil {
 		b.Fatalf("creating namespace %s: %v", ns.Name, err)
 	}
 	return ns.Name

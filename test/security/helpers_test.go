@@ -1,10 +1,12 @@
 package security_test
 
 import (
+	"fmt"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -18,6 +20,40 @@ import (
 
 func eventually(f any) AsyncAssertion {
 	return Eventually(f).WithTimeout(30 * time.Second).WithPolling(100 * time.Millisecond)
+}
+
+// rolledOut waits until the Deployment controller reports every replica of
+// Deployment ns/name available: the controllers, the scheduler and kwok
+// take their time on the shared cores, none of which is the operator's.
+func rolledOut(ns, name string) {
+	GinkgoHelper()
+	Eventually(func() error {
+		var d appsv1.Deployment
+		if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &d); err != nil {
+			return err
+		}
+		return available(&d)
+	}).WithTimeout(2 * time.Minute).WithPolling(250 * time.Millisecond).Should(Succeed())
+}
+
+// available returns nil when the status of d, as its controller wrote it,
+// says that every replica of d's current generation is available.
+func available(d *appsv1.Deployment) error {
+	want := int32(1)
+	if d.Spec.Replicas != nil {
+		want = *d.Spec.Replicas
+	}
+	s := d.Status
+	if s.ObservedGeneration != d.Generation || s.UpdatedReplicas != want || s.AvailableReplicas != want || s.Replicas != want {
+		return fmt.Errorf("deployment %s/%s: generation %d observed %d, replicas %d updated %d available %d of %d",
+			d.Namespace, d.Name, d.Generation, s.ObservedGeneration, s.Replicas, s.UpdatedReplicas, s.AvailableReplicas, want)
+	}
+	for _, c := range s.Conditions {
+		if c.Type == appsv1.DeploymentAvailable && c.Status == corev1.ConditionTrue {
+			return nil
+		}
+	}
+	return fmt.Errorf("deployment %s/%s has no condition Available=True", d.Namespace, d.Name)
 }
 
 func createNamespace(name string) {

@@ -12,7 +12,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
-	"github.com/wavekit-dev/wavekit/internal/demo"
 )
 
 // With --default-service-account, every Component that names no service
@@ -97,15 +96,8 @@ var _ = Describe("the lockdown", func() {
 		c := newComponent(ns, "site")
 		Expect(env.Client.Create(ctx, c)).To(Succeed())
 
-		// No controller runs in the test API server: play the Deployment controller.
-		eventually(func() error {
-			var d appsv1.Deployment
-			if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "site"}, &d); err != nil {
-				return err
-			}
-			d.Status = demo.AvailableStatus(&d)
-			return env.Client.Status().Update(ctx, &d)
-		}).Should(Succeed())
+		// The Deployment controller, the scheduler and kwok roll it out.
+		rolledOut(ns, "site")
 		eventually(func() string { return readyCondition(c) }).Should(HavePrefix("True/Ready"))
 
 		owned := []client.Object{

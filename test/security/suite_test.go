@@ -1,7 +1,9 @@
 // Package security_test proves wavekit's security claims as attacks that
-// fail, against a real kube-apiserver: the reference operator runs in
-// process as its own ServiceAccount (a token from the TokenRequest API, bound
-// to a ClusterRole with only what the lockdown needs), with
+// fail, against a whole local cluster (kube-apiserver, the controllers, the
+// scheduler and kwok's simulated Nodes, so that the Deployments a tenant
+// installs roll out for real): the reference operator runs in process as its
+// own ServiceAccount (a token from the TokenRequest API, bound to a
+// ClusterRole with only what the lockdown needs), with
 // --default-service-account on, and tenants have only namespaced Roles.
 package security_test
 
@@ -53,7 +55,7 @@ var _ = BeforeSuite(func() {
 	Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
 	Expect(v1alpha1.AddToScheme(scheme)).To(Succeed())
 	var err error
-	env, err = testenv.Start(testenv.Options{Scheme: scheme})
+	env, err = testenv.Start(testenv.Options{Scheme: scheme, Controllers: true})
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(func() { Expect(env.Stop()).To(Succeed()) })
 
