@@ -120,6 +120,11 @@ func (cl *cluster) start(assets string, apiserver *envtest.APIServer, cfg *rest.
 			"--service-account-private-key-file=" + signingKey,
 			"--root-ca-file=" + caFile,
 			"--use-service-account-credentials=false",
+			// Its default client limit (20 requests a second) paces a
+			// thousand Deployments at seven ReplicaSets a second: a test
+			// or benchmark would measure that limit, not wavekit.
+			"--kube-api-qps=1000",
+			"--kube-api-burst=2000",
 		}},
 		{name: "kube-scheduler", args: []string{
 			"--kubeconfig=" + kubeconfig,
