@@ -1,11 +1,17 @@
 package cli_test
 
 import (
+	"context"
 	"encoding/json"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
+
+	"github.com/wavekit-dev/wavekit/internal/testenv"
 )
 
 var _ = Describe("status and list", func() {
@@ -44,6 +50,19 @@ var _ = Describe("status and list", func() {
 		Expect(st.State).To(Equal("Ready"))
 	})
 
+	It("judges a live Job as apply --wait does: InProgress while its pod runs, Current once it completed", func() {
+		r := wavekit("apply", "job", "testdata/running-job", "-n", ns, "--wait", "--timeout", "3s")
+		Expect(r.code).NotTo(Equal(0), "the Job's pod runs until the spec ends it")
+		Eventually(func() string { return succeeds("status", "job", "-n", ns) }).WithTimeout(time.Minute).
+			Should(MatchRegexp(`\n0\s+batch/Job `+ns+`/migrate\s+\w+\s+InProgress\n`), "kstatus alone calls a started Job Current")
+
+		pod := runningPodOf(ns, "migrate")
+		delete(pod.Annotations, testenv.NotReadyAnnotation)
+		Expect(env.Client.Update(context.Background(), pod)).To(Succeed())
+		Eventually(func() string { return succeeds("status", "job", "-n", ns) }).WithTimeout(time.Minute).
+			Should(MatchRegexp(`\n0\s+batch/Job ` + ns + `/migrate\s+\w+\s+Current\n`))
+	})
+
 	It("lists the releases of a namespace or of all", func() {
 		out := succeeds("list", "-n", ns)
 		Expect(out).To(MatchRegexp(`NAMESPACE\s+NAME\s+REVISION\s+STATE\s+OBJECTS\s+UPDATED\s+SOURCE\n` + ns + `\s+demo\s+1\s+Ready\s+2\s+`))
@@ -63,3 +82,15 @@ var _ = Describe("status and list", func() {
 		Expect(r.stderr).To(Equal("error: --output xml: unknown format (use table, yaml or json)\n"))
 	})
 })
+
+// runningPodOf waits until the Job named job in ns has a Running pod and
+// returns it.
+func runningPodOf(ns, job string) *corev1.Pod {
+	GinkgoHelper()
+	var pods corev1.PodList
+	Eventually(func(g Gomega) {
+		g.Expect(env.Client.List(context.Background(), &pods, client.InNamespace(ns), client.MatchingLabels{"job-name": job})).To(Succeed())
+		g.Expect(pods.Items).To(HaveExactElements(HaveField("Status.Phase", corev1.PodRunning)))
+	}).WithTimeout(time.Minute).Should(Succeed())
+	return &pods.Items[0]
+}
