@@ -2,6 +2,7 @@ package helm_test
 
 import (
 	"context"
+	"maps"
 	"regexp"
 	"slices"
 	"sync"
@@ -185,11 +186,7 @@ func (o *jobObserver) OneAtATime() []string {
 func (o *jobObserver) Missing() map[string]string {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	out := make(map[string]string, len(o.missing))
-	for k, v := range o.missing {
-		out[k] = v
-	}
-	return out
+	return maps.Clone(o.missing)
 }
 
 // The observer's record of a missing account is what makes a hook that runs
