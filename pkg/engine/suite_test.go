@@ -19,9 +19,9 @@ import (
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
-func TestManifests(t *testing.T) {
+func TestEngine(t *testing.T) {
 	RegisterFailHandler(Fail)
-	RunSpecs(t, "manifests")
+	RunSpecs(t, "engine")
 }
 
 var env *testenv.Env
