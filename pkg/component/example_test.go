@@ -12,7 +12,6 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	crscheme "sigs.k8s.io/controller-runtime/pkg/scheme"
 
 	"github.com/wavekit-dev/wavekit/pkg/component"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
@@ -113,17 +112,15 @@ func greeterObjects(operatorName string) manifests.Generator {
 func ExampleNewReconciler() {
 	const operatorName = "greeter.example.com"
 
-	sb := &crscheme.Builder{GroupVersion: groupVersion}
-	sb.Register(&Greeter{}, &GreeterList{})
+	// The built-in kinds the generator renders, and the component's own
+	// (an api package does this with its SchemeBuilder).
 	types := runtime.NewScheme()
 	if err := clientgoscheme.AddToScheme(types); err != nil {
 		fmt.Println(err)
 		return
 	}
-	if err := sb.AddToScheme(types); err != nil {
-		fmt.Println(err)
-		return
-	}
+	types.AddKnownTypes(groupVersion, &Greeter{}, &GreeterList{})
+	metav1.AddToGroupVersion(types, groupVersion)
 
 	cfg, err := ctrl.GetConfig()
 	if err != nil {
