@@ -68,7 +68,7 @@ func (o *deleteOptions) run(ctx context.Context, g *globalOptions, name string) 
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	target, err := engine.NewCachedTarget(ctx, cl.config, rel.OperatorName, cl.scheme)
+	target, err := engine.NewCachedTarget(ctx, cl.config, rel.OperatorName, cl.scheme, engine.DefaultCachedTargetOptions())
 	if err != nil {
 		return fmt.Errorf("watching the cluster at %s: %w", cl.config.Host, err)
 	}

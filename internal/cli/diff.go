@@ -108,7 +108,7 @@ func renderNextRevision(ctx context.Context, g *globalOptions, input *inputOptio
 func (n *nextRevision) dryRun(ctx context.Context) ([]engine.Change, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	target, err := engine.NewCachedTarget(ctx, n.cluster.config, n.rel.OperatorName, n.cluster.scheme)
+	target, err := engine.NewCachedTarget(ctx, n.cluster.config, n.rel.OperatorName, n.cluster.scheme, engine.DefaultCachedTargetOptions())
 	if err != nil {
 		return nil, fmt.Errorf("watching the cluster at %s: %w", n.cluster.config.Host, err)
 	}

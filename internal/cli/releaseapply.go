@@ -33,7 +33,7 @@ type releaseApply struct {
 }
 
 func newReleaseApply(ctx context.Context, cl *cluster, store releaseStore, rel *release, g *globalOptions) (*releaseApply, error) {
-	target, err := engine.NewCachedTarget(ctx, cl.config, rel.OperatorName, cl.scheme)
+	target, err := engine.NewCachedTarget(ctx, cl.config, rel.OperatorName, cl.scheme, engine.DefaultCachedTargetOptions())
 	if err != nil {
 		return nil, fmt.Errorf("watching the cluster at %s: %w", cl.config.Host, err)
 	}

@@ -49,10 +49,10 @@ func dependencies(c Component) []types.NamespacedName {
 }
 
 // dependentIndex maps each component to the components that depend on it.
-// The component events keep it (dependencyEvents), not a field index of the
-// manager's cache: a field index makes the manager wait for that cache
-// before it starts, so an operator that may not list its components could
-// then not even be stopped.
+// The component events keep it (dependencyTracker.events), not a field
+// index of the manager's cache: a field index makes the manager wait for
+// that cache before it starts, so an operator that may not list its
+// components could then not even be stopped.
 type dependentIndex struct {
 	mu         sync.Mutex
 	dependsOn  map[types.NamespacedName][]types.NamespacedName
@@ -99,6 +99,31 @@ func (x *dependentIndex) of(id types.NamespacedName) []types.NamespacedName {
 	return out
 }
 
+// dependencyTracker keeps what the components of one type depend on and
+// answers the reconciler's questions about it: is a dependency Ready at its
+// current generation, is there a cycle, which components depend on this
+// one. It enqueues the components a change of another concerns.
+type dependencyTracker[T Component] struct {
+	// client reads components from the manager's cache.
+	client client.Client
+	// apiReader reads components the cache does not hold: a shard caches
+	// only its own, and its dependents may be in other shards.
+	apiReader client.Reader
+	// sharded is set when the reconciler selects its components by label.
+	sharded bool
+	// enabled is set when T implements DependencyConfiguration.
+	enabled bool
+	index   *dependentIndex
+}
+
+// newDependencyTracker returns the tracker of the components of type T that
+// client and apiReader read; sharded says whether the reconciler selects its
+// components by label (ReconcilerOptions.Selector).
+func newDependencyTracker[T Component](c client.Client, apiReader client.Reader, sharded bool) *dependencyTracker[T] {
+	_, enabled := optional[DependencyConfiguration](newObject[T]())
+	return &dependencyTracker[T]{client: c, apiReader: apiReader, sharded: sharded, enabled: enabled, index: newDependentIndex()}
+}
+
 // awaitDependencies returns a Pending outcome while a dependency is not
 // Ready at its current generation, an error outcome for a dependency cycle
 // or a refused reference, and false when the component may be applied.
@@ -110,12 +135,12 @@ func (rn *run[T]) awaitDependencies(ctx context.Context) (outcome, bool) {
 	if err := rn.checkDependencyRefs(deps); err != nil {
 		return rn.fail(err), true
 	}
-	if cycle := rn.r.dependencyPath(ctx, rn.id, rn.id); cycle != nil {
+	if cycle := rn.r.deps.path(ctx, rn.id, rn.id); cycle != nil {
 		message := "dependency cycle: " + joinIDs(cycle, " → ") + ": remove one of these dependencies"
 		return outcome{reason: ReasonError, message: message, requeue: rn.r.retryInterval(rn.component), stalled: true}, true
 	}
 	for _, dep := range deps {
-		if why := rn.r.notReady(ctx, dep); why != "" {
+		if why := rn.r.deps.notReady(ctx, dep); why != "" {
 			// Its status changes arrive as events; the requeue is a backstop.
 			message := fmt.Sprintf("waiting for dependency %s: %s", dep, why)
 			return outcome{reason: ReasonPending, message: message, requeue: rn.r.retryInterval(rn.component)}, true
@@ -140,8 +165,8 @@ func (rn *run[T]) checkDependencyRefs(deps []types.NamespacedName) error {
 
 // notReady says why the component id is not Ready at its current
 // generation, or "" when it is.
-func (r *Reconciler[T]) notReady(ctx context.Context, id types.NamespacedName) string {
-	dep, err := r.readAny(ctx, id)
+func (t *dependencyTracker[T]) notReady(ctx context.Context, id types.NamespacedName) string {
+	dep, err := t.read(ctx, id)
 	switch {
 	case apierrors.IsNotFound(err):
 		return "it does not exist"
@@ -161,27 +186,27 @@ func (r *Reconciler[T]) notReady(ctx context.Context, id types.NamespacedName) s
 	return ""
 }
 
-// readAny reads a component from the cache, or from the API server when the
+// read reads a component from the cache, or from the API server when the
 // cache does not hold it (a component of another shard).
-func (r *Reconciler[T]) readAny(ctx context.Context, id types.NamespacedName) (T, error) {
+func (t *dependencyTracker[T]) read(ctx context.Context, id types.NamespacedName) (T, error) {
 	obj := newObject[T]()
-	err := r.client.Get(ctx, id, obj)
-	if apierrors.IsNotFound(err) && r.opts.Selector != nil && r.apiReader != nil {
-		err = r.apiReader.Get(ctx, id, obj)
+	err := t.client.Get(ctx, id, obj)
+	if apierrors.IsNotFound(err) && t.sharded && t.apiReader != nil {
+		err = t.apiReader.Get(ctx, id, obj)
 	}
 	return obj, err
 }
 
-// dependencyPath returns a path of dependencies from one component to
+// path returns a path of dependencies from one component to
 // another, both ends included, or nil when from does not depend, directly
 // or through others, on to. A path from a component to itself is a cycle.
 // It follows dependencies as the cache holds them, at most
 // maxDependencyWalk components.
-func (r *Reconciler[T]) dependencyPath(ctx context.Context, from, to types.NamespacedName) []types.NamespacedName {
+func (t *dependencyTracker[T]) path(ctx context.Context, from, to types.NamespacedName) []types.NamespacedName {
 	seen := map[types.NamespacedName]bool{}
 	var walk func(path []types.NamespacedName) []types.NamespacedName
 	walk = func(path []types.NamespacedName) []types.NamespacedName {
-		c, err := r.readAny(ctx, path[len(path)-1])
+		c, err := t.read(ctx, path[len(path)-1])
 		if err != nil {
 			return nil
 		}
@@ -206,34 +231,34 @@ func (r *Reconciler[T]) dependencyPath(ctx context.Context, from, to types.Names
 // run, except those in a dependency cycle with it (deleting them waits for
 // neither, so that a cycle cannot block deletion for ever).
 func (rn *run[T]) dependents(ctx context.Context) ([]types.NamespacedName, error) {
-	all, err := rn.r.listDependents(ctx, rn.id)
+	all, err := rn.r.deps.dependentsOf(ctx, rn.id)
 	if err != nil {
 		return nil, err
 	}
 	var out []types.NamespacedName
 	for _, d := range all {
-		if d != rn.id && rn.r.dependencyPath(ctx, rn.id, d) == nil {
+		if d != rn.id && rn.r.deps.path(ctx, rn.id, d) == nil {
 			out = append(out, d)
 		}
 	}
 	return out, nil
 }
 
-// listDependents lists the components whose dependencies include id: from
+// dependentsOf lists the components whose dependencies include id: from
 // the index the component events keep, or, for a shard, from the API
 // server, since the dependents may be in other shards.
-func (r *Reconciler[T]) listDependents(ctx context.Context, id types.NamespacedName) ([]types.NamespacedName, error) {
-	if !r.tracksDependencies {
+func (t *dependencyTracker[T]) dependentsOf(ctx context.Context, id types.NamespacedName) ([]types.NamespacedName, error) {
+	if !t.enabled {
 		return nil, nil
 	}
-	if r.opts.Selector == nil {
-		return r.dependents.of(id), nil
+	if !t.sharded {
+		return t.index.of(id), nil
 	}
-	list, err := r.newList()
+	list, err := t.newList()
 	if err != nil {
 		return nil, err
 	}
-	if err := r.apiReader.List(ctx, list); err != nil {
+	if err := t.apiReader.List(ctx, list); err != nil {
 		return nil, fmt.Errorf("listing the components that depend on %s: %w", id, err)
 	}
 	items, err := meta.ExtractList(list)
@@ -251,12 +276,12 @@ func (r *Reconciler[T]) listDependents(ctx context.Context, id types.NamespacedN
 }
 
 // newList returns an empty list of the component type.
-func (r *Reconciler[T]) newList() (client.ObjectList, error) {
-	gvk, err := apiutil.GVKForObject(newObject[T](), r.client.Scheme())
+func (t *dependencyTracker[T]) newList() (client.ObjectList, error) {
+	gvk, err := apiutil.GVKForObject(newObject[T](), t.client.Scheme())
 	if err != nil {
 		return nil, fmt.Errorf("finding the component kind: %w", err)
 	}
-	obj, err := r.client.Scheme().New(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
+	obj, err := t.client.Scheme().New(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
 	if err != nil {
 		return nil, fmt.Errorf("creating a list of %s: %w", gvk.Kind, err)
 	}
@@ -299,28 +324,28 @@ func joinIDs(ids []types.NamespacedName, sep string) string {
 	return strings.Join(names, sep)
 }
 
-// dependencyEvents keeps the dependent index and enqueues the components a
+// events keeps the dependent index and enqueues the components a
 // change of one component concerns: those that depend on it when it
 // appears, goes, or becomes (or stops being) Ready; and those it depends on
 // when it goes, since their deletion may wait for it.
-func (r *Reconciler[T]) dependencyEvents() handler.TypedEventHandler[client.Object, reconcile.Request] {
+func (t *dependencyTracker[T]) events() handler.TypedEventHandler[client.Object, reconcile.Request] {
 	type queue = workqueue.TypedRateLimitingInterface[reconcile.Request]
 	return handler.TypedFuncs[client.Object, reconcile.Request]{
 		CreateFunc: func(_ context.Context, e event.TypedCreateEvent[client.Object], q queue) {
-			r.indexDependencies(e.Object)
-			r.enqueueDependents(e.Object, q)
+			t.indexDependencies(e.Object)
+			t.enqueueDependents(e.Object, q)
 		},
 		UpdateFunc: func(_ context.Context, e event.TypedUpdateEvent[client.Object], q queue) {
-			r.indexDependencies(e.ObjectNew)
+			t.indexDependencies(e.ObjectNew)
 			if readyAtGeneration(e.ObjectOld) != readyAtGeneration(e.ObjectNew) ||
 				(e.ObjectOld.GetDeletionTimestamp() == nil) != (e.ObjectNew.GetDeletionTimestamp() == nil) {
-				r.enqueueDependents(e.ObjectNew, q)
+				t.enqueueDependents(e.ObjectNew, q)
 			}
 		},
 		DeleteFunc: func(_ context.Context, e event.TypedDeleteEvent[client.Object], q queue) {
-			r.enqueueDependents(e.Object, q)
+			t.enqueueDependents(e.Object, q)
 			id := types.NamespacedName{Namespace: e.Object.GetNamespace(), Name: e.Object.GetName()}
-			r.dependents.set(id, nil)
+			t.index.set(id, nil)
 			if c, ok := e.Object.(Component); ok {
 				for _, dep := range dependencies(c) {
 					q.Add(reconcile.Request{NamespacedName: dep})
@@ -330,14 +355,14 @@ func (r *Reconciler[T]) dependencyEvents() handler.TypedEventHandler[client.Obje
 	}
 }
 
-func (r *Reconciler[T]) indexDependencies(obj client.Object) {
+func (t *dependencyTracker[T]) indexDependencies(obj client.Object) {
 	if c, ok := obj.(Component); ok {
-		r.dependents.set(types.NamespacedName{Namespace: c.GetNamespace(), Name: c.GetName()}, dependencies(c))
+		t.index.set(types.NamespacedName{Namespace: c.GetNamespace(), Name: c.GetName()}, dependencies(c))
 	}
 }
 
-func (r *Reconciler[T]) enqueueDependents(obj client.Object, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
-	for _, d := range r.dependents.of(types.NamespacedName{Namespace: obj.GetNamespace(), Name: obj.GetName()}) {
+func (t *dependencyTracker[T]) enqueueDependents(obj client.Object, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+	for _, d := range t.index.of(types.NamespacedName{Namespace: obj.GetNamespace(), Name: obj.GetName()}) {
 		q.Add(reconcile.Request{NamespacedName: d})
 	}
 }

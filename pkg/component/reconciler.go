@@ -40,11 +40,9 @@ type Reconciler[T Component] struct {
 	notes     *eventNotes
 	inflight  *inflight
 
-	mu         sync.Mutex
-	owners     map[string]types.NamespacedName // owner label value → component
-	dependents *dependentIndex
-	// tracksDependencies is set when T implements DependencyConfiguration.
-	tracksDependencies bool
+	mu     sync.Mutex
+	owners map[string]types.NamespacedName // owner label value → component
+	deps   *dependencyTracker[T]           // set by SetupWithManager
 
 	postRead, preReconcile, postReconcile, preDelete, postDelete []HookFunc[T]
 	watches                                                      []watch
@@ -65,7 +63,7 @@ func NewReconciler[T Component](name string, generator manifests.Generator, opti
 		events: make(chan event.GenericEvent, 1024),
 		status: newWrittenStatus[T](), gauge: newStateGauge(name), notes: newEventNotes(),
 		inflight: newInflight(),
-		owners:   map[string]types.NamespacedName{}, dependents: newDependentIndex(),
+		owners:   map[string]types.NamespacedName{},
 	}
 }
 
@@ -121,6 +119,7 @@ func (r *Reconciler[T]) Enqueue(id types.NamespacedName) {
 func (r *Reconciler[T]) SetupWithManager(mgr ctrl.Manager) error {
 	r.client = mgr.GetClient()
 	r.apiReader = mgr.GetAPIReader()
+	r.deps = newDependencyTracker[T](r.client, r.apiReader, r.opts.Selector != nil)
 	r.recorder = &boundedRecorder{mgr.GetEventRecorder(r.name)}
 	r.targets = &targets{
 		name: r.name, local: mgr.GetConfig(), scheme: mgr.GetScheme(), reader: mgr.GetAPIReader(),
@@ -142,9 +141,8 @@ func (r *Reconciler[T]) SetupWithManager(mgr ctrl.Manager) error {
 		Watches(obj, r.statusCaughtUp()).
 		WithOptions(controller.Options{MaxConcurrentReconciles: r.opts.MaxConcurrentReconciles, RateLimiter: r.opts.RateLimiter,
 			ReconciliationTimeout: r.opts.ReconcileTimeout})
-	if _, ok := optional[DependencyConfiguration](obj); ok {
-		r.tracksDependencies = true
-		b = b.Watches(obj, r.dependencyEvents())
+	if r.deps.enabled {
+		b = b.Watches(obj, r.deps.events())
 	}
 	for _, w := range r.watches {
 		b = b.Watches(w.object, w.handler, w.opts...)

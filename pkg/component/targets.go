@@ -111,7 +111,7 @@ func (t *targets) startLocked(key targetKey, cfg *rest.Config) *target {
 }
 
 func (t *targets) connect(ctx context.Context, tg *target, cfg *rest.Config, namespaces []string) error {
-	cached, err := engine.NewCachedTargetWith(ctx, countRequests(cfg), t.name, t.scheme,
+	cached, err := engine.NewCachedTarget(ctx, countRequests(cfg), t.name, t.scheme,
 		engine.CachedTargetOptions{Namespaces: namespaces, StartTimeout: t.opts.TargetTimeout, Labels: t.opts.DependentLabels})
 	if err != nil {
 		return err

@@ -50,7 +50,7 @@ func benchmarkApplier(b *testing.B, n, waves int) {
 			b.Fatal(err)
 		}
 		counter := apicount.New()
-		target, err := engine.NewCachedTarget(ctx, counter.Wrap(e.Config), prefix, e.Scheme)
+		target, err := engine.NewCachedTarget(ctx, counter.Wrap(e.Config), prefix, e.Scheme, engine.DefaultCachedTargetOptions())
 		if err != nil {
 			b.Fatal(err)
 		}

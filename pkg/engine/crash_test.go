@@ -83,7 +83,7 @@ var _ = Describe("crash safety", func() {
 func newApplierFor(ctx context.Context, cfg *rest.Config) *engine.Applier {
 	ctx, cancel := context.WithCancel(ctx)
 	DeferCleanup(cancel)
-	target, err := engine.NewCachedTarget(ctx, cfg, prefix, env.Scheme)
+	target, err := engine.NewCachedTarget(ctx, cfg, prefix, env.Scheme, engine.DefaultCachedTargetOptions())
 	Expect(err).NotTo(HaveOccurred())
 	applier, err := engine.NewApplier(target.Target, engine.Options{Name: prefix})
 	Expect(err).NotTo(HaveOccurred())

@@ -17,6 +17,28 @@ import (
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
+// servedType is the one managed-instance rule: it says whether objects of
+// group and kind are instances of one of types, the types a component's own
+// CRDs and APIServices serve (the apply sort's managed-instances stage, the
+// order of deletion), or the managed types whose foreign instances block
+// deletion.
+// A type's Kind may be "*" (an APIService serves its whole group), and its
+// Group "*" or "*.suffix" (managed types given by hand; see matchesAny).
+// It returns the index of the type that serves them: one of that very kind
+// before a wildcard, and of equals the last, as a map keyed by type keeps.
+func servedType(types []manifests.TypeInfo, group, kind string) (int, bool) {
+	found, exact := -1, false
+	for i, t := range types {
+		if !matchesAny([]manifests.TypeInfo{t}, group, kind) {
+			continue
+		}
+		if t.Kind == kind || !exact {
+			found, exact = i, t.Kind == kind
+		}
+	}
+	return found, found >= 0
+}
+
 // foreignInstances counts, per type, the instances of the given managed
 // types that do not belong to owner. Types the cluster does not serve count
 // nothing.
@@ -71,7 +93,7 @@ func (a *Applier) resolveTypes(types []manifests.TypeInfo) ([]schema.GroupVersio
 			}
 		}
 		for _, gvk := range served {
-			if matchesAny([]manifests.TypeInfo{t}, gvk.Group, gvk.Kind) {
+			if _, ok := servedType([]manifests.TypeInfo{t}, gvk.Group, gvk.Kind); ok {
 				add(gvk)
 			}
 		}

@@ -50,7 +50,7 @@ var _ = Describe("order under concurrency", func() {
 		ctx, cancel := context.WithCancel(context.Background())
 		DeferCleanup(cancel)
 		order := &createOrder{}
-		target, err := engine.NewCachedTarget(ctx, order.wrap(env.Config), prefix, env.Scheme)
+		target, err := engine.NewCachedTarget(ctx, order.wrap(env.Config), prefix, env.Scheme, engine.DefaultCachedTargetOptions())
 		Expect(err).NotTo(HaveOccurred())
 		applier, err := engine.NewApplier(target.Target, engine.Options{Name: prefix, Concurrency: 8})
 		Expect(err).NotTo(HaveOccurred())

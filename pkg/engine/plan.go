@@ -234,7 +234,7 @@ func deletionStage(item *manifests.InventoryItem, served []manifests.TypeInfo) s
 	if item.DeleteHook != "" {
 		return stageManagedInstances + 1 // a wave's hooks run before its objects go
 	}
-	if matchesAny(served, item.Group, item.Kind) {
+	if _, ok := servedType(served, item.Group, item.Kind); ok {
 		return stageManagedInstances
 	}
 	return stageOf(item.Group, item.Kind)

@@ -8,7 +8,7 @@ import (
 )
 
 // The plan is a pure function: these tables check each ordering rule of the
-// design without an API server (go test -run TestPlan ./pkg/manifests).
+// design without an API server (go test -run TestPlan ./pkg/engine).
 
 var groupOfKind = map[string]string{
 	"Namespace": "", "ConfigMap": "", "Secret": "", "ServiceAccount": "", "Job": "batch",

@@ -19,9 +19,9 @@ import (
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
-func TestManifests(t *testing.T) {
+func TestEngine(t *testing.T) {
 	RegisterFailHandler(Fail)
-	RunSpecs(t, "manifests")
+	RunSpecs(t, "engine")
 }
 
 var env *testenv.Env
@@ -60,7 +60,7 @@ func newHarnessOn(ctx context.Context, cfg *rest.Config, name string, opts engin
 	counter := apicount.New()
 	ctx, cancel := context.WithCancel(ctx)
 	DeferCleanup(cancel)
-	target, err := engine.NewCachedTargetWith(ctx, counter.Wrap(cfg), "test.wavekit.dev", env.Scheme, targetOpts)
+	target, err := engine.NewCachedTarget(ctx, counter.Wrap(cfg), "test.wavekit.dev", env.Scheme, targetOpts)
 	Expect(err).NotTo(HaveOccurred())
 	opts.Name = "test.wavekit.dev"
 	applier, err := engine.NewApplier(target.Target, opts)

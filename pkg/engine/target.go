@@ -41,7 +41,9 @@ type CachedTarget struct {
 	RenderReader client.Reader
 }
 
-// CachedTargetOptions tune NewCachedTargetWith.
+// CachedTargetOptions tune NewCachedTarget. The zero value is the default:
+// cluster-wide informers of every object with the owner label, and
+// DefaultStartTimeout.
 type CachedTargetOptions struct {
 	// Namespaces, if set, limit the informers of namespaced kinds to these
 	// namespaces (a tenant's identity may list only there). Objects of other
@@ -55,17 +57,18 @@ type CachedTargetOptions struct {
 	Labels map[string]string
 }
 
-// NewCachedTarget connects to a cluster for an operator named operatorName,
-// with cluster-wide informers.
-func NewCachedTarget(ctx context.Context, cfg *rest.Config, operatorName string, scheme *runtime.Scheme) (*CachedTarget, error) {
-	return NewCachedTargetWith(ctx, cfg, operatorName, scheme, CachedTargetOptions{})
+// DefaultCachedTargetOptions are the options of a target with cluster-wide
+// informers that waits DefaultStartTimeout for the cluster to answer.
+func DefaultCachedTargetOptions() CachedTargetOptions {
+	return CachedTargetOptions{StartTimeout: DefaultStartTimeout}
 }
 
-// NewCachedTargetWith connects to a cluster for an operator named
-// operatorName. It checks, within opts.StartTimeout, that the API server
-// answers and whether the identity may list CRDs; a cluster that does not
-// answer is an error that names it.
-func NewCachedTargetWith(ctx context.Context, cfg *rest.Config, operatorName string, scheme *runtime.Scheme, opts CachedTargetOptions) (*CachedTarget, error) {
+// NewCachedTarget connects to a cluster for an operator named operatorName:
+// its cache holds the objects with that operator's owner label. It checks,
+// within opts.StartTimeout, that the API server answers and whether the
+// identity may list CRDs; a cluster that does not answer is an error that
+// names it.
+func NewCachedTarget(ctx context.Context, cfg *rest.Config, operatorName string, scheme *runtime.Scheme, opts CachedTargetOptions) (*CachedTarget, error) {
 	httpClient, err := rest.HTTPClientFor(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("creating HTTP client for %s: %w", cfg.Host, err)
