@@ -64,7 +64,7 @@ func (a *Applier) Delete(ctx context.Context, owner Owner, inventory []manifests
 	if len(blocking) > 0 {
 		return Result{Inventory: inventory, Blocked: []Blocker{{Reason: describeBlocking(blocking)}}}, nil
 	}
-	run := newApplyRun(a, owner, inventory)
+	run := newPass(a, owner, inventory)
 	hooks, err := run.scheduleHooks(ctx, opts.Hooks, opts.Save)
 	if err != nil {
 		return Result{Inventory: inventory}, err
@@ -78,53 +78,56 @@ func (a *Applier) Delete(ctx context.Context, owner Owner, inventory []manifests
 	return res, err
 }
 
-// goneVerb says what made an object gone: this owner's delete request of an
-// earlier pass (the item is Deleting), or nothing this owner did.
-func goneVerb(item *manifests.InventoryItem) ActionVerb {
-	if item.Phase == manifests.PhaseDeleting {
+// goneVerb says what made an object gone: this owner's delete request, of
+// this pass (requested) or of an earlier one (the item is Deleting), or
+// nothing this owner did.
+func goneVerb(item *manifests.InventoryItem, requested bool) ActionVerb {
+	if requested || item.Phase == manifests.PhaseDeleting {
 		return ActionDeleted
 	}
 	return ActionLeft
 }
 
-// drop removes item from the inventory; inventory() skips dropped keys.
-func (r *applyRun) drop(item *manifests.InventoryItem) {
-	delete(r.items, item.Key())
-	r.markChanged()
+// removal is what deleteObject did: whether the object is gone, whether it
+// asked for the deletion, and, when the object is not gone, what holds it.
+type removal struct {
+	gone      bool
+	requested bool
+	heldBy    string
 }
 
 // deleteObject deletes the object of item unless it is already being
 // deleted, with the item's propagation policy, and reports whether it is
 // gone; when it is not, heldBy says what keeps it (see holder). An object
 // that carries another owner's label (or none) is not this owner's to
-// delete: for this owner it is gone. Once it asked for the deletion, it
-// marks item Deleting.
-func (a *Applier) deleteObject(ctx context.Context, owner Owner, item *manifests.InventoryItem) (gone bool, heldBy string, err error) {
+// delete: for this owner it is gone. It reads item and does not change it:
+// once it asked for the deletion (requested), the caller's outcome marks
+// the item Deleting.
+func (a *Applier) deleteObject(ctx context.Context, owner Owner, item *manifests.InventoryItem) (removal, error) {
 	key := item.Key()
 	live, err := a.liveForDeletion(ctx, item.GroupVersionKind(), key)
 	if meta.IsNoMatchError(err) {
-		return true, "", nil // its type is no longer served, so it cannot exist
+		return removal{gone: true}, nil // its type is no longer served, so it cannot exist
 	}
 	if err != nil {
-		return false, "", err
+		return removal{}, err
 	}
 	if live == nil || live.GetLabels()[a.OwnerLabel()] != owner.ID {
 		a.forget(key)
-		return true, "", nil
+		return removal{gone: true}, nil
 	}
 	if live.GetDeletionTimestamp() != nil {
-		return false, holder(item, live), nil
+		return removal{heldBy: holder(item, live)}, nil
 	}
-	gone, err = a.deleteRecorded(ctx, key, live, item.DeletePropagation)
+	gone, err := a.deleteRecorded(ctx, key, live, item.DeletePropagation)
 	if err != nil {
-		return false, "", err
+		return removal{}, err
 	}
-	item.Phase = manifests.PhaseDeleting
 	if gone {
 		a.forget(key)
-		return true, "", nil
+		return removal{gone: true, requested: true}, nil
 	}
-	return false, holder(item, live), nil
+	return removal{requested: true, heldBy: holder(item, live)}, nil
 }
 
 // holder says what keeps an object that is being deleted, for the waiting

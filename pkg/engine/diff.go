@@ -57,7 +57,7 @@ func (a *Applier) Diff(ctx context.Context, owner Owner, objects []client.Object
 		return nil, err
 	}
 	sortForApply(objs)
-	run := newApplyRun(a, owner, inventory)
+	run := newPass(a, owner, inventory)
 	run.schedule(objs)
 	desired := byKey(objs)
 	dry := a.dryRun()

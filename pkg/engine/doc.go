@@ -19,6 +19,9 @@
 //     gone yet; write.go and delete.go do the writes, readiness.go reads
 //     kstatus and status hints. deleter.go reads the API server's answer to
 //     a delete, so an object removed at once is gone in the same pass.
+//   - Steps return outcomes (outcome.go) instead of writing the inventory;
+//     settle applies a group's outcomes in plan order to the pass's state
+//     (pass.go), so Result.Actions is in plan order.
 //   - The caller persists Result.Inventory (a status, a Secret) and runs the
 //     next pass on an event or later.
 //
