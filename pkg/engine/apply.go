@@ -16,20 +16,11 @@ import (
 // a dependent, or after a requeue). Invalid objects fail the run before any
 // write. save is called before objects new to the inventory are created.
 func (a *Applier) Apply(ctx context.Context, owner Owner, objects []client.Object, inventory []manifests.InventoryItem, save SaveFunc) (Result, error) {
-	p := &preparer{
-		prefix: a.opts.Name, namespace: owner.Namespace, generation: owner.Generation,
-		defaults: a.defaultsFor(owner), scheme: a.scheme, mapper: a.mapper,
-	}
-	objs, err := p.prepare(withoutDeleteHooks(objects, a.opts.Name))
+	run, objs, added, err := a.begin(ctx, owner, objects, inventory)
 	if err != nil {
-		return Result{Inventory: inventory}, &manifests.UserError{Err: fmt.Errorf("invalid manifests: %w", err)}
-	}
-	if objs, err = a.neededNamespaces(ctx, p, objs, inventory); err != nil {
 		return Result{Inventory: inventory}, err
 	}
-	sortForApply(objs)
-	run := newPass(a, owner, inventory)
-	if run.schedule(objs) {
+	if added {
 		if err := save(ctx, run.inventory()); err != nil {
 			return Result{Inventory: inventory}, fmt.Errorf("recording the inventory before creating objects: %w", err)
 		}
@@ -106,16 +97,12 @@ func (a *Applier) reconcileObject(ctx context.Context, owner Owner, d *desired, 
 		o.err = err
 		return o
 	}
-	if live != nil {
-		if err := a.checkTakenOver(d, item, live, owner); err != nil {
-			return failed(o, err)
-		}
-		if err := a.checkAdoption(d, live, owner); err != nil {
-			return failed(o, err)
-		}
+	write, err := a.decide(owner, d, item, live)
+	if err != nil {
+		return failed(o, err)
 	}
 	phase := item.Phase
-	if a.needsWrite(d, item, live) {
+	if write {
 		verb := ActionUpdated
 		if live == nil {
 			verb = ActionCreated

@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -33,6 +34,17 @@ var _ = Describe("deletion", func() {
 		Expect(orphan).NotTo(BeNil())
 		Expect(orphan.Labels).NotTo(HaveKey("test.wavekit.dev/owner-id"))
 		Expect(itemKeys(h.inventory)).To(Equal([]string{"ConfigMap " + ns + "/stays"}))
+	})
+
+	It("refuses an invalid delete hook as a user error, deleting nothing", func() {
+		h.applyUntilDone(ctx, configMap(ns, "stays", nil))
+		bad := configMap(ns, "bad-hook", nil, "delete-hook", "pre-delete", "delete-order", "soon")
+		res, err := h.applier.Delete(ctx, h.owner, h.inventory, engine.DeleteOptions{Hooks: toObjects([]any{bad}), Save: h.save})
+		var userErr *manifests.UserError
+		Expect(errors.As(err, &userErr)).To(BeTrue(), "%v", err)
+		Expect(err).To(MatchError(ContainSubstring("invalid delete hooks")))
+		Expect(res.Done).To(BeFalse())
+		Expect(getConfigMap(ctx, ns, "stays")).NotTo(BeNil())
 	})
 
 	It("deletes in delete-order waves and waits for each wave to be gone", func() {

@@ -16,13 +16,9 @@ func (r *pass) scheduleHooks(ctx context.Context, objects []client.Object, save 
 	if len(hookObjects) == 0 {
 		return nil, nil
 	}
-	p := &preparer{
-		prefix: r.a.opts.Name, namespace: r.owner.Namespace, generation: r.owner.Generation,
-		defaults: r.a.defaultsFor(r.owner), scheme: r.a.scheme, mapper: r.a.mapper,
-	}
-	prepared, err := p.prepare(hookObjects)
+	prepared, err := r.a.preparerFor(r.owner).prepare(hookObjects)
 	if err != nil {
-		return nil, fmt.Errorf("invalid delete hooks: %w", err)
+		return nil, &manifests.UserError{Err: fmt.Errorf("invalid delete hooks: %w", err)}
 	}
 	hooks := make(map[manifests.ObjectKey]*desired, len(prepared))
 	added := false

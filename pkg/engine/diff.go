@@ -45,20 +45,10 @@ type Change struct {
 // Changes are in the order of the plan: every wave (as if each became
 // ready), then what would be pruned. Delete hooks are left out.
 func (a *Applier) Diff(ctx context.Context, owner Owner, objects []client.Object, inventory []manifests.InventoryItem) ([]Change, error) {
-	p := &preparer{
-		prefix: a.opts.Name, namespace: owner.Namespace, generation: owner.Generation,
-		defaults: a.defaultsFor(owner), scheme: a.scheme, mapper: a.mapper,
-	}
-	objs, err := p.prepare(withoutDeleteHooks(objects, a.opts.Name))
+	run, objs, _, err := a.begin(ctx, owner, objects, inventory)
 	if err != nil {
-		return nil, &manifests.UserError{Err: fmt.Errorf("invalid manifests: %w", err)}
-	}
-	if objs, err = a.neededNamespaces(ctx, p, objs, inventory); err != nil {
 		return nil, err
 	}
-	sortForApply(objs)
-	run := newPass(a, owner, inventory)
-	run.schedule(objs)
 	desired := byKey(objs)
 	dry := a.dryRun()
 	var changes []Change
@@ -112,15 +102,13 @@ func (a *Applier) applyChange(ctx context.Context, owner Owner, d *desired, item
 	}
 	if live != nil {
 		change.Action, change.Live = ChangeUpdate, live
-		if err := a.checkTakenOver(d, item, live, owner); err != nil {
-			return nil, err
-		}
-		if err := a.checkAdoption(d, live, owner); err != nil {
-			return nil, err
-		}
-		if !a.needsWrite(d, item, live) {
-			return &Change{Object: d.key, Action: ChangeNone, Live: live}, nil
-		}
+	}
+	write, err := a.decide(owner, d, item, live)
+	if err != nil {
+		return nil, err
+	}
+	if !write {
+		return &Change{Object: d.key, Action: ChangeNone, Live: live}, nil
 	}
 	result, err := a.write(ctx, owner, d, live)
 	switch {

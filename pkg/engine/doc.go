@@ -9,7 +9,9 @@
 //
 //   - prepare.go validates the rendered objects (names, kinds, scopes,
 //     annotations, orders, duplicates) and computes their digests; nothing
-//     is written when one is invalid.
+//     is written when one is invalid (a manifests.UserError). begin.go is
+//     the front half Apply and Diff share (validate, namespaces, sort, start
+//     the pass) and decide, their one write decision.
 //   - plan.go orders the pass: planApply and planDeletion turn the objects and
 //     the inventory into groups of steps (apply, keep, wait, purge, prune,
 //     delete, orphan, run-hook), a pure function with table tests; stages.go
