@@ -152,7 +152,8 @@ type Action struct {
 	Object manifests.ObjectKey
 }
 
-// ActionVerb names what was done.
+// ActionVerb names what a pass did, or, in a Change, what it would do: the
+// one vocabulary of results, diffs and the CLI's output.
 type ActionVerb string
 
 // Action verbs.
@@ -164,6 +165,9 @@ const (
 	// ActionLeft: dropped from the inventory with nothing to delete, since
 	// the object was gone already or is held by another owner.
 	ActionLeft ActionVerb = "Left"
+	// ActionUnchanged: a Change that writes nothing (Diff only; a pass
+	// records no action for it).
+	ActionUnchanged ActionVerb = "Unchanged"
 )
 
 // Applier applies rendered objects in waves and deletes them again.

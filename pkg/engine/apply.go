@@ -109,7 +109,7 @@ func (a *Applier) reconcileObject(ctx context.Context, owner Owner, d *desired, 
 		}
 		live, err = a.write(ctx, owner, d, live)
 		if err != nil {
-			o.err = fmt.Errorf("applying %s: %w", d.key, err)
+			o.err = objectError("applying", d.key, err)
 			return o
 		}
 		o.verb, o.changed = verb, true

@@ -57,7 +57,7 @@ func (r *pass) runHook(ctx context.Context, item *manifests.InventoryItem, d *de
 	}
 	o := r.a.reconcileObject(ctx, r.owner, d, item)
 	if o.err != nil {
-		o.err = fmt.Errorf("running delete hook %s: %w", item, o.err)
+		o.err = objectError("running delete hook", key, o.err)
 	}
 	if err := r.settle([]outcome{o}); err != nil {
 		return false, err
@@ -85,7 +85,7 @@ func (r *pass) finishHook(ctx context.Context, item *manifests.InventoryItem) (b
 	}
 	rm, err := r.a.deleteObject(ctx, r.owner, item)
 	if err != nil {
-		return false, fmt.Errorf("deleting delete hook %s: %w", item, err)
+		return false, objectError("deleting delete hook", item.Key(), err)
 	}
 	if !rm.gone {
 		o.changed, o.waiting = true, beingDeleted("delete hook being deleted", rm.heldBy)

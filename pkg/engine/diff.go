@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"fmt"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -12,22 +11,12 @@ import (
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
-// ChangeAction is what Apply would do to an object.
-type ChangeAction string
-
-// Change actions.
-const (
-	ChangeCreate ChangeAction = "create"
-	ChangeUpdate ChangeAction = "update"
-	ChangeDelete ChangeAction = "delete"
-	ChangeOrphan ChangeAction = "orphan"
-	ChangeNone   ChangeAction = "unchanged"
-)
-
 // Change is what Apply would do to one object.
 type Change struct {
 	Object manifests.ObjectKey
-	Action ChangeAction
+	// Action is the one a pass would take: Created, Updated, Deleted,
+	// Orphaned or Unchanged.
+	Action ActionVerb
 	// Live is the object in the cluster; nil when there is none.
 	Live *unstructured.Unstructured
 	// Result is the object as the API server would store it after Apply's
@@ -83,7 +72,7 @@ func (a *Applier) change(ctx context.Context, owner Owner, s step, d *desired, i
 	case stepApply:
 		return a.applyChange(ctx, owner, d, item)
 	case stepKeep:
-		return &Change{Object: s.key, Action: ChangeNone, Note: s.reason}, nil
+		return &Change{Object: s.key, Action: ActionUnchanged, Note: s.reason}, nil
 	case stepPrune, stepOrphan:
 		return a.deletionChange(ctx, s, item)
 	}
@@ -91,7 +80,7 @@ func (a *Applier) change(ctx context.Context, owner Owner, s step, d *desired, i
 }
 
 func (a *Applier) applyChange(ctx context.Context, owner Owner, d *desired, item *manifests.InventoryItem) (*Change, error) {
-	change := &Change{Object: d.key, Action: ChangeCreate}
+	change := &Change{Object: d.key, Action: ActionCreated}
 	live, err := a.live.get(ctx, d.gvk, d.key)
 	if meta.IsNoMatchError(err) {
 		change.Result, change.Note = a.marked(d, owner), "not validated: the cluster does not serve "+d.gvk.Kind+" yet"
@@ -101,21 +90,21 @@ func (a *Applier) applyChange(ctx context.Context, owner Owner, d *desired, item
 		return nil, err
 	}
 	if live != nil {
-		change.Action, change.Live = ChangeUpdate, live
+		change.Action, change.Live = ActionUpdated, live
 	}
 	write, err := a.decide(owner, d, item, live)
 	if err != nil {
 		return nil, err
 	}
 	if !write {
-		return &Change{Object: d.key, Action: ChangeNone, Live: live}, nil
+		return &Change{Object: d.key, Action: ActionUnchanged, Live: live}, nil
 	}
 	result, err := a.write(ctx, owner, d, live)
 	switch {
 	case apierrors.IsNotFound(err) && live == nil && d.key.Namespace != "":
 		result, change.Note = a.marked(d, owner), "not validated: namespace "+d.key.Namespace+" does not exist yet"
 	case err != nil:
-		return nil, fmt.Errorf("dry run of applying %s: %w", d.key, err)
+		return nil, objectError("dry run of applying", d.key, err)
 	case result == nil:
 		// A recreate: the dry-run delete changed nothing, so show the object it creates.
 		result, change.Note = a.marked(d, owner), "recreated: "+string(d.policies.Update)+" policy"
@@ -133,9 +122,9 @@ func (a *Applier) deletionChange(ctx context.Context, s step, item *manifests.In
 		return nil, err
 	}
 	if s.action == stepOrphan {
-		return &Change{Object: s.key, Action: ChangeOrphan, Live: live, Note: s.reason}, nil
+		return &Change{Object: s.key, Action: ActionOrphaned, Live: live, Note: s.reason}, nil
 	}
-	return &Change{Object: s.key, Action: ChangeDelete, Live: live}, nil
+	return &Change{Object: s.key, Action: ActionDeleted, Live: live}, nil
 }
 
 // marked returns the rendered object with the owner's label and annotation,

@@ -104,7 +104,7 @@ func (r *pass) purgeGroup(ctx context.Context, g group) (bool, error) {
 		outs[i], asked[i] = outcome{key: item.Key()}, outcome{key: item.Key()}
 		rm, err := r.a.deleteObject(ctx, r.owner, item)
 		if err != nil {
-			return fmt.Errorf("purging %s: %w", item, err)
+			return objectError("purging", item.Key(), err)
 		}
 		if rm.requested {
 			asked[i].phase = manifests.PhaseDeleting
@@ -176,7 +176,7 @@ func (r *pass) deleteStep(ctx context.Context, s step, item *manifests.Inventory
 	rm, err := r.a.deleteObject(ctx, r.owner, item)
 	switch {
 	case err != nil:
-		o.err = fmt.Errorf("deleting %s: %w", item, err)
+		o.err = objectError("deleting", item.Key(), err)
 	case rm.gone:
 		o.drop, o.verb = true, goneVerb(item, rm.requested)
 	default:
