@@ -84,8 +84,12 @@ type Result struct {
 	Inventory []manifests.InventoryItem
 	// Done is true when every object is applied and ready (Apply) or gone (Delete).
 	Done bool
-	// Wave is the wave the run stopped in when not Done.
+	// Wave is the apply wave the run stopped in when not Done; 0 also while
+	// pruning or deleting: Stopped tells them apart.
 	Wave int16
+	// Stopped says where the run stopped when not Done: the step (apply,
+	// wait, purge, prune, delete, hook), its wave and kind stage.
+	Stopped Stop
 	// Waiting lists the objects not ready (Apply) or not gone (Delete) yet, with why.
 	Waiting []Waiting
 	// Blocked lists what foreign instances keep: the whole deletion, or
@@ -93,7 +97,7 @@ type Result struct {
 	Blocked []Blocker
 	// Changed is true when the run wrote an object.
 	Changed bool
-	// Actions lists what the run did to objects, in the order it did it.
+	// Actions lists what the run did to objects, in plan order.
 	Actions []Action
 }
 

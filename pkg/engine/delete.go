@@ -65,6 +65,7 @@ func (a *Applier) Delete(ctx context.Context, owner Owner, inventory []manifests
 		return Result{Inventory: inventory, Blocked: []Blocker{{Reason: describeBlocking(blocking)}}}, nil
 	}
 	run := newPass(a, owner, inventory)
+	run.deleting = true
 	hooks, err := run.scheduleHooks(ctx, opts.Hooks, opts.Save)
 	if err != nil {
 		return Result{Inventory: inventory}, err
@@ -73,7 +74,7 @@ func (a *Applier) Delete(ctx context.Context, owner Owner, inventory []manifests
 	res, err := run.execute(ctx, planDeletion(run.list(), served, onDelete), nil, hooks)
 	if res.Done {
 		run.dropCompletedHooks()
-		res = run.result(true, 0)
+		res = run.result(Stop{})
 	}
 	return res, err
 }

@@ -47,6 +47,25 @@ var _ = Describe("deletion", func() {
 		Expect(getConfigMap(ctx, ns, "stays")).NotTo(BeNil())
 	})
 
+	It("says a pass stopped in pruning by name, not as wave 0", func() {
+		held := widget(ns, "held", "apply-order", "1")
+		held.SetFinalizers([]string{"example.com/hold"})
+		h.applyUntilDone(ctx, configMap(ns, "stays", nil, "apply-order", "1"), held)
+
+		res, err := h.apply(ctx, configMap(ns, "stays", nil, "apply-order", "1"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(res.Done).To(BeFalse())
+		Expect(res.Wave).To(BeZero(), "Wave keeps its meaning: the apply wave, 0 while pruning")
+		Expect(res.Stopped.Step).To(Equal(engine.StopPrune))
+		Expect(res.Stopped.String()).To(HavePrefix("prune in delete wave 0"))
+
+		live := get(ctx, "test.wavekit.dev/v1", "Widget", ns, "held")
+		live.SetFinalizers(nil)
+		Expect(env.Client.Update(ctx, live)).To(Succeed())
+		res = h.applyUntilDone(ctx, configMap(ns, "stays", nil, "apply-order", "1"))
+		Expect(res.Stopped).To(Equal(engine.Stop{}))
+	})
+
 	It("deletes in delete-order waves and waits for each wave to be gone", func() {
 		first := widget(ns, "first", "delete-order", "0")
 		first.SetFinalizers([]string{"example.com/hold"})
@@ -56,6 +75,8 @@ var _ = Describe("deletion", func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(res.Done).To(BeFalse())
 		Expect(res.Waiting).To(ConsistOf(ContainSubstring("Widget " + ns + "/first: being deleted")))
+		Expect(res.Stopped.Step).To(Equal(engine.StopDelete))
+		Expect(res.Stopped.Wave).To(Equal(int16(0)))
 		Expect(getConfigMap(ctx, ns, "later")).NotTo(BeNil())
 
 		live := get(ctx, "test.wavekit.dev/v1", "Widget", ns, "first")

@@ -15,20 +15,10 @@ func (r *pass) execute(ctx context.Context, p plan, desired, hooks map[manifests
 	for _, g := range p.groups {
 		done, err := r.runGroup(ctx, g, desired, hooks)
 		if err != nil || !done {
-			return r.result(false, g.reportedWave()), err
+			return r.result(stopIn(g, r.deleting)), err
 		}
 	}
-	return r.result(true, 0), nil
-}
-
-// reportedWave is the wave a pass that stops in g reports: the apply wave,
-// or 0 while pruning or deleting.
-func (g group) reportedWave() int16 {
-	switch g.kind {
-	case groupApply, groupWait, groupPurge:
-		return g.wave
-	}
-	return 0
+	return r.result(Stop{}), nil
 }
 
 func (r *pass) runGroup(ctx context.Context, g group, desired, hooks map[manifests.ObjectKey]*desired) (bool, error) {

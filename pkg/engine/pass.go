@@ -17,6 +17,9 @@ type pass struct {
 	blocked []Blocker
 	actions []Action
 	changed bool
+	// deleting is true in a pass of Delete: its delete groups delete the
+	// component rather than prune.
+	deleting bool
 }
 
 func newPass(a *Applier, owner Owner, inventory []manifests.InventoryItem) *pass {
@@ -97,11 +100,11 @@ func (r *pass) inventory() []manifests.InventoryItem {
 	return out
 }
 
-// result is the Result of the pass so far.
-func (r *pass) result(done bool, wave int16) Result {
+// result is the Result of the pass so far; a zero stop means it is done.
+func (r *pass) result(stop Stop) Result {
 	return Result{
-		Inventory: r.inventory(), Done: done, Wave: wave, Waiting: r.waiting,
-		Changed: r.changed, Actions: r.actions, Blocked: r.blocked,
+		Inventory: r.inventory(), Done: stop.Step == StopNone, Wave: stop.applyWave(), Stopped: stop,
+		Waiting: r.waiting, Changed: r.changed, Actions: r.actions, Blocked: r.blocked,
 	}
 }
 
