@@ -185,9 +185,6 @@ type Applier struct {
 	live      *liveObjects
 	drift     *driftDetector
 	own       *ownWrites
-	// dryRunOnly: writes are server-side dry runs (Diff) and do not touch
-	// the caches of what the applier wrote.
-	dryRunOnly bool
 }
 
 // NewApplier returns an applier for one target cluster. Keep it for the

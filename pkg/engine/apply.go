@@ -16,7 +16,7 @@ import (
 // a dependent, or after a requeue). Invalid objects fail the run before any
 // write. save is called before objects new to the inventory are created.
 func (a *Applier) Apply(ctx context.Context, owner Owner, objects []client.Object, inventory []manifests.InventoryItem, save SaveFunc) (Result, error) {
-	run, objs, added, err := a.begin(ctx, owner, objects, inventory)
+	run, objs, added, err := a.scopeFor(owner).begin(ctx, objects, inventory)
 	if err != nil {
 		return Result{Inventory: inventory}, err
 	}
@@ -87,17 +87,17 @@ func groupByStage(objs []*desired) [][]*desired {
 // reconcileObject writes one object if it needs it and reports, as its
 // outcome, what it wrote and the phase and readiness the object reached.
 // It reads item and does not change it.
-func (a *Applier) reconcileObject(ctx context.Context, owner Owner, d *desired, item *manifests.InventoryItem) outcome {
+func (s *ownerScope) reconcileObject(ctx context.Context, d *desired, item *manifests.InventoryItem) outcome {
 	o := outcome{key: d.key}
 	if (item.Phase == manifests.PhaseCompleted || beingPurged(d, item)) && item.Digest == d.digest {
 		return o
 	}
-	live, err := a.live.get(ctx, d.gvk, d.key)
+	live, err := s.live.get(ctx, d.gvk, d.key)
 	if err != nil {
 		o.err = err
 		return o
 	}
-	write, err := a.decide(owner, d, item, live)
+	write, err := s.decide(d, item, live)
 	if err != nil {
 		return failed(o, err)
 	}
@@ -107,7 +107,7 @@ func (a *Applier) reconcileObject(ctx context.Context, owner Owner, d *desired, 
 		if live == nil {
 			verb = ActionCreated
 		}
-		live, err = a.write(ctx, owner, d, live)
+		live, err = s.write(ctx, d, live)
 		if err != nil {
 			o.err = objectError("applying", d.key, err)
 			return o
@@ -115,13 +115,13 @@ func (a *Applier) reconcileObject(ctx context.Context, owner Owner, d *desired, 
 		o.verb, o.changed = verb, true
 		o.written, o.digest = true, d.digest
 		if d.policies.ReapplyInterval > 0 {
-			o.appliedAt = a.opts.Now().Unix()
+			o.appliedAt = s.opts.Now().Unix()
 		}
 		phase = writePhase(phase)
 	}
 	hint := d.policies.StatusHint
 	if live != nil && !hint.HasObservedGeneration {
-		hint.HasObservedGeneration = a.reportsObservedGeneration(ctx, d.gvk)
+		hint.HasObservedGeneration = s.reportsObservedGeneration(ctx, d.gvk)
 	}
 	o.phase, o.status = readinessPhase(phase, live, hint)
 	o.setStatus = true

@@ -16,40 +16,40 @@ import (
 // inventory with an item for each. added says whether items were added,
 // so that the inventory must be saved before any write. An invalid object
 // is a manifests.UserError.
-func (a *Applier) begin(ctx context.Context, owner Owner, objects []client.Object, inventory []manifests.InventoryItem) (run *pass, objs []*desired, added bool, err error) {
-	p := a.preparerFor(owner)
-	objs, err = p.prepare(withoutDeleteHooks(objects, a.opts.Name))
+func (s *ownerScope) begin(ctx context.Context, objects []client.Object, inventory []manifests.InventoryItem) (run *pass, objs []*desired, added bool, err error) {
+	p := s.preparerFor()
+	objs, err = p.prepare(withoutDeleteHooks(objects, s.opts.Name))
 	if err != nil {
 		return nil, nil, false, &manifests.UserError{Err: fmt.Errorf("invalid manifests: %w", err)}
 	}
-	if objs, err = a.neededNamespaces(ctx, p, objs, inventory); err != nil {
+	if objs, err = s.neededNamespaces(ctx, p, objs, inventory); err != nil {
 		return nil, nil, false, err
 	}
 	sortForApply(objs)
-	run = newPass(a, owner, inventory)
+	run = newPass(s, inventory)
 	return run, objs, run.schedule(objs), nil
 }
 
 // preparerFor returns the preparer of owner's objects: the applier's name
 // as annotation prefix, the owner's namespace, generation and defaults.
-func (a *Applier) preparerFor(owner Owner) *preparer {
+func (s *ownerScope) preparerFor() *preparer {
 	return &preparer{
-		prefix: a.opts.Name, namespace: owner.Namespace, generation: owner.Generation,
-		defaults: a.defaultsFor(owner), scheme: a.scheme, mapper: a.mapper,
+		prefix: s.opts.Name, namespace: s.owner.Namespace, generation: s.owner.Generation,
+		defaults: s.defaultsFor(s.owner), scheme: s.scheme, mapper: s.mapper,
 	}
 }
 
 // decide is the write decision of a pass, the same for Apply and Diff: an
 // object taken over by another owner, or one that may not be adopted, is an
 // error; otherwise write tells whether it must be written (see needsWrite).
-func (a *Applier) decide(owner Owner, d *desired, item *manifests.InventoryItem, live *unstructured.Unstructured) (write bool, err error) {
+func (s *ownerScope) decide(d *desired, item *manifests.InventoryItem, live *unstructured.Unstructured) (write bool, err error) {
 	if live != nil {
-		if err := a.checkTakenOver(d, item, live, owner); err != nil {
+		if err := s.checkTakenOver(d, item, live); err != nil {
 			return false, err
 		}
-		if err := a.checkAdoption(d, live, owner); err != nil {
+		if err := s.checkAdoption(d, live); err != nil {
 			return false, err
 		}
 	}
-	return a.needsWrite(d, item, live), nil
+	return s.needsWrite(d, item, live), nil
 }

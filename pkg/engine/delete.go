@@ -64,7 +64,7 @@ func (a *Applier) Delete(ctx context.Context, owner Owner, inventory []manifests
 	if len(blocking) > 0 {
 		return Result{Inventory: inventory, Blocked: []Blocker{{Reason: describeBlocking(blocking)}}}, nil
 	}
-	run := newPass(a, owner, inventory)
+	run := newPass(a.scopeFor(owner), inventory)
 	run.deleting = true
 	hooks, err := run.scheduleHooks(ctx, opts.Hooks, opts.Save)
 	if err != nil {
@@ -104,28 +104,28 @@ type removal struct {
 // delete: for this owner it is gone. It reads item and does not change it:
 // once it asked for the deletion (requested), the caller's outcome marks
 // the item Deleting.
-func (a *Applier) deleteObject(ctx context.Context, owner Owner, item *manifests.InventoryItem) (removal, error) {
+func (s *ownerScope) deleteObject(ctx context.Context, item *manifests.InventoryItem) (removal, error) {
 	key := item.Key()
-	live, err := a.liveForDeletion(ctx, item.GroupVersionKind(), key)
+	live, err := s.liveForDeletion(ctx, item.GroupVersionKind(), key)
 	if meta.IsNoMatchError(err) {
 		return removal{gone: true}, nil // its type is no longer served, so it cannot exist
 	}
 	if err != nil {
 		return removal{}, err
 	}
-	if live == nil || live.GetLabels()[a.OwnerLabel()] != owner.ID {
-		a.forget(key)
+	if live == nil || live.GetLabels()[s.OwnerLabel()] != s.owner.ID {
+		s.forget(key)
 		return removal{gone: true}, nil
 	}
 	if live.GetDeletionTimestamp() != nil {
 		return removal{heldBy: holder(item, live)}, nil
 	}
-	gone, err := a.deleteRecorded(ctx, key, live, item.DeletePropagation)
+	gone, err := s.deleteRecorded(ctx, key, live, item.DeletePropagation)
 	if err != nil {
 		return removal{}, err
 	}
 	if gone {
-		a.forget(key)
+		s.forget(key)
 		return removal{gone: true, requested: true}, nil
 	}
 	return removal{requested: true, heldBy: holder(item, live)}, nil
@@ -179,12 +179,12 @@ func (a *Applier) liveForDeletion(ctx context.Context, gvk schema.GroupVersionKi
 // release removes the owner label and annotation from an orphaned object so
 // that another owner may adopt it; an object this owner does not hold is
 // left as it is.
-func (a *Applier) release(ctx context.Context, owner Owner, item *manifests.InventoryItem) error {
-	live, err := a.liveForDeletion(ctx, item.GroupVersionKind(), item.Key())
+func (s *ownerScope) release(ctx context.Context, item *manifests.InventoryItem) error {
+	live, err := s.liveForDeletion(ctx, item.GroupVersionKind(), item.Key())
 	if err != nil {
 		return err
 	}
-	if live == nil || live.GetLabels()[a.OwnerLabel()] != owner.ID {
+	if live == nil || live.GetLabels()[s.OwnerLabel()] != s.owner.ID {
 		return nil
 	}
 	obj := &unstructured.Unstructured{}
@@ -192,19 +192,19 @@ func (a *Applier) release(ctx context.Context, owner Owner, item *manifests.Inve
 	obj.SetNamespace(item.Namespace)
 	obj.SetName(item.Name)
 	patch := map[string]any{"metadata": map[string]any{
-		"labels":      map[string]any{a.OwnerLabel(): nil},
-		"annotations": map[string]any{a.ownerAnnotation(): nil},
+		"labels":      map[string]any{s.OwnerLabel(): nil},
+		"annotations": map[string]any{s.ownerAnnotation(): nil},
 	}}
 	data, err := jsonMarshal(patch)
 	if err != nil {
 		return err
 	}
-	err = a.target.Client.Patch(ctx, obj, client.RawPatch(types.MergePatchType, data))
+	err = s.target.Client.Patch(ctx, obj, client.RawPatch(types.MergePatchType, data))
 	if err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("orphaning %s: %w", item, err)
 	}
-	a.live.forget(item.Key())
-	a.forget(item.Key())
+	s.live.forget(item.Key())
+	s.forget(item.Key())
 	return nil
 }
 

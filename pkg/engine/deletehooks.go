@@ -12,11 +12,11 @@ import (
 // scheduleHooks validates the delete hooks among objects, adds an inventory
 // item for each new one and saves the inventory before any is created.
 func (r *pass) scheduleHooks(ctx context.Context, objects []client.Object, save SaveFunc) (map[manifests.ObjectKey]*desired, error) {
-	hookObjects := DeleteHooks(objects, r.a.opts.Name)
+	hookObjects := DeleteHooks(objects, r.s.opts.Name)
 	if len(hookObjects) == 0 {
 		return nil, nil
 	}
-	prepared, err := r.a.preparerFor(r.owner).prepare(hookObjects)
+	prepared, err := r.s.preparerFor().prepare(hookObjects)
 	if err != nil {
 		return nil, &manifests.UserError{Err: fmt.Errorf("invalid delete hooks: %w", err)}
 	}
@@ -55,7 +55,7 @@ func (r *pass) runHook(ctx context.Context, item *manifests.InventoryItem, d *de
 		// Recorded earlier but no longer rendered: nothing to run.
 		return true, r.settle([]outcome{{key: key, phase: manifests.PhaseCompleted}})
 	}
-	o := r.a.reconcileObject(ctx, r.owner, d, item)
+	o := r.s.reconcileObject(ctx, d, item)
 	if o.err != nil {
 		o.err = objectError("running delete hook", key, o.err)
 	}
@@ -77,13 +77,13 @@ func (r *pass) runHook(ctx context.Context, item *manifests.InventoryItem, d *de
 func (r *pass) finishHook(ctx context.Context, item *manifests.InventoryItem) (bool, error) {
 	o := outcome{key: item.Key()}
 	if onDelete.orphans(item.DeletePolicy) {
-		if err := r.a.release(ctx, r.owner, item); err != nil {
+		if err := r.s.release(ctx, item); err != nil {
 			return false, err
 		}
 		o.phase, o.verb = manifests.PhaseCompleted, ActionOrphaned
 		return true, r.settle([]outcome{o})
 	}
-	rm, err := r.a.deleteObject(ctx, r.owner, item)
+	rm, err := r.s.deleteObject(ctx, item)
 	if err != nil {
 		return false, objectError("deleting delete hook", item.Key(), err)
 	}

@@ -34,16 +34,16 @@ type Change struct {
 // Changes are in the order of the plan: every wave (as if each became
 // ready), then what would be pruned. Delete hooks are left out.
 func (a *Applier) Diff(ctx context.Context, owner Owner, objects []client.Object, inventory []manifests.InventoryItem) ([]Change, error) {
-	run, objs, _, err := a.begin(ctx, owner, objects, inventory)
+	run, objs, _, err := a.scopeFor(owner).begin(ctx, objects, inventory)
 	if err != nil {
 		return nil, err
 	}
 	desired := byKey(objs)
-	dry := a.dryRun()
+	dry := a.dryRunScope(owner)
 	var changes []Change
 	for _, g := range planApply(objs, run.items, run.list()).groups {
 		for _, s := range g.steps {
-			change, err := dry.change(ctx, owner, s, desired[s.key], run.item(s.key))
+			change, err := dry.change(ctx, s, desired[s.key], run.item(s.key))
 			if err != nil {
 				return nil, err
 			}
@@ -55,35 +55,25 @@ func (a *Applier) Diff(ctx context.Context, owner Owner, objects []client.Object
 	return changes, nil
 }
 
-// dryRun returns a copy of the applier whose writes are server-side dry runs
-// and leave its caches alone.
-func (a *Applier) dryRun() *Applier {
-	dry := *a
-	dry.target.Client = client.NewDryRunClient(a.target.Client)
-	dry.target.deleter = nil // its requests are real: deletes go through the dry-run client
-	dry.dryRunOnly = true
-	return &dry
-}
-
 // change returns what the step would do, or nil for steps that change nothing
 // of their own (waits, purges, objects already gone).
-func (a *Applier) change(ctx context.Context, owner Owner, s step, d *desired, item *manifests.InventoryItem) (*Change, error) {
-	switch s.action {
+func (s *ownerScope) change(ctx context.Context, st step, d *desired, item *manifests.InventoryItem) (*Change, error) {
+	switch st.action {
 	case stepApply:
-		return a.applyChange(ctx, owner, d, item)
+		return s.applyChange(ctx, d, item)
 	case stepKeep:
-		return &Change{Object: s.key, Action: ActionUnchanged, Note: s.reason}, nil
+		return &Change{Object: st.key, Action: ActionUnchanged, Note: st.reason}, nil
 	case stepPrune, stepOrphan:
-		return a.deletionChange(ctx, s, item)
+		return s.deletionChange(ctx, st, item)
 	}
 	return nil, nil
 }
 
-func (a *Applier) applyChange(ctx context.Context, owner Owner, d *desired, item *manifests.InventoryItem) (*Change, error) {
+func (s *ownerScope) applyChange(ctx context.Context, d *desired, item *manifests.InventoryItem) (*Change, error) {
 	change := &Change{Object: d.key, Action: ActionCreated}
-	live, err := a.live.get(ctx, d.gvk, d.key)
+	live, err := s.live.get(ctx, d.gvk, d.key)
 	if meta.IsNoMatchError(err) {
-		change.Result, change.Note = a.marked(d, owner), "not validated: the cluster does not serve "+d.gvk.Kind+" yet"
+		change.Result, change.Note = s.marked(d), "not validated: the cluster does not serve "+d.gvk.Kind+" yet"
 		return change, nil
 	}
 	if err != nil {
@@ -92,22 +82,22 @@ func (a *Applier) applyChange(ctx context.Context, owner Owner, d *desired, item
 	if live != nil {
 		change.Action, change.Live = ActionUpdated, live
 	}
-	write, err := a.decide(owner, d, item, live)
+	write, err := s.decide(d, item, live)
 	if err != nil {
 		return nil, err
 	}
 	if !write {
 		return &Change{Object: d.key, Action: ActionUnchanged, Live: live}, nil
 	}
-	result, err := a.write(ctx, owner, d, live)
+	result, err := s.write(ctx, d, live)
 	switch {
 	case apierrors.IsNotFound(err) && live == nil && d.key.Namespace != "":
-		result, change.Note = a.marked(d, owner), "not validated: namespace "+d.key.Namespace+" does not exist yet"
+		result, change.Note = s.marked(d), "not validated: namespace "+d.key.Namespace+" does not exist yet"
 	case err != nil:
 		return nil, objectError("dry run of applying", d.key, err)
 	case result == nil:
 		// A recreate: the dry-run delete changed nothing, so show the object it creates.
-		result, change.Note = a.marked(d, owner), "recreated: "+string(d.policies.Update)+" policy"
+		result, change.Note = s.marked(d), "recreated: "+string(d.policies.Update)+" policy"
 	}
 	change.Result = result
 	return change, nil
@@ -129,8 +119,8 @@ func (a *Applier) deletionChange(ctx context.Context, s step, item *manifests.In
 
 // marked returns the rendered object with the owner's label and annotation,
 // as Apply writes it.
-func (a *Applier) marked(d *desired, owner Owner) *unstructured.Unstructured {
+func (s *ownerScope) marked(d *desired) *unstructured.Unstructured {
 	obj := d.object.DeepCopy()
-	a.markOwned(obj, owner)
+	s.markOwned(obj)
 	return obj
 }

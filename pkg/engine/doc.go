@@ -11,7 +11,9 @@
 //     validates the rendered objects (names, kinds, scopes, annotations,
 //     orders, duplicates) and computes their digests, namespaces.go adds the
 //     namespaces they need, and the pass (pass.go) starts with an item for
-//     each. Nothing is written when an object is invalid (a
+//     each. A pass works through an ownerScope (ownerscope.go): the
+//     owner-scoped operations over the Applier's shared caches; Diff's scope
+//     is built on a dry-run client and tracks nothing. Nothing is written when an object is invalid (a
 //     manifests.UserError).
 //   - plan.go orders the pass: planApply and planDeletion turn the objects and
 //     the inventory into groups of steps (apply, keep, wait, purge, prune,

@@ -46,7 +46,7 @@ func (r *pass) applyGroup(ctx context.Context, g group, desired map[manifests.Ob
 	_ = r.eachStep(ctx, g, func(ctx context.Context, i int, item *manifests.InventoryItem) error {
 		outs[i] = outcome{key: g.steps[i].key}
 		if g.steps[i].action == stepApply {
-			outs[i] = r.a.reconcileObject(ctx, r.owner, desired[g.steps[i].key], item)
+			outs[i] = r.s.reconcileObject(ctx, desired[g.steps[i].key], item)
 		}
 		return nil
 	})
@@ -92,7 +92,7 @@ func (r *pass) purgeGroup(ctx context.Context, g group) (bool, error) {
 	asked := make([]outcome, len(g.steps))
 	err := r.eachStep(ctx, g, func(ctx context.Context, i int, item *manifests.InventoryItem) error {
 		outs[i], asked[i] = outcome{key: item.Key()}, outcome{key: item.Key()}
-		rm, err := r.a.deleteObject(ctx, r.owner, item)
+		rm, err := r.s.deleteObject(ctx, item)
 		if err != nil {
 			return objectError("purging", item.Key(), err)
 		}
@@ -147,13 +147,13 @@ func (r *pass) deleteGroup(ctx context.Context, g group) (bool, error) {
 func (r *pass) deleteStep(ctx context.Context, s step, item *manifests.InventoryItem) outcome {
 	o := outcome{key: s.key}
 	if s.action == stepOrphan {
-		if o.err = r.a.release(ctx, r.owner, item); o.err == nil {
+		if o.err = r.s.release(ctx, item); o.err == nil {
 			o.drop, o.verb = true, ActionOrphaned
 		}
 		return o
 	}
 	if s.action == stepPrune && item.ManagedTypes != nil {
-		blocking, err := r.a.foreignInstances(ctx, item.ManagedTypes, r.owner)
+		blocking, err := r.s.foreignInstances(ctx, item.ManagedTypes, r.s.owner)
 		if err != nil {
 			o.err = err
 			return o
@@ -163,7 +163,7 @@ func (r *pass) deleteStep(ctx context.Context, s step, item *manifests.Inventory
 			return o
 		}
 	}
-	rm, err := r.a.deleteObject(ctx, r.owner, item)
+	rm, err := r.s.deleteObject(ctx, item)
 	switch {
 	case err != nil:
 		o.err = objectError("deleting", item.Key(), err)
@@ -183,7 +183,7 @@ func (r *pass) eachStep(ctx context.Context, g group, fn func(context.Context, i
 	for i := range indexes {
 		indexes[i] = i
 	}
-	return forEach(ctx, r.a.opts.Concurrency, indexes, func(ctx context.Context, i int) error {
+	return forEach(ctx, r.s.opts.Concurrency, indexes, func(ctx context.Context, i int) error {
 		return fn(ctx, i, r.item(g.steps[i].key))
 	})
 }

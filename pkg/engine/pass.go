@@ -9,8 +9,7 @@ import (
 // write into it: they return outcomes, and settle applies the outcomes of a
 // group in plan order.
 type pass struct {
-	a       *Applier
-	owner   Owner
+	s       *ownerScope
 	items   map[manifests.ObjectKey]*manifests.InventoryItem
 	order   []manifests.ObjectKey
 	waiting []Waiting
@@ -22,8 +21,8 @@ type pass struct {
 	deleting bool
 }
 
-func newPass(a *Applier, owner Owner, inventory []manifests.InventoryItem) *pass {
-	r := &pass{a: a, owner: owner, items: map[manifests.ObjectKey]*manifests.InventoryItem{}}
+func newPass(s *ownerScope, inventory []manifests.InventoryItem) *pass {
+	r := &pass{s: s, items: map[manifests.ObjectKey]*manifests.InventoryItem{}}
 	for i := range inventory {
 		item := inventory[i]
 		r.items[item.Key()] = &item
