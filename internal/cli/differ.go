@@ -48,13 +48,13 @@ func objectDiffs(changes []engine.Change, showSecrets bool) ([]objectDiff, error
 		var od objectDiff
 		var err error
 		switch c.Action {
-		case engine.ChangeNone:
+		case engine.ActionUnchanged:
 			od = objectDiff{key: c.Object, action: actionUnchanged}
-		case engine.ChangeOrphan:
+		case engine.ActionOrphaned:
 			od = objectDiff{key: c.Object, action: actionOrphan, note: c.Note}
-		case engine.ChangeDelete:
+		case engine.ActionDeleted:
 			od, err = newObjectDiff(c.Object, actionDelete, c.Live, nil, c.Note, showSecrets)
-		case engine.ChangeCreate:
+		case engine.ActionCreated:
 			od, err = newObjectDiff(c.Object, actionCreate, nil, c.Result, c.Note, showSecrets)
 		default:
 			od, err = newObjectDiff(c.Object, actionUpdate, c.Live, c.Result, c.Note, showSecrets)

@@ -84,8 +84,12 @@ type Result struct {
 	Inventory []manifests.InventoryItem
 	// Done is true when every object is applied and ready (Apply) or gone (Delete).
 	Done bool
-	// Wave is the wave the run stopped in when not Done.
+	// Wave is the apply wave the run stopped in when not Done; 0 also while
+	// pruning or deleting: Stopped tells them apart.
 	Wave int16
+	// Stopped says where the run stopped when not Done: the step (apply,
+	// wait, purge, prune, delete, hook), its wave and kind stage.
+	Stopped Stop
 	// Waiting lists the objects not ready (Apply) or not gone (Delete) yet, with why.
 	Waiting []Waiting
 	// Blocked lists what foreign instances keep: the whole deletion, or
@@ -93,7 +97,7 @@ type Result struct {
 	Blocked []Blocker
 	// Changed is true when the run wrote an object.
 	Changed bool
-	// Actions lists what the run did to objects, in the order it did it.
+	// Actions lists what the run did to objects, in plan order.
 	Actions []Action
 }
 
@@ -152,7 +156,8 @@ type Action struct {
 	Object manifests.ObjectKey
 }
 
-// ActionVerb names what was done.
+// ActionVerb names what a pass did, or, in a Change, what it would do: the
+// one vocabulary of results, diffs and the CLI's output.
 type ActionVerb string
 
 // Action verbs.
@@ -164,6 +169,9 @@ const (
 	// ActionLeft: dropped from the inventory with nothing to delete, since
 	// the object was gone already or is held by another owner.
 	ActionLeft ActionVerb = "Left"
+	// ActionUnchanged: a Change that writes nothing (Diff only; a pass
+	// records no action for it).
+	ActionUnchanged ActionVerb = "Unchanged"
 )
 
 // Applier applies rendered objects in waves and deletes them again.
@@ -177,9 +185,6 @@ type Applier struct {
 	live      *liveObjects
 	drift     *driftDetector
 	own       *ownWrites
-	// dryRunOnly: writes are server-side dry runs (Diff) and do not touch
-	// the caches of what the applier wrote.
-	dryRunOnly bool
 }
 
 // NewApplier returns an applier for one target cluster. Keep it for the

@@ -3,8 +3,6 @@ package engine
 import (
 	"context"
 	"fmt"
-	"sync"
-	"sync/atomic"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -18,20 +16,11 @@ import (
 // a dependent, or after a requeue). Invalid objects fail the run before any
 // write. save is called before objects new to the inventory are created.
 func (a *Applier) Apply(ctx context.Context, owner Owner, objects []client.Object, inventory []manifests.InventoryItem, save SaveFunc) (Result, error) {
-	p := &preparer{
-		prefix: a.opts.Name, namespace: owner.Namespace, generation: owner.Generation,
-		defaults: a.defaultsFor(owner), scheme: a.scheme, mapper: a.mapper,
-	}
-	objs, err := p.prepare(withoutDeleteHooks(objects, a.opts.Name))
+	run, objs, added, err := a.scopeFor(owner).begin(ctx, objects, inventory)
 	if err != nil {
-		return Result{Inventory: inventory}, &manifests.UserError{Err: fmt.Errorf("invalid manifests: %w", err)}
-	}
-	if objs, err = a.neededNamespaces(ctx, p, objs, inventory); err != nil {
 		return Result{Inventory: inventory}, err
 	}
-	sortForApply(objs)
-	run := newApplyRun(a, owner, inventory)
-	if run.schedule(objs) {
+	if added {
 		if err := save(ctx, run.inventory()); err != nil {
 			return Result{Inventory: inventory}, fmt.Errorf("recording the inventory before creating objects: %w", err)
 		}
@@ -73,114 +62,6 @@ func filterDeleteHooks(objects []client.Object, prefix string, hooks bool) []cli
 	return out
 }
 
-// applyRun holds the state of one Apply pass.
-type applyRun struct {
-	a       *Applier
-	owner   Owner
-	items   map[manifests.ObjectKey]*manifests.InventoryItem
-	order   []manifests.ObjectKey
-	waiting []Waiting
-	blocked []Blocker
-	changed atomic.Bool
-
-	actionsMu sync.Mutex
-	actions   []Action
-}
-
-func (r *applyRun) record(verb ActionVerb, key manifests.ObjectKey) {
-	r.actionsMu.Lock()
-	defer r.actionsMu.Unlock()
-	r.actions = append(r.actions, Action{Verb: verb, Object: key})
-}
-
-func newApplyRun(a *Applier, owner Owner, inventory []manifests.InventoryItem) *applyRun {
-	run := &applyRun{a: a, owner: owner, items: map[manifests.ObjectKey]*manifests.InventoryItem{}}
-	for i := range inventory {
-		item := inventory[i]
-		run.items[item.Key()] = &item
-		run.order = append(run.order, item.Key())
-	}
-	return run
-}
-
-// schedule adds an item for every object new to the inventory and refreshes
-// the policies of known ones; it reports whether items were added.
-func (r *applyRun) schedule(objs []*desired) bool {
-	added := false
-	for _, d := range objs {
-		item, ok := r.items[d.key]
-		if !ok {
-			item = &manifests.InventoryItem{Phase: manifests.PhaseScheduled}
-			r.items[d.key] = item
-			r.order = append(r.order, d.key)
-			added = true
-		}
-		describe(item, d)
-	}
-	return added
-}
-
-// describe copies identity, policies and orders of d into item. Policies
-// that are the built-in defaults are left empty, which keeps the inventory
-// of a large component small enough for its status.
-func describe(item *manifests.InventoryItem, d *desired) {
-	item.Group, item.Version, item.Kind = d.gvk.Group, d.gvk.Version, d.gvk.Kind
-	item.Namespace, item.Name = d.key.Namespace, d.key.Name
-	builtin := manifests.Defaults{}.WithFallbacks()
-	item.AdoptionPolicy = unlessEqual(d.policies.Adoption, builtin.Adoption)
-	item.ReconcilePolicy = unlessEqual(d.policies.Reconcile, builtin.Reconcile)
-	item.UpdatePolicy = unlessEqual(d.policies.Update, builtin.Update)
-	item.DeletePolicy = unlessEqual(d.policies.Delete, builtin.Delete)
-	item.DeletePropagation = unlessEqual(d.policies.DeletePropagation, manifests.PropagationBackground)
-	item.ApplyOrder = d.policies.ApplyOrder
-	item.PurgeOrder = d.policies.PurgeOrder
-	item.DeleteOrder = d.policies.DeleteOrder
-	item.ManagedTypes = d.managedTypes
-}
-
-// unlessEqual returns value, or the zero value when it equals the default.
-func unlessEqual[P ~string](value, builtin P) P {
-	if value == builtin {
-		return ""
-	}
-	return value
-}
-
-// item returns the inventory item of key.
-func (r *applyRun) item(key manifests.ObjectKey) *manifests.InventoryItem { return r.items[key] }
-
-// list returns the inventory items in inventory order.
-func (r *applyRun) list() []*manifests.InventoryItem {
-	out := make([]*manifests.InventoryItem, 0, len(r.order))
-	for _, key := range r.order {
-		if item, ok := r.items[key]; ok {
-			out = append(out, item)
-		}
-	}
-	return out
-}
-
-// wait records an object the pass waits for, and why.
-func (r *applyRun) wait(key manifests.ObjectKey, reason string) {
-	r.waiting = append(r.waiting, Waiting{Object: key, Reason: reason})
-}
-
-func (r *applyRun) inventory() []manifests.InventoryItem {
-	out := make([]manifests.InventoryItem, 0, len(r.order))
-	for _, key := range r.order {
-		if item, ok := r.items[key]; ok {
-			out = append(out, *item)
-		}
-	}
-	return out
-}
-
-func (r *applyRun) result(done bool, wave int16) Result {
-	res := Result{Inventory: r.inventory(), Done: done, Wave: wave, Waiting: r.waiting, Changed: r.changed.Load(), Actions: r.actions}
-	res.Blocked = r.blocked
-	return res
-}
-
 func groupByWave(objs []*desired) [][]*desired {
 	var waves [][]*desired
 	for i, d := range objs {
@@ -203,51 +84,54 @@ func groupByStage(objs []*desired) [][]*desired {
 	return stages
 }
 
-func (r *applyRun) markChanged() { r.changed.Store(true) }
-
-// reconcileObject writes one object if it needs it and records its phase and
-// readiness in item. It returns what it did, or "" when it wrote nothing.
-func (a *Applier) reconcileObject(ctx context.Context, owner Owner, d *desired, item *manifests.InventoryItem) (ActionVerb, error) {
+// reconcileObject writes one object if it needs it and reports, as its
+// outcome, what it wrote and the phase and readiness the object reached.
+// It reads item and does not change it.
+func (s *ownerScope) reconcileObject(ctx context.Context, d *desired, item *manifests.InventoryItem) outcome {
+	o := outcome{key: d.key}
 	if (item.Phase == manifests.PhaseCompleted || beingPurged(d, item)) && item.Digest == d.digest {
-		return "", nil
+		return o
 	}
-	live, err := a.live.get(ctx, d.gvk, d.key)
+	live, err := s.live.get(ctx, d.gvk, d.key)
 	if err != nil {
-		return "", err
+		o.err = err
+		return o
 	}
-	if live != nil {
-		if err := a.checkTakenOver(d, item, live, owner); err != nil {
-			item.Phase, item.Status = manifests.PhaseError, err.Error()
-			return "", err
-		}
-		if err := a.checkAdoption(d, live, owner); err != nil {
-			item.Phase, item.Status = manifests.PhaseError, err.Error()
-			return "", err
-		}
+	write, err := s.decide(d, item, live)
+	if err != nil {
+		return failed(o, err)
 	}
-	var verb ActionVerb
-	if a.needsWrite(d, item, live) {
-		verb = ActionUpdated
+	phase := item.Phase
+	if write {
+		verb := ActionUpdated
 		if live == nil {
 			verb = ActionCreated
 		}
-		live, err = a.write(ctx, owner, d, live)
+		live, err = s.write(ctx, d, live)
 		if err != nil {
-			return "", fmt.Errorf("applying %s: %w", d.key, err)
+			o.err = objectError("applying", d.key, err)
+			return o
 		}
-		item.Digest = d.digest
-		item.LastAppliedAt = 0
+		o.verb, o.changed = verb, true
+		o.written, o.digest = true, d.digest
 		if d.policies.ReapplyInterval > 0 {
-			item.LastAppliedAt = a.opts.Now().Unix()
+			o.appliedAt = s.opts.Now().Unix()
 		}
-		item.Phase = writePhase(item.Phase)
+		phase = writePhase(phase)
 	}
 	hint := d.policies.StatusHint
 	if live != nil && !hint.HasObservedGeneration {
-		hint.HasObservedGeneration = a.reportsObservedGeneration(ctx, d.gvk)
+		hint.HasObservedGeneration = s.reportsObservedGeneration(ctx, d.gvk)
 	}
-	recordReadiness(item, live, hint)
-	return verb, nil
+	o.phase, o.status = readinessPhase(phase, live, hint)
+	o.setStatus = true
+	return o
+}
+
+// failed is o turned into a failure: the object is in error, and says why.
+func failed(o outcome, err error) outcome {
+	o.phase, o.status, o.setStatus, o.err = manifests.PhaseError, err.Error(), true, err
+	return o
 }
 
 // beingPurged tells whether the object is on its way out at the end of its
@@ -280,24 +164,24 @@ func writePhase(previous manifests.Phase) manifests.Phase {
 	return manifests.PhaseUpdating
 }
 
-// recordReadiness sets item's status and phase from the live object; nil
-// means the object is on its way (being recreated).
-func recordReadiness(item *manifests.InventoryItem, live *unstructured.Unstructured, hint manifests.StatusHint) {
+// readinessPhase is the phase and status of an object in phase, judged by
+// its live object; nil means the object is on its way (being recreated).
+func readinessPhase(phase manifests.Phase, live *unstructured.Unstructured, hint manifests.StatusHint) (manifests.Phase, string) {
 	if live == nil {
-		item.Status = "waiting for the old object to be deleted"
-		return
+		return phase, "waiting for the old object to be deleted"
 	}
 	r := computeReadiness(live, hint)
-	item.Status = string(r.Status)
+	status := string(r.Status)
 	if r.Message != "" && !r.ready() {
-		item.Status += ": " + r.Message
+		status += ": " + r.Message
 	}
 	switch {
 	case r.ready():
-		item.Phase, item.Status = manifests.PhaseReady, "" // Ready says Current
+		return manifests.PhaseReady, "" // Ready says Current
 	case r.failed():
-		item.Phase = manifests.PhaseError
-	case item.Phase == manifests.PhaseReady || item.Phase == manifests.PhaseError:
-		item.Phase = manifests.PhaseUpdating
+		return manifests.PhaseError, status
+	case phase == manifests.PhaseReady || phase == manifests.PhaseError:
+		return manifests.PhaseUpdating, status
 	}
+	return phase, status
 }

@@ -183,6 +183,33 @@ var _ = Describe("applying in waves", func() {
 		Expect(h.counter.Count("watch", "configmaps")).To(Equal(1), h.counter.String())
 	})
 
+	It("reports the actions of a wave in plan order, however its writes interleave", func() {
+		h := newHarness(ctx, "order", engine.Options{Concurrency: 8})
+		const n = 50
+		var want []string
+		for i := range n {
+			want = append(want, fmt.Sprintf("ConfigMap %s/cm-%02d", ns, i))
+		}
+		for round := range 20 {
+			var objects []any
+			for i := range n { // rendered in reverse: the plan sorts them
+				name := fmt.Sprintf("cm-%02d", n-1-i)
+				objects = append(objects, configMap(ns, name, map[string]string{"round": fmt.Sprint(round)}))
+			}
+			verb := "Updated "
+			if round == 0 {
+				verb = "Created "
+			}
+			res, err := h.apply(ctx, objects...)
+			Expect(err).NotTo(HaveOccurred())
+			got := actionsOf(res)
+			Expect(got).To(HaveLen(n), "round %d", round)
+			for i := range got {
+				Expect(got[i]).To(Equal(verb+want[i]), "round %d, action %d", round, i)
+			}
+		}
+	})
+
 	It("records the inventory before it creates an object", func() {
 		cm := configMap(ns, "tracked", nil)
 		var seenAtSave *corev1.ConfigMap

@@ -64,7 +64,8 @@ func (a *Applier) Delete(ctx context.Context, owner Owner, inventory []manifests
 	if len(blocking) > 0 {
 		return Result{Inventory: inventory, Blocked: []Blocker{{Reason: describeBlocking(blocking)}}}, nil
 	}
-	run := newApplyRun(a, owner, inventory)
+	run := newPass(a.scopeFor(owner), inventory)
+	run.deleting = true
 	hooks, err := run.scheduleHooks(ctx, opts.Hooks, opts.Save)
 	if err != nil {
 		return Result{Inventory: inventory}, err
@@ -73,58 +74,61 @@ func (a *Applier) Delete(ctx context.Context, owner Owner, inventory []manifests
 	res, err := run.execute(ctx, planDeletion(run.list(), served, onDelete), nil, hooks)
 	if res.Done {
 		run.dropCompletedHooks()
-		res = run.result(true, 0)
+		res = run.result(Stop{})
 	}
 	return res, err
 }
 
-// goneVerb says what made an object gone: this owner's delete request of an
-// earlier pass (the item is Deleting), or nothing this owner did.
-func goneVerb(item *manifests.InventoryItem) ActionVerb {
-	if item.Phase == manifests.PhaseDeleting {
+// goneVerb says what made an object gone: this owner's delete request, of
+// this pass (requested) or of an earlier one (the item is Deleting), or
+// nothing this owner did.
+func goneVerb(item *manifests.InventoryItem, requested bool) ActionVerb {
+	if requested || item.Phase == manifests.PhaseDeleting {
 		return ActionDeleted
 	}
 	return ActionLeft
 }
 
-// drop removes item from the inventory; inventory() skips dropped keys.
-func (r *applyRun) drop(item *manifests.InventoryItem) {
-	delete(r.items, item.Key())
-	r.markChanged()
+// removal is what deleteObject did: whether the object is gone, whether it
+// asked for the deletion, and, when the object is not gone, what holds it.
+type removal struct {
+	gone      bool
+	requested bool
+	heldBy    string
 }
 
 // deleteObject deletes the object of item unless it is already being
 // deleted, with the item's propagation policy, and reports whether it is
 // gone; when it is not, heldBy says what keeps it (see holder). An object
 // that carries another owner's label (or none) is not this owner's to
-// delete: for this owner it is gone. Once it asked for the deletion, it
-// marks item Deleting.
-func (a *Applier) deleteObject(ctx context.Context, owner Owner, item *manifests.InventoryItem) (gone bool, heldBy string, err error) {
+// delete: for this owner it is gone. It reads item and does not change it:
+// once it asked for the deletion (requested), the caller's outcome marks
+// the item Deleting.
+func (s *ownerScope) deleteObject(ctx context.Context, item *manifests.InventoryItem) (removal, error) {
 	key := item.Key()
-	live, err := a.liveForDeletion(ctx, item.GroupVersionKind(), key)
+	live, err := s.liveForDeletion(ctx, item.GroupVersionKind(), key)
 	if meta.IsNoMatchError(err) {
-		return true, "", nil // its type is no longer served, so it cannot exist
+		return removal{gone: true}, nil // its type is no longer served, so it cannot exist
 	}
 	if err != nil {
-		return false, "", err
+		return removal{}, err
 	}
-	if live == nil || live.GetLabels()[a.OwnerLabel()] != owner.ID {
-		a.forget(key)
-		return true, "", nil
+	if live == nil || live.GetLabels()[s.OwnerLabel()] != s.owner.ID {
+		s.forget(key)
+		return removal{gone: true}, nil
 	}
 	if live.GetDeletionTimestamp() != nil {
-		return false, holder(item, live), nil
+		return removal{heldBy: holder(item, live)}, nil
 	}
-	gone, err = a.deleteRecorded(ctx, key, live, item.DeletePropagation)
+	gone, err := s.deleteRecorded(ctx, key, live, item.DeletePropagation)
 	if err != nil {
-		return false, "", err
+		return removal{}, err
 	}
-	item.Phase = manifests.PhaseDeleting
 	if gone {
-		a.forget(key)
-		return true, "", nil
+		s.forget(key)
+		return removal{gone: true, requested: true}, nil
 	}
-	return false, holder(item, live), nil
+	return removal{requested: true, heldBy: holder(item, live)}, nil
 }
 
 // holder says what keeps an object that is being deleted, for the waiting
@@ -175,12 +179,12 @@ func (a *Applier) liveForDeletion(ctx context.Context, gvk schema.GroupVersionKi
 // release removes the owner label and annotation from an orphaned object so
 // that another owner may adopt it; an object this owner does not hold is
 // left as it is.
-func (a *Applier) release(ctx context.Context, owner Owner, item *manifests.InventoryItem) error {
-	live, err := a.liveForDeletion(ctx, item.GroupVersionKind(), item.Key())
+func (s *ownerScope) release(ctx context.Context, item *manifests.InventoryItem) error {
+	live, err := s.liveForDeletion(ctx, item.GroupVersionKind(), item.Key())
 	if err != nil {
 		return err
 	}
-	if live == nil || live.GetLabels()[a.OwnerLabel()] != owner.ID {
+	if live == nil || live.GetLabels()[s.OwnerLabel()] != s.owner.ID {
 		return nil
 	}
 	obj := &unstructured.Unstructured{}
@@ -188,19 +192,19 @@ func (a *Applier) release(ctx context.Context, owner Owner, item *manifests.Inve
 	obj.SetNamespace(item.Namespace)
 	obj.SetName(item.Name)
 	patch := map[string]any{"metadata": map[string]any{
-		"labels":      map[string]any{a.OwnerLabel(): nil},
-		"annotations": map[string]any{a.ownerAnnotation(): nil},
+		"labels":      map[string]any{s.OwnerLabel(): nil},
+		"annotations": map[string]any{s.ownerAnnotation(): nil},
 	}}
 	data, err := jsonMarshal(patch)
 	if err != nil {
 		return err
 	}
-	err = a.target.Client.Patch(ctx, obj, client.RawPatch(types.MergePatchType, data))
+	err = s.target.Client.Patch(ctx, obj, client.RawPatch(types.MergePatchType, data))
 	if err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("orphaning %s: %w", item, err)
 	}
-	a.live.forget(item.Key())
-	a.forget(item.Key())
+	s.live.forget(item.Key())
+	s.forget(item.Key())
 	return nil
 }
 

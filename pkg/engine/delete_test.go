@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -35,6 +36,36 @@ var _ = Describe("deletion", func() {
 		Expect(itemKeys(h.inventory)).To(Equal([]string{"ConfigMap " + ns + "/stays"}))
 	})
 
+	It("refuses an invalid delete hook as a user error, deleting nothing", func() {
+		h.applyUntilDone(ctx, configMap(ns, "stays", nil))
+		bad := configMap(ns, "bad-hook", nil, "delete-hook", "pre-delete", "delete-order", "soon")
+		res, err := h.applier.Delete(ctx, h.owner, h.inventory, engine.DeleteOptions{Hooks: toObjects([]any{bad}), Save: h.save})
+		var userErr *manifests.UserError
+		Expect(errors.As(err, &userErr)).To(BeTrue(), "%v", err)
+		Expect(err).To(MatchError(ContainSubstring("invalid delete hooks")))
+		Expect(res.Done).To(BeFalse())
+		Expect(getConfigMap(ctx, ns, "stays")).NotTo(BeNil())
+	})
+
+	It("says a pass stopped in pruning by name, not as wave 0", func() {
+		held := widget(ns, "held", "apply-order", "1")
+		held.SetFinalizers([]string{"example.com/hold"})
+		h.applyUntilDone(ctx, configMap(ns, "stays", nil, "apply-order", "1"), held)
+
+		res, err := h.apply(ctx, configMap(ns, "stays", nil, "apply-order", "1"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(res.Done).To(BeFalse())
+		Expect(res.Wave).To(BeZero(), "Wave keeps its meaning: the apply wave, 0 while pruning")
+		Expect(res.Stopped.Step).To(Equal(engine.StopPrune))
+		Expect(res.Stopped.String()).To(HavePrefix("prune in delete wave 0"))
+
+		live := get(ctx, "test.wavekit.dev/v1", "Widget", ns, "held")
+		live.SetFinalizers(nil)
+		Expect(env.Client.Update(ctx, live)).To(Succeed())
+		res = h.applyUntilDone(ctx, configMap(ns, "stays", nil, "apply-order", "1"))
+		Expect(res.Stopped).To(Equal(engine.Stop{}))
+	})
+
 	It("deletes in delete-order waves and waits for each wave to be gone", func() {
 		first := widget(ns, "first", "delete-order", "0")
 		first.SetFinalizers([]string{"example.com/hold"})
@@ -44,6 +75,8 @@ var _ = Describe("deletion", func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(res.Done).To(BeFalse())
 		Expect(res.Waiting).To(ConsistOf(ContainSubstring("Widget " + ns + "/first: being deleted")))
+		Expect(res.Stopped.Step).To(Equal(engine.StopDelete))
+		Expect(res.Stopped.Wave).To(Equal(int16(0)))
 		Expect(getConfigMap(ctx, ns, "later")).NotTo(BeNil())
 
 		live := get(ctx, "test.wavekit.dev/v1", "Widget", ns, "first")

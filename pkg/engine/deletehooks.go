@@ -11,18 +11,14 @@ import (
 
 // scheduleHooks validates the delete hooks among objects, adds an inventory
 // item for each new one and saves the inventory before any is created.
-func (r *applyRun) scheduleHooks(ctx context.Context, objects []client.Object, save SaveFunc) (map[manifests.ObjectKey]*desired, error) {
-	hookObjects := DeleteHooks(objects, r.a.opts.Name)
+func (r *pass) scheduleHooks(ctx context.Context, objects []client.Object, save SaveFunc) (map[manifests.ObjectKey]*desired, error) {
+	hookObjects := DeleteHooks(objects, r.s.opts.Name)
 	if len(hookObjects) == 0 {
 		return nil, nil
 	}
-	p := &preparer{
-		prefix: r.a.opts.Name, namespace: r.owner.Namespace, generation: r.owner.Generation,
-		defaults: r.a.defaultsFor(r.owner), scheme: r.a.scheme, mapper: r.a.mapper,
-	}
-	prepared, err := p.prepare(hookObjects)
+	prepared, err := r.s.preparerFor().prepare(hookObjects)
 	if err != nil {
-		return nil, fmt.Errorf("invalid delete hooks: %w", err)
+		return nil, &manifests.UserError{Err: fmt.Errorf("invalid delete hooks: %w", err)}
 	}
 	hooks := make(map[manifests.ObjectKey]*desired, len(prepared))
 	added := false
@@ -48,7 +44,8 @@ func (r *applyRun) scheduleHooks(ctx context.Context, objects []client.Object, s
 // runHook applies a delete hook, waits until it is ready, then deletes it
 // (or releases it when its delete policy orphans it). It reports whether the
 // hook is done.
-func (r *applyRun) runHook(ctx context.Context, item *manifests.InventoryItem, d *desired) (bool, error) {
+func (r *pass) runHook(ctx context.Context, item *manifests.InventoryItem, d *desired) (bool, error) {
+	key := item.Key()
 	switch {
 	case item.Phase == manifests.PhaseCompleted:
 		return true, nil
@@ -56,56 +53,55 @@ func (r *applyRun) runHook(ctx context.Context, item *manifests.InventoryItem, d
 		return r.finishHook(ctx, item)
 	case d == nil:
 		// Recorded earlier but no longer rendered: nothing to run.
-		item.Phase = manifests.PhaseCompleted
-		return true, nil
+		return true, r.settle([]outcome{{key: key, phase: manifests.PhaseCompleted}})
 	}
-	verb, err := r.a.reconcileObject(ctx, r.owner, d, item)
-	if err != nil {
-		return false, fmt.Errorf("running delete hook %s: %w", item, err)
+	o := r.s.reconcileObject(ctx, d, item)
+	if o.err != nil {
+		o.err = objectError("running delete hook", key, o.err)
 	}
-	if verb != "" {
-		r.markChanged()
-		r.record(verb, item.Key())
+	if err := r.settle([]outcome{o}); err != nil {
+		return false, err
 	}
 	switch item.Phase {
 	case manifests.PhaseError:
 		return false, fmt.Errorf("delete hook %s failed: %s", item, item.Status)
 	case manifests.PhaseReady:
-		item.Phase = manifests.PhaseDeleting
+		_ = r.settle([]outcome{{key: key, phase: manifests.PhaseDeleting}})
 		return r.finishHook(ctx, item)
 	}
-	r.wait(item.Key(), "delete hook "+waitingReason(item))
-	return false, nil
+	return false, r.settle([]outcome{{key: key, waiting: "delete hook " + waitingReason(item)}})
 }
 
-func (r *applyRun) finishHook(ctx context.Context, item *manifests.InventoryItem) (bool, error) {
+// finishHook deletes (or releases) a delete hook that is ready; it reports
+// whether the hook is gone.
+func (r *pass) finishHook(ctx context.Context, item *manifests.InventoryItem) (bool, error) {
+	o := outcome{key: item.Key()}
 	if onDelete.orphans(item.DeletePolicy) {
-		if err := r.a.release(ctx, r.owner, item); err != nil {
+		if err := r.s.release(ctx, item); err != nil {
 			return false, err
 		}
-		item.Phase = manifests.PhaseCompleted
-		r.record(ActionOrphaned, item.Key())
-		return true, nil
+		o.phase, o.verb = manifests.PhaseCompleted, ActionOrphaned
+		return true, r.settle([]outcome{o})
 	}
-	gone, heldBy, err := r.a.deleteObject(ctx, r.owner, item)
+	rm, err := r.s.deleteObject(ctx, item)
 	if err != nil {
-		return false, fmt.Errorf("deleting delete hook %s: %w", item, err)
+		return false, objectError("deleting delete hook", item.Key(), err)
 	}
-	if !gone {
-		r.markChanged()
-		r.wait(item.Key(), beingDeleted("delete hook being deleted", heldBy))
-		return false, nil
+	if !rm.gone {
+		o.changed, o.waiting = true, beingDeleted("delete hook being deleted", rm.heldBy)
+		return false, r.settle([]outcome{o})
 	}
-	item.Phase = manifests.PhaseCompleted
-	r.record(ActionDeleted, item.Key())
-	return true, nil
+	o.phase, o.verb = manifests.PhaseCompleted, ActionDeleted
+	return true, r.settle([]outcome{o})
 }
 
 // dropCompletedHooks empties the inventory of hooks once deletion is done.
-func (r *applyRun) dropCompletedHooks() {
+func (r *pass) dropCompletedHooks() {
+	var outs []outcome
 	for _, item := range r.list() {
 		if item.DeleteHook != "" && item.Phase == manifests.PhaseCompleted {
-			r.drop(item)
+			outs = append(outs, outcome{key: item.Key(), drop: true})
 		}
 	}
+	_ = r.settle(outs)
 }

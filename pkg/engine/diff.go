@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"fmt"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -12,22 +11,12 @@ import (
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
-// ChangeAction is what Apply would do to an object.
-type ChangeAction string
-
-// Change actions.
-const (
-	ChangeCreate ChangeAction = "create"
-	ChangeUpdate ChangeAction = "update"
-	ChangeDelete ChangeAction = "delete"
-	ChangeOrphan ChangeAction = "orphan"
-	ChangeNone   ChangeAction = "unchanged"
-)
-
 // Change is what Apply would do to one object.
 type Change struct {
 	Object manifests.ObjectKey
-	Action ChangeAction
+	// Action is the one a pass would take: Created, Updated, Deleted,
+	// Orphaned or Unchanged.
+	Action ActionVerb
 	// Live is the object in the cluster; nil when there is none.
 	Live *unstructured.Unstructured
 	// Result is the object as the API server would store it after Apply's
@@ -45,26 +34,16 @@ type Change struct {
 // Changes are in the order of the plan: every wave (as if each became
 // ready), then what would be pruned. Delete hooks are left out.
 func (a *Applier) Diff(ctx context.Context, owner Owner, objects []client.Object, inventory []manifests.InventoryItem) ([]Change, error) {
-	p := &preparer{
-		prefix: a.opts.Name, namespace: owner.Namespace, generation: owner.Generation,
-		defaults: a.defaultsFor(owner), scheme: a.scheme, mapper: a.mapper,
-	}
-	objs, err := p.prepare(withoutDeleteHooks(objects, a.opts.Name))
+	run, objs, _, err := a.scopeFor(owner).begin(ctx, objects, inventory)
 	if err != nil {
-		return nil, &manifests.UserError{Err: fmt.Errorf("invalid manifests: %w", err)}
-	}
-	if objs, err = a.neededNamespaces(ctx, p, objs, inventory); err != nil {
 		return nil, err
 	}
-	sortForApply(objs)
-	run := newApplyRun(a, owner, inventory)
-	run.schedule(objs)
 	desired := byKey(objs)
-	dry := a.dryRun()
+	dry := a.dryRunScope(owner)
 	var changes []Change
 	for _, g := range planApply(objs, run.items, run.list()).groups {
 		for _, s := range g.steps {
-			change, err := dry.change(ctx, owner, s, desired[s.key], run.item(s.key))
+			change, err := dry.change(ctx, s, desired[s.key], run.item(s.key))
 			if err != nil {
 				return nil, err
 			}
@@ -76,61 +55,49 @@ func (a *Applier) Diff(ctx context.Context, owner Owner, objects []client.Object
 	return changes, nil
 }
 
-// dryRun returns a copy of the applier whose writes are server-side dry runs
-// and leave its caches alone.
-func (a *Applier) dryRun() *Applier {
-	dry := *a
-	dry.target.Client = client.NewDryRunClient(a.target.Client)
-	dry.target.deleter = nil // its requests are real: deletes go through the dry-run client
-	dry.dryRunOnly = true
-	return &dry
-}
-
 // change returns what the step would do, or nil for steps that change nothing
 // of their own (waits, purges, objects already gone).
-func (a *Applier) change(ctx context.Context, owner Owner, s step, d *desired, item *manifests.InventoryItem) (*Change, error) {
-	switch s.action {
+func (s *ownerScope) change(ctx context.Context, st step, d *desired, item *manifests.InventoryItem) (*Change, error) {
+	switch st.action {
 	case stepApply:
-		return a.applyChange(ctx, owner, d, item)
+		return s.applyChange(ctx, d, item)
 	case stepKeep:
-		return &Change{Object: s.key, Action: ChangeNone, Note: s.reason}, nil
+		return &Change{Object: st.key, Action: ActionUnchanged, Note: st.reason}, nil
 	case stepPrune, stepOrphan:
-		return a.deletionChange(ctx, s, item)
+		return s.deletionChange(ctx, st, item)
 	}
 	return nil, nil
 }
 
-func (a *Applier) applyChange(ctx context.Context, owner Owner, d *desired, item *manifests.InventoryItem) (*Change, error) {
-	change := &Change{Object: d.key, Action: ChangeCreate}
-	live, err := a.live.get(ctx, d.gvk, d.key)
+func (s *ownerScope) applyChange(ctx context.Context, d *desired, item *manifests.InventoryItem) (*Change, error) {
+	change := &Change{Object: d.key, Action: ActionCreated}
+	live, err := s.live.get(ctx, d.gvk, d.key)
 	if meta.IsNoMatchError(err) {
-		change.Result, change.Note = a.marked(d, owner), "not validated: the cluster does not serve "+d.gvk.Kind+" yet"
+		change.Result, change.Note = s.marked(d), "not validated: the cluster does not serve "+d.gvk.Kind+" yet"
 		return change, nil
 	}
 	if err != nil {
 		return nil, err
 	}
 	if live != nil {
-		change.Action, change.Live = ChangeUpdate, live
-		if err := a.checkTakenOver(d, item, live, owner); err != nil {
-			return nil, err
-		}
-		if err := a.checkAdoption(d, live, owner); err != nil {
-			return nil, err
-		}
-		if !a.needsWrite(d, item, live) {
-			return &Change{Object: d.key, Action: ChangeNone, Live: live}, nil
-		}
+		change.Action, change.Live = ActionUpdated, live
 	}
-	result, err := a.write(ctx, owner, d, live)
+	write, err := s.decide(d, item, live)
+	if err != nil {
+		return nil, err
+	}
+	if !write {
+		return &Change{Object: d.key, Action: ActionUnchanged, Live: live}, nil
+	}
+	result, err := s.write(ctx, d, live)
 	switch {
 	case apierrors.IsNotFound(err) && live == nil && d.key.Namespace != "":
-		result, change.Note = a.marked(d, owner), "not validated: namespace "+d.key.Namespace+" does not exist yet"
+		result, change.Note = s.marked(d), "not validated: namespace "+d.key.Namespace+" does not exist yet"
 	case err != nil:
-		return nil, fmt.Errorf("dry run of applying %s: %w", d.key, err)
+		return nil, objectError("dry run of applying", d.key, err)
 	case result == nil:
 		// A recreate: the dry-run delete changed nothing, so show the object it creates.
-		result, change.Note = a.marked(d, owner), "recreated: "+string(d.policies.Update)+" policy"
+		result, change.Note = s.marked(d), "recreated: "+string(d.policies.Update)+" policy"
 	}
 	change.Result = result
 	return change, nil
@@ -145,15 +112,15 @@ func (a *Applier) deletionChange(ctx context.Context, s step, item *manifests.In
 		return nil, err
 	}
 	if s.action == stepOrphan {
-		return &Change{Object: s.key, Action: ChangeOrphan, Live: live, Note: s.reason}, nil
+		return &Change{Object: s.key, Action: ActionOrphaned, Live: live, Note: s.reason}, nil
 	}
-	return &Change{Object: s.key, Action: ChangeDelete, Live: live}, nil
+	return &Change{Object: s.key, Action: ActionDeleted, Live: live}, nil
 }
 
 // marked returns the rendered object with the owner's label and annotation,
 // as Apply writes it.
-func (a *Applier) marked(d *desired, owner Owner) *unstructured.Unstructured {
+func (s *ownerScope) marked(d *desired) *unstructured.Unstructured {
 	obj := d.object.DeepCopy()
-	a.markOwned(obj, owner)
+	s.markOwned(obj)
 	return obj
 }

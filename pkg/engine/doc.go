@@ -5,22 +5,33 @@
 //
 // # Flow
 //
-// A pass goes render → plan → execute → status:
+// A pass goes begin → plan → execute → settle → result:
 //
-//   - prepare.go validates the rendered objects (names, kinds, scopes,
-//     annotations, orders, duplicates) and computes their digests; nothing
-//     is written when one is invalid.
+//   - begin (begin.go) is the front half Apply and Diff share: prepare.go
+//     validates the rendered objects (names, kinds, scopes, annotations,
+//     orders, duplicates) and computes their digests, namespaces.go adds the
+//     namespaces they need, and the pass (pass.go) starts with an item for
+//     each. A pass works through an ownerScope (ownerscope.go): the
+//     owner-scoped operations over the Applier's shared caches; Diff's scope
+//     is built on a dry-run client and tracks nothing. Nothing is written when an object is invalid (a
+//     manifests.UserError).
 //   - plan.go orders the pass: planApply and planDeletion turn the objects and
 //     the inventory into groups of steps (apply, keep, wait, purge, prune,
 //     delete, orphan, run-hook), a pure function with table tests; stages.go
 //     holds the kind stages and prepare.go the one sort.
 //   - execute.go runs the groups, the steps of a group concurrently (bounded
-//     by Options.Concurrency), and stops at a group that is not ready or not
-//     gone yet; write.go and delete.go do the writes, readiness.go reads
-//     kstatus and status hints. deleter.go reads the API server's answer to
-//     a delete, so an object removed at once is gone in the same pass.
-//   - The caller persists Result.Inventory (a status, a Secret) and runs the
-//     next pass on an event or later.
+//     by Options.Concurrency, concurrency.go), and stops at a group that is
+//     not ready or not gone yet. decide (begin.go) is the write decision
+//     Apply and Diff share; write.go and delete.go do the writes, readiness.go
+//     reads kstatus and status hints, deletehooks.go runs delete hooks.
+//     deleter.go reads the API server's answer to a delete, so an object
+//     removed at once is gone in the same pass.
+//   - settle (outcome.go): steps return outcomes instead of writing the
+//     inventory, and settle applies a group's outcomes in plan order, so
+//     Result.Actions is in plan order.
+//   - result (pass.go): the Result says where the pass stopped (Stop,
+//     stop.go). The caller persists Result.Inventory (a status, a Secret)
+//     and runs the next pass on an event or later.
 //
 // # Entry points
 //
@@ -43,5 +54,6 @@
 //
 // Errors a user causes are types: manifests.UserError, manifests.AnnotationError,
 // MissingNamespaceError, ImmutableFieldError. NeedsChange tells a caller not
-// to retry them with backoff.
+// to retry them with backoff. A failed step of a pass is an ObjectError
+// (failures.go) naming the object; NeedsChange sees through it.
 package engine

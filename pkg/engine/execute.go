@@ -11,27 +11,17 @@ import (
 // execute runs a plan's groups in order and stops at the first group that is
 // not done (objects not ready, or not gone yet) or that fails. desired holds
 // the rendered objects of apply steps, hooks the rendered delete hooks.
-func (r *applyRun) execute(ctx context.Context, p plan, desired, hooks map[manifests.ObjectKey]*desired) (Result, error) {
+func (r *pass) execute(ctx context.Context, p plan, desired, hooks map[manifests.ObjectKey]*desired) (Result, error) {
 	for _, g := range p.groups {
 		done, err := r.runGroup(ctx, g, desired, hooks)
 		if err != nil || !done {
-			return r.result(false, g.reportedWave()), err
+			return r.result(stopIn(g, r.deleting)), err
 		}
 	}
-	return r.result(true, 0), nil
+	return r.result(Stop{}), nil
 }
 
-// reportedWave is the wave a pass that stops in g reports: the apply wave,
-// or 0 while pruning or deleting.
-func (g group) reportedWave() int16 {
-	switch g.kind {
-	case groupApply, groupWait, groupPurge:
-		return g.wave
-	}
-	return 0
-}
-
-func (r *applyRun) runGroup(ctx context.Context, g group, desired, hooks map[manifests.ObjectKey]*desired) (bool, error) {
+func (r *pass) runGroup(ctx context.Context, g group, desired, hooks map[manifests.ObjectKey]*desired) (bool, error) {
 	switch g.kind {
 	case groupApply:
 		return true, r.applyGroup(ctx, g, desired)
@@ -49,25 +39,24 @@ func (r *applyRun) runGroup(ctx context.Context, g group, desired, hooks map[man
 }
 
 // applyGroup creates or updates the objects of its apply steps, as many at
-// once as Options.Concurrency allows.
-func (r *applyRun) applyGroup(ctx context.Context, g group, desired map[manifests.ObjectKey]*desired) error {
-	return forEach(ctx, r.a.opts.Concurrency, g.steps, func(ctx context.Context, s step) error {
-		if s.action != stepApply {
-			return nil
+// once as Options.Concurrency allows, and settles their outcomes in plan
+// order.
+func (r *pass) applyGroup(ctx context.Context, g group, desired map[manifests.ObjectKey]*desired) error {
+	outs := make([]outcome, len(g.steps))
+	_ = r.eachStep(ctx, g, func(ctx context.Context, i int, item *manifests.InventoryItem) error {
+		outs[i] = outcome{key: g.steps[i].key}
+		if g.steps[i].action == stepApply {
+			outs[i] = r.s.reconcileObject(ctx, desired[g.steps[i].key], item)
 		}
-		verb, err := r.a.reconcileObject(ctx, r.owner, desired[s.key], r.item(s.key))
-		if verb != "" {
-			r.markChanged()
-			r.record(verb, s.key)
-		}
-		return err
+		return nil
 	})
+	return r.settle(outs)
 }
 
 // waitGroup turns failed objects (a failed Job) into an error and reports
 // whether every object of the group is ready, recording the others as
 // waiting. A purged object counts as ready once it is on its way out.
-func (r *applyRun) waitGroup(g group, desired map[manifests.ObjectKey]*desired) (bool, error) {
+func (r *pass) waitGroup(g group, desired map[manifests.ObjectKey]*desired) (bool, error) {
 	var errs []error
 	for _, s := range g.steps {
 		if item := r.item(s.key); item.Phase == manifests.PhaseError {
@@ -77,16 +66,15 @@ func (r *applyRun) waitGroup(g group, desired map[manifests.ObjectKey]*desired) 
 	if err := errors.Join(errs...); err != nil {
 		return false, err
 	}
-	ready := true
+	var outs []outcome
 	for _, s := range g.steps {
 		item := r.item(s.key)
 		if item.Phase == manifests.PhaseReady || item.Phase == manifests.PhaseCompleted || beingPurged(desired[s.key], item) {
 			continue
 		}
-		ready = false
-		r.wait(s.key, waitingReason(item))
+		outs = append(outs, outcome{key: s.key, waiting: waitingReason(item)})
 	}
-	return ready, nil
+	return len(outs) == 0, r.settle(outs)
 }
 
 func waitingReason(item *manifests.InventoryItem) string {
@@ -97,118 +85,105 @@ func waitingReason(item *manifests.InventoryItem) string {
 }
 
 // purgeGroup deletes the objects purged at the end of a wave, concurrently;
-// it reports whether they are all gone.
-func (r *applyRun) purgeGroup(ctx context.Context, g group) (bool, error) {
-	gone := make([]bool, len(g.steps))
-	heldBy := make([]string, len(g.steps))
+// it reports whether they are all gone. When a deletion fails, the items
+// whose deletion was asked for are still marked Deleting.
+func (r *pass) purgeGroup(ctx context.Context, g group) (bool, error) {
+	outs := make([]outcome, len(g.steps))
+	asked := make([]outcome, len(g.steps))
 	err := r.eachStep(ctx, g, func(ctx context.Context, i int, item *manifests.InventoryItem) error {
-		var err error
-		if gone[i], heldBy[i], err = r.a.deleteObject(ctx, r.owner, item); err != nil {
-			return fmt.Errorf("purging %s: %w", item, err)
+		outs[i], asked[i] = outcome{key: item.Key()}, outcome{key: item.Key()}
+		rm, err := r.s.deleteObject(ctx, item)
+		if err != nil {
+			return objectError("purging", item.Key(), err)
 		}
+		if rm.requested {
+			asked[i].phase = manifests.PhaseDeleting
+		}
+		outs[i] = purged(item, rm)
 		return nil
 	})
 	if err != nil {
+		_ = r.settle(asked)
 		return false, err
 	}
 	done := true
-	for i, s := range g.steps {
-		item := r.item(s.key)
-		r.markChanged()
-		if !gone[i] {
-			done = false
-			item.Phase = manifests.PhaseDeleting
-			r.wait(s.key, beingDeleted("being purged", heldBy[i]))
-			continue
-		}
-		r.record(goneVerb(item), s.key)
-		item.Phase, item.Status = manifests.PhaseCompleted, ""
+	for _, o := range outs {
+		done = done && o.waiting == ""
 	}
-	return done, nil
+	return done, r.settle(outs)
+}
+
+// purged is the outcome of purging item: gone, or on its way out.
+func purged(item *manifests.InventoryItem, rm removal) outcome {
+	o := outcome{key: item.Key(), changed: true}
+	if !rm.gone {
+		o.phase, o.waiting = manifests.PhaseDeleting, beingDeleted("being purged", rm.heldBy)
+		return o
+	}
+	o.verb = goneVerb(item, rm.requested)
+	o.phase, o.status, o.setStatus = manifests.PhaseCompleted, "", true
+	return o
 }
 
 // deleteGroup deletes (or orphans) the objects of one delete wave and stage,
 // concurrently; it reports whether all of them left the inventory. A CRD
 // pruned while foreign instances of its types exist is kept and reported.
-func (r *applyRun) deleteGroup(ctx context.Context, g group) (bool, error) {
-	outcomes := make([]deletion, len(g.steps))
-	err := r.eachStep(ctx, g, func(ctx context.Context, i int, item *manifests.InventoryItem) error {
-		var err error
-		outcomes[i], err = r.deleteStep(ctx, g.steps[i], item)
-		return err
+func (r *pass) deleteGroup(ctx context.Context, g group) (bool, error) {
+	outs := make([]outcome, len(g.steps))
+	_ = r.eachStep(ctx, g, func(ctx context.Context, i int, item *manifests.InventoryItem) error {
+		outs[i] = r.deleteStep(ctx, g.steps[i], item)
+		return nil
 	})
+	err := r.settle(outs)
 	done := true
-	for i, s := range g.steps {
-		item := r.item(s.key)
-		switch outcomes[i].result {
-		case deletionReleased:
-			r.drop(item)
-			r.record(ActionOrphaned, s.key)
-		case deletionGone:
-			r.drop(item)
-			r.record(goneVerb(item), s.key)
-		case deletionKept:
-			r.blocked = append(r.blocked, Blocker{Object: s.key, Reason: outcomes[i].why})
-		case deletionPending:
-			r.markChanged()
-			item.Phase = manifests.PhaseDeleting
-			r.wait(s.key, beingDeleted("being deleted", outcomes[i].why))
-			done = false
-		}
+	for _, o := range outs {
+		done = done && o.waiting == ""
 	}
 	return done && err == nil, err
 }
 
-// deletion is what became of one delete step.
-type deletion struct {
-	result deletionResult
-	why    string
-}
-
-type deletionResult int
-
-const (
-	deletionFailed   deletionResult = iota
-	deletionReleased                // orphaned: the owner label is gone
-	deletionGone                    // the object is gone, or not this owner's
-	deletionKept                    // kept for foreign instances of its types
-	deletionPending                 // being deleted; why is what holds it, if known
-)
-
-func (r *applyRun) deleteStep(ctx context.Context, s step, item *manifests.InventoryItem) (deletion, error) {
+// deleteStep orphans or deletes the object of one delete step; its outcome
+// drops the item once the object is released or gone.
+func (r *pass) deleteStep(ctx context.Context, s step, item *manifests.InventoryItem) outcome {
+	o := outcome{key: s.key}
 	if s.action == stepOrphan {
-		if err := r.a.release(ctx, r.owner, item); err != nil {
-			return deletion{}, err
+		if o.err = r.s.release(ctx, item); o.err == nil {
+			o.drop, o.verb = true, ActionOrphaned
 		}
-		return deletion{result: deletionReleased}, nil
+		return o
 	}
 	if s.action == stepPrune && item.ManagedTypes != nil {
-		blocking, err := r.a.foreignInstances(ctx, item.ManagedTypes, r.owner)
+		blocking, err := r.s.foreignInstances(ctx, item.ManagedTypes, r.s.owner)
 		if err != nil {
-			return deletion{}, err
+			o.err = err
+			return o
 		}
 		if len(blocking) > 0 {
-			return deletion{result: deletionKept, why: describeBlocking(blocking)}, nil
+			o.blocked = describeBlocking(blocking)
+			return o
 		}
 	}
-	gone, heldBy, err := r.a.deleteObject(ctx, r.owner, item)
-	if err != nil {
-		return deletion{}, fmt.Errorf("deleting %s: %w", item, err)
+	rm, err := r.s.deleteObject(ctx, item)
+	switch {
+	case err != nil:
+		o.err = objectError("deleting", item.Key(), err)
+	case rm.gone:
+		o.drop, o.verb = true, goneVerb(item, rm.requested)
+	default:
+		o.changed, o.phase = true, manifests.PhaseDeleting
+		o.waiting = beingDeleted("being deleted", rm.heldBy)
 	}
-	if gone {
-		return deletion{result: deletionGone}, nil
-	}
-	return deletion{result: deletionPending, why: heldBy}, nil
+	return o
 }
 
 // eachStep calls fn for the inventory item of every step of g, as many at
 // once as Options.Concurrency allows.
-func (r *applyRun) eachStep(ctx context.Context, g group, fn func(context.Context, int, *manifests.InventoryItem) error) error {
+func (r *pass) eachStep(ctx context.Context, g group, fn func(context.Context, int, *manifests.InventoryItem) error) error {
 	indexes := make([]int, len(g.steps))
 	for i := range indexes {
 		indexes[i] = i
 	}
-	return forEach(ctx, r.a.opts.Concurrency, indexes, func(ctx context.Context, i int) error {
+	return forEach(ctx, r.s.opts.Concurrency, indexes, func(ctx context.Context, i int) error {
 		return fn(ctx, i, r.item(g.steps[i].key))
 	})
 }

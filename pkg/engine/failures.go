@@ -10,6 +10,31 @@ import (
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
+// ObjectError is the failure of one object's step in a pass: what the pass
+// was doing to which object, and why it failed. NeedsChange and errors.As
+// see through it to Err.
+type ObjectError struct {
+	Object manifests.ObjectKey
+	// Action is what the pass was doing: "applying", "purging", "deleting",
+	// "running delete hook", "deleting delete hook", "dry run of applying".
+	Action string
+	Err    error
+}
+
+func (e *ObjectError) Error() string {
+	return e.Action + " " + e.Object.String() + ": " + e.Err.Error()
+}
+
+func (e *ObjectError) Unwrap() error { return e.Err }
+
+// objectError wraps err, when there is one, as the failure of action on key.
+func objectError(action string, key manifests.ObjectKey, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &ObjectError{Object: key, Action: action, Err: err}
+}
+
 // MissingNamespaceError says that objects need a namespace that does not
 // exist while the namespace policy forbids creating it.
 type MissingNamespaceError struct {

@@ -19,49 +19,37 @@ import (
 // write creates or updates one object according to its update policy and
 // returns the object as the API server returned it (nil while a recreate
 // waits for the old object to go).
-func (a *Applier) write(ctx context.Context, owner Owner, d *desired, live *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+func (s *ownerScope) write(ctx context.Context, d *desired, live *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 	obj := d.object.DeepCopy()
-	a.markOwned(obj, owner)
-	if a.dryRunOnly {
-		return a.send(ctx, owner, d, obj, live)
-	}
-	a.own.begin(d.key)
-	written, err := a.send(ctx, owner, d, obj, live)
-	if err != nil || written == nil {
-		a.own.end(d.key, "")
-		return written, err
-	}
-	version := written.GetResourceVersion()
-	a.live.remember(d.key, written)
-	a.drift.accept(d.key, version)
-	if a.own.end(d.key, version) {
-		a.live.caughtUp(d.key, version) // its event came first
-	}
-	return written, nil
+	s.markOwned(obj)
+	s.track.writing(d.key)
+	written, err := s.send(ctx, d, obj, live)
+	s.track.written(d.key, written, err)
+	return written, err
 }
 
 // send creates obj, or updates live to it, and returns what the API server
 // answered.
-func (a *Applier) send(ctx context.Context, owner Owner, d *desired, obj, live *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+func (s *ownerScope) send(ctx context.Context, d *desired, obj, live *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 	var err error
 	if live == nil {
-		live, err = a.create(ctx, owner, d, obj)
+		live, err = s.create(ctx, d, obj)
 	} else {
-		live, err = a.update(ctx, d, obj, live)
+		live, err = s.update(ctx, d, obj, live)
 	}
 	if err != nil {
-		return nil, explainWriteError(err, a.opts.Name)
+		return nil, explainWriteError(err, s.opts.Name)
 	}
 	return live, nil
 }
 
-func (a *Applier) markOwned(obj *unstructured.Unstructured, owner Owner) {
+func (s *ownerScope) markOwned(obj *unstructured.Unstructured) {
 	labels := obj.GetLabels()
 	if labels == nil {
 		labels = map[string]string{}
 	}
-	labels[a.OwnerLabel()] = owner.ID
-	for k, v := range a.opts.Labels {
+	labels[s.OwnerLabel()] = s.owner.ID
+	for k, v := range s.opts.Labels {
 		labels[k] = v
 	}
 	obj.SetLabels(labels)
@@ -69,37 +57,37 @@ func (a *Applier) markOwned(obj *unstructured.Unstructured, owner Owner) {
 	if annotations == nil {
 		annotations = map[string]string{}
 	}
-	annotations[a.ownerAnnotation()] = owner.Description
+	annotations[s.ownerAnnotation()] = s.owner.Description
 	obj.SetAnnotations(annotations)
 }
 
 // create writes an object the owner-label cache does not know. It may still
 // exist without the label (or with a label the cache has not seen): then the
 // adoption policy decides.
-func (a *Applier) create(ctx context.Context, owner Owner, d *desired, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+func (s *ownerScope) create(ctx context.Context, d *desired, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 	if isServerSideApply(d.policies.Update) {
-		existing, err := a.getDirect(ctx, d)
+		existing, err := s.getDirect(ctx, d)
 		if err != nil {
 			return nil, err
 		}
 		if existing != nil {
-			if err := a.checkAdoption(d, existing, owner); err != nil {
+			if err := s.checkAdoption(d, existing); err != nil {
 				return nil, err
 			}
-			return a.update(ctx, d, obj, existing)
+			return s.update(ctx, d, obj, existing)
 		}
-		return a.serverSideApply(ctx, d, obj, nil)
+		return s.serverSideApply(ctx, d, obj, nil)
 	}
-	err := a.target.Client.Create(ctx, obj, client.FieldOwner(a.opts.FieldOwner))
+	err := s.target.Client.Create(ctx, obj, client.FieldOwner(s.opts.FieldOwner))
 	if apierrors.IsAlreadyExists(err) {
-		existing, getErr := a.getDirect(ctx, d)
+		existing, getErr := s.getDirect(ctx, d)
 		if getErr != nil || existing == nil {
 			return nil, errors.Join(err, getErr)
 		}
-		if err := a.checkAdoption(d, existing, owner); err != nil {
+		if err := s.checkAdoption(d, existing); err != nil {
 			return nil, err
 		}
-		return a.update(ctx, d, obj, existing)
+		return s.update(ctx, d, obj, existing)
 	}
 	return obj, err
 }
@@ -122,12 +110,12 @@ func (a *Applier) getDirect(ctx context.Context, d *desired) (*unstructured.Unst
 // it back, or two components that both may adopt it would take it from each
 // other for ever. It is applied again once the other owner deletes or
 // releases it.
-func (a *Applier) checkTakenOver(d *desired, item *manifests.InventoryItem, existing *unstructured.Unstructured, owner Owner) error {
-	current := existing.GetLabels()[a.OwnerLabel()]
-	if current == "" || current == owner.ID || item.Digest == "" {
+func (s *ownerScope) checkTakenOver(d *desired, item *manifests.InventoryItem, existing *unstructured.Unstructured) error {
+	current := existing.GetLabels()[s.OwnerLabel()]
+	if current == "" || current == s.owner.ID || item.Digest == "" {
 		return nil
 	}
-	other := existing.GetAnnotations()[a.ownerAnnotation()]
+	other := existing.GetAnnotations()[s.ownerAnnotation()]
 	if other == "" {
 		other = "owner " + current
 	}
@@ -137,21 +125,21 @@ func (a *Applier) checkTakenOver(d *desired, item *manifests.InventoryItem, exis
 // checkAdoption returns an error when the adoption policy forbids taking
 // over existing, an object this owner does not hold yet. The error names the
 // current owner and the policy, nothing more.
-func (a *Applier) checkAdoption(d *desired, existing *unstructured.Unstructured, owner Owner) error {
-	current := existing.GetLabels()[a.OwnerLabel()]
-	if current == owner.ID {
+func (s *ownerScope) checkAdoption(d *desired, existing *unstructured.Unstructured) error {
+	current := existing.GetLabels()[s.OwnerLabel()]
+	if current == s.owner.ID {
 		return nil
 	}
-	other := existing.GetAnnotations()[a.ownerAnnotation()]
+	other := existing.GetAnnotations()[s.ownerAnnotation()]
 	if other == "" {
 		other = "owner " + current
 	}
-	policyKey := manifests.Key(a.opts.Name, manifests.AnnotationAdoptionPolicy)
+	policyKey := manifests.Key(s.opts.Name, manifests.AnnotationAdoptionPolicy)
 	switch {
 	case d.policies.Adoption == manifests.AdoptAlways:
 		return nil
 	case d.policies.Adoption == manifests.AdoptNever && current == "":
-		return &manifests.UserError{Err: fmt.Errorf("%s already exists and is not managed by %s (%s is %s)", d.key, owner.Description, policyKey, manifests.AdoptNever)}
+		return &manifests.UserError{Err: fmt.Errorf("%s already exists and is not managed by %s (%s is %s)", d.key, s.owner.Description, policyKey, manifests.AdoptNever)}
 	case d.policies.Adoption == manifests.AdoptNever:
 		return &manifests.UserError{Err: fmt.Errorf("%s already exists and is managed by %s (%s is %s)", d.key, other, policyKey, manifests.AdoptNever)}
 	case current != "":
@@ -161,19 +149,19 @@ func (a *Applier) checkAdoption(d *desired, existing *unstructured.Unstructured,
 }
 
 // update changes an existing object by the object's update policy.
-func (a *Applier) update(ctx context.Context, d *desired, obj, live *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+func (s *ownerScope) update(ctx context.Context, d *desired, obj, live *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 	switch d.policies.Update {
 	case manifests.UpdateSSAMerge, manifests.UpdateSSAOverride:
-		return a.serverSideApply(ctx, d, obj, live)
+		return s.serverSideApply(ctx, d, obj, live)
 	case manifests.UpdateRecreate:
-		if _, err := a.deleteRecorded(ctx, d.key, live, d.policies.DeletePropagation); err != nil {
+		if _, err := s.deleteRecorded(ctx, d.key, live, d.policies.DeletePropagation); err != nil {
 			return nil, err
 		}
 		return nil, nil
 	}
 	obj.SetResourceVersion(live.GetResourceVersion())
 	obj.SetFinalizers(keepForeignFinalizers(obj.GetFinalizers(), live.GetFinalizers()))
-	if err := a.target.Client.Update(ctx, obj, client.FieldOwner(a.opts.FieldOwner)); err != nil {
+	if err := s.target.Client.Update(ctx, obj, client.FieldOwner(s.opts.FieldOwner)); err != nil {
 		return nil, err
 	}
 	return obj, nil
@@ -224,15 +212,10 @@ func (a *Applier) serverSideApply(ctx context.Context, d *desired, obj *unstruct
 // this applier deleted it, so that a lagging cache reads it as being
 // deleted. The record comes before the request: the delete event, which
 // drops it, may come before the answer.
-func (a *Applier) deleteRecorded(ctx context.Context, key manifests.ObjectKey, live *unstructured.Unstructured, propagation manifests.DeletePropagation) (bool, error) {
-	if a.dryRunOnly {
-		return a.deleteLive(ctx, live, propagation)
-	}
-	a.live.deleted(key, live.GetUID())
-	gone, err := a.deleteLive(ctx, live, propagation)
-	if err != nil {
-		a.live.undelete(key, live.GetUID())
-	}
+func (s *ownerScope) deleteRecorded(ctx context.Context, key manifests.ObjectKey, live *unstructured.Unstructured, propagation manifests.DeletePropagation) (bool, error) {
+	s.track.deleting(key, live.GetUID())
+	gone, err := s.deleteLive(ctx, live, propagation)
+	s.track.deleted(key, live.GetUID(), err)
 	return gone, err
 }
 

@@ -1,0 +1,55 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/wavekit-dev/wavekit/pkg/manifests"
+)
+
+// begin is the front half of an apply pass, shared by Apply and Diff: it
+// validates the rendered objects (delete hooks left out), adds the
+// namespaces they need, sorts them for apply and starts a pass on
+// inventory with an item for each. added says whether items were added,
+// so that the inventory must be saved before any write. An invalid object
+// is a manifests.UserError.
+func (s *ownerScope) begin(ctx context.Context, objects []client.Object, inventory []manifests.InventoryItem) (run *pass, objs []*desired, added bool, err error) {
+	p := s.preparerFor()
+	objs, err = p.prepare(withoutDeleteHooks(objects, s.opts.Name))
+	if err != nil {
+		return nil, nil, false, &manifests.UserError{Err: fmt.Errorf("invalid manifests: %w", err)}
+	}
+	if objs, err = s.neededNamespaces(ctx, p, objs, inventory); err != nil {
+		return nil, nil, false, err
+	}
+	sortForApply(objs)
+	run = newPass(s, inventory)
+	return run, objs, run.schedule(objs), nil
+}
+
+// preparerFor returns the preparer of owner's objects: the applier's name
+// as annotation prefix, the owner's namespace, generation and defaults.
+func (s *ownerScope) preparerFor() *preparer {
+	return &preparer{
+		prefix: s.opts.Name, namespace: s.owner.Namespace, generation: s.owner.Generation,
+		defaults: s.defaultsFor(s.owner), scheme: s.scheme, mapper: s.mapper,
+	}
+}
+
+// decide is the write decision of a pass, the same for Apply and Diff: an
+// object taken over by another owner, or one that may not be adopted, is an
+// error; otherwise write tells whether it must be written (see needsWrite).
+func (s *ownerScope) decide(d *desired, item *manifests.InventoryItem, live *unstructured.Unstructured) (write bool, err error) {
+	if live != nil {
+		if err := s.checkTakenOver(d, item, live); err != nil {
+			return false, err
+		}
+		if err := s.checkAdoption(d, live); err != nil {
+			return false, err
+		}
+	}
+	return s.needsWrite(d, item, live), nil
+}

@@ -1,0 +1,88 @@
+package engine
+
+import (
+	"errors"
+
+	"github.com/wavekit-dev/wavekit/pkg/manifests"
+)
+
+// outcome is what one step did to its object: what it wrote or removed, the
+// phase and status the object reached, why the pass waits for it, or why it
+// failed. Steps return outcomes; only settle writes them into the inventory.
+type outcome struct {
+	key manifests.ObjectKey
+	// verb is what was done to the object; "" when nothing was.
+	verb ActionVerb
+	// phase is the item's new phase; "" keeps the phase.
+	phase manifests.Phase
+	// status is the item's new status when setStatus is true.
+	status    string
+	setStatus bool
+	// written records a write of digest at appliedAt (0: no reapply).
+	written   bool
+	digest    string
+	appliedAt int64
+	// drop removes the item from the inventory.
+	drop bool
+	// waiting is why the pass waits for the object; "" when it does not.
+	waiting string
+	// blocked is why the object is kept; "" when it is not.
+	blocked string
+	// changed says the pass changed something for this object; a drop
+	// always does.
+	changed bool
+	err     error
+}
+
+// settlement is what settle did with the outcomes of one group.
+type settlement struct {
+	actions []Action
+	waiting []Waiting
+	blocked []Blocker
+	changed bool
+	err     error
+}
+
+// settle writes outs into items in the order given (plan order) and
+// collects the actions, waiting objects, blockers and errors they report.
+// An outcome of an object no longer in items only reports.
+func settle(items map[manifests.ObjectKey]*manifests.InventoryItem, outs []outcome) settlement {
+	var s settlement
+	var errs []error
+	for _, o := range outs {
+		if item := items[o.key]; item != nil {
+			settleItem(item, o)
+		}
+		if o.drop {
+			delete(items, o.key)
+		}
+		if o.verb != "" {
+			s.actions = append(s.actions, Action{Verb: o.verb, Object: o.key})
+		}
+		if o.waiting != "" {
+			s.waiting = append(s.waiting, Waiting{Object: o.key, Reason: o.waiting})
+		}
+		if o.blocked != "" {
+			s.blocked = append(s.blocked, Blocker{Object: o.key, Reason: o.blocked})
+		}
+		s.changed = s.changed || o.changed || o.drop
+		if o.err != nil {
+			errs = append(errs, o.err)
+		}
+	}
+	s.err = errors.Join(errs...)
+	return s
+}
+
+// settleItem writes one outcome into its inventory item.
+func settleItem(item *manifests.InventoryItem, o outcome) {
+	if o.written {
+		item.Digest, item.LastAppliedAt = o.digest, o.appliedAt
+	}
+	if o.phase != "" {
+		item.Phase = o.phase
+	}
+	if o.setStatus {
+		item.Status = o.status
+	}
+}

@@ -1,0 +1,80 @@
+package engine
+
+import (
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/wavekit-dev/wavekit/pkg/manifests"
+)
+
+// ownerScope is the applier as one pass sees it: the owner whose objects it
+// writes and deletes, and what its writes leave in the applier's caches.
+// The Applier keeps what outlives a pass (caches, own writes, drift, the
+// mapper); the owner-scoped operations are methods of ownerScope.
+type ownerScope struct {
+	*Applier
+	owner Owner
+	track writeTracker
+}
+
+// scopeFor is the scope of a pass of owner: writes go to the target and are
+// tracked in the applier's caches.
+func (a *Applier) scopeFor(owner Owner) *ownerScope {
+	return &ownerScope{Applier: a, owner: owner, track: cacheTracker{a}}
+}
+
+// dryRunScope is the scope of Diff: every write is a server-side dry run
+// through a dry-run client, and nothing is tracked.
+func (a *Applier) dryRunScope(owner Owner) *ownerScope {
+	dry := *a
+	dry.target.Client = client.NewDryRunClient(a.target.Client)
+	dry.target.deleter = nil // its requests are real: deletes go through the dry-run client
+	return &ownerScope{Applier: &dry, owner: owner, track: untracked{}}
+}
+
+// writeTracker is told of each write and delete of a pass, before the
+// request and after its answer.
+type writeTracker interface {
+	writing(key manifests.ObjectKey)
+	written(key manifests.ObjectKey, obj *unstructured.Unstructured, err error)
+	deleting(key manifests.ObjectKey, uid types.UID)
+	deleted(key manifests.ObjectKey, uid types.UID, err error)
+}
+
+// cacheTracker records a pass's writes in the applier: own writes (to tell
+// their watch events from others' changes), the live cache and drift.
+type cacheTracker struct{ a *Applier }
+
+func (t cacheTracker) writing(key manifests.ObjectKey) { t.a.own.begin(key) }
+
+func (t cacheTracker) written(key manifests.ObjectKey, obj *unstructured.Unstructured, err error) {
+	if err != nil || obj == nil {
+		t.a.own.end(key, "")
+		return
+	}
+	version := obj.GetResourceVersion()
+	t.a.live.remember(key, obj)
+	t.a.drift.accept(key, version)
+	if t.a.own.end(key, version) {
+		t.a.live.caughtUp(key, version) // its event came first
+	}
+}
+
+// deleting records the deletion before the request: the delete event,
+// which drops the record, may come before the answer.
+func (t cacheTracker) deleting(key manifests.ObjectKey, uid types.UID) { t.a.live.deleted(key, uid) }
+
+func (t cacheTracker) deleted(key manifests.ObjectKey, uid types.UID, err error) {
+	if err != nil {
+		t.a.live.undelete(key, uid)
+	}
+}
+
+// untracked leaves the applier's caches alone: dry runs change nothing.
+type untracked struct{}
+
+func (untracked) writing(manifests.ObjectKey)                                    {}
+func (untracked) written(manifests.ObjectKey, *unstructured.Unstructured, error) {}
+func (untracked) deleting(manifests.ObjectKey, types.UID)                        {}
+func (untracked) deleted(manifests.ObjectKey, types.UID, error)                  {}

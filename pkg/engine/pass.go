@@ -1,0 +1,119 @@
+package engine
+
+import (
+	"github.com/wavekit-dev/wavekit/pkg/manifests"
+)
+
+// pass holds the state of one pass of Apply or Delete: the inventory it
+// works on, in inventory order, and what the pass did so far. Steps do not
+// write into it: they return outcomes, and settle applies the outcomes of a
+// group in plan order.
+type pass struct {
+	s       *ownerScope
+	items   map[manifests.ObjectKey]*manifests.InventoryItem
+	order   []manifests.ObjectKey
+	waiting []Waiting
+	blocked []Blocker
+	actions []Action
+	changed bool
+	// deleting is true in a pass of Delete: its delete groups delete the
+	// component rather than prune.
+	deleting bool
+}
+
+func newPass(s *ownerScope, inventory []manifests.InventoryItem) *pass {
+	r := &pass{s: s, items: map[manifests.ObjectKey]*manifests.InventoryItem{}}
+	for i := range inventory {
+		item := inventory[i]
+		r.items[item.Key()] = &item
+		r.order = append(r.order, item.Key())
+	}
+	return r
+}
+
+// schedule adds an item for every object new to the inventory and refreshes
+// the policies of known ones; it reports whether items were added.
+func (r *pass) schedule(objs []*desired) bool {
+	added := false
+	for _, d := range objs {
+		item, ok := r.items[d.key]
+		if !ok {
+			item = &manifests.InventoryItem{Phase: manifests.PhaseScheduled}
+			r.items[d.key] = item
+			r.order = append(r.order, d.key)
+			added = true
+		}
+		describe(item, d)
+	}
+	return added
+}
+
+// describe copies identity, policies and orders of d into item. Policies
+// that are the built-in defaults are left empty, which keeps the inventory
+// of a large component small enough for its status.
+func describe(item *manifests.InventoryItem, d *desired) {
+	item.Group, item.Version, item.Kind = d.gvk.Group, d.gvk.Version, d.gvk.Kind
+	item.Namespace, item.Name = d.key.Namespace, d.key.Name
+	builtin := manifests.Defaults{}.WithFallbacks()
+	item.AdoptionPolicy = unlessEqual(d.policies.Adoption, builtin.Adoption)
+	item.ReconcilePolicy = unlessEqual(d.policies.Reconcile, builtin.Reconcile)
+	item.UpdatePolicy = unlessEqual(d.policies.Update, builtin.Update)
+	item.DeletePolicy = unlessEqual(d.policies.Delete, builtin.Delete)
+	item.DeletePropagation = unlessEqual(d.policies.DeletePropagation, manifests.PropagationBackground)
+	item.ApplyOrder = d.policies.ApplyOrder
+	item.PurgeOrder = d.policies.PurgeOrder
+	item.DeleteOrder = d.policies.DeleteOrder
+	item.ManagedTypes = d.managedTypes
+}
+
+// unlessEqual returns value, or the zero value when it equals the default.
+func unlessEqual[P ~string](value, builtin P) P {
+	if value == builtin {
+		return ""
+	}
+	return value
+}
+
+// item returns the inventory item of key.
+func (r *pass) item(key manifests.ObjectKey) *manifests.InventoryItem { return r.items[key] }
+
+// list returns the inventory items in inventory order.
+func (r *pass) list() []*manifests.InventoryItem {
+	out := make([]*manifests.InventoryItem, 0, len(r.order))
+	for _, key := range r.order {
+		if item, ok := r.items[key]; ok {
+			out = append(out, item)
+		}
+	}
+	return out
+}
+
+// inventory returns a copy of the inventory, in inventory order.
+func (r *pass) inventory() []manifests.InventoryItem {
+	out := make([]manifests.InventoryItem, 0, len(r.order))
+	for _, key := range r.order {
+		if item, ok := r.items[key]; ok {
+			out = append(out, *item)
+		}
+	}
+	return out
+}
+
+// result is the Result of the pass so far; a zero stop means it is done.
+func (r *pass) result(stop Stop) Result {
+	return Result{
+		Inventory: r.inventory(), Done: stop.Step == StopNone, Wave: stop.applyWave(), Stopped: stop,
+		Waiting: r.waiting, Changed: r.changed, Actions: r.actions, Blocked: r.blocked,
+	}
+}
+
+// settle applies the outcomes of a group's steps, in plan order, to the
+// inventory and to what the pass did; it returns their errors joined.
+func (r *pass) settle(outs []outcome) error {
+	s := settle(r.items, outs)
+	r.actions = append(r.actions, s.actions...)
+	r.waiting = append(r.waiting, s.waiting...)
+	r.blocked = append(r.blocked, s.blocked...)
+	r.changed = r.changed || s.changed
+	return s.err
+}

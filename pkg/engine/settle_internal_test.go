@@ -1,0 +1,105 @@
+package engine
+
+import (
+	"errors"
+	"reflect"
+	"testing"
+
+	"github.com/wavekit-dev/wavekit/pkg/manifests"
+)
+
+// settle is a pure function: these tables check how the outcomes of one
+// group reach the inventory, in plan order, without an API server.
+
+func settleKey(name string) manifests.ObjectKey {
+	return manifests.ObjectKey{Kind: "ConfigMap", Namespace: "ns", Name: name}
+}
+
+func itemsAt(phases map[string]manifests.Phase) map[manifests.ObjectKey]*manifests.InventoryItem {
+	items := map[manifests.ObjectKey]*manifests.InventoryItem{}
+	for name, phase := range phases {
+		k := settleKey(name)
+		items[k] = &manifests.InventoryItem{Kind: k.Kind, Namespace: k.Namespace, Name: k.Name, Phase: phase, Status: "old"}
+	}
+	return items
+}
+
+func TestSettle(t *testing.T) {
+	errA, errB := errors.New("a failed"), errors.New("b failed")
+	tests := []struct {
+		name        string
+		phases      map[string]manifests.Phase
+		outs        []outcome
+		wantPhases  map[string]manifests.Phase
+		wantStatus  map[string]string
+		wantActions []Action
+		wantWaiting []Waiting
+		wantBlocked []Blocker
+		wantChanged bool
+		wantErr     []error
+	}{{
+		name:   "actions in the order of the outcomes, not of the writes",
+		phases: map[string]manifests.Phase{"a": manifests.PhaseScheduled, "b": manifests.PhaseReady, "c": manifests.PhaseScheduled},
+		outs: []outcome{
+			{key: settleKey("c"), verb: ActionCreated, phase: manifests.PhaseCreating, changed: true, written: true, digest: "d"},
+			{key: settleKey("a"), verb: ActionCreated, phase: manifests.PhaseReady, setStatus: true, changed: true, written: true, digest: "d"},
+			{key: settleKey("b")},
+		},
+		wantPhases:  map[string]manifests.Phase{"a": manifests.PhaseReady, "b": manifests.PhaseReady, "c": manifests.PhaseCreating},
+		wantStatus:  map[string]string{"a": "", "b": "old", "c": "old"},
+		wantActions: []Action{{Verb: ActionCreated, Object: settleKey("c")}, {Verb: ActionCreated, Object: settleKey("a")}},
+		wantChanged: true,
+	}, {
+		name:        "a failure sets the phase and status and joins errors in order",
+		phases:      map[string]manifests.Phase{"a": manifests.PhaseReady, "b": manifests.PhaseReady},
+		outs:        []outcome{{key: settleKey("a"), phase: manifests.PhaseError, status: "taken", setStatus: true, err: errA}, {key: settleKey("b"), err: errB}},
+		wantPhases:  map[string]manifests.Phase{"a": manifests.PhaseError, "b": manifests.PhaseReady},
+		wantStatus:  map[string]string{"a": "taken", "b": "old"},
+		wantErr:     []error{errA, errB},
+		wantChanged: false,
+	}, {
+		name:   "deletions: dropped, on their way out, kept",
+		phases: map[string]manifests.Phase{"a": manifests.PhaseDeleting, "b": manifests.PhaseReady, "c": manifests.PhaseReady},
+		outs: []outcome{
+			{key: settleKey("a"), drop: true, verb: ActionDeleted},
+			{key: settleKey("b"), phase: manifests.PhaseDeleting, waiting: "being deleted", changed: true},
+			{key: settleKey("c"), blocked: "1 Widget left"},
+		},
+		wantPhases:  map[string]manifests.Phase{"b": manifests.PhaseDeleting, "c": manifests.PhaseReady},
+		wantStatus:  map[string]string{"b": "old", "c": "old"},
+		wantActions: []Action{{Verb: ActionDeleted, Object: settleKey("a")}},
+		wantWaiting: []Waiting{{Object: settleKey("b"), Reason: "being deleted"}},
+		wantBlocked: []Blocker{{Object: settleKey("c"), Reason: "1 Widget left"}},
+		wantChanged: true,
+	}, {
+		name:        "a wait changes nothing",
+		phases:      map[string]manifests.Phase{"a": manifests.PhaseCreating},
+		outs:        []outcome{{key: settleKey("a"), waiting: "Creating"}},
+		wantPhases:  map[string]manifests.Phase{"a": manifests.PhaseCreating},
+		wantStatus:  map[string]string{"a": "old"},
+		wantWaiting: []Waiting{{Object: settleKey("a"), Reason: "Creating"}},
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			items := itemsAt(tt.phases)
+			s := settle(items, tt.outs)
+			gotPhases, gotStatus := map[string]manifests.Phase{}, map[string]string{}
+			for k, item := range items {
+				gotPhases[k.Name], gotStatus[k.Name] = item.Phase, item.Status
+			}
+			check := func(what string, got, want any) {
+				t.Helper()
+				if !reflect.DeepEqual(got, want) {
+					t.Errorf("%s = %v, want %v", what, got, want)
+				}
+			}
+			check("phases", gotPhases, tt.wantPhases)
+			check("statuses", gotStatus, tt.wantStatus)
+			check("actions", s.actions, tt.wantActions)
+			check("waiting", s.waiting, tt.wantWaiting)
+			check("blocked", s.blocked, tt.wantBlocked)
+			check("changed", s.changed, tt.wantChanged)
+			check("error", s.err, errors.Join(tt.wantErr...))
+		})
+	}
+}
