@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -214,25 +213,4 @@ func managedTypesOfItems(items []manifests.InventoryItem, extra []manifests.Type
 		types = append(types, item.ManagedTypes...)
 	}
 	return types
-}
-
-// matchesAny reports whether group and kind match one of the types; a type's
-// Kind may be "*" and its Group "*" or "*.suffix".
-func matchesAny(types []manifests.TypeInfo, group, kind string) bool {
-	for _, t := range types {
-		if (t.Kind == "*" || t.Kind == kind) && groupMatches(t.Group, group) {
-			return true
-		}
-	}
-	return false
-}
-
-func groupMatches(pattern, group string) bool {
-	switch {
-	case pattern == "*":
-		return true
-	case strings.HasPrefix(pattern, "*."):
-		return strings.HasSuffix(group, pattern[1:])
-	}
-	return pattern == group
 }

@@ -183,3 +183,24 @@ func describeBlocking(counts map[string]int) string {
 	sort.Strings(parts)
 	return strings.Join(parts, ", ") + " exist"
 }
+
+// matchesAny reports whether group and kind match one of the types; a type's
+// Kind may be "*" and its Group "*" or "*.suffix".
+func matchesAny(types []manifests.TypeInfo, group, kind string) bool {
+	for _, t := range types {
+		if (t.Kind == "*" || t.Kind == kind) && groupMatches(t.Group, group) {
+			return true
+		}
+	}
+	return false
+}
+
+func groupMatches(pattern, group string) bool {
+	switch {
+	case pattern == "*":
+		return true
+	case strings.HasPrefix(pattern, "*."):
+		return strings.HasSuffix(group, pattern[1:])
+	}
+	return pattern == group
+}

@@ -246,7 +246,8 @@ func (p *preparer) checkDuplicates(objects []*desired) error {
 
 // classify parses policies, assigns stages and checks orders that could never work.
 func (p *preparer) classify(objects []*desired) error {
-	served := map[schema.GroupKind]int16{} // types served by the component's own CRDs → their apply order
+	var served []manifests.TypeInfo // types served by the component's own CRDs and APIServices
+	var servedOrders []int16        // the apply order of the definition that serves each
 	var errs []error
 	for _, d := range objects {
 		policies, err := manifests.ParsePolicies(p.prefix, d.key.String(), d.object.GetAnnotations(), p.defaults)
@@ -258,7 +259,7 @@ func (p *preparer) classify(objects []*desired) error {
 		d.stage = stageOf(d.key.Group, d.key.Kind)
 		d.managedTypes = managedTypesOf(d.object)
 		for _, t := range d.managedTypes {
-			served[schema.GroupKind{Group: t.Group, Kind: t.Kind}] = policies.ApplyOrder
+			served, servedOrders = append(served, t), append(servedOrders, policies.ApplyOrder)
 		}
 		if policies.PurgeOrder != nil && (isNamespace(d.key.Group, d.key.Kind) || d.managedTypes != nil) {
 			errs = append(errs, fmt.Errorf("%s: annotation %s is not allowed on a %s", d.key, manifests.Key(p.prefix, manifests.AnnotationPurgeOrder), d.key.Kind))
@@ -271,24 +272,17 @@ func (p *preparer) classify(objects []*desired) error {
 		return errors.Join(errs...)
 	}
 	for _, d := range objects {
-		order, ok := servedBy(served, d.key.GroupKind())
+		i, ok := servedType(served, d.key.Group, d.key.Kind)
 		if !ok {
 			continue
 		}
+		order := servedOrders[i]
 		d.stage = stageManagedInstances
 		if d.policies.ApplyOrder < order {
 			errs = append(errs, fmt.Errorf("%s: apply order %d is before the order %d of the definition that serves its type", d.key, d.policies.ApplyOrder, order))
 		}
 	}
 	return errors.Join(errs...)
-}
-
-func servedBy(served map[schema.GroupKind]int16, gk schema.GroupKind) (int16, bool) {
-	if order, ok := served[gk]; ok {
-		return order, true
-	}
-	order, ok := served[schema.GroupKind{Group: gk.Group, Kind: "*"}]
-	return order, ok
 }
 
 // managedTypesOf returns the types whose instances a CRD or APIService serves.
