@@ -15,6 +15,7 @@ var KnownKeys = []string{
 	AnnotationApplyOrder, AnnotationOrder, AnnotationPurgeOrder, AnnotationDeleteOrder,
 	AnnotationReconcilePolicy, AnnotationUpdatePolicy, AnnotationDeletePolicy, AnnotationDeletePropagation, AnnotationAdoptionPolicy,
 	AnnotationStatusHint, AnnotationReapplyInterval, AnnotationDeleteHook,
+	AnnotationReplacePropagation, AnnotationCRDPolicy,
 	AnnotationOwner, LabelOwnerID,
 }
 
