@@ -9,7 +9,8 @@ import (
 )
 
 // recordActions emits one event per kind of action a pass took (created,
-// updated, deleted, orphaned), naming the first few objects. A pass that
+// updated, replaced, deleted, orphaned), naming the first few objects and
+// why, where the action says (a replaced object's immutable fields). A pass that
 // wrote nothing emits nothing.
 func (r *Reconciler[T]) recordActions(component T, actions []engine.Action) {
 	if r.recorder == nil || len(actions) == 0 {
@@ -21,7 +22,11 @@ func (r *Reconciler[T]) recordActions(component T, actions []engine.Action) {
 		if _, seen := byVerb[a.Verb]; !seen {
 			verbs = append(verbs, a.Verb)
 		}
-		byVerb[a.Verb] = append(byVerb[a.Verb], a.Object.String())
+		object := a.Object.String()
+		if a.Detail != "" {
+			object += " (" + a.Detail + ")"
+		}
+		byVerb[a.Verb] = append(byVerb[a.Verb], object)
 	}
 	for _, verb := range verbs {
 		sort.Strings(byVerb[verb]) // concurrent writes finish in any order

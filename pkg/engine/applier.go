@@ -154,6 +154,9 @@ func (r Result) BlockedMessage() string {
 type Action struct {
 	Verb   ActionVerb
 	Object manifests.ObjectKey
+	// Detail says why, where the verb alone does not: for Replaced, the
+	// immutable fields ("field spec.template is immutable").
+	Detail string
 }
 
 // ActionVerb names what a pass did, or, in a Change, what it would do: the
@@ -166,6 +169,9 @@ const (
 	ActionUpdated  ActionVerb = "Updated"
 	ActionDeleted  ActionVerb = "Deleted"
 	ActionOrphaned ActionVerb = "Orphaned"
+	// ActionReplaced: deleted to be created again, since an update would
+	// change an immutable field (update-policy replace-on-immutable).
+	ActionReplaced ActionVerb = "Replaced"
 	// ActionLeft: dropped from the inventory with nothing to delete, since
 	// the object was gone already or is held by another owner.
 	ActionLeft ActionVerb = "Left"
@@ -276,6 +282,9 @@ func (a *Applier) defaultsFor(owner Owner) manifests.Defaults {
 	}
 	if o.Namespace != "" {
 		d.Namespace = o.Namespace
+	}
+	if o.CRDs != "" {
+		d.CRDs = o.CRDs
 	}
 	return d
 }

@@ -23,7 +23,7 @@ func TestObjectError(t *testing.T) {
 	}{
 		{"forbidden", objectError("applying", key, forbidden), "applying apps/Deployment ns/web: " + forbidden.Error(), true},
 		{"immutable", objectError("applying", key, &ImmutableFieldError{Fields: []string{"spec.selector"}, PolicyKey: "p/update-policy", Err: errors.New("x")}),
-			"applying apps/Deployment ns/web: field spec.selector is immutable; set p/update-policy: recreate to replace the object: x", true},
+			"applying apps/Deployment ns/web: field spec.selector is immutable; set p/update-policy: replace-on-immutable to re-create the object when this happens: x", true},
 		{"transient", objectError("purging", key, errors.New("connection refused")), "purging apps/Deployment ns/web: connection refused", false},
 	}
 	for _, tt := range tests {

@@ -13,6 +13,8 @@ type outcome struct {
 	key manifests.ObjectKey
 	// verb is what was done to the object; "" when nothing was.
 	verb ActionVerb
+	// detail says why verb was done, for the action; "" mostly.
+	detail string
 	// phase is the item's new phase; "" keeps the phase.
 	phase manifests.Phase
 	// status is the item's new status when setStatus is true.
@@ -57,7 +59,7 @@ func settle(items map[manifests.ObjectKey]*manifests.InventoryItem, outs []outco
 			delete(items, o.key)
 		}
 		if o.verb != "" {
-			s.actions = append(s.actions, Action{Verb: o.verb, Object: o.key})
+			s.actions = append(s.actions, Action{Verb: o.verb, Object: o.key, Detail: o.detail})
 		}
 		if o.waiting != "" {
 			s.waiting = append(s.waiting, Waiting{Object: o.key, Reason: o.waiting})
