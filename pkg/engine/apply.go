@@ -101,6 +101,10 @@ func (s *ownerScope) reconcileObject(ctx context.Context, d *desired, item *mani
 	if err != nil {
 		return failed(o, err)
 	}
+	if s.lostCreate(d, item, live) {
+		// Record the create now; decide did not create it again.
+		o.written, o.digest, o.appliedAt = true, d.digest, item.LastAppliedAt
+	}
 	phase := item.Phase
 	if write {
 		verb := ActionUpdated
@@ -117,7 +121,7 @@ func (s *ownerScope) reconcileObject(ctx context.Context, d *desired, item *mani
 		if d.policies.ReapplyInterval > 0 {
 			o.appliedAt = s.opts.Now().Unix()
 		}
-		phase = writePhase(phase)
+		phase = writePhase(phase, verb == ActionCreated)
 	}
 	hint := d.policies.StatusHint
 	if live != nil && !hint.HasObservedGeneration {
@@ -157,8 +161,11 @@ func (a *Applier) needsWrite(d *desired, item *manifests.InventoryItem, live *un
 	return a.drift.drifted(d.key, d.object.Object, live.Object, live.GetResourceVersion())
 }
 
-func writePhase(previous manifests.Phase) manifests.Phase {
-	if previous == manifests.PhaseScheduled || previous == manifests.PhaseCreating || previous == "" {
+// writePhase is the phase of an object just written: Creating until it
+// first was ready, and whenever it is created anew (a purged hook in its
+// next upgrade), else Updating.
+func writePhase(previous manifests.Phase, created bool) manifests.Phase {
+	if created || previous == manifests.PhaseScheduled || previous == manifests.PhaseCreating || previous == "" {
 		return manifests.PhaseCreating
 	}
 	return manifests.PhaseUpdating

@@ -51,5 +51,19 @@ func (s *ownerScope) decide(d *desired, item *manifests.InventoryItem, live *uns
 			return false, err
 		}
 	}
+	if s.lostCreate(d, item, live) {
+		written := *item
+		written.Digest = d.digest
+		item = &written
+	}
 	return s.needsWrite(d, item, live), nil
+}
+
+// lostCreate tells whether live was created from this render by an earlier
+// pass whose record of that create was lost (its status write failed): the
+// inventory holds an older digest, the object the digest of this render.
+// Such an object is not deleted and created again (update-policy recreate,
+// Helm hooks): it is recorded as written.
+func (s *ownerScope) lostCreate(d *desired, item *manifests.InventoryItem, live *unstructured.Unstructured) bool {
+	return item.Digest != d.digest && s.createdFrom(live) == d.digest
 }

@@ -3,12 +3,15 @@ package engine_test
 import (
 	"context"
 	"errors"
+	"slices"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -106,6 +109,44 @@ var _ = Describe("policies", func() {
 			live := getConfigMap(ctx, ns, "cm")
 			Expect(live.UID).NotTo(Equal(uid))
 			Expect(live.Data).To(HaveKeyWithValue("v", "2"))
+		})
+
+		It("recreate creates an object once per render, even when the record of that create was lost", func() {
+			cm := configMap(ns, "cm", nil, "update-policy", "recreate", "reconcile-policy", "on-object-or-component-change")
+			h.applyUntilDone(ctx, cm)
+			h.owner.Generation = 2
+			beforeUpgrade := slices.Clone(h.inventory)
+			h.applyUntilDone(ctx, cm)
+			recreated := getConfigMap(ctx, ns, "cm")
+			digest := h.inventory[0].Digest
+
+			By("a pass that reads the inventory as it was before that upgrade, as after a status write that failed")
+			h.inventory = beforeUpgrade
+			h.counter.Reset()
+			h.applyUntilDone(ctx, cm)
+			Expect(h.counter.Writes()).To(BeZero(), "the object carries the digest it was created from: "+h.counter.String())
+			Expect(getConfigMap(ctx, ns, "cm").UID).To(Equal(recreated.UID))
+			Expect(h.inventory[0].Digest).To(Equal(digest), "the inventory records the create it had lost")
+		})
+
+		It("recreate does not delete an object it created from this render when its cache misses it", func() {
+			cm := configMap(ns, "cm", nil, "update-policy", "recreate", "reconcile-policy", "on-object-or-component-change")
+			h.applyUntilDone(ctx, cm)
+			h.owner.Generation = 2
+			beforeUpgrade := slices.Clone(h.inventory)
+			h.applyUntilDone(ctx, cm)
+			recreated, digest := getConfigMap(ctx, ns, "cm"), h.inventory[0].Digest
+
+			By("a second applier whose cache does not hold the object, from the inventory before the upgrade")
+			blind, err := engine.NewApplier(engine.Target{Client: h.target.Client, Live: missingReader{}, Discovery: h.target.Discovery},
+				engine.Options{Name: "test.wavekit.dev"})
+			Expect(err).NotTo(HaveOccurred())
+			h.counter.Reset()
+			res, err := blind.Apply(ctx, h.owner, []client.Object{cm}, beforeUpgrade, h.save)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(h.counter.Count("delete", "configmaps")).To(BeZero(), h.counter.String())
+			Expect(getConfigMap(ctx, ns, "cm").UID).To(Equal(recreated.UID))
+			Expect(res.Inventory[0].Digest).To(Equal(digest))
 		})
 
 		It("recreate in a diff deletes nothing: the delete is a dry run too", func() {
@@ -281,4 +322,11 @@ func waitForCachedVersion(ctx context.Context, h *harness, cm *corev1.ConfigMap)
 		Expect(h.target.Cache.Get(ctx, client.ObjectKeyFromObject(cm), &cached)).To(Succeed())
 		return cached.ResourceVersion
 	}).Should(Equal(cm.ResourceVersion))
+}
+
+// missingReader is a cache that holds nothing: every object reads as missing.
+type missingReader struct{}
+
+func (missingReader) Get(_ context.Context, key client.ObjectKey, obj client.Object, _ ...client.GetOption) error {
+	return apierrors.NewNotFound(schema.GroupResource{Resource: obj.GetObjectKind().GroupVersionKind().Kind}, key.Name)
 }

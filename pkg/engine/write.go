@@ -22,6 +22,9 @@ import (
 func (s *ownerScope) write(ctx context.Context, d *desired, live *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 	obj := d.object.DeepCopy()
 	s.markOwned(obj)
+	if d.policies.Update == manifests.UpdateRecreate {
+		setAnnotation(obj, manifests.Key(s.opts.Name, manifests.AnnotationDigest), d.digest)
+	}
 	s.track.writing(d.key)
 	written, err := s.send(ctx, d, obj, live)
 	s.track.written(d.key, written, err)
@@ -53,12 +56,25 @@ func (s *ownerScope) markOwned(obj *unstructured.Unstructured) {
 		labels[k] = v
 	}
 	obj.SetLabels(labels)
+	setAnnotation(obj, s.ownerAnnotation(), s.owner.Description)
+}
+
+func setAnnotation(obj *unstructured.Unstructured, key, value string) {
 	annotations := obj.GetAnnotations()
 	if annotations == nil {
 		annotations = map[string]string{}
 	}
-	annotations[s.ownerAnnotation()] = s.owner.Description
+	annotations[key] = value
 	obj.SetAnnotations(annotations)
+}
+
+// createdFrom returns the digest of the render that live was created from,
+// when the applier recorded it on the object (update-policy recreate).
+func (s *ownerScope) createdFrom(live *unstructured.Unstructured) string {
+	if live == nil {
+		return ""
+	}
+	return live.GetAnnotations()[manifests.Key(s.opts.Name, manifests.AnnotationDigest)]
 }
 
 // create writes an object the owner-label cache does not know. It may still
@@ -86,6 +102,9 @@ func (s *ownerScope) create(ctx context.Context, d *desired, obj *unstructured.U
 		}
 		if err := s.checkAdoption(d, existing); err != nil {
 			return nil, err
+		}
+		if s.createdFrom(existing) == d.digest {
+			return existing, nil // created from this render by an earlier pass the cache lags behind
 		}
 		return s.update(ctx, d, obj, existing)
 	}
