@@ -111,14 +111,20 @@ var _ = Describe("policies", func() {
 			Expect(live.Data).To(HaveKeyWithValue("v", "2"))
 		})
 
-		It("recreate creates an object once per render, even when the record of that create was lost", func() {
-			cm := configMap(ns, "cm", nil, "update-policy", "recreate", "reconcile-policy", "on-object-or-component-change")
+		// upgradeRecreated recreates cm at generation 2 (as Helm hooks are on
+		// every upgrade) and returns the object, its digest and the inventory
+		// before the upgrade.
+		upgradeRecreated := func(cm *corev1.ConfigMap) (*corev1.ConfigMap, string, []manifests.InventoryItem) {
 			h.applyUntilDone(ctx, cm)
 			h.owner.Generation = 2
 			beforeUpgrade := slices.Clone(h.inventory)
 			h.applyUntilDone(ctx, cm)
-			recreated := getConfigMap(ctx, ns, "cm")
-			digest := h.inventory[0].Digest
+			return getConfigMap(ctx, ns, "cm"), h.inventory[0].Digest, beforeUpgrade
+		}
+
+		It("recreate creates an object once per render, even when the record of that create was lost", func() {
+			cm := configMap(ns, "cm", nil, "update-policy", "recreate", "reconcile-policy", "on-object-or-component-change")
+			recreated, digest, beforeUpgrade := upgradeRecreated(cm)
 
 			By("a pass that reads the inventory as it was before that upgrade, as after a status write that failed")
 			h.inventory = beforeUpgrade
@@ -131,11 +137,7 @@ var _ = Describe("policies", func() {
 
 		It("recreate does not delete an object it created from this render when its cache misses it", func() {
 			cm := configMap(ns, "cm", nil, "update-policy", "recreate", "reconcile-policy", "on-object-or-component-change")
-			h.applyUntilDone(ctx, cm)
-			h.owner.Generation = 2
-			beforeUpgrade := slices.Clone(h.inventory)
-			h.applyUntilDone(ctx, cm)
-			recreated, digest := getConfigMap(ctx, ns, "cm"), h.inventory[0].Digest
+			recreated, digest, beforeUpgrade := upgradeRecreated(cm)
 
 			By("a second applier whose cache does not hold the object, from the inventory before the upgrade")
 			blind, err := engine.NewApplier(engine.Target{Client: h.target.Client, Live: missingReader{}, Discovery: h.target.Discovery},
