@@ -60,24 +60,31 @@ var _ = Describe("a pass on request", func() {
 
 		expression := "jsonpath={.status.lastHandledReconcileAt}=2026-11-23T23:00:00Z"
 		Expect(jsonPathMet(ctx, c, expression)).To(BeFalse(), "not before the request")
-		kubectl, found := startKubectlWait(ns, "component/waited", expression)
+		// Fully qualified: other specs install a stale Component CRD of another group.
+		kubectl, found := startKubectlWait(ns, "components.wavekit.dev/waited", expression)
 		annotate(ctx, c, component.AnnotationReconcileRequestedAt, "2026-11-23T23:00:00Z")
 		eventually(func() bool { return jsonPathMet(ctx, c, expression) }).Should(BeTrue())
 		if found {
-			Eventually(kubectl.Wait).WithTimeout(90*time.Second).Should(Succeed(), "kubectl wait --for=%s", expression)
-			Expect(kubectl.Out.String()).To(Equal("component.wavekit.dev/waited condition met\n"))
+			var result kubectlResult
+			Eventually(kubectl).WithTimeout(90*time.Second).Should(Receive(&result), "kubectl wait --for=%s", expression)
+			Expect(result.err).NotTo(HaveOccurred(), result.out)
+			Expect(result.out).To(Equal("component.wavekit.dev/waited condition met\n"))
 		}
 	})
 
-	It("writes every object once on a new force value, except reconcile-policy once, records it and does not force again", func() {
+	It("writes every object once on a new force value, except reconcile-policy once and purged ones, records it and does not force again", func() {
 		h := startOperator(ctx, ns, component.ReconcilerOptions{})
 		values := configMapValues(3)
 		values["configMaps"].(map[string]any)["seed"] = map[string]any{
 			"data": map[string]any{"k": "rendered"}, "annotations": map[string]any{manifests.AnnotationReconcilePolicy: "once"},
 		}
+		values["configMaps"].(map[string]any)["purged"] = map[string]any{
+			"annotations": map[string]any{manifests.AnnotationPurgeOrder: "0"},
+		}
 		c := newComponent(ns, "forced", values)
 		Expect(env.Client.Create(ctx, c)).To(Succeed())
 		eventually(func() string { return readyCondition(ctx, c) }).Should(HavePrefix("True/Ready"))
+		Expect(getConfigMap(ctx, ns, "purged")).To(BeNil())
 		// Out of band: a key drift detection does not look at (it is not
 		// rendered), and a change to the object created once.
 		editConfigMap(ctx, ns, "cm-0000", "added", "by hand")
@@ -89,6 +96,8 @@ var _ = Describe("a pass on request", func() {
 		annotate(ctx, c, component.AnnotationForce, "f1")
 		eventually(func() string { return getComponent(ctx, c).Status.LastHandledForceAt }).Should(Equal("f1"))
 		Expect(h.counter.Count("update", "configmaps")).To(Equal(3), "the three ConfigMaps, not the one created once: %s", h.counter)
+		Expect(h.counter.Count("create", "configmaps")).To(BeZero(), "the purged one stays gone: %s", h.counter)
+		Expect(getConfigMap(ctx, ns, "purged")).To(BeNil())
 		Expect(getConfigMap(ctx, ns, "cm-0000").Data).NotTo(HaveKey("added"), "replaced by the rendered object")
 		Expect(getConfigMap(ctx, ns, "seed").Data).To(HaveKeyWithValue("k", "by hand"))
 		Expect(readyCondition(ctx, c)).To(HavePrefix("True/Ready"))
@@ -194,24 +203,17 @@ func jsonPathMet(ctx context.Context, c *v1alpha1.Component, condition string) b
 	return fmt.Sprint(results[0][0].Interface()) == want
 }
 
-// kubectlWait is a running kubectl wait and its output.
-type kubectlWait struct {
-	cmd *exec.Cmd
-	Out *bytes.Buffer // read it once Wait returned
-}
-
-// Wait returns once kubectl exits, with its error and output.
-func (k *kubectlWait) Wait() error {
-	if err := k.cmd.Wait(); err != nil {
-		return fmt.Errorf("%w: %s", err, k.Out)
-	}
-	return nil
+// kubectlResult is how a kubectl command ended, and what it printed.
+type kubectlResult struct {
+	err error
+	out string
 }
 
 // startKubectlWait starts kubectl wait --for=condition on resource, when a
-// kubectl binary is on the PATH (found false otherwise: the caller checks
-// the condition with jsonPathMet alone).
-func startKubectlWait(ns, resource, condition string) (*kubectlWait, bool) {
+// kubectl binary is on the PATH, and returns a channel that receives its
+// result (found false otherwise: the caller checks the condition with
+// jsonPathMet alone).
+func startKubectlWait(ns, resource, condition string) (<-chan kubectlResult, bool) {
 	GinkgoHelper()
 	path, err := exec.LookPath("kubectl")
 	if err != nil {
@@ -224,11 +226,11 @@ func startKubectlWait(ns, resource, condition string) (*kubectlWait, bool) {
 	cmd := exec.Command(path, "--kubeconfig", kubeconfig, "-n", ns, "wait", "--for="+condition, "--timeout=80s", resource)
 	cmd.Stdout, cmd.Stderr = out, out
 	Expect(cmd.Start()).To(Succeed())
-	DeferCleanup(func() {
-		if cmd.ProcessState == nil {
-			_ = cmd.Process.Kill()
-			_ = cmd.Wait()
-		}
-	})
-	return &kubectlWait{cmd: cmd, Out: out}, true
+	done := make(chan kubectlResult, 1)
+	go func() {
+		err := cmd.Wait()
+		done <- kubectlResult{err: err, out: out.String()}
+	}()
+	DeferCleanup(func() { _ = cmd.Process.Kill() })
+	return done, true
 }
