@@ -70,8 +70,8 @@ type Status struct {
 	// +optional
 	LastHandledReconcileAt string `json:"lastHandledReconcileAt,omitempty"`
 	// LastHandledForceAt is the value of the component's annotation
-	// <operator>/force whose pass re-applied every object; the same value
-	// never forces twice.
+	// <operator>/force that the last forced pass acted on: that pass wrote
+	// every object it reached, and the same value never forces twice.
 	// +optional
 	LastHandledForceAt string `json:"lastHandledForceAt,omitempty"`
 }
