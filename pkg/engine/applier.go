@@ -72,6 +72,10 @@ type Owner struct {
 	Defaults manifests.Defaults
 	// AdditionalManagedTypes are added to the applier's for this owner.
 	AdditionalManagedTypes []manifests.TypeInfo
+	// Force writes every object the pass reaches, changed or not, drifted
+	// or not; never one with reconcile-policy once, one being deleted, or a
+	// purged one (Completed), which would run again.
+	Force bool
 }
 
 // SaveFunc persists the inventory (a status write, a Secret write). The

@@ -144,8 +144,9 @@ func beingPurged(d *desired, item *manifests.InventoryItem) bool {
 	return d.policies.PurgeOrder != nil && item.Phase == manifests.PhaseDeleting
 }
 
-// needsWrite decides by reconcile policy, digest, drift and reapply interval.
-func (a *Applier) needsWrite(d *desired, item *manifests.InventoryItem, live *unstructured.Unstructured) bool {
+// needsWrite decides by reconcile policy, the owner's force, digest, drift
+// and reapply interval.
+func (s *ownerScope) needsWrite(d *desired, item *manifests.InventoryItem, live *unstructured.Unstructured) bool {
 	switch {
 	case live == nil:
 		return true
@@ -153,12 +154,14 @@ func (a *Applier) needsWrite(d *desired, item *manifests.InventoryItem, live *un
 		return false // being deleted (by us for recreate, or by someone else): wait
 	case d.policies.Reconcile == manifests.ReconcileOnce:
 		return false
+	case s.owner.Force:
+		return true
 	case item.Digest != d.digest:
 		return true
-	case d.policies.ReapplyInterval > 0 && a.opts.Now().Unix()-item.LastAppliedAt >= int64(d.policies.ReapplyInterval.Seconds()):
+	case d.policies.ReapplyInterval > 0 && s.opts.Now().Unix()-item.LastAppliedAt >= int64(d.policies.ReapplyInterval.Seconds()):
 		return true
 	}
-	return a.drift.drifted(d.key, d.object.Object, live.Object, live.GetResourceVersion())
+	return s.drift.drifted(d.key, d.object.Object, live.Object, live.GetResourceVersion())
 }
 
 // writePhase is the phase of an object just written: Creating until it

@@ -60,6 +60,20 @@ var _ = Describe("policies", func() {
 			Expect(getConfigMap(ctx, ns, "cm").Data).To(HaveKeyWithValue("v", "1"))
 			Expect(h.counter.Writes()).To(BeZero())
 		})
+
+		It("a forced pass writes every unchanged object once, but not one created once", func() {
+			objects := []any{
+				configMap(ns, "a", map[string]string{"v": "1"}), configMap(ns, "b", map[string]string{"v": "1"}),
+				configMap(ns, "seed", map[string]string{"v": "1"}, "reconcile-policy", "once"),
+			}
+			h.applyUntilDone(ctx, objects...)
+			h.owner.Force = true
+			h.counter.Reset()
+			res := h.applyUntilDone(ctx, objects...)
+			Expect(res.Changed).To(BeTrue())
+			Expect(h.counter.Count("update", "configmaps")).To(Equal(2), h.counter.String())
+			Expect(h.counter.Writes()).To(Equal(2), h.counter.String())
+		})
 	})
 
 	Describe("update policy", func() {
