@@ -141,7 +141,7 @@ func beingPurged(d *desired, item *manifests.InventoryItem) bool {
 }
 
 // needsWrite decides by reconcile policy, digest, drift and reapply interval.
-func (a *Applier) needsWrite(d *desired, item *manifests.InventoryItem, live *unstructured.Unstructured) bool {
+func (s *ownerScope) needsWrite(d *desired, item *manifests.InventoryItem, live *unstructured.Unstructured) bool {
 	switch {
 	case live == nil:
 		return true
@@ -151,10 +151,10 @@ func (a *Applier) needsWrite(d *desired, item *manifests.InventoryItem, live *un
 		return false
 	case item.Digest != d.digest:
 		return true
-	case d.policies.ReapplyInterval > 0 && a.opts.Now().Unix()-item.LastAppliedAt >= int64(d.policies.ReapplyInterval.Seconds()):
+	case d.policies.ReapplyInterval > 0 && s.opts.Now().Unix()-item.LastAppliedAt >= int64(d.policies.ReapplyInterval.Seconds()):
 		return true
 	}
-	return a.drift.drifted(d.key, d.object.Object, live.Object, live.GetResourceVersion())
+	return s.correctDrift(d, live)
 }
 
 func writePhase(previous manifests.Phase) manifests.Phase {

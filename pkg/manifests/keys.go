@@ -16,6 +16,7 @@ var KnownKeys = []string{
 	AnnotationReconcilePolicy, AnnotationUpdatePolicy, AnnotationDeletePolicy, AnnotationDeletePropagation, AnnotationAdoptionPolicy,
 	AnnotationStatusHint, AnnotationReapplyInterval, AnnotationDeleteHook,
 	AnnotationOwner, LabelOwnerID,
+	AnnotationIgnoreFields,
 }
 
 // UnknownKeyError says that an object carries an annotation under the
