@@ -37,6 +37,7 @@ func (rn *run[T]) apply(ctx context.Context) outcome {
 	res, err := tg.applier.Apply(ctx, owner, objects, status.Inventory, rn.saveInventory)
 	status.Inventory = res.Inventory
 	rn.r.recordActions(rn.component, res.Actions)
+	rn.reportDrift(owner.Drift.Mode, res)
 	newKinds := false
 	if err == nil {
 		newKinds, err = rn.r.watchDependents(ctx, tg, res.Inventory)
