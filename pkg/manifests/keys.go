@@ -14,9 +14,8 @@ import (
 var KnownKeys = []string{
 	AnnotationApplyOrder, AnnotationOrder, AnnotationPurgeOrder, AnnotationDeleteOrder,
 	AnnotationReconcilePolicy, AnnotationUpdatePolicy, AnnotationDeletePolicy, AnnotationDeletePropagation, AnnotationAdoptionPolicy,
-	AnnotationStatusHint, AnnotationReapplyInterval, AnnotationDeleteHook,
+	AnnotationStatusHint, AnnotationReapplyInterval, AnnotationDeleteHook, AnnotationIgnoreFields,
 	AnnotationOwner, LabelOwnerID,
-	AnnotationIgnoreFields,
 }
 
 // UnknownKeyError says that an object carries an annotation under the
