@@ -43,10 +43,13 @@ func (d *driftDetector) drifted(key manifests.ObjectKey, want, live map[string]a
 	if known != "" && known == stamp {
 		return nil
 	}
-	var paths []string
-	differences(normaliseJSON(live), normaliseJSON(want), nil, ignore, &paths)
-	if len(paths) > 0 {
-		return paths
+	have, wanted := normaliseJSON(live), normaliseJSON(want)
+	if len(ignore) > 0 || !contains(have, wanted) {
+		var paths []string
+		differences(have, wanted, nil, ignore, &paths)
+		if len(paths) > 0 {
+			return paths
+		}
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -131,10 +134,42 @@ func child(v any, token string) any {
 
 // contains reports whether every field of want is in have with the same
 // value. Lists must have the same length and match element by element.
+// It is differences without paths and ignore rules, and allocates nothing:
+// the common case, an object that did not drift.
 func contains(have, want any) bool {
-	var paths []string
-	differences(have, want, nil, nil, &paths)
-	return len(paths) == 0
+	switch w := want.(type) {
+	case map[string]any:
+		h, ok := have.(map[string]any)
+		if !ok {
+			return len(w) == 0 && have == nil
+		}
+		for k, wv := range w {
+			hv, found := h[k]
+			if !found && isEmpty(wv) {
+				continue
+			}
+			if !found || !contains(hv, wv) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		h, ok := have.([]any)
+		if !ok {
+			return len(w) == 0 && have == nil
+		}
+		if len(h) != len(w) {
+			return false
+		}
+		for i := range w {
+			if !contains(h[i], w[i]) {
+				return false
+			}
+		}
+		return true
+	default:
+		return reflect.DeepEqual(have, want)
+	}
 }
 
 // differences adds to paths the JSON pointers, under at, of the fields of

@@ -11,6 +11,9 @@ var _ = Describe("contains (drift comparison)", func() {
 	DescribeTable("compares rendered fields with live ones",
 		func(have, want any, expected bool) {
 			Expect(contains(normaliseJSON(have), normaliseJSON(want))).To(Equal(expected))
+			var paths []string
+			differences(normaliseJSON(have), normaliseJSON(want), nil, nil, &paths)
+			Expect(paths == nil).To(Equal(expected), "differences agrees with contains: %v", paths)
 		},
 		Entry("extra live fields are ignored", map[string]any{"a": 1, "b": 2}, map[string]any{"a": 1}, true),
 		Entry("a changed value is drift", map[string]any{"a": 2}, map[string]any{"a": 1}, false),
