@@ -34,6 +34,8 @@ var _ = Describe("apply's drift flags", func() {
 		Expect(configMap(ns, "drifty-config").Data).To(HaveKeyWithValue("greeting", "hello"), "corrected")
 		Expect(configMap(ns, "drifty-app").Data).To(HaveKeyWithValue("config", "edited"), "still ignored")
 		Expect(succeeds("status", "drifty", "-n", ns)).NotTo(ContainSubstring("Drifted"))
+		Expect(succeeds("diff", "drifty", "testdata/web", "-n", ns)).To(Equal("Summary: 0 to create, 0 to update, 0 to delete, 2 unchanged\n"),
+			"diff compares as apply does: the ignored field is no change")
 
 		succeeds("apply", "drifty", "testdata/web", "-n", ns, "--drift-ignore", "")
 		Expect(configMap(ns, "drifty-app").Data).To(HaveKeyWithValue("config", "drifty-config"), "the rules are cleared: corrected")

@@ -83,6 +83,7 @@ func (r *release) owner() engine.Owner {
 		Description: "Release " + r.String(),
 		Namespace:   r.Namespace,
 		Generation:  r.Revision,
+		Drift:       r.Drift, // diff compares as apply does
 	}
 }
 
