@@ -41,6 +41,7 @@ func (rn *run[T]) apply(ctx context.Context) outcome {
 		status.LastHandledForceAt = rn.requested(AnnotationForce)
 	}
 	rn.r.recordActions(rn.component, res.Actions)
+	rn.reportDrift(owner.Drift.Mode, res)
 	newKinds := false
 	if err == nil {
 		newKinds, err = rn.r.watchDependents(ctx, tg, res.Inventory)

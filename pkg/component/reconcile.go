@@ -322,6 +322,9 @@ func (rn *run[T]) owner() (engine.Owner, error) {
 	if tc, ok := optional[TypeConfiguration](c); ok {
 		owner.AdditionalManagedTypes = tc.GetAdditionalManagedTypes()
 	}
+	if dc, ok := optional[DriftConfiguration](c); ok {
+		owner.Drift = dc.GetDrift()
+	}
 	return owner, nil
 }
 

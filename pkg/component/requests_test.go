@@ -87,8 +87,8 @@ var _ = Describe("a pass on request", func() {
 		Expect(getConfigMap(ctx, ns, "purged")).To(BeNil())
 		// Out of band: a key drift detection does not look at (it is not
 		// rendered), and a change to the object created once.
-		editConfigMap(ctx, ns, "cm-0000", "added", "by hand")
-		editConfigMap(ctx, ns, "seed", "k", "by hand")
+		editConfigMap(ctx, ns, "cm-0000", func(data map[string]string) { data["added"] = "by hand" })
+		editConfigMap(ctx, ns, "seed", func(data map[string]string) { data["k"] = "by hand" })
 		expectNoOpPass(ctx, h, c)
 		Expect(getConfigMap(ctx, ns, "cm-0000").Data).To(HaveKeyWithValue("added", "by hand"), "not drift")
 
@@ -103,7 +103,7 @@ var _ = Describe("a pass on request", func() {
 		Expect(readyCondition(ctx, c)).To(HavePrefix("True/Ready"))
 
 		// The next pass, with the force value still on the component, writes nothing.
-		editConfigMap(ctx, ns, "cm-0000", "added", "again")
+		editConfigMap(ctx, ns, "cm-0000", func(data map[string]string) { data["added"] = "again" })
 		h.counter.Reset()
 		annotate(ctx, c, component.AnnotationReconcileRequestedAt, "after-force")
 		eventually(func() string { return getComponent(ctx, c).Status.LastHandledReconcileAt }).Should(Equal("after-force"))
@@ -168,18 +168,6 @@ func annotate(ctx context.Context, c *v1alpha1.Component, suffix, value string) 
 }
 
 // editConfigMap sets one data key of a ConfigMap, as a person would.
-func editConfigMap(ctx context.Context, ns, name, key, value string) {
-	GinkgoHelper()
-	eventually(func() error {
-		cm := getConfigMap(ctx, ns, name)
-		if cm.Data == nil {
-			cm.Data = map[string]string{}
-		}
-		cm.Data[key] = value
-		return env.Client.Update(ctx, cm)
-	}).Should(Succeed())
-}
-
 // jsonPathMet evaluates a kubectl wait condition "jsonpath={path}=value" on
 // c the way kubectl wait does, with the jsonpath package kubectl uses
 // (k8s.io/client-go/util/jsonpath, missing keys allowed): met when the path

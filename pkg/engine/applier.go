@@ -76,6 +76,10 @@ type Owner struct {
 	// or not; never one with reconcile-policy once, one being deleted, or a
 	// purged one (Completed), which would run again.
 	Force bool
+	// Drift says how changes others make to the owner's objects are
+	// treated: corrected (the default), reported, or not looked for, and
+	// which fields are left to other writers.
+	Drift manifests.DriftSettings
 }
 
 // SaveFunc persists the inventory (a status write, a Secret write). The
@@ -103,6 +107,19 @@ type Result struct {
 	Changed bool
 	// Actions lists what the run did to objects, in plan order.
 	Actions []Action
+	// Drifted lists the objects that no longer hold what was applied and
+	// were left so (drift mode Warn), in key order.
+	Drifted []Drift
+}
+
+// Drift is an object that no longer holds what was applied.
+type Drift struct {
+	Object manifests.ObjectKey
+	// Paths are JSON pointers of the fields that differ (at most 20).
+	Paths []string
+	// New is true the first time this drift (these paths with these live
+	// values) is reported by this applier: report it once per change.
+	New bool
 }
 
 // Waiting is an object a pass waits for, and why.

@@ -161,7 +161,7 @@ func (s *ownerScope) needsWrite(d *desired, item *manifests.InventoryItem, live 
 	case d.policies.ReapplyInterval > 0 && s.opts.Now().Unix()-item.LastAppliedAt >= int64(d.policies.ReapplyInterval.Seconds()):
 		return true
 	}
-	return s.drift.drifted(d.key, d.object.Object, live.Object, live.GetResourceVersion())
+	return s.correctDrift(d, live)
 }
 
 // writePhase is the phase of an object just written: Creating until it

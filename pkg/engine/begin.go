@@ -18,6 +18,9 @@ import (
 // is a manifests.UserError.
 func (s *ownerScope) begin(ctx context.Context, objects []client.Object, inventory []manifests.InventoryItem) (run *pass, objs []*desired, added bool, err error) {
 	p := s.preparerFor()
+	if p.ignore, err = compileIgnoreRules(s.owner.Drift.Ignore); err != nil {
+		return nil, nil, false, err
+	}
 	objs, err = p.prepare(withoutDeleteHooks(objects, s.opts.Name))
 	if err != nil {
 		return nil, nil, false, &manifests.UserError{Err: fmt.Errorf("invalid manifests: %w", err)}

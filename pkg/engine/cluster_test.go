@@ -290,6 +290,9 @@ var _ = Describe("on a cluster with controllers", Label("cluster"), Ordered, fun
 		err := cluster.Client.Get(ctx, client.ObjectKeyFromObject(namespace), namespace)
 		Expect(apierrors.IsNotFound(err)).To(BeTrue(), "the pass is done while the Namespace exists: %v", err)
 	})
+
+	// Drift ignore rules against an autoscaler-like writer (otherwriters_test.go).
+	otherWriterSpecs(func() *testenv.Env { return cluster }, setUp, applyUntilReady)
 })
 
 // workload is a Deployment of replicas pods labelled app=name, with wavekit

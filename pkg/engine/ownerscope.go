@@ -16,6 +16,8 @@ type ownerScope struct {
 	*Applier
 	owner Owner
 	track writeTracker
+	// drifts collects what the pass found drifted and left so.
+	drifts driftLog
 }
 
 // scopeFor is the scope of a pass of owner: writes go to the target and are

@@ -104,6 +104,7 @@ func (r *pass) result(stop Stop) Result {
 	return Result{
 		Inventory: r.inventory(), Done: stop.Step == StopNone, Wave: stop.applyWave(), Stopped: stop,
 		Waiting: r.waiting, Changed: r.changed, Actions: r.actions, Blocked: r.blocked,
+		Drifted: r.s.drifts.list(),
 	}
 }
 

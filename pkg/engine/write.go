@@ -21,6 +21,9 @@ import (
 // waits for the old object to go).
 func (s *ownerScope) write(ctx context.Context, d *desired, live *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 	obj := d.object.DeepCopy()
+	if err := s.leaveIgnored(ctx, d, obj, live); err != nil {
+		return nil, err
+	}
 	s.markOwned(obj)
 	if d.policies.Update == manifests.UpdateRecreate {
 		setAnnotation(obj, manifests.Key(s.opts.Name, manifests.AnnotationDigest), d.digest)
@@ -213,7 +216,7 @@ func (a *Applier) serverSideApply(ctx context.Context, d *desired, obj *unstruct
 			return nil, err
 		}
 		if fresh != nil {
-			if err := a.takeOverFields(ctx, fresh); err != nil {
+			if err := a.takeOverFields(ctx, fresh, d.ignore); err != nil {
 				return nil, err
 			}
 		}

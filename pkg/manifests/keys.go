@@ -15,7 +15,7 @@ import (
 var KnownKeys = []string{
 	AnnotationApplyOrder, AnnotationOrder, AnnotationPurgeOrder, AnnotationDeleteOrder,
 	AnnotationReconcilePolicy, AnnotationUpdatePolicy, AnnotationDeletePolicy, AnnotationDeletePropagation, AnnotationAdoptionPolicy,
-	AnnotationStatusHint, AnnotationReapplyInterval, AnnotationDeleteHook,
+	AnnotationStatusHint, AnnotationReapplyInterval, AnnotationDeleteHook, AnnotationIgnoreFields,
 	AnnotationOwner, LabelOwnerID, AnnotationDigest,
 }
 
