@@ -206,6 +206,7 @@ type Applier struct {
 	live      *liveObjects
 	drift     *driftDetector
 	own       *ownWrites
+	purges    *purges
 }
 
 // NewApplier returns an applier for one target cluster. Keep it for the
@@ -236,6 +237,7 @@ func NewApplier(target Target, opts Options) (*Applier, error) {
 		reporting: &reportingKinds{},
 		drift:     newDriftDetector(),
 		own:       newOwnWrites(),
+		purges:    newPurges(opts.Now),
 	}, nil
 }
 

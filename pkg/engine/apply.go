@@ -97,6 +97,12 @@ func (s *ownerScope) reconcileObject(ctx context.Context, d *desired, item *mani
 		o.err = err
 		return o
 	}
+	if live == nil && d.policies.PurgeOrder != nil && s.purges.purgedAt(d.key, d.digest) {
+		// Purged at this render by an earlier pass whose record was lost.
+		o.written, o.digest, o.appliedAt = true, d.digest, item.LastAppliedAt
+		o.phase, o.status, o.setStatus = manifests.PhaseCompleted, "", true
+		return o
+	}
 	write, err := s.decide(d, item, live)
 	if err != nil {
 		return failed(o, err)

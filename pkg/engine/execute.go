@@ -99,6 +99,9 @@ func (r *pass) purgeGroup(ctx context.Context, g group) (bool, error) {
 		if rm.requested {
 			asked[i].phase = manifests.PhaseDeleting
 		}
+		if rm.gone {
+			r.s.track.purged(item.Key(), item.Digest)
+		}
 		outs[i] = purged(item, rm)
 		return nil
 	})

@@ -42,6 +42,7 @@ type writeTracker interface {
 	written(key manifests.ObjectKey, obj *unstructured.Unstructured, err error)
 	deleting(key manifests.ObjectKey, uid types.UID)
 	deleted(key manifests.ObjectKey, uid types.UID, err error)
+	purged(key manifests.ObjectKey, digest string)
 }
 
 // cacheTracker records a pass's writes in the applier: own writes (to tell
@@ -73,6 +74,8 @@ func (t cacheTracker) deleted(key manifests.ObjectKey, uid types.UID, err error)
 	}
 }
 
+func (t cacheTracker) purged(key manifests.ObjectKey, digest string) { t.a.purges.record(key, digest) }
+
 // untracked leaves the applier's caches alone: dry runs change nothing.
 type untracked struct{}
 
@@ -80,3 +83,4 @@ func (untracked) writing(manifests.ObjectKey)                                   
 func (untracked) written(manifests.ObjectKey, *unstructured.Unstructured, error) {}
 func (untracked) deleting(manifests.ObjectKey, types.UID)                        {}
 func (untracked) deleted(manifests.ObjectKey, types.UID, error)                  {}
+func (untracked) purged(manifests.ObjectKey, string)                             {}

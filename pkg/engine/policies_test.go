@@ -256,6 +256,23 @@ var _ = Describe("policies", func() {
 			Expect(getConfigMap(ctx, ns, "migration")).To(BeNil())
 			Expect(h.counter.Writes()).To(BeZero(), h.counter.String())
 		})
+
+		It("does not create a purged object again at the same render when the inventory lacks the purge", func() {
+			objects := []any{
+				configMap(ns, "migration", nil, "purge-order", "0"),
+				configMap(ns, "app", nil, "apply-order", "1"),
+			}
+			h.applyUntilDone(ctx, objects...)
+			Expect(getConfigMap(ctx, ns, "migration")).To(BeNil())
+
+			By("a pass that reads the item as it was before its purge, as after a status write whose answer was lost")
+			h.inventory[0].Phase, h.inventory[0].Status = manifests.PhaseReady, ""
+			h.counter.Reset()
+			h.applyUntilDone(ctx, objects...)
+			Expect(h.counter.Count("create", "configmaps")).To(BeZero(), h.counter.String())
+			Expect(getConfigMap(ctx, ns, "migration")).To(BeNil())
+			Expect(h.inventory[0].Phase).To(Equal(manifests.PhaseCompleted))
+		})
 	})
 
 	Describe("a run that finds nothing to change", func() {
