@@ -106,7 +106,7 @@ type Result struct {
 	// Changed is true when the run wrote an object.
 	Changed bool
 	// Actions lists what the run did to objects, in plan order.
-	Actions []Action
+	Actions []ObjectAction
 	// Drifted lists the objects that no longer hold what was applied and
 	// were left so (drift mode Warn), in key order.
 	Drifted []Drift
@@ -170,30 +170,6 @@ func (r Result) BlockedMessage() string {
 	}
 	return strings.Join(parts, "; ")
 }
-
-// Action is one thing a run did to an object.
-type Action struct {
-	Verb   ActionVerb
-	Object manifests.ObjectKey
-}
-
-// ActionVerb names what a pass did, or, in a Change, what it would do: the
-// one vocabulary of results, diffs and the CLI's output.
-type ActionVerb string
-
-// Action verbs.
-const (
-	ActionCreated  ActionVerb = "Created"
-	ActionUpdated  ActionVerb = "Updated"
-	ActionDeleted  ActionVerb = "Deleted"
-	ActionOrphaned ActionVerb = "Orphaned"
-	// ActionLeft: dropped from the inventory with nothing to delete, since
-	// the object was gone already or is held by another owner.
-	ActionLeft ActionVerb = "Left"
-	// ActionUnchanged: a Change that writes nothing (Diff only; a pass
-	// records no action for it).
-	ActionUnchanged ActionVerb = "Unchanged"
-)
 
 // Applier applies rendered objects in waves and deletes them again.
 type Applier struct {

@@ -113,21 +113,21 @@ func (s *ownerScope) reconcileObject(ctx context.Context, d *desired, item *mani
 	}
 	phase := item.Phase
 	if write {
-		verb := ActionUpdated
+		action := ActionUpdate
 		if live == nil {
-			verb = ActionCreated
+			action = ActionCreate
 		}
 		live, err = s.write(ctx, d, live)
 		if err != nil {
-			o.err = objectError("applying", d.key, err)
+			o.err = objectError(ActionApply, d.key, err)
 			return o
 		}
-		o.verb, o.changed = verb, true
+		o.action, o.changed = action, true
 		o.written, o.digest = true, d.digest
 		if d.policies.ReapplyInterval > 0 {
 			o.appliedAt = s.opts.Now().Unix()
 		}
-		phase = writePhase(phase, verb == ActionCreated)
+		phase = writePhase(phase, action == ActionCreate)
 	}
 	hint := d.policies.StatusHint
 	if live != nil && !hint.HasObservedGeneration {

@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -104,11 +105,16 @@ var _ = Describe("on a cluster with controllers", Label("cluster"), Ordered, fun
 		job.Spec.Template.Annotations = map[string]string{testenv.FailAnnotation: "true"}
 		later := configMap(ns, "later", nil, "apply-order", "1")
 
+		var err error
 		Eventually(func() error {
-			_, err := h.apply(ctx, job, later)
+			_, err = h.apply(ctx, job, later)
 			return err
 		}).WithTimeout(clusterTimeout).Should(MatchError(ContainSubstring(
 			"batch/Job " + ns + "/migrate failed: Failed: BackoffLimitExceeded: Job has reached the specified backoff limit")))
+		var failed *engine.ObjectError
+		Expect(errors.As(err, &failed)).To(BeTrue(), "a failed object is an ObjectError")
+		Expect(failed.Action).To(Equal(engine.ActionReady))
+		Expect(failed.Object).To(Equal(manifests.ObjectKey{Group: "batch", Kind: "Job", Namespace: ns, Name: "migrate"}))
 		Expect(getIn(ctx, cluster.Client, &corev1.ConfigMap{}, ns, "later")).To(BeFalse())
 		pods := podsIn(ctx, cluster.Client, ns)
 		Expect(pods).To(HaveLen(1))

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"fmt"
 	"slices"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -78,14 +77,14 @@ func (a *Applier) Delete(ctx context.Context, owner Owner, inventory []manifests
 	return res, err
 }
 
-// goneVerb says what made an object gone: this owner's delete request, of
+// goneAction says what made an object gone: this owner's delete request, of
 // this pass (requested) or of an earlier one (the item is Deleting), or
 // nothing this owner did.
-func goneVerb(item *manifests.InventoryItem, requested bool) ActionVerb {
+func goneAction(item *manifests.InventoryItem, requested bool) Action {
 	if requested || item.Phase == manifests.PhaseDeleting {
-		return ActionDeleted
+		return ActionDelete
 	}
-	return ActionLeft
+	return ActionLeave
 }
 
 // removal is what deleteObject did: whether the object is gone, whether it
@@ -200,7 +199,7 @@ func (s *ownerScope) release(ctx context.Context, item *manifests.InventoryItem)
 	}
 	err = s.target.Client.Patch(ctx, obj, client.RawPatch(types.MergePatchType, data))
 	if err != nil && !apierrors.IsNotFound(err) {
-		return fmt.Errorf("orphaning %s: %w", item, err)
+		return objectError(ActionOrphan, item.Key(), err)
 	}
 	s.live.forget(item.Key())
 	s.forget(item.Key())

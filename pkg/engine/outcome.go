@@ -11,8 +11,8 @@ import (
 // failed. Steps return outcomes; only settle writes them into the inventory.
 type outcome struct {
 	key manifests.ObjectKey
-	// verb is what was done to the object; "" when nothing was.
-	verb ActionVerb
+	// action is what was done to the object; "" when nothing was.
+	action Action
 	// phase is the item's new phase; "" keeps the phase.
 	phase manifests.Phase
 	// status is the item's new status when setStatus is true.
@@ -36,7 +36,7 @@ type outcome struct {
 
 // settlement is what settle did with the outcomes of one group.
 type settlement struct {
-	actions []Action
+	actions []ObjectAction
 	waiting []Waiting
 	blocked []Blocker
 	changed bool
@@ -56,8 +56,8 @@ func settle(items map[manifests.ObjectKey]*manifests.InventoryItem, outs []outco
 		if o.drop {
 			delete(items, o.key)
 		}
-		if o.verb != "" {
-			s.actions = append(s.actions, Action{Verb: o.verb, Object: o.key})
+		if o.action != "" {
+			s.actions = append(s.actions, ObjectAction{Object: o.key, Action: o.action})
 		}
 		if o.waiting != "" {
 			s.waiting = append(s.waiting, Waiting{Object: o.key, Reason: o.waiting})

@@ -14,7 +14,7 @@ type pass struct {
 	order   []manifests.ObjectKey
 	waiting []Waiting
 	blocked []Blocker
-	actions []Action
+	actions []ObjectAction
 	changed bool
 	// deleting is true in a pass of Delete: its delete groups delete the
 	// component rather than prune.
