@@ -253,28 +253,3 @@ func keyOf(obj client.Object) manifests.ObjectKey {
 	gvk := obj.GetObjectKind().GroupVersionKind()
 	return manifests.ObjectKey{Group: gvk.Group, Kind: gvk.Kind, Namespace: obj.GetNamespace(), Name: obj.GetName()}
 }
-
-// defaultsFor merges the owner's defaults over the applier's.
-func (a *Applier) defaultsFor(owner Owner) manifests.Defaults {
-	d := a.opts.Defaults
-	o := owner.Defaults
-	if o.Reconcile != "" {
-		d.Reconcile = o.Reconcile
-	}
-	if o.Update != "" && o.Update != manifests.UpdateDefault {
-		d.Update = o.Update
-	}
-	if o.Delete != "" && o.Delete != manifests.DeleteDefault {
-		d.Delete = o.Delete
-	}
-	if o.Adoption != "" {
-		d.Adoption = o.Adoption
-	}
-	if o.ReapplyInterval > 0 {
-		d.ReapplyInterval = o.ReapplyInterval
-	}
-	if o.Namespace != "" {
-		d.Namespace = o.Namespace
-	}
-	return d
-}

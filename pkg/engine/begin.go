@@ -38,7 +38,7 @@ func (s *ownerScope) begin(ctx context.Context, objects []client.Object, invento
 func (s *ownerScope) preparerFor() *preparer {
 	return &preparer{
 		prefix: s.opts.Name, namespace: s.owner.Namespace, generation: s.owner.Generation,
-		defaults: s.defaultsFor(s.owner), scheme: s.scheme, mapper: s.mapper,
+		defaults: s.defaults(), scheme: s.scheme, mapper: s.mapper,
 	}
 }
 

@@ -55,14 +55,15 @@ type DeleteOptions struct {
 // policy orphans them. One pass, like Apply: call it again until Done.
 func (a *Applier) Delete(ctx context.Context, owner Owner, inventory []manifests.InventoryItem, opts DeleteOptions) (Result, error) {
 	types := managedTypesOfItems(inventory, append(slices.Clone(a.opts.AdditionalManagedTypes), owner.AdditionalManagedTypes...))
-	blocking, err := a.foreignInstances(ctx, types, owner)
+	scope := a.scopeFor(owner)
+	blocking, err := scope.foreignInstances(ctx, types)
 	if err != nil {
 		return Result{Inventory: inventory}, err
 	}
 	if len(blocking) > 0 {
 		return Result{Inventory: inventory, Blocked: []Blocker{{Reason: describeBlocking(blocking)}}}, nil
 	}
-	run := newPass(a.scopeFor(owner), inventory)
+	run := newPass(scope, inventory)
 	run.deleting = true
 	hooks, err := run.scheduleHooks(ctx, opts.Hooks, opts.Save)
 	if err != nil {

@@ -21,25 +21,12 @@ func (r *pass) scheduleHooks(ctx context.Context, objects []client.Object, save 
 	if err != nil {
 		return nil, &manifests.UserError{Err: fmt.Errorf("invalid delete hooks: %w", err)}
 	}
-	hooks := make(map[manifests.ObjectKey]*desired, len(prepared))
-	added := false
-	for _, d := range prepared {
-		hooks[d.key] = d
-		if _, known := r.items[d.key]; known {
-			continue
-		}
-		item := &manifests.InventoryItem{Phase: manifests.PhaseScheduled, DeleteHook: d.policies.DeleteHook}
-		describe(item, d)
-		r.items[d.key] = item
-		r.order = append(r.order, d.key)
-		added = true
-	}
-	if added && save != nil {
+	if r.schedule(prepared) && save != nil {
 		if err := save(ctx, r.inventory()); err != nil {
 			return nil, fmt.Errorf("recording delete hooks before creating them: %w", err)
 		}
 	}
-	return hooks, nil
+	return byKey(prepared), nil
 }
 
 // runHook applies a delete hook, waits until it is ready, then deletes it

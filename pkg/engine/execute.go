@@ -156,7 +156,7 @@ func (r *pass) deleteStep(ctx context.Context, s step, item *manifests.Inventory
 		return o
 	}
 	if s.action == ActionPrune && item.ManagedTypes != nil {
-		blocking, err := r.s.foreignInstances(ctx, item.ManagedTypes, r.s.owner)
+		blocking, err := r.s.foreignInstances(ctx, item.ManagedTypes)
 		if err != nil {
 			o.err = err
 			return o

@@ -35,6 +35,31 @@ func (a *Applier) dryRunScope(owner Owner) *ownerScope {
 	return &ownerScope{Applier: &dry, owner: owner, track: untracked{}}
 }
 
+// defaults merges the owner's defaults over the applier's.
+func (s *ownerScope) defaults() manifests.Defaults {
+	d := s.opts.Defaults
+	o := s.owner.Defaults
+	if o.Reconcile != "" {
+		d.Reconcile = o.Reconcile
+	}
+	if o.Update != "" && o.Update != manifests.UpdateDefault {
+		d.Update = o.Update
+	}
+	if o.Delete != "" && o.Delete != manifests.DeleteDefault {
+		d.Delete = o.Delete
+	}
+	if o.Adoption != "" {
+		d.Adoption = o.Adoption
+	}
+	if o.ReapplyInterval > 0 {
+		d.ReapplyInterval = o.ReapplyInterval
+	}
+	if o.Namespace != "" {
+		d.Namespace = o.Namespace
+	}
+	return d
+}
+
 // writeTracker is told of each write and delete of a pass, before the
 // request and after its answer.
 type writeTracker interface {

@@ -64,6 +64,7 @@ func describe(item *manifests.InventoryItem, d *desired) {
 	item.PurgeOrder = d.policies.PurgeOrder
 	item.DeleteOrder = d.policies.DeleteOrder
 	item.ManagedTypes = d.managedTypes
+	item.DeleteHook = d.policies.DeleteHook
 }
 
 // unlessEqual returns value, or the zero value when it equals the default.
