@@ -24,6 +24,7 @@ var (
 	_ component.TimeoutConfiguration       = &Component{}
 	_ component.ReapplyConfiguration       = &Component{}
 	_ component.DependencyConfiguration    = &Component{}
+	_ component.DriftConfiguration         = &Component{}
 )
 
 // GetSpec returns spec.values as the generator's parameters.
@@ -106,3 +107,6 @@ func (c *Component) GetDependencies() []types.NamespacedName {
 	}
 	return deps
 }
+
+// GetDrift returns spec.drift: the drift mode and ignore rules.
+func (c *Component) GetDrift() manifests.DriftSettings { return c.Spec.Drift }

@@ -80,6 +80,12 @@ type ComponentSpec struct {
 	// Intervals tune requeue, retry, timeout and reapply.
 	// +optional
 	Intervals Intervals `json:"intervals,omitempty"`
+	// Drift says what happens when others change the objects: whether the
+	// change is corrected (mode Correct, the default), reported in the
+	// Drifted condition and an Event (Warn) or not looked for (Disabled),
+	// and which fields are left to other writers (ignore).
+	// +optional
+	Drift manifests.DriftSettings `json:"drift,omitempty"`
 	// AdditionalManagedTypes are types whose foreign instances block deletion,
 	// besides the component's own CRDs and APIServices.
 	// +optional

@@ -136,6 +136,7 @@ func (in *ComponentSpec) DeepCopyInto(out *ComponentSpec) {
 	}
 	out.Policies = in.Policies
 	in.Intervals.DeepCopyInto(&out.Intervals)
+	in.Drift.DeepCopyInto(&out.Drift)
 	if in.AdditionalManagedTypes != nil {
 		in, out := &in.AdditionalManagedTypes, &out.AdditionalManagedTypes
 		*out = make([]manifests.TypeInfo, len(*in))

@@ -18,6 +18,7 @@ type applyOptions struct {
 	wait            bool
 	timeout         time.Duration
 	namespacePolicy string
+	drift           driftOptions
 }
 
 func newApplyCommand(g *globalOptions) *cobra.Command {
@@ -49,6 +50,7 @@ otherwise.`,
 	cmd.Flags().DurationVar(&o.timeout, "timeout", 5*time.Minute, "how long --wait waits")
 	cmd.Flags().StringVar(&o.namespacePolicy, "namespace-policy", string(manifests.NamespaceCreate),
 		"create: create missing namespaces the objects need (kept in the inventory, never deleted with the release); do-not-create: refuse to apply")
+	o.drift.addFlags(cmd)
 	return cmd
 }
 
@@ -61,13 +63,17 @@ func (o *applyOptions) run(ctx context.Context, g *globalOptions, name, dir stri
 	if err != nil {
 		return err
 	}
+	drift, err := o.drift.settings(next.rel.Drift)
+	if err != nil {
+		return err
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	a, err := newReleaseApply(ctx, next.cluster, next.store, next.rel, g)
 	if err != nil {
 		return err
 	}
-	a.objects, a.source, a.namespacePolicy = next.objects, absPath(dir), namespacePolicy
+	a.objects, a.source, a.namespacePolicy, a.drift = next.objects, absPath(dir), namespacePolicy, drift
 	return a.run(ctx, o.wait, o.timeout)
 }
 

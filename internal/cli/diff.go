@@ -140,27 +140,27 @@ func loadRelease(ctx context.Context, store releaseStore, namespace, name, opera
 // printDiffs prints every change and the summary; it reports whether
 // anything would change.
 func printDiffs(out io.Writer, diffs []objectDiff) bool {
-	counts := map[action]int{}
+	counts := map[engine.Action]int{}
 	for _, od := range diffs {
 		counts[od.action]++
-		if od.action == actionUnchanged {
+		if od.action == engine.ActionUnchanged {
 			continue
 		}
-		fmt.Fprintf(out, "%s %s %s", od.action.symbol(), od.action, od.key)
+		fmt.Fprintf(out, "%s %s %s", symbol(od.action), od.action, od.key)
 		if od.note != "" {
 			fmt.Fprintf(out, " (%s)", od.note)
 		}
 		fmt.Fprintln(out)
 		fmt.Fprint(out, od.text)
 	}
-	if len(diffs) > counts[actionUnchanged] {
+	if len(diffs) > counts[engine.ActionUnchanged] {
 		fmt.Fprintln(out)
 	}
 	fmt.Fprintf(out, "Summary: %d to create, %d to update, %d to delete, %d unchanged",
-		counts[actionCreate], counts[actionUpdate], counts[actionDelete], counts[actionUnchanged])
-	if counts[actionOrphan] > 0 {
-		fmt.Fprintf(out, ", %d to orphan", counts[actionOrphan])
+		counts[engine.ActionCreate], counts[engine.ActionUpdate], counts[engine.ActionDelete], counts[engine.ActionUnchanged])
+	if counts[engine.ActionOrphan] > 0 {
+		fmt.Fprintf(out, ", %d to orphan", counts[engine.ActionOrphan])
 	}
 	fmt.Fprintln(out)
-	return len(diffs) > counts[actionUnchanged]
+	return len(diffs) > counts[engine.ActionUnchanged]
 }

@@ -11,22 +11,12 @@ import (
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
-// action is what apply would do to one object.
-type action string
-
-const (
-	actionCreate    action = "create"
-	actionUpdate    action = "update"
-	actionDelete    action = "delete"
-	actionOrphan    action = "orphan"
-	actionUnchanged action = "unchanged"
-)
-
-func (a action) symbol() string {
+// symbol marks an action in diff output: + create, - delete or orphan, ~ update.
+func symbol(a engine.Action) string {
 	switch a {
-	case actionCreate:
+	case engine.ActionCreate:
 		return "+"
-	case actionDelete, actionOrphan:
+	case engine.ActionDelete, engine.ActionOrphan:
 		return "-"
 	}
 	return "~"
@@ -35,7 +25,7 @@ func (a action) symbol() string {
 // objectDiff is the diff of one object.
 type objectDiff struct {
 	key    manifests.ObjectKey
-	action action
+	action engine.Action
 	note   string
 	text   string // unified diff
 }
@@ -49,15 +39,15 @@ func objectDiffs(changes []engine.Change, showSecrets bool) ([]objectDiff, error
 		var err error
 		switch c.Action {
 		case engine.ActionUnchanged:
-			od = objectDiff{key: c.Object, action: actionUnchanged}
-		case engine.ActionOrphaned:
-			od = objectDiff{key: c.Object, action: actionOrphan, note: c.Note}
-		case engine.ActionDeleted:
-			od, err = newObjectDiff(c.Object, actionDelete, c.Live, nil, c.Note, showSecrets)
-		case engine.ActionCreated:
-			od, err = newObjectDiff(c.Object, actionCreate, nil, c.Result, c.Note, showSecrets)
+			od = objectDiff{key: c.Object, action: engine.ActionUnchanged}
+		case engine.ActionOrphan:
+			od = objectDiff{key: c.Object, action: engine.ActionOrphan, note: c.Note}
+		case engine.ActionDelete:
+			od, err = newObjectDiff(c.Object, engine.ActionDelete, c.Live, nil, c.Note, showSecrets)
+		case engine.ActionCreate:
+			od, err = newObjectDiff(c.Object, engine.ActionCreate, nil, c.Result, c.Note, showSecrets)
 		default:
-			od, err = newObjectDiff(c.Object, actionUpdate, c.Live, c.Result, c.Note, showSecrets)
+			od, err = newObjectDiff(c.Object, engine.ActionUpdate, c.Live, c.Result, c.Note, showSecrets)
 		}
 		if err != nil {
 			return nil, err
@@ -69,7 +59,7 @@ func objectDiffs(changes []engine.Change, showSecrets bool) ([]objectDiff, error
 
 // newObjectDiff compares before and after (nil: absent); equal objects are
 // unchanged. Secret values are masked unless showSecrets.
-func newObjectDiff(key manifests.ObjectKey, act action, before, after *unstructured.Unstructured, note string, showSecrets bool) (objectDiff, error) {
+func newObjectDiff(key manifests.ObjectKey, act engine.Action, before, after *unstructured.Unstructured, note string, showSecrets bool) (objectDiff, error) {
 	if !showSecrets {
 		before, after = maskSecrets(before, after)
 	}
@@ -82,7 +72,7 @@ func newObjectDiff(key manifests.ObjectKey, act action, before, after *unstructu
 		return objectDiff{}, fmt.Errorf("%s: %w", key, err)
 	}
 	if a == b {
-		return objectDiff{key: key, action: actionUnchanged}, nil
+		return objectDiff{key: key, action: engine.ActionUnchanged}, nil
 	}
 	text, err := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
 		A: difflib.SplitLines(a), B: difflib.SplitLines(b),

@@ -106,12 +106,12 @@ func removed(res engine.Result) []string {
 		if item, kept := now[action.Object]; kept && item.DeleteHook == "" {
 			continue // purged, and remembered as Completed
 		}
-		switch action.Verb {
-		case engine.ActionDeleted:
+		switch action.Action {
+		case engine.ActionDelete:
 			lines = append(lines, "deleted "+action.Object.String())
-		case engine.ActionOrphaned:
+		case engine.ActionOrphan:
 			lines = append(lines, "orphaned "+action.Object.String())
-		case engine.ActionLeft:
+		case engine.ActionLeave:
 			lines = append(lines, "left "+action.Object.String()+": nothing to delete (gone already, or held by another owner)")
 		}
 	}

@@ -65,6 +65,11 @@ type release struct {
 	// DeleteHooks are the delete hooks the last apply rendered: delete runs
 	// them, as helm uninstall runs the hooks its release recorded.
 	DeleteHooks []map[string]any `json:"-"`
+	// Drift are the drift mode and ignore rules every apply uses until
+	// apply's drift flags change them.
+	Drift manifests.DriftSettings `json:"drift,omitzero"`
+	// Drifted is what the last apply found drifted and left (drift mode Warn).
+	Drifted []driftedObject `json:"drifted,omitempty"`
 
 	secret *corev1.Secret // as last read or written; nil before the first write
 }
@@ -78,6 +83,7 @@ func (r *release) owner() engine.Owner {
 		Description: "Release " + r.String(),
 		Namespace:   r.Namespace,
 		Generation:  r.Revision,
+		Drift:       r.Drift, // diff compares as apply does
 	}
 }
 
@@ -178,6 +184,9 @@ func encodeRelease(rel *release) (*corev1.Secret, error) {
 			return nil, fmt.Errorf("encoding the delete hooks of release %s: %w", rel, err)
 		}
 	}
+	if err := encodeDrift(secret.Data, rel); err != nil {
+		return nil, err
+	}
 	secret.Name, secret.Namespace = secretPrefix+rel.Name, rel.Namespace
 	secret.Labels = map[string]string{labelRelease: rel.Name}
 	secret.Annotations = map[string]string{
@@ -213,6 +222,9 @@ func decodeRelease(secret *corev1.Secret) (*release, error) {
 	}
 	if err := decodeData(secret.Data, keyHooks, keyHooksGz, &rel.DeleteHooks); err != nil {
 		return nil, fmt.Errorf("secret %s/%s: reading the delete hooks: %w", secret.Namespace, secret.Name, err)
+	}
+	if err := decodeDrift(secret.Data, rel); err != nil {
+		return nil, fmt.Errorf("secret %s/%s: %w", secret.Namespace, secret.Name, err)
 	}
 	return rel, nil
 }

@@ -26,10 +26,13 @@ type releaseApply struct {
 	objects  []client.Object
 	// namespacePolicy says whether missing namespaces are created.
 	namespacePolicy manifests.NamespacePolicy
-	applier         *engine.Applier
-	waker           *waker
-	progress        progress
-	stderr          io.Writer
+	// drift are the drift settings of this apply, recorded in the release.
+	drift    manifests.DriftSettings
+	drifted  []driftedObject // what the last pass found drifted and left
+	applier  *engine.Applier
+	waker    *waker
+	progress progress
+	stderr   io.Writer
 }
 
 func newReleaseApply(ctx context.Context, cl *cluster, store releaseStore, rel *release, g *globalOptions) (*releaseApply, error) {
@@ -42,7 +45,7 @@ func newReleaseApply(ctx context.Context, cl *cluster, store releaseStore, rel *
 		return nil, err
 	}
 	return &releaseApply{
-		store: store, rel: rel, revision: rel.Revision + 1, source: rel.Source,
+		store: store, rel: rel, revision: rel.Revision + 1, source: rel.Source, drift: rel.Drift, drifted: rel.Drifted,
 		applier: applier, waker: newWaker(target.Cache), progress: newProgress(g.stdout, rel), stderr: g.stderr,
 	}, nil
 }
@@ -51,6 +54,7 @@ func (a *releaseApply) owner() engine.Owner {
 	owner := a.rel.owner()
 	owner.Generation = a.revision
 	owner.Defaults.Namespace = a.namespacePolicy
+	owner.Drift = a.drift
 	return owner
 }
 
@@ -70,12 +74,13 @@ func (a *releaseApply) pass(ctx context.Context) (engine.Result, error) {
 		}
 		return res, err
 	}
+	a.noteDrift(res)
 	state, message := StateReady, res.BlockedMessage()
 	if !res.Done {
 		state = StateProgressing
 		message = fmt.Sprintf("waiting in wave %d for %s", res.Wave, summarize(res.Waiting))
 	}
-	if a.wrote || state != a.rel.State || message != a.rel.Message || !sameInventory(a.rel.Inventory, res.Inventory) {
+	if a.wrote || state != a.rel.State || message != a.rel.Message || !sameInventory(a.rel.Inventory, res.Inventory) || a.driftChanged() {
 		if err := a.persist(ctx, res.Inventory, state, message); err != nil {
 			return res, err
 		}
@@ -93,6 +98,7 @@ func (a *releaseApply) saveInventory(ctx context.Context, items []manifests.Inve
 func (a *releaseApply) persist(ctx context.Context, items []manifests.InventoryItem, state, message string) error {
 	next := *a.rel
 	next.Inventory, next.State, next.Message = items, state, message
+	next.Drift, next.Drifted = a.drift, a.drifted
 	hooks, err := hookData(a.objects, a.rel.OperatorName)
 	if err != nil {
 		return err

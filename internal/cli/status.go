@@ -25,7 +25,8 @@ the last message) and every object of its inventory: wave, phase at the
 last apply, and its live status (Current, InProgress, Failed, ..., or
 NotFound), read from the cluster now and judged as apply judges it: kstatus,
 a Job Current only once Complete, a CRD once Established, and the object's
-status-hint.`,
+status-hint. With --drift-mode Warn, it lists the objects the last apply
+found changed by others and left, with the JSON pointers of the fields.`,
 		Example: `  wavekit status demo
   wavekit status demo -n prod -o yaml`,
 		Args: exactArgs("NAME"),
@@ -132,5 +133,9 @@ func printStatus(g *globalOptions, st releaseStatus) error {
 	for _, o := range st.Objects {
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", o.ApplyOrder, o.InventoryItem.String(), o.Phase, o.LiveStatus)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	printDrifted(out, st.Drifted)
+	return nil
 }

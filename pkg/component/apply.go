@@ -34,9 +34,14 @@ func (rn *run[T]) apply(ctx context.Context) outcome {
 		return rn.fail(renderError(err))
 	}
 	status := rn.component.GetStatus()
+	owner.Force = rn.forceRequested()
 	res, err := tg.applier.Apply(ctx, owner, objects, status.Inventory, rn.saveInventory)
 	status.Inventory = res.Inventory
+	if owner.Force {
+		status.LastHandledForceAt = rn.requested(AnnotationForce)
+	}
 	rn.r.recordActions(rn.component, res.Actions)
+	rn.reportDrift(owner.Drift.Mode, res)
 	newKinds := false
 	if err == nil {
 		newKinds, err = rn.r.watchDependents(ctx, tg, res.Inventory)

@@ -12,25 +12,26 @@ import (
 // updated, replaced, deleted, orphaned), naming the first few objects and
 // why, where the action says (a replaced object's immutable fields). A pass that
 // wrote nothing emits nothing.
-func (r *Reconciler[T]) recordActions(component T, actions []engine.Action) {
+func (r *Reconciler[T]) recordActions(component T, actions []engine.ObjectAction) {
 	if r.recorder == nil || len(actions) == 0 {
 		return
 	}
-	byVerb := map[engine.ActionVerb][]string{}
-	var verbs []engine.ActionVerb
+	byAction := map[engine.Action][]string{}
+	var taken []engine.Action
 	for _, a := range actions {
-		if _, seen := byVerb[a.Verb]; !seen {
-			verbs = append(verbs, a.Verb)
+		if _, seen := byAction[a.Action]; !seen {
+			taken = append(taken, a.Action)
 		}
 		object := a.Object.String()
 		if a.Detail != "" {
 			object += " (" + a.Detail + ")"
 		}
-		byVerb[a.Verb] = append(byVerb[a.Verb], object)
+		byAction[a.Action] = append(byAction[a.Action], object)
 	}
-	for _, verb := range verbs {
-		sort.Strings(byVerb[verb]) // concurrent writes finish in any order
-		r.recorder.Eventf(component, nil, "Normal", string(verb), string(verb), "%s", describeObjects(strings.ToLower(string(verb)), byVerb[verb]))
+	for _, action := range taken {
+		sort.Strings(byAction[action]) // concurrent writes finish in any order
+		past := action.Past()
+		r.recorder.Eventf(component, nil, "Normal", past, past, "%s", describeObjects(strings.ToLower(past), byAction[action]))
 	}
 }
 

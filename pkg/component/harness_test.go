@@ -74,6 +74,13 @@ type valuesGenerator struct {
 	calls int
 }
 
+// renders returns how many times the generator rendered.
+func (g *valuesGenerator) renders() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.calls
+}
+
 func (g *valuesGenerator) Generate(ctx context.Context, namespace, _ string, p manifests.Parameters) ([]client.Object, error) {
 	g.mu.Lock()
 	g.calls++

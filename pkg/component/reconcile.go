@@ -174,6 +174,7 @@ func (rn *run[T]) finish(ctx context.Context, o outcome) (ctrl.Result, error) {
 	log.FromContext(ctx).V(1).Info("reconciled", "reason", o.reason, "message", o.message, "requeue", o.requeue)
 	status := rn.component.GetStatus()
 	status.setReady(rn.component.GetGeneration(), o.reason, o.message, o.stalled)
+	rn.recordReconcileRequest()
 	rn.r.gauge.observe(rn.id.String(), status)
 	// The outcome is written even when the reconcile ran out of its time: a
 	// fresh context, bounded on its own.
@@ -320,6 +321,9 @@ func (rn *run[T]) owner() (engine.Owner, error) {
 	}
 	if tc, ok := optional[TypeConfiguration](c); ok {
 		owner.AdditionalManagedTypes = tc.GetAdditionalManagedTypes()
+	}
+	if dc, ok := optional[DriftConfiguration](c); ok {
+		owner.Drift = dc.GetDrift()
 	}
 	return owner, nil
 }

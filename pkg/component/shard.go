@@ -67,9 +67,10 @@ func CacheFor(obj client.Object, selector labels.Selector, base cache.Options) c
 }
 
 // componentEvents lets through the component events worth a reconcile:
-// spec changes and deletion of the components the selector matches, and any
-// change of labels that makes a component match or stop matching (the one
-// shard forgets it, the other takes it over).
+// spec changes, deletion and requests for a pass (requestChanged) of the
+// components the selector matches, and any change of labels that makes a
+// component match or stop matching (the one shard forgets it, the other
+// takes it over).
 func (r *Reconciler[T]) componentEvents() predicate.Predicate {
 	selected := predicate.Funcs{
 		CreateFunc:  func(e event.CreateEvent) bool { return r.selects(e.Object) },
@@ -83,7 +84,7 @@ func (r *Reconciler[T]) componentEvents() predicate.Predicate {
 		DeleteFunc:  func(event.DeleteEvent) bool { return false },
 		GenericFunc: func(event.GenericEvent) bool { return false },
 	}
-	return predicate.Or(selectionChanged, predicate.And(selected, specOrDeletionChanged()))
+	return predicate.Or(selectionChanged, predicate.And(selected, predicate.Or(specOrDeletionChanged(), r.requestChanged())))
 }
 
 func (r *Reconciler[T]) selects(obj client.Object) bool {

@@ -62,4 +62,16 @@ type Status struct {
 	// when the generator reports it (a chart version, a Git revision).
 	// +optional
 	Source *manifests.SourceInfo `json:"source,omitempty"`
+
+	// LastHandledReconcileAt is the value of the component's annotation
+	// <operator>/reconcile-requested-at that the last finished pass acted
+	// on, as Flux's status.lastHandledReconcileAt: set it to a new value
+	// and wait until this field shows it.
+	// +optional
+	LastHandledReconcileAt string `json:"lastHandledReconcileAt,omitempty"`
+	// LastHandledForceAt is the value of the component's annotation
+	// <operator>/force that the last forced pass acted on: that pass wrote
+	// every object it reached, and the same value never forces twice.
+	// +optional
+	LastHandledForceAt string `json:"lastHandledForceAt,omitempty"`
 }

@@ -72,6 +72,14 @@ type Owner struct {
 	Defaults manifests.Defaults
 	// AdditionalManagedTypes are added to the applier's for this owner.
 	AdditionalManagedTypes []manifests.TypeInfo
+	// Force writes every object the pass reaches, changed or not, drifted
+	// or not; never one with reconcile-policy once, one being deleted, or a
+	// purged one (Completed), which would run again.
+	Force bool
+	// Drift says how changes others make to the owner's objects are
+	// treated: corrected (the default), reported, or not looked for, and
+	// which fields are left to other writers.
+	Drift manifests.DriftSettings
 }
 
 // SaveFunc persists the inventory (a status write, a Secret write). The
@@ -98,7 +106,20 @@ type Result struct {
 	// Changed is true when the run wrote an object.
 	Changed bool
 	// Actions lists what the run did to objects, in plan order.
-	Actions []Action
+	Actions []ObjectAction
+	// Drifted lists the objects that no longer hold what was applied and
+	// were left so (drift mode Warn), in key order.
+	Drifted []Drift
+}
+
+// Drift is an object that no longer holds what was applied.
+type Drift struct {
+	Object manifests.ObjectKey
+	// Paths are JSON pointers of the fields that differ (at most 20).
+	Paths []string
+	// New is true the first time this drift (these paths with these live
+	// values) is reported by this applier: report it once per change.
+	New bool
 }
 
 // Waiting is an object a pass waits for, and why.
@@ -150,36 +171,6 @@ func (r Result) BlockedMessage() string {
 	return strings.Join(parts, "; ")
 }
 
-// Action is one thing a run did to an object.
-type Action struct {
-	Verb   ActionVerb
-	Object manifests.ObjectKey
-	// Detail says why, where the verb alone does not: for Replaced, the
-	// immutable fields ("field spec.template is immutable").
-	Detail string
-}
-
-// ActionVerb names what a pass did, or, in a Change, what it would do: the
-// one vocabulary of results, diffs and the CLI's output.
-type ActionVerb string
-
-// Action verbs.
-const (
-	ActionCreated  ActionVerb = "Created"
-	ActionUpdated  ActionVerb = "Updated"
-	ActionDeleted  ActionVerb = "Deleted"
-	ActionOrphaned ActionVerb = "Orphaned"
-	// ActionReplaced: deleted to be created again, since an update would
-	// change an immutable field (update-policy replace-on-immutable).
-	ActionReplaced ActionVerb = "Replaced"
-	// ActionLeft: dropped from the inventory with nothing to delete, since
-	// the object was gone already or is held by another owner.
-	ActionLeft ActionVerb = "Left"
-	// ActionUnchanged: a Change that writes nothing (Diff only; a pass
-	// records no action for it).
-	ActionUnchanged ActionVerb = "Unchanged"
-)
-
 // Applier applies rendered objects in waves and deletes them again.
 type Applier struct {
 	opts   Options
@@ -191,6 +182,7 @@ type Applier struct {
 	live      *liveObjects
 	drift     *driftDetector
 	own       *ownWrites
+	purges    *purges
 }
 
 // NewApplier returns an applier for one target cluster. Keep it for the
@@ -221,6 +213,7 @@ func NewApplier(target Target, opts Options) (*Applier, error) {
 		reporting: &reportingKinds{},
 		drift:     newDriftDetector(),
 		own:       newOwnWrites(),
+		purges:    newPurges(opts.Now),
 	}, nil
 }
 
@@ -259,32 +252,4 @@ func (a *Applier) ObjectGone(obj client.Object) {
 func keyOf(obj client.Object) manifests.ObjectKey {
 	gvk := obj.GetObjectKind().GroupVersionKind()
 	return manifests.ObjectKey{Group: gvk.Group, Kind: gvk.Kind, Namespace: obj.GetNamespace(), Name: obj.GetName()}
-}
-
-// defaultsFor merges the owner's defaults over the applier's.
-func (a *Applier) defaultsFor(owner Owner) manifests.Defaults {
-	d := a.opts.Defaults
-	o := owner.Defaults
-	if o.Reconcile != "" {
-		d.Reconcile = o.Reconcile
-	}
-	if o.Update != "" && o.Update != manifests.UpdateDefault {
-		d.Update = o.Update
-	}
-	if o.Delete != "" && o.Delete != manifests.DeleteDefault {
-		d.Delete = o.Delete
-	}
-	if o.Adoption != "" {
-		d.Adoption = o.Adoption
-	}
-	if o.ReapplyInterval > 0 {
-		d.ReapplyInterval = o.ReapplyInterval
-	}
-	if o.Namespace != "" {
-		d.Namespace = o.Namespace
-	}
-	if o.CRDs != "" {
-		d.CRDs = o.CRDs
-	}
-	return d
 }

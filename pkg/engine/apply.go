@@ -97,28 +97,38 @@ func (s *ownerScope) reconcileObject(ctx context.Context, d *desired, item *mani
 		o.err = err
 		return o
 	}
+	if live == nil && d.policies.PurgeOrder != nil && s.purges.purgedAt(d.key, d.digest) {
+		// Purged at this render by an earlier pass whose record was lost.
+		o.written, o.digest, o.appliedAt = true, d.digest, item.LastAppliedAt
+		o.phase, o.status, o.setStatus = manifests.PhaseCompleted, "", true
+		return o
+	}
 	write, err := s.decide(d, item, live)
 	if err != nil {
 		return failed(o, err)
 	}
+	if s.lostCreate(d, item, live) {
+		// Record the create now; decide did not create it again.
+		o.written, o.digest, o.appliedAt = true, d.digest, item.LastAppliedAt
+	}
 	phase := item.Phase
 	if write {
-		verb := ActionUpdated
+		action := ActionUpdate
 		if live == nil {
-			verb = ActionCreated
+			action = ActionCreate
 		}
 		out, err := s.write(ctx, d, live)
 		if err != nil {
-			o.err = objectError("applying", d.key, err)
+			o.err = objectError(ActionApply, d.key, err)
 			return o
 		}
 		live = out.live
-		o.verb, o.changed = verb, true
+		o.action, o.changed = action, true
 		o.written, o.digest = true, d.digest
 		if d.policies.ReapplyInterval > 0 {
 			o.appliedAt = s.opts.Now().Unix()
 		}
-		phase = writePhase(phase)
+		phase = writePhase(phase, action == ActionCreate)
 		if out.replaced != nil {
 			return replacing(o, phase, out.replaced)
 		}
@@ -135,7 +145,7 @@ func (s *ownerScope) reconcileObject(ctx context.Context, d *desired, item *mani
 // replacing is o for an object that replace-on-immutable deleted to create
 // it again: the action and the status name the immutable fields.
 func replacing(o outcome, phase manifests.Phase, immutable *ImmutableFieldError) outcome {
-	o.verb, o.detail = ActionReplaced, immutable.reason()
+	o.action, o.detail = ActionReplace, immutable.reason()
 	o.phase, o.status, o.setStatus = phase, "re-creating, since "+o.detail+"; waiting for the old object to be deleted", true
 	return o
 }
@@ -152,8 +162,9 @@ func beingPurged(d *desired, item *manifests.InventoryItem) bool {
 	return d.policies.PurgeOrder != nil && item.Phase == manifests.PhaseDeleting
 }
 
-// needsWrite decides by reconcile policy, digest, drift and reapply interval.
-func (a *Applier) needsWrite(d *desired, item *manifests.InventoryItem, live *unstructured.Unstructured) bool {
+// needsWrite decides by reconcile policy, the owner's force, digest, drift
+// and reapply interval.
+func (s *ownerScope) needsWrite(d *desired, item *manifests.InventoryItem, live *unstructured.Unstructured) bool {
 	switch {
 	case live == nil:
 		return true
@@ -161,16 +172,21 @@ func (a *Applier) needsWrite(d *desired, item *manifests.InventoryItem, live *un
 		return false // being deleted (by us for recreate, or by someone else): wait
 	case d.policies.Reconcile == manifests.ReconcileOnce:
 		return false
+	case s.owner.Force:
+		return true
 	case item.Digest != d.digest:
 		return true
-	case d.policies.ReapplyInterval > 0 && a.opts.Now().Unix()-item.LastAppliedAt >= int64(d.policies.ReapplyInterval.Seconds()):
+	case d.policies.ReapplyInterval > 0 && s.opts.Now().Unix()-item.LastAppliedAt >= int64(d.policies.ReapplyInterval.Seconds()):
 		return true
 	}
-	return a.drift.drifted(d.key, d.object.Object, live.Object, live.GetResourceVersion())
+	return s.correctDrift(d, live)
 }
 
-func writePhase(previous manifests.Phase) manifests.Phase {
-	if previous == manifests.PhaseScheduled || previous == manifests.PhaseCreating || previous == "" {
+// writePhase is the phase of an object just written: Creating until it
+// first was ready, and whenever it is created anew (a purged hook in its
+// next upgrade), else Updating.
+func writePhase(previous manifests.Phase, created bool) manifests.Phase {
+	if created || previous == manifests.PhaseScheduled || previous == manifests.PhaseCreating || previous == "" {
 		return manifests.PhaseCreating
 	}
 	return manifests.PhaseUpdating

@@ -18,6 +18,9 @@ import (
 // is a manifests.UserError.
 func (s *ownerScope) begin(ctx context.Context, objects []client.Object, inventory []manifests.InventoryItem) (run *pass, objs []*desired, added bool, err error) {
 	p := s.preparerFor()
+	if p.ignore, err = compileIgnoreRules(s.owner.Drift.Ignore); err != nil {
+		return nil, nil, false, err
+	}
 	objs, err = p.prepare(withoutDeleteHooks(objects, s.opts.Name))
 	if err != nil {
 		return nil, nil, false, &manifests.UserError{Err: fmt.Errorf("invalid manifests: %w", err)}
@@ -35,7 +38,7 @@ func (s *ownerScope) begin(ctx context.Context, objects []client.Object, invento
 func (s *ownerScope) preparerFor() *preparer {
 	return &preparer{
 		prefix: s.opts.Name, namespace: s.owner.Namespace, generation: s.owner.Generation,
-		defaults: s.defaultsFor(s.owner), scheme: s.scheme, mapper: s.mapper,
+		defaults: s.defaults(), scheme: s.scheme, mapper: s.mapper,
 	}
 }
 
@@ -51,5 +54,19 @@ func (s *ownerScope) decide(d *desired, item *manifests.InventoryItem, live *uns
 			return false, err
 		}
 	}
+	if s.lostCreate(d, item, live) {
+		written := *item
+		written.Digest = d.digest
+		item = &written
+	}
 	return s.needsWrite(d, item, live), nil
+}
+
+// lostCreate tells whether live was created from this render by an earlier
+// pass whose record of that create was lost (its status write failed): the
+// inventory holds an older digest, the object the digest of this render.
+// Such an object is not deleted and created again (update-policy recreate,
+// Helm hooks): it is recorded as written.
+func (s *ownerScope) lostCreate(d *desired, item *manifests.InventoryItem, live *unstructured.Unstructured) bool {
+	return item.Digest != d.digest && s.createdFrom(live) == d.digest
 }

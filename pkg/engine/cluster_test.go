@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -104,11 +105,16 @@ var _ = Describe("on a cluster with controllers", Label("cluster"), Ordered, fun
 		job.Spec.Template.Annotations = map[string]string{testenv.FailAnnotation: "true"}
 		later := configMap(ns, "later", nil, "apply-order", "1")
 
+		var err error
 		Eventually(func() error {
-			_, err := h.apply(ctx, job, later)
+			_, err = h.apply(ctx, job, later)
 			return err
 		}).WithTimeout(clusterTimeout).Should(MatchError(ContainSubstring(
 			"batch/Job " + ns + "/migrate failed: Failed: BackoffLimitExceeded: Job has reached the specified backoff limit")))
+		var failed *engine.ObjectError
+		Expect(errors.As(err, &failed)).To(BeTrue(), "a failed object is an ObjectError")
+		Expect(failed.Action).To(Equal(engine.ActionReady))
+		Expect(failed.Object).To(Equal(manifests.ObjectKey{Group: "batch", Kind: "Job", Namespace: ns, Name: "migrate"}))
 		Expect(getIn(ctx, cluster.Client, &corev1.ConfigMap{}, ns, "later")).To(BeFalse())
 		pods := podsIn(ctx, cluster.Client, ns)
 		Expect(pods).To(HaveLen(1))
@@ -290,6 +296,9 @@ var _ = Describe("on a cluster with controllers", Label("cluster"), Ordered, fun
 		err := cluster.Client.Get(ctx, client.ObjectKeyFromObject(namespace), namespace)
 		Expect(apierrors.IsNotFound(err)).To(BeTrue(), "the pass is done while the Namespace exists: %v", err)
 	})
+
+	// Drift ignore rules against an autoscaler-like writer (otherwriters_test.go).
+	otherWriterSpecs(func() *testenv.Env { return cluster }, setUp, applyUntilReady)
 })
 
 // workload is a Deployment of replicas pods labelled app=name, with wavekit

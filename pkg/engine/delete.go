@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"fmt"
 	"slices"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -56,14 +55,15 @@ type DeleteOptions struct {
 // policy orphans them. One pass, like Apply: call it again until Done.
 func (a *Applier) Delete(ctx context.Context, owner Owner, inventory []manifests.InventoryItem, opts DeleteOptions) (Result, error) {
 	types := managedTypesOfItems(inventory, append(slices.Clone(a.opts.AdditionalManagedTypes), owner.AdditionalManagedTypes...))
-	blocking, err := a.foreignInstances(ctx, types, owner)
+	scope := a.scopeFor(owner)
+	blocking, err := scope.foreignInstances(ctx, types)
 	if err != nil {
 		return Result{Inventory: inventory}, err
 	}
 	if len(blocking) > 0 {
 		return Result{Inventory: inventory, Blocked: []Blocker{{Reason: describeBlocking(blocking)}}}, nil
 	}
-	run := newPass(a.scopeFor(owner), inventory)
+	run := newPass(scope, inventory)
 	run.deleting = true
 	hooks, err := run.scheduleHooks(ctx, opts.Hooks, opts.Save)
 	if err != nil {
@@ -78,14 +78,14 @@ func (a *Applier) Delete(ctx context.Context, owner Owner, inventory []manifests
 	return res, err
 }
 
-// goneVerb says what made an object gone: this owner's delete request, of
+// goneAction says what made an object gone: this owner's delete request, of
 // this pass (requested) or of an earlier one (the item is Deleting), or
 // nothing this owner did.
-func goneVerb(item *manifests.InventoryItem, requested bool) ActionVerb {
+func goneAction(item *manifests.InventoryItem, requested bool) Action {
 	if requested || item.Phase == manifests.PhaseDeleting {
-		return ActionDeleted
+		return ActionDelete
 	}
-	return ActionLeft
+	return ActionLeave
 }
 
 // removal is what deleteObject did: whether the object is gone, whether it
@@ -200,7 +200,7 @@ func (s *ownerScope) release(ctx context.Context, item *manifests.InventoryItem)
 	}
 	err = s.target.Client.Patch(ctx, obj, client.RawPatch(types.MergePatchType, data))
 	if err != nil && !apierrors.IsNotFound(err) {
-		return fmt.Errorf("orphaning %s: %w", item, err)
+		return objectError(ActionOrphan, item.Key(), err)
 	}
 	s.live.forget(item.Key())
 	s.forget(item.Key())

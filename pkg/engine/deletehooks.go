@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -20,25 +21,12 @@ func (r *pass) scheduleHooks(ctx context.Context, objects []client.Object, save 
 	if err != nil {
 		return nil, &manifests.UserError{Err: fmt.Errorf("invalid delete hooks: %w", err)}
 	}
-	hooks := make(map[manifests.ObjectKey]*desired, len(prepared))
-	added := false
-	for _, d := range prepared {
-		hooks[d.key] = d
-		if _, known := r.items[d.key]; known {
-			continue
-		}
-		item := &manifests.InventoryItem{Phase: manifests.PhaseScheduled, DeleteHook: d.policies.DeleteHook}
-		describe(item, d)
-		r.items[d.key] = item
-		r.order = append(r.order, d.key)
-		added = true
-	}
-	if added && save != nil {
+	if r.schedule(prepared) && save != nil {
 		if err := save(ctx, r.inventory()); err != nil {
 			return nil, fmt.Errorf("recording delete hooks before creating them: %w", err)
 		}
 	}
-	return hooks, nil
+	return byKey(prepared), nil
 }
 
 // runHook applies a delete hook, waits until it is ready, then deletes it
@@ -57,14 +45,14 @@ func (r *pass) runHook(ctx context.Context, item *manifests.InventoryItem, d *de
 	}
 	o := r.s.reconcileObject(ctx, d, item)
 	if o.err != nil {
-		o.err = objectError("running delete hook", key, o.err)
+		o.err = objectError(ActionRunHook, key, o.err)
 	}
 	if err := r.settle([]outcome{o}); err != nil {
 		return false, err
 	}
 	switch item.Phase {
 	case manifests.PhaseError:
-		return false, fmt.Errorf("delete hook %s failed: %s", item, item.Status)
+		return false, wordedError(ActionRunHook, wordingHookFailed, key, errors.New(item.Status))
 	case manifests.PhaseReady:
 		_ = r.settle([]outcome{{key: key, phase: manifests.PhaseDeleting}})
 		return r.finishHook(ctx, item)
@@ -80,18 +68,18 @@ func (r *pass) finishHook(ctx context.Context, item *manifests.InventoryItem) (b
 		if err := r.s.release(ctx, item); err != nil {
 			return false, err
 		}
-		o.phase, o.verb = manifests.PhaseCompleted, ActionOrphaned
+		o.phase, o.action = manifests.PhaseCompleted, ActionOrphan
 		return true, r.settle([]outcome{o})
 	}
 	rm, err := r.s.deleteObject(ctx, item)
 	if err != nil {
-		return false, objectError("deleting delete hook", item.Key(), err)
+		return false, wordedError(ActionRunHook, wordingHookDelete, item.Key(), err)
 	}
 	if !rm.gone {
 		o.changed, o.waiting = true, beingDeleted("delete hook being deleted", rm.heldBy)
 		return false, r.settle([]outcome{o})
 	}
-	o.phase, o.verb = manifests.PhaseCompleted, ActionDeleted
+	o.phase, o.action = manifests.PhaseCompleted, ActionDelete
 	return true, r.settle([]outcome{o})
 }
 

@@ -16,7 +16,7 @@ type Change struct {
 	Object manifests.ObjectKey
 	// Action is the one a pass would take: Created, Updated, Deleted,
 	// Orphaned or Unchanged.
-	Action ActionVerb
+	Action Action
 	// Live is the object in the cluster; nil when there is none.
 	Live *unstructured.Unstructured
 	// Result is the object as the API server would store it after Apply's
@@ -59,18 +59,18 @@ func (a *Applier) Diff(ctx context.Context, owner Owner, objects []client.Object
 // of their own (waits, purges, objects already gone).
 func (s *ownerScope) change(ctx context.Context, st step, d *desired, item *manifests.InventoryItem) (*Change, error) {
 	switch st.action {
-	case stepApply:
+	case ActionApply:
 		return s.applyChange(ctx, d, item)
-	case stepKeep:
+	case ActionUnchanged:
 		return &Change{Object: st.key, Action: ActionUnchanged, Note: st.reason}, nil
-	case stepPrune, stepOrphan:
+	case ActionPrune, ActionOrphan:
 		return s.deletionChange(ctx, st, item)
 	}
 	return nil, nil
 }
 
 func (s *ownerScope) applyChange(ctx context.Context, d *desired, item *manifests.InventoryItem) (*Change, error) {
-	change := &Change{Object: d.key, Action: ActionCreated}
+	change := &Change{Object: d.key, Action: ActionCreate}
 	live, err := s.live.get(ctx, d.gvk, d.key)
 	if meta.IsNoMatchError(err) {
 		change.Result, change.Note = s.marked(d), "not validated: the cluster does not serve "+d.gvk.Kind+" yet"
@@ -80,7 +80,7 @@ func (s *ownerScope) applyChange(ctx context.Context, d *desired, item *manifest
 		return nil, err
 	}
 	if live != nil {
-		change.Action, change.Live = ActionUpdated, live
+		change.Action, change.Live = ActionUpdate, live
 	}
 	write, err := s.decide(d, item, live)
 	if err != nil {
@@ -94,9 +94,9 @@ func (s *ownerScope) applyChange(ctx context.Context, d *desired, item *manifest
 	case apierrors.IsNotFound(err) && live == nil && d.key.Namespace != "":
 		out.live, change.Note = s.marked(d), "not validated: namespace "+d.key.Namespace+" does not exist yet"
 	case err != nil:
-		return nil, objectError("dry run of applying", d.key, err)
+		return nil, wordedError(ActionApply, wordingDryRun, d.key, err)
 	case out.replaced != nil:
-		change.Action = ActionReplaced
+		change.Action = ActionReplace
 		out.live, change.Note = s.marked(d), "re-created, since "+out.replaced.reason()
 	case out.live == nil:
 		// A recreate: the dry-run delete changed nothing, so show the object it creates.
@@ -114,10 +114,10 @@ func (a *Applier) deletionChange(ctx context.Context, s step, item *manifests.In
 	if err != nil {
 		return nil, err
 	}
-	if s.action == stepOrphan {
-		return &Change{Object: s.key, Action: ActionOrphaned, Live: live, Note: s.reason}, nil
+	if s.action == ActionOrphan {
+		return &Change{Object: s.key, Action: ActionOrphan, Live: live, Note: s.reason}, nil
 	}
-	return &Change{Object: s.key, Action: ActionDeleted, Live: live}, nil
+	return &Change{Object: s.key, Action: ActionDelete, Live: live}, nil
 }
 
 // marked returns the rendered object with the owner's label and annotation,

@@ -1,39 +1,74 @@
 package engine
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"reflect"
+	"slices"
+	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
+// maxDriftPaths bounds the field paths reported for one drifted object.
+const maxDriftPaths = 20
+
 // driftDetector decides whether a live object still holds what the applier
 // applied. It compares the rendered fields with the live ones (fields the
-// server or other controllers add are ignored) and remembers the last
-// resourceVersion that matched, so an unchanged object costs one map lookup.
+// server or other controllers add are ignored, and so are the fields of
+// ignore rules) and remembers the last resourceVersion that matched, so an
+// unchanged object costs one map lookup. It also remembers which drift it
+// reported last, so that a drift is reported once per change.
 type driftDetector struct {
-	mu      sync.Mutex
-	matched map[manifests.ObjectKey]string // key → resourceVersion known to hold the desired fields
+	mu       sync.Mutex
+	matched  map[manifests.ObjectKey]string // key → resourceVersion (and ignore rules) known to hold the desired fields
+	reported map[manifests.ObjectKey]string // key → fingerprint of the drift reported last
 }
 
 func newDriftDetector() *driftDetector {
-	return &driftDetector{matched: map[manifests.ObjectKey]string{}}
+	return &driftDetector{matched: map[manifests.ObjectKey]string{}, reported: map[manifests.ObjectKey]string{}}
 }
 
-// drifted reports whether live lacks or changed any field of want.
-func (d *driftDetector) drifted(key manifests.ObjectKey, want, live map[string]any, liveVersion string) bool {
+// drifted returns the JSON pointers of the fields of want that live lacks
+// or changed (at most maxDriftPaths), none when live holds them all. Fields
+// at ignored paths are not compared.
+func (d *driftDetector) drifted(key manifests.ObjectKey, want, live map[string]any, liveVersion string, ignore []manifests.Pointer) []string {
+	stamp := matchStamp(liveVersion, ignore)
 	d.mu.Lock()
 	known := d.matched[key]
 	d.mu.Unlock()
-	if known != "" && known == liveVersion {
-		return false
+	if known != "" && known == stamp {
+		return nil
 	}
-	if !contains(normaliseJSON(live), normaliseJSON(want)) {
-		return true
+	have, wanted := normaliseJSON(live), normaliseJSON(want)
+	if len(ignore) > 0 || !contains(have, wanted) {
+		var paths []string
+		differences(have, wanted, nil, ignore, &paths)
+		if len(paths) > 0 {
+			return paths
+		}
 	}
-	d.accept(key, liveVersion)
-	return false
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.matched[key] = stamp
+	delete(d.reported, key)
+	return nil
+}
+
+// matchStamp is what drifted remembers of a match: the resourceVersion, and
+// the ignore rules it was compared with, since fewer rules compare more.
+func matchStamp(version string, ignore []manifests.Pointer) string {
+	if len(ignore) == 0 {
+		return version
+	}
+	parts := make([]string, len(ignore))
+	for i, p := range ignore {
+		parts[i] = p.String()
+	}
+	return version + "|" + strings.Join(parts, ",")
 }
 
 // accept records that the object at resourceVersion holds the desired fields.
@@ -41,16 +76,66 @@ func (d *driftDetector) accept(key manifests.ObjectKey, resourceVersion string) 
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.matched[key] = resourceVersion
+	delete(d.reported, key)
+}
+
+// firstReport tells whether the drift of paths, with the live values at
+// them, differs from what was reported of key last, and remembers it: a
+// drift is reported once per change, not once per look.
+func (d *driftDetector) firstReport(key manifests.ObjectKey, paths []string, live map[string]any) bool {
+	sum := sha256.New()
+	for _, p := range paths {
+		parsed, _ := manifests.ParsePointer(p)
+		value, _ := json.Marshal(lookup(live, parsed))
+		sum.Write([]byte(p + "\x00"))
+		sum.Write(value)
+		sum.Write([]byte{0})
+	}
+	fingerprint := hex.EncodeToString(sum.Sum(nil))
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.reported[key] == fingerprint {
+		return false
+	}
+	d.reported[key] = fingerprint
+	return true
 }
 
 func (d *driftDetector) forget(key manifests.ObjectKey) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	delete(d.matched, key)
+	delete(d.reported, key)
+}
+
+// lookup is the value at p of obj, nil when there is none.
+func lookup(obj map[string]any, p manifests.Pointer) any {
+	var v any = obj
+	for _, token := range p {
+		v = child(v, token)
+	}
+	return v
+}
+
+// child is the value under token of v: a map key or a list index.
+func child(v any, token string) any {
+	switch t := v.(type) {
+	case map[string]any:
+		return t[token]
+	case []any:
+		i, err := strconv.Atoi(token)
+		if err != nil || i < 0 || i >= len(t) {
+			return nil
+		}
+		return t[i]
+	}
+	return nil
 }
 
 // contains reports whether every field of want is in have with the same
 // value. Lists must have the same length and match element by element.
+// It is differences without paths and ignore rules, and allocates nothing:
+// the common case, an object that did not drift.
 func contains(have, want any) bool {
 	switch w := want.(type) {
 	case map[string]any:
@@ -60,13 +145,10 @@ func contains(have, want any) bool {
 		}
 		for k, wv := range w {
 			hv, found := h[k]
-			if !found {
-				if isEmpty(wv) {
-					continue
-				}
-				return false
+			if !found && isEmpty(wv) {
+				continue
 			}
-			if !contains(hv, wv) {
+			if !found || !contains(hv, wv) {
 				return false
 			}
 		}
@@ -88,6 +170,66 @@ func contains(have, want any) bool {
 	default:
 		return reflect.DeepEqual(have, want)
 	}
+}
+
+// differences adds to paths the JSON pointers, under at, of the fields of
+// want that have lacks or holds with another value, skipping ignored ones,
+// until there are maxDriftPaths. A list that differs in length is one path.
+func differences(have, want any, at manifests.Pointer, ignore []manifests.Pointer, paths *[]string) {
+	if len(*paths) >= maxDriftPaths || isIgnored(at, ignore) {
+		return
+	}
+	switch w := want.(type) {
+	case map[string]any:
+		h, ok := have.(map[string]any)
+		if !ok {
+			if len(w) > 0 || have != nil {
+				*paths = append(*paths, at.String())
+			}
+			return
+		}
+		for _, k := range sortedKeys(w) {
+			hv, found := h[k]
+			if !found && isEmpty(w[k]) {
+				continue
+			}
+			differences(hv, w[k], append(slices.Clip(at), k), ignore, paths)
+		}
+	case []any:
+		h, ok := have.([]any)
+		if !ok || len(h) != len(w) {
+			if ok || len(w) > 0 || have != nil {
+				*paths = append(*paths, at.String())
+			}
+			return
+		}
+		for i := range w {
+			differences(h[i], w[i], append(slices.Clip(at), strconv.Itoa(i)), ignore, paths)
+		}
+	default:
+		if !reflect.DeepEqual(have, want) {
+			*paths = append(*paths, at.String())
+		}
+	}
+}
+
+// isIgnored tells whether at is one of the ignored paths.
+func isIgnored(at manifests.Pointer, ignore []manifests.Pointer) bool {
+	for _, p := range ignore {
+		if slices.Equal(at, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }
 
 // isEmpty is true for values the API server drops on write: null, "{}", "[]".

@@ -45,7 +45,7 @@ func (r *pass) applyGroup(ctx context.Context, g group, desired map[manifests.Ob
 	outs := make([]outcome, len(g.steps))
 	_ = r.eachStep(ctx, g, func(ctx context.Context, i int, item *manifests.InventoryItem) error {
 		outs[i] = outcome{key: g.steps[i].key}
-		if g.steps[i].action == stepApply {
+		if g.steps[i].action == ActionApply {
 			outs[i] = r.s.reconcileObject(ctx, desired[g.steps[i].key], item)
 		}
 		return nil
@@ -60,7 +60,7 @@ func (r *pass) waitGroup(g group, desired map[manifests.ObjectKey]*desired) (boo
 	var errs []error
 	for _, s := range g.steps {
 		if item := r.item(s.key); item.Phase == manifests.PhaseError {
-			errs = append(errs, fmt.Errorf("%s failed: %s", s.key, item.Status))
+			errs = append(errs, objectError(ActionReady, s.key, errors.New(item.Status)))
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
@@ -94,10 +94,13 @@ func (r *pass) purgeGroup(ctx context.Context, g group) (bool, error) {
 		outs[i], asked[i] = outcome{key: item.Key()}, outcome{key: item.Key()}
 		rm, err := r.s.deleteObject(ctx, item)
 		if err != nil {
-			return objectError("purging", item.Key(), err)
+			return objectError(ActionPurge, item.Key(), err)
 		}
 		if rm.requested {
 			asked[i].phase = manifests.PhaseDeleting
+		}
+		if rm.gone {
+			r.s.track.purged(item.Key(), item.Digest)
 		}
 		outs[i] = purged(item, rm)
 		return nil
@@ -120,7 +123,7 @@ func purged(item *manifests.InventoryItem, rm removal) outcome {
 		o.phase, o.waiting = manifests.PhaseDeleting, beingDeleted("being purged", rm.heldBy)
 		return o
 	}
-	o.verb = goneVerb(item, rm.requested)
+	o.action = goneAction(item, rm.requested)
 	o.phase, o.status, o.setStatus = manifests.PhaseCompleted, "", true
 	return o
 }
@@ -146,14 +149,14 @@ func (r *pass) deleteGroup(ctx context.Context, g group) (bool, error) {
 // drops the item once the object is released or gone.
 func (r *pass) deleteStep(ctx context.Context, s step, item *manifests.InventoryItem) outcome {
 	o := outcome{key: s.key}
-	if s.action == stepOrphan {
+	if s.action == ActionOrphan {
 		if o.err = r.s.release(ctx, item); o.err == nil {
-			o.drop, o.verb = true, ActionOrphaned
+			o.drop, o.action = true, ActionOrphan
 		}
 		return o
 	}
-	if s.action == stepPrune && item.ManagedTypes != nil {
-		blocking, err := r.s.foreignInstances(ctx, item.ManagedTypes, r.s.owner)
+	if s.action == ActionPrune && item.ManagedTypes != nil {
+		blocking, err := r.s.foreignInstances(ctx, item.ManagedTypes)
 		if err != nil {
 			o.err = err
 			return o
@@ -166,9 +169,9 @@ func (r *pass) deleteStep(ctx context.Context, s step, item *manifests.Inventory
 	rm, err := r.s.deleteObject(ctx, item)
 	switch {
 	case err != nil:
-		o.err = objectError("deleting", item.Key(), err)
+		o.err = objectError(s.action, item.Key(), err)
 	case rm.gone:
-		o.drop, o.verb = true, goneVerb(item, rm.requested)
+		o.drop, o.action = true, goneAction(item, rm.requested)
 	default:
 		o.changed, o.phase = true, manifests.PhaseDeleting
 		o.waiting = beingDeleted("being deleted", rm.heldBy)

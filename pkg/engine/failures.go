@@ -10,29 +10,67 @@ import (
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
-// ObjectError is the failure of one object's step in a pass: what the pass
-// was doing to which object, and why it failed. NeedsChange and errors.As
-// see through it to Err.
+// ObjectError is the failure of one object's step in a pass: which step
+// failed on which object, and why. NeedsChange and errors.As see through it
+// to Err.
 type ObjectError struct {
 	Object manifests.ObjectKey
-	// Action is what the pass was doing: "applying", "purging", "deleting",
-	// "running delete hook", "deleting delete hook", "dry run of applying".
-	Action string
+	// Action is the step that failed: ActionApply (also a dry run of it in
+	// Diff), ActionReady (the object failed: Err is its status),
+	// ActionPurge, ActionPrune, ActionDelete, ActionOrphan or ActionRunHook.
+	Action Action
 	Err    error
+
+	// wording is the message's format for the object, when it is not the
+	// action's (see failureWording).
+	wording string
 }
 
+// failureWording words, per action, what failed on an object (%s).
+var failureWording = map[Action]string{
+	ActionApply:   "applying %s",
+	ActionReady:   "%s failed",
+	ActionPurge:   "purging %s",
+	ActionPrune:   "deleting %s",
+	ActionDelete:  "deleting %s",
+	ActionOrphan:  "orphaning %s",
+	ActionRunHook: "running delete hook %s",
+}
+
+// Wordings of failures that an action's own wording does not say.
+const (
+	wordingDryRun     = "dry run of applying %s"
+	wordingHookFailed = "delete hook %s failed"
+	wordingHookDelete = "deleting delete hook %s"
+)
+
+// Error says "<what failed on the object>: <why>": "applying ConfigMap
+// ns/a: <cause>", or for an object that failed, "batch/Job ns/m failed:
+// <status>".
 func (e *ObjectError) Error() string {
-	return e.Action + " " + e.Object.String() + ": " + e.Err.Error()
+	wording := e.wording
+	if wording == "" {
+		wording = failureWording[e.Action]
+	}
+	if wording == "" {
+		wording = string(e.Action) + " %s"
+	}
+	return fmt.Sprintf(wording, e.Object) + ": " + e.Err.Error()
 }
 
 func (e *ObjectError) Unwrap() error { return e.Err }
 
 // objectError wraps err, when there is one, as the failure of action on key.
-func objectError(action string, key manifests.ObjectKey, err error) error {
+func objectError(action Action, key manifests.ObjectKey, err error) error {
+	return wordedError(action, "", key, err)
+}
+
+// wordedError is objectError with a wording of its own ("" for the action's).
+func wordedError(action Action, wording string, key manifests.ObjectKey, err error) error {
 	if err == nil {
 		return nil
 	}
-	return &ObjectError{Object: key, Action: action, Err: err}
+	return &ObjectError{Object: key, Action: action, Err: err, wording: wording}
 }
 
 // MissingNamespaceError says that objects need a namespace that does not

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -10,21 +11,40 @@ import (
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
-// ObjectError keeps the message "<action> <object>: <cause>" and lets
-// NeedsChange and errors.As see the cause.
+// ObjectError keeps the message of every per-object failure a pass
+// reports, names the failed step's action, and lets NeedsChange and
+// errors.As see the cause.
 func TestObjectError(t *testing.T) {
 	key := manifests.ObjectKey{Group: "apps", Kind: "Deployment", Namespace: "ns", Name: "web"}
+	job := manifests.ObjectKey{Group: "batch", Kind: "Job", Namespace: "ns", Name: "migrate"}
 	forbidden := apierrors.NewForbidden(schema.GroupResource{Group: "apps", Resource: "deployments"}, "web", errors.New("no"))
+	invalid := apierrors.NewInvalid(schema.GroupKind{Group: "batch", Kind: "Job"}, "migrate", nil)
+	backoff := errors.New("Failed: BackoffLimitExceeded: Job has reached the specified backoff limit")
 	tests := []struct {
 		name        string
 		err         error
+		object      manifests.ObjectKey
+		action      Action
 		message     string
 		needsChange bool
 	}{
-		{"forbidden", objectError("applying", key, forbidden), "applying apps/Deployment ns/web: " + forbidden.Error(), true},
-		{"immutable", objectError("applying", key, &ImmutableFieldError{Fields: []string{"spec.selector"}, PolicyKey: "p/update-policy", Err: errors.New("x")}),
+		{"forbidden", objectError(ActionApply, key, forbidden), key, ActionApply, "applying apps/Deployment ns/web: " + forbidden.Error(), true},
+		{"immutable", objectError(ActionApply, key, &ImmutableFieldError{Fields: []string{"spec.selector"}, PolicyKey: "p/update-policy", Err: errors.New("x")}), key, ActionApply,
 			"applying apps/Deployment ns/web: field spec.selector is immutable; set p/update-policy: replace-on-immutable to re-create the object when this happens: x", true},
-		{"transient", objectError("purging", key, errors.New("connection refused")), "purging apps/Deployment ns/web: connection refused", false},
+		{"dry run", wordedError(ActionApply, wordingDryRun, key, forbidden), key, ActionApply, "dry run of applying apps/Deployment ns/web: " + forbidden.Error(), true},
+		{"transient", objectError(ActionPurge, key, errors.New("connection refused")), key, ActionPurge, "purging apps/Deployment ns/web: connection refused", false},
+		{"prune", objectError(ActionPrune, key, errors.New("timeout")), key, ActionPrune, "deleting apps/Deployment ns/web: timeout", false},
+		{"delete", objectError(ActionDelete, key, forbidden), key, ActionDelete, "deleting apps/Deployment ns/web: " + forbidden.Error(), true},
+		{"orphan", objectError(ActionOrphan, key, errors.New("timeout")), key, ActionOrphan, "orphaning apps/Deployment ns/web: timeout", false},
+		{"failed object", objectError(ActionReady, job, backoff), job, ActionReady,
+			"batch/Job ns/migrate failed: Failed: BackoffLimitExceeded: Job has reached the specified backoff limit", false},
+		{"hook not applied", objectError(ActionRunHook, job, invalid), job, ActionRunHook, "running delete hook batch/Job ns/migrate: " + invalid.Error(), true},
+		{"hook failed", wordedError(ActionRunHook, wordingHookFailed, job, backoff), job, ActionRunHook,
+			"delete hook batch/Job ns/migrate failed: Failed: BackoffLimitExceeded: Job has reached the specified backoff limit", false},
+		{"hook not deleted", wordedError(ActionRunHook, wordingHookDelete, job, errors.New("timeout")), job, ActionRunHook, "deleting delete hook batch/Job ns/migrate: timeout", false},
+		{"wrapped again", fmt.Errorf("pass: %w", objectError(ActionApply, key, forbidden)), key, ActionApply, "pass: applying apps/Deployment ns/web: " + forbidden.Error(), true},
+		{"joined", errors.Join(errors.New("other"), objectError(ActionReady, job, backoff)), job, ActionReady,
+			"other\nbatch/Job ns/migrate failed: Failed: BackoffLimitExceeded: Job has reached the specified backoff limit", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -35,12 +55,12 @@ func TestObjectError(t *testing.T) {
 				t.Errorf("NeedsChange = %v, want %v", got, tt.needsChange)
 			}
 			var oe *ObjectError
-			if !errors.As(tt.err, &oe) || oe.Object != key {
-				t.Errorf("errors.As(ObjectError) = %v, %v", oe, key)
+			if !errors.As(tt.err, &oe) || oe.Object != tt.object || oe.Action != tt.action {
+				t.Errorf("errors.As(ObjectError) = %+v, want object %v, action %q", oe, tt.object, tt.action)
 			}
 		})
 	}
-	if objectError("applying", key, nil) != nil {
+	if objectError(ActionApply, key, nil) != nil {
 		t.Error("objectError of nil is not nil")
 	}
 }

@@ -154,11 +154,11 @@ func itemKeys(items []manifests.InventoryItem) []string {
 
 var errSaveFailed = fmt.Errorf("status write refused")
 
-// actionsOf lists a pass's actions as "Verb KEY", in the order taken.
+// actionsOf lists a pass's actions as "Created KEY", in the order taken.
 func actionsOf(res engine.Result) []string {
 	out := make([]string, 0, len(res.Actions))
 	for _, a := range res.Actions {
-		out = append(out, string(a.Verb)+" "+a.Object.String())
+		out = append(out, a.String())
 	}
 	return out
 }

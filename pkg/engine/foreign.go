@@ -40,19 +40,19 @@ func servedType(types []manifests.TypeInfo, group, kind string) (int, bool) {
 }
 
 // foreignInstances counts, per type, the instances of the given managed
-// types that do not belong to owner. Types the cluster does not serve count
+// types that do not belong to the scope's owner. Types the cluster does not serve count
 // nothing.
-func (a *Applier) foreignInstances(ctx context.Context, types []manifests.TypeInfo, owner Owner) (map[string]int, error) {
+func (s *ownerScope) foreignInstances(ctx context.Context, types []manifests.TypeInfo) (map[string]int, error) {
 	if len(types) == 0 {
 		return nil, nil
 	}
-	resources, err := a.resolveTypes(types)
+	resources, err := s.resolveTypes(types)
 	if err != nil {
 		return nil, err
 	}
 	counts := map[string]int{}
 	for _, gvk := range resources {
-		n, err := a.countForeign(ctx, gvk, owner)
+		n, err := s.countForeign(ctx, gvk)
 		if err != nil {
 			return nil, err
 		}
@@ -127,18 +127,18 @@ func (a *Applier) servedKinds() ([]schema.GroupVersionKind, error) {
 }
 
 // countForeign lists the metadata of every instance of gvk and counts those
-// without this owner's label. An identity whose informers are scoped to some
+// without the scope owner's label. An identity whose informers are scoped to some
 // namespaces (a tenant) and may not list cluster-wide counts in those
 // namespaces: it can see no others.
-func (a *Applier) countForeign(ctx context.Context, gvk schema.GroupVersionKind, owner Owner) (int, error) {
-	count, err := a.countForeignIn(ctx, gvk, owner, "")
-	scope := scopeOf(a.target.Live)
+func (s *ownerScope) countForeign(ctx context.Context, gvk schema.GroupVersionKind) (int, error) {
+	count, err := s.countForeignIn(ctx, gvk, "")
+	scope := scopeOf(s.target.Live)
 	if !apierrors.IsForbidden(err) || len(scope) == 0 {
 		return count, err
 	}
 	total := 0
 	for _, ns := range scope {
-		n, err := a.countForeignIn(ctx, gvk, owner, ns)
+		n, err := s.countForeignIn(ctx, gvk, ns)
 		if err != nil {
 			return 0, err
 		}
@@ -147,12 +147,14 @@ func (a *Applier) countForeign(ctx context.Context, gvk schema.GroupVersionKind,
 	return total, nil
 }
 
-func (a *Applier) countForeignIn(ctx context.Context, gvk schema.GroupVersionKind, owner Owner, namespace string) (int, error) {
+// countForeignIn counts the instances of gvk in namespace (all namespaces
+// when empty) without the scope owner's label.
+func (s *ownerScope) countForeignIn(ctx context.Context, gvk schema.GroupVersionKind, namespace string) (int, error) {
 	count := 0
 	list := &metav1.PartialObjectMetadataList{}
 	list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
 	for {
-		err := a.target.Client.List(ctx, list, client.Limit(500), client.Continue(list.GetContinue()), client.InNamespace(namespace))
+		err := s.target.Client.List(ctx, list, client.Limit(500), client.Continue(list.GetContinue()), client.InNamespace(namespace))
 		if apierrors.IsNotFound(err) || meta.IsNoMatchError(err) {
 			return 0, nil // the type is no longer served: no instances can exist
 		}
@@ -160,7 +162,7 @@ func (a *Applier) countForeignIn(ctx context.Context, gvk schema.GroupVersionKin
 			return 0, fmt.Errorf("listing instances of %s %s: %w", gvk.GroupKind(), where(namespace), err)
 		}
 		for _, item := range list.Items {
-			if item.GetLabels()[a.OwnerLabel()] != owner.ID {
+			if item.GetLabels()[s.OwnerLabel()] != s.owner.ID {
 				count++
 			}
 		}

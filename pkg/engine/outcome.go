@@ -11,9 +11,9 @@ import (
 // failed. Steps return outcomes; only settle writes them into the inventory.
 type outcome struct {
 	key manifests.ObjectKey
-	// verb is what was done to the object; "" when nothing was.
-	verb ActionVerb
-	// detail says why verb was done, for the action; "" mostly.
+	// action is what was done to the object; "" when nothing was.
+	action Action
+	// detail says why action was done; "" mostly.
 	detail string
 	// phase is the item's new phase; "" keeps the phase.
 	phase manifests.Phase
@@ -38,7 +38,7 @@ type outcome struct {
 
 // settlement is what settle did with the outcomes of one group.
 type settlement struct {
-	actions []Action
+	actions []ObjectAction
 	waiting []Waiting
 	blocked []Blocker
 	changed bool
@@ -58,8 +58,8 @@ func settle(items map[manifests.ObjectKey]*manifests.InventoryItem, outs []outco
 		if o.drop {
 			delete(items, o.key)
 		}
-		if o.verb != "" {
-			s.actions = append(s.actions, Action{Verb: o.verb, Object: o.key, Detail: o.detail})
+		if o.action != "" {
+			s.actions = append(s.actions, ObjectAction{Object: o.key, Action: o.action, Detail: o.detail})
 		}
 		if o.waiting != "" {
 			s.waiting = append(s.waiting, Waiting{Object: o.key, Reason: o.waiting})

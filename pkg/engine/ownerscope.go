@@ -16,6 +16,8 @@ type ownerScope struct {
 	*Applier
 	owner Owner
 	track writeTracker
+	// drifts collects what the pass found drifted and left so.
+	drifts driftLog
 }
 
 // scopeFor is the scope of a pass of owner: writes go to the target and are
@@ -33,6 +35,34 @@ func (a *Applier) dryRunScope(owner Owner) *ownerScope {
 	return &ownerScope{Applier: &dry, owner: owner, track: untracked{}}
 }
 
+// defaults merges the owner's defaults over the applier's.
+func (s *ownerScope) defaults() manifests.Defaults {
+	d := s.opts.Defaults
+	o := s.owner.Defaults
+	if o.Reconcile != "" {
+		d.Reconcile = o.Reconcile
+	}
+	if o.Update != "" && o.Update != manifests.UpdateDefault {
+		d.Update = o.Update
+	}
+	if o.Delete != "" && o.Delete != manifests.DeleteDefault {
+		d.Delete = o.Delete
+	}
+	if o.Adoption != "" {
+		d.Adoption = o.Adoption
+	}
+	if o.ReapplyInterval > 0 {
+		d.ReapplyInterval = o.ReapplyInterval
+	}
+	if o.Namespace != "" {
+		d.Namespace = o.Namespace
+	}
+	if o.CRDs != "" {
+		d.CRDs = o.CRDs
+	}
+	return d
+}
+
 // writeTracker is told of each write and delete of a pass, before the
 // request and after its answer.
 type writeTracker interface {
@@ -40,6 +70,7 @@ type writeTracker interface {
 	written(key manifests.ObjectKey, obj *unstructured.Unstructured, err error)
 	deleting(key manifests.ObjectKey, uid types.UID)
 	deleted(key manifests.ObjectKey, uid types.UID, err error)
+	purged(key manifests.ObjectKey, digest string)
 }
 
 // cacheTracker records a pass's writes in the applier: own writes (to tell
@@ -71,6 +102,8 @@ func (t cacheTracker) deleted(key manifests.ObjectKey, uid types.UID, err error)
 	}
 }
 
+func (t cacheTracker) purged(key manifests.ObjectKey, digest string) { t.a.purges.record(key, digest) }
+
 // untracked leaves the applier's caches alone: dry runs change nothing.
 type untracked struct{}
 
@@ -78,3 +111,4 @@ func (untracked) writing(manifests.ObjectKey)                                   
 func (untracked) written(manifests.ObjectKey, *unstructured.Unstructured, error) {}
 func (untracked) deleting(manifests.ObjectKey, types.UID)                        {}
 func (untracked) deleted(manifests.ObjectKey, types.UID, error)                  {}
+func (untracked) purged(manifests.ObjectKey, string)                             {}

@@ -14,7 +14,7 @@ type pass struct {
 	order   []manifests.ObjectKey
 	waiting []Waiting
 	blocked []Blocker
-	actions []Action
+	actions []ObjectAction
 	changed bool
 	// deleting is true in a pass of Delete: its delete groups delete the
 	// component rather than prune.
@@ -64,6 +64,7 @@ func describe(item *manifests.InventoryItem, d *desired) {
 	item.PurgeOrder = d.policies.PurgeOrder
 	item.DeleteOrder = d.policies.DeleteOrder
 	item.ManagedTypes = d.managedTypes
+	item.DeleteHook = d.policies.DeleteHook
 }
 
 // unlessEqual returns value, or the zero value when it equals the default.
@@ -104,6 +105,7 @@ func (r *pass) result(stop Stop) Result {
 	return Result{
 		Inventory: r.inventory(), Done: stop.Step == StopNone, Wave: stop.applyWave(), Stopped: stop,
 		Waiting: r.waiting, Changed: r.changed, Actions: r.actions, Blocked: r.blocked,
+		Drifted: r.s.drifts.list(),
 	}
 }
 

@@ -37,23 +37,9 @@ const (
 	groupHook groupKind = "hook"
 )
 
-// stepAction is what a step does to its object.
-type stepAction string
-
-const (
-	stepApply   stepAction = "apply"    // create or update, as the live object needs
-	stepKeep    stepAction = "keep"     // leave as it is (the reason says why)
-	stepReady   stepAction = "ready"    // wait until ready
-	stepPurge   stepAction = "purge"    // delete at the end of its purge wave
-	stepPrune   stepAction = "prune"    // delete: it left the manifests
-	stepDelete  stepAction = "delete"   // delete: the component is deleted
-	stepOrphan  stepAction = "orphan"   // release: its delete policy keeps it
-	stepRunHook stepAction = "run-hook" // apply a delete hook, wait for it, delete it
-)
-
 // step is one object's part in a group.
 type step struct {
-	action stepAction
+	action Action
 	key    manifests.ObjectKey
 	reason string
 }
@@ -66,7 +52,7 @@ type group struct {
 	steps []step
 }
 
-// String renders a group as one line: "apply 0 configuration: keep
+// String renders a group as one line: "apply 0 configuration: unchanged
 // ConfigMap ns/a (reason), apply ConfigMap ns/b".
 func (g group) String() string {
 	head := fmt.Sprintf("%s %d", g.kind, g.wave)
@@ -134,9 +120,9 @@ const maxWave = int16(1<<15 - 1)
 func applySteps(objs []*desired, items map[manifests.ObjectKey]*manifests.InventoryItem) []step {
 	steps := make([]step, len(objs))
 	for i, d := range objs {
-		steps[i] = step{action: stepApply, key: d.key}
+		steps[i] = step{action: ActionApply, key: d.key}
 		if item := items[d.key]; item != nil && (item.Phase == manifests.PhaseCompleted || beingPurged(d, item)) && item.Digest == d.digest {
-			steps[i] = step{action: stepKeep, key: d.key, reason: "purged and unchanged"}
+			steps[i] = step{action: ActionUnchanged, key: d.key, reason: "purged and unchanged"}
 		}
 	}
 	return steps
@@ -146,7 +132,7 @@ func readySteps(wave []*desired, selected func(*desired) bool, reason string) []
 	var steps []step
 	for _, d := range wave {
 		if selected(d) {
-			steps = append(steps, step{action: stepReady, key: d.key, reason: reason})
+			steps = append(steps, step{action: ActionReady, key: d.key, reason: reason})
 		}
 	}
 	return steps
@@ -162,7 +148,7 @@ func purgeSteps(objs []*desired, items map[manifests.ObjectKey]*manifests.Invent
 		}
 		purged[d.key] = true
 		if items[d.key].Phase != manifests.PhaseCompleted {
-			steps = append(steps, step{action: stepPurge, key: d.key})
+			steps = append(steps, step{action: ActionPurge, key: d.key})
 		}
 	}
 	return steps
@@ -201,7 +187,7 @@ func planDeletion(items []*manifests.InventoryItem, served []manifests.TypeInfo,
 	for start := 0; start < len(sorted); {
 		first := sorted[start]
 		if first.DeleteHook != "" {
-			p.add(group{kind: groupHook, wave: first.DeleteOrder, steps: []step{{action: stepRunHook, key: first.Key(), reason: first.DeleteHook}}})
+			p.add(group{kind: groupHook, wave: first.DeleteOrder, steps: []step{{action: ActionRunHook, key: first.Key(), reason: first.DeleteHook}}})
 			start++
 			continue
 		}
@@ -223,11 +209,11 @@ func planDeletion(items []*manifests.InventoryItem, served []manifests.TypeInfo,
 func deletionStep(item *manifests.InventoryItem, mode deletionMode) step {
 	switch {
 	case mode.orphans(item.DeletePolicy):
-		return step{action: stepOrphan, key: item.Key(), reason: "delete-policy " + string(item.DeletePolicy)}
+		return step{action: ActionOrphan, key: item.Key(), reason: "delete-policy " + string(item.DeletePolicy)}
 	case mode == onApply:
-		return step{action: stepPrune, key: item.Key()}
+		return step{action: ActionPrune, key: item.Key()}
 	}
-	return step{action: stepDelete, key: item.Key()}
+	return step{action: ActionDelete, key: item.Key()}
 }
 
 func deletionStage(item *manifests.InventoryItem, served []manifests.TypeInfo) stage {

@@ -152,7 +152,7 @@ func TestPlanApply(t *testing.T) {
 		objs:  []*desired{object("Job", "same", 0, purgedAt(0)), object("Job", "changed", 0, purgedAt(0), digest("d2"))},
 		phase: manifests.PhaseCompleted,
 		want: []string{
-			"apply 0 workloads: apply batch/Job ns/changed, keep batch/Job ns/same (purged and unchanged)",
+			"apply 0 workloads: apply batch/Job ns/changed, unchanged batch/Job ns/same (purged and unchanged)",
 			"wait 0: ready batch/Job ns/changed, ready batch/Job ns/same",
 		},
 	}, {

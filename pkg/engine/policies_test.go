@@ -3,12 +3,15 @@ package engine_test
 import (
 	"context"
 	"errors"
+	"slices"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -56,6 +59,20 @@ var _ = Describe("policies", func() {
 			h.applyUntilDone(ctx, configMap(ns, "cm", map[string]string{"v": "2"}, "reconcile-policy", "once"))
 			Expect(getConfigMap(ctx, ns, "cm").Data).To(HaveKeyWithValue("v", "1"))
 			Expect(h.counter.Writes()).To(BeZero())
+		})
+
+		It("a forced pass writes every unchanged object once, but not one created once", func() {
+			objects := []any{
+				configMap(ns, "a", map[string]string{"v": "1"}), configMap(ns, "b", map[string]string{"v": "1"}),
+				configMap(ns, "seed", map[string]string{"v": "1"}, "reconcile-policy", "once"),
+			}
+			h.applyUntilDone(ctx, objects...)
+			h.owner.Force = true
+			h.counter.Reset()
+			res := h.applyUntilDone(ctx, objects...)
+			Expect(res.Changed).To(BeTrue())
+			Expect(h.counter.Count("update", "configmaps")).To(Equal(2), h.counter.String())
+			Expect(h.counter.Writes()).To(Equal(2), h.counter.String())
 		})
 	})
 
@@ -106,6 +123,46 @@ var _ = Describe("policies", func() {
 			live := getConfigMap(ctx, ns, "cm")
 			Expect(live.UID).NotTo(Equal(uid))
 			Expect(live.Data).To(HaveKeyWithValue("v", "2"))
+		})
+
+		// upgradeRecreated recreates cm at generation 2 (as Helm hooks are on
+		// every upgrade) and returns the object, its digest and the inventory
+		// before the upgrade.
+		upgradeRecreated := func(cm *corev1.ConfigMap) (*corev1.ConfigMap, string, []manifests.InventoryItem) {
+			h.applyUntilDone(ctx, cm)
+			h.owner.Generation = 2
+			beforeUpgrade := slices.Clone(h.inventory)
+			h.applyUntilDone(ctx, cm)
+			return getConfigMap(ctx, ns, "cm"), h.inventory[0].Digest, beforeUpgrade
+		}
+
+		It("recreate creates an object once per render, even when the record of that create was lost", func() {
+			cm := configMap(ns, "cm", nil, "update-policy", "recreate", "reconcile-policy", "on-object-or-component-change")
+			recreated, digest, beforeUpgrade := upgradeRecreated(cm)
+
+			By("a pass that reads the inventory as it was before that upgrade, as after a status write that failed")
+			h.inventory = beforeUpgrade
+			h.counter.Reset()
+			h.applyUntilDone(ctx, cm)
+			Expect(h.counter.Writes()).To(BeZero(), "the object carries the digest it was created from: "+h.counter.String())
+			Expect(getConfigMap(ctx, ns, "cm").UID).To(Equal(recreated.UID))
+			Expect(h.inventory[0].Digest).To(Equal(digest), "the inventory records the create it had lost")
+		})
+
+		It("recreate does not delete an object it created from this render when its cache misses it", func() {
+			cm := configMap(ns, "cm", nil, "update-policy", "recreate", "reconcile-policy", "on-object-or-component-change")
+			recreated, digest, beforeUpgrade := upgradeRecreated(cm)
+
+			By("a second applier whose cache does not hold the object, from the inventory before the upgrade")
+			blind, err := engine.NewApplier(engine.Target{Client: h.target.Client, Live: missingReader{}, Discovery: h.target.Discovery},
+				engine.Options{Name: "test.wavekit.dev"})
+			Expect(err).NotTo(HaveOccurred())
+			h.counter.Reset()
+			res, err := blind.Apply(ctx, h.owner, []client.Object{cm}, beforeUpgrade, h.save)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(h.counter.Count("delete", "configmaps")).To(BeZero(), h.counter.String())
+			Expect(getConfigMap(ctx, ns, "cm").UID).To(Equal(recreated.UID))
+			Expect(res.Inventory[0].Digest).To(Equal(digest))
 		})
 
 		It("recreate in a diff deletes nothing: the delete is a dry run too", func() {
@@ -199,6 +256,23 @@ var _ = Describe("policies", func() {
 			Expect(getConfigMap(ctx, ns, "migration")).To(BeNil())
 			Expect(h.counter.Writes()).To(BeZero(), h.counter.String())
 		})
+
+		It("does not create a purged object again at the same render when the inventory lacks the purge", func() {
+			objects := []any{
+				configMap(ns, "migration", nil, "purge-order", "0"),
+				configMap(ns, "app", nil, "apply-order", "1"),
+			}
+			h.applyUntilDone(ctx, objects...)
+			Expect(getConfigMap(ctx, ns, "migration")).To(BeNil())
+
+			By("a pass that reads the item as it was before its purge, as after a status write whose answer was lost")
+			h.inventory[0].Phase, h.inventory[0].Status = manifests.PhaseReady, ""
+			h.counter.Reset()
+			h.applyUntilDone(ctx, objects...)
+			Expect(h.counter.Count("create", "configmaps")).To(BeZero(), h.counter.String())
+			Expect(getConfigMap(ctx, ns, "migration")).To(BeNil())
+			Expect(h.inventory[0].Phase).To(Equal(manifests.PhaseCompleted))
+		})
 	})
 
 	Describe("a run that finds nothing to change", func() {
@@ -281,4 +355,11 @@ func waitForCachedVersion(ctx context.Context, h *harness, cm *corev1.ConfigMap)
 		Expect(h.target.Cache.Get(ctx, client.ObjectKeyFromObject(cm), &cached)).To(Succeed())
 		return cached.ResourceVersion
 	}).Should(Equal(cm.ResourceVersion))
+}
+
+// missingReader is a cache that holds nothing: every object reads as missing.
+type missingReader struct{}
+
+func (missingReader) Get(_ context.Context, key client.ObjectKey, obj client.Object, _ ...client.GetOption) error {
+	return apierrors.NewNotFound(schema.GroupResource{Resource: obj.GetObjectKind().GroupVersionKind().Kind}, key.Name)
 }

@@ -30,6 +30,9 @@ type desired struct {
 	stage        stage
 	digest       string
 	managedTypes []manifests.TypeInfo
+	// ignore are the paths drift detection skips and, once other field
+	// managers own them, writes leave alone.
+	ignore []manifests.Pointer
 }
 
 // preparer validates rendered objects and turns them into desired objects.
@@ -44,6 +47,8 @@ type preparer struct {
 	// the mapper nor a CRD among the objects knows, instead of refusing it:
 	// for checks made without the API server that will serve it.
 	unknownAsRendered bool
+	// ignore are the owner's drift ignore rules.
+	ignore []ignoreRule
 }
 
 // prepare validates every object and returns them in a stable order; one bad
@@ -256,6 +261,10 @@ func (p *preparer) classify(objects []*desired) error {
 			continue
 		}
 		d.policies = policies
+		if d.ignore, err = ignoredPaths(p.prefix, d.object, p.ignore, d.key.String()); err != nil {
+			errs = append(errs, err)
+			continue
+		}
 		d.stage = stageOf(d.key.Group, d.key.Kind)
 		d.managedTypes = managedTypesOf(d.object)
 		for _, t := range d.managedTypes {

@@ -61,8 +61,8 @@ var _ = Describe("update policy replace-on-immutable", func() {
 
 		res, err := h.apply(ctx, job("busybox:2", "a"))
 		Expect(err).NotTo(HaveOccurred())
-		Expect(res.Actions).To(Equal([]engine.Action{{
-			Verb: engine.ActionReplaced, Object: manifests.ObjectKey{Group: "batch", Kind: "Job", Namespace: ns, Name: "migrate"},
+		Expect(res.Actions).To(Equal([]engine.ObjectAction{{
+			Action: engine.ActionReplace, Object: manifests.ObjectKey{Group: "batch", Kind: "Job", Namespace: ns, Name: "migrate"},
 			Detail: "field spec.template is immutable",
 		}}))
 		Expect(h.inventory[0].Status).To(Equal("re-creating, since field spec.template is immutable; waiting for the old object to be deleted"))

@@ -32,7 +32,7 @@ func TestSettle(t *testing.T) {
 		outs        []outcome
 		wantPhases  map[string]manifests.Phase
 		wantStatus  map[string]string
-		wantActions []Action
+		wantActions []ObjectAction
 		wantWaiting []Waiting
 		wantBlocked []Blocker
 		wantChanged bool
@@ -41,13 +41,13 @@ func TestSettle(t *testing.T) {
 		name:   "actions in the order of the outcomes, not of the writes",
 		phases: map[string]manifests.Phase{"a": manifests.PhaseScheduled, "b": manifests.PhaseReady, "c": manifests.PhaseScheduled},
 		outs: []outcome{
-			{key: settleKey("c"), verb: ActionCreated, phase: manifests.PhaseCreating, changed: true, written: true, digest: "d"},
-			{key: settleKey("a"), verb: ActionCreated, phase: manifests.PhaseReady, setStatus: true, changed: true, written: true, digest: "d"},
+			{key: settleKey("c"), action: ActionCreate, phase: manifests.PhaseCreating, changed: true, written: true, digest: "d"},
+			{key: settleKey("a"), action: ActionCreate, phase: manifests.PhaseReady, setStatus: true, changed: true, written: true, digest: "d"},
 			{key: settleKey("b")},
 		},
 		wantPhases:  map[string]manifests.Phase{"a": manifests.PhaseReady, "b": manifests.PhaseReady, "c": manifests.PhaseCreating},
 		wantStatus:  map[string]string{"a": "", "b": "old", "c": "old"},
-		wantActions: []Action{{Verb: ActionCreated, Object: settleKey("c")}, {Verb: ActionCreated, Object: settleKey("a")}},
+		wantActions: []ObjectAction{{Object: settleKey("c"), Action: ActionCreate}, {Object: settleKey("a"), Action: ActionCreate}},
 		wantChanged: true,
 	}, {
 		name:        "a failure sets the phase and status and joins errors in order",
@@ -61,13 +61,13 @@ func TestSettle(t *testing.T) {
 		name:   "deletions: dropped, on their way out, kept",
 		phases: map[string]manifests.Phase{"a": manifests.PhaseDeleting, "b": manifests.PhaseReady, "c": manifests.PhaseReady},
 		outs: []outcome{
-			{key: settleKey("a"), drop: true, verb: ActionDeleted},
+			{key: settleKey("a"), drop: true, action: ActionDelete},
 			{key: settleKey("b"), phase: manifests.PhaseDeleting, waiting: "being deleted", changed: true},
 			{key: settleKey("c"), blocked: "1 Widget left"},
 		},
 		wantPhases:  map[string]manifests.Phase{"b": manifests.PhaseDeleting, "c": manifests.PhaseReady},
 		wantStatus:  map[string]string{"b": "old", "c": "old"},
-		wantActions: []Action{{Verb: ActionDeleted, Object: settleKey("a")}},
+		wantActions: []ObjectAction{{Object: settleKey("a"), Action: ActionDelete}},
 		wantWaiting: []Waiting{{Object: settleKey("b"), Reason: "being deleted"}},
 		wantBlocked: []Blocker{{Object: settleKey("c"), Reason: "1 Widget left"}},
 		wantChanged: true,

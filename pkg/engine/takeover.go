@@ -10,13 +10,16 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+
+	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
 // takeOverFields moves the fields that other managers set with Update
 // (kubectl edit, patch, client-side apply and the like) into this operator's
 // Apply entry of managedFields. The next server-side apply then owns them
-// and removes those that the manifest no longer has.
-func (a *Applier) takeOverFields(ctx context.Context, live *unstructured.Unstructured) error {
+// and removes those that the manifest no longer has. Fields at ignored
+// paths stay with their managers.
+func (a *Applier) takeOverFields(ctx context.Context, live *unstructured.Unstructured, ignore []manifests.Pointer) error {
 	entries := live.GetManagedFields()
 	var kept []metav1.ManagedFieldsEntry
 	taken := &fieldpath.Set{}
@@ -29,7 +32,7 @@ func (a *Applier) takeOverFields(ctx context.Context, live *unstructured.Unstruc
 		if err != nil {
 			return fmt.Errorf("reading managed fields of %s: %w", e.Manager, err)
 		}
-		taken = taken.Union(set)
+		taken = taken.Union(withoutIgnored(set, ignore))
 	}
 	if len(kept) == len(entries) {
 		return nil

@@ -27,7 +27,13 @@ type sent struct {
 // write creates or updates one object according to its update policy.
 func (s *ownerScope) write(ctx context.Context, d *desired, live *unstructured.Unstructured) (sent, error) {
 	obj := d.object.DeepCopy()
+	if err := s.leaveIgnored(ctx, d, obj, live); err != nil {
+		return sent{}, err
+	}
 	s.markOwned(obj)
+	if d.policies.Update == manifests.UpdateRecreate {
+		setAnnotation(obj, manifests.Key(s.opts.Name, manifests.AnnotationDigest), d.digest)
+	}
 	s.track.writing(d.key)
 	out, err := s.send(ctx, d, obj, live)
 	s.track.written(d.key, out.live, err)
@@ -60,12 +66,25 @@ func (s *ownerScope) markOwned(obj *unstructured.Unstructured) {
 		labels[k] = v
 	}
 	obj.SetLabels(labels)
+	setAnnotation(obj, s.ownerAnnotation(), s.owner.Description)
+}
+
+func setAnnotation(obj *unstructured.Unstructured, key, value string) {
 	annotations := obj.GetAnnotations()
 	if annotations == nil {
 		annotations = map[string]string{}
 	}
-	annotations[s.ownerAnnotation()] = s.owner.Description
+	annotations[key] = value
 	obj.SetAnnotations(annotations)
+}
+
+// createdFrom returns the digest of the render that live was created from,
+// when the applier recorded it on the object (update-policy recreate).
+func (s *ownerScope) createdFrom(live *unstructured.Unstructured) string {
+	if live == nil {
+		return ""
+	}
+	return live.GetAnnotations()[manifests.Key(s.opts.Name, manifests.AnnotationDigest)]
 }
 
 // create writes an object the owner-label cache does not know. It may still
@@ -88,6 +107,9 @@ func (s *ownerScope) create(ctx context.Context, d *desired, obj *unstructured.U
 		existing, getErr := s.getDirect(ctx, d)
 		if getErr != nil || existing == nil {
 			return sent{}, errors.Join(err, getErr)
+		}
+		if s.createdFrom(existing) == d.digest {
+			return sent{live: existing}, nil // created from this render by an earlier pass the cache lags behind
 		}
 		return s.updateExisting(ctx, d, obj, existing)
 	}
@@ -229,7 +251,7 @@ func (a *Applier) serverSideApply(ctx context.Context, d *desired, obj *unstruct
 			return nil, err
 		}
 		if fresh != nil {
-			if err := a.takeOverFields(ctx, fresh); err != nil {
+			if err := a.takeOverFields(ctx, fresh, d.ignore); err != nil {
 				return nil, err
 			}
 		}

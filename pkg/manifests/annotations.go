@@ -40,6 +40,11 @@ const (
 	// AnnotationOwner names the owner of an applied object in words, for
 	// messages; the applier writes it.
 	AnnotationOwner = "owner"
+	// AnnotationDigest holds, on an object with update-policy recreate, the
+	// digest of the render it was created from; the applier writes it, so
+	// that a pass whose record of that create was lost (a status write that
+	// failed) does not delete and create the object a second time.
+	AnnotationDigest = "digest"
 	// LabelOwnerID is the owner label of every applied object: a hash of the
 	// owning component (OwnerID).
 	LabelOwnerID = "owner-id"

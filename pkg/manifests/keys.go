@@ -10,13 +10,14 @@ import (
 
 // KnownKeys are the key suffixes that may follow "<prefix>/" on a rendered
 // object: the annotations ParsePolicies reads, and what the applier writes
-// on the objects it applies (the owner annotation and the owner label).
+// on the objects it applies (the owner annotation, the owner label and the
+// digest of a recreated object).
 var KnownKeys = []string{
 	AnnotationApplyOrder, AnnotationOrder, AnnotationPurgeOrder, AnnotationDeleteOrder,
 	AnnotationReconcilePolicy, AnnotationUpdatePolicy, AnnotationDeletePolicy, AnnotationDeletePropagation, AnnotationAdoptionPolicy,
-	AnnotationStatusHint, AnnotationReapplyInterval, AnnotationDeleteHook,
+	AnnotationStatusHint, AnnotationReapplyInterval, AnnotationDeleteHook, AnnotationIgnoreFields,
 	AnnotationReplacePropagation, AnnotationCRDPolicy,
-	AnnotationOwner, LabelOwnerID,
+	AnnotationOwner, LabelOwnerID, AnnotationDigest,
 }
 
 // UnknownKeyError says that an object carries an annotation under the

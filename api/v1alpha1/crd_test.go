@@ -1,0 +1,68 @@
+package v1alpha1_test
+
+import (
+	"os"
+	"path/filepath"
+	"sort"
+	"testing"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"sigs.k8s.io/yaml"
+)
+
+// TestDriftIsExplained keeps `kubectl explain component.spec.drift` useful:
+// kubectl explain prints the descriptions of the generated CRD's schema, so
+// spec.drift and every field under it must have one.
+func TestDriftIsExplained(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "config", "crd", "bases", "wavekit.dev_components.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var crd apiextensionsv1.CustomResourceDefinition
+	if err := yaml.Unmarshal(data, &crd); err != nil {
+		t.Fatal(err)
+	}
+	drift, ok := crd.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"].Properties["drift"]
+	if !ok {
+		t.Fatal("the CRD has no spec.drift")
+	}
+	var described []string
+	walk("spec.drift", drift, func(path string, s apiextensionsv1.JSONSchemaProps) {
+		if s.Description == "" {
+			t.Errorf("%s has no description for kubectl explain", path)
+		}
+		described = append(described, path)
+	})
+	sort.Strings(described)
+	want := []string{
+		"spec.drift", "spec.drift.ignore", "spec.drift.ignore[].paths", "spec.drift.ignore[].target",
+		"spec.drift.ignore[].target.annotationSelector", "spec.drift.ignore[].target.group", "spec.drift.ignore[].target.kind",
+		"spec.drift.ignore[].target.labelSelector", "spec.drift.ignore[].target.name", "spec.drift.ignore[].target.namespace",
+		"spec.drift.ignore[].target.version", "spec.drift.mode",
+	}
+	if len(described) != len(want) {
+		t.Fatalf("fields under spec.drift: %q, want %q", described, want)
+	}
+	for i := range want {
+		if described[i] != want[i] {
+			t.Fatalf("fields under spec.drift: %q, want %q", described, want)
+		}
+	}
+	if enum := drift.Properties["mode"].Enum; len(enum) != 3 {
+		t.Errorf("spec.drift.mode allows %d values, want Correct, Warn, Disabled", len(enum))
+	}
+}
+
+// walk calls visit for s and every property under it; list items are
+// explained by their list, so they are walked into but not visited.
+func walk(path string, s apiextensionsv1.JSONSchemaProps, visit func(string, apiextensionsv1.JSONSchemaProps)) {
+	visit(path, s)
+	if s.Items != nil && s.Items.Schema != nil {
+		for name, p := range s.Items.Schema.Properties {
+			walk(path+"[]."+name, p, visit)
+		}
+	}
+	for name, p := range s.Properties {
+		walk(path+"."+name, p, visit)
+	}
+}

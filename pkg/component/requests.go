@@ -1,0 +1,63 @@
+package component
+
+import (
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+
+	"github.com/wavekit-dev/wavekit/pkg/manifests"
+)
+
+// Annotation key suffixes that a person or a tool sets on a component to ask
+// for a pass; the full key is "<operator name>/<suffix>" (manifests.Key).
+const (
+	// AnnotationReconcileRequestedAt asks for one pass now (render, plan,
+	// apply, or the deletion pass): any new value does, and the pass
+	// records it in Status.LastHandledReconcileAt, as Flux's
+	// reconcile.fluxcd.io/requestedAt and status.lastHandledReconcileAt.
+	AnnotationReconcileRequestedAt = "reconcile-requested-at"
+	// AnnotationForce asks for one pass that writes every object it reaches
+	// whether or not it changed or drifted (engine.Owner.Force); the pass
+	// records the value in Status.LastHandledForceAt, so a value forces once.
+	AnnotationForce = "force"
+)
+
+// requested returns the value of the component annotation
+// <operator name>/suffix.
+func (rn *run[T]) requested(suffix string) string {
+	return rn.component.GetAnnotations()[manifests.Key(rn.r.name, suffix)]
+}
+
+// forceRequested tells whether the component asks for a forced pass that
+// no pass has handled yet.
+func (rn *run[T]) forceRequested() bool {
+	value := rn.requested(AnnotationForce)
+	return value != "" && value != rn.component.GetStatus().LastHandledForceAt
+}
+
+// recordReconcileRequest records that this pass handled the reconcile
+// request the component carries, whatever its outcome.
+func (rn *run[T]) recordReconcileRequest() {
+	if value := rn.requested(AnnotationReconcileRequestedAt); value != "" {
+		rn.component.GetStatus().LastHandledReconcileAt = value
+	}
+}
+
+// newValue tells whether an annotation got a new value, not merely removed.
+func newValue(before, after string) bool { return after != "" && after != before }
+
+// requestChanged lets through a component update that sets a new value of
+// AnnotationReconcileRequestedAt or AnnotationForce; not other annotation
+// edits.
+func (r *Reconciler[T]) requestChanged() predicate.Predicate {
+	reconcileKey := manifests.Key(r.name, AnnotationReconcileRequestedAt)
+	forceKey := manifests.Key(r.name, AnnotationForce)
+	return predicate.Funcs{
+		CreateFunc:  func(event.CreateEvent) bool { return false },
+		DeleteFunc:  func(event.DeleteEvent) bool { return false },
+		GenericFunc: func(event.GenericEvent) bool { return false },
+		UpdateFunc: func(e event.UpdateEvent) bool {
+			before, after := e.ObjectOld.GetAnnotations(), e.ObjectNew.GetAnnotations()
+			return newValue(before[reconcileKey], after[reconcileKey]) || newValue(before[forceKey], after[forceKey])
+		},
+	}
+}
