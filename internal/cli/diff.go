@@ -41,6 +41,7 @@ Exit code: 0 when nothing would change, 1 when something would, 2 on error.`,
 			return o.run(cmd.Context(), g, args[0], args[1])
 		},
 	}
+	cmd.AddCommand(newDiffComponentCommand(g))
 	o.input.addFlags(cmd)
 	cmd.Flags().BoolVar(&o.showSecrets, "show-secrets", false, "print the values of Secrets instead of masks (they end up in logs)")
 	cmd.Flags().StringVarP(&o.output, "output", "o", "text", "output format: text, yaml or json (the plan's steps; schema in docs/schemas/diff.schema.json)")
@@ -48,8 +49,8 @@ Exit code: 0 when nothing would change, 1 when something would, 2 on error.`,
 }
 
 func (o *diffOptions) run(ctx context.Context, g *globalOptions, name, dir string) error {
-	if o.output != "text" && o.output != string(outputJSON) && o.output != string(outputYAML) {
-		return fmt.Errorf("--output %s: unknown format (use text, yaml or json)", o.output)
+	if err := checkPlanFormat(o.output); err != nil {
+		return err
 	}
 	next, err := renderNextRevision(ctx, g, &o.input, name, dir)
 	if err != nil {
@@ -59,20 +60,7 @@ func (o *diffOptions) run(ctx context.Context, g *globalOptions, name, dir strin
 	if err != nil {
 		return fmt.Errorf("release %s: %w", next.rel, err)
 	}
-	steps, err := planSteps(preview, o.showSecrets)
-	if err != nil {
-		return err
-	}
-	changed := summarizePlan(steps).changes()
-	if o.output == "text" {
-		printPlan(g.stdout, steps)
-	} else if err := writeStructured(g.stdout, o.output, newPlanReport(next.rel.String(), steps)); err != nil {
-		return err
-	}
-	if changed {
-		return &ExitError{Code: 1}
-	}
-	return nil
+	return writePlan(g.stdout, o.output, next.rel.String(), preview, o.showSecrets)
 }
 
 // nextRevision is what apply and diff start from: the cluster, the stored

@@ -45,6 +45,33 @@ type objectJSON struct {
 	Name      string `json:"name"`
 }
 
+// checkPlanFormat checks the -o flag of diff and diff component.
+func checkPlanFormat(format string) error {
+	if format != "text" && format != string(outputJSON) && format != string(outputYAML) {
+		return fmt.Errorf("--output %s: unknown format (use text, yaml or json)", format)
+	}
+	return nil
+}
+
+// writePlan prints the preview of subject (a release or a Component) in
+// format; a preview that changes something is an ExitError with code 1, as
+// kubectl diff exits.
+func writePlan(out io.Writer, format, subject string, preview engine.Preview, showSecrets bool) error {
+	steps, err := planSteps(preview, showSecrets)
+	if err != nil {
+		return err
+	}
+	if format == "text" {
+		printPlan(out, steps)
+	} else if err := writeStructured(out, format, newPlanReport(subject, steps)); err != nil {
+		return err
+	}
+	if summarizePlan(steps).changes() {
+		return &ExitError{Code: 1}
+	}
+	return nil
+}
+
 // plannedStep is a preview step with its diff.
 type plannedStep struct {
 	engine.PreviewStep
