@@ -1,12 +1,18 @@
 package cli_test
 
 import (
+	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 var _ = Describe("diff component", func() {
@@ -19,13 +25,48 @@ var _ = Describe("diff component", func() {
 	It("previews a Component that is not in the cluster yet: everything is created, nothing is written", func() {
 		ns := newNamespace()
 		file := writeFile("apiVersion: wavekit.dev/v1alpha1\nkind: Component\nmetadata:\n  name: shop\nspec:\n  source: web\n  values:\n    greeting: hi\n")
-		r := wavekit("diff", "component", "-f", file, "-n", ns, "--source", "web=testdata/web", "--cache-dir", GinkgoT().TempDir())
+		config, counter := countingKubeconfig()
+		r := wavekitWith(config, "diff", "component", "-f", file, "-n", ns, "--source", "web=testdata/web", "--cache-dir", GinkgoT().TempDir())
 		Expect(r.code).To(Equal(1), r.stderr)
+		Expect(counter.DryRuns()).To(Equal(2), "one dry-run create per object: %s", counter)
+		Expect(counter.Writes()).To(Equal(counter.DryRuns()), "every write is a dry run: %s", counter)
 		Expect(r.stdout).To(HavePrefix("wave 0, configuration:\n+ create ConfigMap " + ns + "/shop-config\n"))
 		Expect(r.stdout).To(ContainSubstring("+  greeting: hi\n"))
 		Expect(r.stdout).To(ContainSubstring("+    wavekit.dev/owner: Component " + ns + "/shop\n"))
 		Expect(r.stdout).To(HaveSuffix("Summary: 2 to create, 0 to update, 0 to delete, 0 unchanged\n"))
 		Expect(configMap(ns, "shop-config")).To(BeNil(), "a preview creates nothing")
+	})
+
+	It("reads valuesFrom as the Component's service account, masks Secret values, and is refused what the account may not read", func() {
+		ns := newNamespace()
+		const password = "s3cr3t-from-values"
+		Expect(env.Client.Create(context.Background(), &corev1.Secret{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "vals"},
+			StringData: map[string]string{"values.yaml": "password: " + password + "\n"},
+		})).To(Succeed())
+		Expect(env.Client.Create(context.Background(), &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "reader"}})).To(Succeed())
+		file := writeFile("apiVersion: wavekit.dev/v1alpha1\nkind: Component\nmetadata:\n  name: vault\nspec:\n  source: secret\n" +
+			"  serviceAccountName: reader\n  valuesFrom:\n  - kind: Secret\n    name: vals\n")
+		args := []string{"diff", "component", "-f", file, "-n", ns, "--source", "secret=testdata/secret", "--cache-dir", GinkgoT().TempDir()}
+
+		r := wavekit(args...)
+		Expect(r.code).To(Equal(2), r.stdout)
+		Expect(r.stderr).To(ContainSubstring(`secrets "vals" is forbidden: User "system:serviceaccount:` + ns + `:reader" cannot get resource "secrets"`))
+		Expect(r.stdout).To(BeEmpty())
+
+		Expect(env.Client.Create(context.Background(), &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "manage-secrets"},
+			Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"secrets"}, // it writes as the account, too
+				Verbs: []string{"get", "list", "watch", "create", "update", "patch", "delete"}}}})).To(Succeed())
+		Expect(env.Client.Create(context.Background(), &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "manage-secrets"},
+			RoleRef:  rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "Role", Name: "manage-secrets"},
+			Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Name: "reader", Namespace: ns}}})).To(Succeed())
+		Eventually(func() string { r := wavekit(args...); return fmt.Sprint(r.code, r.stderr) }).WithTimeout(30 * time.Second).Should(Equal("1"))
+		r = wavekit(args...)
+		Expect(r.stdout).To(ContainSubstring("+ create Secret " + ns + "/vault-credentials\n"))
+		Expect(r.stdout).To(ContainSubstring("+  password: '***'\n"))
+		Expect(r.stdout + r.stderr).NotTo(ContainSubstring(password))
+		r = wavekit(append(args, "-o", "json")...)
+		Expect(r.stdout + r.stderr).NotTo(ContainSubstring(password))
 	})
 
 	DescribeTable("refuses bad input with exit code 2 and says why",
