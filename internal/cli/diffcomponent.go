@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -20,12 +22,18 @@ import (
 
 type diffComponentOptions struct {
 	file           string
+	operator       string
 	sources        []string
 	defaultSA      string
 	noCrossNSRefs  bool
 	showSecrets    bool
 	output         string
 	cacheDirectory string
+	// servedByOperator maps the sources of --operator's arguments to their
+	// directories in its image.
+	servedByOperator map[string]string
+	// nameSet is true when --operator-name was given.
+	nameSet bool
 }
 
 func newDiffComponentCommand(g *globalOptions) *cobra.Command {
@@ -56,11 +64,13 @@ Exit code: 0 when nothing would change, 1 when something would, 2 on error.`,
 		Args:        cobra.MaximumNArgs(1),
 		Annotations: map[string]string{errorExitCode: "2"},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			o.nameSet = cmd.Flags().Changed("operator-name")
 			return o.run(cmd.Context(), g, args)
 		},
 	}
 	flags := cmd.Flags()
 	flags.StringVarP(&o.file, "filename", "f", "", "a Component manifest to preview instead of the one in the cluster")
+	flags.StringVar(&o.operator, "operator", "", "NAMESPACE/DEPLOYMENT of the running operator: take --operator-name, --default-service-account and --no-cross-namespace-refs from its arguments (flags given here win)")
 	flags.StringArrayVar(&o.sources, "source", nil, "NAME=DIR, a source the operator serves (as its --source flag; repeatable)")
 	flags.StringVar(&o.defaultSA, "default-service-account", "", "the operator's --default-service-account")
 	flags.BoolVar(&o.noCrossNSRefs, "no-cross-namespace-refs", false, "the operator's --no-cross-namespace-refs")
@@ -85,14 +95,22 @@ func (o *diffComponentOptions) run(ctx context.Context, g *globalOptions, args [
 	if err := v1alpha1.AddToScheme(cl.scheme); err != nil {
 		return fmt.Errorf("building the client scheme: %w", err)
 	}
+	opts := operator.Options{Name: g.operatorName, Sources: sources, CacheDir: o.cacheDirectory,
+		Reconciler: component.ReconcilerOptions{DefaultServiceAccount: o.defaultSA, NoCrossNamespaceRefs: o.noCrossNSRefs}}
+	if o.operator != "" {
+		if err := o.takeOperatorFlags(ctx, cl, &opts); err != nil {
+			return err
+		}
+	}
 	c, err := o.component(ctx, cl, args)
 	if err != nil {
 		return err
 	}
-	preview, err := operator.Preview(ctx, cl.config, cl.scheme, operator.Options{
-		Name: g.operatorName, Sources: sources, CacheDir: o.cacheDirectory,
-		Reconciler: component.ReconcilerOptions{DefaultServiceAccount: o.defaultSA, NoCrossNamespaceRefs: o.noCrossNSRefs},
-	}, c)
+	if served, ok := o.servedByOperator[c.Spec.Source]; ok && opts.Sources[c.Spec.Source] == "" {
+		return fmt.Errorf("Component %s/%s uses source %s, which the operator serves from %s in its image: give --source %s=DIR with a copy of it",
+			c.Namespace, c.Name, c.Spec.Source, served, c.Spec.Source)
+	}
+	preview, err := operator.Preview(ctx, cl.config, cl.scheme, opts, c)
 	if err != nil {
 		return fmt.Errorf("Component %s/%s: %w", c.Namespace, c.Name, err)
 	}
@@ -186,4 +204,62 @@ func readDiffComponentFile(path, namespace string) (*v1alpha1.Component, error) 
 		c.Namespace = namespace
 	}
 	return c, nil
+}
+
+// takeOperatorFlags reads the arguments of the operator's Deployment and
+// sets the options that change rendering, unless given on the command line.
+func (o *diffComponentOptions) takeOperatorFlags(ctx context.Context, cl *cluster, opts *operator.Options) error {
+	id := diffComponentName(o.operator, cl.namespace)
+	var d appsv1.Deployment
+	if err := cl.client.Get(ctx, id, &d); err != nil {
+		return fmt.Errorf("--operator %s: reading its Deployment: %w", o.operator, err)
+	}
+	args := operatorArgs(d.Spec.Template.Spec.Containers)
+	if args == nil {
+		return fmt.Errorf("--operator %s: no container of the Deployment runs with --operator-name or --source", o.operator)
+	}
+	if name, ok := args["operator-name"]; ok && !o.nameSet {
+		opts.Name = name[len(name)-1]
+	}
+	if sa, ok := args["default-service-account"]; ok && opts.Reconciler.DefaultServiceAccount == "" {
+		opts.Reconciler.DefaultServiceAccount = sa[len(sa)-1]
+	}
+	if v, ok := args["no-cross-namespace-refs"]; ok && v[len(v)-1] != "false" {
+		opts.Reconciler.NoCrossNamespaceRefs = true
+	}
+	o.servedByOperator = map[string]string{}
+	for _, s := range args["source"] {
+		if name, dir, ok := strings.Cut(s, "="); ok {
+			o.servedByOperator[name] = dir
+		}
+	}
+	return nil
+}
+
+// operatorArgs parses the flags of the first container that runs with
+// --operator-name or --source: name → values in order ("true" for a flag
+// without a value). nil when no container does.
+func operatorArgs(containers []corev1.Container) map[string][]string {
+	for _, c := range containers {
+		flags := map[string][]string{}
+		all := append(append([]string(nil), c.Command...), c.Args...)
+		for i := 0; i < len(all); i++ {
+			arg, ok := strings.CutPrefix(all[i], "--")
+			if !ok {
+				continue
+			}
+			name, value, hasValue := strings.Cut(arg, "=")
+			if !hasValue {
+				value = "true"
+				if i+1 < len(all) && !strings.HasPrefix(all[i+1], "-") && name != "no-cross-namespace-refs" {
+					value, i = all[i+1], i+1
+				}
+			}
+			flags[name] = append(flags[name], value)
+		}
+		if flags["operator-name"] != nil || flags["source"] != nil {
+			return flags
+		}
+	}
+	return nil
 }

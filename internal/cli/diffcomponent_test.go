@@ -10,6 +10,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -67,6 +68,33 @@ var _ = Describe("diff component", func() {
 		Expect(r.stdout + r.stderr).NotTo(ContainSubstring(password))
 		r = wavekit(append(args, "-o", "json")...)
 		Expect(r.stdout + r.stderr).NotTo(ContainSubstring(password))
+	})
+
+	It("takes the rendering flags of the running operator from its Deployment with --operator", func() {
+		ns := newNamespace()
+		labels := map[string]string{"app": "op"}
+		Expect(env.Client.Create(context.Background(), &appsv1.Deployment{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "op"},
+			Spec: appsv1.DeploymentSpec{Selector: &metav1.LabelSelector{MatchLabels: labels}, Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec: corev1.PodSpec{Containers: []corev1.Container{
+					{Name: "sidecar", Image: "proxy", Args: []string{"--port", "8443"}},
+					{Name: "manager", Image: "operator", Args: []string{"--operator-name=other.dev", "--source", "web=/sources/web", "--leader-elect"}},
+				}},
+			}},
+		})).To(Succeed())
+		file := writeFile("apiVersion: wavekit.dev/v1alpha1\nkind: Component\nmetadata:\n  name: shop\nspec:\n  source: web\n")
+		args := []string{"diff", "component", "-f", file, "-n", ns, "--operator", ns + "/op", "--cache-dir", GinkgoT().TempDir()}
+
+		r := wavekit(args...)
+		Expect(r.code).To(Equal(2), r.stdout)
+		Expect(r.stderr).To(Equal("error: Component " + ns + "/shop uses source web, which the operator serves from /sources/web in its image: give --source web=DIR with a copy of it\n"))
+
+		r = wavekit(append(args, "--source", "web=testdata/web")...)
+		Expect(r.code).To(Equal(1), r.stderr)
+		Expect(r.stdout).To(ContainSubstring("+    other.dev/owner: Component " + ns + "/shop\n"))
+		r = wavekit(append(args, "--source", "web=testdata/web", "--operator-name", "mine.dev")...)
+		Expect(r.stdout).To(ContainSubstring("+    mine.dev/owner: Component " + ns + "/shop\n"), "a flag given wins")
 	})
 
 	DescribeTable("refuses bad input with exit code 2 and says why",
