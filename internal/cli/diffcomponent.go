@@ -23,6 +23,7 @@ import (
 type diffComponentOptions struct {
 	file           string
 	operator       string
+	path           string
 	sources        []string
 	defaultSA      string
 	noCrossNSRefs  bool
@@ -71,6 +72,7 @@ Exit code: 0 when nothing would change, 1 when something would, 2 on error.`,
 	flags := cmd.Flags()
 	flags.StringVarP(&o.file, "filename", "f", "", "a Component manifest to preview instead of the one in the cluster")
 	flags.StringVar(&o.operator, "operator", "", "NAMESPACE/DEPLOYMENT of the running operator: take --operator-name, --default-service-account and --no-cross-namespace-refs from its arguments (flags given here win)")
+	flags.StringVar(&o.path, "path", "", "a local directory that stands for the artifact of spec.sourceRef (spec.path is read inside it), as flux diff kustomization --path")
 	flags.StringArrayVar(&o.sources, "source", nil, "NAME=DIR, a source the operator serves (as its --source flag; repeatable)")
 	flags.StringVar(&o.defaultSA, "default-service-account", "", "the operator's --default-service-account")
 	flags.BoolVar(&o.noCrossNSRefs, "no-cross-namespace-refs", false, "the operator's --no-cross-namespace-refs")
@@ -110,7 +112,10 @@ func (o *diffComponentOptions) run(ctx context.Context, g *globalOptions, args [
 		return fmt.Errorf("Component %s/%s uses source %s, which the operator serves from %s in its image: give --source %s=DIR with a copy of it",
 			c.Namespace, c.Name, c.Spec.Source, served, c.Spec.Source)
 	}
-	preview, err := operator.Preview(ctx, cl.config, cl.scheme, opts, c)
+	if o.path != "" && c.Spec.SourceRef == nil {
+		return fmt.Errorf("--path %s: Component %s/%s has no spec.sourceRef to stand for", o.path, c.Namespace, c.Name)
+	}
+	preview, err := operator.Preview(ctx, cl.config, cl.scheme, opts, c, o.path)
 	if err != nil {
 		return fmt.Errorf("Component %s/%s: %w", c.Namespace, c.Name, err)
 	}

@@ -94,7 +94,17 @@ var _ = Describe("diff component", func() {
 		Expect(r.code).To(Equal(1), r.stderr)
 		Expect(r.stdout).To(ContainSubstring("+    other.dev/owner: Component " + ns + "/shop\n"))
 		r = wavekit(append(args, "--source", "web=testdata/web", "--operator-name", "mine.dev")...)
-		Expect(r.stdout).To(ContainSubstring("+    mine.dev/owner: Component " + ns + "/shop\n"), "a flag given wins")
+		Expect(r.stdout).To(ContainSubstring("+    mine.dev/owner: Component "+ns+"/shop\n"), "a flag given wins")
+	})
+
+	It("renders a Flux source from a local directory with --path", func() {
+		ns := newNamespace()
+		file := writeFile("apiVersion: wavekit.dev/v1alpha1\nkind: Component\nmetadata:\n  name: shop\nspec:\n" +
+			"  sourceRef:\n    kind: GitRepository\n    name: repo\n  path: web\n")
+		r := wavekit("diff", "component", "-f", file, "-n", ns, "--path", "testdata", "--cache-dir", GinkgoT().TempDir())
+		Expect(r.code).To(Equal(1), r.stderr)
+		Expect(r.stdout).To(ContainSubstring("+ create ConfigMap " + ns + "/shop-config\n"))
+		Expect(r.stdout).To(HaveSuffix("Summary: 2 to create, 0 to update, 0 to delete, 0 unchanged\n"))
 	})
 
 	DescribeTable("refuses bad input with exit code 2 and says why",
@@ -114,6 +124,9 @@ var _ = Describe("diff component", func() {
 		Entry("both a name and a file", []string{"x/y"}, "kind: Component", "diff component takes NAMESPACE/NAME or -f FILE, not both"),
 		Entry("a Component that does not exist", []string{"nowhere/missing"}, "", "Component nowhere/missing not found"),
 		Entry("a file of another kind", nil, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n", "FILE: holds v1 ConfigMap, not a Component of wavekit.dev/v1alpha1"),
+		Entry("--path for a Component without spec.sourceRef", []string{"--path", "testdata"},
+			"apiVersion: wavekit.dev/v1alpha1\nkind: Component\nmetadata:\n  name: shop\nspec:\n  source: web\n",
+			"--path testdata: Component NS/shop has no spec.sourceRef to stand for"),
 		Entry("a source the operator does not serve", []string{"--source", "web=testdata/web"},
 			"apiVersion: wavekit.dev/v1alpha1\nkind: Component\nmetadata:\n  name: shop\nspec:\n  source: api\n",
 			"Component NS/shop: rendering: source \"api\" is not served (served: web)"),

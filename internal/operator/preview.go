@@ -21,8 +21,11 @@ import (
 // Component's service account, spec.patches) and plans with the operator's
 // own reconciler (component.Reconciler.Preview), connected with cfg: the
 // code a pass runs, with every write a server-side dry run. scheme must
-// hold the Kubernetes types and v1alpha1.
-func Preview(ctx context.Context, cfg *rest.Config, scheme *runtime.Scheme, opts Options, c *v1alpha1.Component) (engine.Preview, error) {
+// hold the Kubernetes types and v1alpha1. A non-empty artifactDir stands for
+// the artifact of spec.sourceRef (a local checkout, as flux diff
+// kustomization --path): spec.path is read inside it, and the Flux source is
+// not read.
+func Preview(ctx context.Context, cfg *rest.Config, scheme *runtime.Scheme, opts Options, c *v1alpha1.Component, artifactDir string) (engine.Preview, error) {
 	if opts.Name == "" {
 		return engine.Preview{}, fmt.Errorf("the operator name is empty")
 	}
@@ -49,6 +52,7 @@ func Preview(ctx context.Context, cfg *rest.Config, scheme *runtime.Scheme, opts
 		changed: func(string, types.NamespacedName) {}, noCrossN: opts.Reconciler.NoCrossNamespaceRefs}
 	rd := &readers{config: cfg, scheme: scheme, own: own, defaultSA: opts.Reconciler.DefaultServiceAccount}
 	gen := newResolver(opts.Name, generators, fetcher, rd, flux, opts.Reconciler.RequeueInterval)
+	gen.localArtifact = artifactDir
 	r := component.NewReconciler[*v1alpha1.Component](opts.Name, gen, opts.Reconciler)
 	return r.Preview(ctx, cfg, scheme, c)
 }
