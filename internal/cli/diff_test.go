@@ -32,7 +32,7 @@ var _ = Describe("diff", func() {
 		Expect(env.Client.Update(context.Background(), cm)).To(Succeed())
 		r = wavekit("diff", "demo", "testdata/web", "-n", ns)
 		Expect(r.code).To(Equal(1), r.stderr)
-		Expect(r.stdout).To(ContainSubstring("~ update ConfigMap " + ns + "/demo-config\n--- live\n+++ rendered\n"))
+		Expect(r.stdout).To(ContainSubstring("~ update ConfigMap " + ns + "/demo-config (data.greeting: edited → hello)\n--- live\n+++ rendered\n"))
 		Expect(r.stdout).To(ContainSubstring("-  greeting: edited\n+  greeting: hello\n"))
 		Expect(r.stdout).NotTo(ContainSubstring("demo-app"))
 		Expect(r.stdout).To(HaveSuffix("Summary: 0 to create, 1 to update, 0 to delete, 1 unchanged\n"))
@@ -81,7 +81,7 @@ var _ = Describe("diff", func() {
 		succeeds("apply", "demo", "testdata/web", "-n", ns, "-f", "testdata/values.yaml")
 		r := wavekit("diff", "demo", "testdata/web", "-n", ns)
 		Expect(r.code).To(Equal(1), r.stderr)
-		Expect(r.stdout).To(HavePrefix("wave 0, configuration:\n~ update ConfigMap " + ns + "/demo-config\n"))
+		Expect(r.stdout).To(HavePrefix("wave 0, configuration:\n~ update ConfigMap " + ns + "/demo-config (data.greeting: from-file → hello)\n"))
 		Expect(r.stdout).To(ContainSubstring("\nwave 0, ready: wait for 1 object to be ready\n" +
 			"prune, delete-order 0, configuration:\n- prune ConfigMap " + ns + "/demo-extra (no longer rendered)\n"))
 		Expect(r.stdout).To(ContainSubstring("-  extra: \"true\"\n"))
@@ -114,7 +114,7 @@ var _ = Describe("diff", func() {
 			steps = append(steps, fmt.Sprintf("%s %d %s: %s %s/%s (%s)", s.Group, s.Wave, s.Stage, s.Action, s.Object.Kind, s.Object.Name, s.Reason))
 		}
 		Expect(steps).To(Equal([]string{
-			"apply 0 configuration: update ConfigMap/demo-config ()",
+			"apply 0 configuration: update ConfigMap/demo-config (data.greeting: from-file → hello)",
 			"wait 0 : ready ConfigMap/demo-config ()",
 			"apply 1 configuration: unchanged ConfigMap/demo-app (as last applied)",
 			"wait 1 : ready ConfigMap/demo-app ()",
@@ -163,7 +163,7 @@ var _ = Describe("diff of a Secret", func() {
 
 		r = wavekit("diff", "vault", "testdata/secret", "-n", ns, "--set", "password="+newPassword, "--set", "token="+token)
 		Expect(r.code).To(Equal(1), r.stderr)
-		Expect(r.stdout).To(ContainSubstring("~ update Secret " + ns + "/vault-credentials\n"))
+		Expect(r.stdout).To(ContainSubstring("~ update Secret " + ns + "/vault-credentials (data.password: *** (before) → *** (after), data.token: (none) → ***, "))
 		Expect(r.stdout).To(ContainSubstring("-  password: '*** (before)'\n+  password: '*** (after)'\n"))
 		Expect(r.stdout).To(ContainSubstring("+  token: '***'\n"))
 		Expect(r.stdout).To(ContainSubstring("-    kubectl.kubernetes.io/last-applied-configuration: '***'\n"))

@@ -83,6 +83,7 @@ func planSteps(preview engine.Preview, showSecrets bool) ([]plannedStep, error) 
 	steps := make([]plannedStep, len(preview.Steps))
 	for i, s := range preview.Steps {
 		steps[i].PreviewStep = s
+		steps[i].Reason = stepReason(s, showSecrets)
 		if s.Change == nil {
 			continue
 		}

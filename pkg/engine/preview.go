@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
@@ -38,6 +39,8 @@ type PreviewStep struct {
 	// Change holds the live object and the dry-run result of a step that
 	// would write or delete; nil for waits and purges.
 	Change *Change
+	// Rendered is the object as rendered; nil for a prune.
+	Rendered *unstructured.Unstructured
 }
 
 // Changes reports whether any step would write or delete an object.
@@ -69,6 +72,9 @@ func (a *Applier) Preview(ctx context.Context, owner Owner, objects []client.Obj
 			ps := PreviewStep{Group: string(g.kind), Wave: g.wave, Object: s.key, Action: s.action, Reason: stepReason(s, desired[s.key])}
 			if g.kind == groupApply || g.kind == groupDelete {
 				ps.Stage = g.stage.String()
+			}
+			if d := desired[s.key]; d != nil {
+				ps.Rendered = d.object.DeepCopy()
 			}
 			change, err := dry.change(ctx, s, desired[s.key], run.item(s.key))
 			if err != nil {

@@ -158,15 +158,15 @@ var _ = Describe("Components from repositories and Flux sources", Ordered, func(
 		Expect(code).To(Equal(1), errOut)
 		steps := previewSteps(out)
 		Expect(steps).To(Equal([]string{
-			"apply 0 configuration: update ConfigMap/plan",
+			"apply 0 configuration: update ConfigMap/plan (data.version: 1.0.0 → 2.0.0)",
 			"apply 0 configuration: unchanged ConfigMap/plan-keep (as last applied)",
 			"apply 0 configuration: create ConfigMap/plan-new",
 			"wait 0 : ready ConfigMap/plan",
 			"wait 0 : ready ConfigMap/plan-keep",
 			"wait 0 : ready ConfigMap/plan-new",
-			"apply 10000 configuration: create ConfigMap/plan-hook",
-			"wait 10000 : ready ConfigMap/plan-hook",
-			"purge 10000 : purge ConfigMap/plan-hook (purge-order 19999)",
+			"apply 10000 configuration: create ConfigMap/plan-hook (hook post-upgrade)",
+			"wait 10000 : ready ConfigMap/plan-hook (hook post-upgrade)",
+			"purge 10000 : purge ConfigMap/plan-hook (hook post-upgrade; purge-order 19999)",
 			"delete 0 configuration: prune ConfigMap/plan-old (no longer rendered)",
 		}), out)
 		var after corev1.ConfigMapList
