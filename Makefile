@@ -140,10 +140,17 @@ cli: ## Build the wavekit CLI for every CLI_PLATFORMS into DIST.
 	  CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $$out ./cmd/wavekit; \
 	done
 
+# RELEASE_URL is where a release's files are downloaded from (the krew manifest names it).
+RELEASE_URL ?= https://github.com/wavekit-dev/wavekit/releases/download/$(VERSION)
+
+.PHONY: krew
+krew: cli ## Package the CLI for krew into DIST: kubectl-wavekit archives and kubectl-wavekit.krew.yaml (URIs under RELEASE_URL).
+	$(GO) run ./hack/krew -dist $(DIST) -version $(VERSION) -base-url $(RELEASE_URL) -platforms '$(CLI_PLATFORMS)' -created $(SOURCE_DATE_EPOCH)
+
 .PHONY: dist
-dist: ## Make every release artifact into a fresh DIST: CLI binaries, image archives, chart, SHA256SUMS.
+dist: ## Make every release artifact into a fresh DIST: CLI binaries, krew archives and manifest, image archives, chart, SHA256SUMS.
 	rm -rf $(DIST)
-	$(MAKE) --no-print-directory cli image chart-package
+	$(MAKE) --no-print-directory krew image chart-package
 	cd $(DIST) && sha256sum $$(ls | grep -v '^SHA256SUMS$$') > SHA256SUMS
 	@echo "$(DIST) holds VERSION $(VERSION); check it with: cd $(DIST) && sha256sum -c SHA256SUMS"
 

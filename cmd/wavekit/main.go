@@ -1,5 +1,6 @@
 // Command wavekit renders, diffs, applies and deletes component manifests
 // (Helm charts, kustomizations, Go templates) in waves; see docs/cli.md.
+// Installed as kubectl-wavekit, it is the kubectl plugin "kubectl wavekit".
 package main
 
 import (
@@ -13,7 +14,7 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := cli.Run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	code := cli.RunAs(ctx, os.Args[0], os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
 }

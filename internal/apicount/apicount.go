@@ -12,8 +12,9 @@ import (
 
 // Counter counts requests; the zero value is not usable, see New.
 type Counter struct {
-	mu     sync.Mutex
-	counts map[string]int // "verb resource" → n
+	mu      sync.Mutex
+	counts  map[string]int // "verb resource" → n
+	dryRuns int            // writes sent with dryRun=All, counted in counts too
 }
 
 // New returns an empty counter.
@@ -34,21 +35,32 @@ type roundTripper struct {
 }
 
 func (r roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
-	r.counter.add(Verb(req), Resource(req.URL.Path))
+	r.counter.add(Verb(req), Resource(req.URL.Path), req.URL.Query().Get("dryRun") == "All")
 	return r.next.RoundTrip(req)
 }
 
-func (c *Counter) add(verb, resource string) {
+func (c *Counter) add(verb, resource string, dryRun bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.counts[verb+" "+resource]++
+	if dryRun && IsWrite(verb) {
+		c.dryRuns++
+	}
+}
+
+// DryRuns counts the writes sent as server-side dry runs (dryRun=All):
+// Writes() minus DryRuns() is what changed the cluster.
+func (c *Counter) DryRuns() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.dryRuns
 }
 
 // Reset forgets every count.
 func (c *Counter) Reset() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.counts = map[string]int{}
+	c.counts, c.dryRuns = map[string]int{}, 0
 }
 
 // Snapshot returns the counts by "verb resource".

@@ -19,6 +19,7 @@ type applyOptions struct {
 	timeout         time.Duration
 	namespacePolicy string
 	drift           driftOptions
+	atomic          bool
 }
 
 func newApplyCommand(g *globalOptions) *cobra.Command {
@@ -48,6 +49,7 @@ otherwise.`,
 	o.input.addFlags(cmd)
 	cmd.Flags().BoolVar(&o.wait, "wait", false, "wait until every wave is applied and ready")
 	cmd.Flags().DurationVar(&o.timeout, "timeout", 5*time.Minute, "how long --wait waits")
+	cmd.Flags().BoolVar(&o.atomic, "atomic", false, "on failure or timeout, roll back to the last Ready revision (delete the release when the install fails), as helm --atomic; implies --wait")
 	cmd.Flags().StringVar(&o.namespacePolicy, "namespace-policy", string(manifests.NamespaceCreate),
 		"create: create missing namespaces the objects need (kept in the inventory, never deleted with the release); do-not-create: refuse to apply")
 	o.drift.addFlags(cmd)
@@ -74,7 +76,31 @@ func (o *applyOptions) run(ctx context.Context, g *globalOptions, name, dir stri
 		return err
 	}
 	a.objects, a.source, a.namespacePolicy, a.drift = next.objects, absPath(dir), namespacePolicy, drift
-	return a.run(ctx, o.wait, o.timeout)
+	err = a.run(ctx, o.wait || o.atomic, o.timeout)
+	if err == nil || !o.atomic || a.rel.secret == nil {
+		return err // without --atomic, or nothing was written
+	}
+	return recoverAtomic(ctx, g, next.cluster, a.rel, err, o.timeout)
+}
+
+// recoverAtomic undoes a failed apply --atomic: a rollback to the last Ready
+// revision, or the deletion of a release whose install failed.
+func recoverAtomic(ctx context.Context, g *globalOptions, cl *cluster, rel *release, failure error, timeout time.Duration) error {
+	if _, err := rollbackTarget(rel.History, rel.Revision, 0); err != nil {
+		d, err := newReleaseDelete(ctx, cl, rel, g)
+		if err == nil {
+			err = d.run(ctx, true, timeout)
+		}
+		if err != nil {
+			return fmt.Errorf("%w; --atomic: deleting the release whose install failed: %w", failure, err)
+		}
+		return fmt.Errorf("%w; --atomic: the install failed, so the release is deleted", failure)
+	}
+	failed := rel.Revision
+	if err := rollbackRelease(ctx, g, cl, rel, 0, true, timeout); err != nil {
+		return fmt.Errorf("%w; --atomic: rolling back: %w", failure, err)
+	}
+	return fmt.Errorf("%w; --atomic: rolled back to revision %d (revision %d failed)", failure, rel.History[len(rel.History)-1].RolledBackTo, failed)
 }
 
 func absPath(dir string) string {

@@ -38,7 +38,15 @@ const errorExitCode = "wavekit.dev/error-exit-code"
 // further line (each error of an errors.Join, a hint on what to do)
 // indented below it.
 func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	return run(ctx, false, args, stdout, stderr)
+}
+
+// run is Run, named "kubectl wavekit" when plugin is true.
+func run(ctx context.Context, plugin bool, args []string, stdout, stderr io.Writer) int {
 	root := NewRootCommand(stdout, stderr)
+	if plugin {
+		asPlugin(root)
+	}
 	root.SetArgs(args)
 	cmd, err := root.ExecuteContextC(ctx)
 	if err == nil {
@@ -161,6 +169,14 @@ The cluster is found as kubectl finds it: --kubeconfig, $KUBECONFIG,
 		newDeleteCommand(g),
 		newStatusCommand(g),
 		newListCommand(g),
+		newHistoryCommand(g),
+		newRollbackCommand(g),
+		newGetCommand(g),
+		newTreeCommand(g),
+		newSuspendCommand(g, true),
+		newSuspendCommand(g, false),
+		newReconcileCommand(g),
+		newPluginCommand(g),
 		newDemoCommand(),
 		newScaffoldCommand(g),
 		newVersionCommand(g),

@@ -68,16 +68,25 @@ func (o *deleteOptions) run(ctx context.Context, g *globalOptions, name string) 
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	target, err := engine.NewCachedTarget(ctx, cl.config, rel.OperatorName, cl.scheme, engine.DefaultCachedTargetOptions())
-	if err != nil {
-		return fmt.Errorf("watching the cluster at %s: %w", cl.config.Host, err)
-	}
-	applier, err := engine.NewApplier(target.Target, engine.Options{Name: rel.OperatorName})
+	d, err := newReleaseDelete(ctx, cl, rel, g)
 	if err != nil {
 		return err
 	}
-	d := &releaseDelete{store: store, rel: rel, applier: applier, waker: newWaker(target.Cache), g: g}
 	return d.run(ctx, o.wait, o.timeout)
+}
+
+// newReleaseDelete watches the cluster for a deletion of rel; ctx bounds
+// the watches.
+func newReleaseDelete(ctx context.Context, cl *cluster, rel *release, g *globalOptions) (*releaseDelete, error) {
+	target, err := engine.NewCachedTarget(ctx, cl.config, rel.OperatorName, cl.scheme, engine.DefaultCachedTargetOptions())
+	if err != nil {
+		return nil, fmt.Errorf("watching the cluster at %s: %w", cl.config.Host, err)
+	}
+	applier, err := engine.NewApplier(target.Target, engine.Options{Name: rel.OperatorName})
+	if err != nil {
+		return nil, err
+	}
+	return &releaseDelete{store: releaseStore{client: cl.client}, rel: rel, applier: applier, waker: newWaker(target.Cache), g: g}, nil
 }
 
 // releaseDelete deletes the objects of one release and then its Secret.

@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"io"
 
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -14,6 +13,7 @@ import (
 type diffOptions struct {
 	input       inputOptions
 	showSecrets bool
+	output      string
 }
 
 func newDiffCommand(g *globalOptions) *cobra.Command {
@@ -41,28 +41,26 @@ Exit code: 0 when nothing would change, 1 when something would, 2 on error.`,
 			return o.run(cmd.Context(), g, args[0], args[1])
 		},
 	}
+	cmd.AddCommand(newDiffComponentCommand(g))
 	o.input.addFlags(cmd)
 	cmd.Flags().BoolVar(&o.showSecrets, "show-secrets", false, "print the values of Secrets instead of masks (they end up in logs)")
+	cmd.Flags().StringVarP(&o.output, "output", "o", "text", "output format: text, yaml or json (the plan's steps; schema in docs/schemas/diff.schema.json)")
 	return cmd
 }
 
 func (o *diffOptions) run(ctx context.Context, g *globalOptions, name, dir string) error {
+	if err := checkPlanFormat(o.output); err != nil {
+		return err
+	}
 	next, err := renderNextRevision(ctx, g, &o.input, name, dir)
 	if err != nil {
 		return err
 	}
-	changes, err := next.dryRun(ctx)
+	preview, err := next.dryRun(ctx)
 	if err != nil {
 		return fmt.Errorf("release %s: %w", next.rel, err)
 	}
-	diffs, err := objectDiffs(changes, o.showSecrets)
-	if err != nil {
-		return err
-	}
-	if printDiffs(g.stdout, diffs) {
-		return &ExitError{Code: 1}
-	}
-	return nil
+	return writePlan(g.stdout, o.output, next.rel.String(), preview, o.showSecrets)
 }
 
 // nextRevision is what apply and diff start from: the cluster, the stored
@@ -103,22 +101,22 @@ func renderNextRevision(ctx context.Context, g *globalOptions, input *inputOptio
 	return &nextRevision{cluster: cl, store: store, rel: rel, objects: objects}, nil
 }
 
-// dryRun tells what applying the objects would change: the applier's Diff,
+// dryRun tells what applying the objects would do: the applier's Preview,
 // every write a server-side dry run, so nothing is written.
-func (n *nextRevision) dryRun(ctx context.Context) ([]engine.Change, error) {
+func (n *nextRevision) dryRun(ctx context.Context) (engine.Preview, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	target, err := engine.NewCachedTarget(ctx, n.cluster.config, n.rel.OperatorName, n.cluster.scheme, engine.DefaultCachedTargetOptions())
 	if err != nil {
-		return nil, fmt.Errorf("watching the cluster at %s: %w", n.cluster.config.Host, err)
+		return engine.Preview{}, fmt.Errorf("watching the cluster at %s: %w", n.cluster.config.Host, err)
 	}
 	applier, err := engine.NewApplier(target.Target, engine.Options{Name: n.rel.OperatorName})
 	if err != nil {
-		return nil, err
+		return engine.Preview{}, err
 	}
 	owner := n.rel.owner()
 	owner.Generation = n.rel.Revision + 1
-	return applier.Diff(ctx, owner, n.objects, n.rel.Inventory)
+	return applier.Preview(ctx, owner, n.objects, n.rel.Inventory)
 }
 
 // loadRelease returns the stored release, or a new one when it has no
@@ -135,32 +133,4 @@ func loadRelease(ctx context.Context, store releaseStore, namespace, name, opera
 		return nil, fmt.Errorf("release %s was applied with --operator-name %s, not %s", rel, rel.OperatorName, operatorName)
 	}
 	return rel, nil
-}
-
-// printDiffs prints every change and the summary; it reports whether
-// anything would change.
-func printDiffs(out io.Writer, diffs []objectDiff) bool {
-	counts := map[engine.Action]int{}
-	for _, od := range diffs {
-		counts[od.action]++
-		if od.action == engine.ActionUnchanged {
-			continue
-		}
-		fmt.Fprintf(out, "%s %s %s", symbol(od.action), od.action, od.key)
-		if od.note != "" {
-			fmt.Fprintf(out, " (%s)", od.note)
-		}
-		fmt.Fprintln(out)
-		fmt.Fprint(out, od.text)
-	}
-	if len(diffs) > counts[engine.ActionUnchanged] {
-		fmt.Fprintln(out)
-	}
-	fmt.Fprintf(out, "Summary: %d to create, %d to update, %d to delete, %d unchanged",
-		counts[engine.ActionCreate], counts[engine.ActionUpdate], counts[engine.ActionDelete], counts[engine.ActionUnchanged])
-	if counts[engine.ActionOrphan] > 0 {
-		fmt.Fprintf(out, ", %d to orphan", counts[engine.ActionOrphan])
-	}
-	fmt.Fprintln(out)
-	return len(diffs) > counts[engine.ActionUnchanged]
 }

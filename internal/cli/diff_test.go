@@ -3,10 +3,13 @@ package cli_test
 import (
 	"context"
 	"encoding/base64"
+	"encoding/json"
+	"fmt"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
@@ -29,7 +32,7 @@ var _ = Describe("diff", func() {
 		Expect(env.Client.Update(context.Background(), cm)).To(Succeed())
 		r = wavekit("diff", "demo", "testdata/web", "-n", ns)
 		Expect(r.code).To(Equal(1), r.stderr)
-		Expect(r.stdout).To(ContainSubstring("~ update ConfigMap " + ns + "/demo-config\n--- live\n+++ rendered\n"))
+		Expect(r.stdout).To(ContainSubstring("~ update ConfigMap " + ns + "/demo-config (data.greeting: edited → hello)\n--- live\n+++ rendered\n"))
 		Expect(r.stdout).To(ContainSubstring("-  greeting: edited\n+  greeting: hello\n"))
 		Expect(r.stdout).NotTo(ContainSubstring("demo-app"))
 		Expect(r.stdout).To(HaveSuffix("Summary: 0 to create, 1 to update, 0 to delete, 1 unchanged\n"))
@@ -78,9 +81,50 @@ var _ = Describe("diff", func() {
 		succeeds("apply", "demo", "testdata/web", "-n", ns, "-f", "testdata/values.yaml")
 		r := wavekit("diff", "demo", "testdata/web", "-n", ns)
 		Expect(r.code).To(Equal(1), r.stderr)
-		Expect(r.stdout).To(ContainSubstring("- delete ConfigMap " + ns + "/demo-extra\n"))
+		Expect(r.stdout).To(HavePrefix("wave 0, configuration:\n~ update ConfigMap " + ns + "/demo-config (data.greeting: from-file → hello)\n"))
+		Expect(r.stdout).To(ContainSubstring("\nwave 0, ready: wait for 1 object to be ready\n" +
+			"prune, delete-order 0, configuration:\n- prune ConfigMap " + ns + "/demo-extra (no longer rendered)\n"))
 		Expect(r.stdout).To(ContainSubstring("-  extra: \"true\"\n"))
 		Expect(r.stdout).To(HaveSuffix("Summary: 0 to create, 1 to update, 1 to delete, 1 unchanged\n"))
+	})
+
+	It("prints the plan as JSON that its schema accepts, every step in the order apply takes it", func() {
+		ns := newNamespace()
+		succeeds("apply", "demo", "testdata/web", "-n", ns, "-f", "testdata/values.yaml")
+		r := wavekit("diff", "demo", "testdata/web", "-n", ns, "-o", "json")
+		Expect(r.code).To(Equal(1), r.stderr)
+		Expect(validateDiffSchema(r.stdout)).To(Succeed())
+		Expect(validateDiffSchema(strings.Replace(r.stdout, `"action": "update"`, `"action": "rewrite"`, 1))).NotTo(Succeed(), "the schema checks actions")
+		var report struct {
+			Release string
+			Changes bool
+			Summary map[string]int
+			Steps   []struct {
+				Group, Stage, Action, Reason, Diff string
+				Wave                               int
+				Object                             struct{ Kind, Namespace, Name string }
+			}
+		}
+		Expect(json.Unmarshal([]byte(r.stdout), &report)).To(Succeed())
+		Expect(report.Release).To(Equal(ns + "/demo"))
+		Expect(report.Changes).To(BeTrue())
+		Expect(report.Summary).To(Equal(map[string]int{"create": 0, "update": 1, "delete": 1, "orphan": 0, "purge": 0, "unchanged": 1}))
+		var steps []string
+		for _, s := range report.Steps {
+			steps = append(steps, fmt.Sprintf("%s %d %s: %s %s/%s (%s)", s.Group, s.Wave, s.Stage, s.Action, s.Object.Kind, s.Object.Name, s.Reason))
+		}
+		Expect(steps).To(Equal([]string{
+			"apply 0 configuration: update ConfigMap/demo-config (data.greeting: from-file → hello)",
+			"wait 0 : ready ConfigMap/demo-config ()",
+			"apply 1 configuration: unchanged ConfigMap/demo-app (as last applied)",
+			"wait 1 : ready ConfigMap/demo-app ()",
+			"delete 0 configuration: prune ConfigMap/demo-extra (no longer rendered)",
+		}))
+		Expect(report.Steps[0].Diff).To(ContainSubstring("-  greeting: from-file\n+  greeting: hello\n"))
+
+		r = wavekit("diff", "demo", "testdata/web", "-n", ns, "-o", "yaml", "-f", "testdata/values.yaml")
+		Expect(r.code).To(Equal(0), r.stderr)
+		Expect(r.stdout).To(ContainSubstring("changes: false\n"))
 	})
 
 	It("exits with 2 on an error", func() {
@@ -119,7 +163,7 @@ var _ = Describe("diff of a Secret", func() {
 
 		r = wavekit("diff", "vault", "testdata/secret", "-n", ns, "--set", "password="+newPassword, "--set", "token="+token)
 		Expect(r.code).To(Equal(1), r.stderr)
-		Expect(r.stdout).To(ContainSubstring("~ update Secret " + ns + "/vault-credentials\n"))
+		Expect(r.stdout).To(ContainSubstring("~ update Secret " + ns + "/vault-credentials (data.password: *** (before) → *** (after), data.token: (none) → ***, "))
 		Expect(r.stdout).To(ContainSubstring("-  password: '*** (before)'\n+  password: '*** (after)'\n"))
 		Expect(r.stdout).To(ContainSubstring("+  token: '***'\n"))
 		Expect(r.stdout).To(ContainSubstring("-    kubectl.kubernetes.io/last-applied-configuration: '***'\n"))
@@ -134,3 +178,18 @@ var _ = Describe("diff of a Secret", func() {
 		Expect(r.stdout).To(ContainSubstring("-  password: " + b64(oldPassword) + "\n+  password: " + b64(newPassword) + "\n"))
 	})
 })
+
+// validateDiffSchema checks a diff -o json document against the schema the
+// docs publish.
+func validateDiffSchema(document string) error {
+	compiler := jsonschema.NewCompiler()
+	schema, err := compiler.Compile("../../docs/schemas/diff.schema.json")
+	if err != nil {
+		return err
+	}
+	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(document))
+	if err != nil {
+		return err
+	}
+	return schema.Validate(doc)
+}

@@ -11,12 +11,13 @@ import (
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
-// symbol marks an action in diff output: + create, - delete or orphan, ~ update.
+// symbol marks an action in diff output: + create; - delete, prune, purge
+// or orphan; ~ update or replace.
 func symbol(a engine.Action) string {
 	switch a {
 	case engine.ActionCreate:
 		return "+"
-	case engine.ActionDelete, engine.ActionOrphan:
+	case engine.ActionDelete, engine.ActionPrune, engine.ActionPurge, engine.ActionOrphan:
 		return "-"
 	}
 	return "~"

@@ -70,6 +70,8 @@ type release struct {
 	Drift manifests.DriftSettings `json:"drift,omitzero"`
 	// Drifted is what the last apply found drifted and left (drift mode Warn).
 	Drifted []driftedObject `json:"drifted,omitempty"`
+	// History are the last revisions, oldest first (history.go).
+	History []revisionRecord `json:"-"`
 
 	secret *corev1.Secret // as last read or written; nil before the first write
 }
@@ -187,6 +189,11 @@ func encodeRelease(rel *release) (*corev1.Secret, error) {
 	if err := encodeDrift(secret.Data, rel); err != nil {
 		return nil, err
 	}
+	if len(rel.History) > 0 {
+		if err := encodeData(secret.Data, keyHistory, keyHistoryGz, rel.History); err != nil {
+			return nil, fmt.Errorf("encoding the history of release %s: %w", rel, err)
+		}
+	}
 	secret.Name, secret.Namespace = secretPrefix+rel.Name, rel.Namespace
 	secret.Labels = map[string]string{labelRelease: rel.Name}
 	secret.Annotations = map[string]string{
@@ -225,6 +232,9 @@ func decodeRelease(secret *corev1.Secret) (*release, error) {
 	}
 	if err := decodeDrift(secret.Data, rel); err != nil {
 		return nil, fmt.Errorf("secret %s/%s: %w", secret.Namespace, secret.Name, err)
+	}
+	if err := decodeData(secret.Data, keyHistory, keyHistoryGz, &rel.History); err != nil {
+		return nil, fmt.Errorf("secret %s/%s: reading the history: %w", secret.Namespace, secret.Name, err)
 	}
 	return rel, nil
 }

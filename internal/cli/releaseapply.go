@@ -27,8 +27,13 @@ type releaseApply struct {
 	// namespacePolicy says whether missing namespaces are created.
 	namespacePolicy manifests.NamespacePolicy
 	// drift are the drift settings of this apply, recorded in the release.
-	drift    manifests.DriftSettings
-	drifted  []driftedObject // what the last pass found drifted and left
+	drift   manifests.DriftSettings
+	drifted []driftedObject // what the last pass found drifted and left
+	// rolledBackTo is the revision whose render this apply re-applies.
+	rolledBackTo int64
+	// rendered and digest are the objects as the history records them.
+	rendered []map[string]any
+	digest   string
 	applier  *engine.Applier
 	waker    *waker
 	progress progress
@@ -108,11 +113,31 @@ func (a *releaseApply) persist(ctx context.Context, items []manifests.InventoryI
 	next.Source, next.Updated = a.source, time.Now()
 	if a.wrote {
 		next.Revision = a.revision
+		if err := a.record(&next); err != nil {
+			return err
+		}
 	}
 	if err := a.store.save(ctx, &next); err != nil {
 		return err
 	}
 	*a.rel = next
+	return nil
+}
+
+// record puts this apply's revision, with its objects and how it stands,
+// into the release's history.
+func (a *releaseApply) record(next *release) error {
+	if a.rendered == nil {
+		rendered, digest, err := renderRecord(a.objects)
+		if err != nil {
+			return err
+		}
+		a.rendered, a.digest = rendered, digest
+	}
+	next.History = withRecord(next.History, revisionRecord{
+		Revision: a.revision, Source: a.source, Updated: next.Updated, State: next.State, Message: next.Message,
+		Digest: a.digest, RolledBackTo: a.rolledBackTo, Objects: a.rendered,
+	})
 	return nil
 }
 

@@ -38,6 +38,9 @@ type resolver struct {
 	requeue time.Duration
 	// beforeValues runs before valuesFrom is read: it watches what it reads.
 	beforeValues func(context.Context, *v1alpha1.Component) error
+	// localArtifact, when set, stands for the artifact of every
+	// spec.sourceRef (a preview's --path).
+	localArtifact string
 }
 
 func newResolver(name string, served map[string]manifests.Generator, fetcher *fetch.Fetcher, readers *readers, flux *fluxSources, requeue time.Duration) *resolver {
@@ -133,6 +136,13 @@ func (r *resolver) chart(ctx context.Context, c *v1alpha1.Component, reader clie
 
 // artifact fetches the artifact of spec.sourceRef and loads spec.path in it.
 func (r *resolver) artifact(ctx context.Context, c *v1alpha1.Component) (manifests.Generator, error) {
+	if r.localArtifact != "" {
+		dir, err := pathIn(r.localArtifact, c.Spec.Path)
+		if err != nil {
+			return nil, err
+		}
+		return r.load("local\x00"+dir, dir, r.localArtifact)
+	}
 	a, err := r.flux.artifact(ctx, c)
 	if err != nil {
 		return nil, err

@@ -124,11 +124,20 @@ var _ = Describe("deletion", func() {
 
 	It("deletes managed instances first and the CRD last", func() {
 		group := ns + ".del.wavekit.dev"
-		h.applyUntilDone(ctx, gadgetCRD(group), gadget(group, ns, "own"), configMap(ns, "cm", nil))
+		own := gadget(group, ns, "own")
+		own.SetFinalizers([]string{"example.com/hold"}) // holds the first wave until the spec lets it go
+		h.applyUntilDone(ctx, gadgetCRD(group), own, configMap(ns, "cm", nil))
 		res, err := h.delete(ctx)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(res.Done).To(BeFalse())
-		Expect(get(ctx, "apiextensions.k8s.io/v1", "CustomResourceDefinition", "", "gadgets."+group)).NotTo(BeNil())
+		Expect(res.Waiting).To(ConsistOf(ContainSubstring("Gadget " + ns + "/own: being deleted")))
+		crd := get(ctx, "apiextensions.k8s.io/v1", "CustomResourceDefinition", "", "gadgets."+group)
+		Expect(crd).NotTo(BeNil())
+		Expect(crd.GetDeletionTimestamp()).To(BeNil(), "the CRD is deleted while an instance is")
+
+		held := get(ctx, group+"/v1", "Gadget", ns, "own")
+		held.SetFinalizers(nil)
+		Expect(env.Client.Update(ctx, held)).To(Succeed())
 		h.deleteUntilDone(ctx)
 		Eventually(func() any {
 			return get(ctx, "apiextensions.k8s.io/v1", "CustomResourceDefinition", "", "gadgets."+group)

@@ -34,22 +34,14 @@ type Change struct {
 // Changes are in the order of the plan: every wave (as if each became
 // ready), then what would be pruned. Delete hooks are left out.
 func (a *Applier) Diff(ctx context.Context, owner Owner, objects []client.Object, inventory []manifests.InventoryItem) ([]Change, error) {
-	run, objs, _, err := a.scopeFor(owner).begin(ctx, objects, inventory)
+	preview, err := a.Preview(ctx, owner, objects, inventory)
 	if err != nil {
 		return nil, err
 	}
-	desired := byKey(objs)
-	dry := a.dryRunScope(owner)
 	var changes []Change
-	for _, g := range planApply(objs, run.items, run.list()).groups {
-		for _, s := range g.steps {
-			change, err := dry.change(ctx, s, desired[s.key], run.item(s.key))
-			if err != nil {
-				return nil, err
-			}
-			if change != nil {
-				changes = append(changes, *change)
-			}
+	for _, s := range preview.Steps {
+		if s.Change != nil {
+			changes = append(changes, *s.Change)
 		}
 	}
 	return changes, nil

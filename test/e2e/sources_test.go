@@ -3,6 +3,8 @@ package e2e_test
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -13,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
 	"github.com/wavekit-dev/wavekit/internal/localregistry"
@@ -122,6 +125,69 @@ var _ = Describe("Components from repositories and Flux sources", Ordered, func(
 		Eventually(func() map[string]string { return configMap("repo") }).WithTimeout(60 * time.Second).Should(HaveKeyWithValue("version", "1.1.0"))
 		Expect(repo.Add(localrepo.Hello("1.2.0"))).To(Succeed())
 		Eventually(func() map[string]string { return configMap("repo") }).WithTimeout(60 * time.Second).Should(HaveKeyWithValue("version", "1.2.0"))
+		remove(c)
+	})
+
+	It("previews a new chart version with the operator's code, writing nothing, and the operator then does what it showed", func() {
+		repo, err := localrepo.NewRepository()
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(repo.Close)
+		Expect(repo.Add(planChart("1.0.0"), planChart("2.0.0"))).To(Succeed())
+		c := component("plan", v1alpha1.ComponentSpec{Chart: &v1alpha1.ChartSource{Repository: repo.URL, Name: "plan", Version: "1.0.0"}})
+		Expect(env.Client.Create(ctx, c)).To(Succeed())
+		ready(c)
+		kubeconfig := filepath.Join(GinkgoT().TempDir(), "kubeconfig")
+		Expect(testenv.WriteKubeconfig(env.Config, kubeconfig)).To(Succeed())
+
+		By("previewing the Component as it is: nothing changes")
+		code, out, errOut := runWavekit(ctx, kubeconfig, "diff", "component", ns+"/plan", "--operator-name", "e2e.wavekit.dev", "--cache-dir", GinkgoT().TempDir())
+		Expect(out).To(Equal("Summary: 0 to create, 0 to update, 0 to delete, 3 unchanged\n"), "%s%s", out, errOut)
+		Expect(code).To(Equal(0), errOut)
+
+		By("previewing version 2.0.0 from a file")
+		next := &v1alpha1.Component{TypeMeta: metav1.TypeMeta{APIVersion: v1alpha1.GroupVersion.String(), Kind: "Component"},
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "plan"}, Spec: *c.Spec.DeepCopy()}
+		next.Spec.Chart.Version = "2.0.0"
+		manifest, err := yaml.Marshal(next)
+		Expect(err).NotTo(HaveOccurred())
+		file := filepath.Join(GinkgoT().TempDir(), "plan.yaml")
+		Expect(os.WriteFile(file, manifest, 0o600)).To(Succeed())
+		var before corev1.ConfigMapList
+		Expect(env.Client.List(ctx, &before, client.InNamespace(ns))).To(Succeed())
+		code, out, errOut = runWavekit(ctx, kubeconfig, "diff", "component", "-f", file, "-o", "json", "--operator-name", "e2e.wavekit.dev", "--cache-dir", GinkgoT().TempDir())
+		Expect(code).To(Equal(1), errOut)
+		steps := previewSteps(out)
+		Expect(steps).To(Equal([]string{
+			"apply 0 configuration: update ConfigMap/plan (data.version: 1.0.0 → 2.0.0)",
+			"apply 0 configuration: unchanged ConfigMap/plan-keep (as last applied)",
+			"apply 0 configuration: create ConfigMap/plan-new",
+			"wait 0 : ready ConfigMap/plan",
+			"wait 0 : ready ConfigMap/plan-keep",
+			"wait 0 : ready ConfigMap/plan-new",
+			"apply 10000 configuration: create ConfigMap/plan-hook (hook post-upgrade)",
+			"wait 10000 : ready ConfigMap/plan-hook (hook post-upgrade)",
+			"purge 10000 : purge ConfigMap/plan-hook (hook post-upgrade; purge-order 19999)",
+			"delete 0 configuration: prune ConfigMap/plan-old (no longer rendered)",
+		}), out)
+		var after corev1.ConfigMapList
+		Expect(env.Client.List(ctx, &after, client.InNamespace(ns))).To(Succeed())
+		Expect(configMapVersions(&after, "plan")).To(Equal(configMapVersions(&before, "plan")), "the preview wrote")
+
+		By("upgrading: the operator does what the preview showed")
+		update(c, func(c *v1alpha1.Component) { c.Spec.Chart.Version = "2.0.0" })
+		Eventually(func() map[string]string { return configMap("plan") }).WithTimeout(60 * time.Second).Should(HaveKeyWithValue("version", "2.0.0"))
+		ready(c)
+		Expect(env.Client.List(ctx, &after, client.InNamespace(ns))).To(Succeed())
+		was, now := configMapVersions(&before, "plan"), configMapVersions(&after, "plan")
+		Expect(now).NotTo(HaveKey("plan-old"), "pruned")
+		Expect(now).NotTo(HaveKey("plan-hook"), "purged")
+		Expect(now).To(HaveKey("plan-new"), "created")
+		Expect(now["plan"]).NotTo(Equal(was["plan"]), "updated")
+		Expect(now["plan-keep"]).To(Equal(was["plan-keep"]), "unchanged")
+		Expect(reasonsFor(ctx, env, ns, "plan")).To(ContainElements(
+			ContainSubstring("Created: created 2 objects: ConfigMap "+ns+"/plan-hook, ConfigMap "+ns+"/plan-new"),
+			ContainSubstring("Updated: updated 1 object: ConfigMap "+ns+"/plan"),
+		))
 		remove(c)
 	})
 

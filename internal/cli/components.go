@@ -1,0 +1,392 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/duration"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/wavekit-dev/wavekit/api/v1alpha1"
+	"github.com/wavekit-dev/wavekit/pkg/component"
+)
+
+// The verbs on Components of the reference operator: get, tree, suspend,
+// resume and reconcile (diff component is in diffcomponent.go). They work
+// on the cluster of --kubeconfig and --context; a Component is NAMESPACE/NAME,
+// or NAME in --namespace.
+
+// componentCluster connects with a scheme that knows Components.
+func componentCluster(ctx context.Context, g *globalOptions) (*cluster, error) {
+	cl, err := g.connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := v1alpha1.AddToScheme(cl.scheme); err != nil {
+		return nil, fmt.Errorf("building the client scheme: %w", err)
+	}
+	return cl, nil
+}
+
+// readComponent reads the Component ref names; a missing one, or a cluster
+// without the Component kind, is an error that says so.
+func readComponent(ctx context.Context, cl *cluster, ref string) (*v1alpha1.Component, error) {
+	id := diffComponentName(ref, cl.namespace)
+	c, err := previewedComponent(ctx, cl, id)
+	if err == nil && c == nil {
+		err = fmt.Errorf("Component %s not found", id)
+	}
+	return c, err
+}
+
+func newGetCommand(g *globalOptions) *cobra.Command {
+	var format string
+	var all bool
+	cmd := &cobra.Command{
+		Use:   "get [NAME]",
+		Short: "List Components with their state and message",
+		Long: `get lists the Components of the reference operator in the namespace, or in
+every namespace with -A: whether they are Ready, their state, age and the
+message of their Ready condition (cut to one line in the table), as
+flux get kustomizations does.`,
+		Example: `  kubectl wavekit get -A
+  wavekit get podinfo -n apps -o yaml`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkOutputFormat(format); err != nil {
+				return err
+			}
+			return runGet(cmd.Context(), g, args, all, format)
+		},
+	}
+	addOutputFlag(cmd, &format)
+	cmd.Flags().BoolVarP(&all, "all-namespaces", "A", false, "list the Components of every namespace")
+	return cmd
+}
+
+// componentSummary is a Component as get prints it as YAML or JSON.
+type componentSummary struct {
+	Namespace string    `json:"namespace"`
+	Name      string    `json:"name"`
+	Ready     string    `json:"ready"`
+	State     string    `json:"state"`
+	Created   time.Time `json:"created"`
+	Message   string    `json:"message,omitempty"`
+}
+
+func runGet(ctx context.Context, g *globalOptions, args []string, all bool, format string) error {
+	cl, err := componentCluster(ctx, g)
+	if err != nil {
+		return err
+	}
+	var items []v1alpha1.Component
+	if len(args) == 1 {
+		c, err := readComponent(ctx, cl, args[0])
+		if err != nil {
+			return err
+		}
+		items = []v1alpha1.Component{*c}
+	} else {
+		namespace := cl.namespace
+		if all {
+			namespace = ""
+		}
+		var list v1alpha1.ComponentList
+		if err := cl.client.List(ctx, &list, client.InNamespace(namespace)); err != nil {
+			return componentReadError("listing Components", err)
+		}
+		items = list.Items
+	}
+	sort.Slice(items, func(i, j int) bool {
+		return items[i].Namespace+"/"+items[i].Name < items[j].Namespace+"/"+items[j].Name
+	})
+	summaries := make([]componentSummary, len(items))
+	for i, c := range items {
+		summaries[i] = summarizeComponent(&c)
+	}
+	if outputFormat(format) != outputTable {
+		return writeStructured(g.stdout, format, summaries)
+	}
+	if len(summaries) == 0 {
+		fmt.Fprintln(g.stderr, "no Components found")
+		return nil
+	}
+	return printComponents(g, summaries, all)
+}
+
+func summarizeComponent(c *v1alpha1.Component) componentSummary {
+	s := componentSummary{Namespace: c.Namespace, Name: c.Name, Ready: "Unknown", State: string(c.Status.State), Created: c.CreationTimestamp.Time}
+	if ready := meta.FindStatusCondition(c.Status.Conditions, component.ConditionReady); ready != nil {
+		s.Ready, s.Message = string(ready.Status), ready.Message
+	}
+	if c.Spec.Suspend {
+		s.State = "Suspended"
+	}
+	return s
+}
+
+// maxMessage is how much of a message a table shows.
+const maxMessage = 80
+
+func printComponents(g *globalOptions, summaries []componentSummary, all bool) error {
+	w := newTable(g.stdout)
+	header := "NAME\tREADY\tSTATE\tAGE\tMESSAGE"
+	if all {
+		header = "NAMESPACE\t" + header
+	}
+	fmt.Fprintln(w, header)
+	for _, s := range summaries {
+		message := strings.Join(strings.Fields(s.Message), " ")
+		if len(message) > maxMessage {
+			message = message[:maxMessage-3] + "..."
+		}
+		row := fmt.Sprintf("%s\t%s\t%s\t%s\t%s", s.Name, s.Ready, s.State, duration.HumanDuration(time.Since(s.Created)), message)
+		if all {
+			row = s.Namespace + "\t" + row
+		}
+		fmt.Fprintln(w, row)
+	}
+	return w.Flush()
+}
+
+func newTreeCommand(g *globalOptions) *cobra.Command {
+	var format string
+	cmd := &cobra.Command{
+		Use:   "tree NAMESPACE/NAME",
+		Short: "Show a Component's objects by wave with their live health",
+		Long: `tree lists every object of a Component's inventory, in apply order (wave by
+wave), with its phase at the last pass and its live status read from the
+cluster now and judged as the operator judges it (kstatus, a Job Current only
+once Complete, the object's status-hint), or NotFound; as flux tree and
+argocd app resources do.`,
+		Example: `  kubectl wavekit tree apps/podinfo`,
+		Args:    exactArgs("NAMESPACE/NAME"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkOutputFormat(format); err != nil {
+				return err
+			}
+			return runTree(cmd.Context(), g, args[0], format)
+		},
+	}
+	addOutputFlag(cmd, &format)
+	return cmd
+}
+
+// treeObject is an inventory item as tree prints it as YAML or JSON.
+type treeObject struct {
+	Wave   int16  `json:"wave"`
+	Object string `json:"object"`
+	Phase  string `json:"phase"`
+	Live   string `json:"live"`
+}
+
+func runTree(ctx context.Context, g *globalOptions, ref, format string) error {
+	cl, err := componentCluster(ctx, g)
+	if err != nil {
+		return err
+	}
+	c, err := readComponent(ctx, cl, ref)
+	if err != nil {
+		return err
+	}
+	items := c.Status.Inventory
+	sort.SliceStable(items, func(i, j int) bool { return items[i].ApplyOrder < items[j].ApplyOrder })
+	objects := make([]treeObject, len(items))
+	for i, item := range items {
+		live, err := liveStatus(ctx, cl.client, item, g.operatorName)
+		if err != nil {
+			return err
+		}
+		objects[i] = treeObject{Wave: item.ApplyOrder, Object: item.String(), Phase: string(item.Phase), Live: live}
+	}
+	if outputFormat(format) != outputTable {
+		return writeStructured(g.stdout, format, objects)
+	}
+	ready := summarizeComponent(c)
+	fmt.Fprintf(g.stdout, "Component %s/%s: %s (%s)\n", c.Namespace, c.Name, ready.State, strings.Join(strings.Fields(ready.Message), " "))
+	w := newTable(g.stdout)
+	fmt.Fprintln(w, "WAVE\tOBJECT\tPHASE\tLIVE")
+	for _, o := range objects {
+		fmt.Fprintf(w, "%d\t%s\t%s\t%s\n", o.Wave, o.Object, o.Phase, o.Live)
+	}
+	return w.Flush()
+}
+
+func newSuspendCommand(g *globalOptions, suspend bool) *cobra.Command {
+	verb, does := "suspend", "sets spec.suspend: the operator leaves the Component's objects as they are (it corrects no drift and applies no change) until resume."
+	if !suspend {
+		verb, does = "resume", "clears spec.suspend and asks for a reconcile now (the <operator-name>/reconcile-requested-at annotation), as flux resume does."
+	}
+	return &cobra.Command{
+		Use:     verb + " NAMESPACE/NAME",
+		Short:   strings.ToUpper(verb[:1]) + verb[1:] + " the reconciliation of a Component",
+		Long:    verb + " " + does,
+		Example: "  kubectl wavekit " + verb + " apps/podinfo",
+		Args:    exactArgs("NAMESPACE/NAME"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runSuspend(cmd.Context(), g, args[0], suspend)
+		},
+	}
+}
+
+func runSuspend(ctx context.Context, g *globalOptions, ref string, suspend bool) error {
+	cl, err := componentCluster(ctx, g)
+	if err != nil {
+		return err
+	}
+	c, err := readComponent(ctx, cl, ref)
+	if err != nil {
+		return err
+	}
+	patch := map[string]any{"spec": map[string]any{"suspend": suspend}}
+	requested := ""
+	if !suspend {
+		requested = time.Now().UTC().Format(time.RFC3339Nano)
+		patch["metadata"] = map[string]any{"annotations": map[string]string{requestKey(g): requested}}
+	}
+	if err := patchComponent(ctx, cl, c, patch); err != nil {
+		return err
+	}
+	if suspend {
+		fmt.Fprintf(g.stdout, "Component %s/%s suspended\n", c.Namespace, c.Name)
+	} else {
+		fmt.Fprintf(g.stdout, "Component %s/%s resumed; reconcile requested at %s\n", c.Namespace, c.Name, requested)
+	}
+	return nil
+}
+
+// requestKey is the annotation that asks the operator for a pass now.
+func requestKey(g *globalOptions) string {
+	return g.operatorName + "/" + component.AnnotationReconcileRequestedAt
+}
+
+// patchComponent sends a JSON merge patch: only the fields named change.
+func patchComponent(ctx context.Context, cl *cluster, c *v1alpha1.Component, patch map[string]any) error {
+	data, err := json.Marshal(patch)
+	if err != nil {
+		return err
+	}
+	if err := cl.client.Patch(ctx, c, client.RawPatch(types.MergePatchType, data)); err != nil {
+		return componentReadError(fmt.Sprintf("changing Component %s/%s", c.Namespace, c.Name), err)
+	}
+	return nil
+}
+
+// componentReadError says what a Forbidden or a missing kind means.
+func componentReadError(what string, err error) error {
+	switch {
+	case meta.IsNoMatchError(err):
+		return fmt.Errorf("%s: the cluster does not serve Components (%s): install the reference operator's CRD", what, v1alpha1.GroupVersion)
+	case apierrors.IsForbidden(err):
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	return fmt.Errorf("%s: %w", what, err)
+}
+
+type reconcileOptions struct {
+	wait    bool
+	timeout time.Duration
+}
+
+func newReconcileCommand(g *globalOptions) *cobra.Command {
+	o := &reconcileOptions{}
+	cmd := &cobra.Command{
+		Use:   "reconcile NAMESPACE/NAME [--wait]",
+		Short: "Ask the operator for a pass of a Component now",
+		Long: `reconcile sets the annotation <operator-name>/reconcile-requested-at of a
+Component to the current time: the operator runs a full pass (render and
+apply) for each new value and records it in status.lastHandledReconcileAt,
+as Flux's reconcile.fluxcd.io/requestedAt. With --wait it waits until the
+operator handled the request and exits 0 if the Component is then Ready,
+1 if it is not (with its message), and 1 with a hint when the operator does
+not handle it within --timeout.`,
+		Example: `  kubectl wavekit reconcile apps/podinfo --wait`,
+		Args:    exactArgs("NAMESPACE/NAME"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return o.run(cmd.Context(), g, args[0])
+		},
+	}
+	cmd.Flags().BoolVar(&o.wait, "wait", false, "wait until the operator handled the request, and report the Ready condition")
+	cmd.Flags().DurationVar(&o.timeout, "timeout", 2*time.Minute, "how long --wait waits")
+	return cmd
+}
+
+func (o *reconcileOptions) run(ctx context.Context, g *globalOptions, ref string) error {
+	cl, err := componentCluster(ctx, g)
+	if err != nil {
+		return err
+	}
+	c, err := readComponent(ctx, cl, ref)
+	if err != nil {
+		return err
+	}
+	requested := time.Now().UTC().Format(time.RFC3339Nano)
+	patch := map[string]any{"metadata": map[string]any{"annotations": map[string]string{requestKey(g): requested}}}
+	if err := patchComponent(ctx, cl, c, patch); err != nil {
+		return err
+	}
+	fmt.Fprintf(g.stdout, "Component %s/%s: reconcile requested at %s\n", c.Namespace, c.Name, requested)
+	if !o.wait {
+		return nil
+	}
+	handled, err := waitForHandled(ctx, cl, c, requested, o.timeout)
+	if err != nil {
+		return err
+	}
+	s := summarizeComponent(handled)
+	if s.Ready != string(metav1.ConditionTrue) {
+		return fmt.Errorf("Component %s/%s handled the request and is not Ready (%s): %s", c.Namespace, c.Name, s.State, s.Message)
+	}
+	fmt.Fprintf(g.stdout, "Component %s/%s is Ready: %s\n", c.Namespace, c.Name, s.Message)
+	return nil
+}
+
+// waitForHandled watches the Component until its status says the operator
+// handled the request.
+func waitForHandled(ctx context.Context, cl *cluster, c *v1alpha1.Component, requested string, timeout time.Duration) (*v1alpha1.Component, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	wc, err := client.NewWithWatch(cl.config, client.Options{Scheme: cl.scheme})
+	if err != nil {
+		return nil, err
+	}
+	notHandled := fmt.Errorf("Component %s/%s: the operator did not handle the reconcile request within %s: "+
+		"is it running, and does it watch namespace %s? (kubectl get pods -A -l app.kubernetes.io/name=component-operator, and its logs)",
+		c.Namespace, c.Name, timeout, c.Namespace)
+	for {
+		var list v1alpha1.ComponentList
+		if err := wc.List(ctx, &list, client.InNamespace(c.Namespace), client.MatchingFields{"metadata.name": c.Name}); err != nil {
+			if ctx.Err() != nil {
+				return nil, notHandled
+			}
+			return nil, componentReadError("reading Component "+c.Namespace+"/"+c.Name, err)
+		}
+		if len(list.Items) == 1 && list.Items[0].Status.LastHandledReconcileAt == requested {
+			return &list.Items[0], nil
+		}
+		w, err := wc.Watch(ctx, &v1alpha1.ComponentList{}, client.InNamespace(c.Namespace),
+			client.MatchingFields{"metadata.name": c.Name}, &client.ListOptions{Raw: &metav1.ListOptions{ResourceVersion: list.ResourceVersion}})
+		if err != nil {
+			return nil, notHandled
+		}
+		for event := range w.ResultChan() {
+			if got, ok := event.Object.(*v1alpha1.Component); ok && got.Status.LastHandledReconcileAt == requested {
+				w.Stop()
+				return got, nil
+			}
+		}
+		w.Stop()
+		if ctx.Err() != nil {
+			return nil, notHandled
+		}
+	}
+}

@@ -1,0 +1,155 @@
+package cli_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/wavekit-dev/wavekit/api/v1alpha1"
+	"github.com/wavekit-dev/wavekit/internal/cli"
+	"github.com/wavekit-dev/wavekit/internal/componenttest"
+	"github.com/wavekit-dev/wavekit/internal/operator"
+)
+
+// The Component verbs, against Components the real reference operator
+// (run in this process, as "wavekit.dev", the CLI's default) reconciles.
+var _ = Describe("Component verbs", Ordered, func() {
+	var (
+		ctx     = context.Background()
+		objects client.Client
+	)
+	BeforeAll(func() {
+		scheme := runtime.NewScheme()
+		Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
+		Expect(apiextensionsv1.AddToScheme(scheme)).To(Succeed())
+		Expect(v1alpha1.AddToScheme(scheme)).To(Succeed())
+		var err error
+		objects, err = client.New(env.Config, client.Options{Scheme: scheme})
+		Expect(err).NotTo(HaveOccurred())
+		mgr, err := ctrl.NewManager(env.Config, componenttest.ManagerOptions(scheme))
+		Expect(err).NotTo(HaveOccurred())
+		_, err = operator.Setup(mgr, operator.Options{Name: "wavekit.dev", Sources: map[string]string{"web": "testdata/web"}, CacheDir: GinkgoT().TempDir()})
+		Expect(err).NotTo(HaveOccurred())
+		mgrCtx, cancel := context.WithCancel(ctx)
+		DeferCleanup(cancel)
+		componenttest.RunManager(mgrCtx, mgr)
+	})
+
+	newComponent := func(ns, name string) *v1alpha1.Component {
+		GinkgoHelper()
+		c := &v1alpha1.Component{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Spec: v1alpha1.ComponentSpec{Source: "web"}}
+		Expect(objects.Create(ctx, c)).To(Succeed())
+		Eventually(func() (string, error) {
+			return componenttest.ReadyCondition(ctx, objects, client.ObjectKeyFromObject(c))
+		}).
+			WithTimeout(60 * time.Second).Should(HavePrefix("True"))
+		return c
+	}
+	read := func(c *v1alpha1.Component) *v1alpha1.Component {
+		GinkgoHelper()
+		got := &v1alpha1.Component{}
+		Expect(objects.Get(ctx, client.ObjectKeyFromObject(c), got)).To(Succeed())
+		return got
+	}
+
+	It("lists Components and shows one's objects by wave with their live health", func() {
+		ns := newNamespace()
+		newComponent(ns, "shop")
+		Expect(succeeds("get", "-n", ns)).To(MatchRegexp(
+			`^NAME +READY +STATE +AGE +MESSAGE\nshop +True +Ready +\S+ +every object is applied and ready\n$`))
+		Expect(succeeds("get", "-A")).To(MatchRegexp(`(?m)^` + ns + ` +shop +True +Ready +\S+ +every object is applied and ready$`))
+
+		Expect(succeeds("tree", ns+"/shop")).To(MatchRegexp(`^Component ` + ns + `/shop: Ready \(every object is applied and ready\)\n` +
+			`WAVE +OBJECT +PHASE +LIVE\n` +
+			`0 +ConfigMap ` + ns + `/shop-config +Ready +Current\n` +
+			`1 +ConfigMap ` + ns + `/shop-app +Ready +Current\n$`))
+		succeeds("suspend", ns+"/shop") // else the operator creates it again at once
+		Expect(objects.Delete(ctx, configMap(ns, "shop-app"))).To(Succeed())
+		Expect(succeeds("tree", "shop", "-n", ns, "-o", "json")).To(ContainSubstring(`"object": "ConfigMap ` + ns + `/shop-app",
+    "phase": "Ready",
+    "live": "NotFound"`))
+		Expect(succeeds("get", "-n", ns)).To(MatchRegexp(`(?m)^shop +False +Suspended +\S+ +reconciliation is suspended; objects are left as they are$`))
+
+		r := wavekit("tree", ns+"/missing")
+		Expect(r.code).To(Equal(1))
+		Expect(r.stderr).To(Equal("error: Component " + ns + "/missing not found\n"))
+	})
+
+	It("suspends a Component so that the operator leaves an edited object, and resumes it with a reconcile", func() {
+		ns := newNamespace()
+		c := newComponent(ns, "shop")
+		before := read(c)
+		Expect(succeeds("suspend", ns+"/shop")).To(Equal("Component " + ns + "/shop suspended\n"))
+		suspended := read(c)
+		Expect(suspended.Spec.Suspend).To(BeTrue())
+		Expect(suspended.Annotations).To(Equal(before.Annotations), "suspend changes only spec.suspend")
+		Eventually(func() string { return succeeds("get", ns+"/shop") }).WithTimeout(30*time.Second).
+			Should(ContainSubstring("reconciliation is suspended"), "the operator saw the suspension")
+
+		cm := configMap(ns, "shop-config")
+		cm.Data["greeting"] = "edited"
+		Expect(objects.Update(ctx, cm)).To(Succeed())
+		Consistently(func() string { return configMap(ns, "shop-config").Data["greeting"] }).
+			WithTimeout(2*time.Second).Should(Equal("edited"), "a suspended Component corrects nothing")
+
+		out := succeeds("resume", ns+"/shop")
+		Expect(out).To(MatchRegexp(`^Component ` + ns + `/shop resumed; reconcile requested at \S+\n$`))
+		resumed := read(c)
+		Expect(resumed.Spec.Suspend).To(BeFalse())
+		Expect(resumed.Annotations).To(HaveKey("wavekit.dev/reconcile-requested-at"))
+		Eventually(func() string { return configMap(ns, "shop-config").Data["greeting"] }).WithTimeout(60 * time.Second).Should(Equal("hello"))
+	})
+
+	It("asks for a pass now and waits until the operator handled it", func() {
+		ns := newNamespace()
+		c := newComponent(ns, "shop")
+		r := wavekit("reconcile", ns+"/shop", "--wait", "--timeout", "60s")
+		Expect(r.code).To(Equal(0), r.stderr)
+		Expect(r.stdout).To(MatchRegexp(`^Component ` + ns + `/shop: reconcile requested at (\S+)\nComponent ` + ns + `/shop is Ready: every object is applied and ready\n$`))
+		requested := read(c).Annotations["wavekit.dev/reconcile-requested-at"]
+		Expect(r.stdout).To(ContainSubstring(requested))
+		Expect(read(c).Status.LastHandledReconcileAt).To(Equal(requested))
+
+		By("failing with a hint when no operator handles the request")
+		r = wavekit("reconcile", ns+"/shop", "--wait", "--timeout", "2s", "--operator-name", "nobody.dev")
+		Expect(r.code).To(Equal(1))
+		Expect(r.stderr).To(HavePrefix("error: Component " + ns + "/shop: the operator did not handle the reconcile request within 2s: is it running, and does it watch namespace " + ns + "?"))
+		Expect(read(c).Annotations).To(HaveKey("nobody.dev/reconcile-requested-at"))
+	})
+
+	It("prints its usage as kubectl wavekit when run as kubectl-wavekit, and installs itself as that plugin", func() {
+		var stdout, stderr bytes.Buffer
+		Expect(cli.RunAs(ctx, "/usr/local/bin/kubectl-wavekit", []string{"get", "--help"}, &stdout, &stderr)).To(Equal(0))
+		Expect(stdout.String()).To(ContainSubstring("Usage:\n  kubectl wavekit get [NAME] [flags]\n"))
+		stdout.Reset()
+		Expect(cli.RunAs(ctx, "wavekit", []string{"get", "--help"}, &stdout, &stderr)).To(Equal(0))
+		Expect(stdout.String()).To(ContainSubstring("Usage:\n  wavekit get [NAME] [flags]\n"))
+
+		dir := GinkgoT().TempDir()
+		out := succeeds("plugin", "install", "--dir", dir)
+		Expect(out).To(HavePrefix("installed " + filepath.Join(dir, "kubectl-wavekit") + " -> "))
+		self, err := os.Executable()
+		Expect(err).NotTo(HaveOccurred())
+		self, err = filepath.EvalSymlinks(self)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(filepath.EvalSymlinks(filepath.Join(dir, "kubectl-wavekit"))).To(Equal(self))
+		Expect(succeeds("plugin", "install", "--dir", dir)).To(ContainSubstring("links to " + self + " already"))
+
+		other := GinkgoT().TempDir()
+		Expect(os.WriteFile(filepath.Join(other, "kubectl-wavekit"), []byte("#!/bin/sh\n"), 0o755)).To(Succeed())
+		r := wavekit("plugin", "install", "--dir", other)
+		Expect(r.code).To(Equal(1))
+		Expect(r.stderr).To(ContainSubstring("exists and is not a link to"))
+	})
+})

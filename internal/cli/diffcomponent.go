@@ -1,0 +1,270 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/yaml"
+
+	"github.com/wavekit-dev/wavekit/api/v1alpha1"
+	"github.com/wavekit-dev/wavekit/internal/operator"
+	"github.com/wavekit-dev/wavekit/pkg/component"
+)
+
+type diffComponentOptions struct {
+	file           string
+	operator       string
+	path           string
+	sources        []string
+	defaultSA      string
+	noCrossNSRefs  bool
+	showSecrets    bool
+	output         string
+	cacheDirectory string
+	// servedByOperator maps the sources of --operator's arguments to their
+	// directories in its image.
+	servedByOperator map[string]string
+	// nameSet is true when --operator-name was given.
+	nameSet bool
+}
+
+func newDiffComponentCommand(g *globalOptions) *cobra.Command {
+	o := &diffComponentOptions{}
+	cmd := &cobra.Command{
+		Use:   "component [NAMESPACE/NAME] [-f FILE]",
+		Short: "Show what the reference operator's next pass of a Component would do, wave by wave",
+		Long: `diff component previews a Component of the reference operator: it renders the
+Component exactly as the operator does (spec.source from --source, spec.chart,
+spec.sourceRef, valuesFrom read as the Component's service account, patches)
+and plans its next pass against the live objects and the Component's inventory,
+every write a server-side dry run, with the operator's own code. Nothing is
+written. The output is diff's: the steps that change something, wave by wave,
+with a unified diff each, then a summary; -o json|yaml for every step.
+
+NAMESPACE/NAME previews the Component in the cluster (after an edit of an
+object, or a new chart version in its repository). -f FILE previews a
+Component from a file: a new one (everything is created), or a changed copy of
+one in the cluster, which keeps that one's inventory. Give the flags the
+operator runs with when they change rendering: --operator-name, --source,
+--default-service-account. Reading valuesFrom as a service account
+impersonates it, as the operator does: your identity needs that right.
+
+Exit code: 0 when nothing would change, 1 when something would, 2 on error.`,
+		Example: `  wavekit diff component apps/podinfo
+  wavekit diff component -f podinfo.yaml -o json
+  wavekit diff component -f podinfo.yaml --source web=./charts/web`,
+		Args:        cobra.MaximumNArgs(1),
+		Annotations: map[string]string{errorExitCode: "2"},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.nameSet = cmd.Flags().Changed("operator-name")
+			return o.run(cmd.Context(), g, args)
+		},
+	}
+	flags := cmd.Flags()
+	flags.StringVarP(&o.file, "filename", "f", "", "a Component manifest to preview instead of the one in the cluster")
+	flags.StringVar(&o.operator, "operator", "", "NAMESPACE/DEPLOYMENT of the running operator: take --operator-name, --default-service-account and --no-cross-namespace-refs from its arguments (flags given here win)")
+	flags.StringVar(&o.path, "path", "", "a local directory that stands for the artifact of spec.sourceRef (spec.path is read inside it), as flux diff kustomization --path")
+	flags.StringArrayVar(&o.sources, "source", nil, "NAME=DIR, a source the operator serves (as its --source flag; repeatable)")
+	flags.StringVar(&o.defaultSA, "default-service-account", "", "the operator's --default-service-account")
+	flags.BoolVar(&o.noCrossNSRefs, "no-cross-namespace-refs", false, "the operator's --no-cross-namespace-refs")
+	flags.StringVar(&o.cacheDirectory, "cache-dir", "", "where fetched charts and artifacts are kept (default: a directory in the system's temporary directory)")
+	flags.BoolVar(&o.showSecrets, "show-secrets", false, "print the values of Secrets instead of masks (they end up in logs)")
+	flags.StringVarP(&o.output, "output", "o", "text", "output format: text, yaml or json (schema in docs/schemas/diff.schema.json)")
+	return cmd
+}
+
+func (o *diffComponentOptions) run(ctx context.Context, g *globalOptions, args []string) error {
+	if err := o.check(args); err != nil {
+		return err
+	}
+	sources, err := operator.ParseSources(o.sources)
+	if err != nil {
+		return err
+	}
+	cl, err := g.connect(ctx)
+	if err != nil {
+		return err
+	}
+	if err := v1alpha1.AddToScheme(cl.scheme); err != nil {
+		return fmt.Errorf("building the client scheme: %w", err)
+	}
+	opts := operator.Options{Name: g.operatorName, Sources: sources, CacheDir: o.cacheDirectory,
+		Reconciler: component.ReconcilerOptions{DefaultServiceAccount: o.defaultSA, NoCrossNamespaceRefs: o.noCrossNSRefs}}
+	if o.operator != "" {
+		if err := o.takeOperatorFlags(ctx, cl, &opts); err != nil {
+			return err
+		}
+	}
+	c, err := o.component(ctx, cl, args)
+	if err != nil {
+		return err
+	}
+	if served, ok := o.servedByOperator[c.Spec.Source]; ok && opts.Sources[c.Spec.Source] == "" {
+		return fmt.Errorf("Component %s/%s uses source %s, which the operator serves from %s in its image: give --source %s=DIR with a copy of it",
+			c.Namespace, c.Name, c.Spec.Source, served, c.Spec.Source)
+	}
+	if o.path != "" && c.Spec.SourceRef == nil {
+		return fmt.Errorf("--path %s: Component %s/%s has no spec.sourceRef to stand for", o.path, c.Namespace, c.Name)
+	}
+	preview, err := operator.Preview(ctx, cl.config, cl.scheme, opts, c, o.path)
+	if err != nil {
+		return fmt.Errorf("Component %s/%s: %w", c.Namespace, c.Name, err)
+	}
+	return writePlan(g.stdout, o.output, c.Namespace+"/"+c.Name, preview, o.showSecrets)
+}
+
+func (o *diffComponentOptions) check(args []string) error {
+	if err := checkPlanFormat(o.output); err != nil {
+		return err
+	}
+	switch {
+	case len(args) == 0 && o.file == "":
+		return fmt.Errorf("diff component needs NAMESPACE/NAME or -f FILE (see wavekit diff component --help)")
+	case len(args) == 1 && o.file != "":
+		return fmt.Errorf("diff component takes NAMESPACE/NAME or -f FILE, not both")
+	case len(args) == 1 && strings.Count(args[0], "/") > 1:
+		return fmt.Errorf("%q: want NAMESPACE/NAME or NAME", args[0])
+	}
+	return nil
+}
+
+// component returns the Component to preview: the one in the cluster, or
+// the file's with the inventory of the one in the cluster by its name.
+func (o *diffComponentOptions) component(ctx context.Context, cl *cluster, args []string) (*v1alpha1.Component, error) {
+	if o.file == "" {
+		id := diffComponentName(args[0], cl.namespace)
+		live, err := previewedComponent(ctx, cl, id)
+		if err == nil && live == nil {
+			err = fmt.Errorf("Component %s not found", id)
+		}
+		return live, err
+	}
+	c, err := readDiffComponentFile(o.file, cl.namespace)
+	if err != nil {
+		return nil, err
+	}
+	live, err := previewedComponent(ctx, cl, types.NamespacedName{Namespace: c.Namespace, Name: c.Name})
+	if err != nil {
+		return nil, err
+	}
+	c.Generation = 1
+	if live != nil {
+		c.UID, c.Generation, c.Status = live.UID, live.Generation, live.Status
+		if !equality.Semantic.DeepEqual(c.Spec, live.Spec) {
+			c.Generation++ // as the API server counts a change of the spec
+		}
+	}
+	return c, nil
+}
+
+// previewedComponent reads a Component; nil when there is none.
+func previewedComponent(ctx context.Context, cl *cluster, id types.NamespacedName) (*v1alpha1.Component, error) {
+	c := &v1alpha1.Component{}
+	err := cl.client.Get(ctx, id, c)
+	switch {
+	case meta.IsNoMatchError(err):
+		return nil, fmt.Errorf("the cluster does not serve Components (%s): install the reference operator's CRD", v1alpha1.GroupVersion)
+	case apierrors.IsNotFound(err):
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("reading Component %s: %w", id, err)
+	}
+	return c, nil
+}
+
+func diffComponentName(arg, namespace string) types.NamespacedName {
+	if ns, name, ok := strings.Cut(arg, "/"); ok {
+		return types.NamespacedName{Namespace: ns, Name: name}
+	}
+	return types.NamespacedName{Namespace: namespace, Name: arg}
+}
+
+// readDiffComponentFile reads one Component manifest; fields it does not know
+// are an error, as kubectl apply --validate=strict makes them.
+func readDiffComponentFile(path, namespace string) (*v1alpha1.Component, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	c := &v1alpha1.Component{}
+	if err := yaml.UnmarshalStrict(data, c); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if want := v1alpha1.GroupVersion.String(); c.APIVersion != want || c.Kind != "Component" {
+		return nil, fmt.Errorf("%s: holds %s %s, not a Component of %s", path, c.APIVersion, c.Kind, want)
+	}
+	if c.Name == "" {
+		return nil, fmt.Errorf("%s: the Component has no metadata.name", path)
+	}
+	if c.Namespace == "" {
+		c.Namespace = namespace
+	}
+	return c, nil
+}
+
+// takeOperatorFlags reads the arguments of the operator's Deployment and
+// sets the options that change rendering, unless given on the command line.
+func (o *diffComponentOptions) takeOperatorFlags(ctx context.Context, cl *cluster, opts *operator.Options) error {
+	id := diffComponentName(o.operator, cl.namespace)
+	var d appsv1.Deployment
+	if err := cl.client.Get(ctx, id, &d); err != nil {
+		return fmt.Errorf("--operator %s: reading its Deployment: %w", o.operator, err)
+	}
+	args := operatorArgs(d.Spec.Template.Spec.Containers)
+	if args == nil {
+		return fmt.Errorf("--operator %s: no container of the Deployment runs with --operator-name or --source", o.operator)
+	}
+	if name, ok := args["operator-name"]; ok && !o.nameSet {
+		opts.Name = name[len(name)-1]
+	}
+	if sa, ok := args["default-service-account"]; ok && opts.Reconciler.DefaultServiceAccount == "" {
+		opts.Reconciler.DefaultServiceAccount = sa[len(sa)-1]
+	}
+	if v, ok := args["no-cross-namespace-refs"]; ok && v[len(v)-1] != "false" {
+		opts.Reconciler.NoCrossNamespaceRefs = true
+	}
+	o.servedByOperator = map[string]string{}
+	for _, s := range args["source"] {
+		if name, dir, ok := strings.Cut(s, "="); ok {
+			o.servedByOperator[name] = dir
+		}
+	}
+	return nil
+}
+
+// operatorArgs parses the flags of the first container that runs with
+// --operator-name or --source: name → values in order ("true" for a flag
+// without a value). nil when no container does.
+func operatorArgs(containers []corev1.Container) map[string][]string {
+	for _, c := range containers {
+		flags := map[string][]string{}
+		all := append(append([]string(nil), c.Command...), c.Args...)
+		for i := 0; i < len(all); i++ {
+			arg, ok := strings.CutPrefix(all[i], "--")
+			if !ok {
+				continue
+			}
+			name, value, hasValue := strings.Cut(arg, "=")
+			if !hasValue {
+				value = "true"
+				if i+1 < len(all) && !strings.HasPrefix(all[i+1], "-") && name != "no-cross-namespace-refs" {
+					value, i = all[i+1], i+1
+				}
+			}
+			flags[name] = append(flags[name], value)
+		}
+		if flags["operator-name"] != nil || flags["source"] != nil {
+			return flags
+		}
+	}
+	return nil
+}

@@ -1,0 +1,58 @@
+package operator
+
+import (
+	"context"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/wavekit-dev/wavekit/api/v1alpha1"
+	"github.com/wavekit-dev/wavekit/pkg/component"
+	"github.com/wavekit-dev/wavekit/pkg/engine"
+)
+
+// Preview tells what the reference operator's next pass of c would do, and
+// writes nothing. It renders with the operator's own resolver (spec.source
+// from opts.Sources, spec.chart, spec.sourceRef, valuesFrom read as the
+// Component's service account, spec.patches) and plans with the operator's
+// own reconciler (component.Reconciler.Preview), connected with cfg: the
+// code a pass runs, with every write a server-side dry run. scheme must
+// hold the Kubernetes types and v1alpha1. A non-empty artifactDir stands for
+// the artifact of spec.sourceRef (a local checkout, as flux diff
+// kustomization --path): spec.path is read inside it, and the Flux source is
+// not read.
+func Preview(ctx context.Context, cfg *rest.Config, scheme *runtime.Scheme, opts Options, c *v1alpha1.Component, artifactDir string) (engine.Preview, error) {
+	if opts.Name == "" {
+		return engine.Preview{}, fmt.Errorf("the operator name is empty")
+	}
+	generators, err := loadSources(opts.Name, opts.Sources, false)
+	if err != nil {
+		return engine.Preview{}, err
+	}
+	fetcher, err := newFetcher(opts)
+	if err != nil {
+		return engine.Preview{}, err
+	}
+	own, err := client.New(cfg, client.Options{Scheme: scheme})
+	if err != nil {
+		return engine.Preview{}, fmt.Errorf("connecting to %s: %w", cfg.Host, err)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	informers, err := cache.New(cfg, cache.Options{Scheme: scheme, Mapper: own.RESTMapper()})
+	if err != nil {
+		return engine.Preview{}, fmt.Errorf("watching %s: %w", cfg.Host, err)
+	}
+	go func() { _ = informers.Start(ctx) }() // informers of Flux sources, started on first use
+	flux := &fluxSources{cache: informers, mapper: own.RESTMapper(), watches: &lazyWatches{cache: informers},
+		changed: func(string, types.NamespacedName) {}, noCrossN: opts.Reconciler.NoCrossNamespaceRefs}
+	rd := &readers{config: cfg, scheme: scheme, own: own, defaultSA: opts.Reconciler.DefaultServiceAccount}
+	gen := newResolver(opts.Name, generators, fetcher, rd, flux, opts.Reconciler.RequeueInterval)
+	gen.localArtifact = artifactDir
+	r := component.NewReconciler[*v1alpha1.Component](opts.Name, gen, opts.Reconciler)
+	return r.Preview(ctx, cfg, scheme, c)
+}

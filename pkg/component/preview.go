@@ -1,0 +1,83 @@
+package component
+
+import (
+	"context"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/wavekit-dev/wavekit/pkg/engine"
+)
+
+// Preview tells what the next pass of the reconciler would do to component,
+// and writes nothing: the same references, target (kubeconfig, impersonated
+// service account), render and plan as a pass, with every write sent as a
+// server-side dry run (engine.Applier.Preview). The component's status
+// gives the inventory; a component that is not in the cluster yet has none,
+// so everything is created. Dependencies and suspension are not waited for:
+// the preview shows the pass that runs once they allow it.
+//
+// cfg and scheme are the operator's: Preview connects as the operator does
+// and stops its connection before it returns. It is for a reconciler that
+// is not set up with a manager (wavekit diff component); it must not be
+// called concurrently on one reconciler.
+func (r *Reconciler[T]) Preview(ctx context.Context, cfg *rest.Config, scheme *runtime.Scheme, component T) (engine.Preview, error) {
+	if r.client == nil {
+		c, err := client.New(cfg, client.Options{Scheme: scheme})
+		if err != nil {
+			return engine.Preview{}, fmt.Errorf("connecting to %s: %w", cfg.Host, err)
+		}
+		r.client, r.apiReader = c, c
+	}
+	ts := &targets{name: r.name, local: cfg, scheme: scheme, reader: r.apiReader, opts: r.opts,
+		byKey: map[targetKey]*target{}, byComponent: map[types.NamespacedName]targetKey{}}
+	defer ts.stopAll()
+	rn := &run[T]{r: r, component: component, id: types.NamespacedName{Namespace: component.GetNamespace(), Name: component.GetName()}}
+	tg, err := connectForPreview(ctx, ts, component)
+	if err != nil {
+		return engine.Preview{}, fmt.Errorf("connecting to the target cluster: %w", err)
+	}
+	owner, err := rn.owner()
+	if err != nil {
+		return engine.Preview{}, err
+	}
+	objects, err := rn.render(ctx, tg)
+	if err != nil {
+		return engine.Preview{}, renderError(err)
+	}
+	return tg.applier.Preview(ctx, owner, objects, component.GetStatus().Inventory)
+}
+
+// connectForPreview waits until the component's target is connected: a
+// pass gives its worker back while it connects, a preview has nothing else
+// to do.
+func connectForPreview(ctx context.Context, ts *targets, c Component) (*target, error) {
+	for {
+		tg, err := ts.forComponent(ctx, c)
+		if _, retriable := asRetriable(err); err == nil || !retriable || !ts.connecting(c) {
+			return tg, err
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// connecting tells whether the component's target is still connecting.
+func (t *targets) connecting(c Component) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	tg, ok := t.byKey[t.byComponent[types.NamespacedName{Namespace: c.GetNamespace(), Name: c.GetName()}]]
+	if !ok {
+		return false
+	}
+	select {
+	case <-tg.ready:
+		return false
+	default:
+		return true
+	}
+}
