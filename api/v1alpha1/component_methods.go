@@ -68,10 +68,10 @@ func (c *Component) GetImpersonationGroups() []string { return nil }
 // IsSuspended returns spec.suspend.
 func (c *Component) IsSuspended() bool { return c.Spec.Suspend }
 
-// GetPolicies returns spec.policies as object policy defaults.
+// GetPolicies returns spec.policies and spec.crds as object policy defaults.
 func (c *Component) GetPolicies() manifests.Defaults {
 	p := c.Spec.Policies
-	return manifests.Defaults{Update: p.Update, Delete: p.Delete, Adoption: p.Adoption, Namespace: p.Namespace}
+	return manifests.Defaults{Update: p.Update, Delete: p.Delete, Adoption: p.Adoption, Namespace: p.Namespace, CRDs: c.Spec.CRDs}
 }
 
 // GetAdditionalManagedTypes returns spec.additionalManagedTypes.

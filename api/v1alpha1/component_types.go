@@ -77,6 +77,16 @@ type ComponentSpec struct {
 	// Policies are defaults for objects that carry no policy annotation.
 	// +optional
 	Policies Policies `json:"policies,omitempty"`
+	// CRDs says how the CustomResourceDefinitions the source ships are
+	// applied: CreateReplace (the default) creates and updates them, Create
+	// creates missing ones and never updates them, Skip never creates,
+	// updates or deletes them (one installed earlier leaves the inventory and
+	// stays). Whatever the policy, an update that drops a version still in
+	// the live CRD's status.storedVersions is refused before anything is
+	// written. A CRD's own <operator>/crd-policy annotation wins.
+	// +kubebuilder:validation:Enum=Create;CreateReplace;Skip
+	// +optional
+	CRDs manifests.CRDPolicy `json:"crds,omitempty"`
 	// Intervals tune requeue, retry, timeout and reapply.
 	// +optional
 	Intervals Intervals `json:"intervals,omitempty"`
@@ -233,7 +243,7 @@ type SecretKeyReference struct {
 
 // Policies are defaults for the objects of a component.
 type Policies struct {
-	// +kubebuilder:validation:Enum=default;replace;ssa-merge;ssa-override;recreate
+	// +kubebuilder:validation:Enum=default;replace;ssa-merge;ssa-override;recreate;replace-on-immutable
 	// +optional
 	Update manifests.UpdatePolicy `json:"update,omitempty"`
 	// +kubebuilder:validation:Enum=default;delete;orphan;orphan-on-apply;orphan-on-delete

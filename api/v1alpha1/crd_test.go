@@ -8,6 +8,9 @@ import (
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"sigs.k8s.io/yaml"
+
+	"github.com/wavekit-dev/wavekit/api/v1alpha1"
+	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
 // TestDriftIsExplained keeps `kubectl explain component.spec.drift` useful:
@@ -64,5 +67,26 @@ func walk(path string, s apiextensionsv1.JSONSchemaProps, visit func(string, api
 	}
 	for name, p := range s.Properties {
 		walk(path+"."+name, p, visit)
+	}
+}
+
+// TestCRDPolicyIsExplained keeps `kubectl explain component.spec.crds`
+// useful, and checks that the policy reaches the engine's defaults.
+func TestCRDPolicyIsExplained(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "config", "crd", "bases", "wavekit.dev_components.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var crd apiextensionsv1.CustomResourceDefinition
+	if err := yaml.Unmarshal(data, &crd); err != nil {
+		t.Fatal(err)
+	}
+	crds, ok := crd.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"].Properties["crds"]
+	if !ok || crds.Description == "" || len(crds.Enum) != 3 {
+		t.Fatalf("spec.crds: %+v, want a description and the values Create, CreateReplace, Skip", crds)
+	}
+	c := &v1alpha1.Component{Spec: v1alpha1.ComponentSpec{CRDs: manifests.CRDSkip}}
+	if got := c.GetPolicies().CRDs; got != manifests.CRDSkip {
+		t.Errorf("GetPolicies().CRDs = %q, want Skip", got)
 	}
 }

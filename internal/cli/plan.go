@@ -106,7 +106,7 @@ func summarizePlan(steps []plannedStep) planSummary {
 		switch s.Action {
 		case engine.ActionCreate:
 			sum.Create++
-		case engine.ActionUpdate:
+		case engine.ActionUpdate, engine.ActionReplace:
 			sum.Update++
 		case engine.ActionDelete, engine.ActionPrune:
 			sum.Delete++

@@ -90,7 +90,7 @@ var Cases = []Case{
 	{Name: "invalid apply order", Manifests: configMap(`PREFIX/apply-order: "40000"`),
 		Message: `ConfigMap NS/bad: annotation PREFIX/apply-order has invalid value "40000" (allowed: an integer from -32768 to 32767)`},
 	{Name: "invalid update policy", Manifests: configMap(`PREFIX/update-policy: merge`),
-		Message: `ConfigMap NS/bad: annotation PREFIX/update-policy has invalid value "merge" (allowed: default, replace, ssa-merge, ssa-override, recreate)`},
+		Message: `ConfigMap NS/bad: annotation PREFIX/update-policy has invalid value "merge" (allowed: default, replace, ssa-merge, ssa-override, recreate, replace-on-immutable)`},
 	{Name: "invalid delete policy", Manifests: configMap(`PREFIX/delete-policy: keep`),
 		Message: `ConfigMap NS/bad: annotation PREFIX/delete-policy has invalid value "keep" (allowed: default, delete, orphan, orphan-on-apply, orphan-on-delete)`},
 	{Name: "invalid delete hook: not dropped as a hook, refused", Manifests: configMap(`PREFIX/delete-hook: pre-install`),

@@ -9,7 +9,8 @@ import (
 )
 
 // recordActions emits one event per kind of action a pass took (created,
-// updated, deleted, orphaned), naming the first few objects. A pass that
+// updated, replaced, deleted, orphaned), naming the first few objects and
+// why, where the action says (a replaced object's immutable fields). A pass that
 // wrote nothing emits nothing.
 func (r *Reconciler[T]) recordActions(component T, actions []engine.ObjectAction) {
 	if r.recorder == nil || len(actions) == 0 {
@@ -21,7 +22,11 @@ func (r *Reconciler[T]) recordActions(component T, actions []engine.ObjectAction
 		if _, seen := byAction[a.Action]; !seen {
 			taken = append(taken, a.Action)
 		}
-		byAction[a.Action] = append(byAction[a.Action], a.Object.String())
+		object := a.Object.String()
+		if a.Detail != "" {
+			object += " (" + a.Detail + ")"
+		}
+		byAction[a.Action] = append(byAction[a.Action], object)
 	}
 	for _, action := range taken {
 		sort.Strings(byAction[action]) // concurrent writes finish in any order

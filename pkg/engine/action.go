@@ -19,6 +19,9 @@ const (
 	// ActionUnchanged leaves an object as it is (Diff, and a plan's step
 	// whose reason says why; a pass records no action for it).
 	ActionUnchanged Action = "unchanged"
+	// ActionReplace deletes an object to create it again, since an update
+	// would change an immutable field (update-policy replace-on-immutable).
+	ActionReplace Action = "replace"
 	// ActionDelete deletes an object.
 	ActionDelete Action = "delete"
 	// ActionOrphan releases an object its delete policy keeps: it loses
@@ -53,7 +56,7 @@ type ActionVerb = Action
 // pastTense words the actions a pass reports.
 var pastTense = map[Action]string{
 	ActionCreate: "Created", ActionUpdate: "Updated", ActionUnchanged: "Unchanged",
-	ActionDelete: "Deleted", ActionOrphan: "Orphaned", ActionLeave: "Left",
+	ActionReplace: "Replaced", ActionDelete: "Deleted", ActionOrphan: "Orphaned", ActionLeave: "Left",
 	ActionApply: "Applied", ActionReady: "Ready", ActionPurge: "Purged",
 	ActionPrune: "Pruned", ActionRunHook: "Ran hook",
 }
@@ -71,8 +74,11 @@ func (a Action) Past() string {
 type ObjectAction struct {
 	Object manifests.ObjectKey
 	// Action is what the pass did: ActionCreate, ActionUpdate,
-	// ActionDelete, ActionOrphan or ActionLeave.
+	// ActionReplace, ActionDelete, ActionOrphan or ActionLeave.
 	Action Action
+	// Detail says why, where the action alone does not: for ActionReplace,
+	// the immutable fields ("field spec.template is immutable").
+	Detail string
 }
 
 // String words the action as done: "Created ConfigMap ns/a".

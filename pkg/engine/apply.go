@@ -117,17 +117,21 @@ func (s *ownerScope) reconcileObject(ctx context.Context, d *desired, item *mani
 		if live == nil {
 			action = ActionCreate
 		}
-		live, err = s.write(ctx, d, live)
+		out, err := s.write(ctx, d, live)
 		if err != nil {
 			o.err = objectError(ActionApply, d.key, err)
 			return o
 		}
+		live = out.live
 		o.action, o.changed = action, true
 		o.written, o.digest = true, d.digest
 		if d.policies.ReapplyInterval > 0 {
 			o.appliedAt = s.opts.Now().Unix()
 		}
 		phase = writePhase(phase, action == ActionCreate)
+		if out.replaced != nil {
+			return replacing(o, phase, out.replaced)
+		}
 	}
 	hint := d.policies.StatusHint
 	if live != nil && !hint.HasObservedGeneration {
@@ -135,6 +139,14 @@ func (s *ownerScope) reconcileObject(ctx context.Context, d *desired, item *mani
 	}
 	o.phase, o.status = readinessPhase(phase, live, hint)
 	o.setStatus = true
+	return o
+}
+
+// replacing is o for an object that replace-on-immutable deleted to create
+// it again: the action and the status name the immutable fields.
+func replacing(o outcome, phase manifests.Phase, immutable *ImmutableFieldError) outcome {
+	o.action, o.detail = ActionReplace, immutable.reason()
+	o.phase, o.status, o.setStatus = phase, "re-creating, since "+o.detail+"; waiting for the old object to be deleted", true
 	return o
 }
 

@@ -12,8 +12,8 @@ import (
 
 // begin is the front half of an apply pass, shared by Apply and Diff: it
 // validates the rendered objects (delete hooks left out), adds the
-// namespaces they need, sorts them for apply and starts a pass on
-// inventory with an item for each. added says whether items were added,
+// namespaces they need, applies the CRD policy (crds.go), sorts them for
+// apply and starts a pass on inventory with an item for each. added says whether items were added,
 // so that the inventory must be saved before any write. An invalid object
 // is a manifests.UserError.
 func (s *ownerScope) begin(ctx context.Context, objects []client.Object, inventory []manifests.InventoryItem) (run *pass, objs []*desired, added bool, err error) {
@@ -28,8 +28,16 @@ func (s *ownerScope) begin(ctx context.Context, objects []client.Object, invento
 	if objs, err = s.neededNamespaces(ctx, p, objs, inventory); err != nil {
 		return nil, nil, false, err
 	}
-	sortForApply(objs)
 	run = newPass(s, inventory)
+	objs, skipped, err := s.skipCRDs(ctx, objs, run.items)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	run.forget(skipped)
+	if err := s.checkStoredVersions(ctx, objs, run.items); err != nil {
+		return nil, nil, false, err
+	}
+	sortForApply(objs)
 	return run, objs, run.schedule(objs), nil
 }
 
@@ -46,6 +54,9 @@ func (s *ownerScope) preparerFor() *preparer {
 // object taken over by another owner, or one that may not be adopted, is an
 // error; otherwise write tells whether it must be written (see needsWrite).
 func (s *ownerScope) decide(d *desired, item *manifests.InventoryItem, live *unstructured.Unstructured) (write bool, err error) {
+	if keepsCRD(d, live) {
+		return false, nil // crd-policy Create: never updated
+	}
 	if live != nil {
 		if err := s.checkTakenOver(d, item, live); err != nil {
 			return false, err

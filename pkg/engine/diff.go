@@ -81,17 +81,20 @@ func (s *ownerScope) applyChange(ctx context.Context, d *desired, item *manifest
 	if !write {
 		return &Change{Object: d.key, Action: ActionUnchanged, Live: live}, nil
 	}
-	result, err := s.write(ctx, d, live)
+	out, err := s.write(ctx, d, live)
 	switch {
 	case apierrors.IsNotFound(err) && live == nil && d.key.Namespace != "":
-		result, change.Note = s.marked(d), "not validated: namespace "+d.key.Namespace+" does not exist yet"
+		out.live, change.Note = s.marked(d), "not validated: namespace "+d.key.Namespace+" does not exist yet"
 	case err != nil:
 		return nil, wordedError(ActionApply, wordingDryRun, d.key, err)
-	case result == nil:
+	case out.replaced != nil:
+		change.Action = ActionReplace
+		out.live, change.Note = s.marked(d), "re-created, since "+out.replaced.reason()
+	case out.live == nil:
 		// A recreate: the dry-run delete changed nothing, so show the object it creates.
-		result, change.Note = s.marked(d), "recreated: "+string(d.policies.Update)+" policy"
+		out.live, change.Note = s.marked(d), "recreated: "+string(d.policies.Update)+" policy"
 	}
-	change.Result = result
+	change.Result = out.live
 	return change, nil
 }
 

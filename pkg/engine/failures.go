@@ -97,8 +97,17 @@ type ImmutableFieldError struct {
 }
 
 func (e *ImmutableFieldError) Error() string {
-	return fmt.Sprintf("field %s is immutable; set %s: %s to replace the object: %v",
-		strings.Join(e.Fields, ", "), e.PolicyKey, manifests.UpdateRecreate, e.Err)
+	return fmt.Sprintf("%s; set %s: %s to re-create the object when this happens: %v",
+		e.reason(), e.PolicyKey, manifests.UpdateReplaceOnImmutable, e.Err)
+}
+
+// reason names the immutable fields: "field spec.template is immutable".
+func (e *ImmutableFieldError) reason() string {
+	noun, verb := "field", "is"
+	if len(e.Fields) > 1 {
+		noun, verb = "fields", "are"
+	}
+	return fmt.Sprintf("%s %s %s immutable", noun, strings.Join(e.Fields, ", "), verb)
 }
 
 func (e *ImmutableFieldError) Unwrap() error { return e.Err }

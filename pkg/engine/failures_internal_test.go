@@ -30,7 +30,7 @@ func TestObjectError(t *testing.T) {
 	}{
 		{"forbidden", objectError(ActionApply, key, forbidden), key, ActionApply, "applying apps/Deployment ns/web: " + forbidden.Error(), true},
 		{"immutable", objectError(ActionApply, key, &ImmutableFieldError{Fields: []string{"spec.selector"}, PolicyKey: "p/update-policy", Err: errors.New("x")}), key, ActionApply,
-			"applying apps/Deployment ns/web: field spec.selector is immutable; set p/update-policy: recreate to replace the object: x", true},
+			"applying apps/Deployment ns/web: field spec.selector is immutable; set p/update-policy: replace-on-immutable to re-create the object when this happens: x", true},
 		{"dry run", wordedError(ActionApply, wordingDryRun, key, forbidden), key, ActionApply, "dry run of applying apps/Deployment ns/web: " + forbidden.Error(), true},
 		{"transient", objectError(ActionPurge, key, errors.New("connection refused")), key, ActionPurge, "purging apps/Deployment ns/web: connection refused", false},
 		{"prune", objectError(ActionPrune, key, errors.New("timeout")), key, ActionPrune, "deleting apps/Deployment ns/web: timeout", false},

@@ -13,6 +13,8 @@ type outcome struct {
 	key manifests.ObjectKey
 	// action is what was done to the object; "" when nothing was.
 	action Action
+	// detail says why action was done; "" mostly.
+	detail string
 	// phase is the item's new phase; "" keeps the phase.
 	phase manifests.Phase
 	// status is the item's new status when setStatus is true.
@@ -57,7 +59,7 @@ func settle(items map[manifests.ObjectKey]*manifests.InventoryItem, outs []outco
 			delete(items, o.key)
 		}
 		if o.action != "" {
-			s.actions = append(s.actions, ObjectAction{Object: o.key, Action: o.action})
+			s.actions = append(s.actions, ObjectAction{Object: o.key, Action: o.action, Detail: o.detail})
 		}
 		if o.waiting != "" {
 			s.waiting = append(s.waiting, Waiting{Object: o.key, Reason: o.waiting})

@@ -57,6 +57,9 @@ func (s *ownerScope) defaults() manifests.Defaults {
 	if o.Namespace != "" {
 		d.Namespace = o.Namespace
 	}
+	if o.CRDs != "" {
+		d.CRDs = o.CRDs
+	}
 	return d
 }
 

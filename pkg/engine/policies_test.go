@@ -178,7 +178,7 @@ var _ = Describe("policies", func() {
 			Expect(live.Data).To(HaveKeyWithValue("v", "1"))
 		})
 
-		It("explains an immutable field and suggests recreate", func() {
+		It("explains an immutable field and suggests replace-on-immutable", func() {
 			deployment := func(app string) *appsv1.Deployment {
 				labels := map[string]string{"app": app}
 				return &appsv1.Deployment{
@@ -197,7 +197,7 @@ var _ = Describe("policies", func() {
 			_, err := h.apply(ctx, deployment("one"))
 			Expect(err).NotTo(HaveOccurred())
 			_, err = h.apply(ctx, deployment("two"))
-			Expect(err).To(MatchError(ContainSubstring("applying apps/Deployment " + ns + "/d: field spec.selector is immutable; set test.wavekit.dev/update-policy: recreate to replace the object")))
+			Expect(err).To(MatchError(ContainSubstring("applying apps/Deployment " + ns + "/d: field spec.selector is immutable; set test.wavekit.dev/update-policy: replace-on-immutable to re-create the object when this happens")))
 			var immutable *engine.ImmutableFieldError
 			Expect(errors.As(err, &immutable)).To(BeTrue(), "a typed error the reconciler does not retry with backoff")
 			Expect(immutable.Fields).To(Equal([]string{"spec.selector"}))

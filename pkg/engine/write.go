@@ -16,37 +16,44 @@ import (
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
-// write creates or updates one object according to its update policy and
-// returns the object as the API server returned it (nil while a recreate
-// waits for the old object to go).
-func (s *ownerScope) write(ctx context.Context, d *desired, live *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+// sent is what a write did: the object as the API server returned it (nil
+// while a re-create waits for the old object to go) and, when
+// replace-on-immutable deleted the object to re-create it, why.
+type sent struct {
+	live     *unstructured.Unstructured
+	replaced *ImmutableFieldError
+}
+
+// write creates or updates one object according to its update policy.
+func (s *ownerScope) write(ctx context.Context, d *desired, live *unstructured.Unstructured) (sent, error) {
 	obj := d.object.DeepCopy()
 	if err := s.leaveIgnored(ctx, d, obj, live); err != nil {
-		return nil, err
+		return sent{}, err
 	}
 	s.markOwned(obj)
 	if d.policies.Update == manifests.UpdateRecreate {
 		setAnnotation(obj, manifests.Key(s.opts.Name, manifests.AnnotationDigest), d.digest)
 	}
 	s.track.writing(d.key)
-	written, err := s.send(ctx, d, obj, live)
-	s.track.written(d.key, written, err)
-	return written, err
+	out, err := s.send(ctx, d, obj, live)
+	s.track.written(d.key, out.live, err)
+	return out, err
 }
 
 // send creates obj, or updates live to it, and returns what the API server
 // answered.
-func (s *ownerScope) send(ctx context.Context, d *desired, obj, live *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+func (s *ownerScope) send(ctx context.Context, d *desired, obj, live *unstructured.Unstructured) (sent, error) {
+	var out sent
 	var err error
 	if live == nil {
-		live, err = s.create(ctx, d, obj)
+		out, err = s.create(ctx, d, obj)
 	} else {
-		live, err = s.update(ctx, d, obj, live)
+		out, err = s.update(ctx, d, obj, live)
 	}
 	if err != nil {
-		return nil, explainWriteError(err, s.opts.Name)
+		return sent{}, explainWriteError(err, s.opts.Name)
 	}
-	return live, nil
+	return out, nil
 }
 
 func (s *ownerScope) markOwned(obj *unstructured.Unstructured) {
@@ -83,35 +90,42 @@ func (s *ownerScope) createdFrom(live *unstructured.Unstructured) string {
 // create writes an object the owner-label cache does not know. It may still
 // exist without the label (or with a label the cache has not seen): then the
 // adoption policy decides.
-func (s *ownerScope) create(ctx context.Context, d *desired, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+func (s *ownerScope) create(ctx context.Context, d *desired, obj *unstructured.Unstructured) (sent, error) {
 	if isServerSideApply(d.policies.Update) {
 		existing, err := s.getDirect(ctx, d)
 		if err != nil {
-			return nil, err
+			return sent{}, err
 		}
 		if existing != nil {
-			if err := s.checkAdoption(d, existing); err != nil {
-				return nil, err
-			}
-			return s.update(ctx, d, obj, existing)
+			return s.updateExisting(ctx, d, obj, existing)
 		}
-		return s.serverSideApply(ctx, d, obj, nil)
+		live, err := s.serverSideApply(ctx, d, obj, nil)
+		return sent{live: live}, err
 	}
 	err := s.target.Client.Create(ctx, obj, client.FieldOwner(s.opts.FieldOwner))
 	if apierrors.IsAlreadyExists(err) {
 		existing, getErr := s.getDirect(ctx, d)
 		if getErr != nil || existing == nil {
-			return nil, errors.Join(err, getErr)
-		}
-		if err := s.checkAdoption(d, existing); err != nil {
-			return nil, err
+			return sent{}, errors.Join(err, getErr)
 		}
 		if s.createdFrom(existing) == d.digest {
-			return existing, nil // created from this render by an earlier pass the cache lags behind
+			return sent{live: existing}, nil // created from this render by an earlier pass the cache lags behind
 		}
-		return s.update(ctx, d, obj, existing)
+		return s.updateExisting(ctx, d, obj, existing)
 	}
-	return obj, err
+	if err != nil {
+		return sent{}, err
+	}
+	return sent{live: obj}, nil
+}
+
+// updateExisting updates an object that exists although the owner-label
+// cache did not know it, if the adoption policy allows taking it over.
+func (s *ownerScope) updateExisting(ctx context.Context, d *desired, obj, existing *unstructured.Unstructured) (sent, error) {
+	if err := s.checkAdoption(d, existing); err != nil {
+		return sent{}, err
+	}
+	return s.update(ctx, d, obj, existing)
 }
 
 func (a *Applier) getDirect(ctx context.Context, d *desired) (*unstructured.Unstructured, error) {
@@ -171,22 +185,42 @@ func (s *ownerScope) checkAdoption(d *desired, existing *unstructured.Unstructur
 }
 
 // update changes an existing object by the object's update policy.
-func (s *ownerScope) update(ctx context.Context, d *desired, obj, live *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+func (s *ownerScope) update(ctx context.Context, d *desired, obj, live *unstructured.Unstructured) (sent, error) {
 	switch d.policies.Update {
 	case manifests.UpdateSSAMerge, manifests.UpdateSSAOverride:
-		return s.serverSideApply(ctx, d, obj, live)
+		written, err := s.serverSideApply(ctx, d, obj, live)
+		return sent{live: written}, err
+	case manifests.UpdateReplaceOnImmutable:
+		return s.replaceOnImmutable(ctx, d, obj, live)
 	case manifests.UpdateRecreate:
-		if _, err := s.deleteRecorded(ctx, d.key, live, d.policies.DeletePropagation); err != nil {
-			return nil, err
-		}
-		return nil, nil
+		_, err := s.deleteRecorded(ctx, d.key, live, d.policies.ReplacePropagation)
+		return sent{}, err
 	}
 	obj.SetResourceVersion(live.GetResourceVersion())
 	obj.SetFinalizers(keepForeignFinalizers(obj.GetFinalizers(), live.GetFinalizers()))
 	if err := s.target.Client.Update(ctx, obj, client.FieldOwner(s.opts.FieldOwner)); err != nil {
-		return nil, err
+		return sent{}, err
 	}
-	return obj, nil
+	return sent{live: obj}, nil
+}
+
+// replaceOnImmutable applies obj server-side, which leaves alone the fields
+// the API server filled in (a Job's generated selector), and deletes live,
+// to be created again, only when the API server refuses the apply because
+// it would change an immutable field.
+func (s *ownerScope) replaceOnImmutable(ctx context.Context, d *desired, obj, live *unstructured.Unstructured) (sent, error) {
+	written, err := s.serverSideApply(ctx, d, obj, live)
+	if err == nil {
+		return sent{live: written}, nil
+	}
+	var immutable *ImmutableFieldError
+	if !errors.As(explainWriteError(err, s.opts.Name), &immutable) {
+		return sent{}, err
+	}
+	if _, err := s.deleteRecorded(ctx, d.key, live, d.policies.ReplacePropagation); err != nil {
+		return sent{}, fmt.Errorf("deleting to re-create, since %s: %w", immutable.reason(), err)
+	}
+	return sent{replaced: immutable}, nil
 }
 
 // keepForeignFinalizers keeps the finalizers others set on the live object.
@@ -200,8 +234,9 @@ func keepForeignFinalizers(desired, live []string) []string {
 	return out
 }
 
+// isServerSideApply tells whether a policy writes with server-side apply.
 func isServerSideApply(p manifests.UpdatePolicy) bool {
-	return p == manifests.UpdateSSAMerge || p == manifests.UpdateSSAOverride
+	return p == manifests.UpdateSSAMerge || p == manifests.UpdateSSAOverride || p == manifests.UpdateReplaceOnImmutable
 }
 
 // serverSideApply applies obj with this operator as field manager. For
@@ -262,12 +297,15 @@ func (a *Applier) deleteLive(ctx context.Context, live *unstructured.Unstructure
 }
 
 // propagationPolicy is the API's propagation policy for a delete
-// propagation: Foreground, or Background for anything else. Background is
+// propagation: Foreground, Orphan, or Background for anything else. Background is
 // explicit because some kinds (batch/v1 Jobs) default to orphaning their
 // dependents, which would leave them behind.
 func propagationPolicy(p manifests.DeletePropagation) metav1.DeletionPropagation {
-	if p == manifests.PropagationForeground {
+	switch p {
+	case manifests.PropagationForeground:
 		return metav1.DeletePropagationForeground
+	case manifests.PropagationOrphan:
+		return metav1.DeletePropagationOrphan
 	}
 	return metav1.DeletePropagationBackground
 }

@@ -28,6 +28,15 @@ const (
 	// is deleted (Helm pre-delete/post-delete hooks): value pre-delete or
 	// post-delete. Apply never applies such objects.
 	AnnotationDeleteHook = "delete-hook"
+	// AnnotationReplacePropagation is the propagation of the delete that
+	// re-creates an object (update policies recreate and
+	// replace-on-immutable): background, foreground, or orphan, which keeps
+	// a workload's pods for the new object to adopt. Default: the object's
+	// delete-propagation.
+	AnnotationReplacePropagation = "replace-propagation"
+	// AnnotationCRDPolicy says how a CustomResourceDefinition among the
+	// objects is applied: Create, CreateReplace or Skip (see CRDPolicy).
+	AnnotationCRDPolicy = "crd-policy"
 	// AnnotationOwner names the owner of an applied object in words, for
 	// messages; the applier writes it.
 	AnnotationOwner = "owner"
@@ -77,6 +86,11 @@ const (
 	UpdateSSAMerge    UpdatePolicy = "ssa-merge"
 	UpdateSSAOverride UpdatePolicy = "ssa-override"
 	UpdateRecreate    UpdatePolicy = "recreate"
+	// UpdateReplaceOnImmutable updates as replace does, and deletes and
+	// re-creates the object only when the API server refuses the update
+	// because it changes an immutable field (a Job's spec.template, a
+	// Service's clusterIP).
+	UpdateReplaceOnImmutable UpdatePolicy = "replace-on-immutable"
 )
 
 // DeletePolicy says what happens to an object when it leaves the manifests
@@ -106,6 +120,28 @@ const (
 	// API server keeps the object, marked for deletion, until the garbage
 	// collector has removed its dependents, so it is gone only after them.
 	PropagationForeground DeletePropagation = "foreground"
+	// PropagationOrphan deletes with propagationPolicy Orphan: the garbage
+	// collector removes the dependents' owner references and keeps them.
+	// Only for re-creating an object (replace-propagation), never for
+	// deleting it.
+	PropagationOrphan DeletePropagation = "orphan"
+)
+
+// CRDPolicy says how the CustomResourceDefinitions a component ships are
+// applied; it has no effect on other objects.
+type CRDPolicy string
+
+// CRD policies.
+const (
+	// CRDCreateReplace creates missing CRDs and updates existing ones (the
+	// default).
+	CRDCreateReplace CRDPolicy = "CreateReplace"
+	// CRDCreate creates missing CRDs and never updates them.
+	CRDCreate CRDPolicy = "Create"
+	// CRDSkip never creates, updates or deletes a CRD: rendered CRDs are
+	// left out of the inventory, and one that an earlier pass installed
+	// leaves the inventory without being deleted.
+	CRDSkip CRDPolicy = "Skip"
 )
 
 // AdoptionPolicy says whether an existing object that the component does not

@@ -16,6 +16,7 @@ var KnownKeys = []string{
 	AnnotationApplyOrder, AnnotationOrder, AnnotationPurgeOrder, AnnotationDeleteOrder,
 	AnnotationReconcilePolicy, AnnotationUpdatePolicy, AnnotationDeletePolicy, AnnotationDeletePropagation, AnnotationAdoptionPolicy,
 	AnnotationStatusHint, AnnotationReapplyInterval, AnnotationDeleteHook, AnnotationIgnoreFields,
+	AnnotationReplacePropagation, AnnotationCRDPolicy,
 	AnnotationOwner, LabelOwnerID, AnnotationDigest,
 }
 

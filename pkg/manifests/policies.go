@@ -20,9 +20,14 @@ type ObjectPolicies struct {
 	Delete      DeletePolicy
 	// DeletePropagation is background unless the object says foreground.
 	DeletePropagation DeletePropagation
-	Adoption          AdoptionPolicy
-	StatusHint        StatusHint
-	ReapplyInterval   time.Duration
+	// ReplacePropagation is the propagation of the delete that re-creates
+	// the object; default DeletePropagation.
+	ReplacePropagation DeletePropagation
+	// CRD is the CRD policy; only CustomResourceDefinitions heed it.
+	CRD             CRDPolicy
+	Adoption        AdoptionPolicy
+	StatusHint      StatusHint
+	ReapplyInterval time.Duration
 	// DeleteHook is pre-delete or post-delete for a delete-only object.
 	DeleteHook string
 }
@@ -43,6 +48,8 @@ type Defaults struct {
 	ReapplyInterval time.Duration
 	// Namespace says whether missing namespaces are created (default create).
 	Namespace NamespacePolicy
+	// CRDs is the policy of CustomResourceDefinitions (default CreateReplace).
+	CRDs CRDPolicy
 }
 
 // WithFallbacks returns d with the built-in default for every policy it
@@ -62,6 +69,9 @@ func (d Defaults) WithFallbacks() Defaults {
 	}
 	if d.Namespace == "" {
 		d.Namespace = NamespaceCreate
+	}
+	if d.CRDs == "" {
+		d.CRDs = CRDCreateReplace
 	}
 	return d
 }
@@ -96,6 +106,7 @@ func ParsePolicies(prefix, object string, annotations map[string]string, default
 		Update:            UpdatePolicy(p.enum(AnnotationUpdatePolicy, string(defaults.Update), updatePolicies)),
 		Delete:            DeletePolicy(p.enum(AnnotationDeletePolicy, string(defaults.Delete), deletePolicies)),
 		DeletePropagation: DeletePropagation(p.enum(AnnotationDeletePropagation, string(PropagationBackground), deletePropagations)),
+		CRD:               CRDPolicy(p.enum(AnnotationCRDPolicy, string(defaults.CRDs), crdPolicies)),
 		Adoption:          AdoptionPolicy(p.enum(AnnotationAdoptionPolicy, string(defaults.Adoption), adoptionPolicies)),
 		StatusHint:        p.statusHint(),
 		ReapplyInterval:   p.duration(AnnotationReapplyInterval, defaults.ReapplyInterval),
@@ -104,6 +115,7 @@ func ParsePolicies(prefix, object string, annotations map[string]string, default
 	if policies.Update == UpdateDefault {
 		policies.Update = defaults.Update
 	}
+	policies.ReplacePropagation = DeletePropagation(p.enum(AnnotationReplacePropagation, string(policies.DeletePropagation), replacePropagations))
 	if policies.Delete == DeleteDefault {
 		policies.Delete = defaults.Delete
 	}
@@ -114,12 +126,14 @@ func ParsePolicies(prefix, object string, annotations map[string]string, default
 }
 
 var (
-	reconcilePolicies  = []string{string(ReconcileOnObjectChange), string(ReconcileOnObjectOrComponentChange), string(ReconcileOnce)}
-	updatePolicies     = []string{string(UpdateDefault), string(UpdateReplace), string(UpdateSSAMerge), string(UpdateSSAOverride), string(UpdateRecreate)}
-	deletePolicies     = []string{string(DeleteDefault), string(DeleteDelete), string(DeleteOrphan), string(DeleteOrphanOnApply), string(DeleteOrphanOnDelete)}
-	deletePropagations = []string{string(PropagationBackground), string(PropagationForeground)}
-	adoptionPolicies   = []string{string(AdoptNever), string(AdoptIfUnowned), string(AdoptAlways)}
-	deleteHookEvents   = []string{"pre-delete", "post-delete"}
+	reconcilePolicies   = []string{string(ReconcileOnObjectChange), string(ReconcileOnObjectOrComponentChange), string(ReconcileOnce)}
+	updatePolicies      = []string{string(UpdateDefault), string(UpdateReplace), string(UpdateSSAMerge), string(UpdateSSAOverride), string(UpdateRecreate), string(UpdateReplaceOnImmutable)}
+	deletePolicies      = []string{string(DeleteDefault), string(DeleteDelete), string(DeleteOrphan), string(DeleteOrphanOnApply), string(DeleteOrphanOnDelete)}
+	deletePropagations  = []string{string(PropagationBackground), string(PropagationForeground)}
+	replacePropagations = []string{string(PropagationBackground), string(PropagationForeground), string(PropagationOrphan)}
+	crdPolicies         = []string{string(CRDCreateReplace), string(CRDCreate), string(CRDSkip)}
+	adoptionPolicies    = []string{string(AdoptNever), string(AdoptIfUnowned), string(AdoptAlways)}
+	deleteHookEvents    = []string{"pre-delete", "post-delete"}
 )
 
 // IsDeleteHook tells whether value is a valid <name>/delete-hook value.

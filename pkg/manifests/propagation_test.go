@@ -40,3 +40,34 @@ func TestParsePoliciesReadsDeletePropagation(t *testing.T) {
 		}
 	}
 }
+
+// TestParsePoliciesReadsReplacePropagation: the delete that re-creates an
+// object follows delete-propagation unless replace-propagation says
+// otherwise, and only replace-propagation may orphan the dependents.
+func TestParsePoliciesReadsReplacePropagation(t *testing.T) {
+	const prefix, object = "wavekit.dev", "StatefulSet ns/db"
+	deleteKey := manifests.Key(prefix, manifests.AnnotationDeletePropagation)
+	replaceKey := manifests.Key(prefix, manifests.AnnotationReplacePropagation)
+	for _, c := range []struct {
+		annotations map[string]string
+		want        manifests.DeletePropagation
+	}{
+		{nil, manifests.PropagationBackground},
+		{map[string]string{deleteKey: "foreground"}, manifests.PropagationForeground},
+		{map[string]string{deleteKey: "foreground", replaceKey: "orphan"}, manifests.PropagationOrphan},
+		{map[string]string{replaceKey: "background"}, manifests.PropagationBackground},
+	} {
+		policies, err := manifests.ParsePolicies(prefix, object, c.annotations, manifests.Defaults{})
+		if err != nil {
+			t.Fatalf("%v: %v", c.annotations, err)
+		}
+		if policies.ReplacePropagation != c.want {
+			t.Errorf("%v: replace propagation %q, want %q", c.annotations, policies.ReplacePropagation, c.want)
+		}
+	}
+	_, err := manifests.ParsePolicies(prefix, object, map[string]string{replaceKey: "Orphan"}, manifests.Defaults{})
+	want := `StatefulSet ns/db: annotation wavekit.dev/replace-propagation has invalid value "Orphan" (allowed: background, foreground, orphan)`
+	if err == nil || err.Error() != want {
+		t.Errorf("got error %v, want %s", err, want)
+	}
+}
