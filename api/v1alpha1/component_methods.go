@@ -110,3 +110,6 @@ func (c *Component) GetDependencies() []types.NamespacedName {
 
 // GetDrift returns spec.drift: the drift mode and ignore rules.
 func (c *Component) GetDrift() manifests.DriftSettings { return c.Spec.Drift }
+
+// GetHealthChecks returns spec.healthChecks.
+func (c *Component) GetHealthChecks() []manifests.HealthCheck { return c.Spec.HealthChecks }

@@ -96,6 +96,16 @@ type ComponentSpec struct {
 	// and which fields are left to other writers (ignore).
 	// +optional
 	Drift manifests.DriftSettings `json:"drift,omitempty"`
+	// HealthChecks judge the objects of kinds whose status kstatus cannot
+	// read, with CEL expressions on the live object (self): failed, then
+	// current, then inProgress; when none is true and current is given the
+	// object is in progress, without checks kstatus decides. They are used
+	// wave by wave: the next wave starts only when every object of a wave is
+	// current. An expression that does not compile makes the Component
+	// Stalled at once with the error, before anything is written.
+	// +kubebuilder:validation:MaxItems=64
+	// +optional
+	HealthChecks []manifests.HealthCheck `json:"healthChecks,omitempty"`
 	// AdditionalManagedTypes are types whose foreign instances block deletion,
 	// besides the component's own CRDs and APIServices.
 	// +optional

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"testing"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -88,5 +89,35 @@ func TestCRDPolicyIsExplained(t *testing.T) {
 	c := &v1alpha1.Component{Spec: v1alpha1.ComponentSpec{CRDs: manifests.CRDSkip}}
 	if got := c.GetPolicies().CRDs; got != manifests.CRDSkip {
 		t.Errorf("GetPolicies().CRDs = %q, want Skip", got)
+	}
+}
+
+// TestHealthChecksAreExplained keeps `kubectl explain
+// component.spec.healthChecks` useful: the list and every field of an
+// entry have a description.
+func TestHealthChecksAreExplained(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "config", "crd", "bases", "wavekit.dev_components.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var crd apiextensionsv1.CustomResourceDefinition
+	if err := yaml.Unmarshal(data, &crd); err != nil {
+		t.Fatal(err)
+	}
+	checks, ok := crd.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"].Properties["healthChecks"]
+	if !ok {
+		t.Fatal("the CRD has no spec.healthChecks")
+	}
+	var described []string
+	walk("spec.healthChecks", checks, func(path string, s apiextensionsv1.JSONSchemaProps) {
+		if s.Description == "" {
+			t.Errorf("%s has no description for kubectl explain", path)
+		}
+		described = append(described, path)
+	})
+	sort.Strings(described)
+	want := "spec.healthChecks spec.healthChecks[].apiVersion spec.healthChecks[].current spec.healthChecks[].failed spec.healthChecks[].inProgress spec.healthChecks[].kind"
+	if got := strings.Join(described, " "); got != want {
+		t.Errorf("fields under spec.healthChecks: %s, want %s", got, want)
 	}
 }

@@ -137,6 +137,11 @@ func (in *ComponentSpec) DeepCopyInto(out *ComponentSpec) {
 	out.Policies = in.Policies
 	in.Intervals.DeepCopyInto(&out.Intervals)
 	in.Drift.DeepCopyInto(&out.Drift)
+	if in.HealthChecks != nil {
+		in, out := &in.HealthChecks, &out.HealthChecks
+		*out = make([]manifests.HealthCheck, len(*in))
+		copy(*out, *in)
+	}
 	if in.AdditionalManagedTypes != nil {
 		in, out := &in.AdditionalManagedTypes, &out.AdditionalManagedTypes
 		*out = make([]manifests.TypeInfo, len(*in))

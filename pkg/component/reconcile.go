@@ -325,6 +325,9 @@ func (rn *run[T]) owner() (engine.Owner, error) {
 	if dc, ok := optional[DriftConfiguration](c); ok {
 		owner.Drift = dc.GetDrift()
 	}
+	if hc, ok := optional[HealthCheckConfiguration](c); ok {
+		owner.HealthChecks = hc.GetHealthChecks()
+	}
 	return owner, nil
 }
 

@@ -80,6 +80,11 @@ type Owner struct {
 	// treated: corrected (the default), reported, or not looked for, and
 	// which fields are left to other writers.
 	Drift manifests.DriftSettings
+	// HealthChecks judge the live objects of their kinds with CEL where
+	// kstatus would (a wave waits until they say Current); an expression that
+	// does not compile fails the pass before any write, as a
+	// manifests.UserError.
+	HealthChecks []manifests.HealthCheck
 }
 
 // SaveFunc persists the inventory (a status write, a Secret write). The

@@ -137,7 +137,7 @@ func (s *ownerScope) reconcileObject(ctx context.Context, d *desired, item *mani
 	if live != nil && !hint.HasObservedGeneration {
 		hint.HasObservedGeneration = s.reportsObservedGeneration(ctx, d.gvk)
 	}
-	o.phase, o.status = readinessPhase(phase, live, hint)
+	o.phase, o.status = readinessPhase(phase, live, s.health, hint)
 	o.setStatus = true
 	return o
 }
@@ -193,12 +193,16 @@ func writePhase(previous manifests.Phase, created bool) manifests.Phase {
 }
 
 // readinessPhase is the phase and status of an object in phase, judged by
-// its live object; nil means the object is on its way (being recreated).
-func readinessPhase(phase manifests.Phase, live *unstructured.Unstructured, hint manifests.StatusHint) (manifests.Phase, string) {
+// its live object (by the owner's health checks of its kind, else kstatus);
+// nil means the object is on its way (being recreated).
+func readinessPhase(phase manifests.Phase, live *unstructured.Unstructured, health healthChecks, hint manifests.StatusHint) (manifests.Phase, string) {
 	if live == nil {
 		return phase, "waiting for the old object to be deleted"
 	}
-	r := computeReadiness(live, hint)
+	r, judged := health.judge(live)
+	if !judged {
+		r = computeReadiness(live, hint)
+	}
 	status := string(r.Status)
 	if r.Message != "" && !r.ready() {
 		status += ": " + r.Message

@@ -21,6 +21,9 @@ func (s *ownerScope) begin(ctx context.Context, objects []client.Object, invento
 	if p.ignore, err = compileIgnoreRules(s.owner.Drift.Ignore); err != nil {
 		return nil, nil, false, err
 	}
+	if s.health, err = compileHealthChecks(s.owner.HealthChecks); err != nil {
+		return nil, nil, false, err
+	}
 	objs, err = p.prepare(withoutDeleteHooks(objects, s.opts.Name))
 	if err != nil {
 		return nil, nil, false, &manifests.UserError{Err: fmt.Errorf("invalid manifests: %w", err)}

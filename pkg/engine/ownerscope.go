@@ -18,6 +18,8 @@ type ownerScope struct {
 	track writeTracker
 	// drifts collects what the pass found drifted and left so.
 	drifts driftLog
+	// health are the owner's health checks, compiled by begin.
+	health healthChecks
 }
 
 // scopeFor is the scope of a pass of owner: writes go to the target and are

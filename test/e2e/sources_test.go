@@ -12,6 +12,7 @@ import (
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -188,6 +189,21 @@ var _ = Describe("Components from repositories and Flux sources", Ordered, func(
 			ContainSubstring("Created: created 2 objects: ConfigMap "+ns+"/plan-hook, ConfigMap "+ns+"/plan-new"),
 			ContainSubstring("Updated: updated 1 object: ConfigMap "+ns+"/plan"),
 		))
+		remove(c)
+	})
+
+	It("makes a Component whose health check does not compile Stalled at once, with the CEL error, writing nothing", func() {
+		c := component("badcheck", v1alpha1.ComponentSpec{Source: "web", HealthChecks: []manifests.HealthCheck{
+			{APIVersion: "apps/v1", Kind: "Deployment", Current: "self.status.readyReplicas =="},
+		}})
+		Expect(env.Client.Create(ctx, c)).To(Succeed())
+		Eventually(func() string { return statusOf(ctx, env, c) }).WithTimeout(60 * time.Second).Should(And(
+			HavePrefix("False/"),
+			ContainSubstring(`health check 0 (apps/v1 Deployment) current "self.status.readyReplicas ==": ERROR: <input>:1:`)))
+		var got v1alpha1.Component
+		Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(c), &got)).To(Succeed())
+		Expect(meta.IsStatusConditionTrue(got.Status.Conditions, "Stalled")).To(BeTrue(), "a change of the check fixes it, not a retry")
+		Expect(got.Status.Inventory).To(BeEmpty(), "nothing was written")
 		remove(c)
 	})
 
