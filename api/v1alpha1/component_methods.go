@@ -101,11 +101,30 @@ func duration(d *metav1.Duration) time.Duration {
 // GetDependencies returns spec.dependsOn; a dependency without a namespace
 // is in the Component's own namespace (the reconciler fills it in).
 func (c *Component) GetDependencies() []types.NamespacedName {
-	deps := make([]types.NamespacedName, len(c.Spec.DependsOn))
-	for i, d := range c.Spec.DependsOn {
-		deps[i] = types.NamespacedName{Namespace: d.Namespace, Name: d.Name}
+	var deps []types.NamespacedName
+	for _, d := range c.Spec.DependsOn {
+		if !d.isObject() {
+			deps = append(deps, types.NamespacedName{Namespace: d.Namespace, Name: d.Name})
+		}
 	}
 	return deps
+}
+
+// GetObjectDependencies returns the entries of spec.dependsOn that name an
+// object of another kind than Component.
+func (c *Component) GetObjectDependencies() []component.ObjectDependency {
+	var deps []component.ObjectDependency
+	for _, d := range c.Spec.DependsOn {
+		if d.isObject() {
+			deps = append(deps, component.ObjectDependency{APIVersion: d.APIVersion, Kind: d.Kind, Namespace: d.Namespace, Name: d.Name, ReadyExpr: d.ReadyExpr})
+		}
+	}
+	return deps
+}
+
+// isObject tells whether d names an object rather than a Component.
+func (d DependencyReference) isObject() bool {
+	return d.Kind != "" && !(d.Kind == "Component" && (d.APIVersion == "" || d.APIVersion == GroupVersion.String()))
 }
 
 // GetDrift returns spec.drift: the drift mode and ignore rules.

@@ -193,15 +193,31 @@ type ValuesReference struct {
 
 // DependencyReference names a Component this one depends on.
 type DependencyReference struct {
-	// Name of the Component.
+	// APIVersion and Kind name an object of any kind to wait for; without
+	// them the dependency is a Component (Ready at its current generation,
+	// and not deleted while this Component exists).
+	// +optional
+	APIVersion string `json:"apiVersion,omitempty"`
+	// Kind of the object; see apiVersion.
+	// +optional
+	Kind string `json:"kind,omitempty"`
+	// Name of the Component or object.
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
 	Name string `json:"name"`
-	// Namespace of the Component; default: this Component's namespace. The
-	// operator may refuse other namespaces (--no-cross-namespace-refs).
+	// Namespace of the Component or object; default: this Component's
+	// namespace (none for cluster-scoped kinds). The operator may refuse
+	// other namespaces (--no-cross-namespace-refs).
 	// +kubebuilder:validation:MaxLength=63
 	// +optional
 	Namespace string `json:"namespace,omitempty"`
+	// ReadyExpr is a CEL expression on the object (self) that is true once
+	// it is ready, for an object that is not a Component; without it,
+	// kstatus decides. The object is read in the target cluster as the
+	// Component's identity; an expression that does not compile makes the
+	// Component Stalled.
+	// +optional
+	ReadyExpr string `json:"readyExpr,omitempty"`
 }
 
 // Patch is a kustomize patch applied to the rendered objects.

@@ -26,6 +26,9 @@ func (rn *run[T]) apply(ctx context.Context) outcome {
 	if err != nil {
 		return rn.fail(err)
 	}
+	if o, waiting := rn.awaitObjectDependencies(ctx, tg); waiting {
+		return o
+	}
 	if err := rn.r.runHooks(ctx, rn.r.preReconcile, rn.component); err != nil {
 		return rn.fail(fmt.Errorf("pre-reconcile hook: %w", err))
 	}

@@ -129,3 +129,28 @@ func (c *check) holds(u *unstructured.Unstructured) bool {
 	b, ok := out.Value().(bool)
 	return ok && b
 }
+
+// ReadyExpr is a compiled CEL expression that says whether an object is
+// ready, with the object as self (a dependency's readyExpr).
+type ReadyExpr struct{ check *check }
+
+// CompileReadyExpr compiles source; an expression that does not compile or
+// does not yield a bool is a manifests.UserError.
+func CompileReadyExpr(source string) (*ReadyExpr, error) {
+	env, err := cel.NewEnv(cel.Variable("self", cel.DynType))
+	if err != nil {
+		return nil, err
+	}
+	c, err := compileCheck(env, source)
+	if err != nil {
+		return nil, &manifests.UserError{Err: fmt.Errorf("readyExpr %q: %w", source, err)}
+	}
+	return &ReadyExpr{check: c}, nil
+}
+
+// Holds tells whether the expression is true for u; one that cannot be
+// evaluated on u (a missing field) is false.
+func (e *ReadyExpr) Holds(u *unstructured.Unstructured) bool { return e.check.holds(u) }
+
+// String is the expression's source.
+func (e *ReadyExpr) String() string { return e.check.source }

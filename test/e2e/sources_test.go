@@ -207,6 +207,23 @@ var _ = Describe("Components from repositories and Flux sources", Ordered, func(
 		remove(c)
 	})
 
+	It("waits for an object it depends on until its readyExpr holds, reading it as the operator's identity in the target", func() {
+		c := component("after-flag", v1alpha1.ComponentSpec{Source: "web", DependsOn: []v1alpha1.DependencyReference{
+			{APIVersion: "v1", Kind: "ConfigMap", Name: "flag", ReadyExpr: "has(self.data.ready) && self.data.ready == 'true'"},
+		}})
+		Expect(env.Client.Create(ctx, c)).To(Succeed())
+		notReady(c, "waiting for dependency ConfigMap "+ns+"/flag: it does not exist")
+		flag := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "flag"}, Data: map[string]string{"ready": "false"}}
+		Expect(env.Client.Create(ctx, flag)).To(Succeed())
+		notReady(c, "waiting for dependency ConfigMap "+ns+"/flag: readyExpr has(self.data.ready) && self.data.ready == 'true' is not true")
+		Expect(statusOf(ctx, env, c)).To(HavePrefix("False/Pending"))
+		flag.Data["ready"] = "true"
+		Expect(env.Client.Update(ctx, flag)).To(Succeed())
+		ready(c)
+		remove(c)
+		Expect(env.Client.Delete(ctx, flag)).To(Succeed())
+	})
+
 	It("reports an unreachable repository and retries it", func() {
 		c := component("unreachable", v1alpha1.ComponentSpec{Chart: &v1alpha1.ChartSource{Repository: "http://127.0.0.1:1/charts", Name: "hello"}})
 		Expect(env.Client.Create(ctx, c)).To(Succeed())
