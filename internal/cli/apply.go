@@ -20,6 +20,7 @@ type applyOptions struct {
 	namespacePolicy string
 	drift           driftOptions
 	atomic          bool
+	healthChecks    string
 }
 
 func newApplyCommand(g *globalOptions) *cobra.Command {
@@ -53,6 +54,8 @@ otherwise.`,
 	cmd.Flags().StringVar(&o.namespacePolicy, "namespace-policy", string(manifests.NamespaceCreate),
 		"create: create missing namespaces the objects need (kept in the inventory, never deleted with the release); do-not-create: refuse to apply")
 	o.drift.addFlags(cmd)
+	cmd.Flags().StringVar(&o.healthChecks, "health-checks", "",
+		"a YAML list of CEL health checks {apiVersion, kind, current, failed, inProgress} for kinds kstatus cannot read; used wave by wave and kept in the release")
 	return cmd
 }
 
@@ -69,13 +72,17 @@ func (o *applyOptions) run(ctx context.Context, g *globalOptions, name, dir stri
 	if err != nil {
 		return err
 	}
+	checks, err := readHealthChecks(o.healthChecks, next.rel.HealthChecks)
+	if err != nil {
+		return err
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	a, err := newReleaseApply(ctx, next.cluster, next.store, next.rel, g)
 	if err != nil {
 		return err
 	}
-	a.objects, a.source, a.namespacePolicy, a.drift = next.objects, absPath(dir), namespacePolicy, drift
+	a.objects, a.source, a.namespacePolicy, a.drift, a.healthChecks = next.objects, absPath(dir), namespacePolicy, drift, checks
 	err = a.run(ctx, o.wait || o.atomic, o.timeout)
 	if err == nil || !o.atomic || a.rel.secret == nil {
 		return err // without --atomic, or nothing was written

@@ -72,6 +72,9 @@ type release struct {
 	Drifted []driftedObject `json:"drifted,omitempty"`
 	// History are the last revisions, oldest first (history.go).
 	History []revisionRecord `json:"-"`
+	// HealthChecks judge kinds kstatus cannot read; every apply uses them
+	// until --health-checks changes them.
+	HealthChecks []manifests.HealthCheck `json:"healthChecks,omitempty"`
 
 	secret *corev1.Secret // as last read or written; nil before the first write
 }
@@ -81,11 +84,12 @@ func (r *release) String() string { return r.Namespace + "/" + r.Name }
 // owner is the applier's owner of the release's objects.
 func (r *release) owner() engine.Owner {
 	return engine.Owner{
-		ID:          manifests.OwnerID("wavekit.dev", "Release", r.Namespace, r.Name),
-		Description: "Release " + r.String(),
-		Namespace:   r.Namespace,
-		Generation:  r.Revision,
-		Drift:       r.Drift, // diff compares as apply does
+		ID:           manifests.OwnerID("wavekit.dev", "Release", r.Namespace, r.Name),
+		Description:  "Release " + r.String(),
+		Namespace:    r.Namespace,
+		Generation:   r.Revision,
+		Drift:        r.Drift, // diff compares as apply does
+		HealthChecks: r.HealthChecks,
 	}
 }
 
@@ -189,6 +193,9 @@ func encodeRelease(rel *release) (*corev1.Secret, error) {
 	if err := encodeDrift(secret.Data, rel); err != nil {
 		return nil, err
 	}
+	if err := encodeHealthChecks(secret.Data, rel); err != nil {
+		return nil, err
+	}
 	if len(rel.History) > 0 {
 		if err := encodeData(secret.Data, keyHistory, keyHistoryGz, rel.History); err != nil {
 			return nil, fmt.Errorf("encoding the history of release %s: %w", rel, err)
@@ -231,6 +238,9 @@ func decodeRelease(secret *corev1.Secret) (*release, error) {
 		return nil, fmt.Errorf("secret %s/%s: reading the delete hooks: %w", secret.Namespace, secret.Name, err)
 	}
 	if err := decodeDrift(secret.Data, rel); err != nil {
+		return nil, fmt.Errorf("secret %s/%s: %w", secret.Namespace, secret.Name, err)
+	}
+	if err := decodeHealthChecks(secret.Data, rel); err != nil {
 		return nil, fmt.Errorf("secret %s/%s: %w", secret.Namespace, secret.Name, err)
 	}
 	if err := decodeData(secret.Data, keyHistory, keyHistoryGz, &rel.History); err != nil {

@@ -29,6 +29,8 @@ type releaseApply struct {
 	// drift are the drift settings of this apply, recorded in the release.
 	drift   manifests.DriftSettings
 	drifted []driftedObject // what the last pass found drifted and left
+	// healthChecks of this apply, recorded in the release.
+	healthChecks []manifests.HealthCheck
 	// rolledBackTo is the revision whose render this apply re-applies.
 	rolledBackTo int64
 	// rendered and digest are the objects as the history records them.
@@ -50,7 +52,7 @@ func newReleaseApply(ctx context.Context, cl *cluster, store releaseStore, rel *
 		return nil, err
 	}
 	return &releaseApply{
-		store: store, rel: rel, revision: rel.Revision + 1, source: rel.Source, drift: rel.Drift, drifted: rel.Drifted,
+		store: store, rel: rel, revision: rel.Revision + 1, source: rel.Source, drift: rel.Drift, drifted: rel.Drifted, healthChecks: rel.HealthChecks,
 		applier: applier, waker: newWaker(target.Cache), progress: newProgress(g.stdout, rel), stderr: g.stderr,
 	}, nil
 }
@@ -60,6 +62,7 @@ func (a *releaseApply) owner() engine.Owner {
 	owner.Generation = a.revision
 	owner.Defaults.Namespace = a.namespacePolicy
 	owner.Drift = a.drift
+	owner.HealthChecks = a.healthChecks
 	return owner
 }
 
@@ -103,7 +106,7 @@ func (a *releaseApply) saveInventory(ctx context.Context, items []manifests.Inve
 func (a *releaseApply) persist(ctx context.Context, items []manifests.InventoryItem, state, message string) error {
 	next := *a.rel
 	next.Inventory, next.State, next.Message = items, state, message
-	next.Drift, next.Drifted = a.drift, a.drifted
+	next.Drift, next.Drifted, next.HealthChecks = a.drift, a.drifted, a.healthChecks
 	hooks, err := hookData(a.objects, a.rel.OperatorName)
 	if err != nil {
 		return err

@@ -1,0 +1,40 @@
+package cli_test
+
+import (
+	"os"
+	"path/filepath"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+)
+
+var _ = Describe("apply --health-checks", func() {
+	It("holds the next wave until the CEL check says Current, and keeps the checks in the release", func() {
+		ns := newNamespace()
+		r := wavekit("apply", "gate", "testdata/health", "-n", ns, "--health-checks", "testdata/health-checks.yaml")
+		Expect(r.code).To(Equal(0), r.stderr)
+		Expect(r.stdout).To(ContainSubstring("waiting for health check: has(self.data.ready) && self.data.ready == 'true'"))
+		Expect(configMap(ns, "gate-after")).To(BeNil(), "the next wave started")
+
+		succeeds("apply", "gate", "testdata/health", "-n", ns, "--set", "ready=true", "--wait", "--timeout", "60s")
+		Expect(configMap(ns, "gate-after")).NotTo(BeNil())
+
+		r = wavekit("apply", "gate", "testdata/health", "-n", ns, "--set", "ready=", "--wait", "--timeout", "3s")
+		Expect(r.code).To(Equal(1), "the checks are kept in the release: %s", r.stdout)
+		Expect(r.stderr).To(ContainSubstring("waiting for health check"))
+	})
+
+	It("refuses checks that do not parse or compile, and writes nothing", func() {
+		ns := newNamespace()
+		bad := filepath.Join(GinkgoT().TempDir(), "checks.yaml")
+		Expect(os.WriteFile(bad, []byte("- apiVersion: v1\n  kind: ConfigMap\n  current: has(self.data.ready\n"), 0o600)).To(Succeed())
+		r := wavekit("apply", "gate", "testdata/health", "-n", ns, "--health-checks", bad)
+		Expect(r.code).To(Equal(1))
+		Expect(r.stderr).To(HavePrefix(`error: health check 0 (v1 ConfigMap) current "has(self.data.ready": ERROR:`))
+		Expect(configMap(ns, "gate-gate")).To(BeNil())
+
+		Expect(os.WriteFile(bad, []byte("- apiVersion: v1\n  kind: ConfigMap\n  ready: true\n"), 0o600)).To(Succeed())
+		r = wavekit("apply", "gate", "testdata/health", "-n", ns, "--health-checks", bad)
+		Expect(r.stderr).To(ContainSubstring(`unknown field "ready"`))
+	})
+})
