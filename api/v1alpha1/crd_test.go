@@ -18,14 +18,7 @@ import (
 // kubectl explain prints the descriptions of the generated CRD's schema, so
 // spec.drift and every field under it must have one.
 func TestDriftIsExplained(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("..", "..", "config", "crd", "bases", "wavekit.dev_components.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var crd apiextensionsv1.CustomResourceDefinition
-	if err := yaml.Unmarshal(data, &crd); err != nil {
-		t.Fatal(err)
-	}
+	crd := componentCRD(t)
 	drift, ok := crd.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"].Properties["drift"]
 	if !ok {
 		t.Fatal("the CRD has no spec.drift")
@@ -74,14 +67,7 @@ func walk(path string, s apiextensionsv1.JSONSchemaProps, visit func(string, api
 // TestCRDPolicyIsExplained keeps `kubectl explain component.spec.crds`
 // useful, and checks that the policy reaches the engine's defaults.
 func TestCRDPolicyIsExplained(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("..", "..", "config", "crd", "bases", "wavekit.dev_components.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var crd apiextensionsv1.CustomResourceDefinition
-	if err := yaml.Unmarshal(data, &crd); err != nil {
-		t.Fatal(err)
-	}
+	crd := componentCRD(t)
 	crds, ok := crd.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"].Properties["crds"]
 	if !ok || crds.Description == "" || len(crds.Enum) != 3 {
 		t.Fatalf("spec.crds: %+v, want a description and the values Create, CreateReplace, Skip", crds)
@@ -96,14 +82,7 @@ func TestCRDPolicyIsExplained(t *testing.T) {
 // component.spec.healthChecks` useful: the list and every field of an
 // entry have a description.
 func TestHealthChecksAreExplained(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("..", "..", "config", "crd", "bases", "wavekit.dev_components.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var crd apiextensionsv1.CustomResourceDefinition
-	if err := yaml.Unmarshal(data, &crd); err != nil {
-		t.Fatal(err)
-	}
+	crd := componentCRD(t)
 	checks, ok := crd.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"].Properties["healthChecks"]
 	if !ok {
 		t.Fatal("the CRD has no spec.healthChecks")
@@ -120,4 +99,18 @@ func TestHealthChecksAreExplained(t *testing.T) {
 	if got := strings.Join(described, " "); got != want {
 		t.Errorf("fields under spec.healthChecks: %s, want %s", got, want)
 	}
+}
+
+// componentCRD reads the generated CRD of the Component kind.
+func componentCRD(t *testing.T) apiextensionsv1.CustomResourceDefinition {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "..", "config", "crd", "bases", "wavekit.dev_components.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var crd apiextensionsv1.CustomResourceDefinition
+	if err := yaml.Unmarshal(data, &crd); err != nil {
+		t.Fatal(err)
+	}
+	return crd
 }

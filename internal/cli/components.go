@@ -37,6 +37,16 @@ func componentCluster(ctx context.Context, g *globalOptions) (*cluster, error) {
 	return cl, nil
 }
 
+// connectToComponent connects and reads the Component ref names.
+func connectToComponent(ctx context.Context, g *globalOptions, ref string) (*cluster, *v1alpha1.Component, error) {
+	cl, err := componentCluster(ctx, g)
+	if err != nil {
+		return nil, nil, err
+	}
+	c, err := readComponent(ctx, cl, ref)
+	return cl, c, err
+}
+
 // readComponent reads the Component ref names; a missing one, or a cluster
 // without the Component kind, is an error that says so.
 func readComponent(ctx context.Context, cl *cluster, ref string) (*v1alpha1.Component, error) {
@@ -190,11 +200,7 @@ type treeObject struct {
 }
 
 func runTree(ctx context.Context, g *globalOptions, ref, format string) error {
-	cl, err := componentCluster(ctx, g)
-	if err != nil {
-		return err
-	}
-	c, err := readComponent(ctx, cl, ref)
+	cl, c, err := connectToComponent(ctx, g, ref)
 	if err != nil {
 		return err
 	}
@@ -239,11 +245,7 @@ func newSuspendCommand(g *globalOptions, suspend bool) *cobra.Command {
 }
 
 func runSuspend(ctx context.Context, g *globalOptions, ref string, suspend bool) error {
-	cl, err := componentCluster(ctx, g)
-	if err != nil {
-		return err
-	}
-	c, err := readComponent(ctx, cl, ref)
+	cl, c, err := connectToComponent(ctx, g, ref)
 	if err != nil {
 		return err
 	}
@@ -321,11 +323,7 @@ not handle it within --timeout.`,
 }
 
 func (o *reconcileOptions) run(ctx context.Context, g *globalOptions, ref string) error {
-	cl, err := componentCluster(ctx, g)
-	if err != nil {
-		return err
-	}
-	c, err := readComponent(ctx, cl, ref)
+	cl, c, err := connectToComponent(ctx, g, ref)
 	if err != nil {
 		return err
 	}
