@@ -18,6 +18,7 @@ import (
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
 	"github.com/wavekit-dev/wavekit/pkg/component"
+	"github.com/wavekit-dev/wavekit/pkg/engine"
 )
 
 // The verbs on Components of the reference operator: get, tree, suspend,
@@ -206,9 +207,13 @@ func runTree(ctx context.Context, g *globalOptions, ref, format string) error {
 	}
 	items := c.Status.Inventory
 	sort.SliceStable(items, func(i, j int) bool { return items[i].ApplyOrder < items[j].ApplyOrder })
+	judge, err := engine.NewJudge(c.Spec.HealthChecks)
+	if err != nil {
+		return err
+	}
 	objects := make([]treeObject, len(items))
 	for i, item := range items {
-		live, err := liveStatus(ctx, cl.client, item, g.operatorName)
+		live, err := liveStatus(ctx, cl.client, judge, item, g.operatorName)
 		if err != nil {
 			return err
 		}

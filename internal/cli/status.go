@@ -70,8 +70,12 @@ func runStatus(ctx context.Context, g *globalOptions, name, format string) error
 	if prefix == "" { // a release recorded before it kept its operator name
 		prefix = g.operatorName
 	}
+	judge, err := engine.NewJudge(rel.HealthChecks)
+	if err != nil {
+		return err
+	}
 	for _, item := range rel.Inventory {
-		live, err := liveStatus(ctx, cl.client, item, prefix)
+		live, err := liveStatus(ctx, cl.client, judge, item, prefix)
 		if err != nil {
 			return err
 		}
@@ -92,9 +96,10 @@ func withoutInventory(st releaseStatus) releaseStatus {
 }
 
 // liveStatus computes the status of the object of item as it is now, as a
-// pass of the engine would see it (kstatus, with wavekit's rules for CRDs,
-// APIServices, Jobs and the object's status-hint under prefix).
-func liveStatus(ctx context.Context, c client.Client, item manifests.InventoryItem, prefix string) (string, error) {
+// pass of the engine would see it (the owner's health checks in judge, else
+// kstatus with wavekit's rules for CRDs, APIServices, Jobs and the object's
+// status-hint under prefix).
+func liveStatus(ctx context.Context, c client.Client, judge engine.Judge, item manifests.InventoryItem, prefix string) (string, error) {
 	obj := &unstructured.Unstructured{}
 	obj.SetGroupVersionKind(item.GroupVersionKind())
 	err := c.Get(ctx, client.ObjectKey{Namespace: item.Namespace, Name: item.Name}, obj)
@@ -104,7 +109,7 @@ func liveStatus(ctx context.Context, c client.Client, item manifests.InventoryIt
 	case err != nil:
 		return "", fmt.Errorf("reading %s: %w", item.String(), err)
 	}
-	st, _ := engine.Readiness(obj, statusHintOf(obj, prefix))
+	st, _ := judge.Readiness(obj, statusHintOf(obj, prefix))
 	return string(st), nil
 }
 
