@@ -22,7 +22,7 @@ var _ = Describe("apply --health-checks", func() {
 		r = wavekit("apply", "gate", "testdata/health", "-n", ns, "--set", "ready=", "--wait", "--timeout", "3s")
 		Expect(r.code).To(Equal(1), "the checks are kept in the release: %s", r.stdout)
 		Expect(r.stderr).To(ContainSubstring("waiting for health check"))
-		Expect(succeeds("status", "gate", "-n", ns)).To(MatchRegexp(`(?m)ConfigMap ` + ns + `/gate-gate +\S+ +InProgress$`),
+		Expect(succeeds("status", "gate", "-n", ns)).To(MatchRegexp(`(?m)ConfigMap `+ns+`/gate-gate +\S+ +InProgress$`),
 			"status judges as apply waits")
 	})
 
