@@ -18,33 +18,12 @@ import (
 // kubectl explain prints the descriptions of the generated CRD's schema, so
 // spec.drift and every field under it must have one.
 func TestDriftIsExplained(t *testing.T) {
-	crd := componentCRD(t)
-	drift, ok := crd.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"].Properties["drift"]
-	if !ok {
-		t.Fatal("the CRD has no spec.drift")
-	}
-	var described []string
-	walk("spec.drift", drift, func(path string, s apiextensionsv1.JSONSchemaProps) {
-		if s.Description == "" {
-			t.Errorf("%s has no description for kubectl explain", path)
-		}
-		described = append(described, path)
-	})
-	sort.Strings(described)
-	want := []string{
+	drift := expectExplained(t, "drift",
 		"spec.drift", "spec.drift.ignore", "spec.drift.ignore[].paths", "spec.drift.ignore[].target",
 		"spec.drift.ignore[].target.annotationSelector", "spec.drift.ignore[].target.group", "spec.drift.ignore[].target.kind",
 		"spec.drift.ignore[].target.labelSelector", "spec.drift.ignore[].target.name", "spec.drift.ignore[].target.namespace",
 		"spec.drift.ignore[].target.version", "spec.drift.mode",
-	}
-	if len(described) != len(want) {
-		t.Fatalf("fields under spec.drift: %q, want %q", described, want)
-	}
-	for i := range want {
-		if described[i] != want[i] {
-			t.Fatalf("fields under spec.drift: %q, want %q", described, want)
-		}
-	}
+	)
 	if enum := drift.Properties["mode"].Enum; len(enum) != 3 {
 		t.Errorf("spec.drift.mode allows %d values, want Correct, Warn, Disabled", len(enum))
 	}
@@ -82,23 +61,32 @@ func TestCRDPolicyIsExplained(t *testing.T) {
 // component.spec.healthChecks` useful: the list and every field of an
 // entry have a description.
 func TestHealthChecksAreExplained(t *testing.T) {
+	expectExplained(t, "healthChecks", "spec.healthChecks", "spec.healthChecks[].apiVersion", "spec.healthChecks[].current",
+		"spec.healthChecks[].failed", "spec.healthChecks[].inProgress", "spec.healthChecks[].kind")
+}
+
+// expectExplained checks that spec.<field> of the generated CRD and every
+// field under it have a description, and that those are the fields want
+// names (sorted); it returns the schema of spec.<field>.
+func expectExplained(t *testing.T, field string, want ...string) apiextensionsv1.JSONSchemaProps {
+	t.Helper()
 	crd := componentCRD(t)
-	checks, ok := crd.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"].Properties["healthChecks"]
+	schema, ok := crd.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"].Properties[field]
 	if !ok {
-		t.Fatal("the CRD has no spec.healthChecks")
+		t.Fatalf("the CRD has no spec.%s", field)
 	}
 	var described []string
-	walk("spec.healthChecks", checks, func(path string, s apiextensionsv1.JSONSchemaProps) {
+	walk("spec."+field, schema, func(path string, s apiextensionsv1.JSONSchemaProps) {
 		if s.Description == "" {
 			t.Errorf("%s has no description for kubectl explain", path)
 		}
 		described = append(described, path)
 	})
 	sort.Strings(described)
-	want := "spec.healthChecks spec.healthChecks[].apiVersion spec.healthChecks[].current spec.healthChecks[].failed spec.healthChecks[].inProgress spec.healthChecks[].kind"
-	if got := strings.Join(described, " "); got != want {
-		t.Errorf("fields under spec.healthChecks: %s, want %s", got, want)
+	if got, wanted := strings.Join(described, " "), strings.Join(want, " "); got != wanted {
+		t.Errorf("fields under spec.%s: %s, want %s", field, got, wanted)
 	}
+	return schema
 }
 
 // componentCRD reads the generated CRD of the Component kind.
