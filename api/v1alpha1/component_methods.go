@@ -25,6 +25,7 @@ var (
 	_ component.ReapplyConfiguration       = &Component{}
 	_ component.DependencyConfiguration    = &Component{}
 	_ component.DriftConfiguration         = &Component{}
+	_ component.RemediationConfiguration   = &Component{}
 )
 
 // GetSpec returns spec.values as the generator's parameters.
@@ -132,3 +133,6 @@ func (c *Component) GetDrift() manifests.DriftSettings { return c.Spec.Drift }
 
 // GetHealthChecks returns spec.healthChecks.
 func (c *Component) GetHealthChecks() []manifests.HealthCheck { return c.Spec.HealthChecks }
+
+// GetRemediation returns spec.remediation.
+func (c *Component) GetRemediation() *component.Remediation { return c.Spec.Remediation }

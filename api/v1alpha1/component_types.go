@@ -106,6 +106,15 @@ type ComponentSpec struct {
 	// +kubebuilder:validation:MaxItems=64
 	// +optional
 	HealthChecks []manifests.HealthCheck `json:"healthChecks,omitempty"`
+	// Remediation says what happens when an attempt at a render fails (an
+	// object failed or was refused, or it was not ready within the
+	// timeout): how often it is tried again (retries) and then whether the
+	// last render that was Ready is applied again (strategy Rollback). That
+	// render is kept, gzipped, in the Secret <name>.component.render of the
+	// Component's namespace, which the Component owns; status.history
+	// records every attempt.
+	// +optional
+	Remediation *component.Remediation `json:"remediation,omitempty"`
 	// AdditionalManagedTypes are types whose foreign instances block deletion,
 	// besides the component's own CRDs and APIServices.
 	// +optional

@@ -9,6 +9,7 @@ Copyright The wavekit authors. Licensed under the Apache License, Version 2.0.
 package v1alpha1
 
 import (
+	"github.com/wavekit-dev/wavekit/pkg/component"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -141,6 +142,11 @@ func (in *ComponentSpec) DeepCopyInto(out *ComponentSpec) {
 		in, out := &in.HealthChecks, &out.HealthChecks
 		*out = make([]manifests.HealthCheck, len(*in))
 		copy(*out, *in)
+	}
+	if in.Remediation != nil {
+		in, out := &in.Remediation, &out.Remediation
+		*out = new(component.Remediation)
+		(*in).DeepCopyInto(*out)
 	}
 	if in.AdditionalManagedTypes != nil {
 		in, out := &in.AdditionalManagedTypes, &out.AdditionalManagedTypes

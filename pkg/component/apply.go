@@ -36,27 +36,44 @@ func (rn *run[T]) apply(ctx context.Context) outcome {
 	if err != nil {
 		return rn.fail(renderError(err))
 	}
+	att, render, err := rn.beginAttempt(objects)
+	if err != nil {
+		return rn.fail(err)
+	}
+	if att.Result == ResultRolledBack {
+		return rn.rollback(ctx, tg, owner, att)
+	}
+	res, newKinds, err := rn.applyObjects(ctx, tg, owner, objects)
+	var out outcome
+	if err != nil {
+		out = rn.fail(err)
+		out.failedAttempt = isAttemptFailure(err)
+	} else {
+		out = rn.applied(ctx, res)
+		if newKinds && !res.Done {
+			out.requeue = min(out.requeue, newKindRecheck)
+		}
+	}
+	return rn.settleAttempt(ctx, tg, owner, att, render, out)
+}
+
+// applyObjects applies objects for owner and records what the pass did:
+// the inventory, a handled force request, Events, drift, and event handlers
+// for kinds new to the target (newKinds).
+func (rn *run[T]) applyObjects(ctx context.Context, tg *target, owner engine.Owner, objects []client.Object) (res engine.Result, newKinds bool, err error) {
 	status := rn.component.GetStatus()
 	owner.Force = rn.forceRequested()
-	res, err := tg.applier.Apply(ctx, owner, objects, status.Inventory, rn.saveInventory)
+	res, err = tg.applier.Apply(ctx, owner, objects, status.Inventory, rn.saveInventory)
 	status.Inventory = res.Inventory
 	if owner.Force {
 		status.LastHandledForceAt = rn.requested(AnnotationForce)
 	}
 	rn.r.recordActions(rn.component, res.Actions)
 	rn.reportDrift(owner.Drift.Mode, res)
-	newKinds := false
 	if err == nil {
 		newKinds, err = rn.r.watchDependents(ctx, tg, res.Inventory)
 	}
-	if err != nil {
-		return rn.fail(err)
-	}
-	out := rn.applied(ctx, res)
-	if newKinds && !res.Done {
-		out.requeue = min(out.requeue, newKindRecheck)
-	}
-	return out
+	return res, newKinds, err
 }
 
 // newKindRecheck is how soon a pass that is not done runs again when it
@@ -140,10 +157,13 @@ func (rn *run[T]) waiting(message string) outcome {
 	if c := rn.written.ReadyCondition(); c != nil && c.Status != "True" {
 		since = c.LastTransitionTime.Time
 	}
+	if started, ok := rn.component.GetStatus().Attempt.clockStart(); ok && started.After(since) {
+		since = started // a retry or a rollback has a timeout of its own
+	}
 	left := timeout - time.Since(since)
 	if left <= 0 {
 		// Stalled, so that waiting tools fail; the next event or retry may still recover.
-		return outcome{reason: ReasonTimeout, message: fmt.Sprintf("not ready after %s: %s", timeout, message), requeue: rn.r.retryInterval(rn.component), stalled: true}
+		return outcome{reason: ReasonTimeout, message: fmt.Sprintf("not ready after %s: %s", timeout, message), requeue: rn.r.retryInterval(rn.component), stalled: true, failedAttempt: true}
 	}
 	return outcome{reason: ReasonProcessing, message: message, requeue: left}
 }

@@ -16,6 +16,9 @@ const (
 	ReasonDeleting        = "Deleting"
 	ReasonDeletionBlocked = "DeletionBlocked"
 	ReasonSuspended       = "Suspended"
+	// ReasonRolledBack: the render failed and the last Ready one was
+	// applied again in its place (Remediation).
+	ReasonRolledBack = "RolledBack"
 )
 
 // stateOf maps a Ready reason to the component state.
@@ -29,6 +32,7 @@ var stateOf = map[string]State{
 	ReasonDeleting:        StateDeleting,
 	ReasonDeletionBlocked: StateDeletionPending,
 	ReasonSuspended:       StatePending,
+	ReasonRolledBack:      StateError,
 }
 
 // setReady records the Ready condition, the state it implies, and the

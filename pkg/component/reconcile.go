@@ -99,6 +99,9 @@ func (r *Reconciler[T]) read(ctx context.Context, id types.NamespacedName) (T, e
 func (r *Reconciler[T]) forget(id types.NamespacedName) {
 	r.status.forget(id)
 	r.notes.forget(id)
+	if r.renders != nil {
+		r.renders.forget(id)
+	}
 	r.gauge.observe(id.String(), nil)
 	if r.targets != nil {
 		r.targets.release(id)
@@ -127,6 +130,9 @@ type outcome struct {
 	event   string // the Event's reason, when not the Ready reason
 	gone    bool   // the finalizer was removed: no status to write
 	stalled bool   // only a change helps: Stalled, and no backoff
+	// failedAttempt: the try at the render failed (an object failed or was
+	// refused, or it was not ready in time), which remediation counts.
+	failedAttempt bool
 }
 
 // result names the outcome in the reconcile metrics.
@@ -288,7 +294,7 @@ func (r *Reconciler[T]) note(component T, o outcome) {
 		return
 	}
 	kind := "Normal"
-	if o.reason == ReasonError || o.reason == ReasonTimeout || o.reason == ReasonDeletionBlocked {
+	if o.reason == ReasonError || o.reason == ReasonTimeout || o.reason == ReasonDeletionBlocked || o.reason == ReasonRolledBack {
 		kind = "Warning"
 	}
 	r.recorder.Eventf(component, nil, kind, reason, "Reconcile", "%s", o.message)

@@ -39,6 +39,7 @@ type Reconciler[T Component] struct {
 	gauge     *stateGauge
 	notes     *eventNotes
 	inflight  *inflight
+	renders   *renderStore // kept renders, for a rollback
 
 	mu     sync.Mutex
 	owners map[string]types.NamespacedName // owner label value → component
@@ -119,6 +120,7 @@ func (r *Reconciler[T]) Enqueue(id types.NamespacedName) {
 func (r *Reconciler[T]) SetupWithManager(mgr ctrl.Manager) error {
 	r.client = mgr.GetClient()
 	r.apiReader = mgr.GetAPIReader()
+	r.renders = newRenderStore(r.client, r.apiReader)
 	r.deps = newDependencyTracker[T](r.client, r.apiReader, r.opts.Selector != nil)
 	r.recorder = &boundedRecorder{mgr.GetEventRecorder(r.name)}
 	r.targets = &targets{

@@ -74,4 +74,19 @@ type Status struct {
 	// every object it reached, and the same value never forces twice.
 	// +optional
 	LastHandledForceAt string `json:"lastHandledForceAt,omitempty"`
+
+	// Attempt is the attempt at the current render: its failures, and
+	// whether it was given up for the last Ready render (RemediationConfiguration).
+	// +optional
+	Attempt *Attempt `json:"attempt,omitempty"`
+	// History are the last attempts (HistoryLimit), oldest first: each
+	// render's result, Ready, Failed or RolledBack, with its generation,
+	// source and digest. Equal consecutive outcomes are one entry.
+	// +kubebuilder:validation:MaxItems=10
+	// +optional
+	History []HistoryEntry `json:"history,omitempty"`
+	// LastGoodRender is the last render that was Ready, kept for a rollback
+	// when the remediation strategy is Rollback.
+	// +optional
+	LastGoodRender *StoredRender `json:"lastGoodRender,omitempty"`
 }

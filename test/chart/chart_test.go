@@ -162,11 +162,13 @@ var _ = Describe("helm template with the default values and one source", func() 
 			HaveField("Resources", []string{"events"}),
 			rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"configmaps", "secrets"}, Verbs: []string{"get", "list", "watch"}},
 			HaveField("APIGroups", []string{"source.toolkit.fluxcd.io"}),
+			rule("", "secrets", "get", "create", "update"),
 		))
 		Expect(wildcards(role.Rules)).To(BeEmpty())
-		noReads := render("wavekit", "wavekit-system", append(oneSource, "--set", "rbac.readSources=false")...)
+		noReads := render("wavekit", "wavekit-system", append(oneSource, "--set", "rbac.readSources=false", "--set", "rbac.keepRenders=false")...)
 		find(noReads, "ClusterRole", "", "wavekit-component-operator", &role)
 		Expect(role.Rules).NotTo(ContainElement(HaveField("APIGroups", []string{"source.toolkit.fluxcd.io"})))
+		Expect(role.Rules).NotTo(ContainElement(HaveField("Resources", ContainElement("secrets"))), "no Secret is read or written")
 		var binding rbacv1.ClusterRoleBinding
 		find(objects, "ClusterRoleBinding", "", "wavekit-component-operator", &binding)
 		Expect(binding.RoleRef.Name).To(Equal("wavekit-component-operator"))

@@ -110,6 +110,13 @@ The rules the operator needs in its scope (cluster, or each watched namespace).
   resources: ["gitrepositories", "ocirepositories", "buckets", "helmcharts", "externalartifacts"]
   verbs: ["get", "list", "watch"]
 {{- end }}
+{{- if .Values.rbac.keepRenders }}
+# The last Ready render of a Component with spec.remediation.strategy
+# Rollback, kept in a Secret of its namespace that it owns.
+- apiGroups: [""]
+  resources: ["secrets"]
+  verbs: ["get", "create", "update"]
+{{- end }}
 {{- with .Values.rbac.extraRules }}
 {{ toYaml . }}
 {{- end }}

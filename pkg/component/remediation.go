@@ -1,0 +1,131 @@
+package component
+
+import (
+	"fmt"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// RemediationStrategy says what happens once every attempt at a render has
+// failed.
+// +kubebuilder:validation:Enum=None;Rollback
+type RemediationStrategy string
+
+// Remediation strategies.
+const (
+	// RemediateNone leaves the failed render in place (the default): the
+	// component keeps reporting the failure and correcting drift.
+	RemediateNone RemediationStrategy = "None"
+	// RemediateRollback applies the last render that was Ready again, kept
+	// in a Secret beside the component, through the same waves, hooks,
+	// purges and prunes as any render.
+	RemediateRollback RemediationStrategy = "Rollback"
+)
+
+// Remediation says how often a failed attempt at a render is tried again
+// and what happens once the last one failed, as helm-controller's
+// upgrade.remediation. An attempt fails when one of its objects fails (a
+// Job that reached its backoff limit, a Deployment past its progress
+// deadline, a health check's failed expression), when the API server
+// refuses an object, or when it is not ready within the timeout.
+// +kubebuilder:object:generate=true
+type Remediation struct {
+	// Retries is how many times a failed attempt at one render is tried
+	// again, each after the retry interval and with a timeout of its own,
+	// before the strategy runs; default 0: the first failure is remediated.
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=100
+	// +optional
+	Retries int32 `json:"retries,omitempty"`
+	// Strategy is what happens once the retries are used up: None leaves the
+	// failed render in place, Rollback applies the last render that was
+	// Ready again (wave by wave, its hooks and purges included; objects only
+	// the failed render had are pruned) and reports Ready=False with reason
+	// RolledBack. The failed render is not tried again until the spec, the
+	// source's revision or a reconcile request changes. Default None.
+	// +optional
+	Strategy RemediationStrategy `json:"strategy,omitempty"`
+	// RemediateLastFailure, when false, leaves the last failed attempt in
+	// place to be looked at, whatever the strategy; default true.
+	// +optional
+	RemediateLastFailure *bool `json:"remediateLastFailure,omitempty"`
+}
+
+// RemediationConfiguration gives a component's remediation of failed
+// attempts. Without it, or with strategy None, a failed attempt stays in
+// place, as it always did; Status.History records the attempts either way.
+type RemediationConfiguration interface {
+	GetRemediation() *Remediation
+}
+
+// rollsBack tells whether the strategy rolls back once the retries are used up.
+func (r *Remediation) rollsBack() bool {
+	return r != nil && r.Strategy == RemediateRollback && (r.RemediateLastFailure == nil || *r.RemediateLastFailure)
+}
+
+// retries returns how many times a failed attempt is tried again.
+func (r *Remediation) retries() int32 {
+	if r == nil {
+		return 0
+	}
+	return r.Retries
+}
+
+// Results of an attempt, in Status.Attempt and Status.History.
+const (
+	// ResultReady: every object of the render was applied and ready.
+	ResultReady = "Ready"
+	// ResultFailed: an object failed, was refused, or was not ready in time.
+	ResultFailed = "Failed"
+	// ResultRolledBack: the render was given up for the last Ready one.
+	ResultRolledBack = "RolledBack"
+)
+
+// Attempt is the component's attempt at its current render: what counts its
+// failures and, once it is rolled back, keeps the failed render from being
+// tried again. A new generation, render or reconcile request starts a new
+// attempt.
+// +kubebuilder:object:generate=true
+type Attempt struct {
+	// Generation of the component the render is of.
+	Generation int64 `json:"generation"`
+	// RenderDigest is the digest of the rendered objects, "sha256:<hex>".
+	RenderDigest string `json:"renderDigest"`
+	// ReconcileRequest is the <operator>/reconcile-requested-at value the
+	// attempt started under: a new one starts a new attempt.
+	// +optional
+	ReconcileRequest string `json:"reconcileRequest,omitempty"`
+	// Started is when the current try began; the timeout counts from it.
+	Started metav1.Time `json:"started"`
+	// Failures counts the tries of this render that failed.
+	// +optional
+	Failures int32 `json:"failures,omitempty"`
+	// Result is empty while a try is under way, then Ready, Failed or
+	// RolledBack.
+	// +optional
+	Result string `json:"result,omitempty"`
+	// Finished is when the last try ended.
+	// +optional
+	Finished *metav1.Time `json:"finished,omitempty"`
+	// Message says why the last try failed.
+	// +optional
+	Message string `json:"message,omitempty"`
+}
+
+// sameRender tells whether the attempt is at this generation, render and
+// reconcile request.
+func (a *Attempt) sameRender(generation int64, digest, request string) bool {
+	return a != nil && a.Generation == generation && a.RenderDigest == digest && a.ReconcileRequest == request
+}
+
+// retryDue tells whether a failed try may be followed by the next one.
+func (a *Attempt) retryDue(now time.Time, remediation *Remediation, interval time.Duration) bool {
+	return a.Result == ResultFailed && a.Failures <= remediation.retries() &&
+		a.Finished != nil && !now.Before(a.Finished.Add(interval))
+}
+
+// retriesLeft says, for a message, how the next try goes.
+func (a *Attempt) retriesLeft(remediation *Remediation, interval time.Duration) string {
+	return fmt.Sprintf("try %d of %d failed, trying again in %s", a.Failures, remediation.retries()+1, interval)
+}

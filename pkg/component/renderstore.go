@@ -1,0 +1,211 @@
+package component
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"sync"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// The Secret that keeps a component's last Ready render: "<name>.<kind>.render"
+// in the component's namespace, owned by the component (the garbage
+// collector removes it with the component), its objects gzipped JSON.
+const (
+	RenderSecretType           corev1.SecretType = "wavekit.dev/render"
+	renderSecretKey                              = "objects.json.gz"
+	renderAnnotationDigest                       = "wavekit.dev/render-digest"
+	renderAnnotationGeneration                   = "wavekit.dev/generation"
+	// RenderLimit bounds a kept render, gzipped: a Secret holds 1 MiB.
+	RenderLimit = 900 << 10
+)
+
+// renderStore writes and reads kept renders as the operator's identity, and
+// remembers the last one of each component it read, so that a component
+// that stays rolled back reads its Secret once.
+type renderStore struct {
+	client client.Client // writes
+	reader client.Reader // reads, uncached: no informer on Secrets
+
+	mu   sync.Mutex
+	last map[types.NamespacedName]keptRender
+}
+
+// keptRender is a render's JSON and its digest.
+type keptRender struct {
+	digest string
+	data   []byte
+}
+
+func newRenderStore(c client.Client, reader client.Reader) *renderStore {
+	return &renderStore{client: c, reader: reader, last: map[types.NamespacedName]keptRender{}}
+}
+
+// encodeRender returns the objects as a JSON array and its digest.
+func encodeRender(objects []client.Object) (keptRender, error) {
+	data, err := json.Marshal(objects)
+	if err != nil {
+		return keptRender{}, fmt.Errorf("encoding the rendered objects: %w", err)
+	}
+	sum := sha256.Sum256(data)
+	return keptRender{digest: "sha256:" + hex.EncodeToString(sum[:]), data: data}, nil
+}
+
+// objects decodes the render into new objects.
+func (k keptRender) objects() ([]client.Object, error) {
+	var raw []map[string]any
+	if err := json.Unmarshal(k.data, &raw); err != nil {
+		return nil, fmt.Errorf("decoding the kept render: %w", err)
+	}
+	objects := make([]client.Object, len(raw))
+	for i, o := range raw {
+		objects[i] = &unstructured.Unstructured{Object: o}
+	}
+	return objects, nil
+}
+
+// renderSecretName names the Secret of a component's render; a name too
+// long for a Secret is cut and made unique by a hash of the whole.
+func renderSecretName(kind, name string) string {
+	full := name + "." + strings.ToLower(kind) + ".render"
+	if len(full) <= 253 {
+		return full
+	}
+	sum := sha256.Sum256([]byte(full))
+	return full[:236] + "." + hex.EncodeToString(sum[:8])
+}
+
+// save keeps render as the last Ready render of component (of kind gvk),
+// creating its Secret or updating the one it owns. It refuses a render
+// larger than RenderLimit gzipped, and a Secret of that name that is not
+// the component's.
+func (s *renderStore) save(ctx context.Context, component client.Object, gvk schema.GroupVersionKind, generation int64, render keptRender) (string, error) {
+	secret, err := renderSecret(component, gvk, generation, render)
+	if err != nil {
+		return "", err
+	}
+	err = s.client.Create(ctx, secret)
+	if apierrors.IsAlreadyExists(err) {
+		err = s.replace(ctx, component, secret)
+	}
+	if err != nil {
+		return "", fmt.Errorf("keeping the render in Secret %s/%s: %w", secret.Namespace, secret.Name, err)
+	}
+	return secret.Name, nil
+}
+
+// replace updates the component's existing render Secret with secret.
+func (s *renderStore) replace(ctx context.Context, component client.Object, secret *corev1.Secret) error {
+	existing := &corev1.Secret{}
+	if err := s.reader.Get(ctx, client.ObjectKeyFromObject(secret), existing); err != nil {
+		return err
+	}
+	if existing.Type != RenderSecretType || !metav1.IsControlledBy(existing, component) {
+		return fmt.Errorf("the Secret exists and is not this component's render (type %s): rename or remove it", existing.Type)
+	}
+	secret.ResourceVersion = existing.ResourceVersion
+	return s.client.Update(ctx, secret)
+}
+
+func renderSecret(component client.Object, gvk schema.GroupVersionKind, generation int64, render keptRender) (*corev1.Secret, error) {
+	compressed, err := gzipped(render.data)
+	if err != nil {
+		return nil, fmt.Errorf("compressing the render: %w", err)
+	}
+	if len(compressed) > RenderLimit {
+		return nil, fmt.Errorf("the render takes %s gzipped, more than the %s a kept render may take", byteSize(len(compressed)), byteSize(RenderLimit))
+	}
+	controller := true
+	return &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{
+			Namespace: component.GetNamespace(), Name: renderSecretName(gvk.Kind, component.GetName()),
+			Annotations: map[string]string{renderAnnotationDigest: render.digest, renderAnnotationGeneration: strconv.FormatInt(generation, 10)},
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: gvk.GroupVersion().String(), Kind: gvk.Kind,
+				Name: component.GetName(), UID: component.GetUID(), Controller: &controller}},
+		},
+		Type: RenderSecretType,
+		Data: map[string][]byte{renderSecretKey: compressed},
+	}, nil
+}
+
+// load returns the objects of the kept render ref of component id, reading
+// its Secret unless it is the one last read. A Secret whose
+// objects do not have the recorded digest is refused.
+func (s *renderStore) load(ctx context.Context, id types.NamespacedName, ref *StoredRender) ([]client.Object, error) {
+	s.mu.Lock()
+	render, ok := s.last[id]
+	s.mu.Unlock()
+	if !ok || render.digest != ref.RenderDigest {
+		var err error
+		if render, err = s.read(ctx, types.NamespacedName{Namespace: id.Namespace, Name: ref.Secret}, ref.RenderDigest); err != nil {
+			return nil, err
+		}
+		s.remember(id, render)
+	}
+	return render.objects()
+}
+
+func (s *renderStore) read(ctx context.Context, key types.NamespacedName, digest string) (keptRender, error) {
+	secret := &corev1.Secret{}
+	if err := s.reader.Get(ctx, key, secret); err != nil {
+		return keptRender{}, fmt.Errorf("reading the kept render, Secret %s: %w", key, err)
+	}
+	if secret.Type != RenderSecretType {
+		return keptRender{}, fmt.Errorf("Secret %s is not a kept render (type %s)", key, secret.Type)
+	}
+	data, err := gunzipped(secret.Data[renderSecretKey])
+	if err != nil {
+		return keptRender{}, fmt.Errorf("reading the kept render, Secret %s: %w", key, err)
+	}
+	sum := sha256.Sum256(data)
+	if got := "sha256:" + hex.EncodeToString(sum[:]); got != digest {
+		return keptRender{}, fmt.Errorf("Secret %s holds render %s, not %s: it was changed", key, got, digest)
+	}
+	return keptRender{digest: digest, data: data}, nil
+}
+
+func (s *renderStore) remember(id types.NamespacedName, render keptRender) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.last[id] = render
+}
+
+func (s *renderStore) forget(id types.NamespacedName) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.last, id)
+}
+
+func gzipped(data []byte) ([]byte, error) {
+	var buf bytes.Buffer
+	w := gzip.NewWriter(&buf)
+	if _, err := w.Write(data); err != nil {
+		return nil, err
+	}
+	if err := w.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+func gunzipped(data []byte) ([]byte, error) {
+	r, err := gzip.NewReader(bytes.NewReader(data))
+	if err != nil {
+		return nil, err
+	}
+	return io.ReadAll(io.LimitReader(r, 64<<20))
+}
