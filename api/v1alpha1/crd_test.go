@@ -65,18 +65,35 @@ func TestHealthChecksAreExplained(t *testing.T) {
 		"spec.healthChecks[].failed", "spec.healthChecks[].inProgress", "spec.healthChecks[].kind")
 }
 
+func TestRemediationIsExplained(t *testing.T) {
+	expectExplained(t, "remediation", "spec.remediation", "spec.remediation.remediateLastFailure",
+		"spec.remediation.retries", "spec.remediation.strategy")
+	entry := "status.history[]."
+	expectExplainedUnder(t, "status", "history", "status.history", entry+"finished", entry+"generation", entry+"message",
+		entry+"renderDigest", entry+"result", entry+"source", entry+"source.digest", entry+"source.revision", entry+"source.url", entry+"started")
+	expectExplainedUnder(t, "status", "lastGoodRender", "status.lastGoodRender", "status.lastGoodRender.generation",
+		"status.lastGoodRender.renderDigest", "status.lastGoodRender.secret", "status.lastGoodRender.source",
+		"status.lastGoodRender.source.digest", "status.lastGoodRender.source.revision", "status.lastGoodRender.source.url")
+}
+
 // expectExplained checks that spec.<field> of the generated CRD and every
 // field under it have a description, and that those are the fields want
 // names (sorted); it returns the schema of spec.<field>.
 func expectExplained(t *testing.T, field string, want ...string) apiextensionsv1.JSONSchemaProps {
 	t.Helper()
+	return expectExplainedUnder(t, "spec", field, want...)
+}
+
+// expectExplainedUnder is expectExplained for <root>.<field>.
+func expectExplainedUnder(t *testing.T, root, field string, want ...string) apiextensionsv1.JSONSchemaProps {
+	t.Helper()
 	crd := componentCRD(t)
-	schema, ok := crd.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"].Properties[field]
+	schema, ok := crd.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties[root].Properties[field]
 	if !ok {
-		t.Fatalf("the CRD has no spec.%s", field)
+		t.Fatalf("the CRD has no %s.%s", root, field)
 	}
 	var described []string
-	walk("spec."+field, schema, func(path string, s apiextensionsv1.JSONSchemaProps) {
+	walk(root+"."+field, schema, func(path string, s apiextensionsv1.JSONSchemaProps) {
 		if s.Description == "" {
 			t.Errorf("%s has no description for kubectl explain", path)
 		}
@@ -84,7 +101,7 @@ func expectExplained(t *testing.T, field string, want ...string) apiextensionsv1
 	})
 	sort.Strings(described)
 	if got, wanted := strings.Join(described, " "), strings.Join(want, " "); got != wanted {
-		t.Errorf("fields under spec.%s: %s, want %s", field, got, wanted)
+		t.Errorf("fields under %s.%s: %s, want %s", root, field, got, wanted)
 	}
 	return schema
 }

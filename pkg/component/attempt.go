@@ -127,7 +127,9 @@ func (rn *run[T]) rollback(ctx context.Context, tg *target, owner engine.Owner, 
 		good.Generation, revisionOf(good), tries(att.Failures), att.Generation, att.Message)
 	entry := rn.historyEntry(att, good.Source, ResultRolledBack, message)
 	entry.RenderDigest, entry.Started = good.RenderDigest, *att.Finished
-	status.addHistory(entry)
+	if last := status.lastHistory(); last == nil || !last.sameOutcome(entry) {
+		status.addHistory(entry) // once: a pass that keeps the rollback in sync writes nothing
+	}
 	return outcome{reason: ReasonRolledBack, message: message, requeue: rn.r.requeueInterval(rn.component), stalled: true}
 }
 

@@ -58,12 +58,12 @@ func TestAddHistoryMergesEqualOutcomesAndKeepsTen(t *testing.T) {
 		return HistoryEntry{Generation: generation, RenderDigest: "sha256:x", Result: result, Message: message,
 			Started: metav1.Now(), Finished: metav1.NewTime(time.Now().Add(time.Duration(generation) * time.Second))}
 	}
-	s.addHistory(entry(1, ResultReady, "ready"))
-	s.addHistory(entry(1, ResultReady, "ready"))
-	if len(s.History) != 1 {
-		t.Fatalf("an equal outcome was added again: %d entries", len(s.History))
+	s.addHistory(entry(1, ResultFailed, "try 1"))
+	s.addHistory(entry(1, ResultFailed, "try 2"))
+	if len(s.History) != 1 || s.History[0].Message != "try 2" {
+		t.Fatalf("a second failed try of one render is not merged: %+v", s.History)
 	}
-	s.addHistory(entry(1, ResultFailed, "failed"))
+	s.addHistory(entry(1, ResultReady, "ready"))
 	for g := int64(2); g <= 12; g++ {
 		s.addHistory(entry(g, ResultReady, "ready"))
 	}

@@ -51,12 +51,14 @@ type StoredRender struct {
 	Secret string `json:"secret"`
 }
 
-// addHistory records an attempt's end. An entry equal to the newest one but
-// for its times is not added again, so that a pass that finds the same
-// outcome changes nothing; the oldest entries go past HistoryLimit.
+// addHistory records an attempt's end. An entry of the same outcome as the
+// newest one (generation, render, source and result: another failed try of
+// one render) is merged into it, taking its message and finished time; the
+// oldest entries go past HistoryLimit.
 func (s *Status) addHistory(entry HistoryEntry) {
 	entry.Message = boundMessage(entry.Message, historyMessageLimit)
-	if n := len(s.History); n > 0 && s.History[n-1].sameOutcome(entry) {
+	if last := s.lastHistory(); last != nil && last.sameOutcome(entry) {
+		last.Message, last.Finished = entry.Message, entry.Finished
 		return
 	}
 	s.History = append(s.History, entry)
@@ -65,10 +67,18 @@ func (s *Status) addHistory(entry HistoryEntry) {
 	}
 }
 
-// sameOutcome tells whether two entries differ in their times alone.
+// lastHistory returns the newest entry, or nil.
+func (s *Status) lastHistory() *HistoryEntry {
+	if len(s.History) == 0 {
+		return nil
+	}
+	return &s.History[len(s.History)-1]
+}
+
+// sameOutcome tells whether two entries record the same outcome of the
+// same render.
 func (e HistoryEntry) sameOutcome(o HistoryEntry) bool {
-	return e.Generation == o.Generation && e.RenderDigest == o.RenderDigest && e.Result == o.Result &&
-		e.Message == o.Message && sameSource(e.Source, o.Source)
+	return e.Generation == o.Generation && e.RenderDigest == o.RenderDigest && e.Result == o.Result && sameSource(e.Source, o.Source)
 }
 
 func sameSource(a, b *manifests.SourceInfo) bool {
