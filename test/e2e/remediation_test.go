@@ -150,6 +150,19 @@ var _ = Describe("remediation of a failed upgrade", Ordered, func() {
 		Expect(jobSucceeded(ctx, env, ns, "db-migrate-1")).To(BeTrue(), "the Ready version's Job stays")
 		Expect(deployment(ns, "db").Spec.Template.Spec.Containers[0].Image).To(Equal("example.invalid/app:1"))
 		Expect(reasonsFor(ctx, env, ns, "db")).To(ContainElement(HavePrefix("RolledBack: rolled back to the render of generation 1")))
+
+		By("trying the failed render again on a reconcile request, and rolling it back again")
+		requested := rolledBack.DeepCopy()
+		requested.Annotations = map[string]string{"e2e.wavekit.dev/reconcile-requested-at": "again"}
+		Expect(env.Client.Patch(ctx, requested, client.MergeFrom(rolledBack))).To(Succeed())
+		Eventually(func(g Gomega) {
+			got := &v1alpha1.Component{}
+			g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(c), got)).To(Succeed())
+			g.Expect(got.Status.LastHandledReconcileAt).To(Equal("again"))
+			g.Expect(got.Status.ReadyCondition().Reason).To(Equal("RolledBack"))
+			g.Expect(outcomes(got.Status.History)).To(Equal([]string{"1 Ready", "2 Failed", "2 RolledBack", "2 Failed", "2 RolledBack"}))
+		}).WithTimeout(readinessTimeout).Should(Succeed())
+		Eventually(func() bool { return jobExists(ctx, env, ns, "db-migrate-2") }).WithTimeout(readinessTimeout).Should(BeFalse(), "pruned again")
 	})
 
 	It("leaves a failed upgrade in place with strategy None, recording it", func() {
