@@ -15,8 +15,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
-	"github.com/wavekit-dev/wavekit/pkg/component"
 	"github.com/wavekit-dev/wavekit/internal/testenv"
+	"github.com/wavekit-dev/wavekit/pkg/component"
 )
 
 // A failed upgrade as a user sees it, against the real Deployment and Job
