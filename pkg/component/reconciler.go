@@ -125,7 +125,7 @@ func (r *Reconciler[T]) SetupWithManager(mgr ctrl.Manager) error {
 	r.recorder = &boundedRecorder{mgr.GetEventRecorder(r.name)}
 	r.targets = &targets{
 		name: r.name, local: mgr.GetConfig(), scheme: mgr.GetScheme(), reader: mgr.GetAPIReader(),
-		opts: r.opts, byKey: map[targetKey]*target{}, byComponent: map[types.NamespacedName]targetKey{},
+		opts: r.opts, enqueue: r.Enqueue, byKey: map[targetKey]*target{}, byComponent: map[types.NamespacedName]targetKey{},
 	}
 	if err := mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
 		<-ctx.Done()

@@ -35,6 +35,7 @@ type target struct {
 	host    string
 	ready   chan struct{}
 	err     error
+	objects *objectWatches // of the objects its components wait for
 
 	watchMu sync.Mutex
 	watched map[string]bool      // kinds with an event handler
@@ -60,6 +61,8 @@ type targets struct {
 	scheme *runtime.Scheme
 	reader client.Reader // reads kubeconfig Secrets
 	opts   ReconcilerOptions
+	// enqueue asks for a reconcile of a component (an object it waits for changed).
+	enqueue func(types.NamespacedName)
 
 	mu          sync.Mutex
 	byKey       map[targetKey]*target
@@ -96,8 +99,10 @@ func (t *targets) forComponent(ctx context.Context, c Component) (*target, error
 // startLocked registers a new target and connects it in the background.
 func (t *targets) startLocked(key targetKey, cfg *rest.Config) *target {
 	ctx, cancel := context.WithCancel(context.Background())
+	cfg = countRequests(cfg)
 	tg := &target{cancel: cancel, host: cfg.Host, ready: make(chan struct{}),
-		users: map[types.NamespacedName]bool{}, watched: map[string]bool{}}
+		users: map[types.NamespacedName]bool{}, watched: map[string]bool{},
+		objects: newObjectWatches(ctx, cfg, t.enqueue)}
 	t.byKey[key] = tg
 	var namespaces []string
 	if key.scope != "" {
@@ -111,7 +116,7 @@ func (t *targets) startLocked(key targetKey, cfg *rest.Config) *target {
 }
 
 func (t *targets) connect(ctx context.Context, tg *target, cfg *rest.Config, namespaces []string) error {
-	cached, err := engine.NewCachedTarget(ctx, countRequests(cfg), t.name, t.scheme,
+	cached, err := engine.NewCachedTarget(ctx, cfg, t.name, t.scheme,
 		engine.CachedTargetOptions{Namespaces: namespaces, StartTimeout: t.opts.TargetTimeout, Labels: t.opts.DependentLabels})
 	if err != nil {
 		return err
@@ -168,6 +173,7 @@ func (t *targets) releaseLocked(id types.NamespacedName) {
 		return // it failed to connect and was dropped
 	}
 	delete(tg.users, id)
+	tg.objects.release(id)
 	if len(tg.users) == 0 {
 		time.AfterFunc(targetLinger, func() { t.stopUnused(key, tg) })
 	}

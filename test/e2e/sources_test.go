@@ -211,15 +211,23 @@ var _ = Describe("Components from repositories and Flux sources", Ordered, func(
 		c := component("after-flag", v1alpha1.ComponentSpec{Source: "web", DependsOn: []v1alpha1.DependencyReference{
 			{APIVersion: "v1", Kind: "ConfigMap", Name: "flag", ReadyExpr: "has(self.data.ready) && self.data.ready == 'true'"},
 		}})
+		// A retry an hour away: only a watch of the ConfigMap moves it on
+		// within seconds of each change.
+		c.Spec.Intervals.Retry = &metav1.Duration{Duration: time.Hour}
 		Expect(env.Client.Create(ctx, c)).To(Succeed())
 		notReady(c, "waiting for dependency ConfigMap "+ns+"/flag: it does not exist")
+		Expect(statusOf(ctx, env, c)).To(HavePrefix("False/Pending"))
+
+		By("moving on when the ConfigMap is created")
 		flag := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "flag"}, Data: map[string]string{"ready": "false"}}
 		Expect(env.Client.Create(ctx, flag)).To(Succeed())
-		notReady(c, "waiting for dependency ConfigMap "+ns+"/flag: readyExpr has(self.data.ready) && self.data.ready == 'true' is not true")
-		Expect(statusOf(ctx, env, c)).To(HavePrefix("False/Pending"))
+		Eventually(func() string { return statusOf(ctx, env, c) }).WithTimeout(30 * time.Second).Should(And(HavePrefix("False/Pending"),
+			ContainSubstring("waiting for dependency ConfigMap "+ns+"/flag: readyExpr has(self.data.ready) && self.data.ready == 'true' is not true")))
+
+		By("moving on when the ConfigMap is updated")
 		flag.Data["ready"] = "true"
 		Expect(env.Client.Update(ctx, flag)).To(Succeed())
-		ready(c)
+		Eventually(func() string { return readyReason(ctx, env, c) }).WithTimeout(30*time.Second).Should(Equal("True/Ready"), func() string { return statusOf(ctx, env, c) })
 		remove(c)
 		Expect(env.Client.Delete(ctx, flag)).To(Succeed())
 	})
