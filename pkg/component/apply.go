@@ -17,9 +17,11 @@ func (rn *run[T]) apply(ctx context.Context) outcome {
 		return rn.fail(err)
 	}
 	if sc, ok := optional[SuspensionConfiguration](rn.component); ok && sc.IsSuspended() {
+		rn.r.targets.stopWaiting(rn.id)
 		return outcome{reason: ReasonSuspended, message: "reconciliation is suspended; objects are left as they are"}
 	}
 	if o, waiting := rn.awaitDependencies(ctx); waiting {
+		rn.r.targets.stopWaiting(rn.id)
 		return o
 	}
 	tg, owner, err := rn.connect(ctx)

@@ -179,6 +179,18 @@ func (t *targets) releaseLocked(id types.NamespacedName) {
 	}
 }
 
+// stopWaiting stops the component's wait for an object (ObjectDependency)
+// in its target, if it has one: a pass that stops before it looks at those
+// objects (suspended, or waiting for a Component) no longer needs them
+// watched.
+func (t *targets) stopWaiting(id types.NamespacedName) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if tg, ok := t.byKey[t.byComponent[id]]; ok {
+		tg.objects.release(id)
+	}
+}
+
 // targetLinger is how long a target outlives its last component: one that
 // is deleted and created again (an uninstall and a reinstall) or the next
 // component of a tenant finds its informers listed and its kinds probed.

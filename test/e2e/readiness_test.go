@@ -42,11 +42,7 @@ var _ = Describe("readiness against real controllers", Ordered, func() {
 
 	BeforeAll(func() {
 		env = startControlPlaneWith(testenv.Options{Controllers: true})
-		binary := buildOperatorBinary()
-		Expect(env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "wavekit-system"}})).To(Succeed())
-		applyChartRBAC(ctx, env, "wavekit", "wavekit-system", map[string]any{"rbac": map[string]any{"extraRules": workloadRules()}})
-		startOperatorBinary(binary, serviceAccountConfig(ctx, env, "wavekit-system", "wavekit-component-operator"),
-			"--source", "rollout="+testdataSource("rollout"), "--source", "migration="+testdataSource("migration"))
+		startWorkloadOperator(ctx, env, "rollout", "migration")
 		kubeconfig = filepath.Join(GinkgoT().TempDir(), "kubeconfig")
 		Expect(testenv.WriteKubeconfig(env.Config, kubeconfig)).To(Succeed())
 	})
@@ -263,6 +259,20 @@ func workloadRules() []any {
 		map[string]any{"apiGroups": []any{"apps"}, "resources": []any{"deployments"}, "verbs": verbs},
 		map[string]any{"apiGroups": []any{"batch"}, "resources": []any{"jobs"}, "verbs": verbs},
 	}
+}
+
+// startWorkloadOperator runs the operator's binary with the chart's RBAC
+// and workloadRules, serving the testdata sources named.
+func startWorkloadOperator(ctx context.Context, env *testenv.Env, sources ...string) {
+	GinkgoHelper()
+	binary := buildOperatorBinary()
+	Expect(env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "wavekit-system"}})).To(Succeed())
+	applyChartRBAC(ctx, env, "wavekit", "wavekit-system", map[string]any{"rbac": map[string]any{"extraRules": workloadRules()}})
+	var args []string
+	for _, source := range sources {
+		args = append(args, "--source", source+"="+testdataSource(source))
+	}
+	startOperatorBinary(binary, serviceAccountConfig(ctx, env, "wavekit-system", "wavekit-component-operator"), args...)
 }
 
 // testdataSource returns the directory of the source name in testdata.

@@ -32,11 +32,7 @@ var _ = Describe("remediation of a failed upgrade", Ordered, func() {
 
 	BeforeAll(func() {
 		env = startControlPlaneWith(testenv.Options{Controllers: true})
-		binary := buildOperatorBinary()
-		Expect(env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "wavekit-system"}})).To(Succeed())
-		applyChartRBAC(ctx, env, "wavekit", "wavekit-system", map[string]any{"rbac": map[string]any{"extraRules": workloadRules()}})
-		startOperatorBinary(binary, serviceAccountConfig(ctx, env, "wavekit-system", "wavekit-component-operator"),
-			"--source", "upgrade="+testdataSource("upgrade"))
+		startWorkloadOperator(ctx, env, "upgrade")
 	})
 
 	// rollingBack creates Component name of the upgrade source at values,
