@@ -28,6 +28,10 @@ func TestRenderDigestAndRoundTrip(t *testing.T) {
 	if one.digest != again.digest || !strings.HasPrefix(one.digest, "sha256:") {
 		t.Fatalf("the same objects have digests %s and %s", one.digest, again.digest)
 	}
+	reordered, _ := encodeRender([]client.Object{configMap("b", "2"), configMap("a", "1")})
+	if reordered.digest != one.digest {
+		t.Fatal("the same objects in another order have another digest")
+	}
 	if one.digest == changed.digest {
 		t.Fatal("a changed value keeps the digest")
 	}

@@ -2,6 +2,7 @@ package component
 
 import (
 	"bytes"
+	"cmp"
 	"compress/gzip"
 	"context"
 	"crypto/sha256"
@@ -9,6 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -55,14 +57,26 @@ func newRenderStore(c client.Client, reader client.Reader) *renderStore {
 	return &renderStore{client: c, reader: reader, last: map[types.NamespacedName]keptRender{}}
 }
 
-// encodeRender returns the objects as a JSON array and its digest.
+// encodeRender returns the objects as a JSON array, sorted by kind,
+// namespace and name so that a generator that returns them in another order
+// (from a map, say) renders the same digest, and the digest of that array.
 func encodeRender(objects []client.Object) (keptRender, error) {
-	data, err := json.Marshal(objects)
+	sorted := slices.Clone(objects)
+	slices.SortStableFunc(sorted, func(a, b client.Object) int {
+		return cmp.Compare(renderSortKey(a), renderSortKey(b))
+	})
+	data, err := json.Marshal(sorted)
 	if err != nil {
 		return keptRender{}, fmt.Errorf("encoding the rendered objects: %w", err)
 	}
 	sum := sha256.Sum256(data)
 	return keptRender{digest: "sha256:" + hex.EncodeToString(sum[:]), data: data}, nil
+}
+
+// renderSortKey orders the objects of a render.
+func renderSortKey(o client.Object) string {
+	gvk := o.GetObjectKind().GroupVersionKind()
+	return gvk.Group + "/" + gvk.Kind + "/" + o.GetNamespace() + "/" + o.GetName()
 }
 
 // objects decodes the render into new objects.
