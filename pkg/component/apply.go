@@ -56,7 +56,7 @@ func (rn *run[T]) apply(ctx context.Context) outcome {
 			out.requeue = min(out.requeue, newKindRecheck)
 		}
 	}
-	return rn.settleAttempt(ctx, tg, owner, att, render, out)
+	return rn.settleAttempt(ctx, tg, owner, render, out)
 }
 
 // applyObjects applies objects for owner and records what the pass did:

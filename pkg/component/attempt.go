@@ -54,8 +54,14 @@ func isAttemptFailure(err error) bool {
 // settleAttempt records how a try at the render ended: Ready keeps the
 // render for a rollback; a failure is counted once per try and, once the
 // retries are used up, remediated.
-func (rn *run[T]) settleAttempt(ctx context.Context, tg *target, owner engine.Owner, att *Attempt, render keptRender, out outcome) outcome {
+func (rn *run[T]) settleAttempt(ctx context.Context, tg *target, owner engine.Owner, render keptRender, out outcome) outcome {
 	status := rn.component.GetStatus()
+	// The status as the last write returned it: the attempt of
+	// beginAttempt, unless a CRD without the field pruned it.
+	att := status.Attempt
+	if att == nil {
+		return out
+	}
 	now := metav1.Now()
 	switch {
 	case out.reason == ReasonReady:
