@@ -38,6 +38,19 @@ if [[ -z "$(missing "${KUBE_BINARIES[@]}" etcd kwok)" ]]; then
 fi
 
 mkdir -p "${DEST}"
+# One build at a time: a second make test or demo started meanwhile waits
+# for the first to finish the cache, then finds what it built.
+if command -v flock >/dev/null; then
+  exec 9>"${DEST}.lock"
+  if ! flock -n 9; then
+    log "another build of ${DEST} is under way; waiting for it"
+    flock 9
+  fi
+  if [[ -z "$(missing "${KUBE_BINARIES[@]}" etcd kwok)" ]]; then
+    echo "${DEST}"
+    exit 0
+  fi
+fi
 WORK="$(mktemp -d)"
 trap 'rm -rf "${WORK}"' EXIT
 
@@ -69,8 +82,8 @@ tools_file() {
 # BINARY, replacing it only once the build succeeded.
 install_binary() {
   local package="$1" binary="$2" ldflags="$3" start=${SECONDS}
-  go build -trimpath -ldflags "${ldflags}" -o "${DEST}/${binary}.tmp" "${package}"
-  mv "${DEST}/${binary}.tmp" "${DEST}/${binary}"
+  go build -trimpath -ldflags "${ldflags}" -o "${DEST}/${binary}.tmp.$$" "${package}"
+  mv "${DEST}/${binary}.tmp.$$" "${DEST}/${binary}"
   log "built ${binary} in $((SECONDS - start)) s"
 }
 
