@@ -32,8 +32,20 @@ import (
 	"github.com/wavekit-dev/wavekit/internal/operator"
 	"github.com/wavekit-dev/wavekit/internal/version"
 	"github.com/wavekit-dev/wavekit/pkg/component"
+	"github.com/wavekit-dev/wavekit/pkg/engine"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
+
+// splitList splits a comma-separated flag value; "" is an empty list.
+func splitList(value string) []string {
+	list := []string{}
+	for _, item := range strings.Split(value, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			list = append(list, item)
+		}
+	}
+	return list
+}
 
 // stringList is a repeatable string flag.
 type stringList []string
@@ -83,6 +95,8 @@ func run() error {
 	flag.StringVar(&reconciler.DefaultServiceAccount, "default-service-account", "", "multi-tenant lockdown: apply every Component that names no service account as this service account of its own namespace")
 	flag.BoolVar(&reconciler.NoCrossNamespaceRefs, "no-cross-namespace-refs", false, "refuse Components whose spec.namespace, spec.sourceRef.namespace or spec.dependsOn[].namespace is not their own namespace")
 	flag.BoolVar(&reconciler.InsecureKubeConfigExec, "insecure-kubeconfig-exec", false, "allow kubeconfigs from Secrets to use exec and auth-provider users (they run code in the operator)")
+	takeOver := flag.String("take-over-managers", strings.Join(engine.DefaultTakeOverManagers, ","),
+		"comma-separated field managers whose fields the default update policy (ssa-override) takes over, so that the next apply removes what the component does not render (empty: none)")
 	zapOpts := zap.Options{}
 	zapOpts.BindFlags(flag.CommandLine)
 	printVersion := flag.Bool("version", false, "print the version and exit")
@@ -108,6 +122,7 @@ func run() error {
 		return err
 	}
 	reconciler.Selector = selector
+	reconciler.TakeOver = splitList(*takeOver)
 	reconciler.DependentLabels = component.ShardLabels(name, shard.key)
 	capLogVerbosity(&zapOpts)
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts)))

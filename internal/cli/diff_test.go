@@ -55,7 +55,7 @@ var _ = Describe("diff", func() {
 		r = wavekitWith(config, "diff", "many", "testdata/many", "-n", ns, "--set", "changed=3")
 		Expect(r.code).To(Equal(1), r.stderr)
 		Expect(r.stdout).To(HaveSuffix("Summary: 0 to create, 1 to update, 0 to delete, 19 unchanged\n"))
-		Expect(counter.Count("update", "configmaps")).To(Equal(1), "one dry run, for the changed object: %s", counter)
+		Expect(counter.Count("apply", "configmaps")).To(Equal(1), "one dry run, for the changed object: %s", counter)
 		Expect(counter.Writes()).To(Equal(1), counter.String())
 		Expect(configMap(ns, "many-3").Data).To(HaveKeyWithValue("value", "same"), "a dry run changes nothing")
 	})
@@ -166,7 +166,8 @@ var _ = Describe("diff of a Secret", func() {
 		Expect(r.stdout).To(ContainSubstring("~ update Secret " + ns + "/vault-credentials (data.password: *** (before) → *** (after), data.token: (none) → ***, "))
 		Expect(r.stdout).To(ContainSubstring("-  password: '*** (before)'\n+  password: '*** (after)'\n"))
 		Expect(r.stdout).To(ContainSubstring("+  token: '***'\n"))
-		Expect(r.stdout).To(ContainSubstring("-    kubectl.kubernetes.io/last-applied-configuration: '***'\n"))
+		// Another writer's annotation stays (server-side apply), masked too.
+		Expect(r.stdout).To(ContainSubstring("\n     kubectl.kubernetes.io/last-applied-configuration: '***'\n"))
 		expectNoValues(r.stdout + r.stderr)
 	})
 

@@ -19,6 +19,10 @@ const (
 	// ReasonRolledBack: the render failed and the last Ready one was
 	// applied again in its place (Remediation).
 	ReasonRolledBack = "RolledBack"
+	// ReasonWriteLoop: an object was changed back after every write at one
+	// render, and wavekit stopped writing it for a while
+	// (engine.WriteLoopError names it and the fields).
+	ReasonWriteLoop = "WriteLoop"
 )
 
 // stateOf maps a Ready reason to the component state.
@@ -33,6 +37,7 @@ var stateOf = map[string]State{
 	ReasonDeletionBlocked: StateDeletionPending,
 	ReasonSuspended:       StatePending,
 	ReasonRolledBack:      StateError,
+	ReasonWriteLoop:       StateError,
 }
 
 // setReady records the Ready condition, the state it implies, and the

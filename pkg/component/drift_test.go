@@ -93,13 +93,23 @@ func driftEvents(ctx context.Context, ns string) []string {
 // editConfigMap changes the data of a ConfigMap as someone else would.
 func editConfigMap(ctx context.Context, ns, name string, change func(map[string]string)) {
 	GinkgoHelper()
+	editConfigMapAs(ctx, ns, name, "", change)
+}
+
+// editConfigMapAs is editConfigMap as field manager ("" for the client's).
+func editConfigMapAs(ctx context.Context, ns, name, manager string, change func(map[string]string)) {
+	GinkgoHelper()
 	eventually(func() error {
 		cm := getConfigMap(ctx, ns, name)
 		if cm.Data == nil {
 			cm.Data = map[string]string{}
 		}
 		change(cm.Data)
-		return env.Client.Update(ctx, cm)
+		var opts []client.UpdateOption
+		if manager != "" {
+			opts = append(opts, client.FieldOwner(manager))
+		}
+		return env.Client.Update(ctx, cm, opts...)
 	}).Should(Succeed())
 }
 

@@ -13,6 +13,9 @@ import (
 // why, where the action says (a replaced object's immutable fields). A pass that
 // wrote nothing emits nothing.
 func (r *Reconciler[T]) recordActions(component T, actions []engine.ObjectAction) {
+	if len(actions) > 0 {
+		objectWrites.WithLabelValues(r.name, component.GetNamespace(), component.GetName()).Add(float64(len(actions)))
+	}
 	if r.recorder == nil || len(actions) == 0 {
 		return
 	}

@@ -32,10 +32,14 @@ var (
 	apiRequests = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "wavekit_api_requests_total", Help: "Requests to target API servers by verb.",
 	}, []string{"verb"})
+	objectWrites = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "wavekit_component_object_writes_total",
+		Help: "Writes of objects (creates, updates, replacements, deletions) by operator and component; one that keeps rising while nothing changes is a write loop.",
+	}, []string{"operator", "namespace", "name"})
 )
 
 func init() {
-	metrics.Registry.MustRegister(componentsByState, dependentsByPhase, reconcileDuration, reconcilesStarted, reconcilesFinished, apiRequests)
+	metrics.Registry.MustRegister(componentsByState, dependentsByPhase, reconcileDuration, reconcilesStarted, reconcilesFinished, apiRequests, objectWrites)
 }
 
 // Results of reconciles that wrote no Ready condition.

@@ -36,6 +36,15 @@ type ReconcilerOptions struct {
 	// Defaults are the object policies when neither object nor component sets
 	// one; Defaults.Namespace is the namespace policy (create, or do-not-create).
 	Defaults manifests.Defaults
+	// TakeOver are the field managers whose fields the update policy
+	// ssa-override (the default) takes over before it applies (nil:
+	// engine.DefaultTakeOverManagers, what people write with kubectl's
+	// client-side verbs; empty: none). See engine.Options.TakeOver.
+	TakeOver []string
+	// WriteLoop tunes the guard that stops correcting an object that is
+	// changed back after every write (engine.WriteLoopOptions); the
+	// component is then not Ready, with reason WriteLoop.
+	WriteLoop engine.WriteLoopOptions
 	// Concurrency bounds the objects written or deleted at once within one
 	// wave and stage (default engine.DefaultConcurrency).
 	Concurrency int

@@ -103,6 +103,7 @@ func (r *Reconciler[T]) forget(id types.NamespacedName) {
 		r.renders.forget(id)
 	}
 	r.gauge.observe(id.String(), nil)
+	objectWrites.DeleteLabelValues(r.name, id.Namespace, id.Name)
 	if r.targets != nil {
 		r.targets.release(id)
 	}
@@ -160,6 +161,11 @@ func (rn *run[T]) fail(err error) outcome {
 		// at the retry interval rather than with ever longer backoff.
 		return outcome{reason: ReasonError, event: ReasonStatusRejected, message: err.Error(), requeue: rn.r.retryInterval(rn.component), stalled: true}
 	}
+	var loop *engine.WriteLoopError
+	if errors.As(err, &loop) {
+		// The object is left alone until RetryAt, whatever events come.
+		return outcome{reason: ReasonWriteLoop, message: err.Error(), requeue: max(time.Until(loop.RetryAt), time.Second), stalled: true}
+	}
 	var tooLarge *tooLargeError
 	if engine.NeedsChange(err) || errors.As(err, &tooLarge) {
 		// Trying again unchanged cannot help: look again on a change, or at
@@ -203,7 +209,9 @@ func (rn *run[T]) finish(ctx context.Context, o outcome) (ctrl.Result, error) {
 		rn.r.forget(rn.id)
 		return ctrl.Result{}, nil
 	}
-	rn.r.note(rn.component, o)
+	if rn.r.note(rn.component, o) && o.reason == ReasonWriteLoop {
+		log.FromContext(ctx).Info("stopped writing an object that is changed back after every write", "message", o.message)
+	}
 	if err != nil {
 		return ctrl.Result{}, err
 	}
@@ -284,20 +292,24 @@ func byteSize(n int) string {
 	return strconv.FormatFloat(float64(n)/(1<<20), 'f', 2, 64) + " MiB"
 }
 
-func (r *Reconciler[T]) note(component T, o outcome) {
+// note emits an Event for an outcome that differs from the component's last
+// one, and reports whether it did.
+func (r *Reconciler[T]) note(component T, o outcome) bool {
 	id := types.NamespacedName{Namespace: component.GetNamespace(), Name: component.GetName()}
 	reason := o.reason
 	if o.event != "" {
 		reason = o.event
 	}
 	if r.recorder == nil || !r.notes.changed(id, reason+"\x00"+o.message) {
-		return
+		return false
 	}
 	kind := "Normal"
-	if o.reason == ReasonError || o.reason == ReasonTimeout || o.reason == ReasonDeletionBlocked || o.reason == ReasonRolledBack {
+	switch o.reason {
+	case ReasonError, ReasonTimeout, ReasonDeletionBlocked, ReasonRolledBack, ReasonWriteLoop:
 		kind = "Warning"
 	}
 	r.recorder.Eventf(component, nil, kind, reason, "Reconcile", "%s", o.message)
+	return true
 }
 
 // owner describes the component to the applier.

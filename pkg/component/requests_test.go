@@ -86,8 +86,9 @@ var _ = Describe("a pass on request", func() {
 		eventually(func() string { return readyCondition(ctx, c) }).Should(HavePrefix("True/Ready"))
 		Expect(getConfigMap(ctx, ns, "purged")).To(BeNil())
 		// Out of band: a key drift detection does not look at (it is not
-		// rendered), and a change to the object created once.
-		editConfigMap(ctx, ns, "cm-0000", func(data map[string]string) { data["added"] = "by hand" })
+		// rendered) added with kubectl edit, and a change to the object
+		// created once.
+		editConfigMapAs(ctx, ns, "cm-0000", "kubectl-edit", func(data map[string]string) { data["added"] = "by hand" })
 		editConfigMap(ctx, ns, "seed", func(data map[string]string) { data["k"] = "by hand" })
 		expectNoOpPass(ctx, h, c)
 		Expect(getConfigMap(ctx, ns, "cm-0000").Data).To(HaveKeyWithValue("added", "by hand"), "not drift")
@@ -95,10 +96,10 @@ var _ = Describe("a pass on request", func() {
 		h.counter.Reset()
 		annotate(ctx, c, component.AnnotationForce, "f1")
 		eventually(func() string { return getComponent(ctx, c).Status.LastHandledForceAt }).Should(Equal("f1"))
-		Expect(h.counter.Count("update", "configmaps")).To(Equal(3), "the three ConfigMaps, not the one created once: %s", h.counter)
+		Expect(h.counter.Count("apply", "configmaps")).To(Equal(3), "the three ConfigMaps, not the one created once, nor the purged one: %s", h.counter)
 		Expect(h.counter.Count("create", "configmaps")).To(BeZero(), "the purged one stays gone: %s", h.counter)
 		Expect(getConfigMap(ctx, ns, "purged")).To(BeNil())
-		Expect(getConfigMap(ctx, ns, "cm-0000").Data).NotTo(HaveKey("added"), "replaced by the rendered object")
+		Expect(getConfigMap(ctx, ns, "cm-0000").Data).NotTo(HaveKey("added"), "taken over from kubectl edit and removed")
 		Expect(getConfigMap(ctx, ns, "seed").Data).To(HaveKeyWithValue("k", "by hand"))
 		Expect(readyCondition(ctx, c)).To(HavePrefix("True/Ready"))
 
@@ -107,7 +108,7 @@ var _ = Describe("a pass on request", func() {
 		h.counter.Reset()
 		annotate(ctx, c, component.AnnotationReconcileRequestedAt, "after-force")
 		eventually(func() string { return getComponent(ctx, c).Status.LastHandledReconcileAt }).Should(Equal("after-force"))
-		Expect(h.counter.Count("update", "configmaps")).To(BeZero(), h.counter.String())
+		Expect(h.counter.Count("apply", "configmaps")).To(BeZero(), h.counter.String())
 		Expect(getConfigMap(ctx, ns, "cm-0000").Data).To(HaveKeyWithValue("added", "again"))
 	})
 
@@ -128,11 +129,11 @@ var _ = Describe("a pass on request", func() {
 		})
 		eventually(func() string { return getComponent(ctx, c).Status.LastHandledReconcileAt }).Should(Equal("while-suspended"))
 		Expect(getComponent(ctx, c).Status.LastHandledForceAt).To(BeEmpty())
-		Expect(h.counter.Count("update", "configmaps")).To(BeZero(), h.counter.String())
+		Expect(h.counter.Count("apply", "configmaps")).To(BeZero(), h.counter.String())
 
 		update(ctx, c, func(c *v1alpha1.Component) { c.Spec.Suspend = false })
 		eventually(func() string { return getComponent(ctx, c).Status.LastHandledForceAt }).Should(Equal("f1"))
-		Expect(h.counter.Count("update", "configmaps")).To(Equal(2), h.counter.String())
+		Expect(h.counter.Count("apply", "configmaps")).To(Equal(2), h.counter.String())
 	})
 })
 

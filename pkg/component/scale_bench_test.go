@@ -121,12 +121,13 @@ func reconcileTotal(b *testing.B) float64 {
 }
 
 // reportRequests reports the operator's requests per component: object
-// creates, status writes, Events, other writes (the finalizer) and reads.
+// creates (server-side applies, the default update policy, or POSTs),
+// status writes, Events, other writes (the finalizer) and reads.
 func reportRequests(b *testing.B, counter *apicount.Counter, components int) {
 	per := func(n int) float64 { return float64(n) / float64(components) }
 	statusWrites := counter.Count("update", "components/status")
 	events := counter.Count("create", "events")
-	creates := counter.Count("create") - events
+	creates := counter.Count("create") - events + counter.Count("apply")
 	b.ReportMetric(per(creates), "creates/component")
 	b.ReportMetric(per(statusWrites), "status-writes/component")
 	b.ReportMetric(per(events), "events/component")

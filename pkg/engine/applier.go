@@ -26,6 +26,14 @@ type Options struct {
 	FieldOwner string
 	// Defaults are the policies of objects without policy annotations.
 	Defaults manifests.Defaults
+	// TakeOver are the field managers whose fields (written with Update
+	// requests: PUT, PATCH) the update policy ssa-override, the default,
+	// takes over before it applies, so that the apply removes those the
+	// component does not render (nil: DefaultTakeOverManagers; empty: none).
+	// Every server-side apply also takes over the applier's own earlier
+	// Update writes. Give the target's cache the same managers
+	// (CachedTargetOptions.TakeOver).
+	TakeOver []string
 	// Concurrency bounds the objects of one plan group written or deleted
 	// at once (default DefaultConcurrency).
 	Concurrency int
@@ -39,6 +47,9 @@ type Options struct {
 	// AdditionalManagedTypes block deletion while foreign instances exist,
 	// besides the types served by the component's CRDs and APIServices.
 	AdditionalManagedTypes []manifests.TypeInfo
+	// WriteLoop tunes the guard that stops correcting an object that is
+	// changed back after every write (see WriteLoopError).
+	WriteLoop WriteLoopOptions
 	// Now returns the current time (tests replace it).
 	Now func() time.Time
 }
@@ -186,6 +197,8 @@ type Applier struct {
 	scheme    *runtime.Scheme
 	live      *liveObjects
 	drift     *driftDetector
+	stored    *storedForms
+	loops     *writeLoops
 	own       *ownWrites
 	purges    *purges
 }
@@ -208,6 +221,9 @@ func NewApplier(target Target, opts Options) (*Applier, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
+	if opts.TakeOver == nil {
+		opts.TakeOver = DefaultTakeOverManagers
+	}
 	opts.Defaults = opts.Defaults.WithFallbacks()
 	return &Applier{
 		opts:      opts,
@@ -217,6 +233,8 @@ func NewApplier(target Target, opts Options) (*Applier, error) {
 		live:      newLiveObjects(target.Live, target.Client, opts.Now),
 		reporting: &reportingKinds{},
 		drift:     newDriftDetector(),
+		stored:    newStoredForms(target.Client.Scheme()),
+		loops:     newWriteLoops(opts.WriteLoop, opts.Now),
 		own:       newOwnWrites(),
 		purges:    newPurges(opts.Now),
 	}, nil

@@ -103,7 +103,7 @@ func (s *ownerScope) reconcileObject(ctx context.Context, d *desired, item *mani
 		o.phase, o.status, o.setStatus = manifests.PhaseCompleted, "", true
 		return o
 	}
-	write, err := s.decide(d, item, live)
+	decision, err := s.decide(ctx, d, item, live)
 	if err != nil {
 		return failed(o, err)
 	}
@@ -112,12 +112,12 @@ func (s *ownerScope) reconcileObject(ctx context.Context, d *desired, item *mani
 		o.written, o.digest, o.appliedAt = true, d.digest, item.LastAppliedAt
 	}
 	phase := item.Phase
-	if write {
+	if decision.write {
 		action := ActionUpdate
 		if live == nil {
 			action = ActionCreate
 		}
-		out, err := s.write(ctx, d, live)
+		out, err := s.correct(ctx, d, live, decision)
 		if err != nil {
 			o.err = objectError(ActionApply, d.key, err)
 			return o
@@ -162,24 +162,33 @@ func beingPurged(d *desired, item *manifests.InventoryItem) bool {
 	return d.policies.PurgeOrder != nil && item.Phase == manifests.PhaseDeleting
 }
 
+// writeDecision says whether an object is written and whether the write is
+// a correction: it undoes, at an unchanged render, what others did (a drift,
+// a deletion), which the write-loop guard counts. paths are the drifted
+// fields.
+type writeDecision struct {
+	write      bool
+	correction bool
+	paths      []string
+}
+
 // needsWrite decides by reconcile policy, the owner's force, digest, drift
 // and reapply interval.
-func (s *ownerScope) needsWrite(d *desired, item *manifests.InventoryItem, live *unstructured.Unstructured) bool {
+func (s *ownerScope) needsWrite(ctx context.Context, d *desired, item *manifests.InventoryItem, live *unstructured.Unstructured) (writeDecision, error) {
 	switch {
 	case live == nil:
-		return true
+		return writeDecision{write: true, correction: item.Digest == d.digest}, nil
 	case live.GetDeletionTimestamp() != nil:
-		return false // being deleted (by us for recreate, or by someone else): wait
+		return writeDecision{}, nil // being deleted (by us for recreate, or by someone else): wait
 	case d.policies.Reconcile == manifests.ReconcileOnce:
-		return false
-	case s.owner.Force:
-		return true
-	case item.Digest != d.digest:
-		return true
+		return writeDecision{}, nil
+	case s.owner.Force, item.Digest != d.digest:
+		return writeDecision{write: true}, nil
 	case d.policies.ReapplyInterval > 0 && s.opts.Now().Unix()-item.LastAppliedAt >= int64(d.policies.ReapplyInterval.Seconds()):
-		return true
+		return writeDecision{write: true}, nil
 	}
-	return s.correctDrift(d, live)
+	paths, err := s.correctDrift(ctx, d, live)
+	return writeDecision{write: len(paths) > 0, correction: true, paths: paths}, err
 }
 
 // writePhase is the phase of an object just written: Creating until it

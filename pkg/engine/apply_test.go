@@ -162,8 +162,8 @@ var _ = Describe("applying in waves", func() {
 		var others []map[string]int
 		for _, n := range []int{10, 40} {
 			got := requests(fmt.Sprintf("n%d", n), n)
-			Expect(got).To(HaveKeyWithValue("create configmaps", n))
-			delete(got, "create configmaps")
+			Expect(got).To(HaveKeyWithValue("apply configmaps", n), "server-side apply, the default, creates")
+			delete(got, "apply configmaps")
 			Expect(got).To(HaveKeyWithValue("list configmaps", 1))
 			others = append(others, got)
 		}

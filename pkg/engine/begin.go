@@ -55,17 +55,18 @@ func (s *ownerScope) preparerFor() *preparer {
 
 // decide is the write decision of a pass, the same for Apply and Diff: an
 // object taken over by another owner, or one that may not be adopted, is an
-// error; otherwise write tells whether it must be written (see needsWrite).
-func (s *ownerScope) decide(d *desired, item *manifests.InventoryItem, live *unstructured.Unstructured) (write bool, err error) {
+// error; otherwise the decision says whether it must be written (see
+// needsWrite).
+func (s *ownerScope) decide(ctx context.Context, d *desired, item *manifests.InventoryItem, live *unstructured.Unstructured) (writeDecision, error) {
 	if keepsCRD(d, live) {
-		return false, nil // crd-policy Create: never updated
+		return writeDecision{}, nil // crd-policy Create: never updated
 	}
 	if live != nil {
 		if err := s.checkTakenOver(d, item, live); err != nil {
-			return false, err
+			return writeDecision{}, err
 		}
 		if err := s.checkAdoption(d, live); err != nil {
-			return false, err
+			return writeDecision{}, err
 		}
 	}
 	if s.lostCreate(d, item, live) {
@@ -73,7 +74,7 @@ func (s *ownerScope) decide(d *desired, item *manifests.InventoryItem, live *uns
 		written.Digest = d.digest
 		item = &written
 	}
-	return s.needsWrite(d, item, live), nil
+	return s.needsWrite(ctx, d, item, live)
 }
 
 // lostCreate tells whether live was created from this render by an earlier

@@ -159,6 +159,8 @@ func beingDeleted(what, heldBy string) string {
 // that objects that come and go (purged Jobs) leave nothing behind.
 func (a *Applier) forget(key manifests.ObjectKey) {
 	a.drift.forget(key)
+	a.stored.forget(key)
+	a.loops.forget(key)
 	a.own.forget(key)
 }
 

@@ -74,11 +74,11 @@ func (s *ownerScope) applyChange(ctx context.Context, d *desired, item *manifest
 	if live != nil {
 		change.Action, change.Live = ActionUpdate, live
 	}
-	write, err := s.decide(d, item, live)
+	decision, err := s.decide(ctx, d, item, live)
 	if err != nil {
 		return nil, err
 	}
-	if !write {
+	if !decision.write {
 		return &Change{Object: d.key, Action: ActionUnchanged, Live: live}, nil
 	}
 	out, err := s.write(ctx, d, live)

@@ -33,8 +33,9 @@ func newDriftDetector() *driftDetector {
 }
 
 // drifted returns the JSON pointers of the fields of want that live lacks
-// or changed (at most maxDriftPaths), none when live holds them all. Fields
-// at ignored paths are not compared.
+// or changed (at most maxDriftPaths), none when live holds them all. want is
+// the object as the API server stores it (storedForms), normalised JSON.
+// Fields at ignored paths are not compared.
 func (d *driftDetector) drifted(key manifests.ObjectKey, want, live map[string]any, liveVersion string, ignore []manifests.Pointer) []string {
 	stamp := matchStamp(liveVersion, ignore)
 	d.mu.Lock()
@@ -43,7 +44,7 @@ func (d *driftDetector) drifted(key manifests.ObjectKey, want, live map[string]a
 	if known != "" && known == stamp {
 		return nil
 	}
-	have, wanted := normaliseJSON(live), normaliseJSON(want)
+	have, wanted := normaliseJSON(live), any(want)
 	if len(ignore) > 0 || !contains(have, wanted) {
 		var paths []string
 		differences(have, wanted, nil, ignore, &paths)
@@ -133,7 +134,8 @@ func child(v any, token string) any {
 }
 
 // contains reports whether every field of want is in have with the same
-// value. Lists must have the same length and match element by element.
+// value. Lists must have the same length and match element by element; a
+// field that want has as absentOrZero may be absent or zero in have.
 // It is differences without paths and ignore rules, and allocates nothing:
 // the common case, an object that did not drift.
 func contains(have, want any) bool {
@@ -153,6 +155,8 @@ func contains(have, want any) bool {
 			}
 		}
 		return true
+	case absentOrZero:
+		return isZeroValue(have)
 	case []any:
 		h, ok := have.([]any)
 		if !ok {
@@ -206,6 +210,10 @@ func differences(have, want any, at manifests.Pointer, ignore []manifests.Pointe
 		for i := range w {
 			differences(h[i], w[i], append(slices.Clip(at), strconv.Itoa(i)), ignore, paths)
 		}
+	case absentOrZero:
+		if !isZeroValue(have) {
+			*paths = append(*paths, at.String())
+		}
 	default:
 		if !reflect.DeepEqual(have, want) {
 			*paths = append(*paths, at.String())
@@ -232,10 +240,11 @@ func sortedKeys(m map[string]any) []string {
 	return keys
 }
 
-// isEmpty is true for values the API server drops on write: null, "{}", "[]".
+// isEmpty is true for values the API server drops on write: null, "{}",
+// "[]", and a rendered zero value it does not store (absentOrZero).
 func isEmpty(v any) bool {
 	switch t := v.(type) {
-	case nil:
+	case nil, absentOrZero:
 		return true
 	case map[string]any:
 		return len(t) == 0

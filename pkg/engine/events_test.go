@@ -146,7 +146,8 @@ func watchConfigMaps(ctx context.Context, h *harness, ns string, seen *seenVersi
 // deletedVersion stands for a delete event in seenVersions.
 const deletedVersion = "deleted"
 
-// heldAnswers holds the answer to each ConfigMap create until the event of
+// heldAnswers holds the answer to each ConfigMap create (a POST, or a
+// server-side apply that created it) until the event of
 // the version created has been seen, and of the versions meanwhile returns;
 // and the answer to each ConfigMap delete until its delete event was seen.
 type heldAnswers struct {
@@ -164,7 +165,7 @@ func (hc *heldAnswers) wrap(cfg *rest.Config) *rest.Config {
 			switch {
 			case err != nil:
 				return resp, err
-			case req.Method == http.MethodPost && strings.HasSuffix(req.URL.Path, "/configmaps") && resp.StatusCode == http.StatusCreated:
+			case isConfigMapCreate(req) && resp.StatusCode == http.StatusCreated:
 				return hc.holdCreate(resp)
 			case req.Method == http.MethodDelete && strings.Contains(req.URL.Path, "/configmaps/") && resp.StatusCode == http.StatusOK:
 				hc.wait(path.Base(req.URL.Path), []string{deletedVersion})
@@ -173,6 +174,13 @@ func (hc *heldAnswers) wrap(cfg *rest.Config) *rest.Config {
 		})
 	})
 	return out
+}
+
+// isConfigMapCreate tells whether req may create a ConfigMap: a POST, or a
+// server-side apply (a PATCH, answered 201 Created when it created one).
+func isConfigMapCreate(req *http.Request) bool {
+	return (req.Method == http.MethodPost && strings.HasSuffix(req.URL.Path, "/configmaps")) ||
+		(req.Method == http.MethodPatch && strings.Contains(req.URL.Path, "/configmaps/"))
 }
 
 // wait waits until every one of versions of name was seen, or a minute.

@@ -18,8 +18,9 @@ import (
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
-// createOrder records the resource of every create request, in the order the
-// API server received them.
+// createOrder records the resource of every create request (a POST, or a
+// server-side apply answered 201 Created), in the order the API server
+// received them.
 type createOrder struct {
 	mu        sync.Mutex
 	resources []string
@@ -30,7 +31,8 @@ func (o *createOrder) wrap(cfg *rest.Config) *rest.Config {
 	out.Wrap(func(rt http.RoundTripper) http.RoundTripper {
 		return roundTripperFunc(func(req *http.Request) (*http.Response, error) {
 			resp, err := rt.RoundTrip(req)
-			if apicount.Verb(req) == "create" && err == nil && resp.StatusCode < 300 {
+			created := apicount.Verb(req) == "create" || (apicount.Verb(req) == "apply" && resp != nil && resp.StatusCode == http.StatusCreated)
+			if created && err == nil && resp.StatusCode < 300 {
 				o.mu.Lock()
 				o.resources = append(o.resources, apicount.Resource(req.URL.Path))
 				o.mu.Unlock()

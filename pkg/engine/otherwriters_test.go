@@ -81,7 +81,7 @@ func otherWriterSpecs(clusterOf func() *testenv.Env, setUp func(string) (string,
 	It("leaves spec.replicas to an autoscaler when an ignore rule names it: no write in 100 scalings, the pass done at the end, a later apply keeps the value", func() {
 		ns, h := setUp("autoscaled")
 		h.owner.Drift = replicasIgnored
-		web := workload(ns, "web", 1)
+		web := workload(ns, "web", 1, "update-policy", "replace")
 		api := workload(ns, "api", 1, "update-policy", "ssa-merge")
 		applyUntilReady(h, web, api)
 		h.counter.Reset()

@@ -39,7 +39,7 @@ var _ = Describe("policies", func() {
 
 			h.applyUntilDone(ctx, configMap(ns, "cm", map[string]string{"v": "2"}))
 			Expect(getConfigMap(ctx, ns, "cm").Data).To(HaveKeyWithValue("v", "2"))
-			Expect(h.counter.Count("update", "configmaps")).To(Equal(1))
+			Expect(h.counter.Count("apply", "configmaps")).To(Equal(1))
 		})
 
 		It("on-object-or-component-change also re-applies when the component generation changed", func() {
@@ -50,7 +50,7 @@ var _ = Describe("policies", func() {
 			Expect(h.counter.Writes()).To(BeZero())
 			h.owner.Generation = 2
 			h.applyUntilDone(ctx, cm)
-			Expect(h.counter.Count("update", "configmaps")).To(Equal(1))
+			Expect(h.counter.Count("apply", "configmaps")).To(Equal(1))
 		})
 
 		It("once creates and never touches again", func() {
@@ -71,19 +71,19 @@ var _ = Describe("policies", func() {
 			h.counter.Reset()
 			res := h.applyUntilDone(ctx, objects...)
 			Expect(res.Changed).To(BeTrue())
-			Expect(h.counter.Count("update", "configmaps")).To(Equal(2), h.counter.String())
+			Expect(h.counter.Count("apply", "configmaps")).To(Equal(2), h.counter.String())
 			Expect(h.counter.Writes()).To(Equal(2), h.counter.String())
 		})
 	})
 
 	Describe("update policy", func() {
 		It("replace keeps finalizers that others set", func() {
-			h.applyUntilDone(ctx, configMap(ns, "cm", map[string]string{"v": "1"}))
+			h.applyUntilDone(ctx, configMap(ns, "cm", map[string]string{"v": "1"}, "update-policy", "replace"))
 			live := getConfigMap(ctx, ns, "cm")
 			live.Finalizers = []string{"example.com/keep"}
 			Expect(env.Client.Update(ctx, live)).To(Succeed())
 
-			h.applyUntilDone(ctx, configMap(ns, "cm", map[string]string{"v": "2"}))
+			h.applyUntilDone(ctx, configMap(ns, "cm", map[string]string{"v": "2"}, "update-policy", "replace"))
 			live = getConfigMap(ctx, ns, "cm")
 			Expect(live.Data).To(HaveKeyWithValue("v", "2"))
 			Expect(live.Finalizers).To(ConsistOf("example.com/keep"))
@@ -321,7 +321,7 @@ var _ = Describe("policies", func() {
 			waitForCachedVersion(ctx, h, live)
 			h.counter.Reset()
 			h.applyUntilDone(ctx, cm)
-			Expect(h.counter.Snapshot()).To(Equal(map[string]int{"update configmaps": 1}), h.counter.String())
+			Expect(h.counter.Snapshot()).To(Equal(map[string]int{"apply configmaps": 1}), h.counter.String())
 			Expect(getConfigMap(ctx, ns, "cm").Data).To(HaveKeyWithValue("v", "1"))
 		})
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"slices"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -14,17 +15,60 @@ import (
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
-// takeOverFields moves the fields that other managers set with Update
-// (kubectl edit, patch, client-side apply and the like) into this operator's
-// Apply entry of managedFields. The next server-side apply then owns them
-// and removes those that the manifest no longer has. Fields at ignored
-// paths stay with their managers.
-func (a *Applier) takeOverFields(ctx context.Context, live *unstructured.Unstructured, ignore []manifests.Pointer) error {
+// DefaultTakeOverManagers are the field managers whose fields the default
+// update policy, ssa-override, takes over before it applies: what a person
+// wrote by hand with kubectl's client-side verbs (apply without
+// --server-side, create, edit, patch, replace, set) and fields written before
+// managedFields existed. A field they set that the component does not
+// render is then removed by the next apply of the object. Controllers are
+// never taken over, and neither are kubectl rollout (a restart's
+// annotation), kubectl scale, label and annotate: what they set stays.
+var DefaultTakeOverManagers = []string{
+	"before-first-apply", "kubectl", "kubectl-client-side-apply", "kubectl-create",
+	"kubectl-edit", "kubectl-patch", "kubectl-replace", "kubectl-set",
+}
+
+// takeOverFrom returns the managers whose Update writes a server-side
+// apply under policy takes over, besides the applier's own earlier Update
+// writes (a PUT under replace, or an older wavekit), which every server-side
+// apply takes over so that what the applier no longer renders goes.
+func (a *Applier) takeOverFrom(policy manifests.UpdatePolicy) []string {
+	if policy == manifests.UpdateSSAOverride {
+		return a.opts.TakeOver
+	}
+	return nil
+}
+
+// takesOver tells whether e is an entry a server-side apply of owner takes
+// over: an Update of the object itself (not a subresource such as status
+// or scale) by owner or one of managers.
+func takesOver(e metav1.ManagedFieldsEntry, owner string, managers []string) bool {
+	if e.Operation != metav1.ManagedFieldsOperationUpdate || e.Subresource != "" || e.FieldsV1 == nil {
+		return false
+	}
+	return e.Manager == owner || slices.Contains(managers, e.Manager)
+}
+
+// hasTakeOver tells whether entries hold one a server-side apply of owner
+// would take over from managers.
+func hasTakeOver(entries []metav1.ManagedFieldsEntry, owner string, managers []string) bool {
+	return slices.ContainsFunc(entries, func(e metav1.ManagedFieldsEntry) bool { return takesOver(e, owner, managers) })
+}
+
+// takeOverFields moves the fields of the Update entries that the apply
+// takes over (see takesOver) into this operator's Apply entry of live's
+// managedFields, in one patch that holds live's resourceVersion (a conflict
+// if live is stale). The next server-side apply then owns them and removes
+// those that the manifest no longer has; fields at ignored paths stay with
+// their managers. It does nothing, and sends nothing, when live has no such
+// entry: live must carry its managedFields, as the target's cache keeps
+// them for objects that have such entries (TakeOverTransform).
+func (a *Applier) takeOverFields(ctx context.Context, live *unstructured.Unstructured, managers []string, ignore []manifests.Pointer) error {
 	entries := live.GetManagedFields()
 	var kept []metav1.ManagedFieldsEntry
 	taken := &fieldpath.Set{}
 	for _, e := range entries {
-		if e.Operation != metav1.ManagedFieldsOperationUpdate || e.Manager == a.opts.FieldOwner || e.Subresource != "" || e.FieldsV1 == nil {
+		if !takesOver(e, a.opts.FieldOwner, managers) {
 			kept = append(kept, e)
 			continue
 		}
@@ -32,9 +76,20 @@ func (a *Applier) takeOverFields(ctx context.Context, live *unstructured.Unstruc
 		if err != nil {
 			return fmt.Errorf("reading managed fields of %s: %w", e.Manager, err)
 		}
-		taken = taken.Union(withoutIgnored(set, ignore))
+		mine := withoutIgnored(set, ignore)
+		keep := set.Difference(mine)
+		taken = taken.Union(mine)
+		if !keep.Empty() {
+			// The ignored fields stay with the manager that wrote them.
+			fields, err := encodeFieldSet(keep)
+			if err != nil {
+				return err
+			}
+			e.FieldsV1 = fields
+			kept = append(kept, e)
+		}
 	}
-	if len(kept) == len(entries) {
+	if taken.Empty() {
 		return nil
 	}
 	kept, err := a.mergeIntoOwnEntry(kept, taken, live.GetAPIVersion())
@@ -47,9 +102,20 @@ func (a *Applier) takeOverFields(ctx context.Context, live *unstructured.Unstruc
 		return err
 	}
 	if err := a.target.Client.Patch(ctx, live.DeepCopy(), client.RawPatch(types.MergePatchType, data)); err != nil {
-		return fmt.Errorf("taking over fields of other managers: %w", err)
+		return fmt.Errorf("taking over the fields of %s: %w", managersOf(entries, a.opts.FieldOwner, managers), err)
 	}
 	return nil
+}
+
+// managersOf names the managers of entries that a takeover takes from.
+func managersOf(entries []metav1.ManagedFieldsEntry, owner string, managers []string) []string {
+	var names []string
+	for _, e := range entries {
+		if takesOver(e, owner, managers) && !slices.Contains(names, e.Manager) {
+			names = append(names, e.Manager)
+		}
+	}
+	return names
 }
 
 func (a *Applier) mergeIntoOwnEntry(entries []metav1.ManagedFieldsEntry, taken *fieldpath.Set, apiVersion string) ([]metav1.ManagedFieldsEntry, error) {
@@ -77,6 +143,25 @@ func (a *Applier) mergeIntoOwnEntry(entries []metav1.ManagedFieldsEntry, taken *
 		Manager: a.opts.FieldOwner, Operation: metav1.ManagedFieldsOperationApply,
 		APIVersion: apiVersion, Time: &now, FieldsType: "FieldsV1", FieldsV1: fields,
 	}), nil
+}
+
+// TakeOverTransform is the transform of a cache of an applier's objects: it
+// strips managedFields, often the larger half of an object, except from the
+// objects that hold an entry a server-side apply of owner takes over (see
+// Options.TakeOver): the next write of such an object moves those fields to
+// owner first, which needs the whole list. After that write the object
+// carries none, and the cache strips them again.
+func TakeOverTransform(owner string, managers []string) func(any) (any, error) {
+	return func(obj any) (any, error) {
+		accessor, ok := obj.(metav1.Object)
+		if !ok {
+			return obj, nil
+		}
+		if !hasTakeOver(accessor.GetManagedFields(), owner, managers) {
+			accessor.SetManagedFields(nil)
+		}
+		return obj, nil
+	}
 }
 
 func decodeFieldSet(fields *metav1.FieldsV1) (*fieldpath.Set, error) {

@@ -55,6 +55,13 @@ type CachedTargetOptions struct {
 	// Labels, if set, limit the cache further to objects that carry them
 	// (a shard's label, as in Options.Labels).
 	Labels map[string]string
+	// FieldOwner is the applier's field manager (default: the operator
+	// name), and TakeOver the managers it takes over (default:
+	// DefaultTakeOverManagers), as in Options: the cache keeps the
+	// managedFields of the objects that hold their Update entries and
+	// strips them from the others (TakeOverTransform).
+	FieldOwner string
+	TakeOver   []string
 }
 
 // DefaultCachedTargetOptions are the options of a target with cluster-wide
@@ -101,10 +108,9 @@ func NewCachedTarget(ctx context.Context, cfg *rest.Config, operatorName string,
 		HTTPClient: httpClient, Scheme: scheme, Mapper: mapper,
 		DefaultLabelSelector: selector,
 		DefaultNamespaces:    namespaceConfigs(opts.Namespaces),
-		// No decision reads managedFields from the cache (taking fields
-		// over reads them fresh), and they are often the larger half of
-		// an object: leaving them out cuts the operator's memory.
-		DefaultTransform: cache.TransformStripManagedFields(),
+		// managedFields are often the larger half of an object: the cache
+		// keeps them only where a write must take fields over first.
+		DefaultTransform: TakeOverTransform(opts.fieldOwner(operatorName), opts.takeOver()),
 	}
 	if crdsReadable {
 		cacheOpts.ByObject = map[client.Object]cache.ByObject{crdMetadata(): {Label: labels.Everything()}}
@@ -136,6 +142,20 @@ func NewCachedTarget(ctx context.Context, cfg *rest.Config, operatorName string,
 		Target: Target{Client: c, Live: live, Discovery: dc, deleter: deleter}, Cache: informers,
 		RenderReader: renderReader{crds: crds, rest: c},
 	}, nil
+}
+
+func (o CachedTargetOptions) fieldOwner(operatorName string) string {
+	if o.FieldOwner == "" {
+		return operatorName
+	}
+	return o.FieldOwner
+}
+
+func (o CachedTargetOptions) takeOver() []string {
+	if o.TakeOver == nil {
+		return DefaultTakeOverManagers
+	}
+	return o.TakeOver
 }
 
 // ownedSelector selects the objects with the owner label and extra labels.

@@ -36,6 +36,9 @@ func (s *ownerScope) write(ctx context.Context, d *desired, live *unstructured.U
 	}
 	s.track.writing(d.key)
 	out, err := s.send(ctx, d, obj, live)
+	if err == nil && out.live != nil {
+		s.stored.learn(d, out.live.Object)
+	}
 	s.track.written(d.key, out.live, err)
 	return out, err
 }
@@ -49,6 +52,9 @@ func (s *ownerScope) send(ctx context.Context, d *desired, obj, live *unstructur
 		out, err = s.create(ctx, d, obj)
 	} else {
 		out, err = s.update(ctx, d, obj, live)
+	}
+	if isServerSideApply(d.policies.Update) && isUntypedError(err) {
+		out, err = s.replaceInstead(ctx, d, obj, live)
 	}
 	if err != nil {
 		return sent{}, explainWriteError(err, s.opts.Name)
@@ -91,6 +97,10 @@ func (s *ownerScope) createdFrom(live *unstructured.Unstructured) string {
 // exist without the label (or with a label the cache has not seen): then the
 // adoption policy decides.
 func (s *ownerScope) create(ctx context.Context, d *desired, obj *unstructured.Unstructured) (sent, error) {
+	if isServerSideApply(d.policies.Update) && s.cacheSeesOwners(d) {
+		live, err := s.serverSideApply(ctx, d, obj, nil)
+		return sent{live: live}, err
+	}
 	if isServerSideApply(d.policies.Update) {
 		existing, err := s.getDirect(ctx, d)
 		if err != nil {
@@ -119,13 +129,29 @@ func (s *ownerScope) create(ctx context.Context, d *desired, obj *unstructured.U
 	return sent{live: obj}, nil
 }
 
+// cacheSeesOwners tells whether an object that the owner-label cache does
+// not hold may be applied server-side without reading it first: when it
+// exists, it carries no owner label (the cache holds every object with
+// one), and the adoption policy lets the owner take such an object. Not so
+// with adoption-policy never, nor when the cache holds only a shard's
+// objects (Options.Labels).
+func (s *ownerScope) cacheSeesOwners(d *desired) bool {
+	return d.policies.Adoption != manifests.AdoptNever && len(s.opts.Labels) == 0
+}
+
 // updateExisting updates an object that exists although the owner-label
 // cache did not know it, if the adoption policy allows taking it over.
 func (s *ownerScope) updateExisting(ctx context.Context, d *desired, obj, existing *unstructured.Unstructured) (sent, error) {
+	return s.updateExistingWith(d, existing, func() (sent, error) { return s.update(ctx, d, obj, existing) })
+}
+
+// updateExistingWith runs update, a write over existing, if the adoption
+// policy allows taking existing over.
+func (s *ownerScope) updateExistingWith(d *desired, existing *unstructured.Unstructured, update func() (sent, error)) (sent, error) {
 	if err := s.checkAdoption(d, existing); err != nil {
 		return sent{}, err
 	}
-	return s.update(ctx, d, obj, existing)
+	return update()
 }
 
 func (a *Applier) getDirect(ctx context.Context, d *desired) (*unstructured.Unstructured, error) {
@@ -196,12 +222,49 @@ func (s *ownerScope) update(ctx context.Context, d *desired, obj, live *unstruct
 		_, err := s.deleteRecorded(ctx, d.key, live, d.policies.ReplacePropagation)
 		return sent{}, err
 	}
+	return s.put(ctx, obj, live)
+}
+
+// put replaces live with obj (a PUT).
+func (s *ownerScope) put(ctx context.Context, obj, live *unstructured.Unstructured) (sent, error) {
 	obj.SetResourceVersion(live.GetResourceVersion())
 	obj.SetFinalizers(keepForeignFinalizers(obj.GetFinalizers(), live.GetFinalizers()))
 	if err := s.target.Client.Update(ctx, obj, client.FieldOwner(s.opts.FieldOwner)); err != nil {
 		return sent{}, err
 	}
 	return sent{live: obj}, nil
+}
+
+// replaceInstead writes obj with a POST, or a PUT over live, where
+// server-side apply refused it because it does not fit the kind's schema as
+// apply reads it: a field the API server does not know (a typo, a field of a
+// newer Kubernetes) or a list with two entries of one key (two env vars of
+// one name). The API server stores such an object when it is written
+// whole, as Helm and kubectl write it: it drops an unknown field with a
+// warning, which the caller shows. The PUT does what update-policy replace
+// does: it keeps no field another writer set that the manifest lacks.
+func (s *ownerScope) replaceInstead(ctx context.Context, d *desired, obj, live *unstructured.Unstructured) (sent, error) {
+	if live == nil {
+		existing, err := s.getDirect(ctx, d)
+		if err != nil {
+			return sent{}, err
+		}
+		if existing != nil {
+			return s.updateExistingWith(d, existing, func() (sent, error) { return s.put(ctx, obj, existing) })
+		}
+		obj.SetResourceVersion("")
+		if err := s.target.Client.Create(ctx, obj, client.FieldOwner(s.opts.FieldOwner)); err != nil {
+			return sent{}, err
+		}
+		return sent{live: obj}, nil
+	}
+	return s.put(ctx, obj, live)
+}
+
+// isUntypedError tells whether err is server-side apply refusing an object
+// that does not fit its kind's schema (see replaceInstead).
+func isUntypedError(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "failed to create typed patch object")
 }
 
 // replaceOnImmutable applies obj server-side, which leaves alone the fields
@@ -239,30 +302,43 @@ func isServerSideApply(p manifests.UpdatePolicy) bool {
 	return p == manifests.UpdateSSAMerge || p == manifests.UpdateSSAOverride || p == manifests.UpdateReplaceOnImmutable
 }
 
-// serverSideApply applies obj with this operator as field manager. For
-// ssa-override it first takes over the fields that client-side tools (kubectl
-// edit, patch, client-side apply) own, so that the apply removes them when
-// the manifest no longer has them.
+// serverSideApply applies obj with this operator as field manager, with
+// force. Over an existing object it first takes over the fields the policy
+// takes over (takeOverFields): its own earlier Update writes, and for
+// ssa-override those of the managers in Options.TakeOver, so that the apply
+// removes them when the manifest no longer has them. live must carry its
+// managedFields when it has such entries (the target's cache keeps them
+// then).
 func (a *Applier) serverSideApply(ctx context.Context, d *desired, obj *unstructured.Unstructured, live *unstructured.Unstructured) (*unstructured.Unstructured, error) {
-	if d.policies.Update == manifests.UpdateSSAOverride && live != nil {
-		// managedFields must be current, not as the cache last saw them.
-		fresh, err := a.getDirect(ctx, d)
-		if err != nil {
+	managers := a.takeOverFrom(d.policies.Update)
+	if live != nil {
+		if err := a.takeOverFields(ctx, live, managers, d.ignore); err != nil {
 			return nil, err
 		}
-		if fresh != nil {
-			if err := a.takeOverFields(ctx, fresh, d.ignore); err != nil {
-				return nil, err
-			}
-		}
 	}
-	obj.SetResourceVersion("")
-	obj.SetManagedFields(nil)
-	err := a.target.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(obj), client.FieldOwner(a.opts.FieldOwner), client.ForceOwnership)
-	if err != nil {
+	applied := obj.DeepCopy()
+	if err := a.applyServerSide(ctx, applied); err != nil {
+		return nil, err
+	}
+	if !hasTakeOver(applied.GetManagedFields(), a.opts.FieldOwner, managers) {
+		return applied, nil
+	}
+	// The cache had not seen the writes to take over yet (or the object
+	// existed without the owner label): the answer shows them.
+	if err := a.takeOverFields(ctx, applied, managers, d.ignore); err != nil {
+		return nil, err
+	}
+	if err := a.applyServerSide(ctx, obj); err != nil {
 		return nil, err
 	}
 	return obj, nil
+}
+
+// applyServerSide applies obj with force and fills it with the answer.
+func (a *Applier) applyServerSide(ctx context.Context, obj *unstructured.Unstructured) error {
+	obj.SetResourceVersion("")
+	obj.SetManagedFields(nil)
+	return a.target.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(obj), client.FieldOwner(a.opts.FieldOwner), client.ForceOwnership)
 }
 
 // deleteRecorded deletes live with the given propagation and records that

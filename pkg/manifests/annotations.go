@@ -81,12 +81,28 @@ type UpdatePolicy string
 
 // Update policies.
 const (
-	UpdateDefault     UpdatePolicy = "default"
-	UpdateReplace     UpdatePolicy = "replace"
-	UpdateSSAMerge    UpdatePolicy = "ssa-merge"
+	// UpdateDefault is the reconciler's default policy, itself
+	// UpdateSSAOverride unless the reconciler says otherwise.
+	UpdateDefault UpdatePolicy = "default"
+	// UpdateReplace writes the rendered object with a PUT: what other
+	// writers set and the component does not render (a restart's
+	// annotation, an injected label) is removed by every update.
+	UpdateReplace UpdatePolicy = "replace"
+	// UpdateSSAMerge applies the rendered object server-side with force:
+	// the fields other managers own and the component does not render
+	// stay. The applier's own earlier Update writes are taken over first,
+	// so what it stops rendering goes.
+	UpdateSSAMerge UpdatePolicy = "ssa-merge"
+	// UpdateSSAOverride, the built-in default, is UpdateSSAMerge that also
+	// takes over what people wrote by hand with kubectl (the engine's
+	// TakeOver managers), so that the apply removes what the component does
+	// not render; never what controllers, kubectl rollout or kubectl scale
+	// wrote.
 	UpdateSSAOverride UpdatePolicy = "ssa-override"
-	UpdateRecreate    UpdatePolicy = "recreate"
-	// UpdateReplaceOnImmutable updates as replace does, and deletes and
+	// UpdateRecreate deletes the object and creates it again on every
+	// change of its render.
+	UpdateRecreate UpdatePolicy = "recreate"
+	// UpdateReplaceOnImmutable updates as ssa-merge does, and deletes and
 	// re-creates the object only when the API server refuses the update
 	// because it changes an immutable field (a Job's spec.template, a
 	// Service's clusterIP).

@@ -59,7 +59,7 @@ func (d Defaults) WithFallbacks() Defaults {
 		d.Reconcile = ReconcileOnObjectChange
 	}
 	if d.Update == "" || d.Update == UpdateDefault {
-		d.Update = UpdateReplace
+		d.Update = UpdateSSAOverride
 	}
 	if d.Delete == "" || d.Delete == DeleteDefault {
 		d.Delete = DeleteDelete

@@ -36,7 +36,7 @@ var _ = Describe("conflicting writers", func() {
 		settled(counter)
 
 		GinkgoWriter.Printf("requests for %d edits: %s\n", edits, counter)
-		Expect(counter.Count("update", "configmaps")).To(Equal(edits), "one restoring write per edit")
+		Expect(counter.Count("apply", "configmaps")).To(Equal(edits), "one restoring write (a server-side apply) per edit")
 		// Besides the restoring writes: a few status writes and Kubernetes
 		// Events when the outcome changes (2 and 5 measured), not per edit.
 		Expect(counter.Writes()-edits).To(BeNumerically("<=", 8), "writes in all: %s", counter)

@@ -1,0 +1,52 @@
+package engine
+
+import (
+	"context"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/wavekit-dev/wavekit/pkg/manifests"
+)
+
+// correct writes d over live as write does. A write that is a correction
+// (see writeDecision) asks the write-loop guard first and is counted by it.
+func (s *ownerScope) correct(ctx context.Context, d *desired, live *unstructured.Unstructured, decision writeDecision) (sent, error) {
+	if decision.correction {
+		if err := s.loops.admit(d.key, d.digest, decision.paths); err != nil {
+			return sent{}, err
+		}
+	}
+	out, err := s.write(ctx, d, live)
+	if err == nil && decision.correction {
+		s.loops.corrected(d.key, d.digest)
+	}
+	return out, err
+}
+
+// learnStoredForm asks the API server, with a dry run of the write of d
+// over live, how it stores d, and records the answer; it reports whether it
+// learnt it. A recreate is not dry-run: its answer would be a deletion.
+func (s *ownerScope) learnStoredForm(ctx context.Context, d *desired, live *unstructured.Unstructured) bool {
+	if d.policies.Update == manifests.UpdateRecreate {
+		return false
+	}
+	obj := d.object.DeepCopy()
+	s.markOwned(obj)
+	dry := client.NewDryRunClient(s.target.Client)
+	var err error
+	if isServerSideApply(d.policies.Update) {
+		obj.SetResourceVersion("")
+		obj.SetManagedFields(nil)
+		err = dry.Apply(ctx, client.ApplyConfigurationFromUnstructured(obj), client.FieldOwner(s.opts.FieldOwner), client.ForceOwnership)
+	} else {
+		obj.SetResourceVersion(live.GetResourceVersion())
+		obj.SetFinalizers(keepForeignFinalizers(obj.GetFinalizers(), live.GetFinalizers()))
+		err = dry.Update(ctx, obj, client.FieldOwner(s.opts.FieldOwner))
+	}
+	if err != nil {
+		return false // the write will say what is wrong
+	}
+	s.stored.learn(d, obj.Object)
+	return true
+}

@@ -1,0 +1,231 @@
+package engine
+
+import (
+	"encoding/json"
+	"reflect"
+	"slices"
+	"strconv"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	kjson "sigs.k8s.io/json"
+
+	"github.com/wavekit-dev/wavekit/pkg/manifests"
+)
+
+// storedForms knows, for each object, its rendered form as the API server
+// stores it, which is what drift detection compares with the live object.
+// The API server leaves out a field whose Go type is not a pointer and whose
+// value is the zero value (hostNetwork: false, minReadySeconds: 0), writes
+// quantities in their canonical form (cpu: 0.5 is 500m), prunes what a
+// CRD's schema does not declare and fills in what it allocates (a Service's
+// clusterIP ""): compared as rendered, such an object would look drifted
+// for ever, and each correction would be a write.
+//
+// A form is known exactly once the API server has answered a write of the
+// render, or a dry run of it; until then, for the kinds the scheme knows, it
+// is the rendered object decoded into its Go type and encoded again, as the
+// API server decodes and encodes it. A form is kept as the few edits that
+// turn the rendered object into it, per object, until the render changes.
+type storedForms struct {
+	scheme *runtime.Scheme
+
+	mu    sync.Mutex
+	forms map[manifests.ObjectKey]storedForm
+}
+
+// storedForm is how the render of digest is stored: the rendered object
+// with edits applied. exact says it comes from the API server's answer.
+type storedForm struct {
+	digest string
+	exact  bool
+	edits  []fieldEdit
+}
+
+// fieldEdit changes one field of a rendered object into its stored form:
+// it takes value, is dropped (a field the API server prunes: it cannot be
+// compared), or, with value absentOrZero, matches a live field that is
+// absent or holds the zero value.
+type fieldEdit struct {
+	at    manifests.Pointer
+	value any
+	drop  bool
+}
+
+// absentOrZero stands, in a stored form, for a rendered zero value (false,
+// 0, "", an empty list) that the API server does not store: the live field
+// matches it when it is absent or zero.
+type absentOrZero struct{}
+
+func newStoredForms(scheme *runtime.Scheme) *storedForms {
+	return &storedForms{scheme: scheme, forms: map[manifests.ObjectKey]storedForm{}}
+}
+
+// of returns the stored form of d (normalised JSON, see normaliseJSON) and
+// whether it is exact.
+func (f *storedForms) of(d *desired) (map[string]any, bool) {
+	f.mu.Lock()
+	form, ok := f.forms[d.key]
+	f.mu.Unlock()
+	rendered := normalisedObject(d.object.Object)
+	if !ok || form.digest != d.digest {
+		form = storedForm{digest: d.digest}
+		if reference, ok := f.decodedAsTyped(d.gvk, d.object.Object); ok {
+			form.edits = editsTo(rendered, reference)
+		}
+		f.mu.Lock()
+		f.forms[d.key] = form
+		f.mu.Unlock()
+	}
+	return applyEdits(rendered, form.edits), form.exact
+}
+
+// learn records how the API server stored d: answer is its answer to a write
+// of d, or to a dry run of that write.
+func (f *storedForms) learn(d *desired, answer map[string]any) {
+	form := storedForm{digest: d.digest, exact: true, edits: editsTo(normalisedObject(d.object.Object), normalisedObject(answer))}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.forms[d.key] = form
+}
+
+func (f *storedForms) forget(key manifests.ObjectKey) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	delete(f.forms, key)
+}
+
+// decodedAsTyped decodes obj into the Go type the scheme has for gvk and
+// encodes it again, as the API server does (case-sensitive field names,
+// unknown fields dropped, omitempty zero values left out, quantities in
+// canonical form). ok is false for kinds the scheme does not know, and for
+// objects their type cannot hold (the API server will say why).
+func (f *storedForms) decodedAsTyped(gvk schema.GroupVersionKind, obj map[string]any) (map[string]any, bool) {
+	if f.scheme == nil || !f.scheme.Recognizes(gvk) {
+		return nil, false
+	}
+	typed, err := f.scheme.New(gvk)
+	if err != nil {
+		return nil, false
+	}
+	data, err := json.Marshal(obj)
+	if err != nil || kjson.UnmarshalCaseSensitivePreserveInts(data, typed) != nil {
+		return nil, false
+	}
+	if data, err = json.Marshal(typed); err != nil {
+		return nil, false
+	}
+	var out map[string]any
+	if json.Unmarshal(data, &out) != nil {
+		return nil, false
+	}
+	return out, true
+}
+
+// normalisedObject is obj after a JSON round trip, or an empty object.
+func normalisedObject(obj map[string]any) map[string]any {
+	out, _ := normaliseJSON(obj).(map[string]any)
+	if out == nil {
+		out = map[string]any{}
+	}
+	return out
+}
+
+// editsTo returns the edits that turn rendered into its stored form, given
+// reference, the object as the API server stores it (or would): every
+// rendered field takes the reference's value; a rendered field the
+// reference lacks matches an absent live field if it is a zero value, and
+// is not compared otherwise; a null is never compared.
+func editsTo(rendered, reference map[string]any) []fieldEdit {
+	var edits []fieldEdit
+	walkEdits(rendered, reference, nil, &edits)
+	return edits
+}
+
+func walkEdits(rendered, reference any, at manifests.Pointer, edits *[]fieldEdit) {
+	switch r := rendered.(type) {
+	case map[string]any:
+		ref, ok := reference.(map[string]any)
+		if !ok {
+			*edits = append(*edits, fieldEdit{at: at, value: reference})
+			return
+		}
+		for _, k := range sortedKeys(r) {
+			child := append(slices.Clip(at), k)
+			refValue, found := ref[k]
+			switch {
+			case found && r[k] != nil:
+				walkEdits(r[k], refValue, child, edits)
+			case !found && isZeroValue(r[k]) && !isMap(r[k]) && r[k] != nil:
+				*edits = append(*edits, fieldEdit{at: child, value: absentOrZero{}})
+			case !found || r[k] == nil:
+				*edits = append(*edits, fieldEdit{at: child, drop: true})
+			}
+		}
+	case []any:
+		ref, ok := reference.([]any)
+		if !ok || len(ref) != len(r) {
+			*edits = append(*edits, fieldEdit{at: at, value: reference})
+			return
+		}
+		for i := range r {
+			walkEdits(r[i], ref[i], append(slices.Clip(at), strconv.Itoa(i)), edits)
+		}
+	default:
+		if !reflect.DeepEqual(rendered, reference) {
+			*edits = append(*edits, fieldEdit{at: at, value: reference})
+		}
+	}
+}
+
+// applyEdits applies edits to obj, which it changes, and returns it.
+func applyEdits(obj map[string]any, edits []fieldEdit) map[string]any {
+	for _, e := range edits {
+		if len(e.at) == 0 {
+			continue
+		}
+		parent := lookup(obj, e.at[:len(e.at)-1])
+		last := e.at[len(e.at)-1]
+		switch container := parent.(type) {
+		case map[string]any:
+			if e.drop {
+				delete(container, last)
+			} else {
+				container[last] = e.value
+			}
+		case []any:
+			if i, err := strconv.Atoi(last); err == nil && i >= 0 && i < len(container) && !e.drop {
+				container[i] = e.value
+			}
+		}
+	}
+	return obj
+}
+
+// isZeroValue is true for what the API server may leave out when it stores
+// an object: null, false, 0, "", an empty list or map.
+func isZeroValue(v any) bool {
+	switch t := v.(type) {
+	case nil:
+		return true
+	case bool:
+		return !t
+	case float64:
+		return t == 0
+	case int64:
+		return t == 0
+	case string:
+		return t == ""
+	case map[string]any:
+		return len(t) == 0
+	case []any:
+		return len(t) == 0
+	}
+	return false
+}
+
+func isMap(v any) bool {
+	_, ok := v.(map[string]any)
+	return ok
+}

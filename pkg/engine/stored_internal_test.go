@@ -1,0 +1,166 @@
+package engine
+
+import (
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"sigs.k8s.io/yaml"
+
+	"github.com/wavekit-dev/wavekit/pkg/manifests"
+)
+
+// renderedDesired is a desired object of the YAML text, at digest.
+func renderedDesired(text, digest string) *desired {
+	GinkgoHelper()
+	obj := map[string]any{}
+	Expect(yaml.Unmarshal([]byte(text), &obj)).To(Succeed())
+	u := &unstructured.Unstructured{Object: obj}
+	gvk := u.GroupVersionKind()
+	return &desired{object: u, gvk: gvk, digest: digest,
+		key: manifests.ObjectKey{Group: gvk.Group, Kind: gvk.Kind, Namespace: u.GetNamespace(), Name: u.GetName()}}
+}
+
+// yamlObject is the normalised JSON object of text.
+func yamlObject(text string) map[string]any {
+	GinkgoHelper()
+	obj := map[string]any{}
+	Expect(yaml.Unmarshal([]byte(text), &obj)).To(Succeed())
+	return normalisedObject(obj)
+}
+
+// The Deployment of a chart with the fields the API server stores otherwise
+// than rendered: zero values of non-pointer omitempty fields, quantities in
+// other than canonical form, an env var with an empty value.
+const chartDeployment = `
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: shop, labels: {app: web}, annotations: {}}
+spec:
+  minReadySeconds: 0
+  replicas: 2
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      hostNetwork: false
+      enableServiceLinks: false
+      tolerations: []
+      containers:
+        - name: web
+          image: web:1
+          env: [{name: EMPTY, value: ""}]
+          readinessProbe: {initialDelaySeconds: 0, periodSeconds: 5, httpGet: {path: /, port: http}}
+          resources: {requests: {cpu: 0.5, memory: 1024Mi}, limits: {cpu: 1000m}}
+`
+
+// How the API server stores it: the zero values left out, defaults added,
+// quantities canonical.
+const storedDeployment = `
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: shop, labels: {app: web}, generation: 1, annotations: {deployment.kubernetes.io/revision: "1"}}
+spec:
+  replicas: 2
+  revisionHistoryLimit: 10
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      enableServiceLinks: false
+      dnsPolicy: ClusterFirst
+      containers:
+        - name: web
+          image: web:1
+          imagePullPolicy: IfNotPresent
+          env: [{name: EMPTY}]
+          readinessProbe: {periodSeconds: 5, timeoutSeconds: 1, httpGet: {path: /, port: http, scheme: HTTP}}
+          resources: {requests: {cpu: 500m, memory: 1Gi}, limits: {cpu: "1"}}
+`
+
+var _ = Describe("storedForms (compare in the API server's terms)", func() {
+	scheme := clientgoscheme.Scheme
+
+	It("decodes a built-in kind into its Go type: the stored object holds the render", func() {
+		forms := newStoredForms(scheme)
+		want, exact := forms.of(renderedDesired(chartDeployment, "d1"))
+		Expect(exact).To(BeFalse())
+		Expect(contains(yamlObject(storedDeployment), want)).To(BeTrue())
+		var paths []string
+		differences(yamlObject(storedDeployment), want, nil, nil, &paths)
+		Expect(paths).To(BeEmpty())
+	})
+
+	It("still sees a rendered zero value that someone changed", func() {
+		forms := newStoredForms(scheme)
+		want, _ := forms.of(renderedDesired(chartDeployment, "d1"))
+		edited := yamlObject(storedDeployment)
+		podSpec := lookup(edited, manifests.Pointer{"spec", "template", "spec"}).(map[string]any)
+		podSpec["hostNetwork"] = true
+		var paths []string
+		differences(edited, want, nil, nil, &paths)
+		Expect(paths).To(Equal([]string{"/spec/template/spec/hostNetwork"}))
+	})
+
+	It("still sees a quantity someone changed", func() {
+		forms := newStoredForms(scheme)
+		want, _ := forms.of(renderedDesired(chartDeployment, "d1"))
+		edited := yamlObject(storedDeployment)
+		requests := lookup(edited, manifests.Pointer{"spec", "template", "spec", "containers", "0", "resources", "requests"}).(map[string]any)
+		requests["cpu"] = "600m"
+		var paths []string
+		differences(edited, want, nil, nil, &paths)
+		Expect(paths).To(Equal([]string{"/spec/template/spec/containers/0/resources/requests/cpu"}))
+	})
+
+	It("learns the stored form from the API server's answer: pruned fields are not compared, allocated ones are", func() {
+		forms := newStoredForms(scheme)
+		service := renderedDesired(`
+apiVersion: v1
+kind: Service
+metadata: {name: web, namespace: shop}
+spec: {clusterIP: "", ports: [{port: 80, targetPort: "8080"}]}`, "s1")
+		answer := yamlObject(`
+apiVersion: v1
+kind: Service
+metadata: {name: web, namespace: shop, uid: u}
+spec: {clusterIP: 10.0.0.7, clusterIPs: [10.0.0.7], type: ClusterIP, ports: [{port: 80, protocol: TCP, targetPort: "8080"}]}`)
+		forms.learn(service, answer)
+		want, exact := forms.of(service)
+		Expect(exact).To(BeTrue())
+		Expect(contains(answer, want)).To(BeTrue())
+
+		widget := renderedDesired(`
+apiVersion: example.com/v1
+kind: Widget
+metadata: {name: w, namespace: shop}
+spec: {size: 3, unknownToTheSchema: yes}`, "w1")
+		want, exact = forms.of(widget)
+		Expect(exact).To(BeFalse(), "the scheme does not know the kind")
+		stored := yamlObject(`{apiVersion: example.com/v1, kind: Widget, metadata: {name: w, namespace: shop}, spec: {size: 3, mode: fast}}`)
+		Expect(contains(stored, want)).To(BeFalse(), "as rendered, the pruned field looks drifted")
+		forms.learn(widget, stored)
+		want, _ = forms.of(widget)
+		Expect(contains(stored, want)).To(BeTrue())
+	})
+
+	It("forgets a learnt form when the render changes", func() {
+		forms := newStoredForms(scheme)
+		d := renderedDesired(`{apiVersion: example.com/v1, kind: Widget, metadata: {name: w}, spec: {size: 3, pruned: x}}`, "w1")
+		forms.learn(d, yamlObject(`{apiVersion: example.com/v1, kind: Widget, metadata: {name: w}, spec: {size: 3}}`))
+		_, exact := forms.of(d)
+		Expect(exact).To(BeTrue())
+		d.digest = "w2"
+		_, exact = forms.of(d)
+		Expect(exact).To(BeFalse())
+	})
+
+	It("leaves an object its Go type cannot hold as rendered", func() {
+		forms := newStoredForms(scheme)
+		d := renderedDesired(`{apiVersion: v1, kind: ConfigMap, metadata: {name: c}, data: {a: [not, a, string]}}`, "c1")
+		want, _ := forms.of(d)
+		Expect(want).To(Equal(normalisedObject(d.object.Object)))
+		Expect(d.gvk).To(Equal(schema.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}))
+	})
+})
