@@ -16,6 +16,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -107,6 +108,35 @@ var _ = Describe("fields the API server stores otherwise than rendered", Ordered
 		}).WithTimeout(30 * time.Second).Should(Equal("hostNetwork=false image=example.invalid/app:1"))
 	})
 
+	It("keeps kubectl rollout restart and another writer's label through an upgrade: no rollout back", func() {
+		c := createComponent(ctx, env, ns, "shop", "stored", map[string]any{"class": "app", "replicas": 2})
+		Eventually(func() string { return readyReason(ctx, env, c) }).WithTimeout(readinessTimeout).Should(Equal("True/Ready"))
+
+		restart := `{"spec":{"template":{"metadata":{"annotations":{"kubectl.kubernetes.io/restartedAt":"2026-11-25T07:00:00Z"}}}}}`
+		patchDeployment(ctx, env, ns, "shop", "kubectl-rollout", types.StrategicMergePatchType, restart)
+		patchDeployment(ctx, env, ns, "shop", "mesh-injector", types.MergePatchType, `{"metadata":{"labels":{"mesh.example/injected":"true"}}}`)
+		Eventually(func() []string { return deploymentsNotAvailable(ctx, env, ns) }).WithTimeout(readinessTimeout).Should(BeEmpty())
+		Expect(replicaSetsOf(ctx, env, ns, "shop")).To(HaveLen(2), "the restart rolled out")
+
+		Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(c), c)).To(Succeed())
+		changed := c.DeepCopy()
+		changed.Spec.Values = jsonValues(map[string]any{"class": "app", "replicas": 3})
+		Expect(env.Client.Patch(ctx, changed, client.MergeFrom(c))).To(Succeed())
+		Eventually(func(g Gomega) {
+			g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(c), c)).To(Succeed())
+			g.Expect(c.Status.ObservedGeneration).To(Equal(c.Generation))
+			g.Expect(readyReason(ctx, env, c)).To(Equal("True/Ready"))
+		}).WithTimeout(readinessTimeout).Should(Succeed())
+
+		d := &appsv1.Deployment{}
+		Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "shop"}, d)).To(Succeed())
+		Expect(*d.Spec.Replicas).To(BeEquivalentTo(3))
+		Expect(d.Spec.Template.Annotations).To(HaveKeyWithValue("kubectl.kubernetes.io/restartedAt", "2026-11-25T07:00:00Z"))
+		Expect(d.Labels).To(HaveKeyWithValue("mesh.example/injected", "true"))
+		Expect(d.Annotations).To(HaveKeyWithValue("deployment.kubernetes.io/revision", "2"), "no rollout back to the first ReplicaSet")
+		Expect(replicaSetsOf(ctx, env, ns, "shop")).To(HaveLen(2), "no new ReplicaSet")
+	})
+
 	It("stops a fight with another writer over a rendered field: WriteLoop, not a storm", func() {
 		c := &v1alpha1.Component{}
 		Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "quantities"}, c)).To(Succeed())
@@ -128,6 +158,27 @@ var _ = Describe("fields the API server stores otherwise than rendered", Ordered
 		Expect(<-fights).To(BeNumerically("<=", 8), "the fighter had to set its value this many times")
 	})
 })
+
+// patchDeployment patches the Deployment ns/name as manager would.
+func patchDeployment(ctx context.Context, env *testenv.Env, ns, name, manager string, kind types.PatchType, patch string) {
+	GinkgoHelper()
+	d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+	Expect(env.Client.Patch(ctx, d, client.RawPatch(kind, []byte(patch)), client.FieldOwner(manager))).To(Succeed())
+}
+
+// replicaSetsOf names the ReplicaSets of ns whose owner is the Deployment name.
+func replicaSetsOf(ctx context.Context, env *testenv.Env, ns, name string) []string {
+	GinkgoHelper()
+	var list appsv1.ReplicaSetList
+	Expect(env.Client.List(ctx, &list, client.InNamespace(ns))).To(Succeed())
+	var out []string
+	for _, rs := range list.Items {
+		if owner := metav1.GetControllerOf(&rs); owner != nil && owner.Name == name {
+			out = append(out, rs.Name)
+		}
+	}
+	return out
+}
 
 // startStoredOperator runs the operator's binary with the chart's RBAC for
 // what testdata/stored deploys, serving it, with plain-HTTP metrics whose
