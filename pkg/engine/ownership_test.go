@@ -114,4 +114,3 @@ func total(counts map[string]int) int {
 	}
 	return n
 }
-
