@@ -278,6 +278,14 @@ type SecretKeyReference struct {
 
 // Policies are defaults for the objects of a component.
 type Policies struct {
+	// Update is how an object that exists is written: ssa-override (the
+	// default) applies it server-side and takes over only what kubectl's
+	// hand edits wrote, so other writers' fields (a restart's annotation, a
+	// controller's label) stay; ssa-merge takes over nothing but wavekit's
+	// own earlier PUTs; replace PUTs the rendered object, dropping what
+	// others set; recreate deletes and creates it on every change;
+	// replace-on-immutable applies it and re-creates it only when an
+	// immutable field changed. An object's update-policy annotation wins.
 	// +kubebuilder:validation:Enum=default;replace;ssa-merge;ssa-override;recreate;replace-on-immutable
 	// +optional
 	Update manifests.UpdatePolicy `json:"update,omitempty"`
