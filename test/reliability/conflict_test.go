@@ -39,7 +39,10 @@ var _ = Describe("conflicting writers", func() {
 		Expect(counter.Count("apply", "configmaps")).To(Equal(edits), "one restoring write (a server-side apply) per edit")
 		// Besides the restoring writes: a few status writes and Kubernetes
 		// Events when the outcome changes (2 and 5 measured), not per edit.
-		Expect(counter.Writes()-edits).To(BeNumerically("<=", 8), "writes in all: %s", counter)
+		// Edits this fast (more than 5 within a minute) also meet the
+		// write-loop guard: the next restore waits out its pause, with one
+		// status write and an Event each way (9 writes besides the restores measured).
+		Expect(counter.Writes()-edits).To(BeNumerically("<=", 10), "writes in all: %s", counter)
 		Expect(readyCondition(ctx, c)).To(HavePrefix("True/Ready"))
 	})
 })
