@@ -102,11 +102,7 @@ func newWriteLoops(opts WriteLoopOptions, now func() time.Time) *writeLoops {
 func (w *writeLoops) admit(key manifests.ObjectKey, digest string, paths []string) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	c := w.objects[key]
-	if c == nil || c.digest != digest {
-		c = &corrections{digest: digest}
-		w.objects[key] = c
-	}
+	c := w.at(key, digest)
 	now := w.now()
 	if now.Before(c.until) {
 		return w.loopError(key, c)
@@ -127,12 +123,19 @@ func (w *writeLoops) admit(key manifests.ObjectKey, digest string, paths []strin
 func (w *writeLoops) corrected(key manifests.ObjectKey, digest string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	c := w.at(key, digest)
+	c.times = append(c.times, w.now())
+}
+
+// at returns the corrections of the object of key at digest, starting
+// anew when the render changed. The caller holds w.mu.
+func (w *writeLoops) at(key manifests.ObjectKey, digest string) *corrections {
 	c := w.objects[key]
 	if c == nil || c.digest != digest {
 		c = &corrections{digest: digest}
 		w.objects[key] = c
 	}
-	c.times = append(c.times, w.now())
+	return c
 }
 
 func (w *writeLoops) loopError(key manifests.ObjectKey, c *corrections) *WriteLoopError {
