@@ -36,10 +36,16 @@ func (s *ownerScope) learnStoredForm(ctx context.Context, d *desired, live *unst
 	dry := client.NewDryRunClient(s.target.Client)
 	var err error
 	if isServerSideApply(d.policies.Update) {
-		obj.SetResourceVersion("")
-		obj.SetManagedFields(nil)
-		err = dry.Apply(ctx, client.ApplyConfigurationFromUnstructured(obj), client.FieldOwner(s.opts.FieldOwner), client.ForceOwnership)
-	} else {
+		applied := obj.DeepCopy()
+		applied.SetResourceVersion("")
+		applied.SetManagedFields(nil)
+		err = dry.Apply(ctx, client.ApplyConfigurationFromUnstructured(applied), client.FieldOwner(s.opts.FieldOwner), client.ForceOwnership)
+		if err == nil {
+			obj = applied
+		}
+	}
+	if !isServerSideApply(d.policies.Update) || isUntypedError(err) {
+		// A PUT, as the write itself would be (replaceInstead).
 		obj.SetResourceVersion(live.GetResourceVersion())
 		obj.SetFinalizers(keepForeignFinalizers(obj.GetFinalizers(), live.GetFinalizers()))
 		err = dry.Update(ctx, obj, client.FieldOwner(s.opts.FieldOwner))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -77,7 +78,17 @@ func (s *ownerScope) replaceInstead(ctx context.Context, d *desired, obj, live *
 		}
 		return sent{live: obj}, nil
 	}
-	return s.put(ctx, obj, live)
+	out, err := s.put(ctx, obj, live)
+	if !apierrors.IsConflict(err) {
+		return out, err
+	}
+	// The apply's takeover of fields before it was refused changed the
+	// object since live was read.
+	fresh, getErr := s.getDirect(ctx, d)
+	if getErr != nil || fresh == nil {
+		return out, err
+	}
+	return s.put(ctx, obj, fresh)
 }
 
 // isUntypedError tells whether err is server-side apply refusing an object
