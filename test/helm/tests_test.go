@@ -85,7 +85,7 @@ var _ = Describe("a chart's tests, run with wavekit test", Ordered, func() {
 
 		code, stdout, stderr := run(kubeconfig, "test", release, "-n", ns, "--timeout", "2s")
 		Expect(code).To(Equal(1))
-		Expect(stdout).To(HaveSuffix("Skipped batch/Job " + ns + "/" + data + "\n"), "the tests after a failed one do not run")
+		Expect(stdout).To(HaveSuffix("Skipped batch/Job "+ns+"/"+data+"\n"), "the tests after a failed one do not run")
 		Expect(stderr).To(HavePrefix("error: release " + ns + "/" + release + ": test batch/Job " + ns + "/" + connection +
 			" failed: did not finish in time"))
 	})
