@@ -118,11 +118,7 @@ type releaseTest struct {
 }
 
 func newReleaseTest(ctx context.Context, cl *cluster, rel *release, objects []client.Object, out io.Writer) (*releaseTest, error) {
-	target, err := engine.NewCachedTarget(ctx, cl.config, rel.OperatorName, cl.scheme, engine.DefaultCachedTargetOptions())
-	if err != nil {
-		return nil, fmt.Errorf("watching the cluster at %s: %w", cl.config.Host, err)
-	}
-	applier, err := engine.NewApplier(target.Target, engine.Options{Name: rel.OperatorName})
+	applier, w, err := newReleaseApplier(ctx, cl, rel) // w reports a test Job its TTL deleted, judged by its last state
 	if err != nil {
 		return nil, err
 	}
@@ -130,8 +126,6 @@ func newReleaseTest(ctx context.Context, cl *cluster, rel *release, objects []cl
 	if err != nil {
 		return nil, err
 	}
-	w := newWaker(target.Cache)
-	w.gone = applier.ObjectGone // a test Job deleted by its TTL is judged by its last state
 	return &releaseTest{
 		store: releaseStore{client: cl.client}, rel: rel, objects: objects, applier: applier, waker: w, pods: pods, out: out,
 		runName: fmt.Sprintf("wavekit test %d %s", rel.Revision, time.Now().UTC().Format(time.RFC3339Nano)),

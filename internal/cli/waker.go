@@ -23,13 +23,13 @@ type waker struct {
 	cache   cache.Cache
 	events  chan struct{}
 	watched map[schema.GroupVersionKind]bool
-	// gone, if set, is told of each object a delete event takes out of the
-	// cache (engine.Applier.ObjectGone).
+	// gone is told of each object a delete event takes out of the cache
+	// (engine.Applier.ObjectGone).
 	gone func(client.Object)
 }
 
-func newWaker(c cache.Cache) *waker {
-	return &waker{cache: c, events: make(chan struct{}, 1), watched: map[schema.GroupVersionKind]bool{}}
+func newWaker(c cache.Cache, gone func(client.Object)) *waker {
+	return &waker{cache: c, events: make(chan struct{}, 1), watched: map[schema.GroupVersionKind]bool{}, gone: gone}
 }
 
 // wait returns after an event on a kind of the inventory or after the poll
@@ -74,7 +74,7 @@ func (w *waker) watch(ctx context.Context, gvk schema.GroupVersionKind) {
 			if tomb, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
 				obj = tomb.Obj
 			}
-			if o, ok := obj.(client.Object); ok && w.gone != nil {
+			if o, ok := obj.(client.Object); ok {
 				w.gone(o)
 			}
 			poke()
