@@ -26,6 +26,7 @@ var (
 	_ component.DependencyConfiguration    = &Component{}
 	_ component.DriftConfiguration         = &Component{}
 	_ component.RemediationConfiguration   = &Component{}
+	_ component.TestConfiguration          = &Component{}
 )
 
 // GetSpec returns spec.values as the generator's parameters.
@@ -136,3 +137,6 @@ func (c *Component) GetHealthChecks() []manifests.HealthCheck { return c.Spec.He
 
 // GetRemediation returns spec.remediation.
 func (c *Component) GetRemediation() *component.Remediation { return c.Spec.Remediation }
+
+// GetTest returns spec.test.
+func (c *Component) GetTest() *component.Test { return c.Spec.Test }

@@ -115,6 +115,15 @@ type ComponentSpec struct {
 	// records every attempt.
 	// +optional
 	Remediation *component.Remediation `json:"remediation,omitempty"`
+	// Test runs the source's tests (Helm's test hooks: helm.sh/hook: test,
+	// or objects annotated wavekit.dev/test-hook) after each install or
+	// upgrade, once its objects are applied and ready, as helm-controller's
+	// spec.test and helm test do. The TestSuccess condition says how they
+	// went; a failed test makes Ready False (reason TestFailed) naming the
+	// test, unless ignoreFailures. Tests are never applied with the other
+	// objects, whether or not they run.
+	// +optional
+	Test *component.Test `json:"test,omitempty"`
 	// AdditionalManagedTypes are types whose foreign instances block deletion,
 	// besides the component's own CRDs and APIServices.
 	// +optional

@@ -148,6 +148,11 @@ func (in *ComponentSpec) DeepCopyInto(out *ComponentSpec) {
 		*out = new(component.Remediation)
 		(*in).DeepCopyInto(*out)
 	}
+	if in.Test != nil {
+		in, out := &in.Test, &out.Test
+		*out = new(component.Test)
+		(*in).DeepCopyInto(*out)
+	}
 	if in.AdditionalManagedTypes != nil {
 		in, out := &in.AdditionalManagedTypes, &out.AdditionalManagedTypes
 		*out = make([]manifests.TypeInfo, len(*in))

@@ -83,6 +83,7 @@ func (o *applyOptions) run(ctx context.Context, g *globalOptions, name, dir stri
 		return err
 	}
 	a.objects, a.source, a.namespacePolicy, a.drift, a.healthChecks = next.objects, absPath(dir), namespacePolicy, drift, checks
+	a.wrote = testsChanged(next.rel, next.objects) // a revision of its own, whose tests wavekit test runs
 	err = a.run(ctx, o.wait || o.atomic, o.timeout)
 	if err == nil || !o.atomic || a.rel.secret == nil {
 		return err // without --atomic, or nothing was written

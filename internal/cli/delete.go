@@ -78,15 +78,11 @@ func (o *deleteOptions) run(ctx context.Context, g *globalOptions, name string) 
 // newReleaseDelete watches the cluster for a deletion of rel; ctx bounds
 // the watches.
 func newReleaseDelete(ctx context.Context, cl *cluster, rel *release, g *globalOptions) (*releaseDelete, error) {
-	target, err := engine.NewCachedTarget(ctx, cl.config, rel.OperatorName, cl.scheme, engine.DefaultCachedTargetOptions())
-	if err != nil {
-		return nil, fmt.Errorf("watching the cluster at %s: %w", cl.config.Host, err)
-	}
-	applier, err := engine.NewApplier(target.Target, engine.Options{Name: rel.OperatorName})
+	applier, w, err := newReleaseApplier(ctx, cl, rel)
 	if err != nil {
 		return nil, err
 	}
-	return &releaseDelete{store: releaseStore{client: cl.client}, rel: rel, applier: applier, waker: newWaker(target.Cache), g: g}, nil
+	return &releaseDelete{store: releaseStore{client: cl.client}, rel: rel, applier: applier, waker: w, g: g}, nil
 }
 
 // releaseDelete deletes the objects of one release and then its Secret.

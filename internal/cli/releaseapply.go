@@ -43,18 +43,29 @@ type releaseApply struct {
 }
 
 func newReleaseApply(ctx context.Context, cl *cluster, store releaseStore, rel *release, g *globalOptions) (*releaseApply, error) {
-	target, err := engine.NewCachedTarget(ctx, cl.config, rel.OperatorName, cl.scheme, engine.DefaultCachedTargetOptions())
-	if err != nil {
-		return nil, fmt.Errorf("watching the cluster at %s: %w", cl.config.Host, err)
-	}
-	applier, err := engine.NewApplier(target.Target, engine.Options{Name: rel.OperatorName})
+	applier, w, err := newReleaseApplier(ctx, cl, rel)
 	if err != nil {
 		return nil, err
 	}
 	return &releaseApply{
 		store: store, rel: rel, revision: rel.Revision + 1, source: rel.Source, drift: rel.Drift, drifted: rel.Drifted, healthChecks: rel.HealthChecks,
-		applier: applier, waker: newWaker(target.Cache), progress: newProgress(g.stdout, rel), stderr: g.stderr,
+		applier: applier, waker: w, progress: newProgress(g.stdout, rel), stderr: g.stderr,
 	}, nil
+}
+
+// newReleaseApplier returns an applier for the objects of rel, over a cache
+// of the objects its operator name owns that ctx bounds, and a waker on that
+// cache, which tells the applier of deleted objects.
+func newReleaseApplier(ctx context.Context, cl *cluster, rel *release) (*engine.Applier, *waker, error) {
+	target, err := engine.NewCachedTarget(ctx, cl.config, rel.OperatorName, cl.scheme, engine.DefaultCachedTargetOptions())
+	if err != nil {
+		return nil, nil, fmt.Errorf("watching the cluster at %s: %w", cl.config.Host, err)
+	}
+	applier, err := engine.NewApplier(target.Target, engine.Options{Name: rel.OperatorName})
+	if err != nil {
+		return nil, nil, err
+	}
+	return applier, newWaker(target.Cache, applier.ObjectGone), nil
 }
 
 func (a *releaseApply) owner() engine.Owner {

@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
@@ -22,10 +23,13 @@ type waker struct {
 	cache   cache.Cache
 	events  chan struct{}
 	watched map[schema.GroupVersionKind]bool
+	// gone is told of each object a delete event takes out of the cache
+	// (engine.Applier.ObjectGone).
+	gone func(client.Object)
 }
 
-func newWaker(c cache.Cache) *waker {
-	return &waker{cache: c, events: make(chan struct{}, 1), watched: map[schema.GroupVersionKind]bool{}}
+func newWaker(c cache.Cache, gone func(client.Object)) *waker {
+	return &waker{cache: c, events: make(chan struct{}, 1), watched: map[schema.GroupVersionKind]bool{}, gone: gone}
 }
 
 // wait returns after an event on a kind of the inventory or after the poll
@@ -66,7 +70,15 @@ func (w *waker) watch(ctx context.Context, gvk schema.GroupVersionKind) {
 	_, err = informer.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
 		AddFunc:    func(any) { poke() },
 		UpdateFunc: func(any, any) { poke() },
-		DeleteFunc: func(any) { poke() },
+		DeleteFunc: func(obj any) {
+			if tomb, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
+				obj = tomb.Obj
+			}
+			if o, ok := obj.(client.Object); ok {
+				w.gone(o)
+			}
+			poke()
+		},
 	})
 	w.watched[gvk] = err == nil
 }

@@ -52,6 +52,9 @@ func (rn *run[T]) apply(ctx context.Context) outcome {
 		out.failedAttempt = isAttemptFailure(err)
 	} else {
 		out = rn.applied(ctx, res)
+		if out.reason == ReasonReady {
+			out = rn.tested(ctx, tg, owner, objects, out)
+		}
 		if newKinds && !res.Done {
 			out.requeue = min(out.requeue, newKindRecheck)
 		}

@@ -38,7 +38,7 @@ func (rn *run[T]) beginAttempt(objects []client.Object) (*Attempt, keptRender, e
 		att = &Attempt{Generation: generation, RenderDigest: render.digest, ReconcileRequest: request, Started: now}
 		status.Attempt = att
 	case att.retryDue(now.Time, rn.remediation(), rn.r.retryInterval(rn.component)):
-		att.Result, att.Started, att.Finished, att.Message = "", now, nil, ""
+		att.Result, att.Started, att.Finished, att.Message, att.Tests = "", now, nil, "", nil
 	}
 	return att, render, nil
 }

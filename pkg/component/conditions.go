@@ -23,6 +23,16 @@ const (
 	// render, and wavekit stopped writing it for a while
 	// (engine.WriteLoopError names it and the fields).
 	ReasonWriteLoop = "WriteLoop"
+	// ReasonTestFailed: a test failed (Ready, and TestSuccess False).
+	ReasonTestFailed = "TestFailed"
+)
+
+// Reasons of the TestSuccess condition besides ReasonTestFailed.
+const (
+	// ReasonTestRunning: the tests run (TestSuccess Unknown).
+	ReasonTestRunning = "TestRunning"
+	// ReasonTestSucceeded: every test passed (TestSuccess True).
+	ReasonTestSucceeded = "TestSucceeded"
 )
 
 // stateOf maps a Ready reason to the component state.
@@ -38,6 +48,7 @@ var stateOf = map[string]State{
 	ReasonSuspended:       StatePending,
 	ReasonRolledBack:      StateError,
 	ReasonWriteLoop:       StateError,
+	ReasonTestFailed:      StateError,
 }
 
 // setReady records the Ready condition, the state it implies, and the

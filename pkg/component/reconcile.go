@@ -305,7 +305,7 @@ func (r *Reconciler[T]) note(component T, o outcome) bool {
 	}
 	kind := "Normal"
 	switch o.reason {
-	case ReasonError, ReasonTimeout, ReasonDeletionBlocked, ReasonRolledBack, ReasonWriteLoop:
+	case ReasonError, ReasonTimeout, ReasonDeletionBlocked, ReasonRolledBack, ReasonWriteLoop, ReasonTestFailed:
 		kind = "Warning"
 	}
 	r.recorder.Eventf(component, nil, kind, reason, "Reconcile", "%s", o.message)

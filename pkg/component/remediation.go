@@ -28,7 +28,8 @@ const (
 // upgrade.remediation. An attempt fails when one of its objects fails (a
 // Job that reached its backoff limit, a Deployment past its progress
 // deadline, a health check's failed expression), when the API server
-// refuses an object, or when it is not ready within the timeout.
+// refuses an object, when it is not ready within the timeout, or when a
+// test fails (unless the component ignores test failures).
 // +kubebuilder:object:generate=true
 type Remediation struct {
 	// Retries is how many times a failed attempt at one render is tried
@@ -111,6 +112,11 @@ type Attempt struct {
 	// Message says why the last try failed.
 	// +optional
 	Message string `json:"message,omitempty"`
+	// Tests is the run of the tests of the current try, when tests are
+	// enabled: recorded before a test is created, it is what makes a test
+	// run once per try.
+	// +optional
+	Tests *TestRun `json:"tests,omitempty"`
 }
 
 // sameRender tells whether the attempt is at this generation, render and

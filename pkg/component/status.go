@@ -28,6 +28,10 @@ const (
 	ConditionReconciling = "Reconciling"
 	// ConditionStalled is True on an error that only a change fixes.
 	ConditionStalled = "Stalled"
+	// ConditionTestSuccess says how the component's tests went, when they
+	// are enabled (TestConfiguration): Unknown while they run, True once
+	// every test passed, False once one failed.
+	ConditionTestSuccess = "TestSuccess"
 )
 
 // +kubebuilder:object:generate=true
@@ -37,7 +41,8 @@ type Status struct {
 	// ObservedGeneration is the component generation the status describes.
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
-	// Conditions hold Ready, and Reconciling or Stalled as kstatus reads them.
+	// Conditions hold Ready, and Reconciling or Stalled as kstatus reads
+	// them; TestSuccess when tests are enabled.
 	// +listType=map
 	// +listMapKey=type
 	// +optional

@@ -46,6 +46,9 @@ const (
 	// ActionRunHook applies a delete hook, waits until it is ready and
 	// deletes it.
 	ActionRunHook Action = "run-hook"
+	// ActionRunTest creates a test, waits until it passes or fails, and
+	// deletes it as its test-hook policy says once the run is over.
+	ActionRunTest Action = "run-test"
 )
 
 // ActionVerb is the former name of Action.
@@ -58,7 +61,7 @@ var pastTense = map[Action]string{
 	ActionCreate: "Created", ActionUpdate: "Updated", ActionUnchanged: "Unchanged",
 	ActionReplace: "Replaced", ActionDelete: "Deleted", ActionOrphan: "Orphaned", ActionLeave: "Left",
 	ActionApply: "Applied", ActionReady: "Ready", ActionPurge: "Purged",
-	ActionPrune: "Pruned", ActionRunHook: "Ran hook",
+	ActionPrune: "Pruned", ActionRunHook: "Ran hook", ActionRunTest: "Ran test",
 }
 
 // Past words the action as done, capitalised: "Created", "Left". It is the

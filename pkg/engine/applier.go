@@ -201,6 +201,8 @@ type Applier struct {
 	loops     *writeLoops
 	own       *ownWrites
 	purges    *purges
+	// finals: the last states of deleted test objects (ObjectGone).
+	finals *finalStates
 }
 
 // NewApplier returns an applier for one target cluster. Keep it for the
@@ -237,6 +239,7 @@ func NewApplier(target Target, opts Options) (*Applier, error) {
 		loops:     newWriteLoops(opts.WriteLoop, opts.Now),
 		own:       newOwnWrites(),
 		purges:    newPurges(opts.Now),
+		finals:    newFinalStates(opts.Now),
 	}, nil
 }
 
@@ -266,9 +269,15 @@ func (a *Applier) ClaimEvent(obj client.Object, react func()) bool {
 
 // ObjectGone tells the applier that a delete event took obj out of the
 // cache, so the record it kept of deleting obj (which makes a lagging cache
-// read as "being deleted") has served.
+// read as "being deleted") has served. For a test's object it keeps obj, the
+// state it was deleted in: Test judges a test deleted before a pass saw it
+// finish (a Job's ttlSecondsAfterFinished) by that state.
 func (a *Applier) ObjectGone(obj client.Object) {
-	a.live.gone(keyOf(obj), obj.GetUID())
+	key := keyOf(obj)
+	a.live.gone(key, obj.GetUID())
+	if manifests.IsTestHook(obj.GetAnnotations()[manifests.Key(a.opts.Name, manifests.AnnotationTestHook)]) {
+		a.finals.record(key, obj)
+	}
 }
 
 // keyOf returns the key of an object seen in a watch event.

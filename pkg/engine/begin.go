@@ -11,7 +11,7 @@ import (
 )
 
 // begin is the front half of an apply pass, shared by Apply and Diff: it
-// validates the rendered objects (delete hooks left out), adds the
+// validates the rendered objects (delete hooks and tests left out), adds the
 // namespaces they need, applies the CRD policy (crds.go), sorts them for
 // apply and starts a pass on inventory with an item for each. added says whether items were added,
 // so that the inventory must be saved before any write. An invalid object
@@ -24,7 +24,7 @@ func (s *ownerScope) begin(ctx context.Context, objects []client.Object, invento
 	if s.health, err = compileHealthChecks(s.owner.HealthChecks); err != nil {
 		return nil, nil, false, err
 	}
-	objs, err = p.prepare(withoutDeleteHooks(objects, s.opts.Name))
+	objs, err = p.prepare(withoutHooks(objects, s.opts.Name))
 	if err != nil {
 		return nil, nil, false, &manifests.UserError{Err: fmt.Errorf("invalid manifests: %w", err)}
 	}

@@ -30,9 +30,10 @@ type CheckOptions struct {
 // apply-order wave, then by stage within the wave (namespaces, definitions,
 // configuration, workloads, API services, instances of the types the
 // objects' own CRDs and APIServices serve), then by group, kind, namespace
-// and name. Delete hooks, which only run when the component is deleted, are
-// validated as Delete validates them (a kind not served yet is kept as
-// rendered) and come last. The objects are returned as given, not
+// and name. Tests, which only a test run creates, follow in the order a run
+// creates them (Test); delete hooks, which only run when the component is
+// deleted, come last. Both are validated as Test and Delete validate them (a
+// kind not served yet is kept as rendered). The objects are returned as given, not
 // normalised. An invalid object is a *manifests.UserError with the message
 // Apply gives for it; nothing is returned then.
 func CheckForApply(opts CheckOptions, objects []client.Object) ([]client.Object, error) {
@@ -44,22 +45,25 @@ func CheckForApply(opts CheckOptions, objects []client.Object) ([]client.Object,
 		}
 		p.mapper, p.unknownAsRendered = mapper, true
 	}
-	applied, err := inApplyOrder(p, withoutDeleteHooks(objects, opts.Prefix))
+	applied, err := inOrder(p, withoutHooks(objects, opts.Prefix), sortForApply)
 	if err != nil {
 		return nil, &manifests.UserError{Err: fmt.Errorf("invalid manifests: %w", err)}
 	}
 	hooks := *p
 	hooks.unknownAsRendered = true
-	deleteHooks, err := inApplyOrder(&hooks, DeleteHooks(objects, opts.Prefix))
+	tests, err := inOrder(&hooks, TestHooks(objects, opts.Prefix), sortForTests)
+	if err != nil {
+		return nil, &manifests.UserError{Err: fmt.Errorf("invalid tests: %w", err)}
+	}
+	deleteHooks, err := inOrder(&hooks, DeleteHooks(objects, opts.Prefix), sortForApply)
 	if err != nil {
 		return nil, &manifests.UserError{Err: fmt.Errorf("invalid delete hooks: %w", err)}
 	}
-	return append(applied, deleteHooks...), nil
+	return append(append(applied, tests...), deleteHooks...), nil
 }
 
-// inApplyOrder prepares objects with p and returns them sorted as Apply
-// sorts them.
-func inApplyOrder(p *preparer, objects []client.Object) ([]client.Object, error) {
+// inOrder prepares objects with p and returns them sorted by sortObjects.
+func inOrder(p *preparer, objects []client.Object, sortObjects func([]*desired)) ([]client.Object, error) {
 	prepared, err := p.prepare(objects)
 	if err != nil {
 		return nil, err
@@ -68,7 +72,7 @@ func inApplyOrder(p *preparer, objects []client.Object) ([]client.Object, error)
 	for i, d := range prepared {
 		given[d] = objects[i] // prepare keeps the order of the objects it accepts
 	}
-	sortForApply(prepared)
+	sortObjects(prepared)
 	sorted := make([]client.Object, len(prepared))
 	for i, d := range prepared {
 		sorted[i] = given[d]

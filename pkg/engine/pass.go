@@ -65,6 +65,7 @@ func describe(item *manifests.InventoryItem, d *desired) {
 	item.DeleteOrder = d.policies.DeleteOrder
 	item.ManagedTypes = d.managedTypes
 	item.DeleteHook = d.policies.DeleteHook
+	item.TestHook = d.policies.TestHook
 }
 
 // unlessEqual returns value, or the zero value when it equals the default.

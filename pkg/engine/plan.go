@@ -155,7 +155,8 @@ func purgeSteps(objs []*desired, items map[manifests.ObjectKey]*manifests.Invent
 }
 
 // obsolete returns the inventory items that are no longer rendered, delete
-// hooks aside (they are never rendered while the component lives).
+// hooks and tests aside (Apply never renders them; a test run deletes the
+// tests that left the render).
 func obsolete(objs []*desired, inventory []*manifests.InventoryItem) []*manifests.InventoryItem {
 	rendered := make(map[manifests.ObjectKey]bool, len(objs))
 	for _, d := range objs {
@@ -163,7 +164,7 @@ func obsolete(objs []*desired, inventory []*manifests.InventoryItem) []*manifest
 	}
 	var out []*manifests.InventoryItem
 	for _, item := range inventory {
-		if !rendered[item.Key()] && item.DeleteHook == "" {
+		if !rendered[item.Key()] && item.DeleteHook == "" && item.TestHook == "" {
 			out = append(out, item)
 		}
 	}

@@ -49,6 +49,9 @@ type preparer struct {
 	unknownAsRendered bool
 	// ignore are the owner's drift ignore rules.
 	ignore []ignoreRule
+	// testRun names the test run tests are prepared for: their digests
+	// hold it, so that each run creates its tests anew, once.
+	testRun string
 }
 
 // prepare validates every object and returns them in a stable order; one bad
@@ -273,6 +276,10 @@ func (p *preparer) classify(objects []*desired) error {
 		if policies.PurgeOrder != nil && (isNamespace(d.key.Group, d.key.Kind) || d.managedTypes != nil) {
 			errs = append(errs, fmt.Errorf("%s: annotation %s is not allowed on a %s", d.key, manifests.Key(p.prefix, manifests.AnnotationPurgeOrder), d.key.Kind))
 		}
+		if policies.DeleteHook != "" && policies.TestHook != "" {
+			errs = append(errs, fmt.Errorf("%s: annotations %s and %s exclude each other: an object runs on deletion or in a test run", d.key,
+				manifests.Key(p.prefix, manifests.AnnotationDeleteHook), manifests.Key(p.prefix, manifests.AnnotationTestHook)))
+		}
 		if policies.PurgeOrder != nil && *policies.PurgeOrder < policies.ApplyOrder {
 			errs = append(errs, fmt.Errorf("%s: purge order %d is before its apply order %d", d.key, *policies.PurgeOrder, policies.ApplyOrder))
 		}
@@ -310,7 +317,7 @@ func managedTypesOf(u *unstructured.Unstructured) []manifests.TypeInfo {
 }
 
 // finish computes the digest of the object as rendered (plus the component
-// generation where the reconcile policy asks for it).
+// generation where the reconcile policy asks for it, and a test's run).
 func (p *preparer) finish(d *desired) error {
 	data, err := json.Marshal(d.object.Object)
 	if err != nil {
@@ -320,6 +327,9 @@ func (p *preparer) finish(d *desired) error {
 	sum.Write(data)
 	if d.policies.Reconcile == manifests.ReconcileOnObjectOrComponentChange {
 		sum.Write([]byte("\x00generation=" + strconv.FormatInt(p.generation, 10)))
+	}
+	if d.policies.TestHook != "" {
+		sum.Write([]byte("\x00test-run=" + p.testRun))
 	}
 	d.digest = hex.EncodeToString(sum.Sum(nil)[:manifests.DigestBytes])
 	return nil

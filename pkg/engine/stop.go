@@ -35,6 +35,9 @@ const (
 	StopDelete StopStep = "delete"
 	// StopHook: running a delete hook (Delete).
 	StopHook StopStep = "hook"
+	// StopTest: running a test, in the wave of its apply-order, or
+	// deleting tests once the run is over (Test).
+	StopTest StopStep = "test"
 )
 
 // String says where the pass stopped: "wait in wave 2", "prune in delete

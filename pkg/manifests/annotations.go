@@ -28,6 +28,11 @@ const (
 	// is deleted (Helm pre-delete/post-delete hooks): value pre-delete or
 	// post-delete. Apply never applies such objects.
 	AnnotationDeleteHook = "delete-hook"
+	// AnnotationTestHook marks a test (Helm's helm.sh/hook: test): an object
+	// that only a test run creates, never Apply; the value says when the run
+	// deletes it (TestHookPolicy). Tests run one at a time in apply-order,
+	// then name order.
+	AnnotationTestHook = "test-hook"
 	// AnnotationReplacePropagation is the propagation of the delete that
 	// re-creates an object (update policies recreate and
 	// replace-on-immutable): background, foreground, or orphan, which keeps
@@ -49,6 +54,36 @@ const (
 	// owning component (OwnerID).
 	LabelOwnerID = "owner-id"
 )
+
+// TestHookPolicy says what a test run does with a test's object once the
+// test ran: a test is always created anew by the next run.
+// +kubebuilder:validation:Enum=keep;delete-on-success;delete-on-failure;delete
+type TestHookPolicy string
+
+// Test hook policies.
+const (
+	// TestKeep keeps the object until the next run or the component's
+	// deletion, whatever the outcome.
+	TestKeep TestHookPolicy = "keep"
+	// TestDeleteOnSuccess deletes the object at the end of the run when the
+	// test passed (Helm's hook-delete-policy hook-succeeded).
+	TestDeleteOnSuccess TestHookPolicy = "delete-on-success"
+	// TestDeleteOnFailure deletes the object at the end of the run when the
+	// test failed (hook-failed).
+	TestDeleteOnFailure TestHookPolicy = "delete-on-failure"
+	// TestDelete deletes the object at the end of the run whatever the
+	// outcome (hook-succeeded and hook-failed).
+	TestDelete TestHookPolicy = "delete"
+)
+
+// DeletesAfter tells whether the run deletes a test's object once the test
+// passed (passed true) or failed.
+func (p TestHookPolicy) DeletesAfter(passed bool) bool {
+	if passed {
+		return p == TestDeleteOnSuccess || p == TestDelete
+	}
+	return p == TestDeleteOnFailure || p == TestDelete
+}
 
 // CheckOperatorName tells whether name can be an operator name: it prefixes
 // annotation and label keys, so it must be a DNS subdomain.

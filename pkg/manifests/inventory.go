@@ -102,6 +102,12 @@ type InventoryItem struct {
 	// while the component is deleted.
 	// +optional
 	DeleteHook string `json:"deleteHook,omitempty"`
+	// TestHook is set (keep, delete-on-success, delete-on-failure or
+	// delete) on a test's object, which only a test run creates. Its phase
+	// is the test's outcome in the last run: Ready (passed) or Error
+	// (failed, Status says why), and Completed while its run deletes it.
+	// +optional
+	TestHook TestHookPolicy `json:"testHook,omitempty"`
 }
 
 // AppliedGrowth is how many bytes the item's JSON may still gain once its

@@ -15,7 +15,7 @@ import (
 var KnownKeys = []string{
 	AnnotationApplyOrder, AnnotationOrder, AnnotationPurgeOrder, AnnotationDeleteOrder,
 	AnnotationReconcilePolicy, AnnotationUpdatePolicy, AnnotationDeletePolicy, AnnotationDeletePropagation, AnnotationAdoptionPolicy,
-	AnnotationStatusHint, AnnotationReapplyInterval, AnnotationDeleteHook, AnnotationIgnoreFields,
+	AnnotationStatusHint, AnnotationReapplyInterval, AnnotationDeleteHook, AnnotationTestHook, AnnotationIgnoreFields,
 	AnnotationReplacePropagation, AnnotationCRDPolicy,
 	AnnotationOwner, LabelOwnerID, AnnotationDigest,
 }

@@ -18,7 +18,7 @@ func TestParsePoliciesRefusesUnknownKeys(t *testing.T) {
 		"wavekit.dev/purge":         "ConfigMap ns/cm: unknown annotation wavekit.dev/purge (did you mean wavekit.dev/purge-order?)",
 		"wavekit.dev/colour": "ConfigMap ns/cm: unknown annotation wavekit.dev/colour (the keys under wavekit.dev/ are " +
 			"apply-order, order, purge-order, delete-order, reconcile-policy, update-policy, delete-policy, delete-propagation, adoption-policy, " +
-			"status-hint, reapply-interval, delete-hook, ignore-fields, replace-propagation, crd-policy, owner, owner-id, digest)",
+			"status-hint, reapply-interval, delete-hook, test-hook, ignore-fields, replace-propagation, crd-policy, owner, owner-id, digest)",
 	} {
 		_, err := manifests.ParsePolicies(prefix, object, map[string]string{key: "1", "wavekit.dev/order": "1"}, manifests.Defaults{})
 		if err == nil || err.Error() != want {

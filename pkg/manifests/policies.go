@@ -30,6 +30,8 @@ type ObjectPolicies struct {
 	ReapplyInterval time.Duration
 	// DeleteHook is pre-delete or post-delete for a delete-only object.
 	DeleteHook string
+	// TestHook is set on a test: an object only a test run creates.
+	TestHook TestHookPolicy
 }
 
 // StatusHint tells readiness checks what to look at beyond kstatus.
@@ -111,6 +113,7 @@ func ParsePolicies(prefix, object string, annotations map[string]string, default
 		StatusHint:        p.statusHint(),
 		ReapplyInterval:   p.duration(AnnotationReapplyInterval, defaults.ReapplyInterval),
 		DeleteHook:        p.enum(AnnotationDeleteHook, "", deleteHookEvents),
+		TestHook:          TestHookPolicy(p.enum(AnnotationTestHook, "", testHookPolicies)),
 	}
 	if policies.Update == UpdateDefault {
 		policies.Update = defaults.Update
@@ -134,10 +137,14 @@ var (
 	crdPolicies         = []string{string(CRDCreateReplace), string(CRDCreate), string(CRDSkip)}
 	adoptionPolicies    = []string{string(AdoptNever), string(AdoptIfUnowned), string(AdoptAlways)}
 	deleteHookEvents    = []string{"pre-delete", "post-delete"}
+	testHookPolicies    = []string{string(TestKeep), string(TestDeleteOnSuccess), string(TestDeleteOnFailure), string(TestDelete)}
 )
 
 // IsDeleteHook tells whether value is a valid <name>/delete-hook value.
 func IsDeleteHook(value string) bool { return slices.Contains(deleteHookEvents, value) }
+
+// IsTestHook tells whether value is a valid <name>/test-hook value.
+func IsTestHook(value string) bool { return slices.Contains(testHookPolicies, value) }
 
 // policyParser keeps the first error so that ParsePolicies reads top to bottom.
 type policyParser struct {

@@ -62,7 +62,9 @@ var _ = BeforeSuite(func() {
 	DeferCleanup(cancel)
 	mgr, err := ctrl.NewManager(env.Config, componenttest.ManagerOptions(scheme))
 	Expect(err).NotTo(HaveOccurred())
-	_, err = operator.Setup(mgr, operator.Options{Name: operatorName, Sources: map[string]string{"admission": chartDir("admission")}})
+	_, err = operator.Setup(mgr, operator.Options{Name: operatorName, Sources: map[string]string{
+		"admission": chartDir("admission"), "tested": chartDir("tested"),
+	}})
 	Expect(err).NotTo(HaveOccurred())
 	componenttest.RunManager(ctx, mgr)
 })

@@ -42,6 +42,11 @@ const (
 // component lives and runs in its delete wave when the component is deleted.
 const AnnotationDeleteHook = manifests.AnnotationDeleteHook
 
+// AnnotationTestHook is manifests.AnnotationTestHook: it marks a test
+// (helm.sh/hook: test), which the applier never applies and a test run
+// creates, one test at a time in apply-order (the hook weight), then name.
+const AnnotationTestHook = manifests.AnnotationTestHook
+
 // Helm's resource policy annotation and the value that keeps an object.
 const (
 	helmResourcePolicy     = "helm.sh/resource-policy"
@@ -86,7 +91,7 @@ func hookAnnotations(h *helmrelease.Hook, isInstall, dropDeleteHooks bool) (map[
 	e := eventsOf(h)
 	switch {
 	case e.test:
-		return nil, false, nil
+		return testHookAnnotations(h), true, nil
 	case e.install || e.upgrade:
 		if isInstall && !e.install {
 			return nil, false, nil
@@ -148,6 +153,24 @@ func deleteHookAnnotations(h *helmrelease.Hook, e hookEvents) map[string]string 
 		out[manifests.AnnotationDeletePolicy] = string(manifests.DeleteOrphan)
 	}
 	return out
+}
+
+// testHookAnnotations runs a test hook in the test wave of its weight, and
+// maps its delete policies: a test is always created anew by the next run
+// (Helm's before-hook-creation, its default), and hook-succeeded and
+// hook-failed delete it at the end of a run it passed or failed.
+func testHookAnnotations(h *helmrelease.Hook) map[string]string {
+	succeeded, failed := hasDeletePolicy(h, helmrelease.HookSucceeded), hasDeletePolicy(h, helmrelease.HookFailed)
+	policy := manifests.TestKeep
+	switch {
+	case succeeded && failed:
+		policy = manifests.TestDelete
+	case succeeded:
+		policy = manifests.TestDeleteOnSuccess
+	case failed:
+		policy = manifests.TestDeleteOnFailure
+	}
+	return map[string]string{AnnotationTestHook: string(policy), manifests.AnnotationApplyOrder: strconv.Itoa(h.Weight)}
 }
 
 func hasDeletePolicy(h *helmrelease.Hook, policy helmrelease.HookDeletePolicy) bool {

@@ -4,6 +4,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
 	"github.com/wavekit-dev/wavekit/pkg/generator/helm"
 )
 
@@ -14,7 +16,7 @@ var _ = Describe("crds/ and hooks", func() {
 			"CustomResourceDefinition/gadgets.hooks.wavekit.dev",
 			"Secret/rel-kept", "ConfigMap/rel-main", "ConfigMap/rel-ordered",
 			"Secret/rel-generated", "ConfigMap/rel-post-delete", "ConfigMap/rel-explicit", "ConfigMap/rel-pre-both",
-			"Job/rel-pre-delete", "Job/rel-post", "Job/rel-pre-install",
+			"Pod/rel-test", "Pod/rel-test-success", "Job/rel-pre-delete", "Job/rel-post", "Job/rel-pre-install",
 		}))
 	})
 
@@ -36,6 +38,8 @@ var _ = Describe("crds/ and hooks", func() {
 				"reconcile-policy": "on-object-or-component-change"},
 			"Job/rel-pre-install": {"apply-order": "-10005", "purge-order": "-1",
 				"reconcile-policy": "once"},
+			"Pod/rel-test":         {"test-hook": "delete-on-success", "apply-order": "2"},
+			"Pod/rel-test-success": {"test-hook": "keep", "apply-order": "0"},
 		}
 		got := map[string]map[string]string{}
 		for i, obj := range objects {
@@ -79,16 +83,39 @@ var _ = Describe("crds/ and hooks", func() {
 		Entry("pre and post: from the pre wave until after the last post hook", true, true, -10, int16(-10010), int16(19999)),
 	)
 
-	It("drops test and rollback hooks", func() {
-		for _, objects := range [][]string{
-			names(render(installCtx(), load(chartPath("hooks")), nil)),
-			names(render(upgradeCtx(2), load(chartPath("hooks")), nil)),
+	It("renders test hooks as tests on install and upgrade, and drops rollback hooks", func() {
+		for _, objects := range [][]client.Object{
+			render(installCtx(), load(chartPath("hooks")), nil),
+			render(upgradeCtx(2), load(chartPath("hooks")), nil),
 		} {
-			Expect(objects).NotTo(ContainElements("Pod/rel-test"))
-			Expect(objects).NotTo(ContainElements("Pod/rel-test-success"))
-			Expect(objects).NotTo(ContainElements("ConfigMap/rel-rollback"))
+			Expect(names(objects)).NotTo(ContainElements("ConfigMap/rel-rollback"))
+			Expect(annotationsOf(byName(objects, "Pod", "rel-test"))).To(Equal(map[string]string{
+				"test-hook": "delete-on-success", "apply-order": "2",
+			}), "the weight orders the tests; hook-succeeded deletes it once the run passed")
+			Expect(annotationsOf(byName(objects, "Pod", "rel-test-success"))).To(Equal(map[string]string{
+				"test-hook": "keep", "apply-order": "0",
+			}), "test-success is Helm 2's name of test; without a delete policy the test stays")
 		}
 	})
+
+	DescribeTable("maps a test's delete policies",
+		func(policies, want string) {
+			dir := writeChart("tested", map[string]string{"templates/test.yaml": `
+apiVersion: v1
+kind: Pod
+metadata:
+  name: t
+  annotations:
+    helm.sh/hook: test
+    helm.sh/hook-delete-policy: ` + policies + "\n"})
+			objects := render(installCtx(), load(dir), nil)
+			Expect(annotationsOf(byName(objects, "Pod", "t"))).To(HaveKeyWithValue("test-hook", want))
+		},
+		Entry("before-hook-creation: always the case", "before-hook-creation", "keep"),
+		Entry("hook-succeeded", "hook-succeeded", "delete-on-success"),
+		Entry("hook-failed", "hook-failed", "delete-on-failure"),
+		Entry("both", "hook-failed,hook-succeeded", "delete"),
+	)
 
 	It("drops delete hooks when asked to", func() {
 		objects := render(installCtx(), load(chartPath("hooks"), helm.WithoutDeleteHooks()), nil)

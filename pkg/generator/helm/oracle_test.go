@@ -12,8 +12,8 @@ import (
 )
 
 // wavekitView drops from helm template's output what the generator leaves
-// out of a render (see docs/helm.md): test hooks, rollback-only hooks, and on
-// install the hooks that fire on upgrade only.
+// out of a render (see docs/helm.md): rollback-only hooks, and on install the
+// hooks that fire on upgrade only.
 func wavekitView(objects []map[string]any, install bool) []map[string]any {
 	var out []map[string]any
 	for _, obj := range objects {
@@ -34,7 +34,7 @@ func keepsHook(hook string, install bool) bool {
 	onUpgrade := events["pre-upgrade"] || events["post-upgrade"]
 	switch {
 	case events["test"] || events["test-success"]:
-		return false
+		return true
 	case onInstall || onUpgrade:
 		return onInstall || !install
 	default:

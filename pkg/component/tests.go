@@ -1,0 +1,233 @@
+package component
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/wavekit-dev/wavekit/pkg/engine"
+	"github.com/wavekit-dev/wavekit/pkg/manifests"
+)
+
+// Test says whether and how a component's tests run, as helm-controller's
+// spec.test: the objects its render annotates <operator>/test-hook (Helm's
+// test hooks), which are never applied with the other objects.
+// +kubebuilder:object:generate=true
+type Test struct {
+	// Enable runs the tests once the objects of an install or upgrade are
+	// applied and ready, as helm test runs them: one at a time in hook
+	// weight and name order, each created anew and waited for until it
+	// passes (a Job Complete, a Pod Succeeded) or fails, stopping at the
+	// first failure; their hook delete policies are honoured. They run once
+	// per attempt at a render (a new generation, source revision or
+	// reconcile request), and again with each retry of a failed attempt.
+	// Default false: tests never run.
+	// +optional
+	Enable bool `json:"enable,omitempty"`
+	// Timeout bounds one run of the tests: a test still running then has
+	// failed. Default: the timeout of the component (spec.intervals.timeout
+	// of the reference operator, 10m unless set).
+	// +optional
+	Timeout *metav1.Duration `json:"timeout,omitempty"`
+	// IgnoreFailures, when true, reports a failed test in the TestSuccess
+	// condition only: Ready stays True and the attempt counts as Ready.
+	// Default false: a failed test makes Ready False with reason TestFailed,
+	// naming the test, and fails the attempt, which remediation retries or
+	// rolls back.
+	// +optional
+	IgnoreFailures bool `json:"ignoreFailures,omitempty"`
+}
+
+// TestConfiguration turns on a component's tests (see Test). Without it, or
+// with Enable false, tests never run and the TestSuccess condition is absent.
+type TestConfiguration interface {
+	GetTest() *Test
+}
+
+// Results of a test run, in Attempt.Tests.
+const (
+	TestsPassed = "Passed"
+	TestsFailed = "Failed"
+)
+
+// TestRun is the run of the tests of an attempt's current try.
+// +kubebuilder:object:generate=true
+type TestRun struct {
+	// Started is when the run began: its timeout counts from it, and a run
+	// is known by it, so that a test runs once per run, also across
+	// restarts of the operator.
+	Started metav1.Time `json:"started"`
+	// Result is empty while the tests run, then Passed or Failed.
+	// +kubebuilder:validation:Enum=Passed;Failed
+	// +optional
+	Result string `json:"result,omitempty"`
+	// Message says how many tests passed, or which one failed and why.
+	// +optional
+	Message string `json:"message,omitempty"`
+}
+
+// testSettings returns the component's tests when they are enabled, else nil.
+func (rn *run[T]) testSettings() *Test {
+	tc, ok := optional[TestConfiguration](rn.component)
+	if !ok {
+		return nil
+	}
+	if t := tc.GetTest(); t != nil && t.Enable {
+		return t
+	}
+	return nil
+}
+
+// tested runs the component's tests once its render is applied and ready
+// (ready is that outcome), if they are enabled, and returns the outcome of
+// the pass: ready, with the tests' result in its message, once they passed
+// or their failures are ignored; Processing while they run; TestFailed,
+// naming the test, once one failed.
+func (rn *run[T]) tested(ctx context.Context, tg *target, owner engine.Owner, objects []client.Object, ready outcome) outcome {
+	settings := rn.testSettings()
+	if settings == nil {
+		meta.RemoveStatusCondition(&rn.component.GetStatus().Conditions, ConditionTestSuccess)
+		return ready
+	}
+	tests, err := rn.beginTests(ctx)
+	if err != nil {
+		return rn.fail(err)
+	}
+	if tests.Result == "" {
+		if o, over := rn.runTests(ctx, tg, owner, objects, settings); !over {
+			return o
+		}
+		tests = rn.component.GetStatus().Attempt.Tests
+	}
+	switch {
+	case tests.Result == TestsPassed:
+		ready.message += "; " + tests.Message
+	case settings.IgnoreFailures:
+		ready.message += "; " + tests.Message + " (test failures are ignored)"
+	default:
+		return outcome{reason: ReasonTestFailed, message: tests.Message, requeue: rn.r.retryInterval(rn.component), stalled: true, failedAttempt: true}
+	}
+	return ready
+}
+
+// beginTests returns the test run of the attempt's try, and starts one if
+// there is none: it is recorded before any test is created, so that a
+// restart of the operator goes on with the same run.
+func (rn *run[T]) beginTests(ctx context.Context) (*TestRun, error) {
+	if att := rn.component.GetStatus().Attempt; att != nil && att.Tests != nil {
+		return att.Tests, nil
+	}
+	status := rn.component.GetStatus()
+	if status.Attempt == nil {
+		return nil, rn.outdatedCRD()
+	}
+	status.Attempt.Tests = &TestRun{Started: metav1.Now()}
+	status.setTestCondition(rn.component.GetGeneration(), metav1.ConditionUnknown, ReasonTestRunning, "running the tests")
+	if err := rn.writeStatus(ctx); err != nil {
+		return nil, fmt.Errorf("recording the start of the tests: %w", err)
+	}
+	// The status as the API server returned it.
+	if att := rn.component.GetStatus().Attempt; att != nil && att.Tests != nil {
+		return att.Tests, nil
+	}
+	return nil, rn.outdatedCRD()
+}
+
+// outdatedCRD says that the component's CRD drops status.attempt.tests.
+func (rn *run[T]) outdatedCRD() error {
+	return &manifests.UserError{Err: errors.New("the API server dropped status.attempt.tests: the CRD of " + rn.id.String() +
+		" predates tests; regenerate it with controller-gen and apply it before enabling tests")}
+}
+
+// runTests runs one pass of the attempt's test run. It reports whether the
+// run is over (the result is then recorded in the attempt and the
+// TestSuccess condition); until then its outcome says what the run waits
+// for.
+func (rn *run[T]) runTests(ctx context.Context, tg *target, owner engine.Owner, objects []client.Object, settings *Test) (outcome, bool) {
+	status := rn.component.GetStatus()
+	deadline := status.Attempt.Tests.Started.Add(rn.testTimeout(settings))
+	res, err := tg.applier.Test(ctx, owner, objects, status.Inventory, engine.TestOptions{
+		Run: rn.testRunName(), Deadline: deadline, Save: rn.saveTests(tg),
+	})
+	status = rn.component.GetStatus() // a save may have replaced it
+	status.Inventory = res.Inventory
+	rn.r.recordActions(rn.component, res.Actions)
+	if err == nil {
+		_, err = rn.r.watchDependents(ctx, tg, res.Inventory)
+	}
+	if err != nil {
+		o := rn.fail(fmt.Errorf("running the tests: %w", err))
+		o.failedAttempt = isAttemptFailure(err)
+		return o, false
+	}
+	generation := rn.component.GetGeneration()
+	if !res.Done {
+		message := describeWaiting("running the tests", res.Waiting)
+		status.setTestCondition(generation, metav1.ConditionUnknown, ReasonTestRunning, message)
+		return outcome{reason: ReasonProcessing, message: message, requeue: max(time.Until(deadline), 0) + time.Second}, false
+	}
+	run := status.Attempt.Tests
+	run.Result, run.Message = testsResult(res)
+	if run.Result == TestsPassed {
+		status.setTestCondition(generation, metav1.ConditionTrue, ReasonTestSucceeded, run.Message)
+	} else {
+		status.setTestCondition(generation, metav1.ConditionFalse, ReasonTestFailed, run.Message)
+	}
+	return outcome{}, true
+}
+
+// testsResult says how a run that is over went.
+func testsResult(res engine.TestResult) (string, string) {
+	if failed, ok := res.Failed(); ok {
+		return TestsFailed, "test " + failed.String()
+	}
+	switch n := len(res.Tests); n {
+	case 0:
+		return TestsPassed, "no tests in the render"
+	case 1:
+		return TestsPassed, "1 test passed"
+	default:
+		return TestsPassed, fmt.Sprintf("%d tests passed", n)
+	}
+}
+
+// testRunName names the test run of the attempt's try: the attempt, its
+// failures so far and when the run started.
+func (rn *run[T]) testRunName() string {
+	att := rn.component.GetStatus().Attempt
+	return fmt.Sprintf("%d/%s/%s/%d/%s", att.Generation, att.RenderDigest, att.ReconcileRequest, att.Failures,
+		att.Tests.Started.UTC().Format(time.RFC3339))
+}
+
+func (rn *run[T]) testTimeout(settings *Test) time.Duration {
+	if settings.Timeout != nil && settings.Timeout.Duration > 0 {
+		return settings.Timeout.Duration
+	}
+	return rn.r.timeout(rn.component)
+}
+
+// saveTests records the tests in the status before they are created, and
+// watches their kinds, so that a test deleted the moment it finishes (a
+// Job's ttlSecondsAfterFinished) is seen go, in the state it finished in.
+func (rn *run[T]) saveTests(tg *target) engine.SaveFunc {
+	return func(ctx context.Context, items []manifests.InventoryItem) error {
+		if err := rn.saveInventory(ctx, items); err != nil {
+			return err
+		}
+		_, err := rn.r.watchDependents(ctx, tg, items)
+		return err
+	}
+}
+
+// setTestCondition records the TestSuccess condition.
+func (s *Status) setTestCondition(generation int64, status metav1.ConditionStatus, reason, message string) {
+	meta.SetStatusCondition(&s.Conditions, metav1.Condition{
+		Type: ConditionTestSuccess, Status: status, Reason: reason,
+		Message: boundMessage(message, conditionMessageLimit), ObservedGeneration: generation,
+	})
+}

@@ -1,0 +1,242 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/wavekit-dev/wavekit/pkg/manifests"
+)
+
+// start creates a test that this run has not created yet; the object of an
+// earlier run goes first.
+func (t *testRun) start(ctx context.Context, d *desired, item *manifests.InventoryItem, live *unstructured.Unstructured) (TestStatus, error) {
+	running := TestStatus{Object: d.key, Phase: TestRunning}
+	if live != nil {
+		gone, err := t.deleteEarlier(ctx, d, item, live)
+		if err != nil || !gone {
+			running.Message = "deleting the object of an earlier run"
+			return running, err
+		}
+	}
+	out, err := t.s.write(ctx, d, nil)
+	if err != nil {
+		return TestStatus{}, objectError(ActionRunTest, d.key, err)
+	}
+	if out.live == nil {
+		// It existed unknown to the cache, and was deleted to be created anew.
+		running.Message = "deleting the object of an earlier run"
+		return running, t.settle([]outcome{{key: d.key, changed: true, waiting: "test " + running.Message}})
+	}
+	created := outcome{key: d.key, action: ActionCreate, changed: true, written: true, digest: d.digest,
+		phase: manifests.PhaseCreating, setStatus: true}
+	if err := t.settle([]outcome{created}); err != nil {
+		return TestStatus{}, err
+	}
+	return t.observe(ctx, d, t.item(d.key), out.live), nil
+}
+
+// deleteEarlier deletes the object an earlier run left, if this owner may
+// (it is its own, or the adoption policy lets it take it), and reports
+// whether it is gone.
+func (t *testRun) deleteEarlier(ctx context.Context, d *desired, item *manifests.InventoryItem, live *unstructured.Unstructured) (bool, error) {
+	if err := t.s.checkTakenOver(d, item, live); err != nil {
+		return false, err
+	}
+	if err := t.s.checkAdoption(d, live); err != nil {
+		return false, err
+	}
+	if live.GetDeletionTimestamp() != nil {
+		return false, t.settle([]outcome{{key: d.key, waiting: "test: the object of an earlier run is being deleted"}})
+	}
+	gone, err := t.s.deleteRecorded(ctx, d.key, live, d.policies.ReplacePropagation)
+	if err != nil {
+		return false, objectError(ActionRunTest, d.key, fmt.Errorf("deleting the object of an earlier run: %w", err))
+	}
+	o := outcome{key: d.key, action: ActionDelete, detail: "created anew by this test run", changed: true}
+	if !gone {
+		o.waiting = "test: the object of an earlier run is being deleted"
+	}
+	return gone, t.settle([]outcome{o})
+}
+
+// observe judges a test this run created by its live object or, once it is
+// gone, by the state it was deleted in, and records the outcome.
+func (t *testRun) observe(ctx context.Context, d *desired, item *manifests.InventoryItem, live *unstructured.Unstructured) TestStatus {
+	var phase TestPhase
+	var message string
+	switch {
+	case live == nil:
+		phase, message = t.judgeGone(d)
+	default:
+		phase, message = t.s.judgeTest(live, d.policies.StatusHint)
+		if phase == TestRunning && live.GetDeletionTimestamp() != nil {
+			phase, message = TestFailed, "deleted before it finished ("+message+")"
+		}
+	}
+	if phase == TestRunning && !t.opts.Deadline.IsZero() && !t.s.opts.Now().Before(t.opts.Deadline) {
+		phase, message = TestFailed, "did not finish in time ("+message+")"
+	}
+	o := outcome{key: d.key, setStatus: true}
+	if item.Digest != d.digest {
+		o.written, o.digest = true, d.digest // created by a pass whose record was lost
+	}
+	switch phase {
+	case TestPassed:
+		o.phase = manifests.PhaseReady
+	case TestFailed:
+		o.phase, o.status = manifests.PhaseError, message
+	default:
+		o.phase, o.status, o.waiting = manifests.PhaseCreating, message, "test running: "+message
+	}
+	_ = t.settle([]outcome{o})
+	st := TestStatus{Object: d.key, Phase: phase, Message: message}
+	if phase != TestRunning && t.opts.Observed != nil {
+		t.opts.Observed(ctx, st)
+	}
+	return st
+}
+
+// judgeGone judges a test whose object is gone by the state it was deleted
+// in, if the applier saw it go (ObjectGone). It is never created again in
+// this run: a gone test whose end nobody saw has failed.
+func (t *testRun) judgeGone(d *desired) (TestPhase, string) {
+	final := t.s.finals.last(d.key)
+	if final == nil || t.s.createdFrom(final) != d.digest {
+		return TestFailed, "its object is gone and was not seen to finish (deleted while wavekit was not watching); it is not run again in this run"
+	}
+	phase, message := t.s.judgeTest(final, d.policies.StatusHint)
+	if phase == TestRunning {
+		return TestFailed, "deleted before it finished (" + message + ")"
+	}
+	return phase, message
+}
+
+// judgeTest tells whether a test's object passed, failed or still runs: a
+// Pod by its phase, anything else as a wave judges it (the owner's health
+// checks, else kstatus with wavekit's rules: a Job passes once Complete).
+func (s *ownerScope) judgeTest(live *unstructured.Unstructured, hint manifests.StatusHint) (TestPhase, string) {
+	if gvk := live.GroupVersionKind(); gvk.Group == "" && gvk.Kind == "Pod" {
+		return podOutcome(live)
+	}
+	r, judged := s.health.judge(live)
+	if !judged {
+		r = computeReadiness(live, hint)
+	}
+	switch {
+	case r.ready():
+		return TestPassed, ""
+	case r.failed():
+		return TestFailed, r.Message
+	}
+	return TestRunning, strings.TrimSuffix(string(r.Status)+": "+r.Message, ": ")
+}
+
+// podOutcome judges a test Pod: it passed once Succeeded and failed once
+// Failed, as helm test judges it; a Running Pod is still running, ready or
+// not.
+func podOutcome(pod *unstructured.Unstructured) (TestPhase, string) {
+	phase, _, _ := unstructured.NestedString(pod.Object, "status", "phase")
+	switch phase {
+	case "Succeeded":
+		return TestPassed, ""
+	case "Failed":
+		return TestFailed, podFailure(pod)
+	case "":
+		phase = "Pending"
+	}
+	return TestRunning, "pod " + phase
+}
+
+// podFailure says why a Pod failed: its reason and message, else the first
+// container that exited with an error.
+func podFailure(pod *unstructured.Unstructured) string {
+	reason, _, _ := unstructured.NestedString(pod.Object, "status", "reason")
+	message, _, _ := unstructured.NestedString(pod.Object, "status", "message")
+	if reason != "" || message != "" {
+		return "pod failed: " + withReason(reason, message)
+	}
+	statuses, _, _ := unstructured.NestedSlice(pod.Object, "status", "containerStatuses")
+	for _, s := range statuses {
+		container, _ := s.(map[string]any)
+		name, _ := container["name"].(string)
+		code, found, _ := unstructured.NestedInt64(container, "state", "terminated", "exitCode")
+		if found && code != 0 {
+			why, _, _ := unstructured.NestedString(container, "state", "terminated", "reason")
+			return fmt.Sprintf("pod failed: container %s exited with code %d %s", name, code, why)
+		}
+	}
+	return "pod failed"
+}
+
+// cleanUp deletes, once the run is over (last is the last test that ran),
+// the tests whose policy deletes them after their outcome, and the objects
+// of tests that left the render. It reports whether all of them are gone.
+func (t *testRun) cleanUp(ctx context.Context, last int) (bool, error) {
+	var items []*manifests.InventoryItem
+	for i, d := range t.tests[:last+1] {
+		if d.policies.TestHook.DeletesAfter(t.status[i].Phase == TestPassed) {
+			items = append(items, t.item(d.key))
+		}
+	}
+	items = append(items, t.leftTheRender()...)
+	outs := make([]outcome, len(items))
+	for i, item := range items {
+		outs[i] = t.deleteTest(ctx, item)
+	}
+	if err := t.settle(outs); err != nil {
+		return false, err
+	}
+	for _, o := range outs {
+		if o.waiting != "" {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// leftTheRender returns the test items of tests that are no longer rendered.
+func (t *testRun) leftTheRender() []*manifests.InventoryItem {
+	rendered := byKey(t.tests)
+	var out []*manifests.InventoryItem
+	for _, item := range t.list() {
+		if item.TestHook != "" && rendered[item.Key()] == nil {
+			out = append(out, item)
+		}
+	}
+	return out
+}
+
+// deleteTest deletes the object of a test item; the outcome marks it
+// Completed (the test's outcome stays in Status); dropDeleted drops it once
+// the run is over.
+func (t *testRun) deleteTest(ctx context.Context, item *manifests.InventoryItem) outcome {
+	o := outcome{key: item.Key()}
+	rm, err := t.s.deleteObject(ctx, item)
+	if err != nil {
+		o.err = objectError(ActionDelete, item.Key(), err)
+		return o
+	}
+	o.phase = manifests.PhaseCompleted
+	if rm.requested {
+		o.action, o.changed = ActionDelete, true
+	}
+	if !rm.gone {
+		o.waiting = beingDeleted("test being deleted after the run", rm.heldBy)
+	}
+	return o
+}
+
+// dropDeleted empties the inventory of the tests the run deleted, once the
+// run is over.
+func (t *testRun) dropDeleted() {
+	var outs []outcome
+	for _, item := range t.list() {
+		if item.TestHook != "" && item.Phase == manifests.PhaseCompleted {
+			outs = append(outs, outcome{key: item.Key(), drop: true})
+		}
+	}
+	_ = t.settle(outs)
+}

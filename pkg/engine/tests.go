@@ -1,0 +1,240 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/wavekit-dev/wavekit/pkg/manifests"
+)
+
+// TestOptions tune Test.
+type TestOptions struct {
+	// Run names the test run; required. Each run creates its tests anew,
+	// once: a test this run created is never created again, not even when
+	// its object is gone (its outcome is then what was seen of it), while a
+	// test whose inventory item records another run is run again.
+	Run string
+	// Deadline, if set, is when the run's time is up: a test still running
+	// then has failed.
+	Deadline time.Time
+	// Save records tests in the inventory before they are created, as
+	// Apply's SaveFunc; required.
+	Save SaveFunc
+	// Observed, if set, is called with each test whose outcome a pass sees,
+	// before a delete policy removes its object: the CLI reads the logs of
+	// a failed test's pods there.
+	Observed func(ctx context.Context, test TestStatus)
+}
+
+// TestPhase is where one test stands in a run.
+type TestPhase string
+
+// Phases of a test in a run.
+const (
+	// TestPending: not run yet in this run (a test before it runs or
+	// failed).
+	TestPending TestPhase = "Pending"
+	// TestRunning: created, neither passed nor failed yet.
+	TestRunning TestPhase = "Running"
+	// TestPassed: its object became ready (a Job Complete, a Pod Succeeded).
+	TestPassed TestPhase = "Passed"
+	// TestFailed: its object failed (a Job Failed, a Pod Failed), was
+	// deleted before it finished, or did not finish by the deadline.
+	TestFailed TestPhase = "Failed"
+)
+
+// TestStatus is how one test stands in a run.
+type TestStatus struct {
+	Object manifests.ObjectKey
+	Phase  TestPhase
+	// Message says why a test failed or what a running one waits for.
+	Message string
+}
+
+// String words the test's state: "Job ns/t failed: BackoffLimitExceeded: …".
+func (t TestStatus) String() string {
+	switch t.Phase {
+	case TestFailed:
+		return t.Object.String() + " failed: " + t.Message
+	case TestRunning:
+		return t.Object.String() + " is running: " + t.Message
+	case TestPassed:
+		return t.Object.String() + " passed"
+	}
+	return t.Object.String() + " did not run"
+}
+
+// TestResult is what a pass of a test run did and where the run stands.
+// Result.Done says the run is over: every test ran or one failed, and the
+// tests the run deletes are gone.
+type TestResult struct {
+	Result
+	// Tests are the rendered tests in the order a run creates them.
+	Tests []TestStatus
+}
+
+// Failed returns the test that failed, if one did.
+func (r TestResult) Failed() (TestStatus, bool) {
+	for _, t := range r.Tests {
+		if t.Phase == TestFailed {
+			return t, true
+		}
+	}
+	return TestStatus{}, false
+}
+
+// Test runs one pass of the test run opts.Run over the tests among objects
+// (those annotated <name>/test-hook; Apply never applies them), as helm
+// test runs a release's test hooks: one at a time, in apply-order, then name
+// order, each created anew (the object of an earlier run is deleted first),
+// and waited for until it passes (Ready; a Job Complete, a Pod Succeeded) or
+// fails. The run stops at the first failed test; the tests after it do not
+// run. Once the run is over, the tests whose test-hook policy says so are
+// deleted, and so are the objects of tests that left the render. Like
+// Apply, it makes one pass: call it again, with the same run, until Done,
+// and record that the run is over, for a later call with the same run would
+// start again the tests whose objects it deleted. Report deletions with
+// ObjectGone: a test deleted before a pass saw it finish is judged by the
+// state it was deleted in.
+func (a *Applier) Test(ctx context.Context, owner Owner, objects []client.Object, inventory []manifests.InventoryItem, opts TestOptions) (TestResult, error) {
+	failed := TestResult{Result: Result{Inventory: inventory}}
+	if opts.Run == "" || opts.Save == nil {
+		return failed, errors.New("a test run needs TestOptions.Run and TestOptions.Save")
+	}
+	scope := a.scopeFor(owner)
+	var err error
+	if scope.health, err = compileHealthChecks(owner.HealthChecks); err != nil {
+		return failed, err
+	}
+	t := &testRun{pass: newPass(scope, inventory), opts: opts}
+	if err := t.schedule(ctx, objects); err != nil {
+		return failed, err
+	}
+	return t.run(ctx)
+}
+
+// testRun is one pass of a test run.
+type testRun struct {
+	*pass
+	opts   TestOptions
+	tests  []*desired
+	status []TestStatus
+}
+
+// schedule validates the tests among objects, sorts them and records the
+// new ones in the inventory before any is created.
+func (t *testRun) schedule(ctx context.Context, objects []client.Object) error {
+	p := t.s.preparerFor()
+	p.testRun = t.opts.Run
+	tests, err := p.prepare(TestHooks(objects, t.s.opts.Name))
+	if err != nil {
+		return &manifests.UserError{Err: fmt.Errorf("invalid tests: %w", err)}
+	}
+	for _, d := range tests {
+		d.policies.Update = manifests.UpdateRecreate // each run creates its tests anew
+		d.policies.PurgeOrder = nil
+	}
+	sortForTests(tests)
+	t.tests = tests
+	t.status = make([]TestStatus, len(tests))
+	for i, d := range tests {
+		t.status[i] = TestStatus{Object: d.key, Phase: TestPending}
+	}
+	if t.pass.schedule(tests) {
+		if err := t.opts.Save(ctx, t.inventory()); err != nil {
+			return fmt.Errorf("recording tests before creating them: %w", err)
+		}
+	}
+	return nil
+}
+
+// sortForTests orders tests as helm test does: by apply-order (the hook
+// weight), then name, then kind stage and key.
+func sortForTests(tests []*desired) {
+	slices.SortStableFunc(tests, func(a, b *desired) int {
+		if a.policies.ApplyOrder != b.policies.ApplyOrder {
+			return int(a.policies.ApplyOrder) - int(b.policies.ApplyOrder)
+		}
+		if a.key.Name != b.key.Name {
+			if a.key.Name < b.key.Name {
+				return -1
+			}
+			return 1
+		}
+		if a.stage != b.stage {
+			return int(a.stage) - int(b.stage)
+		}
+		return compareKeys(a.key, b.key)
+	})
+}
+
+// run runs the tests in order until one is not over, or one failed, and
+// then deletes what the run deletes.
+func (t *testRun) run(ctx context.Context) (TestResult, error) {
+	last := len(t.tests) - 1
+	for i, d := range t.tests {
+		st, err := t.runTest(ctx, d)
+		if err != nil {
+			return t.result(Stop{Step: StopTest, Wave: d.policies.ApplyOrder}), err
+		}
+		t.status[i] = st
+		if st.Phase == TestRunning {
+			return t.result(Stop{Step: StopTest, Wave: d.policies.ApplyOrder}), nil
+		}
+		if st.Phase == TestFailed {
+			last = i
+			break
+		}
+	}
+	done, err := t.cleanUp(ctx, last)
+	if err != nil || !done {
+		return t.result(Stop{Step: StopTest}), err
+	}
+	t.dropDeleted()
+	return t.result(Stop{}), nil
+}
+
+func (t *testRun) result(stop Stop) TestResult {
+	return TestResult{Result: t.pass.result(stop), Tests: slices.Clone(t.status)}
+}
+
+// runTest takes one test a step further: its outcome as recorded in this
+// run, else what its live object says, else it creates it.
+func (t *testRun) runTest(ctx context.Context, d *desired) (TestStatus, error) {
+	item := t.item(d.key)
+	if st, ok := recordedOutcome(d, item); ok {
+		return st, nil
+	}
+	live, err := t.s.live.get(ctx, d.gvk, d.key)
+	if err != nil {
+		return TestStatus{}, objectError(ActionRunTest, d.key, err)
+	}
+	if item.Digest != d.digest && t.s.createdFrom(live) != d.digest {
+		return t.start(ctx, d, item, live)
+	}
+	return t.observe(ctx, d, item, live), nil
+}
+
+// recordedOutcome is a test's outcome in this run as its inventory item
+// records it: Ready passed, Error failed, Completed (deleted by the run)
+// either, as Status says.
+func recordedOutcome(d *desired, item *manifests.InventoryItem) (TestStatus, bool) {
+	if item.Digest != d.digest {
+		return TestStatus{}, false
+	}
+	st := TestStatus{Object: d.key}
+	switch {
+	case item.Phase == manifests.PhaseReady || (item.Phase == manifests.PhaseCompleted && item.Status == ""):
+		st.Phase = TestPassed
+	case item.Phase == manifests.PhaseError || item.Phase == manifests.PhaseCompleted:
+		st.Phase, st.Message = TestFailed, item.Status
+	default:
+		return TestStatus{}, false
+	}
+	return st, true
+}
