@@ -24,6 +24,10 @@ import (
 const (
 	statusDeletedUnfinished = "deleted before it finished; not run again for this render"
 	statusOutcomeUnseen     = "gone before its outcome was seen; counted as done, as Helm counts a deleted hook"
+	statusEarlierRunLeaving = "waiting for the Job of an earlier render to be deleted"
+	// ranNote is why a plan or a diff leaves alone a run-once object that
+	// ran at this render and is gone.
+	ranNote = "ran at this render and is gone; runs again when it changes"
 )
 
 // runsOnce tells whether objects of gvk run to completion and are created
@@ -53,6 +57,11 @@ func (s *ownerScope) reconcileRun(ctx context.Context, d *desired, item *manifes
 	}
 	if ranAt(d, item) && (live == nil || live.GetDeletionTimestamp() != nil) {
 		return s.runEnded(d, item, live)
+	}
+	if item.Digest != d.digest && live != nil && live.GetDeletionTimestamp() != nil {
+		// The Job of an earlier render is on its way out (its TTL, a
+		// purge): this render's is created once it is gone.
+		return outcome{key: d.key, phase: manifests.PhaseCreating, status: statusEarlierRunLeaving, setStatus: true}
 	}
 	return withRun(s.reconcileObject(ctx, d, item), d, item, live)
 }
