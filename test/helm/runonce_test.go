@@ -97,10 +97,7 @@ var _ = Describe("hook Jobs that the cluster deletes as soon as they finish", Or
 	})
 
 	It("waits for a hook that runs while the operator restarts, and runs it once", func() {
-		c := ttlComponent(ns, "resume", `{"hold":"pre"}`)
-		Expect(env.Client.Create(ctx, c)).To(Succeed())
-		eventually(func() int32 { return jobActive(ctx, ns, "resume-pre") }).Should(Equal(int32(1)))
-		eventually(func() string { return itemOf(ctx, c, "resume-pre").Status }).Should(ContainSubstring("InProgress"))
+		c := installHeld(ctx, ns, "resume")
 
 		op.stop()
 		op = startOnceOperator()
@@ -117,10 +114,7 @@ var _ = Describe("hook Jobs that the cluster deletes as soon as they finish", Or
 	})
 
 	It("counts a hook whose Job finished and was deleted while the operator was down as succeeded, and says it did not see how it ended", func() {
-		c := ttlComponent(ns, "unseen", `{"hold":"pre"}`)
-		Expect(env.Client.Create(ctx, c)).To(Succeed())
-		eventually(func() int32 { return jobActive(ctx, ns, "unseen-pre") }).Should(Equal(int32(1)))
-		eventually(func() string { return itemOf(ctx, c, "unseen-pre").Status }).Should(ContainSubstring("InProgress"))
+		c := installHeld(ctx, ns, "unseen")
 
 		op.stop()
 		releasePods(ctx, ns, "unseen-pre")
@@ -298,4 +292,15 @@ func itemOf(ctx context.Context, c *v1alpha1.Component, name string) manifests.I
 		}
 	}
 	return manifests.InventoryItem{}
+}
+
+// installHeld creates a Component of the ttlhooks chart whose pre hook runs
+// until releasePods ends it, and waits until the operator waits for it.
+func installHeld(ctx context.Context, namespace, name string) *v1alpha1.Component {
+	GinkgoHelper()
+	c := ttlComponent(namespace, name, `{"hold":"pre"}`)
+	Expect(env.Client.Create(ctx, c)).To(Succeed())
+	eventually(func() int32 { return jobActive(ctx, namespace, name+"-pre") }).Should(Equal(int32(1)))
+	eventually(func() string { return itemOf(ctx, c, name+"-pre").Status }).Should(ContainSubstring("InProgress"))
+	return c
 }
