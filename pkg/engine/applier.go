@@ -67,6 +67,9 @@ type Target struct {
 	// deleter, when set (NewCachedTarget sets it), deletes with requests
 	// whose answers say whether an object is gone at once.
 	deleter *restDeleter
+	// ends, when set (NewCachedTarget sets it), holds the last state the
+	// cache saw of run-once objects (runends.go).
+	ends *runEnds
 }
 
 // Owner is the component that owns the objects of an Apply or Delete.

@@ -299,6 +299,9 @@ var _ = Describe("on a cluster with controllers", Label("cluster"), Ordered, fun
 
 	// Drift ignore rules against an autoscaler-like writer (otherwriters_test.go).
 	otherWriterSpecs(func() *testenv.Env { return cluster }, setUp, applyUntilReady)
+
+	// Jobs the cluster deletes before a pass saw them finish (runonce_test.go).
+	runOnceSpecs(func() *testenv.Env { return cluster }, setUp)
 })
 
 // workload is a Deployment of replicas pods labelled app=name, with wavekit

@@ -43,7 +43,7 @@ func (r *pass) runHook(ctx context.Context, item *manifests.InventoryItem, d *de
 		// Recorded earlier but no longer rendered: nothing to run.
 		return true, r.settle([]outcome{{key: key, phase: manifests.PhaseCompleted}})
 	}
-	o := r.s.reconcileObject(ctx, d, item)
+	o := r.s.reconcileStep(ctx, d, item)
 	if o.err != nil {
 		o.err = objectError(ActionRunHook, key, o.err)
 	}
@@ -51,6 +51,8 @@ func (r *pass) runHook(ctx context.Context, item *manifests.InventoryItem, d *de
 		return false, err
 	}
 	switch item.Phase {
+	case manifests.PhaseCompleted:
+		return true, nil // a Job that finished and is gone already
 	case manifests.PhaseError:
 		return false, wordedError(ActionRunHook, wordingHookFailed, key, errors.New(item.Status))
 	case manifests.PhaseReady:

@@ -71,6 +71,9 @@ func (s *ownerScope) applyChange(ctx context.Context, d *desired, item *manifest
 	if err != nil {
 		return nil, err
 	}
+	if live == nil && runsOnce(d.gvk) && ranAt(d, item) {
+		return &Change{Object: d.key, Action: ActionUnchanged, Note: ranNote}, nil
+	}
 	if live != nil {
 		change.Action, change.Live = ActionUpdate, live
 	}

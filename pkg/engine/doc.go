@@ -24,6 +24,9 @@
 //     not ready or not gone yet. decide (begin.go) is the write decision
 //     Apply and Diff share; write.go and delete.go do the writes, readiness.go
 //     reads kstatus and status hints, deletehooks.go runs delete hooks.
+//     runonce.go creates a Job at most once per render and judges one that
+//     is gone by what runends.go saw of it (the cache's transform keeps the
+//     last state of every Job, a deletion's final one included).
 //     deleter.go reads the API server's answer to a delete, so an object
 //     removed at once is gone in the same pass.
 //   - settle (outcome.go): steps return outcomes instead of writing the

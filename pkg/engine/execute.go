@@ -46,7 +46,7 @@ func (r *pass) applyGroup(ctx context.Context, g group, desired map[manifests.Ob
 	_ = r.eachStep(ctx, g, func(ctx context.Context, i int, item *manifests.InventoryItem) error {
 		outs[i] = outcome{key: g.steps[i].key}
 		if g.steps[i].action == ActionApply {
-			outs[i] = r.s.reconcileObject(ctx, desired[g.steps[i].key], item)
+			outs[i] = r.s.reconcileStep(ctx, desired[g.steps[i].key], item)
 		}
 		return nil
 	})
@@ -92,6 +92,9 @@ func (r *pass) purgeGroup(ctx context.Context, g group) (bool, error) {
 	asked := make([]outcome, len(g.steps))
 	err := r.eachStep(ctx, g, func(ctx context.Context, i int, item *manifests.InventoryItem) error {
 		outs[i], asked[i] = outcome{key: item.Key()}, outcome{key: item.Key()}
+		if item.Phase == manifests.PhaseCompleted {
+			return nil // a Job that finished and went before its purge
+		}
 		rm, err := r.s.deleteObject(ctx, item)
 		if err != nil {
 			return objectError(ActionPurge, item.Key(), err)

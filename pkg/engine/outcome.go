@@ -24,6 +24,10 @@ type outcome struct {
 	written   bool
 	digest    string
 	appliedAt int64
+	// ran is the item's new Ran when setRan is true: whether a run-once
+	// object ran at the item's digest (runonce.go).
+	ran    bool
+	setRan bool
 	// drop removes the item from the inventory.
 	drop bool
 	// waiting is why the pass waits for the object; "" when it does not.
@@ -86,5 +90,8 @@ func settleItem(item *manifests.InventoryItem, o outcome) {
 	}
 	if o.setStatus {
 		item.Status = o.status
+	}
+	if o.setRan {
+		item.Ran = o.ran
 	}
 }

@@ -123,6 +123,9 @@ func applySteps(objs []*desired, items map[manifests.ObjectKey]*manifests.Invent
 		steps[i] = step{action: ActionApply, key: d.key}
 		if item := items[d.key]; item != nil && (item.Phase == manifests.PhaseCompleted || beingPurged(d, item)) && item.Digest == d.digest {
 			steps[i] = step{action: ActionUnchanged, key: d.key, reason: "purged and unchanged"}
+			if item.Ran && d.policies.PurgeOrder == nil {
+				steps[i].reason = ranNote
+			}
 		}
 	}
 	return steps

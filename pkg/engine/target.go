@@ -104,13 +104,16 @@ func NewCachedTarget(ctx context.Context, cfg *rest.Config, operatorName string,
 	if err != nil {
 		return nil, err
 	}
+	ends := newRunEnds(time.Now)
 	cacheOpts := cache.Options{
 		HTTPClient: httpClient, Scheme: scheme, Mapper: mapper,
 		DefaultLabelSelector: selector,
 		DefaultNamespaces:    namespaceConfigs(opts.Namespaces),
 		// managedFields are often the larger half of an object: the cache
-		// keeps them only where a write must take fields over first.
-		DefaultTransform: TakeOverTransform(opts.fieldOwner(operatorName), opts.takeOver()),
+		// keeps them only where a write must take fields over first. The
+		// transform also notes the last state of each Job, which a
+		// deletion's event carries (runends.go).
+		DefaultTransform: ends.observing(TakeOverTransform(opts.fieldOwner(operatorName), opts.takeOver())),
 	}
 	if crdsReadable {
 		cacheOpts.ByObject = map[client.Object]cache.ByObject{crdMetadata(): {Label: labels.Everything()}}
@@ -139,7 +142,7 @@ func NewCachedTarget(ctx context.Context, cfg *rest.Config, operatorName string,
 		live = scopedLive{cache: live, direct: c, namespaces: opts.Namespaces}
 	}
 	return &CachedTarget{
-		Target: Target{Client: c, Live: live, Discovery: dc, deleter: deleter}, Cache: informers,
+		Target: Target{Client: c, Live: live, Discovery: dc, deleter: deleter, ends: ends}, Cache: informers,
 		RenderReader: renderReader{crds: crds, rest: c},
 	}, nil
 }

@@ -11,7 +11,8 @@ const (
 	PhaseCreating  Phase = "Creating"
 	PhaseUpdating  Phase = "Updating"
 	PhaseReady     Phase = "Ready"
-	// PhaseCompleted: purged at the end of its purge wave; kept to remember that.
+	// PhaseCompleted: purged at the end of its purge wave, or a Job that
+	// finished and is gone; kept to remember that.
 	PhaseCompleted Phase = "Completed"
 	PhaseDeleting  Phase = "Deleting"
 	PhaseOrphaned  Phase = "Orphaned"
@@ -108,6 +109,11 @@ type InventoryItem struct {
 	// (failed, Status says why), and Completed while its run deletes it.
 	// +optional
 	TestHook TestHookPolicy `json:"testHook,omitempty"`
+	// Ran is set on an object that runs to completion (a batch Job) once it
+	// was created from the render of Digest: it is not created again for
+	// that render, even when it is gone; its outcome is what was seen of it.
+	// +optional
+	Ran bool `json:"ran,omitempty"`
 }
 
 // AppliedGrowth is how many bytes the item's JSON may still gain once its

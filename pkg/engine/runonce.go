@@ -1,0 +1,136 @@
+package engine
+
+import (
+	"context"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/wavekit-dev/wavekit/pkg/manifests"
+)
+
+// Run-once objects are the objects that run to completion: batch Jobs, which
+// Helm hooks, migrations and one-time registrations are made of. A pass
+// creates one at most once per render (the item's Digest): once created, the
+// item records it (InventoryItem.Ran), and a Job of that render that is gone
+// is not created again, whoever deleted it (the TTL-after-finished
+// controller, a person, the job controller's cleanup). Its outcome is what
+// was observed of it (runEnd): complete, failed, deleted before it
+// finished, or gone before its outcome was seen, which counts as done, as
+// Helm counts a hook Job that was deleted while it waited. A new render (an
+// upgrade, a changed manifest) runs it again.
+
+// Words of the status of a run-once object that is gone.
+const (
+	statusDeletedUnfinished = "deleted before it finished; not run again for this render"
+	statusOutcomeUnseen     = "gone before its outcome was seen; counted as done, as Helm counts a deleted hook"
+	statusEarlierRunLeaving = "waiting for the Job of an earlier render to be deleted"
+	// ranNote is why a plan or a diff leaves alone a run-once object that
+	// ran at this render and is gone.
+	ranNote = "ran at this render and is gone; runs again when it changes"
+)
+
+// runsOnce tells whether objects of gvk run to completion and are created
+// at most once per render.
+func runsOnce(gvk schema.GroupVersionKind) bool {
+	return gvk.Group == "batch" && gvk.Kind == "Job"
+}
+
+// reconcileStep writes the object of an apply step if it needs it (a delete
+// hook's too) and reports its outcome: reconcileRun for a run-once object,
+// reconcileObject for any other.
+func (s *ownerScope) reconcileStep(ctx context.Context, d *desired, item *manifests.InventoryItem) outcome {
+	if runsOnce(d.gvk) {
+		return s.reconcileRun(ctx, d, item)
+	}
+	return s.reconcileObject(ctx, d, item)
+}
+
+// reconcileRun is reconcileObject for a run-once object. One that ran at
+// this render and is gone, or is being deleted, is judged by what was seen
+// of it, never created again; otherwise it is reconciled as any object,
+// and the item records whether it ran at this render.
+func (s *ownerScope) reconcileRun(ctx context.Context, d *desired, item *manifests.InventoryItem) outcome {
+	live, err := s.live.get(ctx, d.gvk, d.key)
+	if err != nil {
+		return outcome{key: d.key, err: err}
+	}
+	if ranAt(d, item) && (live == nil || live.GetDeletionTimestamp() != nil) {
+		return s.runEnded(d, item, live)
+	}
+	if item.Digest != d.digest && live != nil && live.GetDeletionTimestamp() != nil {
+		// The Job of an earlier render is on its way out (its TTL, a
+		// purge): this render's is created once it is gone.
+		return outcome{key: d.key, phase: manifests.PhaseCreating, status: statusEarlierRunLeaving, setStatus: true}
+	}
+	return withRun(s.reconcileObject(ctx, d, item), d, item, live)
+}
+
+// ranAt tells whether the run-once object was created from the render of d
+// and is still to be judged: not yet Completed, nor being purged.
+func ranAt(d *desired, item *manifests.InventoryItem) bool {
+	return item.Ran && item.Digest == d.digest && item.Phase != manifests.PhaseCompleted && !beingPurged(d, item)
+}
+
+// withRun records in o whether the object ran at the render of d: it did
+// when the pass created it, or found it created from this render (an
+// earlier pass's record lost, an item of an older wavekit); it did not when
+// the pass deleted it to create it again (recreate, replace-on-immutable).
+func withRun(o outcome, d *desired, item *manifests.InventoryItem, live *unstructured.Unstructured) outcome {
+	ran := item.Ran
+	switch {
+	case o.err != nil:
+		return o
+	case o.action == ActionCreate, o.written && o.action == "":
+		ran = true
+	case o.action == ActionReplace, o.action == ActionUpdate && d.policies.Update == manifests.UpdateRecreate:
+		ran = false
+	case o.action == "" && live != nil && live.GetDeletionTimestamp() == nil && item.Digest == d.digest:
+		ran = true
+	}
+	if ran != item.Ran {
+		o.setRan, o.ran = true, ran
+	}
+	return o
+}
+
+// runEnded is the outcome of a run-once object that ran at this render and
+// is gone (live nil) or being deleted: by the phase it reached, else by the
+// last state the cache saw of it.
+func (s *ownerScope) runEnded(d *desired, item *manifests.InventoryItem, live *unstructured.Unstructured) outcome {
+	o := outcome{key: d.key}
+	switch item.Phase {
+	case manifests.PhaseError:
+		return o // judged already: it failed, or went before it finished
+	case manifests.PhaseReady:
+		o.phase, o.status, o.setStatus = manifests.PhaseCompleted, "", true
+		return o
+	}
+	last := live
+	if last == nil {
+		last = s.target.ends.lastSeen(d.key)
+	}
+	o.phase, o.status = endOf(last)
+	o.setStatus = true
+	return o
+}
+
+// endOf is the phase and status of a run-once object from the last state
+// seen of it before it went (nil: none was seen).
+func endOf(last *unstructured.Unstructured) (manifests.Phase, string) {
+	if last == nil {
+		return manifests.PhaseCompleted, statusOutcomeUnseen
+	}
+	conditions := conditionsOf(last)
+	for _, done := range []string{"Complete", "SuccessCriteriaMet"} {
+		if c, ok := conditions[done]; ok && c.status == "True" {
+			return manifests.PhaseCompleted, ""
+		}
+	}
+	for _, failed := range []string{"Failed", "FailureTarget"} {
+		if c, ok := conditions[failed]; ok && c.status == "True" {
+			return manifests.PhaseError, "Failed: " + withReason(c.reason, c.message)
+		}
+	}
+	return manifests.PhaseError, statusDeletedUnfinished
+}

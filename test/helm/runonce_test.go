@@ -1,0 +1,306 @@
+package helm_test
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/wavekit-dev/wavekit/api/v1alpha1"
+	"github.com/wavekit-dev/wavekit/internal/componenttest"
+	"github.com/wavekit-dev/wavekit/internal/operator"
+	"github.com/wavekit-dev/wavekit/internal/testenv"
+	"github.com/wavekit-dev/wavekit/pkg/component"
+	"github.com/wavekit-dev/wavekit/pkg/manifests"
+)
+
+// onceOperator is the name of the operator of the ttlhooks specs, which
+// stop it and start it again; the suite's operator leaves their
+// Components alone, since it does not serve their source.
+const onceOperator = "once.wavekit.dev"
+
+// The ttlhooks chart's hook Jobs have ttlSecondsAfterFinished: 0, so the
+// cluster's TTL-after-finished controller deletes each one as soon as the
+// Job controller marks it finished, often before wavekit has seen it
+// finish. Each hook must still run once per install, upgrade and delete
+// (docs/concepts.md, "Run-once objects"): the observer counts every Job
+// created, by its UID.
+var _ = Describe("hook Jobs that the cluster deletes as soon as they finish", Ordered, func() {
+	const ns = "ttl-hooks"
+	var (
+		ctx  = context.Background()
+		jobs *jobObserver
+		op   *restartableOperator
+	)
+
+	BeforeAll(func() {
+		newNamespace(ctx, ns)
+		jobs = observeJobs(ns)
+		op = startOnceOperator()
+		DeferCleanup(func() { op.stop() })
+	})
+
+	It("runs each hook once per install, upgrade and delete, over 4 installs, 16 upgrades and 4 deletes", func() {
+		const installs, upgrades = 4, 4
+		for i := range installs {
+			c := ttlComponent(ns, fmt.Sprintf("r%d", i), `{"run":1}`)
+			Expect(env.Client.Create(ctx, c)).To(Succeed())
+			eventually(func() string { return readyAt(ctx, c) }).Should(HavePrefix("True/Ready at 1:"))
+			for generation := int64(2); generation <= upgrades+1; generation++ {
+				replaceValues(ctx, c, fmt.Sprintf(`{"run":%d}`, generation))
+				eventually(func() string { return readyAt(ctx, c) }).Should(HavePrefix(fmt.Sprintf("True/Ready at %d:", generation)))
+			}
+			Expect(env.Client.Delete(ctx, c)).To(Succeed())
+			eventually(func() string { return readyAt(ctx, c) }).Should(Equal("gone"))
+		}
+		runs, want := map[string]int{}, map[string]int{}
+		for i := range installs {
+			for hook, n := range map[string]int{"pre": 1 + upgrades, "post": 1 + upgrades, "delete": 1} {
+				name := fmt.Sprintf("r%d-%s", i, hook)
+				runs[name], want[name] = jobs.Runs(name), n
+			}
+		}
+		GinkgoWriter.Printf("runs per hook Job: %v\n", runs)
+		Expect(runs).To(Equal(want), "Jobs in the order they ran: %v", jobs.Order())
+		eventually(func() []string { return leftovers(ctx, ns, "none") }).Should(BeEmpty())
+	})
+
+	It("fails the install when a hook Job is deleted before it finished, says so, and does not create it again", func() {
+		c := ttlComponent(ns, "cut", `{"hold":"pre"}`)
+		Expect(env.Client.Create(ctx, c)).To(Succeed())
+		eventually(func() int32 { return jobActive(ctx, ns, "cut-pre") }).Should(Equal(int32(1)))
+
+		Expect(env.Client.Delete(ctx, &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "cut-pre"}},
+			client.PropagationPolicy(metav1.DeletePropagationBackground))).To(Succeed())
+
+		eventually(func() string { return readyAt(ctx, c) }).Should(And(
+			HavePrefix("False/"),
+			ContainSubstring("batch/Job "+ns+"/cut-pre failed: deleted before it finished"),
+		), jobs.describe)
+		requestReconcile(ctx, c, "after-delete")
+		Expect(jobs.Runs("cut-pre")).To(Equal(1), "the hook ran once: %v", jobs.Order())
+		Expect(exists(ctx, &batchv1.Job{}, ns, "cut-pre")).To(BeFalse())
+		Expect(readyAt(ctx, c)).To(ContainSubstring("deleted before it finished; not run again for this render"))
+
+		Expect(env.Client.Delete(ctx, c)).To(Succeed())
+		eventually(func() string { return readyAt(ctx, c) }).Should(Equal("gone"))
+	})
+
+	It("waits for a hook that runs while the operator restarts, and runs it once", func() {
+		c := installHeld(ctx, ns, "resume")
+
+		op.stop()
+		op = startOnceOperator()
+		requestReconcile(ctx, c, "after-restart")
+		Expect(jobs.Runs("resume-pre")).To(Equal(1), "the restarted operator waits for the running Job")
+
+		releasePods(ctx, ns, "resume-pre")
+		eventually(func() string { return readyAt(ctx, c) }).Should(HavePrefix("True/Ready at 1:"), jobs.describe)
+		Expect(jobs.Runs("resume-pre")).To(Equal(1), "Jobs in the order they ran: %v", jobs.Order())
+		Expect(jobs.Runs("resume-post")).To(Equal(1))
+
+		Expect(env.Client.Delete(ctx, c)).To(Succeed())
+		eventually(func() string { return readyAt(ctx, c) }).Should(Equal("gone"))
+	})
+
+	It("counts a hook whose Job finished and was deleted while the operator was down as succeeded, and says it did not see how it ended", func() {
+		c := installHeld(ctx, ns, "unseen")
+
+		op.stop()
+		releasePods(ctx, ns, "unseen-pre")
+		eventually(func() bool { return exists(ctx, &batchv1.Job{}, ns, "unseen-pre") }).Should(BeFalse(),
+			"the TTL-after-finished controller deletes the finished Job")
+		op = startOnceOperator()
+
+		eventually(func() string { return readyAt(ctx, c) }).Should(HavePrefix("True/Ready at 1:"), jobs.describe)
+		Expect(jobs.Runs("unseen-pre")).To(Equal(1), "Jobs in the order they ran: %v", jobs.Order())
+		item := itemOf(ctx, c, "unseen-pre")
+		Expect(item.Phase).To(Equal(manifests.PhaseCompleted))
+		Expect(item.Status).To(ContainSubstring("gone before its outcome was seen"))
+
+		Expect(env.Client.Delete(ctx, c)).To(Succeed())
+		eventually(func() string { return readyAt(ctx, c) }).Should(Equal("gone"))
+	})
+})
+
+// The same chart with the command line: every wavekit apply, rollback and
+// delete is one attempt, and runs each of its hooks once.
+var _ = Describe("hook Jobs that the cluster deletes as soon as they finish, with wavekit apply", Ordered, func() {
+	const (
+		ns      = "ttl-hooks-cli"
+		release = "cli"
+		applies = 8
+	)
+	var (
+		ctx        = context.Background()
+		jobs       *jobObserver
+		kubeconfig string
+	)
+
+	BeforeAll(func() {
+		newNamespace(ctx, ns)
+		jobs = observeJobs(ns)
+		kubeconfig = filepath.Join(GinkgoT().TempDir(), "kubeconfig")
+		Expect(testenv.WriteKubeconfig(env.Config, kubeconfig)).To(Succeed())
+	})
+
+	It("runs each hook once per apply, rollback and delete", func() {
+		for run := 1; run <= applies; run++ {
+			wavekit(kubeconfig, "apply", release, chartDir("ttlhooks"), "-n", ns, "--set", fmt.Sprintf("run=%d", run), "--wait", "--timeout", "1m")
+		}
+		wavekit(kubeconfig, "rollback", release, "2", "-n", ns, "--wait", "--timeout", "1m")
+		wavekit(kubeconfig, "delete", release, "-n", ns, "--wait", "--timeout", "1m")
+
+		runs := map[string]int{"pre": jobs.Runs(release + "-pre"), "post": jobs.Runs(release + "-post"), "delete": jobs.Runs(release + "-delete")}
+		GinkgoWriter.Printf("runs per hook Job: %v\n", runs)
+		Expect(runs).To(Equal(map[string]int{"pre": applies + 1, "post": applies + 1, "delete": 1}),
+			"Jobs in the order they ran: %v", jobs.Order())
+	})
+
+	It("fails the apply when a hook Job is deleted before it finished, says so, and does not create it again", func() {
+		type result struct {
+			code   int
+			stderr string
+		}
+		done := make(chan result, 1)
+		go func() {
+			defer GinkgoRecover()
+			code, _, stderr := run(kubeconfig, "apply", "cut", chartDir("ttlhooks"), "-n", ns, "--set", "hold=pre", "--wait", "--timeout", "1m")
+			done <- result{code, stderr}
+		}()
+		eventually(func() int32 { return jobActive(ctx, ns, "cut-pre") }).Should(Equal(int32(1)))
+		Expect(env.Client.Delete(ctx, &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "cut-pre"}},
+			client.PropagationPolicy(metav1.DeletePropagationBackground))).To(Succeed())
+
+		var got result
+		Eventually(done).WithTimeout(90 * time.Second).Should(Receive(&got))
+		Expect(got.code).To(Equal(1))
+		Expect(got.stderr).To(ContainSubstring("batch/Job " + ns + "/cut-pre failed: deleted before it finished"))
+		Expect(jobs.Runs("cut-pre")).To(Equal(1), jobs.describe())
+		wavekit(kubeconfig, "delete", "cut", "-n", ns, "--wait", "--timeout", "1m")
+	})
+})
+
+// describe names the Jobs in the order their runs appeared, for a failure
+// message.
+func (o *jobObserver) describe() string {
+	return fmt.Sprintf("Jobs in the order they ran: %v", o.Order())
+}
+
+// restartableOperator is the reference operator of the ttlhooks specs,
+// running in this process until stop: stopping it and starting another is
+// a restart, which keeps nothing but what the cluster holds.
+type restartableOperator struct {
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+func startOnceOperator() *restartableOperator {
+	GinkgoHelper()
+	mgr, err := ctrl.NewManager(env.Config, componenttest.ManagerOptions(scheme))
+	Expect(err).NotTo(HaveOccurred())
+	_, err = operator.Setup(mgr, operator.Options{Name: onceOperator, Sources: map[string]string{"ttlhooks": chartDir("ttlhooks")}})
+	Expect(err).NotTo(HaveOccurred())
+	ctx, cancel := context.WithCancel(context.Background())
+	op := &restartableOperator{cancel: cancel, done: make(chan struct{})}
+	go func() {
+		defer GinkgoRecover()
+		defer close(op.done)
+		Expect(mgr.Start(ctx)).To(Succeed())
+	}()
+	return op
+}
+
+// stop stops the operator and waits until it has stopped.
+func (op *restartableOperator) stop() {
+	op.cancel()
+	<-op.done
+}
+
+// ttlComponent is a Component of the ttlhooks chart with values.
+func ttlComponent(namespace, name, values string) *v1alpha1.Component {
+	return &v1alpha1.Component{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name},
+		Spec: v1alpha1.ComponentSpec{Source: "ttlhooks", Values: &apiextensionsv1.JSON{Raw: []byte(values)}}}
+}
+
+// replaceValues replaces the Component's values with a patch, which the
+// operator's status writes (a hook Job's deletion is reported) do not
+// make conflict.
+func replaceValues(ctx context.Context, c *v1alpha1.Component, values string) {
+	GinkgoHelper()
+	patch := []byte(`[{"op":"replace","path":"/spec/values","value":` + values + `}]`)
+	Expect(env.Client.Patch(ctx, c, client.RawPatch(types.JSONPatchType, patch))).To(Succeed())
+}
+
+// jobActive returns the Job's count of running pods, as the Job controller
+// reports it (0 when there is no such Job).
+func jobActive(ctx context.Context, namespace, name string) int32 {
+	GinkgoHelper()
+	var job batchv1.Job
+	if !exists(ctx, &job, namespace, name) {
+		return 0
+	}
+	return job.Status.Active
+}
+
+// releasePods lets kwok finish the pods of the Job: it removes their
+// wavekit.dev/test-not-ready annotation (metadata, not status).
+func releasePods(ctx context.Context, namespace, job string) {
+	GinkgoHelper()
+	var pods corev1.PodList
+	Expect(env.Client.List(ctx, &pods, client.InNamespace(namespace), client.MatchingLabels{"job-name": job})).To(Succeed())
+	Expect(pods.Items).NotTo(BeEmpty())
+	for i := range pods.Items {
+		patch := []byte(`{"metadata":{"annotations":{"wavekit.dev/test-not-ready":null}}}`)
+		Expect(env.Client.Patch(ctx, &pods.Items[i], client.RawPatch(types.MergePatchType, patch))).To(Succeed())
+	}
+}
+
+// requestReconcile asks the Component's operator for a pass and waits until
+// it has handled it.
+func requestReconcile(ctx context.Context, c *v1alpha1.Component, value string) {
+	GinkgoHelper()
+	key := manifests.Key(onceOperator, component.AnnotationReconcileRequestedAt)
+	patch := []byte(fmt.Sprintf(`{"metadata":{"annotations":{%q:%q}}}`, key, value))
+	Expect(env.Client.Patch(ctx, c, client.RawPatch(types.MergePatchType, patch))).To(Succeed())
+	eventually(func() string {
+		got, err := componenttest.GetComponent(ctx, env.Client, client.ObjectKeyFromObject(c))
+		Expect(err).NotTo(HaveOccurred())
+		return got.Status.LastHandledReconcileAt
+	}).Should(Equal(value))
+}
+
+// itemOf returns the inventory item of the Component's Job name (a zero
+// item while there is none).
+func itemOf(ctx context.Context, c *v1alpha1.Component, name string) manifests.InventoryItem {
+	GinkgoHelper()
+	got, err := componenttest.GetComponent(ctx, env.Client, client.ObjectKeyFromObject(c))
+	Expect(err).NotTo(HaveOccurred())
+	for _, item := range got.Status.Inventory {
+		if item.Kind == "Job" && item.Name == name {
+			return item
+		}
+	}
+	return manifests.InventoryItem{}
+}
+
+// installHeld creates a Component of the ttlhooks chart whose pre hook runs
+// until releasePods ends it, and waits until the operator waits for it.
+func installHeld(ctx context.Context, namespace, name string) *v1alpha1.Component {
+	GinkgoHelper()
+	c := ttlComponent(namespace, name, `{"hold":"pre"}`)
+	Expect(env.Client.Create(ctx, c)).To(Succeed())
+	eventually(func() int32 { return jobActive(ctx, namespace, name+"-pre") }).Should(Equal(int32(1)))
+	eventually(func() string { return itemOf(ctx, c, name+"-pre").Status }).Should(ContainSubstring("InProgress"))
+	return c
+}
