@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/spf13/cobra"
 	"k8s.io/client-go/tools/clientcmd"
@@ -32,7 +33,8 @@ server listens on 127.0.0.1 only and takes client certificates.`,
   wavekit cluster delete --keep    # stop it; create starts it again as it was
   wavekit cluster delete`,
 	}
-	cmd.AddCommand(newClusterCreateCommand(g), newClusterDeleteCommand(g), newClusterListCommand(g), newClusterKubeconfigCommand())
+	cmd.AddCommand(newClusterCreateCommand(g), newClusterDeleteCommand(g), newClusterListCommand(g), newClusterKubeconfigCommand(),
+		newClusterOperatorCommand(g))
 	return cmd
 }
 
@@ -42,7 +44,8 @@ func addClusterNameFlag(cmd *cobra.Command, name *string) {
 
 func newClusterCreateCommand(g *globalOptions) *cobra.Command {
 	var name string
-	var switchContext bool
+	var switchContext, withOperator bool
+	var sources []string
 	opts := localcluster.Options{}
 	cmd := &cobra.Command{
 		Use:   "create",
@@ -51,13 +54,28 @@ func newClusterCreateCommand(g *globalOptions) *cobra.Command {
 the context wavekit-NAME to the kubeconfig (--kubeconfig, else the first file
 of $KUBECONFIG, else ~/.kube/config) and makes it the current one.
 
+With --operator (or --source) it installs the reference operator's CRD and
+its chart's RBAC (every right, for a trial) and runs the operator on this
+machine, in the background, as the chart's ServiceAccount: pods of the
+cluster run no containers, so the operator cannot run in one. --source
+NAME=DIR serves a directory as spec.source NAME; Components may also take
+charts from repositories (spec.chart). Its log is named by list.
+
 On a cluster that exists and is stopped (delete --keep, a reboot), create
 starts it again on its data and ports: what was in it is still there.`,
 		Example: `  wavekit cluster create
+  wavekit cluster create --operator --source web=examples/templates/web
   wavekit cluster create --name test --nodes 5 --switch-context=false`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.Progress = g.stderr
+			if withOperator || len(sources) > 0 {
+				op, err := operatorOptions(sources)
+				if err != nil {
+					return err
+				}
+				opts.Operator = op
+			}
 			return runClusterCreate(cmd, g, name, switchContext, opts)
 		},
 	}
@@ -66,7 +84,23 @@ starts it again on its data and ports: what was in it is still there.`,
 	cmd.Flags().StringVar(&opts.Binaries, "binaries", "", "directory of kube-apiserver, etcd, kube-controller-manager, kube-scheduler and kwok (default: $KUBEBUILDER_ASSETS, else built once into wavekit's cache)")
 	cmd.Flags().IntVar(&opts.APIServerPort, "port", 0, "port of the API server on 127.0.0.1 (default: a free one, kept across restarts)")
 	cmd.Flags().BoolVar(&switchContext, "switch-context", true, "make the cluster's context the kubeconfig's current context")
+	cmd.Flags().BoolVar(&withOperator, "operator", false, "install the reference operator's CRD and RBAC and run it on this machine")
+	cmd.Flags().StringArrayVar(&sources, "source", nil, "with the operator: serve directory DIR as spec.source NAME, NAME=DIR (repeatable; implies --operator)")
 	return cmd
+}
+
+// operatorOptions checks the sources and finds this binary, which runs the
+// operator.
+func operatorOptions(sources []string) (*localcluster.Operator, error) {
+	abs, err := localcluster.OperatorSources(sources)
+	if err != nil {
+		return nil, err
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("finding the wavekit binary, which runs the operator: %w", err)
+	}
+	return &localcluster.Operator{Sources: abs, Executable: exe}, nil
 }
 
 func runClusterCreate(cmd *cobra.Command, g *globalOptions, name string, switchContext bool, opts localcluster.Options) error {
@@ -105,6 +139,12 @@ func printClusterWhere(out io.Writer, c *localcluster.Cluster, s *localcluster.S
 	}
 	fmt.Fprintf(out, "  kubeconfig: context %s in %s%s\n", c.ContextName(), kubeconfig, how)
 	fmt.Fprintf(out, "  logs:       %s\n", c.LogDir())
+	if s.Operator != nil {
+		fmt.Fprintf(out, "  operator:   running as ServiceAccount %s/%s, log %s\n", localcluster.OperatorNamespace, localcluster.OperatorAccount, c.OperatorLog())
+		for _, source := range s.Operator.Sources {
+			fmt.Fprintf(out, "              source %s\n", source)
+		}
+	}
 	flag := ""
 	if c.Name != localcluster.DefaultName {
 		flag = " --name " + c.Name

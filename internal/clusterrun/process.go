@@ -28,13 +28,19 @@ type StartOptions struct {
 	// Detach runs the process in a session of its own, so that it outlives
 	// this one and a Ctrl-C in the terminal does not reach it.
 	Detach bool
+	// LogName names the log file, LogName.log (default: the binary's name).
+	LogName string
 }
 
 // Start starts the binary name of directory bin with args and env added to
 // this process's environment, its stdout and stderr appended to
 // logDir/name.log.
 func Start(name, bin, logDir string, args, env []string, opts StartOptions) (*Process, error) {
-	logPath := filepath.Join(logDir, name+".log")
+	logName := name
+	if opts.LogName != "" {
+		logName = opts.LogName
+	}
+	logPath := filepath.Join(logDir, logName+".log")
 	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("creating the log of %s: %w", name, err)

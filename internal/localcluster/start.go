@@ -31,6 +31,10 @@ type Options struct {
 	// APIServerPort is the port of a new cluster's API server (a free one
 	// when 0).
 	APIServerPort int
+	// Operator, when set, installs the reference operator's CRD and RBAC
+	// and runs it on the host (on a cluster that exists, it replaces how
+	// the operator runs).
+	Operator *Operator
 	// Progress receives what the start does.
 	Progress io.Writer
 }
@@ -64,6 +68,9 @@ func (c *Cluster) Start(ctx context.Context, opts Options) (*State, error) {
 		if opts.Binaries != "" {
 			s.Binaries = opts.Binaries
 		}
+		if opts.Operator != nil {
+			s.Operator = opts.Operator
+		}
 	}
 	if err := c.run(ctx, s, opts.Progress); err != nil {
 		return nil, errors.Join(err, c.stopRecorded(s))
@@ -84,7 +91,7 @@ func (c *Cluster) create(opts Options) (*State, error) {
 	if err := k8sbin.Check(binaries, k8sbin.All...); err != nil {
 		return nil, err
 	}
-	s := &State{Binaries: binaries, Nodes: opts.Nodes, APIServerPort: opts.APIServerPort}
+	s := &State{Binaries: binaries, Nodes: opts.Nodes, APIServerPort: opts.APIServerPort, Operator: opts.Operator}
 	if s.Nodes == 0 {
 		s.Nodes = DefaultNodes
 	}
@@ -183,7 +190,14 @@ func (c *Cluster) run(ctx context.Context, s *State, progress io.Writer) error {
 			return err
 		}
 	}
-	return c.waitNodes(ctx, s, cfg)
+	if err := c.waitNodes(ctx, s, cfg); err != nil || s.Operator == nil {
+		return err
+	}
+	say(progress, "installing the reference operator's CRD and RBAC, and running it as ServiceAccount %s/%s", OperatorNamespace, OperatorAccount)
+	if err := c.installOperator(ctx, s, cfg); err != nil {
+		return err
+	}
+	return c.startOperator(s)
 }
 
 // startPart starts a binary of the cluster in a session of its own and

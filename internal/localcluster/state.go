@@ -33,6 +33,8 @@ type State struct {
 	Binaries string `json:"binaries"`
 	// Nodes is the number of Nodes kwok simulates.
 	Nodes int `json:"nodes"`
+	// Operator, when set, runs the reference operator on the host.
+	Operator *Operator `json:"operator,omitempty"`
 	// Processes are the processes last started, in the order of their start.
 	Processes []ProcessRecord `json:"processes,omitempty"`
 }
