@@ -48,8 +48,9 @@ var ErrRunning = errors.New("the cluster is running")
 // only some run has those stopped first.
 func (c *Cluster) Start(ctx context.Context, opts Options) (*State, error) {
 	s, err := c.ReadState()
+	created := errors.Is(err, ErrNotFound)
 	switch {
-	case errors.Is(err, ErrNotFound):
+	case created:
 		if s, err = c.create(opts); err != nil {
 			return nil, err
 		}
@@ -73,7 +74,11 @@ func (c *Cluster) Start(ctx context.Context, opts Options) (*State, error) {
 		}
 	}
 	if err := c.run(ctx, s, opts.Progress); err != nil {
-		return nil, errors.Join(err, c.stopRecorded(s))
+		stopped := c.stopRecorded(s)
+		if created && stopped == nil { // a cluster that never ran leaves nothing behind
+			stopped = os.RemoveAll(c.Dir)
+		}
+		return nil, errors.Join(err, stopped)
 	}
 	return s, nil
 }
