@@ -3,7 +3,8 @@
 # cache directory keyed by version and prints that directory (use it as
 # KUBEBUILDER_ASSETS): kube-apiserver, kube-controller-manager, kube-scheduler,
 # etcd and kwok. A second run finds every binary and returns at once; a cache
-# that lacks some of them builds only those.
+# that lacks some of them builds only those. With --dir it prints the
+# directory and builds nothing.
 #
 # The three Kubernetes components come from k8s.io/kubernetes through one
 # throwaway module that replaces every staging module that k8s.io/kubernetes
@@ -23,6 +24,12 @@ export GOTOOLCHAIN=local GOFLAGS=-mod=mod CGO_ENABLED=0
 log() { echo "control-plane: $*" >&2; }
 
 KUBE_BINARIES=(kube-apiserver kube-controller-manager kube-scheduler)
+
+# --dir prints the directory the binaries go into, and builds nothing.
+if [[ "${1:-}" == "--dir" ]]; then
+  echo "${DEST}"
+  exit 0
+fi
 
 # missing prints the binaries of the arguments that the cache lacks.
 missing() {

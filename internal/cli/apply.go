@@ -8,6 +8,10 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/pkg/engine"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
@@ -21,6 +25,7 @@ type applyOptions struct {
 	drift           driftOptions
 	atomic          bool
 	healthChecks    string
+	createNamespace bool
 }
 
 func newApplyCommand(g *globalOptions) *cobra.Command {
@@ -41,7 +46,7 @@ every wave is ready (or --timeout passes, which is an error).
 Progress is a table redrawn in place on a terminal, one line per change
 otherwise.`,
 		Example: `  wavekit apply demo ./chart -f values.yaml --set replicas=3
-  wavekit apply demo ./overlays/prod -n prod --wait --timeout 10m`,
+  wavekit apply demo ./overlays/prod -n prod --create-namespace --wait --timeout 10m`,
 		Args: exactArgs("NAME SOURCE"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return o.run(cmd.Context(), g, args[0], args[1])
@@ -50,6 +55,7 @@ otherwise.`,
 	o.input.addFlags(cmd)
 	cmd.Flags().BoolVar(&o.wait, "wait", false, "wait until every wave is applied and ready")
 	cmd.Flags().DurationVar(&o.timeout, "timeout", 5*time.Minute, "how long --wait waits")
+	cmd.Flags().BoolVar(&o.createNamespace, "create-namespace", false, "create the release namespace if it does not exist, as helm install --create-namespace (it is not part of the release)")
 	cmd.Flags().BoolVar(&o.atomic, "atomic", false, "on failure or timeout, roll back to the last Ready revision (delete the release when the install fails), as helm --atomic; implies --wait")
 	cmd.Flags().StringVar(&o.namespacePolicy, "namespace-policy", string(manifests.NamespaceCreate),
 		"create: create missing namespaces the objects need (kept in the inventory, never deleted with the release); do-not-create: refuse to apply")
@@ -76,6 +82,11 @@ func (o *applyOptions) run(ctx context.Context, g *globalOptions, name, dir stri
 	if err != nil {
 		return err
 	}
+	if o.createNamespace {
+		if err := createReleaseNamespace(ctx, g, next.cluster, next.rel.Namespace); err != nil {
+			return err
+		}
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	a, err := newReleaseApply(ctx, next.cluster, next.store, next.rel, g)
@@ -89,6 +100,21 @@ func (o *applyOptions) run(ctx context.Context, g *globalOptions, name, dir stri
 		return err // without --atomic, or nothing was written
 	}
 	return recoverAtomic(ctx, g, next.cluster, a.rel, err, o.timeout)
+}
+
+// createReleaseNamespace creates namespace unless it exists, and says so
+// when it did.
+func createReleaseNamespace(ctx context.Context, g *globalOptions, cl *cluster, namespace string) error {
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}}
+	err := cl.client.Create(ctx, ns, client.FieldOwner(g.operatorName))
+	switch {
+	case apierrors.IsAlreadyExists(err):
+		return nil
+	case err != nil:
+		return fmt.Errorf("--create-namespace: creating namespace %s: %w", namespace, err)
+	}
+	fmt.Fprintf(g.stderr, "created namespace %s\n", namespace)
+	return nil
 }
 
 // recoverAtomic undoes a failed apply --atomic: a rollback to the last Ready

@@ -51,6 +51,24 @@ var _ = Describe("apply", func() {
 		Expect(inventoryOf(ns, "demo")).To(ConsistOf("ConfigMap "+ns+"/demo-config Ready", "ConfigMap "+ns+"/demo-app Ready"))
 	})
 
+	It("refuses a release namespace that does not exist, and creates it with --create-namespace", func() {
+		ns := fmt.Sprintf("cli-new-%d", GinkgoParallelProcess())
+		r := wavekit("apply", "fresh", "testdata/web", "-n", ns)
+		Expect(r.code).To(Equal(1))
+		Expect(r.stderr).To(ContainSubstring("release namespace " + ns + " does not exist"))
+		Expect(env.Client.Get(context.Background(), client.ObjectKey{Name: ns}, &corev1.Namespace{})).NotTo(Succeed())
+
+		r = wavekit("apply", "fresh", "testdata/web", "-n", ns, "--create-namespace")
+		Expect(r.code).To(Equal(0), r.stderr)
+		Expect(r.stderr).To(ContainSubstring("created namespace " + ns + "\n"))
+		Expect(configMap(ns, "fresh-config")).NotTo(BeNil())
+		Expect(inventoryOf(ns, "fresh")).NotTo(ContainElement(ContainSubstring("Namespace")), "the release namespace is not part of the release")
+
+		r = wavekit("apply", "fresh", "testdata/web", "-n", ns, "--create-namespace")
+		Expect(r.code).To(Equal(0), r.stderr)
+		Expect(r.stderr).NotTo(ContainSubstring("created namespace"), "it exists now")
+	})
+
 	It("writes nothing when nothing changed", func() {
 		ns := newNamespace()
 		succeeds("apply", "same", "testdata/web", "-n", ns)

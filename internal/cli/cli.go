@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/wavekit-dev/wavekit/internal/errlines"
+	"github.com/wavekit-dev/wavekit/internal/version"
 )
 
 // ExitError ends a command with a given exit code; Err, when set, is printed
@@ -158,6 +160,9 @@ The cluster is found as kubectl finds it: --kubeconfig, $KUBECONFIG,
 		DisableSuggestions:         true,
 		SuggestionsMinimumDistance: 2,
 	}
+	// --version prints what the version command prints.
+	root.Version = version.String()
+	root.SetVersionTemplate(fmt.Sprintf("wavekit {{.Version}}\ngo %s\nkubernetes %s\n", runtime.Version(), BuiltKubeVersion))
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error { return &flagError{cmd: cmd, err: err} })
 	root.SetOut(stdout)
 	root.SetErr(stderr)
@@ -178,6 +183,7 @@ The cluster is found as kubectl finds it: --kubeconfig, $KUBECONFIG,
 		newSuspendCommand(g, false),
 		newReconcileCommand(g),
 		newPluginCommand(g),
+		newClusterCommand(g),
 		newDemoCommand(),
 		newScaffoldCommand(g),
 		newVersionCommand(g),

@@ -69,6 +69,17 @@ func (g *globalOptions) tune(cfg *rest.Config) {
 	cfg.WarningHandler = rest.NewWarningWriter(g.stderr, rest.WarningWriterOptions{Deduplicate: true})
 }
 
+// noKubeconfig says which kubeconfig files were looked for, none of which
+// exists, and how to get a cluster.
+func noKubeconfig() error {
+	looked := "KUBECONFIG is not set and " + clientcmd.RecommendedHomeFile + " does not exist"
+	if env := os.Getenv(clientcmd.RecommendedConfigPathEnvVar); env != "" {
+		looked = "KUBECONFIG names " + env + ", which does not exist"
+	}
+	return hint(errors.New("no kubeconfig found: "+looked),
+		"set --kubeconfig or KUBECONFIG to a kubeconfig file, or start a local cluster with 'wavekit cluster create', which writes one")
+}
+
 // clientConfig loads the kubeconfig as kubectl does.
 func (g *globalOptions) clientConfig() clientcmd.ClientConfig {
 	rules := clientcmd.NewDefaultClientConfigLoadingRules()
@@ -98,7 +109,7 @@ func (g *globalOptions) restConfig() (*rest.Config, error) {
 	}
 	files := g.kubeconfigFiles()
 	if len(files) == 0 {
-		return nil, errors.New("no kubeconfig found: set --kubeconfig or KUBECONFIG, or create ~/.kube/config")
+		return nil, noKubeconfig()
 	}
 	raw, rawErr := cc.RawConfig()
 	if rawErr == nil && len(raw.Contexts) > 0 {

@@ -15,8 +15,9 @@ import (
 )
 
 type deleteOptions struct {
-	wait    bool
-	timeout time.Duration
+	wait           bool
+	timeout        time.Duration
+	ignoreNotFound bool
 }
 
 func newDeleteCommand(g *globalOptions) *cobra.Command {
@@ -47,6 +48,7 @@ finalizer, for example); run it again, or use --wait.`,
 	}
 	cmd.Flags().BoolVar(&o.wait, "wait", false, "wait until every object is gone")
 	cmd.Flags().DurationVar(&o.timeout, "timeout", 5*time.Minute, "how long --wait waits")
+	cmd.Flags().BoolVar(&o.ignoreNotFound, "ignore-not-found", false, "exit 0 when the release does not exist (say so on stderr)")
 	return cmd
 }
 
@@ -60,8 +62,13 @@ func (o *deleteOptions) run(ctx context.Context, g *globalOptions, name string) 
 	if err != nil {
 		return err
 	}
+	if rel == nil && o.ignoreNotFound {
+		fmt.Fprintf(g.stderr, "release %s/%s not found: nothing to delete\n", cl.namespace, name)
+		return nil
+	}
 	if rel == nil {
-		return fmt.Errorf("release %s/%s not found: no secret %s%s", cl.namespace, name, secretPrefix, name)
+		return hint(fmt.Errorf("release %s/%s not found: no secret %s%s", cl.namespace, name, secretPrefix, name),
+			"wavekit list -A shows the releases; --ignore-not-found exits 0 for a release that is gone")
 	}
 	if rel.OperatorName == "" {
 		rel.OperatorName = g.operatorName

@@ -90,6 +90,13 @@ var _ = Describe("delete", func() {
 	It("says when the release does not exist", func() {
 		r := wavekit("delete", "nope", "-n", "default")
 		Expect(r.code).To(Equal(1))
-		Expect(r.stderr).To(Equal("error: release default/nope not found: no secret wavekit.nope\n"))
+		Expect(r.stderr).To(Equal("error: release default/nope not found: no secret wavekit.nope\n" +
+			"  wavekit list -A shows the releases; --ignore-not-found exits 0 for a release that is gone\n"))
+	})
+
+	It("exits 0 with --ignore-not-found for a release that does not exist, and says so", func() {
+		r := wavekit("delete", "nope", "-n", "default", "--ignore-not-found")
+		Expect(r.code).To(Equal(0))
+		Expect(r.stderr).To(Equal("release default/nope not found: nothing to delete\n"))
 	})
 })

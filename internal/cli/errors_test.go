@@ -80,11 +80,13 @@ var _ = Describe("an error", func() {
 	})
 
 	It("says how to configure a cluster when there is no kubeconfig", func() {
-		GinkgoT().Setenv("KUBECONFIG", filepath.Join(GinkgoT().TempDir(), "missing"))
+		missing := filepath.Join(GinkgoT().TempDir(), "missing")
+		GinkgoT().Setenv("KUBECONFIG", missing)
 		GinkgoT().Setenv("HOME", GinkgoT().TempDir())
 		GinkgoT().Setenv("KUBERNETES_SERVICE_HOST", "") // not in a pod
 		r := wavekitAlone("status", "demo")
-		Expect(r.stderr).To(Equal("error: no kubeconfig found: set --kubeconfig or KUBECONFIG, or create ~/.kube/config\n"))
+		Expect(r.stderr).To(Equal("error: no kubeconfig found: KUBECONFIG names " + missing + ", which does not exist\n" +
+			"  set --kubeconfig or KUBECONFIG to a kubeconfig file, or start a local cluster with 'wavekit cluster create', which writes one\n"))
 		Expect(r.code).To(Equal(1))
 	})
 

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -113,5 +114,20 @@ func rollbackTarget(history []revisionRecord, current, revision int64) (revision
 	if revision == 0 {
 		return revisionRecord{}, fmt.Errorf("no Ready revision before revision %d to roll back to", current)
 	}
-	return revisionRecord{}, fmt.Errorf("revision %d is not in the release's history (it keeps the last %d)", revision, maxHistory)
+	return revisionRecord{}, fmt.Errorf("revision %d is not in the release's history (it keeps the last %d); it has %s",
+		revision, maxHistory, storedRevisions(history))
+}
+
+// storedRevisions lists the revisions of history that can be rolled back to.
+func storedRevisions(history []revisionRecord) string {
+	var stored []string
+	for _, h := range history {
+		if h.Objects != nil {
+			stored = append(stored, fmt.Sprintf("%d (%s)", h.Revision, h.State))
+		}
+	}
+	if len(stored) == 0 {
+		return "no revision with its objects stored"
+	}
+	return "revisions " + strings.Join(stored, ", ")
 }

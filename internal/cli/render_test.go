@@ -82,5 +82,6 @@ var _ = Describe("render", func() {
 		Expect(err).NotTo(HaveOccurred())
 		minor := strings.TrimPrefix(cli.BuiltKubeVersion, "1.")
 		Expect(string(goMod)).To(ContainSubstring("k8s.io/client-go v0." + minor + "\n"))
+		Expect(succeeds("--version")).To(Equal(out), "wavekit --version prints what wavekit version prints")
 	})
 })

@@ -79,6 +79,6 @@ var _ = Describe("history, rollback and apply --atomic", func() {
 		Expect(r.code).To(Equal(1))
 		Expect(r.stderr).To(Equal("error: release " + ns + "/shop: no Ready revision before revision 1 to roll back to\n"))
 		r = wavekit("rollback", "shop", "7", "-n", ns)
-		Expect(r.stderr).To(Equal("error: release " + ns + "/shop: revision 7 is not in the release's history (it keeps the last 10)\n"))
+		Expect(r.stderr).To(Equal("error: release " + ns + "/shop: revision 7 is not in the release's history (it keeps the last 10); it has revisions 1 (Ready)\n"))
 	})
 })

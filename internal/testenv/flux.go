@@ -10,6 +10,8 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/wavekit-dev/wavekit/internal/k8sbin"
 )
 
 // FluxSourceController is the release of Flux's source-controller whose
@@ -22,7 +24,7 @@ const FluxSourceController = "v1.10.1"
 // its module on the Go module proxy on first use and kept in the cache
 // directory of hack/control-plane.sh. Pass it in Options.ExtraCRDDirs.
 func FluxSourceCRDs() (string, error) {
-	dir := filepath.Join(cacheRoot(), "flux", "source-controller-"+FluxSourceController)
+	dir := filepath.Join(k8sbin.CacheRoot(), "flux", "source-controller-"+FluxSourceController)
 	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
 		return dir, nil
 	}
@@ -34,16 +36,6 @@ func FluxSourceCRDs() (string, error) {
 		return "", fmt.Errorf("the CRDs of Flux source-controller %s: %w", FluxSourceController, err)
 	}
 	return dir, nil
-}
-
-func cacheRoot() string {
-	if dir := os.Getenv("WAVEKIT_CACHE"); dir != "" {
-		return dir
-	}
-	if dir, err := os.UserCacheDir(); err == nil {
-		return filepath.Join(dir, "wavekit")
-	}
-	return filepath.Join(os.TempDir(), "wavekit-cache")
 }
 
 // downloadModule fetches a module's zip with the go command (so that

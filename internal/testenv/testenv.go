@@ -1,15 +1,11 @@
 package testenv
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
-	"slices"
-	"strings"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	k8sruntime "k8s.io/apimachinery/pkg/runtime"
@@ -17,7 +13,24 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/wavekit-dev/wavekit/internal/k8sbin"
+	"github.com/wavekit-dev/wavekit/pkg/testenv"
 )
+
+// FailAnnotation, set to "true" on a pod, makes the test cluster's kwok move
+// the pod to Failed (exit code 1) instead of Running.
+const FailAnnotation = testenv.FailAnnotation
+
+// NotReadyAnnotation, set to "true" on a pod, makes the test cluster's kwok
+// move the pod to Running with its Ready condition False, where it stays: a
+// Deployment of such pods never becomes available, and a Job of them never
+// finishes.
+const NotReadyAnnotation = testenv.NotReadyAnnotation
+
+// FakeNodes are the names of the Nodes that kwok simulates in a cluster that
+// Start started with Options.Controllers.
+var FakeNodes = (&testenv.Environment{}).NodeNames()
 
 // Env is a running test control plane.
 type Env struct {
@@ -28,9 +41,8 @@ type Env struct {
 	// Scheme knows the built-in types and the CRD types.
 	Scheme *k8sruntime.Scheme
 
-	environment *envtest.Environment
+	environment *testenv.Environment
 	apiserver   *apiserverProcess // started by RestartAPIServer, if any
-	cluster     *cluster          // with Options.Controllers
 }
 
 // Options change what Start installs.
@@ -49,17 +61,9 @@ type Options struct {
 // Start builds (first time only) and starts kube-apiserver and etcd, installs
 // the CRDs of config/crd/bases and test/crds and waits until they are
 // established; with opts.Controllers it then starts the controllers, the
-// scheduler and the fake Nodes (see Options). Stop it with Stop.
+// scheduler and the fake Nodes (see Options). Stop it with Stop. It is
+// pkg/testenv's Environment with this project's CRDs.
 func Start(opts Options) (*Env, error) {
-	assets, err := Assets()
-	if err != nil {
-		return nil, err
-	}
-	if opts.Controllers {
-		if err := checkClusterBinaries(assets); err != nil {
-			return nil, err
-		}
-	}
 	scheme := opts.Scheme
 	if scheme == nil {
 		scheme = k8sruntime.NewScheme()
@@ -75,38 +79,23 @@ func Start(opts Options) (*Env, error) {
 		filepath.Join(root, "config", "crd", "bases"),
 		filepath.Join(root, "test", "crds"),
 	}, opts.ExtraCRDDirs...)
-	environment := &envtest.Environment{
-		BinaryAssetsDirectory: assets,
+	environment := &testenv.Environment{APIServerOnly: !opts.Controllers, Environment: envtest.Environment{
 		CRDDirectoryPaths:     crdDirs,
 		ErrorIfCRDPathMissing: true,
 		Scheme:                scheme,
-	}
+	}}
 	// envtest's default Service range is a /24: 254 Services, too few for
 	// the scale benchmarks.
 	environment.ControlPlane.GetAPIServer().Configure().Set("service-cluster-ip-range", "10.96.0.0/16")
-	if opts.Controllers {
-		// envtest turns the ServiceAccount admission plugin off, since
-		// nothing would create a namespace's default account. With the
-		// controllers something does, and a pod then runs as an account that
-		// exists or is refused, as in a real cluster.
-		environment.ControlPlane.GetAPIServer().Configure().Disable("disable-admission-plugins")
-	}
 	cfg, err := environment.Start()
 	if err != nil {
-		return nil, fmt.Errorf("starting test control plane from %s: %w", assets, err)
+		return nil, fmt.Errorf("starting test control plane: %w", err)
 	}
 	c, err := client.New(cfg, client.Options{Scheme: scheme})
 	if err != nil {
-		_ = environment.Stop()
-		return nil, fmt.Errorf("creating test client: %w", err)
+		return nil, errors.Join(fmt.Errorf("creating test client: %w", err), environment.Stop())
 	}
-	env := &Env{Config: cfg, Client: c, Scheme: scheme, environment: environment}
-	if opts.Controllers {
-		if env.cluster, err = startCluster(assets, environment, cfg, c); err != nil {
-			return nil, errors.Join(err, environment.Stop())
-		}
-	}
-	return env, nil
+	return &Env{Config: cfg, Client: c, Scheme: scheme, environment: environment}, nil
 }
 
 // Stop stops the controllers, the scheduler and kwok if they run, then
@@ -115,18 +104,10 @@ func (e *Env) Stop() error {
 	if e == nil || e.environment == nil {
 		return nil
 	}
-	var controllers error
-	if e.cluster != nil {
-		controllers = e.cluster.stop()
-		e.cluster = nil
-	}
 	// A kube-apiserver that RestartAPIServer started first: envtest stops
 	// only its own (which has exited then) and removes the certificates.
 	restarted := e.stopRestarted()
-	if err := e.environment.Stop(); err != nil {
-		return errors.Join(controllers, restarted, fmt.Errorf("stopping test control plane: %w", err))
-	}
-	return errors.Join(controllers, restarted)
+	return errors.Join(restarted, e.environment.Stop())
 }
 
 // Assets returns the directory with the control plane's binaries:
@@ -135,47 +116,7 @@ func (e *Env) Stop() error {
 // that); otherwise, for a binary built without its checkout (-trimpath), the
 // newest control plane that script left in its cache.
 func Assets() (string, error) {
-	if dir := os.Getenv("KUBEBUILDER_ASSETS"); dir != "" {
-		return dir, nil
-	}
-	script := filepath.Join(ModuleRoot(), "hack", "control-plane.sh")
-	if _, err := os.Stat(script); err != nil {
-		if dir, ok := cachedAssets(); ok {
-			return dir, nil
-		}
-		return "", errors.New("no kube-apiserver and etcd found: run this from a wavekit checkout (make control-plane builds them), " +
-			"or set KUBEBUILDER_ASSETS to a directory that holds both")
-	}
-	var stdout bytes.Buffer
-	cmd := exec.Command("bash", script)
-	cmd.Stdout = &stdout
-	cmd.Stderr = os.Stderr
-	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("running %s: %w", script, err)
-	}
-	dir := strings.TrimSpace(stdout.String())
-	if dir == "" {
-		return "", fmt.Errorf("%s printed no directory", script)
-	}
-	return dir, nil
-}
-
-// cachedAssets finds the newest directory of hack/control-plane.sh's cache
-// that holds every binary of the cluster (Options.Controllers needs them all).
-func cachedAssets() (string, bool) {
-	dirs, _ := filepath.Glob(filepath.Join(cacheRoot(), "k8s", "*-etcd*"))
-	slices.Sort(dirs)
-	for _, dir := range slices.Backward(dirs) {
-		if isExecutable(filepath.Join(dir, "kube-apiserver")) && isExecutable(filepath.Join(dir, "etcd")) && checkClusterBinaries(dir) == nil {
-			return dir, true
-		}
-	}
-	return "", false
-}
-
-func isExecutable(path string) bool {
-	info, err := os.Stat(path)
-	return err == nil && info.Mode().IsRegular() && info.Mode()&0o111 != 0
+	return k8sbin.Dir(os.Stderr)
 }
 
 // ModuleRoot is the directory of the wavekit module, found from this file.

@@ -1,4 +1,4 @@
-package testenv
+package k8sbin
 
 import (
 	"os"
@@ -8,13 +8,13 @@ import (
 
 // A binary built with -trimpath has no checkout to run hack/control-plane.sh
 // from; it finds the newest control plane the script left in its cache.
-func TestCachedAssetsFindsTheNewestCompleteControlPlane(t *testing.T) {
+func TestCachedFindsTheNewestCompleteControlPlane(t *testing.T) {
 	cache := t.TempDir()
 	t.Setenv("WAVEKIT_CACHE", cache)
-	if _, ok := cachedAssets(); ok {
+	if _, ok := cached(); ok {
 		t.Fatal("found a control plane in an empty cache")
 	}
-	all := append([]string{"kube-apiserver", "etcd"}, clusterBinaries...)
+	all := All
 	for dir, binaries := range map[string][]string{
 		"1.36.0-etcd3.6.10": all,
 		"1.37.1-etcd3.6.16": all,
@@ -30,8 +30,8 @@ func TestCachedAssetsFindsTheNewestCompleteControlPlane(t *testing.T) {
 			}
 		}
 	}
-	dir, ok := cachedAssets()
+	dir, ok := cached()
 	if want := filepath.Join(cache, "k8s", "1.37.1-etcd3.6.16"); !ok || dir != want {
-		t.Fatalf("cachedAssets() = %q, %v; want %q", dir, ok, want)
+		t.Fatalf("cached() = %q, %v; want %q", dir, ok, want)
 	}
 }

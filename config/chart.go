@@ -1,0 +1,11 @@
+// Package config holds the reference operator's Helm chart (config/chart),
+// embedded so that `wavekit cluster create --operator` installs its CRD and
+// RBAC as the chart does, from any directory.
+package config
+
+import "embed"
+
+// Chart is the directory chart: Chart.yaml, values, templates and crds.
+//
+//go:embed all:chart
+var Chart embed.FS

@@ -1,0 +1,132 @@
+package clusterrun
+
+import (
+	_ "embed"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// FailAnnotation, set to "true" on a pod, makes kwok move the pod to Failed
+// (exit code 1) instead of Running.
+const FailAnnotation = "wavekit.dev/test-fail"
+
+// NotReadyAnnotation, set to "true" on a pod, makes kwok move the pod to
+// Running with its Ready condition False, where it stays: a Deployment of
+// such pods never becomes available, and a Job of them never finishes.
+const NotReadyAnnotation = "wavekit.dev/test-not-ready"
+
+// stages is kwok's configuration: how Nodes and Pods move through their
+// lifecycle.
+//
+//go:embed stages.yaml
+var stages []byte
+
+// Files are what the parts read: a kubeconfig of a cluster administrator, the
+// cluster's CA, the key kube-apiserver verifies service account tokens with,
+// and a directory for kwok's stages and home.
+type Files struct {
+	Kubeconfig string
+	CAFile     string
+	SigningKey string
+	Dir        string
+}
+
+// Part is one process of the cluster: a binary and its arguments and extra
+// environment.
+type Part struct {
+	Name string
+	Args []string
+	Env  []string
+}
+
+// Parts writes kwok's stages into f.Dir and returns the processes to run,
+// in the order to start them.
+func Parts(f Files) ([]Part, error) {
+	stagesFile := filepath.Join(f.Dir, "kwok-stages.yaml")
+	if err := os.WriteFile(stagesFile, stages, 0o600); err != nil {
+		return nil, fmt.Errorf("writing %s: %w", stagesFile, err)
+	}
+	return []Part{
+		{Name: "kube-controller-manager", Args: []string{
+			"--kubeconfig=" + f.Kubeconfig,
+			"--controllers=*",
+			"--leader-elect=false",
+			"--secure-port=0",
+			"--service-account-private-key-file=" + f.SigningKey,
+			"--root-ca-file=" + f.CAFile,
+			"--use-service-account-credentials=false",
+			// Its default client limit (20 requests a second) paces a
+			// thousand Deployments at seven ReplicaSets a second: a test
+			// or benchmark would measure that limit, not wavekit.
+			"--kube-api-qps=1000",
+			"--kube-api-burst=2000",
+		}},
+		{Name: "kube-scheduler", Args: []string{
+			"--kubeconfig=" + f.Kubeconfig,
+			"--leader-elect=false",
+			"--secure-port=0",
+		}},
+		{Name: "kwok", Args: []string{
+			"--kubeconfig=" + f.Kubeconfig,
+			"--config=" + stagesFile,
+			"--manage-nodes-with-annotation-selector=" + FakeNodeAnnotation + "=fake",
+			"--node-lease-duration-seconds=40",
+			"--cidr=10.244.0.0/16", // pod IPs; kwok's default /24 has 254
+		}, Env: []string{"HOME=" + f.Dir}}, // no ~/.kwok/kwok.yaml of the user
+	}, nil
+}
+
+// Group is the parts of a cluster, started as processes.
+type Group struct {
+	Processes []*Process
+}
+
+// StartParts starts parts from the binaries of bin, logging into logDir. On
+// an error, the parts it started are stopped again.
+func StartParts(bin, logDir string, parts []Part, opts StartOptions) (*Group, error) {
+	g := &Group{}
+	for _, part := range parts {
+		p, err := Start(part.Name, bin, logDir, part.Args, part.Env, opts)
+		if err != nil {
+			return nil, errors.Join(err, g.Stop(StopGrace))
+		}
+		g.Processes = append(g.Processes, p)
+	}
+	return g, nil
+}
+
+// StopGrace is how long a part may take to exit on SIGTERM.
+const StopGrace = 15 * time.Second
+
+// Exited returns an error for the first part that has exited.
+func (g *Group) Exited() error {
+	for _, p := range g.Processes {
+		if err := p.Exited(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Tails returns the end of every part's log.
+func (g *Group) Tails() string {
+	var b strings.Builder
+	for _, p := range g.Processes {
+		fmt.Fprintf(&b, "\nthe end of %s:\n%s", p.LogPath, Tail(p.LogPath))
+	}
+	return b.String()
+}
+
+// Stop stops the parts that run, last started first.
+func (g *Group) Stop(grace time.Duration) error {
+	var errs []error
+	for i := len(g.Processes) - 1; i >= 0; i-- {
+		errs = append(errs, g.Processes[i].Stop(grace))
+	}
+	g.Processes = nil
+	return errors.Join(errs...)
+}

@@ -1,0 +1,196 @@
+package e2e_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/wavekit-dev/wavekit/internal/testenv"
+)
+
+// The README's offline quick start, run word for word: its shell block is
+// read from README.md, each line run by bash in the checkout, with the
+// binaries it installs, the cluster's state and the kubeconfig in the
+// test's own directories.
+var _ = Describe("the README's offline quick start", Ordered, func() {
+	var shell *quickstartShell
+
+	BeforeAll(func() {
+		shell = newQuickstartShell()
+	})
+
+	It("reaches a Ready Component on `wavekit cluster create`, and `delete` leaves no process and no port behind", func() {
+		lines := readmeBlock("## Try it on your machine, offline")
+		Expect(lines).To(ContainElement(HavePrefix("wavekit cluster create")))
+		Expect(lines[len(lines)-1]).To(Equal("wavekit cluster delete"))
+		var state clusterState
+		for _, line := range lines {
+			if line == "wavekit cluster delete" {
+				state = shell.state("wavekit")
+			}
+			out := shell.run(line)
+			if strings.HasPrefix(line, "kubectl get components") {
+				Expect(out).To(MatchRegexp(`component.wavekit.dev/shop\s+Ready\s+True`))
+				Expect(out).To(MatchRegexp(`deployment.apps/shop\s+2/2`), "the real controllers rolled it out")
+			}
+		}
+		Expect(state.Processes).To(HaveLen(6), "etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok and the operator")
+		for _, p := range state.Processes {
+			Expect(processRuns(p.PID)).To(BeFalse(), "%s (pid %d) still runs", p.Name, p.PID)
+		}
+		for _, port := range []int{state.APIServerPort, state.EtcdPort} {
+			_, err := net.DialTimeout("tcp", "127.0.0.1:"+strconv.Itoa(port), time.Second)
+			Expect(err).To(HaveOccurred(), "something still listens on port %d", port)
+		}
+		Expect(filepath.Join(shell.stateHome, "wavekit", "clusters", "wavekit")).NotTo(BeADirectory())
+		Expect(os.ReadFile(shell.kubeconfig)).NotTo(ContainSubstring("wavekit-wavekit"))
+	})
+
+	It("starts a stopped cluster again with what was in it, on the same kubeconfig", func() {
+		shell.run("wavekit cluster create --name again --nodes 1 --switch-context=false")
+		DeferCleanup(func() { shell.run("wavekit cluster delete --name again") })
+		ctx := "--context wavekit-again"
+		shell.run("kubectl " + ctx + " create configmap kept --from-literal=day=one")
+		shell.run("wavekit cluster delete --name again --keep")
+		Expect(shell.run("wavekit cluster list")).To(MatchRegexp(`again\s+stopped`))
+		for _, p := range shell.state("again").Processes {
+			Expect(processRuns(p.PID)).To(BeFalse(), "%s (pid %d) still runs after delete --keep", p.Name, p.PID)
+		}
+		Expect(shell.run("wavekit cluster create --name again --switch-context=false")).To(ContainSubstring("1 Nodes Ready"))
+		Expect(shell.run("kubectl " + ctx + " get configmap kept -o jsonpath={.data.day}")).To(Equal("one"))
+	})
+
+	It("refuses a port another program listens on, and leaves no cluster behind", func() {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		Expect(err).NotTo(HaveOccurred())
+		defer l.Close()
+		port := strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+		out, err := shell.try("wavekit cluster create --name taken --port " + port)
+		Expect(err).To(HaveOccurred())
+		Expect(out).To(ContainSubstring("port " + port + " on 127.0.0.1, which the API server of this cluster uses, is taken by another program"))
+		Expect(filepath.Join(shell.stateHome, "wavekit", "clusters", "taken")).NotTo(BeADirectory())
+	})
+})
+
+// quickstartShell runs command lines as a user would, in the checkout, with
+// its own GOBIN first on PATH, state directory and kubeconfig.
+type quickstartShell struct {
+	env                   []string
+	stateHome, kubeconfig string
+}
+
+func newQuickstartShell() *quickstartShell {
+	GinkgoHelper()
+	dir := GinkgoT().TempDir()
+	assets, err := testenv.Assets()
+	Expect(err).NotTo(HaveOccurred())
+	bin := filepath.Join(dir, "bin")
+	s := &quickstartShell{stateHome: filepath.Join(dir, "state"), kubeconfig: filepath.Join(dir, "kubeconfig")}
+	s.env = append(os.Environ(),
+		"GOBIN="+bin,
+		"PATH="+bin+string(os.PathListSeparator)+filepath.Dir(kubectlBinary())+string(os.PathListSeparator)+os.Getenv("PATH"),
+		"XDG_STATE_HOME="+s.stateHome,
+		"KUBECONFIG="+s.kubeconfig,
+		"KUBEBUILDER_ASSETS="+assets,
+	)
+	DeferCleanup(func() { _, _ = s.try("wavekit cluster delete") })
+	return s
+}
+
+// run runs line and returns its standard output; it fails the spec unless
+// the line exits 0.
+func (s *quickstartShell) run(line string) string {
+	GinkgoHelper()
+	out, err := s.try(line)
+	Expect(err).NotTo(HaveOccurred(), "%s:\n%s", line, out)
+	return out
+}
+
+// try runs line with bash and returns its output (stdout, then stderr on an
+// error).
+func (s *quickstartShell) try(line string) (string, error) {
+	cmd := exec.Command("bash", "-euo", "pipefail", "-c", line)
+	cmd.Dir = testenv.ModuleRoot()
+	cmd.Env = s.env
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	fmt.Fprintf(GinkgoWriter, "$ %s\n%s%s", line, out, stderr.String())
+	if err != nil {
+		return string(out) + stderr.String(), err
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// clusterState is what a local cluster records about itself.
+type clusterState struct {
+	APIServerPort int `json:"apiServerPort"`
+	EtcdPort      int `json:"etcdPort"`
+	Processes     []struct {
+		Name string `json:"name"`
+		PID  int    `json:"pid"`
+	} `json:"processes"`
+}
+
+func (s *quickstartShell) state(name string) clusterState {
+	GinkgoHelper()
+	data, err := os.ReadFile(filepath.Join(s.stateHome, "wavekit", "clusters", name, "cluster.json"))
+	Expect(err).NotTo(HaveOccurred())
+	var state clusterState
+	Expect(json.Unmarshal(data, &state)).To(Succeed())
+	return state
+}
+
+// processRuns reports whether pid is a process that has not exited (a
+// zombie, which a container's init may never reap, has).
+func processRuns(pid int) bool {
+	if stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat"); err == nil {
+		i := strings.LastIndexByte(string(stat), ')')
+		return i < 0 || i+2 >= len(stat) || stat[i+2] != 'Z'
+	}
+	return syscall.Kill(pid, 0) == nil
+}
+
+// readmeBlock returns the command lines of the first shell block below
+// heading in README.md.
+func readmeBlock(heading string) []string {
+	GinkgoHelper()
+	data, err := os.ReadFile(filepath.Join(testenv.ModuleRoot(), "README.md"))
+	Expect(err).NotTo(HaveOccurred())
+	_, section, found := strings.Cut(string(data), "\n"+heading+"\n")
+	Expect(found).To(BeTrue(), "README.md has no heading %q", heading)
+	_, block, found := strings.Cut(section, "```sh\n")
+	Expect(found).To(BeTrue(), "no shell block below %q", heading)
+	block, _, _ = strings.Cut(block, "```")
+	var lines []string
+	for _, line := range strings.Split(block, "\n") {
+		if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
+			lines = append(lines, line)
+		}
+	}
+	return lines
+}
+
+// kubectlBinary is kubectl from PATH, else the one hack/kubectl builds.
+func kubectlBinary() string {
+	GinkgoHelper()
+	if path, err := exec.LookPath("kubectl"); err == nil {
+		return path
+	}
+	binary := filepath.Join(GinkgoT().TempDir(), "kubectl")
+	build := exec.Command("go", "build", "-o", binary, ".")
+	build.Dir = filepath.Join(testenv.ModuleRoot(), "hack", "kubectl")
+	out, err := build.CombinedOutput()
+	Expect(err).NotTo(HaveOccurred(), "building kubectl:\n%s", out)
+	return binary
+}
