@@ -145,10 +145,7 @@ func printClusterWhere(out io.Writer, c *localcluster.Cluster, s *localcluster.S
 			fmt.Fprintf(out, "              source %s\n", source)
 		}
 	}
-	flag := ""
-	if c.Name != localcluster.DefaultName {
-		flag = " --name " + c.Name
-	}
+	flag := nameFlag(c)
 	fmt.Fprintf(out, "stop it with 'wavekit cluster delete%s --keep' (create starts it again), remove it with 'wavekit cluster delete%s'\n", flag, flag)
 }
 

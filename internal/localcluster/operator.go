@@ -75,8 +75,7 @@ func (c *Cluster) installOperator(ctx context.Context, s *State, cfg *rest.Confi
 		return fmt.Errorf("creating namespace %s: %w", OperatorNamespace, err)
 	}
 	for _, u := range objects {
-		//nolint:staticcheck // server-side apply of unstructured objects
-		if err := cl.Patch(ctx, u, client.Apply, client.FieldOwner(operatorFieldManager), client.ForceOwnership); err != nil {
+		if err := cl.Apply(ctx, client.ApplyConfigurationFromUnstructured(u), client.FieldOwner(operatorFieldManager), client.ForceOwnership); err != nil {
 			return fmt.Errorf("applying %s %s of the operator's chart: %w", u.GetKind(), u.GetName(), err)
 		}
 	}

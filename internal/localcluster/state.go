@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strings"
 )
 
 // DefaultName is the name of a cluster when none is given.
@@ -99,18 +100,8 @@ func List() ([]*Cluster, error) {
 			clusters = append(clusters, &Cluster{Name: e.Name(), Dir: filepath.Join(root, e.Name())})
 		}
 	}
-	slices.SortFunc(clusters, func(a, b *Cluster) int { return compare(a.Name, b.Name) })
+	slices.SortFunc(clusters, func(a, b *Cluster) int { return strings.Compare(a.Name, b.Name) })
 	return clusters, nil
-}
-
-func compare(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // ErrNotFound is returned for a cluster that has no directory.
