@@ -1,6 +1,7 @@
 package main_test
 
 import (
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -13,9 +14,13 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"github.com/onsi/gomega/gexec"
+	coordinationv1 "k8s.io/api/coordination/v1"
 	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/wavekit-dev/wavekit/internal/operator"
 	"github.com/wavekit-dev/wavekit/internal/testenv"
+	pkgtestenv "github.com/wavekit-dev/wavekit/pkg/testenv"
 )
 
 func TestOperatorBinary(t *testing.T) {
@@ -90,6 +95,25 @@ var _ = Describe("start-up", func() {
 		kubeconfig, requests := countingServer()
 		start(kubeconfig, "--source", "web=../../internal/cli/testdata/web")
 		Eventually(requests.Load).WithTimeout(time.Minute).Should(BeNumerically(">", 0))
+	})
+
+	It("says how to install its CRD when the cluster does not serve Components, and writes nothing", func() {
+		env := &pkgtestenv.Environment{APIServerOnly: true}
+		cfg, err := env.Start()
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(env.Stop)
+		kubeconfig := filepath.Join(GinkgoT().TempDir(), "kubeconfig")
+		Expect(testenv.WriteKubeconfig(cfg, kubeconfig)).To(Succeed())
+		session := start(kubeconfig, "--leader-elect", "--leader-election-namespace", "default")
+		Eventually(session).WithTimeout(time.Minute).Should(gexec.Exit(1))
+		Expect(string(session.Err.Contents())).To(Equal("component-operator: the cluster at " + cfg.Host +
+			" does not serve the Component CRD (components.wavekit.dev, version v1alpha1): install it with " +
+			operator.InstallCRDHint + "\n"))
+		c, err := client.New(cfg, client.Options{})
+		Expect(err).NotTo(HaveOccurred())
+		var leases coordinationv1.LeaseList
+		Expect(c.List(context.Background(), &leases, client.InNamespace("default"))).To(Succeed())
+		Expect(leases.Items).To(BeEmpty(), "no leader-election Lease")
 	})
 
 	It("says how to give it a cluster when it has no kubeconfig", func() {
