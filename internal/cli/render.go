@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 
@@ -21,6 +22,7 @@ type renderOptions struct {
 	name        string
 	kubeVersion string
 	validate    bool
+	output      string
 }
 
 func newRenderCommand(g *globalOptions) *cobra.Command {
@@ -49,12 +51,19 @@ cluster of the kubeconfig: Helm's .Capabilities and lookup, the kinds it
 serves (a kind neither served nor defined by a CRD among the objects is
 refused, as apply refuses it), and a server-side dry run of every write apply
 would make (schema, admission, adoption of existing objects). --validate
-writes nothing.`,
+writes nothing.
+
+-o yaml (the default) prints a stream of YAML documents separated by "---";
+-o json prints one JSON document, a v1 List whose items are the objects in the
+same order, as kubectl get -o json does. Both can be given to kubectl apply -f.`,
 		Example: `  # render a chart for release demo with values, without a cluster
   wavekit render ./chart --name demo -f values.yaml --set image.tag=v2
 
   # render a kustomization and check it against the current cluster, writing nothing
-  wavekit render ./overlays/prod -n prod --validate`,
+  wavekit render ./overlays/prod -n prod --validate
+
+  # the same objects as one JSON v1 List, as kubectl get -o json prints them
+  wavekit render ./chart -o json | jq '.items[].metadata.name'`,
 		Args: exactArgs("SOURCE"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return o.run(cmd, g, args[0])
@@ -63,11 +72,15 @@ writes nothing.`,
 	o.input.addFlags(cmd)
 	cmd.Flags().StringVar(&o.name, "name", "", "the release name the source is rendered for (default: the source directory's name)")
 	cmd.Flags().StringVar(&o.kubeVersion, "kube-version", "", "the Kubernetes version to render for without a cluster (default: the one wavekit is built against, "+BuiltKubeVersion+")")
+	cmd.Flags().StringVarP(&o.output, "output", "o", renderYAML, "output format: yaml (a stream of documents) or json (a v1 List)")
 	cmd.Flags().BoolVar(&o.validate, "validate", false, "check against the cluster without writing: its capabilities and lookup, the kinds it serves, and a server-side dry run of every write")
 	return cmd
 }
 
 func (o *renderOptions) run(cmd *cobra.Command, g *globalOptions, dir string) error {
+	if o.output != renderYAML && o.output != renderJSON {
+		return fmt.Errorf("--output %s: unknown format (use yaml or json)", o.output)
+	}
 	if o.validate && o.kubeVersion != "" {
 		return fmt.Errorf("--kube-version renders without a cluster and --validate with one: give one of them")
 	}
@@ -109,7 +122,11 @@ func (o *renderOptions) run(cmd *cobra.Command, g *globalOptions, dir string) er
 			return err
 		}
 	}
-	data, err := encodeYAMLStream(sorted)
+	encode := encodeYAMLStream
+	if o.output == renderJSON {
+		encode = encodeJSONList
+	}
+	data, err := encode(sorted)
 	if err != nil {
 		return err
 	}
@@ -140,13 +157,38 @@ func (o *renderOptions) releaseName(dir string) (string, string) {
 	return filepath.Base(absPath(dir)), " (the name of the source directory; set --name)"
 }
 
+// The formats of render -o.
+const (
+	renderYAML = "yaml"
+	renderJSON = "json"
+)
+
+// encodeJSONList writes objects as one indented JSON v1 List, the form of
+// kubectl get -o json.
+func encodeJSONList(objects []client.Object) ([]byte, error) {
+	items := make([]map[string]any, 0, len(objects))
+	for _, obj := range objects {
+		content, err := objectContent(obj)
+		if err != nil {
+			return nil, err
+		}
+		items = append(items, content)
+	}
+	list := map[string]any{"apiVersion": "v1", "kind": "List", "items": items}
+	data, err := json.MarshalIndent(list, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("encoding the objects as a JSON List: %w", err)
+	}
+	return append(data, '\n'), nil
+}
+
 // encodeYAMLStream writes objects as YAML documents separated by "---".
 func encodeYAMLStream(objects []client.Object) ([]byte, error) {
 	var out bytes.Buffer
 	for i, obj := range objects {
-		content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+		content, err := objectContent(obj)
 		if err != nil {
-			return nil, fmt.Errorf("encoding %s %s: %w", obj.GetObjectKind().GroupVersionKind().Kind, obj.GetName(), err)
+			return nil, err
 		}
 		data, err := yaml.Marshal(content)
 		if err != nil {
@@ -158,4 +200,13 @@ func encodeYAMLStream(objects []client.Object) ([]byte, error) {
 		out.Write(data)
 	}
 	return out.Bytes(), nil
+}
+
+// objectContent is obj as a map, for encoding.
+func objectContent(obj client.Object) (map[string]any, error) {
+	content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if err != nil {
+		return nil, fmt.Errorf("encoding %s %s: %w", obj.GetObjectKind().GroupVersionKind().Kind, obj.GetName(), err)
+	}
+	return content, nil
 }

@@ -1,12 +1,14 @@
 package cli_test
 
 import (
+	"encoding/json"
 	"os"
 	"regexp"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/wavekit-dev/wavekit/internal/cli"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
@@ -30,6 +32,31 @@ var _ = Describe("render", func() {
 		Expect(r.code).To(Equal(0), r.stderr)
 		Expect(decode(r.stdout)).To(Equal([]string{"ConfigMap demo-config", "ConfigMap demo-app"}))
 		Expect(r.stdout).To(ContainSubstring(`wavekit.dev/apply-order: "1"`))
+	})
+
+	It("prints -o json as one v1 List of the same objects in the same order, as kubectl get -o json", func() {
+		r := wavekitWith(unreachable, "render", "testdata/web", "--name", "demo", "-o", "json")
+		Expect(r.code).To(Equal(0), r.stderr)
+		var list struct {
+			APIVersion, Kind string
+			Items            []unstructured.Unstructured
+		}
+		Expect(json.Unmarshal([]byte(r.stdout), &list)).To(Succeed())
+		Expect(list.APIVersion).To(Equal("v1"))
+		Expect(list.Kind).To(Equal("List"))
+		var names []string
+		for _, item := range list.Items {
+			names = append(names, item.GetKind()+" "+item.GetName())
+		}
+		Expect(names).To(Equal(decode(succeeds("render", "testdata/web", "--name", "demo", "-o", "yaml"))))
+		Expect(names).To(Equal([]string{"ConfigMap demo-config", "ConfigMap demo-app"}))
+	})
+
+	It("refuses an unknown -o format before it renders", func() {
+		r := wavekitWith(unreachable, "render", "testdata/web", "-o", "xml")
+		Expect(r.code).To(Equal(1))
+		Expect(strings.TrimSpace(r.stderr)).To(Equal("error: --output xml: unknown format (use yaml or json)"))
+		Expect(r.stdout).To(BeEmpty())
 	})
 
 	It("puts a CRD before the instances it serves", func() {
