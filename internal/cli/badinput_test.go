@@ -53,6 +53,10 @@ var _ = Describe("bad input", func() {
 			`--set greeting: key "greeting" has no value`),
 		Entry("a chart that fails to render", true, []string{"apply", "demo", "testdata/failing-chart"},
 			"rendering testdata/failing-chart: helm chart failing: execution error at (failing/templates/configmap.yaml:6:14): message is required"),
+		Entry("a values key that values.schema.json of a template folder does not allow", true,
+			[]string{"apply", "demo", "../../examples/templates/web", "--set", "image=nginx,replicaz=3"},
+			"rendering ../../examples/templates/web: values don't meet the specifications of the schema in values.schema.json:\n"+
+				"  - at '': additional properties 'replicaz' not allowed"),
 		Entry("an invalid annotation", true, []string{"apply", "demo", "testdata/bad-annotation"},
 			`invalid manifests: ConfigMap NS/demo: annotation wavekit.dev/apply-order has invalid value "soon" (allowed: an integer from -32768 to 32767)`),
 		Entry("no cluster reachable", false, []string{"apply", "demo", "testdata/web"},

@@ -33,6 +33,13 @@
 // use, so each must render with any parameters the component accepts; give
 // NewGenerator only the tree it needs (fs.Sub) when that is a problem.
 //
+// # Values schema
+//
+// A values.schema.json in the directory to build is honoured as a Helm
+// chart's: NewGenerator checks that Helm can compile it, and Generate
+// validates the values against it before anything renders (package
+// valuesschema).
+//
 // # Build
 //
 // The build uses the defaults of `kustomize build`: load restrictions

@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/pkg/generator/template"
+	"github.com/wavekit-dev/wavekit/pkg/generator/valuesschema"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -27,6 +28,8 @@ type Generator struct {
 	kustomization []byte
 	// root is the directory of the source on disk, "" for an fs.FS.
 	root string
+	// schema is the values.schema.json of dir, or nil.
+	schema *valuesschema.Schema
 }
 
 var _ manifests.Generator = (*Generator)(nil)
@@ -72,7 +75,12 @@ func NewGenerator(fsys fs.FS, dir string, opts ...Option) (*Generator, error) {
 	if err != nil {
 		return nil, err
 	}
+	schema, err := valuesschema.Read(fsys, src.dir)
+	if err != nil {
+		return nil, err
+	}
 	return &Generator{
+		schema:        schema,
 		dir:           src.dir,
 		files:         src.files,
 		templated:     src.templated,
@@ -91,10 +99,15 @@ func NewGeneratorFromDir(root, dir string, opts ...Option) (*Generator, error) {
 	return g, nil
 }
 
-// Generate renders the templates of the source with the data of
-// template.NewData and builds the kustomization.
+// Generate checks the values against the values.schema.json of the
+// kustomization's directory if it has one, renders the templates of the
+// source with the data of template.NewData and builds the kustomization.
 func (g *Generator) Generate(ctx context.Context, namespace, name string, parameters manifests.Parameters) ([]client.Object, error) {
-	rendered, err := g.templates.Render(ctx, template.NewData(ctx, namespace, name, parameters), g.templated...)
+	data := template.NewData(ctx, namespace, name, parameters)
+	if err := g.schema.Validate(data.Values); err != nil {
+		return nil, err
+	}
+	rendered, err := g.templates.Render(ctx, data, g.templated...)
 	if err != nil {
 		return nil, err
 	}

@@ -80,6 +80,23 @@ data: {key: value}
 		Expect(contents(objects)).To(Equal(decode([]byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm-x}\n"))))
 	})
 
+	It("checks the values against the values.schema.json of the kustomization's directory, as Helm", func() {
+		g, err := kustomize.NewGenerator(fstest.MapFS{
+			"overlay/kustomization.yaml": file("resources: [cm.yaml]\nnameSuffix: -{{ .Values.suffix }}\n"),
+			"overlay/cm.yaml":            file("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm}\n"),
+			"overlay/values.schema.json": file(`{"type": "object", "additionalProperties": false, "properties": {"suffix": {"type": "string"}}}`),
+			"values.schema.json":         file(`{"type": "object", "required": ["elsewhere"]}`),
+		}, "overlay")
+		Expect(err).NotTo(HaveOccurred())
+		objects, err := g.Generate(ctx, "ns", "n", manifests.Values{"sufix": "x"})
+		Expect(err).To(MatchError("values don't meet the specifications of the schema in overlay/values.schema.json:\n" +
+			"- at '': additional properties 'sufix' not allowed"))
+		Expect(objects).To(BeEmpty())
+		objects, err = g.Generate(ctx, "ns", "n", manifests.Values{"suffix": "x"})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(contents(objects)).To(Equal(decode([]byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm-x}\n"))))
+	})
+
 	It("copies every file as it is WithoutTemplating", func() {
 		rule := "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: rules}\ndata:\n  summary: \"{{ $labels.instance }} is down\"\n"
 		g, err := kustomize.NewGenerator(fstest.MapFS{"rules.yaml": file(rule)}, ".", kustomize.WithoutTemplating())

@@ -12,6 +12,14 @@
 // documents, and their objects are returned in that order. Directories and
 // files whose name starts with "." are skipped; other files are ignored.
 //
+// # Values schema
+//
+// A values.schema.json at the root of the source is checked by NewGenerator
+// (it must be a JSON schema Helm can compile) and the values of every
+// Generate are validated against it before anything renders, with Helm's
+// own validation (package valuesschema), so that a key the schema does not
+// allow is refused with its path, as a Helm chart refuses it.
+//
 // # Template data
 //
 // Dot is a Data value:

@@ -11,6 +11,7 @@ import (
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/wavekit-dev/wavekit/pkg/generator/valuesschema"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -18,6 +19,8 @@ import (
 type Generator struct {
 	templates *Set
 	outputs   []string
+	// schema is the source's values.schema.json, or nil.
+	schema *valuesschema.Schema
 }
 
 var _ manifests.Generator = (*Generator)(nil)
@@ -34,7 +37,11 @@ func NewGenerator(fsys fs.FS, opts ...Option) (*Generator, error) {
 	if err != nil {
 		return nil, err
 	}
-	g := &Generator{templates: templates}
+	schema, err := valuesschema.Read(fsys, ".")
+	if err != nil {
+		return nil, err
+	}
+	g := &Generator{templates: templates, schema: schema}
 	for _, p := range paths {
 		if !isPartial(p) {
 			g.outputs = append(g.outputs, p)
@@ -52,10 +59,15 @@ func NewGeneratorFromDir(dir string, opts ...Option) (*Generator, error) {
 	return g, nil
 }
 
-// Generate renders the templates with the data of NewData and decodes their
+// Generate checks the values against values.schema.json if the source has
+// one, renders the templates with the data of NewData and decodes their
 // output into objects, file by file in lexical order.
 func (g *Generator) Generate(ctx context.Context, namespace, name string, parameters manifests.Parameters) ([]client.Object, error) {
-	rendered, err := g.templates.Render(ctx, NewData(ctx, namespace, name, parameters), g.outputs...)
+	data := NewData(ctx, namespace, name, parameters)
+	if err := g.schema.Validate(data.Values); err != nil {
+		return nil, err
+	}
+	rendered, err := g.templates.Render(ctx, data, g.outputs...)
 	if err != nil {
 		return nil, err
 	}
