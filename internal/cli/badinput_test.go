@@ -57,6 +57,10 @@ var _ = Describe("bad input", func() {
 			[]string{"apply", "demo", "../../examples/templates/web", "--set", "image=nginx,replicaz=3"},
 			"rendering ../../examples/templates/web: values don't meet the specifications of the schema in values.schema.json:\n"+
 				"  - at '': additional properties 'replicaz' not allowed"),
+		Entry("a release name that YAML reads as a boolean where a template prints it unquoted", true,
+			[]string{"apply", "no", "testdata/release-named"},
+			"rendering testdata/release-named: configmap.yaml: document 1: v1 ConfigMap: metadata.name is the boolean false: "+
+				"YAML reads an unquoted y, n, yes, no, on, off, true or false as a boolean, not a string; quote it where the template prints it ({{ ... | quote }})"),
 		Entry("an invalid annotation", true, []string{"apply", "demo", "testdata/bad-annotation"},
 			`invalid manifests: ConfigMap NS/demo: annotation wavekit.dev/apply-order has invalid value "soon" (allowed: an integer from -32768 to 32767)`),
 		Entry("no cluster reachable", false, []string{"apply", "demo", "testdata/web"},

@@ -105,7 +105,41 @@ func decodeDocument(raw []byte) ([]*unstructured.Unstructured, error) {
 	if err := obj.UnmarshalJSON(data); err != nil {
 		return nil, fmt.Errorf("not a Kubernetes object%s: %w", nameOf(data), withoutDocument(err))
 	}
-	return ListItems(obj)
+	objects, err := ListItems(obj)
+	if err != nil {
+		return nil, err
+	}
+	for _, o := range objects {
+		if err := checkNameScalars(o); err != nil {
+			return nil, err
+		}
+	}
+	return objects, nil
+}
+
+// checkNameScalars refuses a metadata.name or metadata.namespace that YAML
+// read as a boolean or a number: an unquoted y, no, on or 1e3 (a release
+// called so, printed by {{ .Release.Name }}) is no string, and the object
+// would otherwise be refused later as having no name at all.
+func checkNameScalars(obj *unstructured.Unstructured) error {
+	metadata, ok := obj.Object["metadata"].(map[string]any)
+	if !ok {
+		return nil
+	}
+	for _, field := range []string{"name", "namespace"} {
+		var read string
+		switch value := metadata[field].(type) {
+		case bool:
+			read = fmt.Sprintf("the boolean %t: YAML reads an unquoted y, n, yes, no, on, off, true or false as a boolean", value)
+		case int64, float64:
+			read = fmt.Sprintf("the number %v: YAML reads an unquoted name such as 123 or 1e3 as a number", value)
+		default:
+			continue
+		}
+		return fmt.Errorf("%s %s: metadata.%s is %s, not a string; quote it where the template prints it ({{ ... | quote }})",
+			obj.GetAPIVersion(), obj.GetKind(), field, read)
+	}
+	return nil
 }
 
 // Errors for a document without kind or apiVersion.

@@ -61,3 +61,27 @@ func TestDecodeObjectsKeepsOrder(t *testing.T) {
 		t.Errorf("got error %v, want one about document 301", err)
 	}
 }
+
+// TestDecodeObjectsNamesYAMLReadsAsScalars: a name that YAML reads as a
+// boolean or a number (a release called y, no or 1e3, printed unquoted) is
+// reported as such, not later as a missing name; quoted, it decodes.
+func TestDecodeObjectsNamesYAMLReadsAsScalars(t *testing.T) {
+	boolean := "YAML reads an unquoted y, n, yes, no, on, off, true or false as a boolean, not a string; quote it where the template prints it ({{ ... | quote }})"
+	number := "YAML reads an unquoted name such as 123 or 1e3 as a number, not a string; quote it where the template prints it ({{ ... | quote }})"
+	for doc, want := range map[string]string{
+		"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: y\n":                                        "x.yaml: document 1: v1 ConfigMap: metadata.name is the boolean true: " + boolean,
+		"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: no\n":                                       "x.yaml: document 1: v1 ConfigMap: metadata.name is the boolean false: " + boolean,
+		"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: 1e3\n":                                      "x.yaml: document 1: v1 ConfigMap: metadata.name is the number 1000: " + number,
+		"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  namespace: 7\n":                        "x.yaml: document 1: v1 ConfigMap: metadata.namespace is the number 7: " + number,
+		"apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Secret\n  metadata: {name: on}\n": "x.yaml: document 1: v1 Secret: metadata.name is the boolean true: " + boolean,
+		"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: \"1e3\"\n":                                  "",
+	} {
+		objects, err := manifests.DecodeObjects("x.yaml", []byte(doc))
+		switch {
+		case want == "" && (err != nil || len(objects) != 1 || objects[0].GetName() != "1e3"):
+			t.Errorf("decoding %q: got %v, %v; want the object named 1e3", doc, objects, err)
+		case want != "" && (err == nil || err.Error() != want):
+			t.Errorf("decoding %q: got error %v, want %s", doc, err, want)
+		}
+	}
+}
