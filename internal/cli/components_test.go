@@ -138,7 +138,7 @@ var _ = Describe("Component verbs", Ordered, func() {
 
 		dir := GinkgoT().TempDir()
 		out := succeeds("plugin", "install", "--dir", dir)
-		Expect(out).To(HavePrefix("installed " + filepath.Join(dir, "kubectl-wavekit") + " -> "))
+		Expect(out).To(ContainSubstring("\ninstalled " + filepath.Join(dir, "kubectl-wavekit") + " -> "))
 		self, err := os.Executable()
 		Expect(err).NotTo(HaveOccurred())
 		self, err = filepath.EvalSymlinks(self)

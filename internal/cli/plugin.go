@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -40,7 +41,7 @@ func asPlugin(root *cobra.Command) {
 func newPluginCommand(g *globalOptions) *cobra.Command {
 	plugin := &cobra.Command{
 		Use:   "plugin",
-		Short: "Install wavekit as a kubectl plugin (kubectl wavekit)",
+		Short: "Install wavekit as a kubectl plugin (kubectl wavekit), or remove it",
 		Args:  cobra.NoArgs,
 	}
 	var dir string
@@ -49,9 +50,11 @@ func newPluginCommand(g *globalOptions) *cobra.Command {
 		Short: "Link this binary as kubectl-wavekit next to kubectl, or into DIR",
 		Long: `install writes kubectl-wavekit, a symbolic link to this binary (a copy where
 links cannot be made), into the directory of the kubectl found on PATH, or
-into --dir. kubectl then runs it for "kubectl wavekit ...", which takes
-kubectl's --kubeconfig, --context and -n flags. An existing kubectl-wavekit
-that is not a link to this binary is left alone, and that is an error.`,
+into --dir, and says where before it writes. kubectl then runs it for
+"kubectl wavekit ...", which takes kubectl's --kubeconfig, --context and -n
+flags; a --dir that is not on PATH is said so, since kubectl finds plugins
+only there. An existing kubectl-wavekit that is not a link to this binary is
+left alone, and that is an error.`,
 		Example: `  wavekit plugin install
   wavekit plugin install --dir ~/.local/bin`,
 		Args: cobra.NoArgs,
@@ -60,24 +63,53 @@ that is not a link to this binary is left alone, and that is an error.`,
 		},
 	}
 	install.Flags().StringVar(&dir, "dir", "", "the directory to write kubectl-wavekit into (default: kubectl's)")
-	plugin.AddCommand(install)
+	uninstall := &cobra.Command{
+		Use:   "uninstall [--dir DIR]",
+		Short: "Remove the kubectl-wavekit that plugin install wrote",
+		Long: `uninstall removes kubectl-wavekit from the directory of the kubectl found on
+PATH, or from --dir, if it is what plugin install writes: a link to this
+binary, or a copy of it. Anything else under that name is left alone, and
+that is an error, as is no kubectl-wavekit at all.`,
+		Example: `  wavekit plugin uninstall
+  wavekit plugin uninstall --dir ~/.local/bin`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return uninstallPlugin(g, dir)
+		},
+	}
+	uninstall.Flags().StringVar(&dir, "dir", "", "the directory to remove kubectl-wavekit from (default: kubectl's)")
+	plugin.AddCommand(install, uninstall)
 	return plugin
 }
 
-func installPlugin(g *globalOptions, dir string) error {
-	self, err := os.Executable()
-	if err != nil {
-		return fmt.Errorf("finding this binary: %w", err)
+// selfAndPluginDir returns this binary (links resolved) and the directory
+// of the plugin: dir, which must exist, or that of the kubectl on PATH, and
+// why it was chosen, for messages.
+func selfAndPluginDir(dir string) (self, pluginDir, why string, err error) {
+	if self, err = os.Executable(); err != nil {
+		return "", "", "", fmt.Errorf("finding this binary: %w", err)
 	}
 	if self, err = filepath.EvalSymlinks(self); err != nil {
-		return fmt.Errorf("finding this binary: %w", err)
+		return "", "", "", fmt.Errorf("finding this binary: %w", err)
 	}
-	if dir == "" {
-		kubectl, err := exec.LookPath("kubectl")
-		if err != nil {
-			return fmt.Errorf("kubectl is not on PATH: give the directory with --dir (one on PATH, for kubectl to find the plugin)")
+	if dir != "" {
+		info, err := os.Stat(dir)
+		if err != nil || !info.IsDir() {
+			return "", "", "", fmt.Errorf("--dir %s: no such directory", dir)
 		}
-		dir = filepath.Dir(kubectl)
+		return self, dir, "", nil
+	}
+	kubectl, err := exec.LookPath("kubectl")
+	if err != nil {
+		return "", "", "", fmt.Errorf("kubectl is not on PATH: give the directory with --dir (one on PATH, for kubectl to find the plugin)")
+	}
+	return self, filepath.Dir(kubectl), fmt.Sprintf(", the directory of %s (--dir chooses another)", kubectl), nil
+}
+
+func installPlugin(g *globalOptions, dir string) error {
+	self, dir, why, err := selfAndPluginDir(dir)
+	if err != nil {
+		return err
 	}
 	link := filepath.Join(dir, pluginName)
 	if target, err := filepath.EvalSymlinks(link); err == nil {
@@ -87,6 +119,7 @@ func installPlugin(g *globalOptions, dir string) error {
 		}
 		return fmt.Errorf("%s exists and is not a link to %s: remove it first", link, self)
 	}
+	fmt.Fprintf(g.stdout, "writing %s into %s%s\n", pluginName, dir, why)
 	if err := os.Symlink(self, link); err != nil {
 		if errors.Is(err, os.ErrPermission) {
 			return fmt.Errorf("writing %s: %w (use --dir with a directory you may write, on PATH)", link, err)
@@ -96,7 +129,57 @@ func installPlugin(g *globalOptions, dir string) error {
 		}
 	}
 	fmt.Fprintf(g.stdout, "installed %s -> %s; run: kubectl wavekit --help\n", link, self)
+	if !onPath(dir) {
+		fmt.Fprintf(g.stdout, "%s is not on PATH: kubectl finds plugins only there; add it, or install with --dir DIR on PATH\n", dir)
+	}
 	return nil
+}
+
+func uninstallPlugin(g *globalOptions, dir string) error {
+	self, dir, _, err := selfAndPluginDir(dir)
+	if err != nil {
+		return err
+	}
+	link := filepath.Join(dir, pluginName)
+	if _, err := os.Lstat(link); errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("no %s in %s: nothing to remove", pluginName, dir)
+	}
+	if !isLinkOrCopyOf(link, self) {
+		return fmt.Errorf("%s is neither a link to %s nor a copy of it: left alone", link, self)
+	}
+	if err := os.Remove(link); err != nil {
+		return fmt.Errorf("removing %s: %w", link, err)
+	}
+	fmt.Fprintf(g.stdout, "removed %s\n", link)
+	return nil
+}
+
+// isLinkOrCopyOf reports whether path is what installPlugin writes for
+// self: a link that resolves to it, or a file of the same content.
+func isLinkOrCopyOf(path, self string) bool {
+	if target, err := filepath.EvalSymlinks(path); err == nil && target == self {
+		return true
+	}
+	if info, err := os.Lstat(path); err != nil || !info.Mode().IsRegular() {
+		return false
+	}
+	mine, err := os.ReadFile(self)
+	if err != nil {
+		return false
+	}
+	theirs, err := os.ReadFile(path)
+	return err == nil && bytes.Equal(mine, theirs)
+}
+
+// onPath reports whether dir is one of the directories of PATH.
+func onPath(dir string) bool {
+	clean, _ := filepath.Abs(dir)
+	for _, entry := range filepath.SplitList(os.Getenv("PATH")) {
+		if abs, err := filepath.Abs(entry); err == nil && abs == clean {
+			return true
+		}
+	}
+	return false
 }
 
 // copyFile copies an executable, for systems without symbolic links.
