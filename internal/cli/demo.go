@@ -16,17 +16,9 @@ func newDemoCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "demo",
 		Short: "Run the demo: a component applied and deleted wave by wave on a local cluster",
-		Long: `demo starts a local cluster (kube-apiserver, etcd, kube-controller-manager,
-kube-scheduler and nodes that kwok simulates, built from the Go module proxy on
-first use), runs the reference operator in this process with a
-bundled chart, creates a Component and shows it being applied wave by wave:
-a CRD and its controller, configuration, a one-shot migration Job that is
-purged once it completed, and an instance of the CRD, applied last.
-
-It then creates a foreign instance of the CRD, deletes the Component and
-shows that deletion is blocked and why; once the foreign instance is removed,
-deletion completes wave by wave. Everything is stopped at the end. The exit
-code is 0 only if every step behaved as described.`,
+		Long: "demo runs wavekit on a local cluster of this machine (no container engine needed)\n" +
+			"in these steps, and announces each in these words as it comes to it:\n\n" + demo.Help(80) +
+			"\nEverything is stopped at the end. The exit code is 0 only if every step behaved\nas described.",
 		Example:       `  wavekit demo`,
 		Args:          cobra.NoArgs,
 		PreRunE:       refuseClusterFlags,

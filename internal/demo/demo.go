@@ -21,6 +21,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
+	"github.com/wavekit-dev/wavekit/internal/k8sbin"
 	"github.com/wavekit-dev/wavekit/internal/operator"
 	"github.com/wavekit-dev/wavekit/internal/testenv"
 )
@@ -45,7 +46,13 @@ const (
 func Run(ctx context.Context, out io.Writer, width int) error {
 	log.SetLogger(logr.Discard()) // the demo shows progress; the operator's log would drown it
 	d := &demo{out: out, progress: newProgress(out, width)}
-	d.say("starting a local cluster: kube-apiserver, etcd, kube-controller-manager, kube-scheduler and %d nodes that kwok simulates (the first run builds them, about 7 minutes)", len(testenv.FakeNodes))
+	d.stage(stageCluster)
+	// Only a missing build is built, and said so with its estimate.
+	binaries, err := k8sbin.Dir(out)
+	if err != nil {
+		return err
+	}
+	d.say("local cluster binaries in %s; starting %d Nodes that kwok simulates", binaries, len(testenv.FakeNodes))
 	env, err := startControlPlane()
 	if err != nil {
 		return err

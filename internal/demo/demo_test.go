@@ -2,6 +2,8 @@ package demo_test
 
 import (
 	"bytes"
+	"fmt"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -33,5 +35,16 @@ var _ = Describe("the demo", Label("cluster"), func() {
 			Expect(lines).To(ContainSubstring(step))
 		}
 		Expect(lines).NotTo(MatchRegexp(`(?i)\bplay|stand-in|stands in`))
+
+		// The run tells the story of wavekit demo --help, step by step, in order;
+		// with the binaries built, it builds nothing and does not say it does.
+		at := 0
+		for i, step := range demo.Story {
+			announced := fmt.Sprintf("» step %d/%d: %s\n", i+1, len(demo.Story), step)
+			Expect(lines[at:]).To(ContainSubstring(announced), "step %d, after the ones before it", i+1)
+			at += strings.Index(lines[at:], announced)
+		}
+		Expect(lines).NotTo(ContainSubstring("building "))
+		Expect(lines).To(MatchRegexp(`» local cluster binaries in \S+; starting 3 Nodes that kwok simulates\n`))
 	}, SpecTimeout(5*time.Minute))
 })

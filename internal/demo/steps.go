@@ -27,6 +27,7 @@ func (d *demo) steps(ctx context.Context) error {
 	}
 	c := &v1alpha1.Component{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: "demo"},
 		Spec: v1alpha1.ComponentSpec{Source: "gizmo", Values: &apiextensionsv1.JSON{Raw: []byte(fmt.Sprintf(`{"replicas":%d,"settings":{"colour":"green","size":"large"}}`, demoReplicas))}}}
+	d.stage(stageApply)
 	d.say("creating Component %s/%s (source gizmo); the operator applies it wave by wave", namespace, c.Name)
 	if err := d.client.Create(ctx, c); err != nil {
 		return fmt.Errorf("creating the Component: %w", err)
@@ -37,9 +38,11 @@ func (d *demo) steps(ctx context.Context) error {
 	if err := d.checkApplied(ctx); err != nil {
 		return err
 	}
+	d.stage(stageUpgrade)
 	if err := d.upgrade(ctx, c); err != nil {
 		return err
 	}
+	d.stage(stageDelete)
 	foreign := gizmo("someone-elses-gizmo")
 	d.say("creating a foreign Gizmo that the component does not own, then deleting the Component")
 	if err := d.client.Create(ctx, foreign); err != nil {
@@ -64,6 +67,7 @@ func (d *demo) steps(ctx context.Context) error {
 	if err := d.checkDeleted(ctx); err != nil {
 		return err
 	}
+	d.stage(stageRepository)
 	return d.repositorySteps(ctx)
 }
 
