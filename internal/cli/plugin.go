@@ -44,42 +44,38 @@ func newPluginCommand(g *globalOptions) *cobra.Command {
 		Short: "Install wavekit as a kubectl plugin (kubectl wavekit), or remove it",
 		Args:  cobra.NoArgs,
 	}
-	var dir string
-	install := &cobra.Command{
-		Use:   "install [--dir DIR]",
-		Short: "Link this binary as kubectl-wavekit next to kubectl, or into DIR",
-		Long: `install writes kubectl-wavekit, a symbolic link to this binary (a copy where
+	install := pluginVerb(g, installPlugin, "install", "the directory to write kubectl-wavekit into (default: kubectl's)", "Link this binary as kubectl-wavekit next to kubectl, or into DIR",
+		`install writes kubectl-wavekit, a symbolic link to this binary (a copy where
 links cannot be made), into the directory of the kubectl found on PATH, or
 into --dir, and says where before it writes. kubectl then runs it for
 "kubectl wavekit ...", which takes kubectl's --kubeconfig, --context and -n
 flags; a --dir that is not on PATH is said so, since kubectl finds plugins
 only there. An existing kubectl-wavekit that is not a link to this binary is
-left alone, and that is an error.`,
-		Example: `  wavekit plugin install
-  wavekit plugin install --dir ~/.local/bin`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return installPlugin(g, dir)
-		},
-	}
-	install.Flags().StringVar(&dir, "dir", "", "the directory to write kubectl-wavekit into (default: kubectl's)")
-	uninstall := &cobra.Command{
-		Use:   "uninstall [--dir DIR]",
-		Short: "Remove the kubectl-wavekit that plugin install wrote",
-		Long: `uninstall removes kubectl-wavekit from the directory of the kubectl found on
+left alone, and that is an error.`)
+	uninstall := pluginVerb(g, uninstallPlugin, "uninstall", "the directory to remove kubectl-wavekit from (default: kubectl's)", "Remove the kubectl-wavekit that plugin install wrote",
+		`uninstall removes kubectl-wavekit from the directory of the kubectl found on
 PATH, or from --dir, if it is what plugin install writes: a link to this
 binary, or a copy of it. Anything else under that name is left alone, and
-that is an error, as is no kubectl-wavekit at all.`,
-		Example: `  wavekit plugin uninstall
-  wavekit plugin uninstall --dir ~/.local/bin`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return uninstallPlugin(g, dir)
-		},
-	}
-	uninstall.Flags().StringVar(&dir, "dir", "", "the directory to remove kubectl-wavekit from (default: kubectl's)")
+that is an error, as is no kubectl-wavekit at all.`)
 	plugin.AddCommand(install, uninstall)
 	return plugin
+}
+
+// pluginVerb is plugin install or uninstall: run with the --dir flag.
+func pluginVerb(g *globalOptions, run func(*globalOptions, string) error, verb, dirUsage, short, long string) *cobra.Command {
+	var dir string
+	cmd := &cobra.Command{
+		Use:     verb + " [--dir DIR]",
+		Short:   short,
+		Long:    long,
+		Example: fmt.Sprintf("  wavekit plugin %s\n  wavekit plugin %s --dir ~/.local/bin", verb, verb),
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return run(g, dir)
+		},
+	}
+	cmd.Flags().StringVar(&dir, "dir", "", dirUsage)
+	return cmd
 }
 
 // selfAndPluginDir returns this binary (links resolved) and the directory

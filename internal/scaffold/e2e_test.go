@@ -21,7 +21,8 @@ import (
 // `wavekit scaffold` (no --wavekit-replace, no --wavekit-version), which
 // replaces wavekit with this checkout by itself, and runs what the project's
 // README tells a user to run: make test (make generate manifests, go vet,
-// and its envtest suite that creates the sample and waits for Ready) and
+// and its suite on pkg/testenv's cluster that creates the sample and waits
+// for Ready and its Deployment Available) and
 // go build. It runs offline (GOPROXY=off) with go's default -mod=readonly, so
 // the scaffolded go.sum must be complete: every module must be in the module
 // cache already, as it is once wavekit's own tests have built. The first run
@@ -67,13 +68,14 @@ var _ = Describe("a scaffolded project", Label("e2e"), Ordered, func() {
 
 // expectRoleCovers checks that a generated role grants what the operator
 // needs besides its own kind (CRDs to read, namespaces to create and release)
-// and every kind the sample renders (a ConfigMap and a ServiceAccount), and
+// and every kind the sample renders (a ServiceAccount, a ConfigMap and a
+// Deployment), and
 // the extra resources named.
 func expectRoleCovers(path string, extra ...string) {
 	GinkgoHelper()
 	role, err := os.ReadFile(path)
 	Expect(err).NotTo(HaveOccurred())
-	for _, resource := range append([]string{"customresourcedefinitions", "namespaces", "configmaps", "serviceaccounts", "leases"}, extra...) {
+	for _, resource := range append([]string{"customresourcedefinitions", "namespaces", "configmaps", "serviceaccounts", "deployments", "leases"}, extra...) {
 		Expect(string(role)).To(ContainSubstring(resource), "%s grants nothing on %s", path, resource)
 	}
 }
