@@ -26,11 +26,17 @@ type result struct {
 	APIServerCPUSeconds float64 `json:"apiServerCpuSeconds"`
 	PeakRSSMiB          float64 `json:"peakRssMiB"` // the controller's VmHWM at the window's end
 	WindowSeconds       float64 `json:"windowSeconds"`
-	LoadBefore          string  `json:"loadBefore"`
-	LoadAfter           string  `json:"loadAfter"`
-	Machine             machine `json:"machine"`
-	Started             string  `json:"started"`
-	Seed                string  `json:"seed"`
+	// LastResourceSeconds and LastDeploymentSeconds split Seconds: to the
+	// last resource Ready, to the last Deployment rolled out; MaxLagSeconds
+	// is the longest a release's resource became Ready after its Deployment.
+	LastResourceSeconds   float64 `json:"lastResourceSeconds,omitempty"`
+	LastDeploymentSeconds float64 `json:"lastDeploymentSeconds,omitempty"`
+	MaxLagSeconds         float64 `json:"maxLagSeconds,omitempty"`
+	LoadBefore            string  `json:"loadBefore"`
+	LoadAfter             string  `json:"loadAfter"`
+	Machine               machine `json:"machine"`
+	Started               string  `json:"started"`
+	Seed                  string  `json:"seed"`
 }
 
 // machine says where a run ran.
@@ -75,7 +81,8 @@ func (r *toolRun) results(bins binaries, windows []window, counts []requestCount
 			Tool: r.tool.name(), Version: r.tool.version(bins), Scenario: w.scenario, Releases: len(r.names),
 			Seconds: w.done.Sub(w.start).Seconds(), Requests: counts[i], UserAgents: agents,
 			CPUSeconds: w.cpu, APIServerCPUSeconds: w.apiCPU, PeakRSSMiB: w.peakRSS,
-			WindowSeconds: w.end.Sub(w.start).Seconds(), LoadBefore: w.loadBefore, LoadAfter: w.now,
+			WindowSeconds:       w.end.Sub(w.start).Seconds(),
+			LastResourceSeconds: w.lastResource, LastDeploymentSeconds: w.lastDeployment, MaxLagSeconds: w.maxLag, LoadBefore: w.loadBefore, LoadAfter: w.now,
 			Seed: "none: the inputs are fixed",
 		})
 	}

@@ -23,12 +23,15 @@ const (
 // window is a scenario's span: the bench acted at start, the last release
 // met the goal at done, and requests until end (done + settle) count.
 type window struct {
-	scenario        string
-	start, done     time.Time
-	end             time.Time
-	cpu, apiCPU     float64 // controller and kube-apiserver CPU seconds in the window
-	peakRSS         float64
-	loadBefore, now string
+	scenario    string
+	start, done time.Time
+	end         time.Time
+	cpu, apiCPU float64 // controller and kube-apiserver CPU seconds in the window
+	peakRSS     float64
+	// seconds to the last resource and the last Deployment, and the
+	// longest lag of a resource behind its Deployment (install, upgrade)
+	lastResource, lastDeployment, maxLag float64
+	loadBefore, now                      string
 }
 
 // run is one tool on its cluster during a run.
@@ -126,6 +129,9 @@ func (r *toolRun) measure(scenario string, start time.Time, act func() (time.Tim
 	api1, _ := cpuSeconds(r.cluster.apiServerPID())
 	w.cpu, w.apiCPU = cpu1-cpu0, api1-api0
 	w.peakRSS, _ = peakRSSMiB(r.ctrl.pidOrZero())
+	if scenario == "install" || scenario == "upgrade" {
+		w.lastResource, w.lastDeployment, w.maxLag = r.tracker.spans(r.names, start)
+	}
 	return w
 }
 

@@ -122,6 +122,22 @@ func (t *tracker) done(names []string) (time.Time, bool) {
 	return last, true
 }
 
+// spans returns, for names that all met the goal, the time from since to
+// the last resource and to the last Deployment meeting it, and the longest
+// time a release's resource met it after its Deployment (the tool's lag in
+// seeing the rollout).
+func (t *tracker) spans(names []string, since time.Time) (lastResource, lastDeployment, maxLag float64) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, n := range names {
+		cr, dep := t.cr[n], t.dep[n]
+		lastResource = max(lastResource, cr.Sub(since).Seconds())
+		lastDeployment = max(lastDeployment, dep.Sub(since).Seconds())
+		maxLag = max(maxLag, cr.Sub(dep).Seconds())
+	}
+	return lastResource, lastDeployment, maxLag
+}
+
 // counts says how many releases have met the goal, by resource and Deployment.
 func (t *tracker) counts() (int, int) {
 	t.mu.Lock()
