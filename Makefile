@@ -84,6 +84,10 @@ bench: ## Run the benchmarks (figures go into docs/benchmarks.md).
 	KUBEBUILDER_ASSETS="$$assets" $(GO) test -run='^$$' -bench=. -benchtime=1x -count=1 -timeout=60m ./pkg/engine/... ./pkg/component/...; \
 	KUBEBUILDER_ASSETS="$$assets" $(GO) test -run='^$$' -bench=. -benchtime=1x -count=1 -timeout=60m ./test/bench/
 
+.PHONY: bench-peers
+bench-peers: ## Run wavekit's operator against Flux helm-controller on local clusters (R=100; BENCH_LARGE=1: R=1000; BENCH_IDLE=60s: a shorter idle window).
+	cd test/bench/peers && $(GO) run . -repo ../../.. -results results
+
 .PHONY: control-plane
 control-plane: ## Build kube-apiserver, kube-controller-manager, kube-scheduler, etcd and kwok (first run only) and print their directory.
 	@$(CONTROL_PLANE)
