@@ -123,6 +123,26 @@ func (r *Registry) ManifestDigest(ctx context.Context, path, name, version strin
 	return manifest.Digest.String(), err
 }
 
+// LayerDigest is the digest of the chart layer of path/name:version.
+func (r *Registry) LayerDigest(ctx context.Context, path, name, version string) (string, error) {
+	repo, manifest, err := r.resolve(ctx, path, name, version)
+	if err != nil {
+		return "", err
+	}
+	data, err := content.FetchAll(ctx, repo, manifest)
+	if err != nil {
+		return "", err
+	}
+	var m ocispec.Manifest
+	if err := json.Unmarshal(data, &m); err != nil {
+		return "", err
+	}
+	if len(m.Layers) == 0 {
+		return "", fmt.Errorf("%s %s: no layer", name, version)
+	}
+	return m.Layers[0].Digest.String(), nil
+}
+
 // resolve returns the repository of path/name and the manifest of a
 // version's tag ("+" pushed as "_", as Helm does).
 func (r *Registry) resolve(ctx context.Context, path, name, version string) (*remote.Repository, ocispec.Descriptor, error) {

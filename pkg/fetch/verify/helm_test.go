@@ -40,7 +40,7 @@ var _ = Describe("Helm provenance of a chart of a Helm repository", func() {
 	var (
 		repo       *localrepo.Repository
 		key, other *localrepo.PGPKey
-		repoURL       string
+		repoURL    string
 		requests   atomic.Int64
 	)
 
