@@ -1,12 +1,9 @@
 package e2e_test
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"net/http"
 	"strings"
-	"sync"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -31,7 +28,7 @@ var _ = Describe("Components that verify their charts", Ordered, func() {
 		env      *testenv.Env
 		ctx      = context.Background()
 		registry *localregistry.Registry
-		alter    alteredBlob
+		alter    localregistry.Alterer
 		signer   *localregistry.Signer
 		other    *localregistry.Signer
 	)
@@ -47,7 +44,7 @@ var _ = Describe("Components that verify their charts", Ordered, func() {
 		startOperatorBinary(buildOperatorBinary(), cfg, "--watch-namespaces", ns, "--source-cache-dir", GinkgoT().TempDir())
 
 		var err error
-		registry, err = localregistry.Start(localregistry.Options{Wrap: alter.wrap})
+		registry, err = localregistry.Start(localregistry.Options{Wrap: alter.Wrap})
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(registry.Close)
 		signer, err = localregistry.NewSigner()
@@ -129,7 +126,7 @@ var _ = Describe("Components that verify their charts", Ordered, func() {
 	It("refuses a signed chart whose content the registry alters", func() {
 		layer, err := registry.LayerDigest(ctx, "charts", "hello", "4.0.0")
 		Expect(err).NotTo(HaveOccurred())
-		alter.set("/blobs/" + layer)
+		alter.Alter(layer)
 		refused(ociChart("altered", "4.0.0", "cosign-keys"), "the content served for the signed manifest")
 	})
 
@@ -168,50 +165,3 @@ var _ = Describe("Components that verify their charts", Ordered, func() {
 		Expect(env.Client.Create(ctx, c)).To(MatchError(ContainSubstring("provider cosign verifies charts of OCI registries (oci://)")))
 	})
 })
-
-// alteredBlob makes a registry serve other bytes for one blob, as a
-// compromised registry or storage would.
-type alteredBlob struct {
-	mu   sync.Mutex
-	path string
-}
-
-func (a *alteredBlob) set(path string) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.path = path
-}
-
-func (a *alteredBlob) wrap(h http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		a.mu.Lock()
-		altered := a.path != "" && strings.HasSuffix(r.URL.Path, a.path)
-		a.mu.Unlock()
-		if !altered || r.Method != http.MethodGet {
-			h.ServeHTTP(w, r)
-			return
-		}
-		rec := &recorded{header: http.Header{}, status: http.StatusOK}
-		h.ServeHTTP(rec, r)
-		body := rec.body.Bytes()
-		if len(body) > 0 {
-			body[len(body)-1] ^= 0xff
-		}
-		for k, v := range rec.header {
-			w.Header()[k] = v
-		}
-		w.WriteHeader(rec.status)
-		_, _ = w.Write(body)
-	})
-}
-
-// recorded is a response held back to be altered.
-type recorded struct {
-	header http.Header
-	body   bytes.Buffer
-	status int
-}
-
-func (r *recorded) Header() http.Header         { return r.header }
-func (r *recorded) Write(p []byte) (int, error) { return r.body.Write(p) }
-func (r *recorded) WriteHeader(status int)      { r.status = status }
