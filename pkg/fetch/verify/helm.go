@@ -118,8 +118,13 @@ func signer(e *openpgp.Entity) string {
 		return "an unknown key"
 	}
 	fp := strings.ToUpper(hex.EncodeToString(e.PrimaryKey.Fingerprint))
+	ids := make([]string, 0, len(e.Identities))
 	for id := range e.Identities {
-		return fmt.Sprintf("%s (%s)", id, fp)
+		ids = append(ids, id)
 	}
-	return fp
+	if len(ids) == 0 {
+		return fp
+	}
+	sort.Strings(ids) // the same message every time
+	return fmt.Sprintf("%s (%s)", ids[0], fp)
 }
