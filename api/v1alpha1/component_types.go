@@ -131,6 +131,7 @@ type ComponentSpec struct {
 }
 
 // ChartSource is a Helm chart in a repository.
+// +kubebuilder:validation:XValidation:rule="!has(self.verify) || (self.verify.provider == 'cosign') == self.repository.startsWith('oci://')",message="spec.chart.verify: provider cosign verifies charts of OCI registries (oci://), provider helm charts of Helm repositories (https://)"
 type ChartSource struct {
 	// Repository is a Helm repository, https://… (its index.yaml is read),
 	// or an OCI registry, oci://host/path (the chart is host/path/name).
@@ -156,6 +157,34 @@ type ChartSource struct {
 	// for registries on a trusted network, such as a local test registry.
 	// +optional
 	Insecure bool `json:"insecure,omitempty"`
+	// Verify makes the operator check who made the chart before it is
+	// loaded or rendered: a chart that fails the check renders nothing and
+	// changes nothing (Ready False, reason VerificationFailed), and the
+	// SourceVerified condition says what was verified with which key.
+	// +optional
+	Verify *ChartVerification `json:"verify,omitempty"`
+}
+
+// ChartVerification says how a chart's signature is checked.
+type ChartVerification struct {
+	// Provider is how the chart is signed. cosign: a chart of an OCI
+	// registry (oci://), signed with cosign's key mode; the signature is a
+	// Sigstore bundle attached as an OCI referrer (what cosign v3 writes) or
+	// a tag sha256-<digest>.sig (what earlier cosign releases write), over
+	// the digest of the chart's manifest. helm: a chart of a Helm
+	// repository (https://), with a provenance file <chart>.tgz.prov signed
+	// with a PGP key, as `helm package --sign` writes it and `helm install
+	// --verify` checks it. Keyless (certificate) signatures are not
+	// supported yet.
+	// +kubebuilder:validation:Enum=cosign;helm
+	Provider string `json:"provider"`
+	// SecretRef names a Secret in the Component's namespace that holds the
+	// trusted keys. For cosign, every key whose name ends in .pub is a PEM
+	// public key (cosign.pub); for helm, every key whose name ends in .gpg
+	// is a PGP keyring, binary or ASCII-armored (pubring.gpg). Any one key
+	// that verifies the signature suffices; keys of other names are
+	// ignored, and a Secret with no such key is an error that says so.
+	SecretRef LocalObjectReference `json:"secretRef"`
 }
 
 // LocalObjectReference names an object in the Component's namespace.

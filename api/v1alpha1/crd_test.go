@@ -70,10 +70,34 @@ func TestRemediationIsExplained(t *testing.T) {
 		"spec.remediation.retries", "spec.remediation.strategy")
 	entry := "status.history[]."
 	expectExplainedUnder(t, "status", "history", "status.history", entry+"finished", entry+"generation", entry+"message",
-		entry+"renderDigest", entry+"result", entry+"source", entry+"source.digest", entry+"source.revision", entry+"source.url", entry+"started")
+		entry+"renderDigest", entry+"result", entry+"source", entry+"source.digest", entry+"source.revision", entry+"source.url", entry+"source.verified", entry+"started")
 	expectExplainedUnder(t, "status", "lastGoodRender", "status.lastGoodRender", "status.lastGoodRender.generation",
 		"status.lastGoodRender.renderDigest", "status.lastGoodRender.secret", "status.lastGoodRender.source",
-		"status.lastGoodRender.source.digest", "status.lastGoodRender.source.revision", "status.lastGoodRender.source.url")
+		"status.lastGoodRender.source.digest", "status.lastGoodRender.source.revision", "status.lastGoodRender.source.url",
+		"status.lastGoodRender.source.verified")
+}
+
+// TestChartVerifyIsExplained keeps `kubectl explain
+// component.spec.chart.verify` useful: every field has a description, and
+// the providers are an enum.
+func TestChartVerifyIsExplained(t *testing.T) {
+	crd := componentCRD(t)
+	verify := crd.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"].Properties["chart"].Properties["verify"]
+	var described []string
+	walk("spec.chart.verify", verify, func(path string, s apiextensionsv1.JSONSchemaProps) {
+		if s.Description == "" {
+			t.Errorf("%s has no description for kubectl explain", path)
+		}
+		described = append(described, path)
+	})
+	sort.Strings(described)
+	want := "spec.chart.verify spec.chart.verify.provider spec.chart.verify.secretRef spec.chart.verify.secretRef.name"
+	if got := strings.Join(described, " "); got != want {
+		t.Errorf("fields under spec.chart.verify: %s, want %s", got, want)
+	}
+	if n := len(verify.Properties["provider"].Enum); n != 2 {
+		t.Errorf("spec.chart.verify.provider has %d values, want cosign and helm", n)
+	}
 }
 
 // expectExplained checks that spec.<field> of the generated CRD and every

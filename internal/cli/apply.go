@@ -26,6 +26,7 @@ type applyOptions struct {
 	atomic          bool
 	healthChecks    string
 	createNamespace bool
+	chart           chartOptions
 }
 
 func newApplyCommand(g *globalOptions) *cobra.Command {
@@ -43,16 +44,24 @@ Without --wait, apply writes what it can and returns once the remaining waves
 wait for objects to become ready; run it again, or use --wait to stay until
 every wave is ready (or --timeout passes, which is an error).
 
+SOURCE may also be a chart of an OCI registry (oci://host/path/name) or, with
+--repo, of a Helm repository; --verify checks it before anything is rendered,
+as the operator's spec.chart.verify does: a cosign signature with --key, or the
+chart's .prov file with --keyring.
+
 Progress is a table redrawn in place on a terminal, one line per change
 otherwise.`,
 		Example: `  wavekit apply demo ./chart -f values.yaml --set replicas=3
-  wavekit apply demo ./overlays/prod -n prod --create-namespace --wait --timeout 10m`,
+  wavekit apply demo ./overlays/prod -n prod --create-namespace --wait --timeout 10m
+  wavekit apply web oci://ghcr.io/acme/charts/web --version 1.2.3 --verify --key cosign.pub
+  wavekit apply web web --repo https://charts.example.com --verify --keyring pubring.gpg`,
 		Args: exactArgs("NAME SOURCE"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return o.run(cmd.Context(), g, args[0], args[1])
 		},
 	}
 	o.input.addFlags(cmd)
+	o.chart.addFlags(cmd)
 	cmd.Flags().BoolVar(&o.wait, "wait", false, "wait until every wave is applied and ready")
 	cmd.Flags().DurationVar(&o.timeout, "timeout", 5*time.Minute, "how long --wait waits")
 	cmd.Flags().BoolVar(&o.createNamespace, "create-namespace", false, "create the release namespace if it does not exist, as helm install --create-namespace (it is not part of the release)")
@@ -65,11 +74,16 @@ otherwise.`,
 	return cmd
 }
 
-func (o *applyOptions) run(ctx context.Context, g *globalOptions, name, dir string) error {
+func (o *applyOptions) run(ctx context.Context, g *globalOptions, name, source string) error {
 	namespacePolicy, err := manifests.ParseNamespacePolicy(o.namespacePolicy)
 	if err != nil {
 		return fmt.Errorf("--namespace-policy: %w", err)
 	}
+	dir, recorded, cleanup, err := o.chart.fetch(ctx, source, g.stderr)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
 	next, err := renderNextRevision(ctx, g, &o.input, name, dir)
 	if err != nil {
 		return err
@@ -93,7 +107,7 @@ func (o *applyOptions) run(ctx context.Context, g *globalOptions, name, dir stri
 	if err != nil {
 		return err
 	}
-	a.objects, a.source, a.namespacePolicy, a.drift, a.healthChecks = next.objects, absPath(dir), namespacePolicy, drift, checks
+	a.objects, a.source, a.namespacePolicy, a.drift, a.healthChecks = next.objects, recorded, namespacePolicy, drift, checks
 	a.wrote = testsChanged(next.rel, next.objects) // a revision of its own, whose tests wavekit test runs
 	err = a.run(ctx, o.wait || o.atomic, o.timeout)
 	if err == nil || !o.atomic || a.rel.secret == nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
 	"github.com/wavekit-dev/wavekit/pkg/component"
 	"github.com/wavekit-dev/wavekit/pkg/fetch"
+	"github.com/wavekit-dev/wavekit/pkg/fetch/verify"
 	"github.com/wavekit-dev/wavekit/pkg/generator/patch"
 	"github.com/wavekit-dev/wavekit/pkg/generator/source"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
@@ -35,7 +36,9 @@ type resolver struct {
 	readers *readers
 	flux    *fluxSources
 	loaded  *lru.Cache // digest and path → manifests.Generator
-	requeue time.Duration
+	// verified remembers the charts verified, by digest and key material.
+	verified *verify.Cache
+	requeue  time.Duration
 	// beforeValues runs before valuesFrom is read: it watches what it reads.
 	beforeValues func(context.Context, *v1alpha1.Component) error
 	// localArtifact, when set, stands for the artifact of every
@@ -47,7 +50,8 @@ func newResolver(name string, served map[string]manifests.Generator, fetcher *fe
 	if requeue <= 0 {
 		requeue = component.DefaultRequeueInterval
 	}
-	return &resolver{name: name, served: served, fetcher: fetcher, readers: readers, flux: flux, loaded: lru.New(loadedGenerators), requeue: requeue}
+	return &resolver{name: name, served: served, fetcher: fetcher, readers: readers, flux: flux, loaded: lru.New(loadedGenerators), requeue: requeue,
+		verified: verify.NewCache(0)}
 }
 
 // Generate renders the Component in the context.
@@ -119,18 +123,22 @@ func (r *resolver) chart(ctx context.Context, c *v1alpha1.Component, reader clie
 	if err != nil {
 		return nil, err
 	}
+	verifier, err := chartVerifier(ctx, reader, c, r.verified)
+	if err != nil {
+		return nil, err
+	}
 	maxAge := r.requeue
 	if d := c.GetRequeueInterval(); d > 0 {
 		maxAge = d
 	}
 	fetched, err := r.fetcher.Chart(ctx, fetch.ChartRequest{
 		Repository: spec.Repository, Name: spec.Name, Version: spec.Version,
-		Credentials: creds, Insecure: spec.Insecure, MaxAge: maxAge,
+		Credentials: creds, Insecure: spec.Insecure, MaxAge: maxAge, Verifier: verifier,
 	})
 	if err != nil {
 		return nil, fetchError(fmt.Errorf("spec.chart: %w", err))
 	}
-	manifests.ReportSource(ctx, manifests.SourceInfo{URL: fetched.URL, Revision: fetched.Revision, Digest: fetched.Digest})
+	manifests.ReportSource(ctx, manifests.SourceInfo{URL: fetched.URL, Revision: fetched.Revision, Digest: fetched.Digest, Verified: fetched.Verified})
 	return r.load(fetched.Digest, fetched.Dir, fetched.Dir)
 }
 
@@ -206,6 +214,9 @@ func singleChart(root string) string {
 // fetchError retries what may pass (the network, a server error) and
 // reports the rest as the input's, which only a change fixes.
 func fetchError(err error) error {
+	if failed, ok := verificationFailed(err); ok {
+		return failed
+	}
 	if fetch.IsTransient(err) {
 		return component.Retriable(err, 0)
 	}

@@ -35,6 +35,7 @@ func (rn *run[T]) apply(ctx context.Context) outcome {
 		return rn.fail(fmt.Errorf("pre-reconcile hook: %w", err))
 	}
 	objects, err := rn.render(ctx, tg)
+	rn.recordVerification(err)
 	if err != nil {
 		return rn.fail(renderError(err))
 	}

@@ -37,18 +37,19 @@ const (
 
 // stateOf maps a Ready reason to the component state.
 var stateOf = map[string]State{
-	ReasonReady:           StateReady,
-	ReasonProcessing:      StateProcessing,
-	ReasonPending:         StatePending,
-	ReasonRetrying:        StatePending,
-	ReasonTimeout:         StateError,
-	ReasonError:           StateError,
-	ReasonDeleting:        StateDeleting,
-	ReasonDeletionBlocked: StateDeletionPending,
-	ReasonSuspended:       StatePending,
-	ReasonRolledBack:      StateError,
-	ReasonWriteLoop:       StateError,
-	ReasonTestFailed:      StateError,
+	ReasonReady:              StateReady,
+	ReasonProcessing:         StateProcessing,
+	ReasonPending:            StatePending,
+	ReasonRetrying:           StatePending,
+	ReasonTimeout:            StateError,
+	ReasonError:              StateError,
+	ReasonDeleting:           StateDeleting,
+	ReasonDeletionBlocked:    StateDeletionPending,
+	ReasonSuspended:          StatePending,
+	ReasonRolledBack:         StateError,
+	ReasonWriteLoop:          StateError,
+	ReasonTestFailed:         StateError,
+	ReasonVerificationFailed: StateError,
 }
 
 // setReady records the Ready condition, the state it implies, and the

@@ -155,6 +155,9 @@ func (rn *run[T]) fail(err error) outcome {
 	if apierrors.IsConflict(err) {
 		return outcome{reason: ReasonRetrying, message: err.Error(), requeue: time.Second}
 	}
+	if o, failed := rn.verificationFailed(err); failed {
+		return o
+	}
 	var rejected *rejectedStatusError
 	if errors.As(err, &rejected) {
 		// Only a new CRD helps, and its update sends no event: look again
@@ -305,7 +308,7 @@ func (r *Reconciler[T]) note(component T, o outcome) bool {
 	}
 	kind := "Normal"
 	switch o.reason {
-	case ReasonError, ReasonTimeout, ReasonDeletionBlocked, ReasonRolledBack, ReasonWriteLoop, ReasonTestFailed:
+	case ReasonError, ReasonTimeout, ReasonDeletionBlocked, ReasonRolledBack, ReasonWriteLoop, ReasonTestFailed, ReasonVerificationFailed:
 		kind = "Warning"
 	}
 	r.recorder.Eventf(component, nil, kind, reason, "Reconcile", "%s", o.message)

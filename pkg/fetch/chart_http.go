@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"path"
 	"strings"
 	"time"
 
@@ -49,13 +50,13 @@ func (f *Fetcher) chartFromRepository(ctx context.Context, req ChartRequest) (Fe
 		return Fetched{}, err
 	}
 	if cv.Digest == "" {
-		return f.chartWithoutDigest(ctx, archive, cv)
+		return f.chartWithoutDigest(ctx, req, archive, cv)
 	}
 	d, err := parseDigest(indexDigest(cv.Digest))
 	if err != nil {
 		return Fetched{}, fmt.Errorf("index of %s: chart %s %s: %w", redact(base), cv.Name, cv.Version, err)
 	}
-	return f.chartWithDigest(ctx, archive, d)
+	return f.chartWithDigest(ctx, req, archive, d)
 }
 
 // indexDigest reads an index's digest: hex sha256 as Helm writes it, or
@@ -126,37 +127,55 @@ func sameHost(a, b string) bool {
 }
 
 // chartWithDigest fetches an archive whose digest the index gives: from
-// the cache if it holds it, else downloaded and checked.
-func (f *Fetcher) chartWithDigest(ctx context.Context, a chartArchive, d digest) (Fetched, error) {
+// the cache if it holds it, else downloaded and checked; verified first if
+// req asks for it.
+func (f *Fetcher) chartWithDigest(ctx context.Context, req ChartRequest, a chartArchive, d digest) (Fetched, error) {
 	shown := redact(a.url)
-	if e, ok := f.cache.lookup(entryKey{chartKind, d}); ok {
-		return fetchedChart(e, shown, a.version), nil
-	}
-	e, err := f.cache.store(entryKey{chartKind, d}, func(tmp string) (entryMeta, error) {
+	download := once(func(ctx context.Context) ([]byte, error) {
 		data, err := f.downloadChart(ctx, a)
 		if err != nil {
-			return entryMeta{}, err
+			return nil, err
 		}
 		if got := digestOf(d.algorithm, data); got != d {
-			return entryMeta{}, &DigestMismatchError{URL: shown, Want: d.String(), Got: got.String()}
+			return nil, &DigestMismatchError{URL: shown, Want: d.String(), Got: got.String()}
+		}
+		return data, nil
+	})
+	verified, err := f.verifyArchive(ctx, req, a, d, download)
+	if err != nil {
+		return Fetched{}, err
+	}
+	if e, ok := f.cache.lookup(entryKey{chartKind, d}); ok {
+		return withVerified(fetchedChart(e, shown, a.version), verified), nil
+	}
+	e, err := f.cache.store(entryKey{chartKind, d}, func(tmp string) (entryMeta, error) {
+		data, err := download(ctx)
+		if err != nil {
+			return entryMeta{}, err
 		}
 		return chartMeta(tmp, data, shown, a.version, d)
 	})
 	if err != nil {
 		return Fetched{}, err
 	}
-	return fetchedChart(e, shown, a.version), nil
+	return withVerified(fetchedChart(e, shown, a.version), verified), nil
 }
 
 // chartWithoutDigest fetches an archive the index gives no digest for: it
 // is downloaded to learn its digest, which is then remembered for as long
 // as the index says the same of the archive (URL, version, creation time).
-func (f *Fetcher) chartWithoutDigest(ctx context.Context, a chartArchive, cv *repo.ChartVersion) (Fetched, error) {
+func (f *Fetcher) chartWithoutDigest(ctx context.Context, req ChartRequest, a chartArchive, cv *repo.ChartVersion) (Fetched, error) {
 	shown := redact(a.url)
 	key := strings.Join([]string{a.url, a.version, cv.Created.UTC().Format(time.RFC3339Nano)}, " ")
 	if d, ok := f.archiveDigests.Load(key); ok {
 		if e, ok := f.cache.lookup(entryKey{chartKind, d.(digest)}); ok {
-			return fetchedChart(e, shown, a.version), nil
+			verified, err := f.verifyArchive(ctx, req, a, d.(digest), once(func(ctx context.Context) ([]byte, error) {
+				return f.downloadChart(ctx, a)
+			}))
+			if err != nil {
+				return Fetched{}, err
+			}
+			return withVerified(fetchedChart(e, shown, a.version), verified), nil
 		}
 	}
 	data, err := f.downloadChart(ctx, a)
@@ -164,6 +183,10 @@ func (f *Fetcher) chartWithoutDigest(ctx context.Context, a chartArchive, cv *re
 		return Fetched{}, err
 	}
 	d := digestOf("sha256", data)
+	verified, err := f.verifyArchive(ctx, req, a, d, func(context.Context) ([]byte, error) { return data, nil })
+	if err != nil {
+		return Fetched{}, err
+	}
 	e, err := f.cache.store(entryKey{chartKind, d}, func(tmp string) (entryMeta, error) {
 		return chartMeta(tmp, data, shown, a.version, d)
 	})
@@ -171,7 +194,27 @@ func (f *Fetcher) chartWithoutDigest(ctx context.Context, a chartArchive, cv *re
 		return Fetched{}, err
 	}
 	f.archiveDigests.Store(key, d)
-	return fetchedChart(e, shown, a.version), nil
+	return withVerified(fetchedChart(e, shown, a.version), verified), nil
+}
+
+// verifyArchive runs req's Verifier, if any, on an archive of a Helm
+// repository, with its provenance file beside it (<archive URL>.prov).
+func (f *Fetcher) verifyArchive(ctx context.Context, req ChartRequest, a chartArchive, d digest, archive func(context.Context) ([]byte, error)) (string, error) {
+	if req.Verifier == nil {
+		return "", nil
+	}
+	name := a.url
+	if u, err := url.Parse(a.url); err == nil {
+		name = u.Path
+	}
+	provenance := once(func(ctx context.Context) ([]byte, error) {
+		var buf bytes.Buffer
+		if err := f.download(ctx, a.client, a.url+".prov", a.creds, &buf); err != nil {
+			return nil, fmt.Errorf("provenance file: %w", err)
+		}
+		return buf.Bytes(), nil
+	})
+	return f.verify(ctx, req, Subject{Source: redact(a.url), Digest: d.String(), ArchiveName: path.Base(name), Archive: archive, Provenance: provenance})
 }
 
 func (f *Fetcher) downloadChart(ctx context.Context, a chartArchive) ([]byte, error) {

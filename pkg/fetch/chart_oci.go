@@ -13,6 +13,7 @@ import (
 	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/registry"
 	"helm.sh/helm/v3/pkg/repo"
+	"oras.land/oras-go/v2/registry/remote"
 	"oras.land/oras-go/v2/registry/remote/auth"
 	"oras.land/oras-go/v2/registry/remote/errcode"
 )
@@ -44,16 +45,49 @@ func (f *Fetcher) chartFromRegistry(ctx context.Context, req ChartRequest) (Fetc
 	if err != nil {
 		return Fetched{}, err
 	}
+	verified, err := f.verifyManifest(ctx, req, ref, manifest)
+	if err != nil {
+		return Fetched{}, err
+	}
 	if e, ok := f.cache.lookup(entryKey{chartKind, manifest}); ok {
-		return fetchedChart(e, tagged, cv.Version), nil
+		return withVerified(fetchedChart(e, tagged, cv.Version), verified), nil
 	}
 	e, err := f.cache.store(entryKey{chartKind, manifest}, func(tmp string) (entryMeta, error) {
 		return f.pullChart(ctx, req, ref, manifest, tagged, cv.Version, tmp)
 	})
 	if err != nil {
-		return Fetched{}, err
+		return Fetched{}, unverifiedContent(req, ref, manifest, err)
 	}
-	return fetchedChart(e, tagged, cv.Version), nil
+	return withVerified(fetchedChart(e, tagged, cv.Version), verified), nil
+}
+
+// verifyManifest runs req's Verifier, if any, on the manifest the chart is
+// pulled by.
+func (f *Fetcher) verifyManifest(ctx context.Context, req ChartRequest, ref string, manifest digest) (string, error) {
+	if req.Verifier == nil {
+		return "", nil
+	}
+	repository, err := f.repository(req, ref)
+	if err != nil {
+		return "", err
+	}
+	return f.verify(ctx, req, Subject{Source: ref, Digest: manifest.String(), Registry: repository})
+}
+
+// unverifiedContent says, of a chart whose manifest was verified, that what
+// the registry served for it does not match it: a VerificationError, as a
+// wrong signature is.
+func unverifiedContent(req ChartRequest, ref string, manifest digest, err error) error {
+	if req.Verifier == nil || IsTransient(err) {
+		return err
+	}
+	return &VerificationError{Source: ref, Digest: manifest.String(), Err: fmt.Errorf("the content served for the signed manifest: %w", err)}
+}
+
+// withVerified returns fetched with what was verified.
+func withVerified(fetched Fetched, verified string) Fetched {
+	fetched.Verified = verified
+	return fetched
 }
 
 // listTags lists the chart's semver tags ("_" read as "+", as Helm pushes
@@ -140,15 +174,10 @@ func (f *Fetcher) withRegistry(ctx context.Context, req ChartRequest, ref string
 	}
 	client := *base
 	client.Transport = contextTransport{ctx: ctx, base: transport}
-	host, _, _ := strings.Cut(ref, "/")
-	authorizer := auth.Client{Client: &client, Cache: f.authCache(req, host)}
-	if req.Credentials.hasLogin() {
-		login := auth.Credential{Username: req.Credentials.Username, Password: req.Credentials.Password}
-		authorizer.Credential = auth.StaticCredential(host, login)
-	}
+	authorizer := f.authorizer(req, ref, &client)
 	opts := []registry.ClientOption{
 		registry.ClientOptHTTPClient(&client),
-		registry.ClientOptAuthorizer(authorizer),
+		registry.ClientOptAuthorizer(*authorizer),
 		registry.ClientOptCredentialsFile(filepath.Join(f.cache.dir, unusedCredentialsFile)),
 		registry.ClientOptWriter(io.Discard),
 	}
@@ -160,6 +189,35 @@ func (f *Fetcher) withRegistry(ctx context.Context, req ChartRequest, ref string
 		return err
 	}
 	return do(c)
+}
+
+// authorizer returns the client that authenticates to ref's registry with
+// req's login, if any, and nothing else, sending requests through client.
+func (f *Fetcher) authorizer(req ChartRequest, ref string, client *http.Client) *auth.Client {
+	host, _, _ := strings.Cut(ref, "/")
+	authorizer := &auth.Client{Client: client, Cache: f.authCache(req, host)}
+	if req.Credentials.hasLogin() {
+		login := auth.Credential{Username: req.Credentials.Username, Password: req.Credentials.Password}
+		authorizer.Credential = auth.StaticCredential(host, login)
+	}
+	return authorizer
+}
+
+// repository returns the OCI repository ref (host/path/name) as req sees
+// it: its CA, login and plain HTTP if Insecure. Its calls run under the
+// context they are given.
+func (f *Fetcher) repository(req ChartRequest, ref string) (*remote.Repository, error) {
+	client, err := f.clientFor(req.Credentials)
+	if err != nil {
+		return nil, err
+	}
+	repository, err := remote.NewRepository(ref)
+	if err != nil {
+		return nil, fmt.Errorf("oci://%s: %w", ref, err)
+	}
+	repository.Client = f.authorizer(req, ref, client)
+	repository.PlainHTTP = req.Insecure
+	return repository, nil
 }
 
 // authCache returns the cache of authentication schemes and tokens for a

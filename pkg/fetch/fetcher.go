@@ -45,6 +45,9 @@ type ChartRequest struct {
 	// MaxAge is how long a fetched index.yaml or tag list is reused before
 	// the repository is asked again; 0: always ask.
 	MaxAge time.Duration
+	// Verifier, if set, checks the chart before it is taken from the cache
+	// or stored in it; a chart it refuses is a VerificationError.
+	Verifier Verifier
 }
 
 // ArtifactRequest asks for a .tar.gz, such as a Flux artifact.
@@ -70,6 +73,8 @@ type Fetched struct {
 	Revision string
 	// Digest is "sha256:<hex>" of the chart archive or the artifact.
 	Digest string
+	// Verified is what the request's Verifier said it verified, if any.
+	Verified string
 }
 
 // Fetcher brings charts and artifacts into a Cache. It is safe for

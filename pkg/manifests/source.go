@@ -19,6 +19,11 @@ type SourceInfo struct {
 	// Digest of what was downloaded, "sha256:<hex>".
 	// +optional
 	Digest string `json:"digest,omitempty"`
+	// Verified says what verified the source before it was rendered: the
+	// kind of signature and the key, when the component asks for a
+	// verification.
+	// +optional
+	Verified string `json:"verified,omitempty"`
 }
 
 // sourceReport holds what a generator reported during one render.

@@ -1,0 +1,50 @@
+package operator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/wavekit-dev/wavekit/api/v1alpha1"
+	"github.com/wavekit-dev/wavekit/pkg/fetch"
+	"github.com/wavekit-dev/wavekit/pkg/fetch/verify"
+	"github.com/wavekit-dev/wavekit/pkg/manifests"
+)
+
+// chartVerifier returns the verifier spec.chart.verify asks for, with the
+// keys of its Secret, read as the Component's identity; nil without it.
+// A Secret without a key of the provider's names fails the verification.
+func chartVerifier(ctx context.Context, reader client.Reader, c *v1alpha1.Component, cache *verify.Cache) (fetch.Verifier, error) {
+	spec := c.Spec.Chart.Verify
+	if spec == nil {
+		return nil, nil
+	}
+	name := spec.SecretRef.Name
+	secret := &corev1.Secret{}
+	if err := reader.Get(ctx, types.NamespacedName{Namespace: c.Namespace, Name: name}, secret); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, &manifests.VerificationError{Err: fmt.Errorf("spec.chart.verify.secretRef: Secret %s not found", name)}
+		}
+		return nil, readError(fmt.Errorf("spec.chart.verify.secretRef: reading Secret %s: %w", name, err))
+	}
+	v, err := verify.New(spec.Provider, name, secret.Data, cache)
+	if err != nil {
+		return nil, &manifests.VerificationError{Err: fmt.Errorf("spec.chart.verify: %w", err)}
+	}
+	return v, nil
+}
+
+// verificationFailed reports a chart that failed its verification as
+// such: nothing of it is rendered, and only a change helps.
+func verificationFailed(err error) (error, bool) {
+	var failed *fetch.VerificationError
+	if !errors.As(err, &failed) {
+		return nil, false
+	}
+	return &manifests.VerificationError{Err: err}, true
+}

@@ -1,0 +1,55 @@
+package component
+
+import (
+	"errors"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/wavekit-dev/wavekit/pkg/manifests"
+)
+
+// ConditionSourceVerified says whether the source a component asks to
+// verify (a signature, a provenance file) passed: True with what was
+// verified with which key, False with why not. It is absent for a
+// component that asks for no verification.
+const ConditionSourceVerified = "SourceVerified"
+
+// ReasonVerificationFailed: the source failed its verification
+// (manifests.VerificationError), so nothing of it was rendered (Ready and
+// SourceVerified False).
+const ReasonVerificationFailed = "VerificationFailed"
+
+// ReasonVerified is the reason of SourceVerified True.
+const ReasonVerified = "Succeeded"
+
+// recordVerification sets SourceVerified after a render: from what the
+// generator reported of its source, or from the verification error that
+// stopped the render. Any other render error leaves it as it was.
+func (rn *run[T]) recordVerification(renderErr error) {
+	status := rn.component.GetStatus()
+	generation := rn.component.GetGeneration()
+	var failed *manifests.VerificationError
+	switch {
+	case errors.As(renderErr, &failed):
+		meta.SetStatusCondition(&status.Conditions, metav1.Condition{Type: ConditionSourceVerified, Status: metav1.ConditionFalse,
+			Reason: ReasonVerificationFailed, Message: boundMessage(failed.Error(), conditionMessageLimit), ObservedGeneration: generation})
+	case renderErr != nil:
+	case rn.source != nil && rn.source.Verified != "":
+		meta.SetStatusCondition(&status.Conditions, metav1.Condition{Type: ConditionSourceVerified, Status: metav1.ConditionTrue,
+			Reason: ReasonVerified, Message: boundMessage(rn.source.Verified, conditionMessageLimit), ObservedGeneration: generation})
+	default:
+		meta.RemoveStatusCondition(&status.Conditions, ConditionSourceVerified)
+	}
+}
+
+// verificationFailed is the outcome of a render stopped by a failed
+// verification: only a change helps (a signed source, the right key), so
+// it is Stalled and looked at again at the retry interval.
+func (rn *run[T]) verificationFailed(err error) (outcome, bool) {
+	var failed *manifests.VerificationError
+	if !errors.As(err, &failed) {
+		return outcome{}, false
+	}
+	return outcome{reason: ReasonVerificationFailed, message: err.Error(), requeue: rn.r.retryInterval(rn.component), stalled: true}, true
+}
