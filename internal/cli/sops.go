@@ -1,0 +1,74 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/wavekit-dev/wavekit/internal/sopsdecrypt"
+)
+
+// ageKeys reads the age identities of --sops-age-key once; nil without
+// the flag.
+func (o *inputOptions) ageKeys() (*sopsdecrypt.Keys, error) {
+	if o.sopsAgeKey == "" || o.keys != nil {
+		return o.keys, nil
+	}
+	data, err := os.ReadFile(o.sopsAgeKey)
+	if err != nil {
+		return nil, fmt.Errorf("--sops-age-key: %w", err)
+	}
+	keys, err := sopsdecrypt.ParseKeys("--sops-age-key "+o.sopsAgeKey, string(data))
+	if err != nil {
+		return nil, err
+	}
+	o.keys = keys
+	return keys, nil
+}
+
+// decryptValuesFile decrypts a -f file that SOPS encrypted.
+func (o *inputOptions) decryptValuesFile(file string, data []byte) ([]byte, error) {
+	if !sopsdecrypt.IsEncryptedDocument(data) {
+		return data, nil
+	}
+	keys, err := o.ageKeys()
+	if err != nil {
+		return nil, err
+	}
+	if keys == nil {
+		return nil, fmt.Errorf("values file %s is encrypted with SOPS: give its age key with --sops-age-key FILE", file)
+	}
+	plain, err := keys.DecryptDocument(data)
+	if err != nil {
+		return nil, fmt.Errorf("values file %s: %w", file, err)
+	}
+	return plain, nil
+}
+
+// decryptObjects decrypts the rendered objects that carry SOPS metadata.
+func (o *inputOptions) decryptObjects(dir string, objects []client.Object) ([]client.Object, error) {
+	if len(sopsdecrypt.Encrypted(objects)) == 0 {
+		return objects, nil
+	}
+	keys, err := o.ageKeys()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]client.Object, len(objects))
+	for i, obj := range objects {
+		out[i] = obj
+		u, ok := obj.(*unstructured.Unstructured)
+		if !ok || !sopsdecrypt.IsEncrypted(u.Object) {
+			continue
+		}
+		if keys == nil {
+			return nil, fmt.Errorf("%s %s of %s is encrypted with SOPS: give its age key with --sops-age-key FILE", u.GetKind(), u.GetName(), dir)
+		}
+		if out[i], err = keys.DecryptObject(u); err != nil {
+			return nil, fmt.Errorf("%s %s of %s: %w", u.GetKind(), u.GetName(), dir, err)
+		}
+	}
+	return out, nil
+}
