@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"os"
 
@@ -56,19 +57,10 @@ func (o *inputOptions) decryptObjects(dir string, objects []client.Object) ([]cl
 	if err != nil {
 		return nil, err
 	}
-	out := make([]client.Object, len(objects))
-	for i, obj := range objects {
-		out[i] = obj
-		u, ok := obj.(*unstructured.Unstructured)
-		if !ok || !sopsdecrypt.IsEncrypted(u.Object) {
-			continue
+	return sopsdecrypt.Objects(keys, objects, func(u *unstructured.Unstructured, err error) error {
+		if errors.Is(err, sopsdecrypt.ErrNoKeys) {
+			return fmt.Errorf("%s %s of %s is encrypted with SOPS: give its age key with --sops-age-key FILE", u.GetKind(), u.GetName(), dir)
 		}
-		if keys == nil {
-			return nil, fmt.Errorf("%s %s of %s is encrypted with SOPS: give its age key with --sops-age-key FILE", u.GetKind(), u.GetName(), dir)
-		}
-		if out[i], err = keys.DecryptObject(u); err != nil {
-			return nil, fmt.Errorf("%s %s of %s: %w", u.GetKind(), u.GetName(), dir, err)
-		}
-	}
-	return out, nil
+		return fmt.Errorf("%s %s of %s: %w", u.GetKind(), u.GetName(), dir, err)
+	})
 }

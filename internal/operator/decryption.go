@@ -44,20 +44,9 @@ func (r *resolver) decrypted(ctx context.Context, c *v1alpha1.Component, reader 
 	if err != nil {
 		return nil, err
 	}
-	out := make([]client.Object, len(objects))
-	for i, o := range objects {
-		out[i] = o
-		u, ok := o.(*unstructured.Unstructured)
-		if !ok || !sopsdecrypt.IsEncrypted(u.Object) {
-			continue
-		}
-		plain, err := keys.DecryptObject(u)
-		if err != nil {
-			return nil, decryptionError(fmt.Errorf("%s%s: %w", describe(u), fileNote(gen, u), err))
-		}
-		out[i] = plain
-	}
-	return out, nil
+	return sopsdecrypt.Objects(keys, objects, func(u *unstructured.Unstructured, err error) error {
+		return decryptionError(fmt.Errorf("%s%s: %w", describe(u), fileNote(gen, u), err))
+	})
 }
 
 // decryptedValues decrypts the content of a valuesFrom key when it is a

@@ -1,6 +1,7 @@
 package sopsdecrypt
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/getsops/sops/v3/config"
@@ -81,4 +82,30 @@ func (k *Keys) DecryptDocument(data []byte) ([]byte, error) {
 		return nil, fmt.Errorf("encoding the decrypted document: %w", redact(err))
 	}
 	return plain, nil
+}
+
+// ErrNoKeys says that an object is encrypted and no keys were given.
+var ErrNoKeys = errors.New("no age key was given")
+
+// Objects returns objects with each one that carries SOPS metadata
+// decrypted by keys (nil keys fail with ErrNoKeys); fail turns the error of
+// an object into the one returned.
+func Objects(keys *Keys, objects []client.Object, fail func(*unstructured.Unstructured, error) error) ([]client.Object, error) {
+	out := make([]client.Object, len(objects))
+	for i, obj := range objects {
+		out[i] = obj
+		u, ok := obj.(*unstructured.Unstructured)
+		if !ok || !IsEncrypted(u.Object) {
+			continue
+		}
+		if keys == nil {
+			return nil, fail(u, ErrNoKeys)
+		}
+		plain, err := keys.DecryptObject(u)
+		if err != nil {
+			return nil, fail(u, err)
+		}
+		out[i] = plain
+	}
+	return out, nil
 }
