@@ -101,23 +101,34 @@ func (p *sourcePolicy) namespaceList(ctx context.Context, namespace string) (lis
 }
 
 // sourceAllowed checks the URL of c's spec.chart or spec.sourceRef against
-// the policy. A served source (spec.source) is the operator's own.
+// the policy. A served source (spec.source) is the operator's own. The URL
+// of a Flux source is looked up only when a list applies to c.
 func (r *resolver) sourceAllowed(ctx context.Context, c *v1alpha1.Component) error {
-	if r.policy == nil {
+	if r.policy == nil || (c.Spec.Chart == nil && (c.Spec.SourceRef == nil || r.localArtifact != "")) {
 		return nil
 	}
-	switch {
-	case c.Spec.Chart != nil:
+	if applies, err := r.policy.applies(ctx, c.Namespace); err != nil || !applies {
+		return err
+	}
+	if c.Spec.Chart != nil {
 		field, url := chartURL(c.Spec.Chart)
 		return r.policy.check(ctx, c, field, url)
-	case c.Spec.SourceRef != nil && r.localArtifact == "":
-		field, url, err := r.flux.originURL(ctx, c)
-		if err != nil || url == "" {
-			return err
-		}
-		return r.policy.check(ctx, c, field, url)
 	}
-	return nil
+	field, url, err := r.flux.originURL(ctx, c)
+	if err != nil || url == "" {
+		return err
+	}
+	return r.policy.check(ctx, c, field, url)
+}
+
+// applies tells whether the operator's list or the namespace's annotation
+// limits the sources of a Component of namespace.
+func (p *sourcePolicy) applies(ctx context.Context, namespace string) (bool, error) {
+	if !p.global.Empty() {
+		return true, nil
+	}
+	_, present, err := p.namespaceList(ctx, namespace)
+	return present, err
 }
 
 // chartURL is what a chart is matched by: the repository of an HTTP chart,
