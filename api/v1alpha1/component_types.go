@@ -124,6 +124,14 @@ type ComponentSpec struct {
 	// objects, whether or not they run.
 	// +optional
 	Test *component.Test `json:"test,omitempty"`
+	// Decryption decrypts SOPS-encrypted objects of the source (every
+	// object that carries sops metadata, such as a Secret encrypted with
+	// --encrypted-regex '^(data|stringData)$') before they are applied, and
+	// SOPS-encrypted values of valuesFrom before rendering. Decrypted values
+	// stay in memory and in the objects applied. Without it, an encrypted
+	// object is refused.
+	// +optional
+	Decryption *Decryption `json:"decryption,omitempty"`
 	// AdditionalManagedTypes are types whose foreign instances block deletion,
 	// besides the component's own CRDs and APIServices.
 	// +optional
@@ -184,6 +192,20 @@ type ChartVerification struct {
 	// is a PGP keyring, binary or ASCII-armored (pubring.gpg). Any one key
 	// that verifies the signature suffices; keys of other names are
 	// ignored, and a Secret with no such key is an error that says so.
+	SecretRef LocalObjectReference `json:"secretRef"`
+}
+
+// Decryption says how SOPS-encrypted objects and values are decrypted.
+type Decryption struct {
+	// Provider is the only decryption provider, sops. age keys are
+	// supported; PGP keys and cloud key services are not (yet).
+	// +kubebuilder:validation:Enum=sops
+	Provider string `json:"provider"`
+	// SecretRef names a Secret in the Component's namespace whose keys
+	// ending in .agekey hold age identities (AGE-SECRET-KEY-1...), one or
+	// more per key, as age-keygen writes them; any one that matches a
+	// recipient of a file decrypts it. Keys named otherwise (age.key, for
+	// instance) are ignored. It is read as the Component's identity.
 	SecretRef LocalObjectReference `json:"secretRef"`
 }
 

@@ -78,6 +78,8 @@ func run() error {
 	)
 	flag.StringVar(&name, "operator-name", "wavekit.dev", "operator name: annotation prefix, field owner and finalizer")
 	flag.Var(&sources, "source", "a source to serve, NAME=DIR (repeatable); DIR holds a Helm chart, a kustomization or Go templates")
+	var allowedSources stringList
+	flag.Var(&allowedSources, "allowed-sources", "a glob of the source URLs Components may use (repeatable): Helm repositories, OCI charts (oci://host/path/name), Flux sources' URLs; * matches within a path segment, ** across, ! denies; a source is allowed when some pattern allows it and none denies it (default: every source; a Namespace's <operator-name>/allowed-sources annotation narrows it)")
 	var cacheDir string
 	var cacheSize int64
 	flag.StringVar(&cacheDir, "source-cache-dir", "", "directory of the charts and artifacts fetched for spec.chart and spec.sourceRef (default: $TMPDIR/wavekit-sources)")
@@ -117,6 +119,7 @@ func run() error {
 	problems = append(problems, err)
 	parsed, err := operator.ParseSources(sources)
 	problems = append(problems, err, operator.CheckSources(name, parsed))
+	problems = append(problems, operator.CheckAllowedSources(allowedSources))
 	problems = append(problems, checkNamespaces(watchNamespaces), checkLeaderElection(leaderElect, leaderNamespace))
 	if err := errors.Join(problems...); err != nil {
 		return err
@@ -159,7 +162,8 @@ func run() error {
 	if err != nil {
 		return fmt.Errorf("creating manager: %w", err)
 	}
-	r, err := operator.Setup(mgr, operator.Options{Name: name, Sources: parsed, CacheDir: cacheDir, CacheMaxBytes: cacheSize, Reconciler: reconciler})
+	r, err := operator.Setup(mgr, operator.Options{Name: name, Sources: parsed, CacheDir: cacheDir, CacheMaxBytes: cacheSize, Reconciler: reconciler,
+		AllowedSources: allowedSources})
 	if err != nil {
 		return err
 	}

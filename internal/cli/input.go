@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
+	"github.com/wavekit-dev/wavekit/internal/sopsdecrypt"
 	"github.com/wavekit-dev/wavekit/pkg/generator/helm"
 	"github.com/wavekit-dev/wavekit/pkg/generator/kustomize"
 	"github.com/wavekit-dev/wavekit/pkg/generator/source"
@@ -25,12 +26,15 @@ type inputOptions struct {
 	valueFiles    []string
 	setValues     []string
 	kustomizeRoot string
+	sopsAgeKey    string
+	keys          *sopsdecrypt.Keys // of sopsAgeKey, read once
 }
 
 func (o *inputOptions) addFlags(cmd *cobra.Command) {
 	flags := cmd.Flags()
 	flags.StringArrayVarP(&o.valueFiles, "values", "f", nil, "a YAML file of values; repeat to merge several, later files win")
 	flags.StringArrayVar(&o.setValues, "set", nil, "a value as key.path=value (Helm syntax, comma-separated pairs allowed); applied after -f")
+	flags.StringVar(&o.sopsAgeKey, "sops-age-key", "", "a file of age identities (as age-keygen writes it) that decrypts the SOPS-encrypted objects of the source and -f files")
 	flags.StringVar(&o.kustomizeRoot, "kustomize-root", "", "for a kustomization: the directory that holds it and the bases it refers to (default: the source directory)")
 }
 
@@ -40,6 +44,7 @@ type input struct {
 	kind      source.Kind
 	generator manifests.Generator
 	values    manifests.Values
+	options   *inputOptions
 }
 
 // load reads the values and the source; it needs no cluster, so bad input
@@ -57,7 +62,7 @@ func (o *inputOptions) load(dir, operatorName string, helmOpts ...helm.Option) (
 	if err != nil {
 		return nil, err
 	}
-	return &input{dir: dir, kind: kind, generator: g, values: values}, nil
+	return &input{dir: dir, kind: kind, generator: g, values: values, options: o}, nil
 }
 
 // values merges the -f files in order, then the --set values.
@@ -67,6 +72,9 @@ func (o *inputOptions) values() (manifests.Values, error) {
 		data, err := os.ReadFile(file)
 		if err != nil {
 			return nil, fmt.Errorf("values file %s: %w", file, err)
+		}
+		if data, err = o.decryptValuesFile(file, data); err != nil {
+			return nil, err
 		}
 		fromFile, err := decodeValues(data)
 		if err != nil {
@@ -124,7 +132,7 @@ func (in *input) render(ctx context.Context, rc renderContext) ([]client.Object,
 	if err != nil {
 		return nil, withKustomizeRootHint(fmt.Errorf("rendering %s: %w", in.dir, err))
 	}
-	return objects, nil
+	return in.options.decryptObjects(in.dir, objects)
 }
 
 // withKustomizeRootHint adds to a kustomization that reached outside its

@@ -44,6 +44,8 @@ type resolver struct {
 	// localArtifact, when set, stands for the artifact of every
 	// spec.sourceRef (a preview's --path).
 	localArtifact string
+	// policy, when set, refuses sources that are not allowed.
+	policy *sourcePolicy
 }
 
 func newResolver(name string, served map[string]manifests.Generator, fetcher *fetch.Fetcher, readers *readers, flux *fluxSources, requeue time.Duration) *resolver {
@@ -64,6 +66,9 @@ func (r *resolver) Generate(ctx context.Context, namespace, name string, _ manif
 	if err != nil {
 		return nil, err
 	}
+	if err := r.sourceAllowed(ctx, c); err != nil {
+		return nil, err
+	}
 	gen, err := r.generatorFor(ctx, c, reader)
 	if err != nil {
 		return nil, err
@@ -78,6 +83,9 @@ func (r *resolver) Generate(ctx context.Context, namespace, name string, _ manif
 		return nil, err
 	}
 	objects, err := gen.Generate(ctx, namespace, name, vals)
+	if err == nil {
+		objects, err = r.decrypted(ctx, c, reader, gen, objects)
+	}
 	if err != nil || len(c.Spec.Patches) == 0 {
 		return objects, err
 	}
@@ -177,8 +185,8 @@ func (r *resolver) load(key, dir, root string) (manifests.Generator, error) {
 	if err != nil {
 		return nil, &manifests.UserError{Err: err}
 	}
-	r.loaded.Add(key, gen)
-	return gen, nil
+	r.loaded.Add(key, rooted{Generator: gen, root: root})
+	return rooted{Generator: gen, root: root}, nil
 }
 
 // pathIn returns spec.path inside an artifact's root, which must stay

@@ -33,6 +33,10 @@ type Options struct {
 	CacheMaxBytes int64
 	// Reconciler tunes the component reconciler.
 	Reconciler component.ReconcilerOptions
+	// AllowedSources are the patterns of the sources Components may use
+	// (--allowed-sources; see package allowlist): empty allows every
+	// source, unless a Namespace's allowed-sources annotation narrows it.
+	AllowedSources []string
 }
 
 // DefaultCacheMaxBytes bounds the cache of fetched charts and artifacts.
@@ -65,6 +69,9 @@ func Setup(mgr ctrl.Manager, opts Options) (*component.Reconciler[*v1alpha1.Comp
 	rd := &readers{config: mgr.GetConfig(), scheme: mgr.GetScheme(), own: mgr.GetAPIReader(), defaultSA: opts.Reconciler.DefaultServiceAccount}
 	gen := newResolver(opts.Name, generators, fetcher, rd, flux, opts.Reconciler.RequeueInterval)
 	gen.beforeValues = o.watchValuesFrom
+	if gen.policy, err = newSourcePolicy(opts, mgr.GetCache()); err != nil {
+		return nil, err
+	}
 	reconcilerOpts := opts.Reconciler
 	reconcilerOpts.Filter = func(c component.Component) bool {
 		source := c.(*v1alpha1.Component).Spec.Source
@@ -117,7 +124,7 @@ func loadSources(name string, sources map[string]string, log bool) (map[string]m
 		if log {
 			ctrl.Log.WithName("operator").Info("serving source", "source", sourceName, "dir", dir, "kind", kind)
 		}
-		generators[sourceName] = gen
+		generators[sourceName] = rooted{Generator: gen, root: dir}
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err

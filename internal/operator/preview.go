@@ -53,6 +53,9 @@ func Preview(ctx context.Context, cfg *rest.Config, scheme *runtime.Scheme, opts
 	rd := &readers{config: cfg, scheme: scheme, own: own, defaultSA: opts.Reconciler.DefaultServiceAccount}
 	gen := newResolver(opts.Name, generators, fetcher, rd, flux, opts.Reconciler.RequeueInterval)
 	gen.localArtifact = artifactDir
+	if gen.policy, err = newSourcePolicy(opts, informers); err != nil {
+		return engine.Preview{}, err
+	}
 	r := component.NewReconciler[*v1alpha1.Component](opts.Name, gen, opts.Reconciler)
 	return r.Preview(ctx, cfg, scheme, c)
 }

@@ -35,6 +35,9 @@ func values(ctx context.Context, reader client.Reader, c *v1alpha1.Component) (m
 		if !found {
 			continue
 		}
+		if data, err = decryptedValues(ctx, reader, c, ref, data); err != nil {
+			return nil, fmt.Errorf("spec.valuesFrom[%d]: %w", i, err)
+		}
 		if merged, err = mergeValues(merged, ref, data); err != nil {
 			return nil, fmt.Errorf("spec.valuesFrom[%d]: %s %s key %s: %w", i, ref.Kind, ref.Name, valuesKey(ref), err)
 		}

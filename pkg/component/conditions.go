@@ -70,7 +70,7 @@ func (s *Status) setReady(generation int64, reason, message string, stalled bool
 		s.Installed = true
 	}
 	s.ObservedGeneration = generation
-	s.State = stateOf[reason]
+	s.State = stateFor(reason)
 	meta.SetStatusCondition(&s.Conditions, metav1.Condition{
 		Type: ConditionReady, Status: status, Reason: reason, Message: message, ObservedGeneration: generation,
 	})

@@ -134,6 +134,7 @@ type outcome struct {
 	// failedAttempt: the try at the render failed (an object failed or was
 	// refused, or it was not ready in time), which remediation counts.
 	failedAttempt bool
+	warning       bool // the event is a Warning whatever the reason
 }
 
 // result names the outcome in the reconcile metrics.
@@ -145,6 +146,9 @@ func (o outcome) result() string {
 }
 
 func (rn *run[T]) fail(err error) outcome {
+	if o, ok := rn.refused(err); ok {
+		return o
+	}
 	if retry, ok := asRetriable(err); ok {
 		o := outcome{reason: ReasonRetrying, message: err.Error(), requeue: rn.r.retryInterval(rn.component)}
 		if retry.RetryAfter != nil {
@@ -309,6 +313,9 @@ func (r *Reconciler[T]) note(component T, o outcome) bool {
 	kind := "Normal"
 	switch o.reason {
 	case ReasonError, ReasonTimeout, ReasonDeletionBlocked, ReasonRolledBack, ReasonWriteLoop, ReasonTestFailed, ReasonVerificationFailed:
+		kind = "Warning"
+	}
+	if o.warning {
 		kind = "Warning"
 	}
 	r.recorder.Eventf(component, nil, kind, reason, "Reconcile", "%s", o.message)

@@ -107,7 +107,7 @@ The rules the operator needs in its scope (cluster, or each watched namespace).
   resources: ["configmaps", "secrets"]
   verbs: ["get", "list", "watch"]
 - apiGroups: ["source.toolkit.fluxcd.io"]
-  resources: ["gitrepositories", "ocirepositories", "buckets", "helmcharts", "externalartifacts"]
+  resources: ["gitrepositories", "ocirepositories", "buckets", "helmcharts", "helmrepositories", "externalartifacts"]
   verbs: ["get", "list", "watch"]
 {{- end }}
 {{- if .Values.rbac.keepRenders }}

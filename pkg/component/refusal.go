@@ -1,0 +1,27 @@
+package component
+
+import (
+	"errors"
+
+	"github.com/wavekit-dev/wavekit/pkg/manifests"
+)
+
+// refused turns a manifests.RefusalError into its outcome: Ready False with
+// the error's own reason, Stalled (only a change helps), looked at again
+// at the retry interval, and a Warning event.
+func (rn *run[T]) refused(err error) (outcome, bool) {
+	var refusal *manifests.RefusalError
+	if !errors.As(err, &refusal) || refusal.Reason == "" {
+		return outcome{}, false
+	}
+	return outcome{reason: refusal.Reason, message: err.Error(), requeue: rn.r.retryInterval(rn.component), stalled: true, warning: true}, true
+}
+
+// stateFor is the state a Ready reason implies; a reason of its own (a
+// refusal's) is an error.
+func stateFor(reason string) State {
+	if state, ok := stateOf[reason]; ok {
+		return state
+	}
+	return StateError
+}
