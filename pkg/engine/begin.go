@@ -53,35 +53,22 @@ func (s *ownerScope) preparerFor() *preparer {
 	}
 }
 
-// decide is the write decision of a pass, the same for Apply and Diff: an
-// object taken over by another owner, or one that may not be adopted, is an
-// error; otherwise the decision says whether it must be written (see
-// needsWrite).
-func (s *ownerScope) decide(ctx context.Context, d *desired, item *manifests.InventoryItem, live *unstructured.Unstructured) (writeDecision, error) {
-	if keepsCRD(d, live) {
-		return writeDecision{}, nil // crd-policy Create: never updated
+// decideFor asks decide about d for this scope's owner and records, in
+// drift mode Warn, the drift it leaves.
+func (s *ownerScope) decideFor(ctx context.Context, d *desired, item *manifests.InventoryItem, live *unstructured.Unstructured) decision {
+	dec := decide(facts{
+		desired: d, item: item, live: live, owner: s.ownership(),
+		purgedAtRender: live == nil && d.policies.PurgeOrder != nil && s.purges.purgedAt(d.key, d.digest),
+		now:            s.opts.Now().Unix(), drift: s.owner.Drift.Mode,
+		drifted: func() ([]string, error) { return s.driftedFields(ctx, d, live), nil },
+	})
+	if dec.reason == reasonDriftLeft {
+		s.drifts.add(Drift{Object: d.key, Paths: dec.paths, New: s.drift.firstReport(d.key, dec.paths, live.Object)})
 	}
-	if live != nil {
-		if err := s.checkTakenOver(d, item, live); err != nil {
-			return writeDecision{}, err
-		}
-		if err := s.checkAdoption(d, live); err != nil {
-			return writeDecision{}, err
-		}
-	}
-	if s.lostCreate(d, item, live) {
-		written := *item
-		written.Digest = d.digest
-		item = &written
-	}
-	return s.needsWrite(ctx, d, item, live)
+	return dec
 }
 
-// lostCreate tells whether live was created from this render by an earlier
-// pass whose record of that create was lost (its status write failed): the
-// inventory holds an older digest, the object the digest of this render.
-// Such an object is not deleted and created again (update-policy recreate,
-// Helm hooks): it is recorded as written.
-func (s *ownerScope) lostCreate(d *desired, item *manifests.InventoryItem, live *unstructured.Unstructured) bool {
-	return item.Digest != d.digest && s.createdFrom(live) == d.digest
+// ownership is the owner of the scope as decide knows it.
+func (s *ownerScope) ownership() ownership {
+	return ownership{id: s.owner.ID, description: s.owner.Description, prefix: s.opts.Name, force: s.owner.Force}
 }

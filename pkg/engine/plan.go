@@ -121,11 +121,8 @@ func applySteps(objs []*desired, items map[manifests.ObjectKey]*manifests.Invent
 	steps := make([]step, len(objs))
 	for i, d := range objs {
 		steps[i] = step{action: ActionApply, key: d.key}
-		if item := items[d.key]; item != nil && (item.Phase == manifests.PhaseCompleted || beingPurged(d, item)) && item.Digest == d.digest {
-			steps[i] = step{action: ActionUnchanged, key: d.key, reason: "purged and unchanged"}
-			if item.Ran && d.policies.PurgeOrder == nil {
-				steps[i].reason = ranNote
-			}
+		if dec, settled := settledByRecord(d, items[d.key]); settled {
+			steps[i] = step{action: ActionUnchanged, key: d.key, reason: dec.reason}
 		}
 	}
 	return steps

@@ -55,13 +55,13 @@ func (s *ownerScope) reconcileRun(ctx context.Context, d *desired, item *manifes
 	if err != nil {
 		return outcome{key: d.key, err: err}
 	}
-	if ranAt(d, item) && (live == nil || live.GetDeletionTimestamp() != nil) {
-		return s.runEnded(d, item, live)
-	}
-	if item.Digest != d.digest && live != nil && live.GetDeletionTimestamp() != nil {
+	switch dec, ok := decideRun(d, item, live); {
+	case ok && dec.reason == reasonEarlierRun:
 		// The Job of an earlier render is on its way out (its TTL, a
 		// purge): this render's is created once it is gone.
 		return outcome{key: d.key, phase: manifests.PhaseCreating, status: statusEarlierRunLeaving, setStatus: true}
+	case ok:
+		return s.runEnded(d, item, live)
 	}
 	return withRun(s.reconcileObject(ctx, d, item), d, item, live)
 }

@@ -214,7 +214,7 @@ func (t *testRun) runTest(ctx context.Context, d *desired) (TestStatus, error) {
 	if err != nil {
 		return TestStatus{}, objectError(ActionRunTest, d.key, err)
 	}
-	if item.Digest != d.digest && t.s.createdFrom(live) != d.digest {
+	if item.Digest != d.digest && t.s.ownership().createdFrom(live) != d.digest {
 		return t.start(ctx, d, item, live)
 	}
 	return t.observe(ctx, d, item, live), nil
