@@ -18,7 +18,7 @@ type ownerScope struct {
 	track writeTracker
 	// drifts collects what the pass found drifted and left so.
 	drifts driftLog
-	// health are the owner's health checks, compiled by begin.
+	// health are the owner's health checks, compiled by prepareFor.
 	health healthChecks
 }
 
