@@ -97,12 +97,12 @@ func (s *ownerScope) preparerFor() *preparer {
 func (s *ownerScope) decideFor(ctx context.Context, d *desired, item *manifests.InventoryItem, live *unstructured.Unstructured) decision {
 	dec := decide(facts{
 		desired: d, item: item, live: live, owner: s.ownership(),
-		purgedAtRender: live == nil && d.policies.PurgeOrder != nil && s.purges.purgedAt(d.key, d.digest),
+		purgedAtRender: live == nil && d.policies.PurgeOrder != nil && s.track.purgedAt(d.key, d.digest),
 		now:            s.opts.Now().Unix(), drift: s.owner.Drift.Mode,
 		drifted: func() ([]string, error) { return s.driftedFields(ctx, d, live), nil },
 	})
 	if dec.reason == reasonDriftLeft {
-		s.drifts.add(Drift{Object: d.key, Paths: dec.paths, New: s.drift.firstReport(d.key, dec.paths, live.Object)})
+		s.drifts.add(Drift{Object: d.key, Paths: dec.paths, New: s.track.newDrift(d.key, dec.paths, live.Object)})
 	}
 	return dec
 }

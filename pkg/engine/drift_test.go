@@ -68,6 +68,47 @@ var _ = Describe("drift modes and ignore rules", func() {
 		Expect(drifted()).To(BeEmpty(), "edited back")
 	})
 
+	It("leaves a drift a preview saw to the next pass: corrected in mode Correct, reported once in mode Warn", func() {
+		ctx, ns, h := newSpec("previewdrift")
+		settings := configMap(ns, "settings", map[string]string{"value": "rendered"})
+		key := manifests.ObjectKey{Kind: "ConfigMap", Namespace: ns, Name: "settings"}
+		h.applyUntilDone(ctx, settings)
+		edit := func(value string) {
+			live := getConfigMap(ctx, ns, "settings")
+			live.Data["value"] = value
+			Expect(env.Client.Update(ctx, live)).To(Succeed())
+			h.waitForCache(ctx)
+		}
+		previewShowsUpdate := func() {
+			GinkgoHelper()
+			preview, err := h.applier.Preview(ctx, h.owner, toObjects([]any{settings}), h.inventory)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(preview.Steps[0].Action).To(Equal(engine.ActionUpdate), "%+v", preview.Steps)
+		}
+
+		edit("edited")
+		previewShowsUpdate()
+		previewShowsUpdate()
+		res, err := h.apply(ctx, settings)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(res.Actions).To(Equal([]engine.ObjectAction{{Object: key, Action: engine.ActionUpdate}}))
+		Expect(getConfigMap(ctx, ns, "settings").Data).To(HaveKeyWithValue("value", "rendered"))
+
+		h.owner.Drift.Mode = manifests.DriftWarn
+		edit("edited")
+		for range 2 {
+			preview, err := h.applier.Preview(ctx, h.owner, toObjects([]any{settings}), h.inventory)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(preview.Changes()).To(BeFalse(), "mode Warn leaves a drift: %+v", preview.Steps)
+		}
+		res, err = h.apply(ctx, settings)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(res.Drifted).To(Equal([]engine.Drift{{Object: key, Paths: []string{"/data/value"}, New: true}}), "the preview reported it already")
+		res, err = h.apply(ctx, settings)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(res.Drifted).To(Equal([]engine.Drift{{Object: key, Paths: []string{"/data/value"}}}), "reported twice")
+	})
+
 	It("in mode Disabled neither corrects nor reports, yet applies a changed rendering", func() {
 		ctx, ns, h := newSpec("disabled")
 		h.owner.Drift.Mode = manifests.DriftDisabled

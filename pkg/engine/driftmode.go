@@ -19,10 +19,10 @@ import (
 // the API server stores differently is never mistaken for a drift.
 func (s *ownerScope) driftedFields(ctx context.Context, d *desired, live *unstructured.Unstructured) []string {
 	want, exact := s.stored.of(d)
-	paths := s.drift.drifted(d.key, want, live.Object, live.GetResourceVersion(), d.ignore)
+	paths := s.track.drifted(d.key, want, live.Object, live.GetResourceVersion(), d.ignore)
 	if len(paths) > 0 && !exact && s.learnStoredForm(ctx, d, live) {
 		want, _ = s.stored.of(d)
-		paths = s.drift.drifted(d.key, want, live.Object, live.GetResourceVersion(), d.ignore)
+		paths = s.track.drifted(d.key, want, live.Object, live.GetResourceVersion(), d.ignore)
 	}
 	return paths
 }

@@ -60,12 +60,12 @@ func (p Preview) Changes() bool {
 // for each other; live objects come from the target's caches. Every wave is
 // shown as if the one before became ready. Delete hooks are left out.
 func (a *Applier) Preview(ctx context.Context, owner Owner, objects []client.Object, inventory []manifests.InventoryItem) (Preview, error) {
-	run, objs, _, err := a.scopeFor(owner).begin(ctx, objects, inventory)
+	dry := a.dryRunScope(owner)
+	run, objs, _, err := dry.begin(ctx, objects, inventory)
 	if err != nil {
 		return Preview{}, err
 	}
 	desired := byKey(objs)
-	dry := a.dryRunScope(owner)
 	var out Preview
 	for _, g := range planApply(objs, run.items, run.list()).groups {
 		for _, s := range g.steps {
