@@ -21,9 +21,8 @@ type Preview struct {
 
 // PreviewStep is one step of a Preview.
 type PreviewStep struct {
-	// Group is what the step's group does: apply, wait, purge, delete (a
-	// prune) or hook.
-	Group string
+	// Group is what the step's group does: apply, wait, purge or prune.
+	Group GroupKind
 	// Wave is the apply order of the group (its delete order for a prune).
 	Wave int16
 	// Stage names the kinds of an apply or delete group: namespaces,
@@ -69,8 +68,8 @@ func (a *Applier) Preview(ctx context.Context, owner Owner, objects []client.Obj
 	var out Preview
 	for _, g := range planApply(objs, run.items, run.list()).groups {
 		for _, s := range g.steps {
-			ps := PreviewStep{Group: string(g.kind), Wave: g.wave, Object: s.key, Action: s.action, Reason: stepReason(s, desired[s.key])}
-			if g.kind == groupApply || g.kind == groupDelete {
+			ps := PreviewStep{Group: g.kind, Wave: g.wave, Object: s.key, Action: s.action, Reason: stepReason(s, desired[s.key])}
+			if stagedGroup(g.kind) {
 				ps.Stage = g.stage.String()
 			}
 			if d := desired[s.key]; d != nil {

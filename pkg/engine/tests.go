@@ -173,11 +173,11 @@ func (t *testRun) run(ctx context.Context) (TestResult, error) {
 	for i, d := range t.tests {
 		st, err := t.runTest(ctx, d)
 		if err != nil {
-			return t.result(Stop{Step: StopTest, Wave: d.policies.ApplyOrder}), err
+			return t.result(Stop{Step: GroupTest, Wave: d.policies.ApplyOrder}), err
 		}
 		t.status[i] = st
 		if st.Phase == TestRunning {
-			return t.result(Stop{Step: StopTest, Wave: d.policies.ApplyOrder}), nil
+			return t.result(Stop{Step: GroupTest, Wave: d.policies.ApplyOrder}), nil
 		}
 		if st.Phase == TestFailed {
 			last = i
@@ -186,7 +186,7 @@ func (t *testRun) run(ctx context.Context) (TestResult, error) {
 	}
 	done, err := t.cleanUp(ctx, last)
 	if err != nil || !done {
-		return t.result(Stop{Step: StopTest}), err
+		return t.result(Stop{Step: GroupTest}), err
 	}
 	t.dropDeleted()
 	return t.result(Stop{}), nil
