@@ -175,12 +175,6 @@ func failed(o outcome, err error) outcome {
 	return o
 }
 
-// beingPurged tells whether the object is on its way out at the end of its
-// purge wave; it then counts as done for its own wave.
-func beingPurged(d *desired, item *manifests.InventoryItem) bool {
-	return d.policies.PurgeOrder != nil && item.Phase == manifests.PhaseDeleting
-}
-
 // writePhase is the phase of an object just written: Creating until it
 // first was ready, and whenever it is created anew (a purged hook in its
 // next upgrade), else Updating.

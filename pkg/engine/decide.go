@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
@@ -38,9 +39,9 @@ const (
 // value; the others are read in tests and plans.
 const (
 	reasonSettled         = "purged and unchanged"
-	reasonRunEnded        = ranNote
+	reasonRunEnded        = "ran at this render and is gone; runs again when it changes"
 	reasonRunEnding       = "ran at this render and is being deleted"
-	reasonEarlierRun      = statusEarlierRunLeaving
+	reasonEarlierRun      = "waiting for the Job of an earlier render to be deleted"
 	reasonPurgedAtRender  = "purged at this render by an earlier pass"
 	reasonCRDCreate       = "crd-policy Create: an existing CRD is never updated"
 	reasonBeingDeleted    = "being deleted; created again once it is gone"
@@ -281,4 +282,22 @@ func otherOwner(o ownership, existing *unstructured.Unstructured, current string
 		return other
 	}
 	return "owner " + current
+}
+
+// runsOnce tells whether objects of gvk run to completion and are created
+// at most once per render.
+func runsOnce(gvk schema.GroupVersionKind) bool {
+	return gvk.Group == "batch" && gvk.Kind == "Job"
+}
+
+// ranAt tells whether the run-once object was created from the render of d
+// and is still to be judged: not yet Completed, nor being purged.
+func ranAt(d *desired, item *manifests.InventoryItem) bool {
+	return item.Ran && item.Digest == d.digest && item.Phase != manifests.PhaseCompleted && !beingPurged(d, item)
+}
+
+// beingPurged tells whether the object is on its way out at the end of its
+// purge wave; it then counts as done for its own wave.
+func beingPurged(d *desired, item *manifests.InventoryItem) bool {
+	return d.policies.PurgeOrder != nil && item.Phase == manifests.PhaseDeleting
 }

@@ -78,7 +78,7 @@ func (s *ownerScope) applyChange(ctx context.Context, d *desired, item *manifest
 	case dec.kind == writeRefuse:
 		return nil, dec.err
 	case dec.kind == writeKeep && dec.reason == reasonRunEnded:
-		return &Change{Object: d.key, Action: ActionUnchanged, Note: ranNote}, nil
+		return &Change{Object: d.key, Action: ActionUnchanged, Note: reasonRunEnded}, nil
 	case dec.kind == writeKeep:
 		return &Change{Object: d.key, Action: ActionUnchanged, Live: live}, nil
 	}
