@@ -36,7 +36,9 @@ func (rn *run[T]) apply(ctx context.Context) outcome {
 	}
 	objects, err := rn.render(ctx, tg)
 	if err != nil {
-		return rn.fail(renderError(err))
+		o := rn.fail(renderError(err))
+		o.warning = true
+		return o
 	}
 	att, render, err := rn.beginAttempt(objects)
 	if err != nil {
@@ -74,6 +76,7 @@ func (rn *run[T]) applyObjects(ctx context.Context, tg *target, owner engine.Own
 		status.LastHandledForceAt = rn.requested(AnnotationForce)
 	}
 	rn.r.recordActions(rn.component, res.Actions)
+	rn.writes += len(res.Actions)
 	rn.reportDrift(owner.Drift.Mode, res)
 	if err == nil {
 		newKinds, err = rn.r.watchDependents(ctx, tg, res.Inventory)
