@@ -105,7 +105,7 @@ func (s *ownerScope) reconcileObject(ctx context.Context, d *desired, item *mani
 	}
 	live, err := s.live.get(ctx, d.gvk, d.key)
 	if err != nil {
-		o.err = err
+		o.err = objectError(ActionApply, d.key, fmt.Errorf("reading it: %w", err))
 		return o
 	}
 	dec := s.decideFor(ctx, d, item, live)

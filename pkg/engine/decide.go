@@ -242,7 +242,7 @@ func keepsCRD(d *desired, live *unstructured.Unstructured) bool {
 	return live != nil && isCRD(d.gvk.Group, d.gvk.Kind) && d.policies.CRD == manifests.CRDCreate
 }
 
-// takenOver returns an error when another owner took over an object this
+// takenOver returns a refusal (see refused) when another owner took over an object this
 // owner had applied: even with adoption-policy always, an owner does not take
 // it back, or two components that both may adopt it would take it from each
 // other for ever. It is applied again once the other owner deletes or
@@ -252,10 +252,10 @@ func takenOver(o ownership, d *desired, item *manifests.InventoryItem, existing 
 	if current == "" || current == o.id || item.Digest == "" {
 		return nil
 	}
-	return &manifests.UserError{Err: fmt.Errorf("%s was taken over by %s; it is applied again once that owner deletes or releases it", d.key, otherOwner(o, existing, current))}
+	return refused(d.key, fmt.Errorf("was taken over by %s; it is applied again once that owner deletes or releases it", otherOwner(o, existing, current)))
 }
 
-// adoptionRefused returns an error when the adoption policy forbids taking
+// adoptionRefused returns a refusal (see refused) when the adoption policy forbids taking
 // over existing, an object this owner does not hold yet. The error names the
 // current owner and the policy, nothing more.
 func adoptionRefused(o ownership, d *desired, existing *unstructured.Unstructured) error {
@@ -268,9 +268,9 @@ func adoptionRefused(o ownership, d *desired, existing *unstructured.Unstructure
 	case d.policies.Adoption == manifests.AdoptAlways:
 		return nil
 	case d.policies.Adoption == manifests.AdoptNever && current == "":
-		return &manifests.UserError{Err: fmt.Errorf("%s already exists and is not managed by %s (%s is %s)", d.key, o.description, policyKey, manifests.AdoptNever)}
+		return refused(d.key, fmt.Errorf("already exists and is not managed by %s (%s is %s)", o.description, policyKey, manifests.AdoptNever))
 	case current != "":
-		return &manifests.UserError{Err: fmt.Errorf("%s already exists and is managed by %s (%s is %s)", d.key, otherOwner(o, existing, current), policyKey, d.policies.Adoption)}
+		return refused(d.key, fmt.Errorf("already exists and is managed by %s (%s is %s)", otherOwner(o, existing, current), policyKey, d.policies.Adoption))
 	}
 	return nil
 }

@@ -138,6 +138,31 @@ func TestDecide(t *testing.T) {
 			if got.kind == writeRefuse && got.err == nil {
 				t.Error("a refusal carries no error")
 			}
+			var objErr *ObjectError
+			var userErr *manifests.UserError
+			if got.kind == writeRefuse && got.err != nil && c.name != "drift check fails" &&
+				(!errors.As(got.err, &objErr) || objErr.Object != c.d.key || !errors.As(got.err, &userErr)) {
+				t.Errorf("refusal %v is not an ObjectError of %s and a UserError", got.err, c.d.key)
+			}
 		})
+	}
+}
+
+// An object's failure is wrapped once: wrapping it again for the same
+// object keeps it, and a delete hook's apply failure becomes the hook's.
+func TestObjectErrorWrappedOnce(t *testing.T) {
+	key := manifests.ObjectKey{Group: "batch", Kind: "Job", Namespace: "ns", Name: "migrate"}
+	applyErr := objectError(ActionApply, key, errors.New("conflict"))
+	if again := objectError(ActionApply, key, applyErr); again != applyErr {
+		t.Errorf("wrapped twice: %v", again)
+	}
+	hookErr := asStep(ActionRunHook, key, applyErr)
+	var objErr *ObjectError
+	if !errors.As(hookErr, &objErr) || objErr.Action != ActionRunHook || hookErr.Error() != "running delete hook batch/Job ns/migrate: conflict" {
+		t.Errorf("hook error = %v", hookErr)
+	}
+	refusal := refused(key, errors.New("already exists and is managed by Component ns/other"))
+	if refusal.Error() != "batch/Job ns/migrate already exists and is managed by Component ns/other" || !NeedsChange(refusal) {
+		t.Errorf("refusal = %q, needs change %t", refusal, NeedsChange(refusal))
 	}
 }

@@ -47,7 +47,7 @@ func (r *pass) runHook(ctx context.Context, item *manifests.InventoryItem, d *de
 	}
 	o := r.s.reconcileStep(ctx, d, item)
 	if o.err != nil {
-		o.err = objectError(ActionRunHook, key, o.err)
+		o.err = asStep(ActionRunHook, key, o.err)
 	}
 	if err := r.settle([]outcome{o}); err != nil {
 		return false, err

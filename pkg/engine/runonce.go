@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -42,7 +43,7 @@ func (s *ownerScope) reconcileStep(ctx context.Context, d *desired, item *manife
 func (s *ownerScope) reconcileRun(ctx context.Context, d *desired, item *manifests.InventoryItem) outcome {
 	live, err := s.live.get(ctx, d.gvk, d.key)
 	if err != nil {
-		return outcome{key: d.key, err: err}
+		return outcome{key: d.key, err: objectError(ActionApply, d.key, fmt.Errorf("reading it: %w", err))}
 	}
 	switch dec, ok := decideRun(d, item, live); {
 	case ok && dec.reason == reasonEarlierRun:
