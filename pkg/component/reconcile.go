@@ -242,7 +242,7 @@ func (rn *run[T]) finishTooLarge(ctx context.Context, tooLarge error) (ctrl.Resu
 // written (optimistic locking through the resourceVersion).
 func (rn *run[T]) writeStatus(ctx context.Context) error {
 	status := rn.component.GetStatus()
-	if apiequality.Semantic.DeepEqual(*status, rn.written) {
+	if apiequality.Semantic.DeepEqual(*status, rn.written) || rn.r.pruned.sameButPruned(status, &rn.written) {
 		return nil
 	}
 	if !apiequality.Semantic.DeepEqual(status.Inventory, rn.written.Inventory) {
@@ -250,12 +250,14 @@ func (rn *run[T]) writeStatus(ctx context.Context) error {
 			return err
 		}
 	}
+	sent := jsonMap(status)
 	if err := rn.r.client.Status().Update(ctx, rn.component, client.FieldOwner(rn.r.opts.FieldOwner)); err != nil {
 		if apierrors.IsInvalid(err) {
 			err = rn.rejected(ctx, err)
 		}
 		return fmt.Errorf("writing status of %s: %w", rn.id, err)
 	}
+	rn.noticePruned(ctx, sent)
 	rn.written = *status.DeepCopy()
 	rn.r.status.remember(rn.component)
 	return nil
