@@ -11,8 +11,9 @@ import (
 )
 
 // ObjectError is the failure of one object's step in a pass: which step
-// failed on which object, and why. NeedsChange and errors.As see through it
-// to Err.
+// failed on which object, and why, a write refused before it was sent (the
+// adoption policy, another owner's takeover) included. It wraps its cause
+// once. NeedsChange and errors.As see through it to Err.
 type ObjectError struct {
 	Object manifests.ObjectKey
 	// Action is the step that failed: ActionApply (also a dry run of it in
