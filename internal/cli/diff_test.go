@@ -118,7 +118,7 @@ var _ = Describe("diff", func() {
 			"wait 0 : ready ConfigMap/demo-config ()",
 			"apply 1 configuration: unchanged ConfigMap/demo-app (as last applied)",
 			"wait 1 : ready ConfigMap/demo-app ()",
-			"delete 0 configuration: prune ConfigMap/demo-extra (no longer rendered)",
+			"prune 0 configuration: prune ConfigMap/demo-extra (no longer rendered)",
 		}))
 		Expect(report.Steps[0].Diff).To(ContainSubstring("-  greeting: from-file\n+  greeting: hello\n"))
 

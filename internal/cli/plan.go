@@ -131,7 +131,7 @@ func newPlanReport(release string, steps []plannedStep) planReport {
 	r.Changes = r.Summary.changes()
 	for i, s := range steps {
 		k := s.Object
-		r.Steps[i] = planStepJS{Group: s.Group, Wave: s.Wave, Stage: s.Stage, Action: string(s.Action), Reason: s.Reason,
+		r.Steps[i] = planStepJS{Group: string(s.Group), Wave: s.Wave, Stage: s.Stage, Action: string(s.Action), Reason: s.Reason,
 			Object: objectJSON{Group: k.Group, Kind: k.Kind, Namespace: k.Namespace, Name: k.Name}, Diff: s.diff.text}
 	}
 	return r
@@ -179,7 +179,7 @@ func groupsOf(steps []plannedStep) [][]plannedStep {
 func changedWaves(steps []plannedStep) map[int16]bool {
 	waves := map[int16]bool{}
 	for _, s := range steps {
-		if s.Group == "apply" && changes(s) {
+		if s.Group == engine.GroupApply && changes(s) {
 			waves[s.Wave] = true
 		}
 	}
@@ -199,7 +199,7 @@ func changes(s plannedStep) bool {
 // title; the wait of a wave that changes says how many objects it waits for.
 func printGroup(out io.Writer, g []plannedStep, changedWaves map[int16]bool) {
 	first := g[0]
-	if first.Group == "wait" {
+	if first.Group == engine.GroupWait {
 		if changedWaves[first.Wave] {
 			fmt.Fprintf(out, "wave %d, ready: wait for %s to be ready", first.Wave, plural(len(g), "object"))
 			if first.Reason != "" {
@@ -234,12 +234,12 @@ func printGroup(out io.Writer, g []plannedStep, changedWaves map[int16]bool) {
 func groupTitle(s plannedStep, unchanged int) string {
 	var parts []string
 	switch s.Group {
-	case "delete":
-		parts = []string{"prune", fmt.Sprintf("delete-order %d", s.Wave)}
+	case engine.GroupPrune:
+		parts = []string{string(s.Group), fmt.Sprintf("delete-order %d", s.Wave)}
 	default:
 		parts = []string{fmt.Sprintf("wave %d", s.Wave)}
-		if s.Group != "apply" {
-			parts = append(parts, s.Group)
+		if s.Group != engine.GroupApply {
+			parts = append(parts, string(s.Group))
 		}
 	}
 	if s.Stage != "" {

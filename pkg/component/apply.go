@@ -37,7 +37,9 @@ func (rn *run[T]) apply(ctx context.Context) outcome {
 	objects, err := rn.render(ctx, tg)
 	rn.recordVerification(err)
 	if err != nil {
-		return rn.fail(renderError(err))
+		o := rn.fail(renderError(err))
+		o.warning = true
+		return o
 	}
 	att, render, err := rn.beginAttempt(objects)
 	if err != nil {
@@ -56,9 +58,7 @@ func (rn *run[T]) apply(ctx context.Context) outcome {
 		if out.reason == ReasonReady {
 			out = rn.tested(ctx, tg, owner, objects, out)
 		}
-		if newKinds && !res.Done {
-			out.requeue = min(out.requeue, newKindRecheck)
-		}
+		out = out.withNewKinds(newKinds, res)
 	}
 	return rn.settleAttempt(ctx, tg, owner, render, out)
 }
@@ -75,6 +75,7 @@ func (rn *run[T]) applyObjects(ctx context.Context, tg *target, owner engine.Own
 		status.LastHandledForceAt = rn.requested(AnnotationForce)
 	}
 	rn.r.recordActions(rn.component, res.Actions)
+	rn.writes += len(res.Actions)
 	rn.reportDrift(owner.Drift.Mode, res)
 	if err == nil {
 		newKinds, err = rn.r.watchDependents(ctx, tg, res.Inventory)
@@ -87,6 +88,16 @@ func (rn *run[T]) applyObjects(ctx context.Context, tg *target, owner engine.Own
 // them before the handler came (a purged hook's deletion, a Job's
 // completion) is not replayed to it.
 const newKindRecheck = 100 * time.Millisecond
+
+// withNewKinds is o for a pass that wrote objects of kinds that had no
+// event handler yet (newKinds): when it is not done, it runs again within
+// newKindRecheck.
+func (o outcome) withNewKinds(newKinds bool, res engine.Result) outcome {
+	if newKinds && !res.Done {
+		o.requeue = min(o.requeue, newKindRecheck)
+	}
+	return o
+}
 
 // renderError says the generator failed. A generator error is the input's
 // (a template, values, a chart) unless the generator said to retry.

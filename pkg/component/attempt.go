@@ -122,11 +122,7 @@ func (rn *run[T]) rollback(ctx context.Context, tg *target, owner engine.Owner, 
 		return rn.fail(fmt.Errorf("%s: %w", what, err))
 	}
 	if !res.Done {
-		out := rn.waiting(describeWaiting(fmt.Sprintf("%s: waiting for wave %d", what, res.Wave), res.Waiting))
-		if newKinds {
-			out.requeue = min(out.requeue, newKindRecheck)
-		}
-		return out
+		return rn.waiting(describeWaiting(fmt.Sprintf("%s: waiting for wave %d", what, res.Wave), res.Waiting)).withNewKinds(newKinds, res)
 	}
 	status.Source = good.Source
 	message := fmt.Sprintf("rolled back to the render of generation %d%s after %s of generation %d failed: %s",

@@ -43,6 +43,7 @@ func (rn *run[T]) delete(ctx context.Context) outcome {
 	res, err := tg.applier.Delete(ctx, owner, status.Inventory, engine.DeleteOptions{Hooks: hooks, Save: rn.saveInventory})
 	status.Inventory = res.Inventory
 	rn.r.recordActions(rn.component, res.Actions)
+	rn.writes += len(res.Actions)
 	newKinds := false
 	if err == nil {
 		newKinds, err = rn.r.watchDependents(ctx, tg, res.Inventory)

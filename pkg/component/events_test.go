@@ -17,6 +17,16 @@ import (
 )
 
 var _ = Describe("events and metrics", func() {
+	It("warns of a fetch that failed, though it is retried", func() {
+		ctx := context.Background()
+		ns := newNamespace(ctx)
+		startOperator(ctx, ns, component.ReconcilerOptions{})
+		c := newComponent(ns, "unreachable", map[string]any{"unreachable": "registry.example.com: connection refused"})
+		Expect(env.Client.Create(ctx, c)).To(Succeed())
+		eventually(func() []string { return eventNotes(ctx, ns) }).Should(ContainElement(
+			"Warning Retrying: rendering: fetching chart: registry.example.com: connection refused (retrying in 1m0s)"))
+	})
+
 	It("records what it did and how it ended, once per change, and publishes metrics", func() {
 		ctx := context.Background()
 		ns := newNamespace(ctx)

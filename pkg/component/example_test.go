@@ -10,8 +10,10 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/wavekit-dev/wavekit/pkg/component"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
@@ -107,8 +109,12 @@ func greeterObjects(operatorName string) manifests.Generator {
 // A minimal component operator: a scheme with the component's type, a
 // generator, and a reconciler registered with a controller-runtime manager.
 // The reconciler renders each Greeter, applies the objects in waves, and
-// writes its status; deleting a Greeter deletes its objects in reverse. It
-// needs a cluster with the Greeter CRD, so it is compiled but not run.
+// writes its status; deleting a Greeter deletes its objects in reverse. The
+// manager runs it once started (mgr.Start(ctrl.SetupSignalHandler())),
+// which needs a cluster with the Greeter CRD; the manager is built from
+// ctrl.GetConfig() (the kubeconfig, or the pod's service account). Here it
+// is built for an address nobody serves and not started, so the example
+// runs without a cluster: what it shows is what the generator renders.
 func ExampleNewReconciler() {
 	const operatorName = "greeter.example.com"
 
@@ -122,19 +128,16 @@ func ExampleNewReconciler() {
 	types.AddKnownTypes(groupVersion, &Greeter{}, &GreeterList{})
 	metav1.AddToGroupVersion(types, groupVersion)
 
-	cfg, err := ctrl.GetConfig()
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{Scheme: types})
+	cfg := &rest.Config{Host: "https://127.0.0.1:1"} // ctrl.GetConfig() in an operator
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{Scheme: types, Metrics: metricsserver.Options{BindAddress: "0"}})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 
 	// Every option has a default; these are the ones most operators tune.
-	r := component.NewReconciler[*Greeter](operatorName, greeterObjects(operatorName), component.ReconcilerOptions{
+	generator := greeterObjects(operatorName)
+	r := component.NewReconciler[*Greeter](operatorName, generator, component.ReconcilerOptions{
 		RequeueInterval: 30 * time.Minute,
 		Timeout:         5 * time.Minute,
 	})
@@ -142,7 +145,21 @@ func ExampleNewReconciler() {
 		fmt.Println(err)
 		return
 	}
-	if err := mgr.Start(ctrl.SetupSignalHandler()); err != nil {
+
+	// What the reconciler applies for a Greeter demo/hello, wave by wave.
+	greeter := &Greeter{Spec: GreeterSpec{Message: "hi"}}
+	greeter.Namespace, greeter.Name = "demo", "hello"
+	ctx := manifests.WithComponentInfo(context.Background(), manifests.ComponentInfo{Object: greeter, OperatorName: operatorName})
+	objects, err := generator.Generate(ctx, "demo", "hello", &greeter.Spec)
+	if err != nil {
 		fmt.Println(err)
+		return
 	}
+	for _, obj := range objects {
+		order := obj.GetAnnotations()[manifests.Key(operatorName, manifests.AnnotationApplyOrder)]
+		fmt.Printf("%s %s apply-order %q\n", obj.GetObjectKind().GroupVersionKind().Kind, obj.GetName(), order)
+	}
+	// Output:
+	// ServiceAccount hello apply-order ""
+	// ConfigMap hello-config apply-order "1"
 }

@@ -89,6 +89,9 @@ func (g *valuesGenerator) Generate(ctx context.Context, namespace, _ string, p m
 	if msg, ok := values["fail"].(string); ok {
 		return nil, fmt.Errorf("template values.yaml:3: %s", msg)
 	}
+	if msg, ok := values["unreachable"].(string); ok {
+		return nil, component.Retriable(fmt.Errorf("fetching chart: %s", msg), time.Minute)
+	}
 	var objects []client.Object
 	cms, _ := values["configMaps"].(map[string]any)
 	for name, spec := range cms {

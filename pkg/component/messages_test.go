@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -23,6 +24,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
+	"github.com/wavekit-dev/wavekit/internal/apicount"
 	"github.com/wavekit-dev/wavekit/internal/componenttest"
 	"github.com/wavekit-dev/wavekit/internal/testenv"
 	"github.com/wavekit-dev/wavekit/pkg/component"
@@ -57,6 +59,59 @@ var _ = Describe("messages that always fit", func() {
 		Expect(len(note)).To(BeNumerically("<=", 1024))
 		kept, more = keptAndMore(note)
 		Expect(kept + more).To(Equal(2000))
+	})
+
+	It("stops writing status fields the CRD drops, and says which and what to do", func() {
+		ctx := context.Background()
+		ns := newNamespace(ctx)
+		// The Component CRD as generated before the framework wrote
+		// attempt, history and lastGoodRender: the API server prunes them.
+		pruningGroup := schema.GroupVersion{Group: "pruning.test.wavekit.dev", Version: "v1alpha1"}
+		scheme, cl := installComponentCRD(ctx, pruningGroup, func(status apiextensionsv1.JSONSchemaProps) {
+			for _, field := range []string{"attempt", "history", "lastGoodRender"} {
+				delete(status.Properties, field)
+			}
+		})
+		requests := apicount.New()
+		mgr, err := ctrl.NewManager(requests.Wrap(env.Config), componenttest.ManagerOptions(scheme))
+		Expect(err).NotTo(HaveOccurred())
+		r := component.NewReconciler[*v1alpha1.Component](operator, &valuesGenerator{}, component.ReconcilerOptions{
+			Filter:          func(c component.Component) bool { return c.GetNamespace() == ns },
+			RequeueInterval: 50 * time.Millisecond, // a no-op reconcile after another
+		})
+		Expect(r.SetupWithManager(mgr)).To(Succeed())
+		componenttest.RunManager(ctx, mgr)
+
+		c := newComponent(ns, "pruned", map[string]any{"configMaps": map[string]any{"a": map[string]any{}}})
+		Expect(cl.Create(ctx, c)).To(Succeed())
+		eventually(func(g Gomega) {
+			var got v1alpha1.Component
+			g.Expect(cl.Get(ctx, client.ObjectKeyFromObject(c), &got)).To(Succeed())
+			g.Expect(got.Status.State).To(Equal(component.StateReady))
+			g.Expect(got.Status.LastGoodRender).To(BeNil(), "pruned")
+		}).Should(Succeed())
+		pruned := func() []string {
+			var notes []string
+			for _, note := range eventNotes(ctx, ns) {
+				if strings.HasPrefix(note, "Warning "+component.ReasonStatusFieldsPruned+": ") {
+					notes = append(notes, note)
+				}
+			}
+			return notes
+		}
+		eventually(func() string { return strings.Join(pruned(), "\n") }).Should(And(
+			ContainSubstring("the CustomResourceDefinition components.pruning.test.wavekit.dev drops the status fields "),
+			ContainSubstring("attempt"), ContainSubstring("history"),
+			ContainSubstring("regenerate it with controller-gen (make manifests) and apply it")))
+		said := len(pruned())
+
+		readyBefore := counter("wavekit_reconciles_total", map[string]string{"operator": operator, "result": "Ready"})
+		requests.Reset()
+		eventually(func() float64 {
+			return counter("wavekit_reconciles_total", map[string]string{"operator": operator, "result": "Ready"})
+		}).Should(BeNumerically(">=", readyBefore+5))
+		Expect(requests.Count("update", "components/status")).To(BeZero(), "no-op reconciles wrote the status: %s", requests)
+		Expect(pruned()).To(HaveLen(said), "said again")
 	})
 
 	It("says that the CRD may be out of date when the API server rejects the status", func() {
@@ -142,11 +197,22 @@ var staleGroup = schema.GroupVersion{Group: "stale.test.wavekit.dev", Version: "
 // scheme and a client that know v1alpha1.Component by that group.
 func installStaleComponentCRD(ctx context.Context) (*runtime.Scheme, client.Client) {
 	GinkgoHelper()
+	return installComponentCRD(ctx, staleGroup, func(status apiextensionsv1.JSONSchemaProps) {
+		items := status.Properties["inventory"].Items.Schema
+		items.Required = append(items.Required, "group", "digest")
+	})
+}
+
+// installComponentCRD installs the generated Component CRD in group, its
+// status schema changed by edit, and returns a scheme and a client that know
+// v1alpha1.Component by that group.
+func installComponentCRD(ctx context.Context, group schema.GroupVersion, edit func(status apiextensionsv1.JSONSchemaProps)) (*runtime.Scheme, client.Client) {
+	GinkgoHelper()
 	s := runtime.NewScheme()
 	Expect(clientgoscheme.AddToScheme(s)).To(Succeed())
 	Expect(apiextensionsv1.AddToScheme(s)).To(Succeed())
-	s.AddKnownTypes(staleGroup, &v1alpha1.Component{}, &v1alpha1.ComponentList{})
-	metav1.AddToGroupVersion(s, staleGroup)
+	s.AddKnownTypes(group, &v1alpha1.Component{}, &v1alpha1.ComponentList{})
+	metav1.AddToGroupVersion(s, group)
 	c, err := client.New(env.Config, client.Options{Scheme: s})
 	Expect(err).NotTo(HaveOccurred())
 
@@ -154,11 +220,10 @@ func installStaleComponentCRD(ctx context.Context) (*runtime.Scheme, client.Clie
 	Expect(err).NotTo(HaveOccurred())
 	var crd apiextensionsv1.CustomResourceDefinition
 	Expect(yaml.Unmarshal(data, &crd)).To(Succeed())
-	crd.Name = "components." + staleGroup.Group
-	crd.Spec.Group = staleGroup.Group
+	crd.Name = "components." + group.Group
+	crd.Spec.Group = group.Group
 	for _, v := range crd.Spec.Versions {
-		items := v.Schema.OpenAPIV3Schema.Properties["status"].Properties["inventory"].Items.Schema
-		items.Required = append(items.Required, "group", "digest")
+		edit(v.Schema.OpenAPIV3Schema.Properties["status"])
 	}
 	if err := c.Create(ctx, &crd); !apierrors.IsAlreadyExists(err) {
 		Expect(err).NotTo(HaveOccurred())

@@ -8,7 +8,7 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
-	"github.com/wavekit-dev/wavekit/internal/apicount"
+	"github.com/wavekit-dev/wavekit/pkg/apirequest"
 )
 
 // Metrics on controller-runtime's registry.
@@ -55,7 +55,7 @@ func countRequests(cfg *rest.Config) *rest.Config {
 	out := rest.CopyConfig(cfg)
 	out.Wrap(func(rt http.RoundTripper) http.RoundTripper {
 		return roundTripperFunc(func(req *http.Request) (*http.Response, error) {
-			apiRequests.WithLabelValues(apicount.Verb(req)).Inc()
+			apiRequests.WithLabelValues(apirequest.Verb(req)).Inc()
 			return rt.RoundTrip(req)
 		})
 	})

@@ -27,6 +27,8 @@ type run[T Component] struct {
 	id        types.NamespacedName
 	written   Status                // the status as last read or written
 	source    *manifests.SourceInfo // where the generator said the objects come from
+	start     time.Time             // when the reconcile began
+	writes    int                   // the objects the reconcile wrote or deleted
 }
 
 // Reconcile brings one component's objects to their rendered state, or
@@ -63,7 +65,7 @@ func (r *Reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 		result = resultSkipped
 		return ctrl.Result{}, nil
 	}
-	rn := &run[T]{r: r, component: component, id: req.NamespacedName, written: *component.GetStatus().DeepCopy()}
+	rn := &run[T]{r: r, component: component, id: req.NamespacedName, written: *component.GetStatus().DeepCopy(), start: start}
 	o := rn.pass(ctx)
 	result = o.result()
 	return rn.finish(ctx, o)
@@ -131,10 +133,12 @@ type outcome struct {
 	event   string // the Event's reason, when not the Ready reason
 	gone    bool   // the finalizer was removed: no status to write
 	stalled bool   // only a change helps: Stalled, and no backoff
+	// warning makes the Event a Warning whatever the reason: a fetch or
+	// render that failed, even one retried (Retrying).
+	warning bool
 	// failedAttempt: the try at the render failed (an object failed or was
 	// refused, or it was not ready in time), which remediation counts.
 	failedAttempt bool
-	warning       bool // the event is a Warning whatever the reason
 }
 
 // result names the outcome in the reconcile metrics.
@@ -190,7 +194,7 @@ func (rn *run[T]) finish(ctx context.Context, o outcome) (ctrl.Result, error) {
 	if o.gone {
 		return ctrl.Result{}, nil
 	}
-	log.FromContext(ctx).V(1).Info("reconciled", "reason", o.reason, "message", o.message, "requeue", o.requeue)
+	rn.logOutcome(ctx, o)
 	status := rn.component.GetStatus()
 	status.setReady(rn.component.GetGeneration(), o.reason, o.message, o.stalled)
 	rn.recordReconcileRequest()
@@ -244,7 +248,7 @@ func (rn *run[T]) finishTooLarge(ctx context.Context, tooLarge error) (ctrl.Resu
 // written (optimistic locking through the resourceVersion).
 func (rn *run[T]) writeStatus(ctx context.Context) error {
 	status := rn.component.GetStatus()
-	if apiequality.Semantic.DeepEqual(*status, rn.written) {
+	if apiequality.Semantic.DeepEqual(*status, rn.written) || rn.r.pruned.sameButPruned(status, &rn.written) {
 		return nil
 	}
 	if !apiequality.Semantic.DeepEqual(status.Inventory, rn.written.Inventory) {
@@ -252,12 +256,14 @@ func (rn *run[T]) writeStatus(ctx context.Context) error {
 			return err
 		}
 	}
+	sent := jsonMap(status)
 	if err := rn.r.client.Status().Update(ctx, rn.component, client.FieldOwner(rn.r.opts.FieldOwner)); err != nil {
 		if apierrors.IsInvalid(err) {
 			err = rn.rejected(ctx, err)
 		}
 		return fmt.Errorf("writing status of %s: %w", rn.id, err)
 	}
+	rn.noticePruned(ctx, sent)
 	rn.written = *status.DeepCopy()
 	rn.r.status.remember(rn.component)
 	return nil
@@ -311,15 +317,35 @@ func (r *Reconciler[T]) note(component T, o outcome) bool {
 		return false
 	}
 	kind := "Normal"
-	switch o.reason {
-	case ReasonError, ReasonTimeout, ReasonDeletionBlocked, ReasonRolledBack, ReasonWriteLoop, ReasonTestFailed, ReasonVerificationFailed:
-		kind = "Warning"
-	}
-	if o.warning {
+	if o.warns() {
 		kind = "Warning"
 	}
 	r.recorder.Eventf(component, nil, kind, reason, "Reconcile", "%s", o.message)
 	return true
+}
+
+// warns tells whether the outcome is a failure or a problem: its Event is
+// a Warning, and its reconcile is logged.
+func (o outcome) warns() bool {
+	switch o.reason {
+	case ReasonError, ReasonTimeout, ReasonDeletionBlocked, ReasonRolledBack, ReasonWriteLoop, ReasonTestFailed, ReasonVerificationFailed:
+		return true
+	}
+	return o.warning || o.err != nil
+}
+
+// logOutcome logs one line at info level for a reconcile that wrote or
+// deleted objects or failed: the component, its revision, the objects
+// written and how long it took. A reconcile that changed nothing logs at
+// debug level only.
+func (rn *run[T]) logOutcome(ctx context.Context, o outcome) {
+	logger := log.FromContext(ctx)
+	if rn.writes == 0 && !o.warns() {
+		logger = logger.V(1)
+	}
+	logger.Info("reconciled", "component", rn.id.String(), "revision", rn.component.GetGeneration(),
+		"objectsWritten", rn.writes, "duration", time.Since(rn.start).Round(time.Millisecond).String(),
+		"reason", o.reason, "message", o.message, "requeue", o.requeue)
 }
 
 // owner describes the component to the applier.

@@ -39,7 +39,8 @@ type Reconciler[T Component] struct {
 	gauge     *stateGauge
 	notes     *eventNotes
 	inflight  *inflight
-	renders   *renderStore // kept renders, for a rollback
+	renders   *renderStore  // kept renders, for a rollback
+	pruned    *prunedStatus // status fields the component's CRD drops
 
 	mu     sync.Mutex
 	owners map[string]types.NamespacedName // owner label value → component
@@ -63,8 +64,8 @@ func NewReconciler[T Component](name string, generator manifests.Generator, opti
 		name: name, generator: generator, opts: options.withDefaults(name),
 		events: make(chan event.GenericEvent, 1024),
 		status: newWrittenStatus[T](), gauge: newStateGauge(name), notes: newEventNotes(),
-		inflight: newInflight(),
-		owners:   map[string]types.NamespacedName{},
+		inflight: newInflight(), pruned: &prunedStatus{},
+		owners: map[string]types.NamespacedName{},
 	}
 }
 

@@ -157,6 +157,7 @@ func (rn *run[T]) runTests(ctx context.Context, tg *target, owner engine.Owner, 
 	status = rn.component.GetStatus() // a save may have replaced it
 	status.Inventory = res.Inventory
 	rn.r.recordActions(rn.component, res.Actions)
+	rn.writes += len(res.Actions)
 	if err == nil {
 		_, err = rn.r.watchDependents(ctx, tg, res.Inventory)
 	}

@@ -95,55 +95,63 @@ func groupByStage(objs []*desired) [][]*desired {
 	return stages
 }
 
-// reconcileObject writes one object if it needs it and reports, as its
+// reconcileObject writes one object if decide says so and reports, as its
 // outcome, what it wrote and the phase and readiness the object reached.
 // It reads item and does not change it.
 func (s *ownerScope) reconcileObject(ctx context.Context, d *desired, item *manifests.InventoryItem) outcome {
 	o := outcome{key: d.key}
-	if (item.Phase == manifests.PhaseCompleted || beingPurged(d, item)) && item.Digest == d.digest {
+	if _, settled := settledByRecord(d, item); settled {
 		return o
 	}
 	live, err := s.live.get(ctx, d.gvk, d.key)
 	if err != nil {
-		o.err = err
+		o.err = objectError(ActionApply, d.key, fmt.Errorf("reading it: %w", err))
 		return o
 	}
-	if live == nil && d.policies.PurgeOrder != nil && s.purges.purgedAt(d.key, d.digest) {
-		// Purged at this render by an earlier pass whose record was lost.
+	dec := s.decideFor(ctx, d, item, live)
+	switch {
+	case dec.kind == writeRefuse:
+		return failed(o, dec.err)
+	case dec.reason == reasonPurgedAtRender:
 		o.written, o.digest, o.appliedAt = true, d.digest, item.LastAppliedAt
 		o.phase, o.status, o.setStatus = manifests.PhaseCompleted, "", true
 		return o
-	}
-	decision, err := s.decide(ctx, d, item, live)
-	if err != nil {
-		return failed(o, err)
-	}
-	if s.lostCreate(d, item, live) {
+	case dec.recordCreate:
 		// Record the create now; decide did not create it again.
 		o.written, o.digest, o.appliedAt = true, d.digest, item.LastAppliedAt
 	}
 	phase := item.Phase
-	if decision.write {
-		action := ActionUpdate
-		if live == nil {
-			action = ActionCreate
-		}
-		out, err := s.correct(ctx, d, live, decision)
+	if dec.writes() {
+		out, err := s.correct(ctx, d, live, dec)
 		if err != nil {
 			o.err = objectError(ActionApply, d.key, err)
 			return o
 		}
-		live = out.live
-		o.action, o.changed = action, true
-		o.written, o.digest = true, d.digest
-		if d.policies.ReapplyInterval > 0 {
-			o.appliedAt = s.opts.Now().Unix()
-		}
-		phase = writePhase(phase, action == ActionCreate)
+		o = s.wrote(o, d, live == nil)
+		phase, live = writePhase(phase, live == nil), out.live
 		if out.replaced != nil {
 			return replacing(o, phase, out.replaced)
 		}
 	}
+	return s.judged(ctx, o, d, phase, live)
+}
+
+// wrote is o for an object the pass just created or updated.
+func (s *ownerScope) wrote(o outcome, d *desired, created bool) outcome {
+	o.action, o.changed = ActionUpdate, true
+	if created {
+		o.action = ActionCreate
+	}
+	o.written, o.digest = true, d.digest
+	if d.policies.ReapplyInterval > 0 {
+		o.appliedAt = s.opts.Now().Unix()
+	}
+	return o
+}
+
+// judged is o with the phase and status live shows, by the owner's health
+// checks or kstatus.
+func (s *ownerScope) judged(ctx context.Context, o outcome, d *desired, phase manifests.Phase, live *unstructured.Unstructured) outcome {
 	hint := d.policies.StatusHint
 	if live != nil && !hint.HasObservedGeneration {
 		hint.HasObservedGeneration = s.reportsObservedGeneration(ctx, d.gvk)
@@ -165,41 +173,6 @@ func replacing(o outcome, phase manifests.Phase, immutable *ImmutableFieldError)
 func failed(o outcome, err error) outcome {
 	o.phase, o.status, o.setStatus, o.err = manifests.PhaseError, err.Error(), true, err
 	return o
-}
-
-// beingPurged tells whether the object is on its way out at the end of its
-// purge wave; it then counts as done for its own wave.
-func beingPurged(d *desired, item *manifests.InventoryItem) bool {
-	return d.policies.PurgeOrder != nil && item.Phase == manifests.PhaseDeleting
-}
-
-// writeDecision says whether an object is written and whether the write is
-// a correction: it undoes, at an unchanged render, what others did (a drift,
-// a deletion), which the write-loop guard counts. paths are the drifted
-// fields.
-type writeDecision struct {
-	write      bool
-	correction bool
-	paths      []string
-}
-
-// needsWrite decides by reconcile policy, the owner's force, digest, drift
-// and reapply interval.
-func (s *ownerScope) needsWrite(ctx context.Context, d *desired, item *manifests.InventoryItem, live *unstructured.Unstructured) (writeDecision, error) {
-	switch {
-	case live == nil:
-		return writeDecision{write: true, correction: item.Digest == d.digest}, nil
-	case live.GetDeletionTimestamp() != nil:
-		return writeDecision{}, nil // being deleted (by us for recreate, or by someone else): wait
-	case d.policies.Reconcile == manifests.ReconcileOnce:
-		return writeDecision{}, nil
-	case s.owner.Force, item.Digest != d.digest:
-		return writeDecision{write: true}, nil
-	case d.policies.ReapplyInterval > 0 && s.opts.Now().Unix()-item.LastAppliedAt >= int64(d.policies.ReapplyInterval.Seconds()):
-		return writeDecision{write: true}, nil
-	}
-	paths, err := s.correctDrift(ctx, d, live)
-	return writeDecision{write: len(paths) > 0, correction: true, paths: paths}, err
 }
 
 // writePhase is the phase of an object just written: Creating until it

@@ -10,23 +10,16 @@ import (
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
-// begin is the front half of an apply pass, shared by Apply and Diff: it
-// validates the rendered objects (delete hooks and tests left out), adds the
+// begin is the front half of an apply pass, shared by Apply, Preview and
+// Diff: it prepares the objects an apply works on (prepareFor), adds the
 // namespaces they need, applies the CRD policy (crds.go), sorts them for
-// apply and starts a pass on inventory with an item for each. added says whether items were added,
-// so that the inventory must be saved before any write. An invalid object
-// is a manifests.UserError.
+// apply and starts a pass on inventory with an item for each. added says
+// whether items were added, so that the inventory must be saved before any
+// write. An invalid object is a manifests.UserError.
 func (s *ownerScope) begin(ctx context.Context, objects []client.Object, inventory []manifests.InventoryItem) (run *pass, objs []*desired, added bool, err error) {
-	p := s.preparerFor()
-	if p.ignore, err = compileIgnoreRules(s.owner.Drift.Ignore); err != nil {
-		return nil, nil, false, err
-	}
-	if s.health, err = compileHealthChecks(s.owner.HealthChecks); err != nil {
-		return nil, nil, false, err
-	}
-	objs, err = p.prepare(withoutHooks(objects, s.opts.Name))
+	p, objs, err := s.prepareFor(forApply, objects)
 	if err != nil {
-		return nil, nil, false, &manifests.UserError{Err: fmt.Errorf("invalid manifests: %w", err)}
+		return nil, nil, false, err
 	}
 	if objs, err = s.neededNamespaces(ctx, p, objs, inventory); err != nil {
 		return nil, nil, false, err
@@ -44,6 +37,52 @@ func (s *ownerScope) begin(ctx context.Context, objects []client.Object, invento
 	return run, objs, run.schedule(objs), nil
 }
 
+// passKind is a kind of pass, by the rendered objects it works on.
+type passKind struct {
+	// what names them in the error about invalid ones.
+	what string
+	// pick returns them among the rendered objects.
+	pick func(objects []client.Object, prefix string) []client.Object
+	// testRun names the test run tests are prepared for.
+	testRun string
+}
+
+// forApply selects what Apply, Preview and Diff work on: neither delete
+// hooks nor tests. forDeleteHooks selects what Delete runs before the
+// objects of a wave go.
+var (
+	forApply       = passKind{what: "manifests", pick: withoutHooks}
+	forDeleteHooks = passKind{what: "delete hooks", pick: DeleteHooks}
+)
+
+// forTests selects the tests of a test run.
+func forTests(run string) passKind {
+	return passKind{what: "tests", pick: TestHooks, testRun: run}
+}
+
+// prepareFor is the one preparation of rendered objects for every kind of
+// pass: it compiles the owner's drift ignore rules and health checks into
+// the scope, and validates the selected objects (names, kinds, scopes,
+// annotations, orders, duplicates) with them. Any rule added here holds for
+// apply, preview, diff, delete hooks and tests alike. An invalid object is
+// a manifests.UserError.
+func (s *ownerScope) prepareFor(kind passKind, objects []client.Object) (*preparer, []*desired, error) {
+	p := s.preparerFor()
+	p.testRun = kind.testRun
+	var err error
+	if p.ignore, err = compileIgnoreRules(s.owner.Drift.Ignore); err != nil {
+		return nil, nil, err
+	}
+	if s.health, err = compileHealthChecks(s.owner.HealthChecks); err != nil {
+		return nil, nil, err
+	}
+	objs, err := p.prepare(kind.pick(objects, s.opts.Name))
+	if err != nil {
+		return nil, nil, &manifests.UserError{Err: fmt.Errorf("invalid %s: %w", kind.what, err)}
+	}
+	return p, objs, nil
+}
+
 // preparerFor returns the preparer of owner's objects: the applier's name
 // as annotation prefix, the owner's namespace, generation and defaults.
 func (s *ownerScope) preparerFor() *preparer {
@@ -53,35 +92,22 @@ func (s *ownerScope) preparerFor() *preparer {
 	}
 }
 
-// decide is the write decision of a pass, the same for Apply and Diff: an
-// object taken over by another owner, or one that may not be adopted, is an
-// error; otherwise the decision says whether it must be written (see
-// needsWrite).
-func (s *ownerScope) decide(ctx context.Context, d *desired, item *manifests.InventoryItem, live *unstructured.Unstructured) (writeDecision, error) {
-	if keepsCRD(d, live) {
-		return writeDecision{}, nil // crd-policy Create: never updated
+// decideFor asks decide about d for this scope's owner and records, in
+// drift mode Warn, the drift it leaves.
+func (s *ownerScope) decideFor(ctx context.Context, d *desired, item *manifests.InventoryItem, live *unstructured.Unstructured) decision {
+	dec := decide(facts{
+		desired: d, item: item, live: live, owner: s.ownership(),
+		purgedAtRender: live == nil && d.policies.PurgeOrder != nil && s.track.purgedAt(d.key, d.digest),
+		now:            s.opts.Now().Unix(), drift: s.owner.Drift.Mode,
+		drifted: func() ([]string, error) { return s.driftedFields(ctx, d, live), nil },
+	})
+	if dec.reason == reasonDriftLeft {
+		s.drifts.add(Drift{Object: d.key, Paths: dec.paths, New: s.track.newDrift(d.key, dec.paths, live.Object)})
 	}
-	if live != nil {
-		if err := s.checkTakenOver(d, item, live); err != nil {
-			return writeDecision{}, err
-		}
-		if err := s.checkAdoption(d, live); err != nil {
-			return writeDecision{}, err
-		}
-	}
-	if s.lostCreate(d, item, live) {
-		written := *item
-		written.Digest = d.digest
-		item = &written
-	}
-	return s.needsWrite(ctx, d, item, live)
+	return dec
 }
 
-// lostCreate tells whether live was created from this render by an earlier
-// pass whose record of that create was lost (its status write failed): the
-// inventory holds an older digest, the object the digest of this render.
-// Such an object is not deleted and created again (update-policy recreate,
-// Helm hooks): it is recorded as written.
-func (s *ownerScope) lostCreate(d *desired, item *manifests.InventoryItem, live *unstructured.Unstructured) bool {
-	return item.Digest != d.digest && s.createdFrom(live) == d.digest
+// ownership is the owner of the scope as decide knows it.
+func (s *ownerScope) ownership() ownership {
+	return ownership{id: s.owner.ID, description: s.owner.Description, prefix: s.opts.Name, force: s.owner.Force}
 }

@@ -10,8 +10,8 @@ import (
 )
 
 // correct writes d over live as write does. A write that is a correction
-// (see writeDecision) asks the write-loop guard first and is counted by it.
-func (s *ownerScope) correct(ctx context.Context, d *desired, live *unstructured.Unstructured, decision writeDecision) (sent, error) {
+// (see decision) asks the write-loop guard first and is counted by it.
+func (s *ownerScope) correct(ctx context.Context, d *desired, live *unstructured.Unstructured, decision decision) (sent, error) {
 	if decision.correction {
 		if err := s.loops.admit(d.key, d.digest, decision.paths); err != nil {
 			return sent{}, err

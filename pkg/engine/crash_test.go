@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/internal/apicount"
+	"github.com/wavekit-dev/wavekit/pkg/apirequest"
 	"github.com/wavekit-dev/wavekit/pkg/engine"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
@@ -27,7 +28,7 @@ type crashAfter struct {
 }
 
 func (c *crashAfter) RoundTrip(req *http.Request) (*http.Response, error) {
-	if apicount.IsWrite(apicount.Verb(req)) && c.writes.Add(1) > c.n {
+	if apicount.IsWrite(apirequest.Verb(req)) && c.writes.Add(1) > c.n {
 		return nil, errors.New("simulated crash")
 	}
 	return c.next.RoundTrip(req)

@@ -54,11 +54,6 @@ func (r *pass) forget(keys []manifests.ObjectKey) {
 	}
 }
 
-// keepsCRD tells whether the CRD policy leaves an existing CRD as it is.
-func keepsCRD(d *desired, live *unstructured.Unstructured) bool {
-	return live != nil && isCRD(d.gvk.Group, d.gvk.Kind) && d.policies.CRD == manifests.CRDCreate
-}
-
 // checkStoredVersions refuses, as a manifests.UserError, a render whose CRD
 // would drop a version that the live CRD's status.storedVersions still
 // lists: objects stored in it would become unreadable. Only CRDs whose render

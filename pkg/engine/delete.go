@@ -64,7 +64,6 @@ func (a *Applier) Delete(ctx context.Context, owner Owner, inventory []manifests
 		return Result{Inventory: inventory, Blocked: []Blocker{{Reason: describeBlocking(blocking)}}}, nil
 	}
 	run := newPass(scope, inventory)
-	run.deleting = true
 	hooks, err := run.scheduleHooks(ctx, opts.Hooks, opts.Save)
 	if err != nil {
 		return Result{Inventory: inventory}, err

@@ -56,7 +56,7 @@ var _ = Describe("deletion", func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(res.Done).To(BeFalse())
 		Expect(res.Wave).To(BeZero(), "Wave keeps its meaning: the apply wave, 0 while pruning")
-		Expect(res.Stopped.Step).To(Equal(engine.StopPrune))
+		Expect(res.Stopped.Step).To(Equal(engine.GroupPrune))
 		Expect(res.Stopped.String()).To(HavePrefix("prune in delete wave 0"))
 
 		live := get(ctx, "test.wavekit.dev/v1", "Widget", ns, "held")
@@ -75,7 +75,7 @@ var _ = Describe("deletion", func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(res.Done).To(BeFalse())
 		Expect(res.Waiting).To(ConsistOf(ContainSubstring("Widget " + ns + "/first: being deleted")))
-		Expect(res.Stopped.Step).To(Equal(engine.StopDelete))
+		Expect(res.Stopped.Step).To(Equal(engine.GroupDelete))
 		Expect(res.Stopped.Wave).To(Equal(int16(0)))
 		Expect(getConfigMap(ctx, ns, "later")).NotTo(BeNil())
 

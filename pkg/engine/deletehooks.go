@@ -10,16 +10,18 @@ import (
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
-// scheduleHooks validates the delete hooks among objects, adds an inventory
-// item for each new one and saves the inventory before any is created.
+// scheduleHooks prepares the delete hooks among objects as every pass
+// prepares its objects (prepareFor: annotations, drift ignore rules, health
+// checks), adds an inventory item for each new one and saves the inventory
+// before any is created.
 func (r *pass) scheduleHooks(ctx context.Context, objects []client.Object, save SaveFunc) (map[manifests.ObjectKey]*desired, error) {
 	hookObjects := DeleteHooks(objects, r.s.opts.Name)
 	if len(hookObjects) == 0 {
 		return nil, nil
 	}
-	prepared, err := r.s.preparerFor().prepare(hookObjects)
+	_, prepared, err := r.s.prepareFor(forDeleteHooks, objects)
 	if err != nil {
-		return nil, &manifests.UserError{Err: fmt.Errorf("invalid delete hooks: %w", err)}
+		return nil, err
 	}
 	if r.schedule(prepared) && save != nil {
 		if err := save(ctx, r.inventory()); err != nil {
@@ -45,7 +47,7 @@ func (r *pass) runHook(ctx context.Context, item *manifests.InventoryItem, d *de
 	}
 	o := r.s.reconcileStep(ctx, d, item)
 	if o.err != nil {
-		o.err = objectError(ActionRunHook, key, o.err)
+		o.err = asStep(ActionRunHook, key, o.err)
 	}
 	if err := r.settle([]outcome{o}); err != nil {
 		return false, err

@@ -71,17 +71,15 @@ func (s *ownerScope) applyChange(ctx context.Context, d *desired, item *manifest
 	if err != nil {
 		return nil, err
 	}
-	if live == nil && runsOnce(d.gvk) && ranAt(d, item) {
-		return &Change{Object: d.key, Action: ActionUnchanged, Note: ranNote}, nil
-	}
 	if live != nil {
 		change.Action, change.Live = ActionUpdate, live
 	}
-	decision, err := s.decide(ctx, d, item, live)
-	if err != nil {
-		return nil, err
-	}
-	if !decision.write {
+	switch dec := s.decideFor(ctx, d, item, live); {
+	case dec.kind == writeRefuse:
+		return nil, dec.err
+	case dec.kind == writeKeep && dec.reason == reasonRunEnded:
+		return &Change{Object: d.key, Action: ActionUnchanged, Note: reasonRunEnded}, nil
+	case dec.kind == writeKeep:
 		return &Change{Object: d.key, Action: ActionUnchanged, Live: live}, nil
 	}
 	out, err := s.write(ctx, d, live)

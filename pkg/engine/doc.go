@@ -7,23 +7,28 @@
 //
 // A pass goes begin → plan → execute → settle → result:
 //
-//   - begin (begin.go) is the front half Apply and Diff share: prepare.go
-//     validates the rendered objects (names, kinds, scopes, annotations,
-//     orders, duplicates) and computes their digests, namespaces.go adds the
-//     namespaces they need, and the pass (pass.go) starts with an item for
-//     each. A pass works through an ownerScope (ownerscope.go): the
-//     owner-scoped operations over the Applier's shared caches; Diff's scope
-//     is built on a dry-run client and tracks nothing. Nothing is written when an object is invalid (a
-//     manifests.UserError).
+//   - begin (begin.go) is the front half Apply, Preview and Diff share:
+//     prepareFor, the one preparation of every kind of pass (apply, delete
+//     hooks, tests), compiles the owner's ignore rules and health checks and
+//     has prepare.go validate the rendered objects (names, kinds, scopes,
+//     annotations, orders, duplicates) and compute their digests;
+//     namespaces.go adds the namespaces they need, and the pass (pass.go)
+//     starts with an item for each. A pass works through an ownerScope
+//     (ownerscope.go): the owner-scoped operations over the Applier's shared
+//     caches, which it changes only through its writeTracker; Preview's and
+//     Diff's scope is built on a dry-run client, and its tracker only reads.
+//     Nothing is written when an object is invalid (a manifests.UserError).
 //   - plan.go orders the pass: planApply and planDeletion turn the objects and
 //     the inventory into groups of steps (apply, keep, wait, purge, prune,
 //     delete, orphan, run-hook), a pure function with table tests; stages.go
 //     holds the kind stages and prepare.go the one sort.
 //   - execute.go runs the groups, the steps of a group concurrently (bounded
 //     by Options.Concurrency, concurrency.go), and stops at a group that is
-//     not ready or not gone yet. decide (begin.go) is the write decision
-//     Apply and Diff share; write.go and delete.go do the writes, readiness.go
-//     reads kstatus and status hints, deletehooks.go runs delete hooks.
+//     not ready or not gone yet. decide (decide.go) is the write decision
+//     the plan, Apply and Diff share, a pure function: create, update,
+//     replace, keep or refuse, and why; write.go and delete.go do the
+//     writes, readiness.go reads kstatus and status hints, deletehooks.go
+//     runs delete hooks.
 //     runonce.go creates a Job at most once per render and judges one that
 //     is gone by what runends.go saw of it (the cache's transform keeps the
 //     last state of every Job, a deletion's final one included).

@@ -33,30 +33,40 @@ func newDriftDetector() *driftDetector {
 }
 
 // drifted returns the JSON pointers of the fields of want that live lacks
-// or changed (at most maxDriftPaths), none when live holds them all. want is
-// the object as the API server stores it (storedForms), normalised JSON.
-// Fields at ignored paths are not compared.
+// or changed (at most maxDriftPaths), none when live holds them all, and
+// then remembers the match. want is the object as the API server stores it
+// (storedForms), normalised JSON. Fields at ignored paths are not compared.
 func (d *driftDetector) drifted(key manifests.ObjectKey, want, live map[string]any, liveVersion string, ignore []manifests.Pointer) []string {
-	stamp := matchStamp(liveVersion, ignore)
-	d.mu.Lock()
-	known := d.matched[key]
-	d.mu.Unlock()
-	if known != "" && known == stamp {
-		return nil
-	}
-	have, wanted := normaliseJSON(live), any(want)
-	if len(ignore) > 0 || !contains(have, wanted) {
-		var paths []string
-		differences(have, wanted, nil, ignore, &paths)
-		if len(paths) > 0 {
-			return paths
-		}
+	paths, stamp := d.compare(key, want, live, liveVersion, ignore)
+	if len(paths) > 0 || stamp == "" {
+		return paths
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.matched[key] = stamp
 	delete(d.reported, key)
 	return nil
+}
+
+// compare is drifted without remembering anything: the drifted paths, and
+// the stamp to remember for a match that is not known yet ("" when it is).
+func (d *driftDetector) compare(key manifests.ObjectKey, want, live map[string]any, liveVersion string, ignore []manifests.Pointer) ([]string, string) {
+	stamp := matchStamp(liveVersion, ignore)
+	d.mu.Lock()
+	known := d.matched[key]
+	d.mu.Unlock()
+	if known != "" && known == stamp {
+		return nil, ""
+	}
+	have, wanted := normaliseJSON(live), any(want)
+	if len(ignore) > 0 || !contains(have, wanted) {
+		var paths []string
+		differences(have, wanted, nil, ignore, &paths)
+		if len(paths) > 0 {
+			return paths, stamp
+		}
+	}
+	return nil, stamp
 }
 
 // matchStamp is what drifted remembers of a match: the resourceVersion, and
@@ -84,6 +94,26 @@ func (d *driftDetector) accept(key manifests.ObjectKey, resourceVersion string) 
 // them, differs from what was reported of key last, and remembers it: a
 // drift is reported once per change, not once per look.
 func (d *driftDetector) firstReport(key manifests.ObjectKey, paths []string, live map[string]any) bool {
+	fingerprint := driftFingerprint(paths, live)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.reported[key] == fingerprint {
+		return false
+	}
+	d.reported[key] = fingerprint
+	return true
+}
+
+// wouldReport is firstReport without remembering: what a dry run tells.
+func (d *driftDetector) wouldReport(key manifests.ObjectKey, paths []string, live map[string]any) bool {
+	fingerprint := driftFingerprint(paths, live)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.reported[key] != fingerprint
+}
+
+// driftFingerprint sums the drifted paths and the live values at them.
+func driftFingerprint(paths []string, live map[string]any) string {
 	sum := sha256.New()
 	for _, p := range paths {
 		parsed, _ := manifests.ParsePointer(p)
@@ -92,14 +122,7 @@ func (d *driftDetector) firstReport(key manifests.ObjectKey, paths []string, liv
 		sum.Write(value)
 		sum.Write([]byte{0})
 	}
-	fingerprint := hex.EncodeToString(sum.Sum(nil))
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.reported[key] == fingerprint {
-		return false
-	}
-	d.reported[key] = fingerprint
-	return true
+	return hex.EncodeToString(sum.Sum(nil))
 }
 
 func (d *driftDetector) forget(key manifests.ObjectKey) {

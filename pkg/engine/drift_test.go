@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"context"
 	"errors"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -40,12 +41,7 @@ var _ = Describe("drift modes and ignore rules", func() {
 		h.owner.Drift.Mode = manifests.DriftWarn
 		settings := configMap(ns, "settings", map[string]string{"value": "rendered", "other": "x"})
 		h.applyUntilDone(ctx, settings)
-		edit := func(value string) {
-			live := getConfigMap(ctx, ns, "settings")
-			live.Data["value"] = value
-			Expect(env.Client.Update(ctx, live)).To(Succeed())
-			h.waitForCache(ctx)
-		}
+		edit := func(value string) { editSettings(ctx, h, ns, value) }
 		drifted := func() []engine.Drift {
 			res, err := h.apply(ctx, settings)
 			Expect(err).NotTo(HaveOccurred())
@@ -66,6 +62,42 @@ var _ = Describe("drift modes and ignore rules", func() {
 
 		edit("rendered")
 		Expect(drifted()).To(BeEmpty(), "edited back")
+	})
+
+	It("leaves a drift a preview saw to the next pass: corrected in mode Correct, reported once in mode Warn", func() {
+		ctx, ns, h := newSpec("previewdrift")
+		settings := configMap(ns, "settings", map[string]string{"value": "rendered"})
+		key := manifests.ObjectKey{Kind: "ConfigMap", Namespace: ns, Name: "settings"}
+		h.applyUntilDone(ctx, settings)
+		edit := func(value string) { editSettings(ctx, h, ns, value) }
+		previewShowsUpdate := func() {
+			GinkgoHelper()
+			preview, err := h.applier.Preview(ctx, h.owner, toObjects([]any{settings}), h.inventory)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(preview.Steps[0].Action).To(Equal(engine.ActionUpdate), "%+v", preview.Steps)
+		}
+
+		edit("edited")
+		previewShowsUpdate()
+		previewShowsUpdate()
+		res, err := h.apply(ctx, settings)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(res.Actions).To(Equal([]engine.ObjectAction{{Object: key, Action: engine.ActionUpdate}}))
+		Expect(getConfigMap(ctx, ns, "settings").Data).To(HaveKeyWithValue("value", "rendered"))
+
+		h.owner.Drift.Mode = manifests.DriftWarn
+		edit("edited")
+		for range 2 {
+			preview, err := h.applier.Preview(ctx, h.owner, toObjects([]any{settings}), h.inventory)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(preview.Changes()).To(BeFalse(), "mode Warn leaves a drift: %+v", preview.Steps)
+		}
+		res, err = h.apply(ctx, settings)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(res.Drifted).To(Equal([]engine.Drift{{Object: key, Paths: []string{"/data/value"}, New: true}}), "the preview reported it already")
+		res, err = h.apply(ctx, settings)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(res.Drifted).To(Equal([]engine.Drift{{Object: key, Paths: []string{"/data/value"}}}), "reported twice")
 	})
 
 	It("in mode Disabled neither corrects nor reports, yet applies a changed rendering", func() {
@@ -108,3 +140,13 @@ var _ = Describe("drift modes and ignore rules", func() {
 			"the other field is corrected; the ignored one, which kubectl's update now owns, keeps its value")
 	})
 })
+
+// editSettings plays another writer: it sets data.value of the ConfigMap
+// ns/settings and waits until the applier's cache sees it.
+func editSettings(ctx context.Context, h *harness, ns, value string) {
+	GinkgoHelper()
+	live := getConfigMap(ctx, ns, "settings")
+	live.Data["value"] = value
+	Expect(env.Client.Update(ctx, live)).To(Succeed())
+	h.waitForCache(ctx)
+}

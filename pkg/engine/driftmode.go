@@ -12,32 +12,19 @@ import (
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
-// correctDrift returns the fields of live that drifted from d's stored form
-// when the drift mode says to correct them, none otherwise. In mode Warn a
-// drift is logged for the pass's result and left; in mode Disabled it is
-// not looked for. A drift found with a stored form that is not exact yet is
-// checked once more against the API server's answer to a dry run of the
-// write, so that what the API server stores differently is never mistaken
-// for a drift.
-func (s *ownerScope) correctDrift(ctx context.Context, d *desired, live *unstructured.Unstructured) ([]string, error) {
-	mode := s.owner.Drift.Mode
-	if mode == manifests.DriftDisabled {
-		return nil, nil
-	}
+// driftedFields returns the fields of live that drifted from d's stored
+// form (decide says, by the drift mode, whether they are corrected). A
+// drift found with a stored form that is not exact yet is checked once more
+// against the API server's answer to a dry run of the write, so that what
+// the API server stores differently is never mistaken for a drift.
+func (s *ownerScope) driftedFields(ctx context.Context, d *desired, live *unstructured.Unstructured) []string {
 	want, exact := s.stored.of(d)
-	paths := s.drift.drifted(d.key, want, live.Object, live.GetResourceVersion(), d.ignore)
+	paths := s.track.drifted(d.key, want, live.Object, live.GetResourceVersion(), d.ignore)
 	if len(paths) > 0 && !exact && s.learnStoredForm(ctx, d, live) {
 		want, _ = s.stored.of(d)
-		paths = s.drift.drifted(d.key, want, live.Object, live.GetResourceVersion(), d.ignore)
+		paths = s.track.drifted(d.key, want, live.Object, live.GetResourceVersion(), d.ignore)
 	}
-	if len(paths) == 0 {
-		return nil, nil
-	}
-	if mode == manifests.DriftWarn {
-		s.drifts.add(Drift{Object: d.key, Paths: paths, New: s.drift.firstReport(d.key, paths, live.Object)})
-		return nil, nil
-	}
-	return paths, nil
+	return paths
 }
 
 // leaveIgnored takes out of obj, about to be written over live, the ignored

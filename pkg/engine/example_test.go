@@ -3,39 +3,36 @@ package engine_test
 import (
 	"context"
 	"fmt"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/client/config"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	"github.com/wavekit-dev/wavekit/pkg/engine"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
-// An Applier on a cluster applies a component's objects in waves: each call
-// to Apply is one pass, which writes what changed and returns where it got
-// to. Call it again (on a watch event, or after a while) until the Result is
-// Done. This is what the component reconciler and `wavekit apply` do; it
-// needs a cluster, so it is compiled but not run.
+// An Applier applies a component's objects in waves: each call to Apply is
+// one pass, which writes what changed and returns where it got to. Call it
+// again (on a watch event, or after a while) until the Result is Done. This
+// is what the component reconciler and `wavekit apply` do. On a cluster the
+// target is engine.NewCachedTarget(ctx, cfg, operatorName, scheme,
+// engine.DefaultCachedTargetOptions()), which reads the owner's objects from
+// informers; here it is controller-runtime's in-memory fake client, so the
+// example runs without an API server.
 func ExampleApplier_Apply() {
 	const operatorName = "greeter.example.com"
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel() // stops the target's informers
+	ctx := context.Background()
 
-	cfg, err := config.GetConfig() // the kubeconfig, or the pod's service account
+	mapper, err := engine.OfflineRESTMapper() // the built-in kinds
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	target, err := engine.NewCachedTarget(ctx, cfg, operatorName, clientgoscheme.Scheme, engine.DefaultCachedTargetOptions())
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	applier, err := engine.NewApplier(target.Target, engine.Options{Name: operatorName})
+	cluster := fake.NewClientBuilder().WithScheme(clientgoscheme.Scheme).WithRESTMapper(mapper).Build()
+	applier, err := engine.NewApplier(engine.Target{Client: cluster, Live: cluster}, engine.Options{Name: operatorName})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -75,7 +72,7 @@ func ExampleApplier_Apply() {
 		inventory = items
 		return nil
 	}
-	for {
+	for range 10 { // an operator calls it again on a watch event instead
 		res, err := applier.Apply(ctx, owner, objects, inventory, save)
 		inventory = res.Inventory
 		if err != nil {
@@ -89,7 +86,14 @@ func ExampleApplier_Apply() {
 			break
 		}
 		fmt.Println("waiting for", engine.Summarize(res.Waiting, 3))
-		time.Sleep(time.Second) // an operator waits for a watch event instead
 	}
 	fmt.Println(len(inventory), "objects applied and ready")
+	// The namespace the objects need is created with them (namespace
+	// policy create, the default) and recorded in the inventory.
+
+	// Output:
+	// Created Namespace demo
+	// Created ServiceAccount demo/hello
+	// Created ConfigMap demo/hello-config
+	// 3 objects applied and ready
 }

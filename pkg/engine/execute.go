@@ -15,7 +15,7 @@ func (r *pass) execute(ctx context.Context, p plan, desired, hooks map[manifests
 	for _, g := range p.groups {
 		done, err := r.runGroup(ctx, g, desired, hooks)
 		if err != nil || !done {
-			return r.result(stopIn(g, r.deleting)), err
+			return r.result(stopIn(g)), err
 		}
 	}
 	return r.result(Stop{}), nil
@@ -23,15 +23,15 @@ func (r *pass) execute(ctx context.Context, p plan, desired, hooks map[manifests
 
 func (r *pass) runGroup(ctx context.Context, g group, desired, hooks map[manifests.ObjectKey]*desired) (bool, error) {
 	switch g.kind {
-	case groupApply:
+	case GroupApply:
 		return true, r.applyGroup(ctx, g, desired)
-	case groupWait:
+	case GroupWait:
 		return r.waitGroup(g, desired)
-	case groupPurge:
+	case GroupPurge:
 		return r.purgeGroup(ctx, g)
-	case groupDelete:
+	case GroupPrune, GroupDelete:
 		return r.deleteGroup(ctx, g)
-	case groupHook:
+	case GroupHook:
 		key := g.steps[0].key
 		return r.runHook(ctx, r.item(key), hooks[key])
 	}

@@ -11,8 +11,9 @@ import (
 )
 
 // ObjectError is the failure of one object's step in a pass: which step
-// failed on which object, and why. NeedsChange and errors.As see through it
-// to Err.
+// failed on which object, and why, a write refused before it was sent (the
+// adoption policy, another owner's takeover) included. It wraps its cause
+// once. NeedsChange and errors.As see through it to Err.
 type ObjectError struct {
 	Object manifests.ObjectKey
 	// Action is the step that failed: ActionApply (also a dry run of it in
@@ -42,6 +43,9 @@ const (
 	wordingDryRun     = "dry run of applying %s"
 	wordingHookFailed = "delete hook %s failed"
 	wordingHookDelete = "deleting delete hook %s"
+	// wordingRefused words a refusal to write: "<object> <why>", the
+	// object named once.
+	wordingRefused = "%s %s"
 )
 
 // Error says "<what failed on the object>: <why>": "applying ConfigMap
@@ -55,6 +59,9 @@ func (e *ObjectError) Error() string {
 	if wording == "" {
 		wording = string(e.Action) + " %s"
 	}
+	if wording == wordingRefused {
+		return fmt.Sprintf(wording, e.Object, e.Err)
+	}
 	return fmt.Sprintf(wording, e.Object) + ": " + e.Err.Error()
 }
 
@@ -66,11 +73,37 @@ func objectError(action Action, key manifests.ObjectKey, err error) error {
 }
 
 // wordedError is objectError with a wording of its own ("" for the action's).
+// An error that is an ObjectError of key already is returned as it is: an
+// object's failure is wrapped once.
 func wordedError(action Action, wording string, key manifests.ObjectKey, err error) error {
 	if err == nil {
 		return nil
 	}
+	var known *ObjectError
+	if errors.As(err, &known) && known.Object == key {
+		return err
+	}
 	return &ObjectError{Object: key, Action: action, Err: err, wording: wording}
+}
+
+// refused is the ObjectError of a write refused before it is sent (the
+// adoption policy, another owner's takeover): a manifests.UserError, since
+// only a change helps.
+func refused(key manifests.ObjectKey, why error) error {
+	return &ObjectError{Object: key, Action: ActionApply, Err: &manifests.UserError{Err: why}, wording: wordingRefused}
+}
+
+// asStep is err, the failure of an apply of key, as the failure of action
+// (a delete hook's run): an ObjectError of key takes the action, anything
+// else is wrapped.
+func asStep(action Action, key manifests.ObjectKey, err error) error {
+	var known *ObjectError
+	if errors.As(err, &known) && known.Object == key && known.wording == "" {
+		relabelled := *known
+		relabelled.Action = action
+		return &relabelled
+	}
+	return objectError(action, key, err)
 }
 
 // MissingNamespaceError says that objects need a namespace that does not

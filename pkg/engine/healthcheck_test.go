@@ -8,6 +8,7 @@ import (
 	. "github.com/onsi/gomega"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/wavekit-dev/wavekit/pkg/engine"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -65,6 +66,31 @@ var _ = Describe("health checks", func() {
 			_, err := h.apply(ctx, objects()...)
 			return err
 		}).Should(MatchError(group + "/Gadget " + ns + "/db failed: Failed: health check failed: self.status.phase == 'Failed': disk full"))
+	})
+
+	It("judges a delete hook by its check too: a hook that fails it holds its delete wave", func() {
+		h.owner.HealthChecks = []manifests.HealthCheck{{APIVersion: group + "/v1", Kind: "Gadget",
+			Current: "self.status.phase == 'Running'", Failed: "self.status.phase == 'Failed'"}}
+		hook := gadget(group, ns, "cleanup", "delete-hook", "pre-delete", "delete-order", "-1")
+		objects := []any{gadgetCRD(group), configMap(ns, "cm", nil), hook}
+		h.applyUntilDone(ctx, objects...)
+		deletePass := func() (engine.Result, error) {
+			res, err := h.applier.Delete(ctx, h.owner, h.inventory, engine.DeleteOptions{Hooks: toObjects(objects), Save: h.save})
+			h.inventory = res.Inventory
+			return res, err
+		}
+		res, err := deletePass()
+		Expect(err).NotTo(HaveOccurred())
+		// Without the check, kstatus would call a Gadget without conditions Current at once.
+		Expect(res.Done).To(BeFalse())
+		Expect(res.Waiting).To(ConsistOf(ContainSubstring("waiting for health check: self.status.phase == 'Running'")))
+
+		setPhase("cleanup", "Failed", "cannot reach the backup store")
+		Eventually(func() error {
+			_, err := deletePass()
+			return err
+		}).Should(MatchError(ContainSubstring("health check failed: self.status.phase == 'Failed': cannot reach the backup store")))
+		Expect(getConfigMap(ctx, ns, "cm")).NotTo(BeNil(), "the wave after a failed delete hook was deleted")
 	})
 
 	It("refuses a check that does not compile before writing anything", func() {

@@ -13,7 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 
-	"github.com/wavekit-dev/wavekit/internal/apicount"
+	"github.com/wavekit-dev/wavekit/pkg/apirequest"
 	"github.com/wavekit-dev/wavekit/pkg/engine"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
@@ -31,10 +31,10 @@ func (o *createOrder) wrap(cfg *rest.Config) *rest.Config {
 	out.Wrap(func(rt http.RoundTripper) http.RoundTripper {
 		return roundTripperFunc(func(req *http.Request) (*http.Response, error) {
 			resp, err := rt.RoundTrip(req)
-			created := apicount.Verb(req) == "create" || (apicount.Verb(req) == "apply" && resp != nil && resp.StatusCode == http.StatusCreated)
+			created := apirequest.Verb(req) == "create" || (apirequest.Verb(req) == "apply" && resp != nil && resp.StatusCode == http.StatusCreated)
 			if created && err == nil && resp.StatusCode < 300 {
 				o.mu.Lock()
-				o.resources = append(o.resources, apicount.Resource(req.URL.Path))
+				o.resources = append(o.resources, apirequest.Resource(req.URL.Path))
 				o.mu.Unlock()
 			}
 			return resp, err

@@ -11,14 +11,17 @@ import (
 // ownerScope is the applier as one pass sees it: the owner whose objects it
 // writes and deletes, and what its writes leave in the applier's caches.
 // The Applier keeps what outlives a pass (caches, own writes, drift, the
-// mapper); the owner-scoped operations are methods of ownerScope.
+// mapper); the owner-scoped operations are methods of ownerScope. What a
+// pass leaves behind for the next one (own writes, drift matches and
+// reports, purges) goes through track only: a live scope's cacheTracker
+// records it, a dry-run scope's dryRunTracker can only read it.
 type ownerScope struct {
 	*Applier
 	owner Owner
 	track writeTracker
 	// drifts collects what the pass found drifted and left so.
 	drifts driftLog
-	// health are the owner's health checks, compiled by begin.
+	// health are the owner's health checks, compiled by prepareFor.
 	health healthChecks
 }
 
@@ -28,13 +31,18 @@ func (a *Applier) scopeFor(owner Owner) *ownerScope {
 	return &ownerScope{Applier: a, owner: owner, track: cacheTracker{a}}
 }
 
-// dryRunScope is the scope of Diff: every write is a server-side dry run
-// through a dry-run client, and nothing is tracked.
+// dryRunScope is the scope of Preview and Diff: every write is a
+// server-side dry run through a dry-run client, and the applier's
+// bookkeeping is out of its reach: its copy of the applier holds no drift
+// detector, own writes, write-loop guard or purges, and its dryRunTracker
+// reads the real ones without changing them. A preview thus leaves the
+// next pass's decisions and reports as they were.
 func (a *Applier) dryRunScope(owner Owner) *ownerScope {
 	dry := *a
 	dry.target.Client = client.NewDryRunClient(a.target.Client)
 	dry.target.deleter = nil // its requests are real: deletes go through the dry-run client
-	return &ownerScope{Applier: &dry, owner: owner, track: untracked{}}
+	dry.drift, dry.own, dry.loops, dry.purges = nil, nil, nil, nil
+	return &ownerScope{Applier: &dry, owner: owner, track: dryRunTracker{drift: a.drift, purges: a.purges}}
 }
 
 // defaults merges the owner's defaults over the applier's.
@@ -66,13 +74,20 @@ func (s *ownerScope) defaults() manifests.Defaults {
 }
 
 // writeTracker is told of each write and delete of a pass, before the
-// request and after its answer.
+// request and after its answer, and holds what the pass finds about drift
+// for the next one.
 type writeTracker interface {
 	writing(key manifests.ObjectKey)
 	written(key manifests.ObjectKey, obj *unstructured.Unstructured, err error)
 	deleting(key manifests.ObjectKey, uid types.UID)
 	deleted(key manifests.ObjectKey, uid types.UID, err error)
 	purged(key manifests.ObjectKey, digest string)
+	// purgedAt tells whether the object was purged at digest.
+	purgedAt(key manifests.ObjectKey, digest string) bool
+	// drifted compares as driftDetector.drifted does.
+	drifted(key manifests.ObjectKey, want, live map[string]any, version string, ignore []manifests.Pointer) []string
+	// newDrift tells whether the drift was not reported yet.
+	newDrift(key manifests.ObjectKey, paths []string, live map[string]any) bool
 }
 
 // cacheTracker records a pass's writes in the applier: own writes (to tell
@@ -106,11 +121,40 @@ func (t cacheTracker) deleted(key manifests.ObjectKey, uid types.UID, err error)
 
 func (t cacheTracker) purged(key manifests.ObjectKey, digest string) { t.a.purges.record(key, digest) }
 
-// untracked leaves the applier's caches alone: dry runs change nothing.
-type untracked struct{}
+func (t cacheTracker) purgedAt(key manifests.ObjectKey, digest string) bool {
+	return t.a.purges.purgedAt(key, digest)
+}
 
-func (untracked) writing(manifests.ObjectKey)                                    {}
-func (untracked) written(manifests.ObjectKey, *unstructured.Unstructured, error) {}
-func (untracked) deleting(manifests.ObjectKey, types.UID)                        {}
-func (untracked) deleted(manifests.ObjectKey, types.UID, error)                  {}
-func (untracked) purged(manifests.ObjectKey, string)                             {}
+func (t cacheTracker) drifted(key manifests.ObjectKey, want, live map[string]any, version string, ignore []manifests.Pointer) []string {
+	return t.a.drift.drifted(key, want, live, version, ignore)
+}
+
+func (t cacheTracker) newDrift(key manifests.ObjectKey, paths []string, live map[string]any) bool {
+	return t.a.drift.firstReport(key, paths, live)
+}
+
+// dryRunTracker reads the applier's drift and purges and records nothing:
+// dry runs change nothing, not even what the next pass reports.
+type dryRunTracker struct {
+	drift  *driftDetector
+	purges *purges
+}
+
+func (dryRunTracker) writing(manifests.ObjectKey)                                    {}
+func (dryRunTracker) written(manifests.ObjectKey, *unstructured.Unstructured, error) {}
+func (dryRunTracker) deleting(manifests.ObjectKey, types.UID)                        {}
+func (dryRunTracker) deleted(manifests.ObjectKey, types.UID, error)                  {}
+func (dryRunTracker) purged(manifests.ObjectKey, string)                             {}
+
+func (t dryRunTracker) purgedAt(key manifests.ObjectKey, digest string) bool {
+	return t.purges.purgedAt(key, digest)
+}
+
+func (t dryRunTracker) drifted(key manifests.ObjectKey, want, live map[string]any, version string, ignore []manifests.Pointer) []string {
+	paths, _ := t.drift.compare(key, want, live, version, ignore)
+	return paths
+}
+
+func (t dryRunTracker) newDrift(key manifests.ObjectKey, paths []string, live map[string]any) bool {
+	return t.drift.wouldReport(key, paths, live)
+}

@@ -16,9 +16,6 @@ type pass struct {
 	blocked []Blocker
 	actions []ObjectAction
 	changed bool
-	// deleting is true in a pass of Delete: its delete groups delete the
-	// component rather than prune.
-	deleting bool
 }
 
 func newPass(s *ownerScope, inventory []manifests.InventoryItem) *pass {
@@ -104,7 +101,7 @@ func (r *pass) inventory() []manifests.InventoryItem {
 // result is the Result of the pass so far; a zero stop means it is done.
 func (r *pass) result(stop Stop) Result {
 	return Result{
-		Inventory: r.inventory(), Done: stop.Step == StopNone, Wave: stop.applyWave(), Stopped: stop,
+		Inventory: r.inventory(), Done: stop.Step == GroupNone, Wave: stop.applyWave(), Stopped: stop,
 		Waiting: r.waiting, Changed: r.changed, Actions: r.actions, Blocked: r.blocked,
 		Drifted: r.s.drifts.list(),
 	}

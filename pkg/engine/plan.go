@@ -19,24 +19,6 @@ type plan struct {
 	groups []group
 }
 
-// groupKind is what a group of a plan does.
-type groupKind string
-
-const (
-	// groupApply creates or updates the objects of one wave and stage.
-	groupApply groupKind = "apply"
-	// groupWait stops the pass until its objects are ready (a failed one is an error).
-	groupWait groupKind = "wait"
-	// groupPurge deletes the objects purged at the end of a wave; the pass
-	// goes on once they are gone.
-	groupPurge groupKind = "purge"
-	// groupDelete deletes (or orphans) the objects of one delete wave and
-	// stage; the pass goes on once they are gone.
-	groupDelete groupKind = "delete"
-	// groupHook runs one delete hook: apply, wait until ready, delete.
-	groupHook groupKind = "hook"
-)
-
 // step is one object's part in a group.
 type step struct {
 	action Action
@@ -46,7 +28,7 @@ type step struct {
 
 // group is a set of steps the executor may run concurrently.
 type group struct {
-	kind  groupKind
+	kind  GroupKind
 	wave  int16
 	stage stage
 	steps []step
@@ -56,7 +38,7 @@ type group struct {
 // ConfigMap ns/a (reason), apply ConfigMap ns/b".
 func (g group) String() string {
 	head := fmt.Sprintf("%s %d", g.kind, g.wave)
-	if g.kind == groupApply || g.kind == groupDelete {
+	if stagedGroup(g.kind) {
 		head += " " + g.stage.String()
 	}
 	steps := make([]string, len(g.steps))
@@ -98,18 +80,18 @@ func planApply(objs []*desired, items map[manifests.ObjectKey]*manifests.Invento
 		order := wave[0].policies.ApplyOrder
 		for _, stageObjs := range groupByStage(wave) {
 			if stageObjs[0].stage == stageManagedInstances {
-				p.add(group{kind: groupWait, wave: order, steps: readySteps(wave, func(d *desired) bool {
+				p.add(group{kind: GroupWait, wave: order, steps: readySteps(wave, func(d *desired) bool {
 					return d.stage < stageManagedInstances && d.managedTypes != nil
 				}, "serves the instances that follow")})
 			}
-			p.add(group{kind: groupApply, wave: order, stage: stageObjs[0].stage, steps: applySteps(stageObjs, items)})
+			p.add(group{kind: GroupApply, wave: order, stage: stageObjs[0].stage, steps: applySteps(stageObjs, items)})
 		}
-		p.add(group{kind: groupWait, wave: order, steps: readySteps(wave, func(*desired) bool { return true }, "")})
+		p.add(group{kind: GroupWait, wave: order, steps: readySteps(wave, func(*desired) bool { return true }, "")})
 		purgeBefore := int(maxWave) + 1
 		if i+1 < len(waves) {
 			purgeBefore = int(waves[i+1][0].policies.ApplyOrder)
 		}
-		p.add(group{kind: groupPurge, wave: order, steps: purgeSteps(objs, items, purgeBefore, purged)})
+		p.add(group{kind: GroupPurge, wave: order, steps: purgeSteps(objs, items, purgeBefore, purged)})
 	}
 	p.groups = append(p.groups, planDeletion(obsolete(objs, inventory), managedTypesOfInventory(inventory), onApply).groups...)
 	return p
@@ -121,11 +103,8 @@ func applySteps(objs []*desired, items map[manifests.ObjectKey]*manifests.Invent
 	steps := make([]step, len(objs))
 	for i, d := range objs {
 		steps[i] = step{action: ActionApply, key: d.key}
-		if item := items[d.key]; item != nil && (item.Phase == manifests.PhaseCompleted || beingPurged(d, item)) && item.Digest == d.digest {
-			steps[i] = step{action: ActionUnchanged, key: d.key, reason: "purged and unchanged"}
-			if item.Ran && d.policies.PurgeOrder == nil {
-				steps[i].reason = ranNote
-			}
+		if dec, settled := settledByRecord(d, items[d.key]); settled {
+			steps[i] = step{action: ActionUnchanged, key: d.key, reason: dec.reason}
 		}
 	}
 	return steps
@@ -191,7 +170,7 @@ func planDeletion(items []*manifests.InventoryItem, served []manifests.TypeInfo,
 	for start := 0; start < len(sorted); {
 		first := sorted[start]
 		if first.DeleteHook != "" {
-			p.add(group{kind: groupHook, wave: first.DeleteOrder, steps: []step{{action: ActionRunHook, key: first.Key(), reason: first.DeleteHook}}})
+			p.add(group{kind: GroupHook, wave: first.DeleteOrder, steps: []step{{action: ActionRunHook, key: first.Key(), reason: first.DeleteHook}}})
 			start++
 			continue
 		}
@@ -200,7 +179,7 @@ func planDeletion(items []*manifests.InventoryItem, served []manifests.TypeInfo,
 			deletionStage(sorted[end], served) == deletionStage(first, served) {
 			end++
 		}
-		g := group{kind: groupDelete, wave: first.DeleteOrder, stage: deletionStage(first, served)}
+		g := group{kind: mode.groupKind(), wave: first.DeleteOrder, stage: deletionStage(first, served)}
 		for _, item := range sorted[start:end] {
 			g.steps = append(g.steps, deletionStep(item, mode))
 		}
@@ -208,6 +187,15 @@ func planDeletion(items []*manifests.InventoryItem, served []manifests.TypeInfo,
 		start = end
 	}
 	return p
+}
+
+// groupKind is the kind of a deletion group: a prune on apply, a delete of
+// the component on delete.
+func (m deletionMode) groupKind() GroupKind {
+	if m == onApply {
+		return GroupPrune
+	}
+	return GroupDelete
 }
 
 func deletionStep(item *manifests.InventoryItem, mode deletionMode) step {

@@ -166,12 +166,12 @@ func TestPlanApply(t *testing.T) {
 		want: []string{
 			"apply 0 configuration: apply ConfigMap ns/kept",
 			"wait 0: ready ConfigMap ns/kept",
-			"delete -1 configuration: prune Secret ns/first",
-			"delete 0 managed instances: prune test.wavekit.dev/Widget ns/old",
-			"delete 0 workloads: prune apps/Deployment ns/old",
-			"delete 0 configuration: prune ConfigMap ns/old, orphan ConfigMap ns/orphaned (delete-policy orphan-on-apply)",
-			"delete 0 definitions: prune apiextensions.k8s.io/CustomResourceDefinition widgets",
-			"delete 0 namespaces: prune Namespace old",
+			"prune -1 configuration: prune Secret ns/first",
+			"prune 0 managed instances: prune test.wavekit.dev/Widget ns/old",
+			"prune 0 workloads: prune apps/Deployment ns/old",
+			"prune 0 configuration: prune ConfigMap ns/old, orphan ConfigMap ns/orphaned (delete-policy orphan-on-apply)",
+			"prune 0 definitions: prune apiextensions.k8s.io/CustomResourceDefinition widgets",
+			"prune 0 namespaces: prune Namespace old",
 		},
 	}, {
 		name:  "delete hooks are not pruned while the component lives",

@@ -21,9 +21,8 @@ type Preview struct {
 
 // PreviewStep is one step of a Preview.
 type PreviewStep struct {
-	// Group is what the step's group does: apply, wait, purge, delete (a
-	// prune) or hook.
-	Group string
+	// Group is what the step's group does: apply, wait, purge or prune.
+	Group GroupKind
 	// Wave is the apply order of the group (its delete order for a prune).
 	Wave int16
 	// Stage names the kinds of an apply or delete group: namespaces,
@@ -60,17 +59,17 @@ func (p Preview) Changes() bool {
 // for each other; live objects come from the target's caches. Every wave is
 // shown as if the one before became ready. Delete hooks are left out.
 func (a *Applier) Preview(ctx context.Context, owner Owner, objects []client.Object, inventory []manifests.InventoryItem) (Preview, error) {
-	run, objs, _, err := a.scopeFor(owner).begin(ctx, objects, inventory)
+	dry := a.dryRunScope(owner)
+	run, objs, _, err := dry.begin(ctx, objects, inventory)
 	if err != nil {
 		return Preview{}, err
 	}
 	desired := byKey(objs)
-	dry := a.dryRunScope(owner)
 	var out Preview
 	for _, g := range planApply(objs, run.items, run.list()).groups {
 		for _, s := range g.steps {
-			ps := PreviewStep{Group: string(g.kind), Wave: g.wave, Object: s.key, Action: s.action, Reason: stepReason(s, desired[s.key])}
-			if g.kind == groupApply || g.kind == groupDelete {
+			ps := PreviewStep{Group: g.kind, Wave: g.wave, Object: s.key, Action: s.action, Reason: stepReason(s, desired[s.key])}
+			if stagedGroup(g.kind) {
 				ps.Stage = g.stage.String()
 			}
 			if d := desired[s.key]; d != nil {

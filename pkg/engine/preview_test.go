@@ -59,7 +59,7 @@ var _ = Describe("preview", func() {
 			"apply 1 configuration: create ConfigMap NS/c",
 			"wait 1 : ready ConfigMap NS/b",
 			"wait 1 : ready ConfigMap NS/c",
-			"delete 0 configuration: prune ConfigMap NS/old (no longer rendered)",
+			"prune 0 configuration: prune ConfigMap NS/old (no longer rendered)",
 		}))
 		Expect(preview.Changes()).To(BeTrue())
 		Expect(getConfigMap(ctx, ns, "a").ResourceVersion).To(Equal(before), "the preview wrote a")

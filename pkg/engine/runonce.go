@@ -2,9 +2,9 @@ package engine
 
 import (
 	"context"
+	"fmt"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
@@ -24,17 +24,7 @@ import (
 const (
 	statusDeletedUnfinished = "deleted before it finished; not run again for this render"
 	statusOutcomeUnseen     = "gone before its outcome was seen; counted as done, as Helm counts a deleted hook"
-	statusEarlierRunLeaving = "waiting for the Job of an earlier render to be deleted"
-	// ranNote is why a plan or a diff leaves alone a run-once object that
-	// ran at this render and is gone.
-	ranNote = "ran at this render and is gone; runs again when it changes"
 )
-
-// runsOnce tells whether objects of gvk run to completion and are created
-// at most once per render.
-func runsOnce(gvk schema.GroupVersionKind) bool {
-	return gvk.Group == "batch" && gvk.Kind == "Job"
-}
 
 // reconcileStep writes the object of an apply step if it needs it (a delete
 // hook's too) and reports its outcome: reconcileRun for a run-once object,
@@ -53,23 +43,17 @@ func (s *ownerScope) reconcileStep(ctx context.Context, d *desired, item *manife
 func (s *ownerScope) reconcileRun(ctx context.Context, d *desired, item *manifests.InventoryItem) outcome {
 	live, err := s.live.get(ctx, d.gvk, d.key)
 	if err != nil {
-		return outcome{key: d.key, err: err}
+		return outcome{key: d.key, err: objectError(ActionApply, d.key, fmt.Errorf("reading it: %w", err))}
 	}
-	if ranAt(d, item) && (live == nil || live.GetDeletionTimestamp() != nil) {
-		return s.runEnded(d, item, live)
-	}
-	if item.Digest != d.digest && live != nil && live.GetDeletionTimestamp() != nil {
+	switch dec, ok := decideRun(d, item, live); {
+	case ok && dec.reason == reasonEarlierRun:
 		// The Job of an earlier render is on its way out (its TTL, a
 		// purge): this render's is created once it is gone.
-		return outcome{key: d.key, phase: manifests.PhaseCreating, status: statusEarlierRunLeaving, setStatus: true}
+		return outcome{key: d.key, phase: manifests.PhaseCreating, status: reasonEarlierRun, setStatus: true}
+	case ok:
+		return s.runEnded(d, item, live)
 	}
 	return withRun(s.reconcileObject(ctx, d, item), d, item, live)
-}
-
-// ranAt tells whether the run-once object was created from the render of d
-// and is still to be judged: not yet Completed, nor being purged.
-func ranAt(d *desired, item *manifests.InventoryItem) bool {
-	return item.Ran && item.Digest == d.digest && item.Phase != manifests.PhaseCompleted && !beingPurged(d, item)
 }
 
 // withRun records in o whether the object ran at the render of d: it did

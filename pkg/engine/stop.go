@@ -2,52 +2,81 @@ package engine
 
 import "fmt"
 
-// Stop says where a pass stopped short of done: at which step of the plan,
-// in which wave and kind stage.
+// Stop says where a pass stopped short of done: at which group of the
+// plan, in which wave and kind stage.
 type Stop struct {
 	// Step is the kind of group the pass stopped in.
-	Step StopStep
-	// Wave is the apply wave (StopApply, StopWait, StopPurge) or the delete
-	// wave (StopPrune, StopDelete, StopHook).
+	Step GroupKind
+	// Wave is the apply wave (GroupApply, GroupWait, GroupPurge) or the
+	// delete wave (GroupPrune, GroupDelete, GroupHook).
 	Wave int16
 	// Stage is the kind stage being applied or deleted ("configuration",
 	// "workloads"); "" for the other steps.
 	Stage string
 }
 
-// StopStep names the kind of group a pass stopped in.
-type StopStep string
+// GroupKind is what a group of a pass's plan does. The plan, Stop and
+// PreviewStep name groups with it, and so does the CLI.
+type GroupKind string
 
-// Where a pass stops.
+// The kinds of group.
 const (
-	// StopNone: the pass is done, or stopped before its plan (a Delete
-	// that foreign instances block, an invalid manifest).
-	StopNone StopStep = ""
-	// StopApply: applying a wave's stage failed.
-	StopApply StopStep = "apply"
-	// StopWait: waiting for the objects of a wave (or of its definitions).
-	StopWait StopStep = "wait"
-	// StopPurge: waiting for the objects purged at the end of a wave.
-	StopPurge StopStep = "purge"
-	// StopPrune: pruning what left the manifests (Apply).
-	StopPrune StopStep = "prune"
-	// StopDelete: deleting a delete wave of the component (Delete).
-	StopDelete StopStep = "delete"
-	// StopHook: running a delete hook (Delete).
-	StopHook StopStep = "hook"
-	// StopTest: running a test, in the wave of its apply-order, or
-	// deleting tests once the run is over (Test).
-	StopTest StopStep = "test"
+	// GroupNone: no group; as Stop.Step, the pass is done, or stopped before
+	// its plan (a Delete that foreign instances block, an invalid manifest).
+	GroupNone GroupKind = ""
+	// GroupApply creates or updates the objects of one wave and stage.
+	GroupApply GroupKind = "apply"
+	// GroupWait waits until the objects of a wave (or of its definitions)
+	// are ready; a failed one is an error.
+	GroupWait GroupKind = "wait"
+	// GroupPurge deletes the objects purged at the end of a wave; the pass
+	// goes on once they are gone.
+	GroupPurge GroupKind = "purge"
+	// GroupPrune deletes (or orphans) what left the manifests, one delete
+	// wave and stage at a time (Apply).
+	GroupPrune GroupKind = "prune"
+	// GroupDelete deletes (or orphans) the objects of one delete wave and
+	// stage of the component (Delete).
+	GroupDelete GroupKind = "delete"
+	// GroupHook runs one delete hook: apply, wait until ready, delete.
+	GroupHook GroupKind = "hook"
+	// GroupTest runs a test, in the wave of its apply-order, or deletes
+	// tests once the run is over (Test).
+	GroupTest GroupKind = "test"
 )
+
+// StopStep is the former name of GroupKind.
+//
+// Deprecated: use GroupKind.
+type StopStep = GroupKind
+
+// Former names of the group kinds, as Stop.Step.
+//
+// Deprecated: use the Group constants.
+const (
+	StopNone   = GroupNone
+	StopApply  = GroupApply
+	StopWait   = GroupWait
+	StopPurge  = GroupPurge
+	StopPrune  = GroupPrune
+	StopDelete = GroupDelete
+	StopHook   = GroupHook
+	StopTest   = GroupTest
+)
+
+// stagedGroup tells whether groups of kind work stage by stage.
+func stagedGroup(kind GroupKind) bool {
+	return kind == GroupApply || kind == GroupPrune || kind == GroupDelete
+}
 
 // String says where the pass stopped: "wait in wave 2", "prune in delete
 // wave 0 (workloads)", "" when it is done.
 func (s Stop) String() string {
-	if s.Step == StopNone {
+	if s.Step == GroupNone {
 		return ""
 	}
 	kind := "wave"
-	if s.Step == StopPrune || s.Step == StopDelete || s.Step == StopHook {
+	if s.Step == GroupPrune || s.Step == GroupDelete || s.Step == GroupHook {
 		kind = "delete wave"
 	}
 	out := fmt.Sprintf("%s in %s %d", s.Step, kind, s.Wave)
@@ -61,30 +90,17 @@ func (s Stop) String() string {
 // pruning or deleting.
 func (s Stop) applyWave() int16 {
 	switch s.Step {
-	case StopApply, StopWait, StopPurge:
+	case GroupApply, GroupWait, GroupPurge:
 		return s.Wave
 	}
 	return 0
 }
 
-// stopIn is where a pass that stops in g stopped; deleting tells Delete's
-// delete groups from Apply's prune groups.
-func stopIn(g group, deleting bool) Stop {
-	s := Stop{Wave: g.wave}
-	switch g.kind {
-	case groupApply:
-		s.Step, s.Stage = StopApply, g.stage.String()
-	case groupWait:
-		s.Step = StopWait
-	case groupPurge:
-		s.Step = StopPurge
-	case groupHook:
-		s.Step = StopHook
-	case groupDelete:
-		s.Step, s.Stage = StopPrune, g.stage.String()
-		if deleting {
-			s.Step = StopDelete
-		}
+// stopIn is where a pass that stops in g stopped.
+func stopIn(g group) Stop {
+	s := Stop{Step: g.kind, Wave: g.wave}
+	if stagedGroup(g.kind) {
+		s.Stage = g.stage.String()
 	}
 	return s
 }

@@ -42,10 +42,10 @@ func (t *testRun) start(ctx context.Context, d *desired, item *manifests.Invento
 // (it is its own, or the adoption policy lets it take it), and reports
 // whether it is gone.
 func (t *testRun) deleteEarlier(ctx context.Context, d *desired, item *manifests.InventoryItem, live *unstructured.Unstructured) (bool, error) {
-	if err := t.s.checkTakenOver(d, item, live); err != nil {
+	if err := takenOver(t.s.ownership(), d, item, live); err != nil {
 		return false, err
 	}
-	if err := t.s.checkAdoption(d, live); err != nil {
+	if err := adoptionRefused(t.s.ownership(), d, live); err != nil {
 		return false, err
 	}
 	if live.GetDeletionTimestamp() != nil {
@@ -104,7 +104,7 @@ func (t *testRun) observe(ctx context.Context, d *desired, item *manifests.Inven
 // this run: a gone test whose end nobody saw has failed.
 func (t *testRun) judgeGone(d *desired) (TestPhase, string) {
 	final := t.s.finals.last(d.key)
-	if final == nil || t.s.createdFrom(final) != d.digest {
+	if final == nil || t.s.ownership().createdFrom(final) != d.digest {
 		return TestFailed, "its object is gone and was not seen to finish (deleted while wavekit was not watching); it is not run again in this run"
 	}
 	phase, message := t.s.judgeTest(final, d.policies.StatusHint)

@@ -106,12 +106,7 @@ func (a *Applier) Test(ctx context.Context, owner Owner, objects []client.Object
 	if opts.Run == "" || opts.Save == nil {
 		return failed, errors.New("a test run needs TestOptions.Run and TestOptions.Save")
 	}
-	scope := a.scopeFor(owner)
-	var err error
-	if scope.health, err = compileHealthChecks(owner.HealthChecks); err != nil {
-		return failed, err
-	}
-	t := &testRun{pass: newPass(scope, inventory), opts: opts}
+	t := &testRun{pass: newPass(a.scopeFor(owner), inventory), opts: opts}
 	if err := t.schedule(ctx, objects); err != nil {
 		return failed, err
 	}
@@ -129,11 +124,9 @@ type testRun struct {
 // schedule validates the tests among objects, sorts them and records the
 // new ones in the inventory before any is created.
 func (t *testRun) schedule(ctx context.Context, objects []client.Object) error {
-	p := t.s.preparerFor()
-	p.testRun = t.opts.Run
-	tests, err := p.prepare(TestHooks(objects, t.s.opts.Name))
+	_, tests, err := t.s.prepareFor(forTests(t.opts.Run), objects)
 	if err != nil {
-		return &manifests.UserError{Err: fmt.Errorf("invalid tests: %w", err)}
+		return err
 	}
 	for _, d := range tests {
 		d.policies.Update = manifests.UpdateRecreate // each run creates its tests anew
@@ -180,11 +173,11 @@ func (t *testRun) run(ctx context.Context) (TestResult, error) {
 	for i, d := range t.tests {
 		st, err := t.runTest(ctx, d)
 		if err != nil {
-			return t.result(Stop{Step: StopTest, Wave: d.policies.ApplyOrder}), err
+			return t.result(Stop{Step: GroupTest, Wave: d.policies.ApplyOrder}), err
 		}
 		t.status[i] = st
 		if st.Phase == TestRunning {
-			return t.result(Stop{Step: StopTest, Wave: d.policies.ApplyOrder}), nil
+			return t.result(Stop{Step: GroupTest, Wave: d.policies.ApplyOrder}), nil
 		}
 		if st.Phase == TestFailed {
 			last = i
@@ -193,7 +186,7 @@ func (t *testRun) run(ctx context.Context) (TestResult, error) {
 	}
 	done, err := t.cleanUp(ctx, last)
 	if err != nil || !done {
-		return t.result(Stop{Step: StopTest}), err
+		return t.result(Stop{Step: GroupTest}), err
 	}
 	t.dropDeleted()
 	return t.result(Stop{}), nil
@@ -214,7 +207,7 @@ func (t *testRun) runTest(ctx context.Context, d *desired) (TestStatus, error) {
 	if err != nil {
 		return TestStatus{}, objectError(ActionRunTest, d.key, err)
 	}
-	if item.Digest != d.digest && t.s.createdFrom(live) != d.digest {
+	if item.Digest != d.digest && t.s.ownership().createdFrom(live) != d.digest {
 		return t.start(ctx, d, item, live)
 	}
 	return t.observe(ctx, d, item, live), nil

@@ -84,15 +84,6 @@ func setAnnotation(obj *unstructured.Unstructured, key, value string) {
 	obj.SetAnnotations(annotations)
 }
 
-// createdFrom returns the digest of the render that live was created from,
-// when the applier recorded it on the object (update-policy recreate).
-func (s *ownerScope) createdFrom(live *unstructured.Unstructured) string {
-	if live == nil {
-		return ""
-	}
-	return live.GetAnnotations()[manifests.Key(s.opts.Name, manifests.AnnotationDigest)]
-}
-
 // create writes an object the owner-label cache does not know. It may still
 // exist without the label (or with a label the cache has not seen): then the
 // adoption policy decides.
@@ -118,7 +109,7 @@ func (s *ownerScope) create(ctx context.Context, d *desired, obj *unstructured.U
 		if getErr != nil || existing == nil {
 			return sent{}, errors.Join(err, getErr)
 		}
-		if s.createdFrom(existing) == d.digest {
+		if s.ownership().createdFrom(existing) == d.digest {
 			return sent{live: existing}, nil // created from this render by an earlier pass the cache lags behind
 		}
 		return s.updateExisting(ctx, d, obj, existing)
@@ -148,7 +139,7 @@ func (s *ownerScope) updateExisting(ctx context.Context, d *desired, obj, existi
 // updateExistingWith runs update, a write over existing, if the adoption
 // policy allows taking existing over.
 func (s *ownerScope) updateExistingWith(d *desired, existing *unstructured.Unstructured, update func() (sent, error)) (sent, error) {
-	if err := s.checkAdoption(d, existing); err != nil {
+	if err := adoptionRefused(s.ownership(), d, existing); err != nil {
 		return sent{}, err
 	}
 	return update()
@@ -165,49 +156,6 @@ func (a *Applier) getDirect(ctx context.Context, d *desired) (*unstructured.Unst
 		return nil, fmt.Errorf("reading %s: %w", d.key, err)
 	}
 	return existing, nil
-}
-
-// checkTakenOver returns an error when another owner took over an object this
-// owner had applied: even with adoption-policy always, an owner does not take
-// it back, or two components that both may adopt it would take it from each
-// other for ever. It is applied again once the other owner deletes or
-// releases it.
-func (s *ownerScope) checkTakenOver(d *desired, item *manifests.InventoryItem, existing *unstructured.Unstructured) error {
-	current := existing.GetLabels()[s.OwnerLabel()]
-	if current == "" || current == s.owner.ID || item.Digest == "" {
-		return nil
-	}
-	other := existing.GetAnnotations()[s.ownerAnnotation()]
-	if other == "" {
-		other = "owner " + current
-	}
-	return &manifests.UserError{Err: fmt.Errorf("%s was taken over by %s; it is applied again once that owner deletes or releases it", d.key, other)}
-}
-
-// checkAdoption returns an error when the adoption policy forbids taking
-// over existing, an object this owner does not hold yet. The error names the
-// current owner and the policy, nothing more.
-func (s *ownerScope) checkAdoption(d *desired, existing *unstructured.Unstructured) error {
-	current := existing.GetLabels()[s.OwnerLabel()]
-	if current == s.owner.ID {
-		return nil
-	}
-	other := existing.GetAnnotations()[s.ownerAnnotation()]
-	if other == "" {
-		other = "owner " + current
-	}
-	policyKey := manifests.Key(s.opts.Name, manifests.AnnotationAdoptionPolicy)
-	switch {
-	case d.policies.Adoption == manifests.AdoptAlways:
-		return nil
-	case d.policies.Adoption == manifests.AdoptNever && current == "":
-		return &manifests.UserError{Err: fmt.Errorf("%s already exists and is not managed by %s (%s is %s)", d.key, s.owner.Description, policyKey, manifests.AdoptNever)}
-	case d.policies.Adoption == manifests.AdoptNever:
-		return &manifests.UserError{Err: fmt.Errorf("%s already exists and is managed by %s (%s is %s)", d.key, other, policyKey, manifests.AdoptNever)}
-	case current != "":
-		return &manifests.UserError{Err: fmt.Errorf("%s already exists and is managed by %s (%s is %s)", d.key, other, policyKey, d.policies.Adoption)}
-	}
-	return nil
 }
 
 // update changes an existing object by the object's update policy.

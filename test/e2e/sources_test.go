@@ -168,7 +168,7 @@ var _ = Describe("Components from repositories and Flux sources", Ordered, func(
 			"apply 10000 configuration: create ConfigMap/plan-hook (hook post-upgrade)",
 			"wait 10000 : ready ConfigMap/plan-hook (hook post-upgrade)",
 			"purge 10000 : purge ConfigMap/plan-hook (hook post-upgrade; purge-order 19999)",
-			"delete 0 configuration: prune ConfigMap/plan-old (no longer rendered)",
+			"prune 0 configuration: prune ConfigMap/plan-old (no longer rendered)",
 		}), out)
 		var after corev1.ConfigMapList
 		Expect(env.Client.List(ctx, &after, client.InNamespace(ns))).To(Succeed())

@@ -1,0 +1,135 @@
+package component
+
+import (
+	"context"
+	"encoding/json"
+	"reflect"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+
+	"sigs.k8s.io/controller-runtime/pkg/log"
+)
+
+// ReasonStatusFieldsPruned is the reason of the Warning Event that says the
+// component's CustomResourceDefinition drops status fields the framework
+// writes.
+const ReasonStatusFieldsPruned = "StatusFieldsPruned"
+
+// A CRD generated before an upgrade of the framework may lack status fields
+// the framework now writes (attempt, history, lastGoodRender): the API
+// server prunes them from every status write, the reconciler reads the
+// status back without them, finds it differs from what it computes, and
+// writes again, once per reconcile, for ever. prunedStatus notices what a
+// write dropped (what was written is not what was read back), says so once,
+// and lets writeStatus leave out a write whose only difference is what the
+// CRD drops.
+type prunedStatus struct {
+	mu    sync.Mutex
+	paths []string // dot-separated paths under status, sorted
+}
+
+// learn records the paths a status write dropped and reports the ones new.
+func (p *prunedStatus) learn(paths []string) []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var fresh []string
+	for _, path := range paths {
+		if !slices.Contains(p.paths, path) {
+			p.paths = append(p.paths, path)
+			fresh = append(fresh, path)
+		}
+	}
+	sort.Strings(p.paths)
+	return fresh
+}
+
+// known returns the paths the CRD is known to drop.
+func (p *prunedStatus) known() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Clone(p.paths)
+}
+
+// sameButPruned tells whether status differs from stored only in fields the
+// CRD drops: writing it would store nothing new.
+func (p *prunedStatus) sameButPruned(status, stored *Status) bool {
+	paths := p.known()
+	if len(paths) == 0 {
+		return false
+	}
+	return reflect.DeepEqual(withoutPaths(jsonMap(status), paths), withoutPaths(jsonMap(stored), paths))
+}
+
+// noticePruned compares the status sent with the status the API server
+// stored and, when fields were dropped that were not known to be, says once,
+// in a Warning Event and the log, which and what to do.
+func (rn *run[T]) noticePruned(ctx context.Context, sent map[string]any) {
+	fresh := rn.r.pruned.learn(droppedPaths(sent, jsonMap(rn.component.GetStatus()), ""))
+	if len(fresh) == 0 {
+		return
+	}
+	note := "the CustomResourceDefinition " + rn.crdName() + " drops the status fields " + strings.Join(fresh, ", ") +
+		" that this version of the framework writes: it predates the framework; regenerate it with controller-gen (make manifests) and apply it. " +
+		"Until then the status is not written again for these fields alone"
+	log.FromContext(ctx).Info(note, "component", rn.id.String())
+	if rn.r.recorder != nil {
+		rn.r.recorder.Eventf(rn.component, nil, "Warning", ReasonStatusFieldsPruned, "WriteStatus", "%s", note)
+	}
+}
+
+// jsonMap is v as JSON decoded into a map: what the API server sees.
+func jsonMap(v any) map[string]any {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return nil
+	}
+	var out map[string]any
+	if err := json.Unmarshal(data, &out); err != nil {
+		return nil
+	}
+	return out
+}
+
+// droppedPaths lists the paths of fields that sent has and stored lacks,
+// looking into the objects both have (not into lists).
+func droppedPaths(sent, stored map[string]any, prefix string) []string {
+	var out []string
+	for key, value := range sent {
+		have, ok := stored[key]
+		switch {
+		case !ok:
+			out = append(out, prefix+key)
+		case isMap(value) && isMap(have):
+			out = append(out, droppedPaths(value.(map[string]any), have.(map[string]any), prefix+key+".")...)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func isMap(v any) bool {
+	_, ok := v.(map[string]any)
+	return ok
+}
+
+// withoutPaths is m without the fields at paths.
+func withoutPaths(m map[string]any, paths []string) map[string]any {
+	for _, path := range paths {
+		parts := strings.Split(path, ".")
+		parent := m
+		for _, part := range parts[:len(parts)-1] {
+			child, ok := parent[part].(map[string]any)
+			if !ok {
+				parent = nil
+				break
+			}
+			parent = child
+		}
+		if parent != nil {
+			delete(parent, parts[len(parts)-1])
+		}
+	}
+	return m
+}
