@@ -38,7 +38,9 @@ type resolver struct {
 	loaded  *lru.Cache // digest and path → manifests.Generator
 	// verified remembers the charts verified, by digest and key material.
 	verified *verify.Cache
-	requeue  time.Duration
+	// trusted remembers each Component's verifier between passes.
+	trusted *trustedKeys
+	requeue time.Duration
 	// beforeValues runs before valuesFrom is read: it watches what it reads.
 	beforeValues func(context.Context, *v1alpha1.Component) error
 	// localArtifact, when set, stands for the artifact of every
@@ -53,7 +55,7 @@ func newResolver(name string, served map[string]manifests.Generator, fetcher *fe
 		requeue = component.DefaultRequeueInterval
 	}
 	return &resolver{name: name, served: served, fetcher: fetcher, readers: readers, flux: flux, loaded: lru.New(loadedGenerators), requeue: requeue,
-		verified: verify.NewCache(0)}
+		verified: verify.NewCache(0), trusted: newTrustedKeys()}
 }
 
 // Generate renders the Component in the context.
@@ -131,13 +133,13 @@ func (r *resolver) chart(ctx context.Context, c *v1alpha1.Component, reader clie
 	if err != nil {
 		return nil, err
 	}
-	verifier, err := chartVerifier(ctx, reader, c, r.verified)
-	if err != nil {
-		return nil, err
-	}
 	maxAge := r.requeue
 	if d := c.GetRequeueInterval(); d > 0 {
 		maxAge = d
+	}
+	verifier, err := r.chartVerifier(ctx, reader, c, maxAge)
+	if err != nil {
+		return nil, err
 	}
 	fetched, err := r.fetcher.Chart(ctx, fetch.ChartRequest{
 		Repository: spec.Repository, Name: spec.Name, Version: spec.Version,

@@ -66,7 +66,10 @@ func Setup(mgr ctrl.Manager, opts Options) (*component.Reconciler[*v1alpha1.Comp
 	o := &operator{client: mgr.GetClient(), watches: &lazyWatches{cache: mgr.GetCache()}}
 	flux := &fluxSources{cache: mgr.GetCache(), mapper: mgr.GetRESTMapper(), watches: o.watches, changed: o.sourceChanged,
 		noCrossN: opts.Reconciler.NoCrossNamespaceRefs}
-	rd := &readers{config: mgr.GetConfig(), scheme: mgr.GetScheme(), own: mgr.GetAPIReader(), defaultSA: opts.Reconciler.DefaultServiceAccount}
+	rd, err := countedReaders(mgr, opts.Reconciler.DefaultServiceAccount)
+	if err != nil {
+		return nil, err
+	}
 	gen := newResolver(opts.Name, generators, fetcher, rd, flux, opts.Reconciler.RequeueInterval)
 	gen.beforeValues = o.watchValuesFrom
 	if gen.policy, err = newSourcePolicy(opts, mgr.GetCache()); err != nil {

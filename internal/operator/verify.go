@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -16,14 +17,31 @@ import (
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
-// chartVerifier returns the verifier spec.chart.verify asks for, with the
-// keys of its Secret, read as the Component's identity; nil without it.
-// A Secret without a key of the provider's names fails the verification.
-func chartVerifier(ctx context.Context, reader client.Reader, c *v1alpha1.Component, cache *verify.Cache) (fetch.Verifier, error) {
-	spec := c.Spec.Chart.Verify
-	if spec == nil {
+// chartVerifier returns the verifier spec.chart.verify asks for, nil
+// without it. The keys of its Secret are read as the Component's identity
+// once per generation and requeue interval (maxAge); a pass in between
+// reads no Secret.
+func (r *resolver) chartVerifier(ctx context.Context, reader client.Reader, c *v1alpha1.Component, maxAge time.Duration) (fetch.Verifier, error) {
+	if c.Spec.Chart.Verify == nil {
 		return nil, nil
 	}
+	if v, ok := r.trusted.get(c, maxAge); ok {
+		return v, nil
+	}
+	v, err := readVerifier(ctx, reader, c, r.verified)
+	if err != nil {
+		r.trusted.forget(c)
+		return nil, err
+	}
+	r.trusted.put(c, v)
+	return v, nil
+}
+
+// readVerifier reads the Secret of spec.chart.verify and builds its
+// verifier. A Secret without a key of the provider's names fails the
+// verification.
+func readVerifier(ctx context.Context, reader client.Reader, c *v1alpha1.Component, cache *verify.Cache) (fetch.Verifier, error) {
+	spec := c.Spec.Chart.Verify
 	name := spec.SecretRef.Name
 	secret := &corev1.Secret{}
 	if err := reader.Get(ctx, types.NamespacedName{Namespace: c.Namespace, Name: name}, secret); err != nil {

@@ -50,8 +50,10 @@ const (
 	resultFailed  = "ReadFailed"
 )
 
-// countRequests returns a copy of cfg whose requests are counted by verb.
-func countRequests(cfg *rest.Config) *rest.Config {
+// CountRequests returns a copy of cfg whose requests are counted by verb in
+// wavekit_api_requests_total. The reconciler counts its own; an operator
+// counts with it the reads it makes for a render (values, credentials).
+func CountRequests(cfg *rest.Config) *rest.Config {
 	out := rest.CopyConfig(cfg)
 	out.Wrap(func(rt http.RoundTripper) http.RoundTripper {
 		return roundTripperFunc(func(req *http.Request) (*http.Response, error) {

@@ -99,7 +99,7 @@ func (t *targets) forComponent(ctx context.Context, c Component) (*target, error
 // startLocked registers a new target and connects it in the background.
 func (t *targets) startLocked(key targetKey, cfg *rest.Config) *target {
 	ctx, cancel := context.WithCancel(context.Background())
-	cfg = countRequests(cfg)
+	cfg = CountRequests(cfg)
 	tg := &target{cancel: cancel, host: cfg.Host, ready: make(chan struct{}),
 		users: map[types.NamespacedName]bool{}, watched: map[string]bool{},
 		objects: newObjectWatches(ctx, cfg, t.enqueue)}

@@ -3,7 +3,9 @@ package e2e_test
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -31,6 +33,8 @@ var _ = Describe("Components that verify their charts", Ordered, func() {
 		alter    localregistry.Alterer
 		signer   *localregistry.Signer
 		other    *localregistry.Signer
+		metrics  string
+		pulls    atomic.Int64 // requests the registry answered
 	)
 	const ns = "verify"
 
@@ -41,22 +45,28 @@ var _ = Describe("Components that verify their charts", Ordered, func() {
 		}
 		applyChartRBAC(ctx, env, "wavekit", "wavekit-system", map[string]any{"rbac": map[string]any{"extraRules": webSourceRules()}})
 		cfg := serviceAccountConfig(ctx, env, "wavekit-system", "wavekit-component-operator")
-		startOperatorBinary(buildOperatorBinary(), cfg, "--watch-namespaces", ns, "--source-cache-dir", GinkgoT().TempDir())
+		metrics = "http://" + freeLocalAddress()
+		startOperatorBinary(buildOperatorBinary(), cfg, "--watch-namespaces", ns, "--source-cache-dir", GinkgoT().TempDir(),
+			"--metrics-bind-address", strings.TrimPrefix(metrics, "http://"), "--metrics-secure=false")
 
 		var err error
-		registry, err = localregistry.Start(localregistry.Options{Wrap: alter.Wrap})
+		counted := func(h http.Handler) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { pulls.Add(1); h.ServeHTTP(w, r) })
+		}
+		registry, err = localregistry.Start(localregistry.Options{Wrap: func(h http.Handler) http.Handler { return counted(alter.Wrap(h)) }})
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(registry.Close)
 		signer, err = localregistry.NewSigner()
 		Expect(err).NotTo(HaveOccurred())
 		other, err = localregistry.NewSigner()
 		Expect(err).NotTo(HaveOccurred())
-		for _, version := range []string{"1.0.0", "2.0.0", "3.0.0", "4.0.0"} {
+		for _, version := range []string{"1.0.0", "2.0.0", "3.0.0", "4.0.0", "5.0.0"} {
 			Expect(registry.Push("charts", localrepo.Hello(version))).To(Succeed())
 		}
 		Expect(registry.SignBundle(ctx, "charts", "hello", "1.0.0", signer)).To(Succeed())
 		Expect(registry.SignTag(ctx, "charts", "hello", "2.0.0", signer)).To(Succeed())
 		Expect(registry.SignBundle(ctx, "charts", "hello", "4.0.0", signer)).To(Succeed())
+		Expect(registry.SignBundle(ctx, "charts", "hello", "5.0.0", signer)).To(Succeed())
 		secret := func(name string, data map[string][]byte) {
 			Expect(env.Client.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Data: data})).To(Succeed())
 		}
@@ -112,6 +122,29 @@ var _ = Describe("Components that verify their charts", Ordered, func() {
 			Expect(condition(c, "SourceVerified")).To(And(HavePrefix("True/Succeeded: cosign signature"),
 				ContainSubstring("of "+digest+" verified with key cosign.pub (sha256:")))
 		}
+	})
+
+	It("passes again over a verified chart without reading its keys or asking the registry", func() {
+		c := ociChart("again", "5.0.0", "cosign-keys")
+		installed(c)
+		Eventually(func() string { return condition(c, "SourceVerified") }).Should(HavePrefix("True/Succeeded"))
+		before, registryBefore := operatorRequests(metrics), pulls.Load()
+
+		requested := &v1alpha1.Component{}
+		Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(c), requested)).To(Succeed())
+		requested.Annotations = map[string]string{"e2e.wavekit.dev/reconcile-requested-at": "again"}
+		Expect(env.Client.Update(ctx, requested)).To(Succeed())
+		Eventually(func(g Gomega) {
+			var got v1alpha1.Component
+			g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(c), &got)).To(Succeed())
+			g.Expect(got.Status.LastHandledReconcileAt).To(Equal("again"))
+		}).WithTimeout(60 * time.Second).Should(Succeed())
+
+		grown := operatorRequests(metrics).minus(before)
+		Expect(grown).NotTo(HaveKey("get"), "the pass read nothing, the keys' Secret neither: %v", grown)
+		Expect(grown).NotTo(HaveKey("list"), "%v", grown)
+		Expect(pulls.Load()).To(Equal(registryBefore), "the registry was not asked again")
+		Expect(condition(c, "SourceVerified")).To(HavePrefix("True/Succeeded"))
 	})
 
 	It("refuses an unsigned chart, one signed with another key, and a Secret without *.pub keys, writing nothing", func() {
