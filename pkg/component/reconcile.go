@@ -220,7 +220,7 @@ func (rn *run[T]) finish(ctx context.Context, o outcome) (ctrl.Result, error) {
 		rn.r.forget(rn.id)
 		return ctrl.Result{}, nil
 	}
-	if rn.r.note(rn.component, o) && o.reason == ReasonWriteLoop {
+	if rn.r.note(rn.component, o, rn.writes > 0) && o.reason == ReasonWriteLoop {
 		log.FromContext(ctx).Info("stopped writing an object that is changed back after every write", "message", o.message)
 	}
 	if err != nil {
@@ -237,7 +237,7 @@ func (rn *run[T]) finishTooLarge(ctx context.Context, tooLarge error) (ctrl.Resu
 	status.Inventory = rn.written.Inventory
 	status.setReady(rn.component.GetGeneration(), ReasonError, tooLarge.Error(), true)
 	rn.r.gauge.observe(rn.id.String(), status)
-	rn.r.note(rn.component, outcome{reason: ReasonError, message: tooLarge.Error(), stalled: true})
+	rn.r.note(rn.component, outcome{reason: ReasonError, message: tooLarge.Error(), stalled: true}, false)
 	if err := rn.writeStatus(ctx); err != nil && !apierrors.IsConflict(err) {
 		return ctrl.Result{}, err
 	}
@@ -306,19 +306,26 @@ func byteSize(n int) string {
 }
 
 // note emits an Event for an outcome that differs from the component's last
-// one, and reports whether it did.
-func (r *Reconciler[T]) note(component T, o outcome) bool {
+// one, and reports whether it did. A Normal outcome differs by its reason,
+// not its message, which follows progress and would cost an Event a step;
+// a Warning differs by its message too. An outcome in progress after a
+// pass that wrote objects (inPass) is remembered without an Event: the
+// pass's Events (Created, Updated, Deleted) already say what goes on.
+func (r *Reconciler[T]) note(component T, o outcome, inPass bool) bool {
 	id := types.NamespacedName{Namespace: component.GetNamespace(), Name: component.GetName()}
 	reason := o.reason
 	if o.event != "" {
 		reason = o.event
 	}
-	if r.recorder == nil || !r.notes.changed(id, reason+"\x00"+o.message) {
+	kind, key := "Normal", reason
+	if o.warns() {
+		kind, key = "Warning", reason+"\x00"+o.message
+	}
+	if r.recorder == nil || !r.notes.changed(id, key) {
 		return false
 	}
-	kind := "Normal"
-	if o.warns() {
-		kind = "Warning"
+	if kind == "Normal" && inPass && o.reason != ReasonReady {
+		return false
 	}
 	r.recorder.Eventf(component, nil, kind, reason, "Reconcile", "%s", o.message)
 	return true

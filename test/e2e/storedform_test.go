@@ -137,6 +137,34 @@ var _ = Describe("fields the API server stores otherwise than rendered", Ordered
 		Expect(replicaSetsOf(ctx, env, ns, "shop")).To(HaveLen(2), "no new ReplicaSet")
 	})
 
+	It("tells an install and an upgrade in two Events each, and a deletion in one", func() {
+		c := createComponent(ctx, env, ns, "told", "stored", map[string]any{"class": "app", "replicas": 2})
+		ready := func() {
+			GinkgoHelper()
+			Eventually(func(g Gomega) {
+				g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(c), c)).To(Succeed())
+				g.Expect(c.Status.ObservedGeneration).To(Equal(c.Generation))
+				g.Expect(readyReason(ctx, env, c)).To(Equal("True/Ready"))
+			}).WithTimeout(readinessTimeout).Should(Succeed())
+		}
+		ready()
+		Eventually(func() map[string]int32 { return eventCounts(ctx, env, c) }).
+			Should(Equal(map[string]int32{"Created": 1, "Ready": 1}), "Events of the install")
+
+		changed := c.DeepCopy()
+		changed.Spec.Values = jsonValues(map[string]any{"class": "app", "replicas": 2, "image": "example.invalid/app:2"})
+		Expect(env.Client.Patch(ctx, changed, client.MergeFrom(c))).To(Succeed())
+		ready()
+		Eventually(func() map[string]int32 { return eventCounts(ctx, env, c) }).
+			Should(Equal(map[string]int32{"Created": 1, "Ready": 2, "Updated": 1}), "Events of the install and the upgrade")
+
+		Expect(env.Client.Delete(ctx, c)).To(Succeed())
+		Eventually(func() error { return env.Client.Get(ctx, client.ObjectKeyFromObject(c), c) }).
+			WithTimeout(readinessTimeout).Should(Satisfy(apierrors.IsNotFound))
+		Eventually(func() map[string]int32 { return eventCounts(ctx, env, c) }).
+			Should(Equal(map[string]int32{"Created": 1, "Ready": 2, "Updated": 1, "Deleted": 1}), "Events of the deletion")
+	})
+
 	It("stops a fight with another writer over a rendered field: WriteLoop, not a storm", func() {
 		c := &v1alpha1.Component{}
 		Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "quantities"}, c)).To(Succeed())
@@ -268,6 +296,21 @@ func eventReasons(ctx context.Context, env *testenv.Env, c *v1alpha1.Component) 
 		}
 	}
 	return reasons
+}
+
+// eventCounts returns how often each reason was recorded about c: an Event
+// repeated as a series counts each time.
+func eventCounts(ctx context.Context, env *testenv.Env, c *v1alpha1.Component) map[string]int32 {
+	GinkgoHelper()
+	var events corev1.EventList
+	Expect(env.Client.List(ctx, &events, client.InNamespace(c.Namespace))).To(Succeed())
+	counts := map[string]int32{}
+	for _, e := range events.Items {
+		if e.InvolvedObject.Kind == "Component" && e.InvolvedObject.Name == c.Name {
+			counts[e.Reason] += max(e.Count, 1)
+		}
+	}
+	return counts
 }
 
 func readyMessage(ctx context.Context, env *testenv.Env, c *v1alpha1.Component) string {
