@@ -56,15 +56,15 @@ func newClusterCreateCommand(g *globalOptions) *cobra.Command {
 the context wavekit-NAME to the kubeconfig (--kubeconfig, else the first file
 of $KUBECONFIG, else ~/.kube/config) and makes it the current one.
 
-With --operator (or --source) it installs the reference operator's CRD and
-its chart's RBAC (every right, for a trial) and runs the operator on this
-machine, in the background, as the chart's ServiceAccount: pods of the
+With --operator (or --source, --charts) it installs the reference operator's
+CRD and its chart's RBAC (every right, for a trial) and runs the operator on
+this machine, in the background, as the chart's ServiceAccount: pods of the
 cluster run no containers, so the operator cannot run in one. --source
 NAME=DIR serves a directory as spec.source NAME; Components may also take
-charts from repositories (spec.chart). --charts DIR packages the chart DIR,
-or every chart directly under DIR, at each start and serves them as a Helm
-repository on http://127.0.0.1:8879 (--charts-port), from the operator's
-process, for spec.chart with no network. Its log is named by list.
+charts from repositories (spec.chart), and --charts DIR serves the chart
+DIR, or every chart directly under it, as one: packaged at each start and
+served by the operator's process on http://127.0.0.1:8879 (--charts-port),
+with no network. The operator's log is named by list.
 
 On a cluster that exists and is stopped (delete --keep, a reboot), create
 starts it again on its data and ports: what was in it is still there.`,
