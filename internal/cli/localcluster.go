@@ -239,7 +239,7 @@ func newClusterListCommand(g *globalOptions) *cobra.Command {
 	return &cobra.Command{
 		Use:     "list",
 		Aliases: []string{"ls"},
-		Short:   "List the local clusters, whether they run, and where their logs are",
+		Short:   "List the local clusters, whether they run, the Helm repository of --charts, and where their logs are",
 		Args:    cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			clusters, err := localcluster.List()
@@ -251,13 +251,17 @@ func newClusterListCommand(g *globalOptions) *cobra.Command {
 				return nil
 			}
 			t := newTable(g.stdout)
-			fmt.Fprintln(t, "NAME\tSTATUS\tAPI SERVER\tNODES\tLOGS")
+			fmt.Fprintln(t, "NAME\tSTATUS\tAPI SERVER\tNODES\tCHARTS\tLOGS")
 			for _, c := range clusters {
 				s, err := c.ReadState()
 				if err != nil {
 					return err
 				}
-				fmt.Fprintf(t, "%s\t%s\t%s\t%d\t%s\n", c.Name, clusterStatus(c, s), c.Server(s), s.Nodes, c.LogDir())
+				charts := s.Operator.ChartsURL()
+				if charts == "" {
+					charts = "-"
+				}
+				fmt.Fprintf(t, "%s\t%s\t%s\t%d\t%s\t%s\n", c.Name, clusterStatus(c, s), c.Server(s), s.Nodes, charts, c.LogDir())
 			}
 			return t.Flush()
 		},

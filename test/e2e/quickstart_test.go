@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -92,6 +93,7 @@ var _ = Describe("the README's offline quick start", Ordered, func() {
 		shell.run("sed -i 's/^version: 0.1.0$/version: 0.2.0/' " + filepath.Join(charts, "hello-web", "Chart.yaml"))
 		shell.run("wavekit cluster create --name charts --switch-context=false")
 		Expect(httpGet(url+"/index.yaml")).To(ContainSubstring("version: 0.2.0"), "the edit shows after a restart")
+		Expect(shell.run("wavekit cluster list")).To(MatchRegexp(`charts\s+running\s+\S+\s+1\s+` + regexp.QuoteMeta(url)))
 
 		out, err = shell.try(fmt.Sprintf("wavekit cluster create --name taken-charts --charts %s --charts-port %d", charts, port))
 		Expect(err).To(HaveOccurred())
