@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/wavekit-dev/wavekit/internal/chartserve"
 	"github.com/wavekit-dev/wavekit/internal/localcluster"
 )
 
@@ -45,7 +46,8 @@ func addClusterNameFlag(cmd *cobra.Command, name *string) {
 func newClusterCreateCommand(g *globalOptions) *cobra.Command {
 	var name string
 	var switchContext, withOperator bool
-	var sources []string
+	var sources, charts []string
+	var chartsPort int
 	opts := localcluster.Options{}
 	cmd := &cobra.Command{
 		Use:   "create",
@@ -54,23 +56,30 @@ func newClusterCreateCommand(g *globalOptions) *cobra.Command {
 the context wavekit-NAME to the kubeconfig (--kubeconfig, else the first file
 of $KUBECONFIG, else ~/.kube/config) and makes it the current one.
 
-With --operator (or --source) it installs the reference operator's CRD and
-its chart's RBAC (every right, for a trial) and runs the operator on this
-machine, in the background, as the chart's ServiceAccount: pods of the
+With --operator (or --source, --charts) it installs the reference operator's
+CRD and its chart's RBAC (every right, for a trial) and runs the operator on
+this machine, in the background, as the chart's ServiceAccount: pods of the
 cluster run no containers, so the operator cannot run in one. --source
 NAME=DIR serves a directory as spec.source NAME; Components may also take
-charts from repositories (spec.chart). Its log is named by list.
+charts from repositories (spec.chart), and --charts DIR serves the chart
+DIR, or every chart directly under it, as one: packaged at each start and
+served by the operator's process on http://127.0.0.1:8879 (--charts-port),
+with no network. The operator's log is named by list.
 
 On a cluster that exists and is stopped (delete --keep, a reboot), create
 starts it again on its data and ports: what was in it is still there.`,
 		Example: `  wavekit cluster create
   wavekit cluster create --operator --source web=examples/templates/web
+  wavekit cluster create --charts examples/charts    # http://127.0.0.1:8879
   wavekit cluster create --name test --nodes 5 --switch-context=false`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.Progress = g.stderr
-			if withOperator || len(sources) > 0 {
-				op, err := operatorOptions(sources)
+			if cmd.Flags().Changed("charts-port") && len(charts) == 0 {
+				return errors.New("--charts-port: give --charts DIR too, the charts to serve on that port")
+			}
+			if withOperator || len(sources) > 0 || len(charts) > 0 {
+				op, err := operatorOptions(sources, charts, chartsPort)
 				if err != nil {
 					return err
 				}
@@ -86,21 +95,34 @@ starts it again on its data and ports: what was in it is still there.`,
 	cmd.Flags().BoolVar(&switchContext, "switch-context", true, "make the cluster's context the kubeconfig's current context")
 	cmd.Flags().BoolVar(&withOperator, "operator", false, "install the reference operator's CRD and RBAC and run it on this machine")
 	cmd.Flags().StringArrayVar(&sources, "source", nil, "with the operator: serve directory DIR as spec.source NAME, NAME=DIR (repeatable; implies --operator)")
+	cmd.Flags().StringArrayVar(&charts, "charts", nil, "with the operator: package the chart DIR, or every chart directly under DIR, at each start and serve them as a Helm repository on 127.0.0.1 (repeatable; implies --operator)")
+	cmd.Flags().IntVar(&chartsPort, "charts-port", chartserve.DefaultPort, "port on 127.0.0.1 of the Helm repository of --charts")
 	return cmd
 }
 
-// operatorOptions checks the sources and finds this binary, which runs the
-// operator.
-func operatorOptions(sources []string) (*localcluster.Operator, error) {
+// operatorOptions checks the sources and the directories of charts and
+// finds this binary, which runs the operator.
+func operatorOptions(sources, charts []string, chartsPort int) (*localcluster.Operator, error) {
 	abs, err := localcluster.OperatorSources(sources)
 	if err != nil {
 		return nil, err
+	}
+	chartDirs, err := localcluster.OperatorCharts(charts)
+	if err != nil {
+		return nil, err
+	}
+	if chartsPort < 1 || chartsPort > 65535 {
+		return nil, fmt.Errorf("--charts-port %d: give a port from 1 to 65535", chartsPort)
 	}
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("finding the wavekit binary, which runs the operator: %w", err)
 	}
-	return &localcluster.Operator{Sources: abs, Executable: exe}, nil
+	op := &localcluster.Operator{Sources: abs, Executable: exe, Charts: chartDirs}
+	if len(chartDirs) > 0 {
+		op.ChartsPort = chartsPort
+	}
+	return op, nil
 }
 
 func runClusterCreate(cmd *cobra.Command, g *globalOptions, name string, switchContext bool, opts localcluster.Options) error {
@@ -143,6 +165,12 @@ func printClusterWhere(out io.Writer, c *localcluster.Cluster, s *localcluster.S
 		fmt.Fprintf(out, "  operator:   running as ServiceAccount %s/%s, log %s\n", localcluster.OperatorNamespace, localcluster.OperatorAccount, c.OperatorLog())
 		for _, source := range s.Operator.Sources {
 			fmt.Fprintf(out, "              source %s\n", source)
+		}
+		if url := s.Operator.ChartsURL(); url != "" {
+			fmt.Fprintf(out, "  charts:     Helm repository %s (spec.chart.repository), packaged at each start from\n", url)
+			for _, dir := range s.Operator.Charts {
+				fmt.Fprintf(out, "              %s\n", dir)
+			}
 		}
 	}
 	flag := nameFlag(c)
@@ -211,7 +239,7 @@ func newClusterListCommand(g *globalOptions) *cobra.Command {
 	return &cobra.Command{
 		Use:     "list",
 		Aliases: []string{"ls"},
-		Short:   "List the local clusters, whether they run, and where their logs are",
+		Short:   "List the local clusters, whether they run, the Helm repository of --charts, and where their logs are",
 		Args:    cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			clusters, err := localcluster.List()
@@ -223,13 +251,17 @@ func newClusterListCommand(g *globalOptions) *cobra.Command {
 				return nil
 			}
 			t := newTable(g.stdout)
-			fmt.Fprintln(t, "NAME\tSTATUS\tAPI SERVER\tNODES\tLOGS")
+			fmt.Fprintln(t, "NAME\tSTATUS\tAPI SERVER\tNODES\tCHARTS\tLOGS")
 			for _, c := range clusters {
 				s, err := c.ReadState()
 				if err != nil {
 					return err
 				}
-				fmt.Fprintf(t, "%s\t%s\t%s\t%d\t%s\n", c.Name, clusterStatus(c, s), c.Server(s), s.Nodes, c.LogDir())
+				charts := s.Operator.ChartsURL()
+				if charts == "" {
+					charts = "-"
+				}
+				fmt.Fprintf(t, "%s\t%s\t%s\t%d\t%s\t%s\n", c.Name, clusterStatus(c, s), c.Server(s), s.Nodes, charts, c.LogDir())
 			}
 			return t.Flush()
 		},

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -53,6 +54,12 @@ type Operator struct {
 	// Executable is the wavekit binary that runs it (wavekit cluster
 	// operator).
 	Executable string `json:"executable"`
+	// Charts are the directories whose charts the operator's process
+	// packages at each start and serves as a Helm repository (--charts),
+	// absolute.
+	Charts []string `json:"charts,omitempty"`
+	// ChartsPort is the repository's port on 127.0.0.1 (--charts-port).
+	ChartsPort int `json:"chartsPort,omitempty"`
 }
 
 // OperatorLog is the file the operator logs into.
@@ -182,17 +189,29 @@ func (c *Cluster) writeOperatorKubeconfig(ctx context.Context, cl client.Client,
 // as the chart's ServiceAccount, logging into OperatorLog.
 func (c *Cluster) startOperator(s *State) error {
 	exe := s.Operator.Executable
-	args := []string{"cluster", "operator", "--kubeconfig", c.path(operatorKubeconfig)}
-	for _, source := range s.Operator.Sources {
-		args = append(args, "--source", source)
-	}
-	p, err := clusterrun.Start(filepath.Base(exe), filepath.Dir(exe), c.LogDir(), args, nil,
+	p, err := clusterrun.Start(filepath.Base(exe), filepath.Dir(exe), c.LogDir(), c.operatorArgs(s), nil,
 		clusterrun.StartOptions{Detach: true, LogName: operatorLog})
 	if err != nil {
 		return err
 	}
 	s.Processes = append(s.Processes, ProcessRecord{Name: operatorLog, PID: p.Pid()})
 	return c.writeState(s)
+}
+
+// operatorArgs are the arguments of `wavekit cluster operator`: its
+// kubeconfig, sources, and the charts it serves on which port.
+func (c *Cluster) operatorArgs(s *State) []string {
+	args := []string{"cluster", "operator", "--kubeconfig", c.path(operatorKubeconfig)}
+	for _, source := range s.Operator.Sources {
+		args = append(args, "--source", source)
+	}
+	for _, dir := range s.Operator.Charts {
+		args = append(args, "--charts", dir)
+	}
+	if len(s.Operator.Charts) > 0 {
+		args = append(args, "--charts-port", strconv.Itoa(s.Operator.ChartsPort))
+	}
+	return args
 }
 
 // OperatorSources checks sources (NAME=DIR) and returns them with DIR

@@ -165,6 +165,9 @@ func (c *Cluster) run(ctx context.Context, s *State, progress io.Writer) error {
 	if err := checkPortsFree(s); err != nil {
 		return err
 	}
+	if err := checkCharts(s); err != nil {
+		return err
+	}
 	if err := writeAdminKubeconfig(c, s); err != nil {
 		return err
 	}
@@ -202,7 +205,10 @@ func (c *Cluster) run(ctx context.Context, s *State, progress io.Writer) error {
 	if err := c.installOperator(ctx, s, cfg); err != nil {
 		return err
 	}
-	return c.startOperator(s)
+	if err := c.startOperator(s); err != nil {
+		return err
+	}
+	return c.waitCharts(ctx, s)
 }
 
 // startPart starts a binary of the cluster in a session of its own and

@@ -3,10 +3,13 @@ package e2e_test
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -42,13 +45,17 @@ var _ = Describe("the README's offline quick start", Ordered, func() {
 			if strings.HasPrefix(line, "kubectl get components") {
 				Expect(out).To(MatchRegexp(`component.wavekit.dev/shop\s+Ready\s+True`))
 				Expect(out).To(MatchRegexp(`deployment.apps/shop\s+2/2`), "the real controllers rolled it out")
+				Expect(out).To(MatchRegexp(`component.wavekit.dev/hello\s+Ready\s+True`), "the chart of the served repository")
+				Expect(out).To(MatchRegexp(`deployment.apps/hello\s+2/2`))
+				Expect(shell.run("kubectl get component hello -o jsonpath={.status.source}")).To(ContainSubstring("0.1.0"))
 			}
 		}
 		Expect(state.Processes).To(HaveLen(6), "etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok and the operator")
 		for _, p := range state.Processes {
 			Expect(processRuns(p.PID)).To(BeFalse(), "%s (pid %d) still runs", p.Name, p.PID)
 		}
-		for _, port := range []int{state.APIServerPort, state.EtcdPort} {
+		Expect(state.Operator.ChartsPort).To(Equal(8879))
+		for _, port := range []int{state.APIServerPort, state.EtcdPort, state.Operator.ChartsPort} {
 			_, err := net.DialTimeout("tcp", "127.0.0.1:"+strconv.Itoa(port), time.Second)
 			Expect(err).To(HaveOccurred(), "something still listens on port %d", port)
 		}
@@ -68,6 +75,31 @@ var _ = Describe("the README's offline quick start", Ordered, func() {
 		}
 		Expect(shell.run("wavekit cluster create --name again --switch-context=false")).To(ContainSubstring("1 Nodes Ready"))
 		Expect(shell.run("kubectl " + ctx + " get configmap kept -o jsonpath={.data.day}")).To(Equal("one"))
+	})
+
+	It("serves --charts again at each start, packaged anew, and refuses a --charts-port another program listens on", func() {
+		charts := GinkgoT().TempDir()
+		shell.run("cp -r examples/charts/hello-web " + charts)
+		port := freePort()
+		url := "http://127.0.0.1:" + strconv.Itoa(port)
+		DeferCleanup(func() { shell.run("wavekit cluster delete --name charts") })
+		out := shell.run(fmt.Sprintf("wavekit cluster create --name charts --nodes 1 --switch-context=false --charts %s --charts-port %d", charts, port))
+		Expect(out).To(ContainSubstring("charts:     Helm repository " + url + " (spec.chart.repository)"))
+		Expect(httpGet(url + "/index.yaml")).To(ContainSubstring("version: 0.1.0"))
+
+		shell.run("wavekit cluster delete --name charts --keep")
+		_, err := net.DialTimeout("tcp", "127.0.0.1:"+strconv.Itoa(port), time.Second)
+		Expect(err).To(HaveOccurred(), "the repository stopped with the cluster")
+		shell.run("sed -i 's/^version: 0.1.0$/version: 0.2.0/' " + filepath.Join(charts, "hello-web", "Chart.yaml"))
+		shell.run("wavekit cluster create --name charts --switch-context=false")
+		Expect(httpGet(url+"/index.yaml")).To(ContainSubstring("version: 0.2.0"), "the edit shows after a restart")
+		Expect(shell.run("wavekit cluster list")).To(MatchRegexp(`charts\s+running\s+\S+\s+1\s+` + regexp.QuoteMeta(url)))
+
+		out, err = shell.try(fmt.Sprintf("wavekit cluster create --name taken-charts --charts %s --charts-port %d", charts, port))
+		Expect(err).To(HaveOccurred())
+		Expect(out).To(ContainSubstring(fmt.Sprintf("port %d on 127.0.0.1, where this cluster serves its charts, "+
+			"is taken by another program: stop it, or give another port with --charts-port", port)))
+		Expect(filepath.Join(shell.stateHome, "wavekit", "clusters", "taken-charts")).NotTo(BeADirectory())
 	})
 
 	It("refuses a port another program listens on, and leaves no cluster behind", func() {
@@ -136,7 +168,10 @@ func (s *quickstartShell) try(line string) (string, error) {
 type clusterState struct {
 	APIServerPort int `json:"apiServerPort"`
 	EtcdPort      int `json:"etcdPort"`
-	Processes     []struct {
+	Operator      struct {
+		ChartsPort int `json:"chartsPort"`
+	} `json:"operator"`
+	Processes []struct {
 		Name string `json:"name"`
 		PID  int    `json:"pid"`
 	} `json:"processes"`
@@ -193,4 +228,25 @@ func kubectlBinary() string {
 	out, err := build.CombinedOutput()
 	Expect(err).NotTo(HaveOccurred(), "building kubectl:\n%s", out)
 	return binary
+}
+
+// freePort is a port on 127.0.0.1 that nothing listens on now.
+func freePort() int {
+	GinkgoHelper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	Expect(err).NotTo(HaveOccurred())
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// httpGet returns the body of url, failing the spec unless it answers 200.
+func httpGet(url string) string {
+	GinkgoHelper()
+	resp, err := http.Get(url)
+	Expect(err).NotTo(HaveOccurred())
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(resp.StatusCode).To(Equal(http.StatusOK), "%s: %s", url, body)
+	return string(body)
 }
