@@ -40,16 +40,17 @@ func BuildFlags(version string) []string {
 	return []string{"-trimpath", "-ldflags", LDFlags(version)}
 }
 
-// Compile builds the operator for platform into out, statically
-// (CGO_ENABLED=0), with BuildFlags(version), from the module at moduleDir.
-func Compile(ctx context.Context, moduleDir, version string, platform v1.Platform, out string) error {
+// Compile builds the main package pkg (Package: the operator) for platform
+// into out, statically (CGO_ENABLED=0), with BuildFlags(version), from the
+// module at moduleDir.
+func Compile(ctx context.Context, moduleDir, pkg, version string, platform v1.Platform, out string) error {
 	args := append([]string{"build"}, BuildFlags(version)...)
-	args = append(args, "-o", out, Package)
+	args = append(args, "-o", out, pkg)
 	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir = moduleDir
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS="+platform.OS, "GOARCH="+platform.Architecture)
 	if output, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("building %s for %s: %w\n%s", Package, platform, err, strings.TrimSpace(string(output)))
+		return fmt.Errorf("building %s for %s: %w\n%s", pkg, platform, err, strings.TrimSpace(string(output)))
 	}
 	return nil
 }

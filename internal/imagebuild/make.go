@@ -33,6 +33,9 @@ type Options struct {
 	OutDir string
 	// Platforms default to Platforms.
 	Platforms []v1.Platform
+	// Package is the main package the image runs (default Package, the
+	// operator); the specs give a stand-in that compiles in seconds.
+	Package string
 }
 
 // Result is what Make wrote.
@@ -91,7 +94,11 @@ func Make(ctx context.Context, opts Options) (*Result, error) {
 // image.
 func platformImage(ctx context.Context, opts Options, platform v1.Platform, work string) (v1.Image, error) {
 	binary := filepath.Join(work, "component-operator-"+platform.OS+"-"+platform.Architecture)
-	if err := Compile(ctx, opts.ModuleDir, opts.Version, platform, binary); err != nil {
+	pkg := opts.Package
+	if pkg == "" {
+		pkg = Package
+	}
+	if err := Compile(ctx, opts.ModuleDir, pkg, opts.Version, platform, binary); err != nil {
 		return nil, err
 	}
 	data, err := os.ReadFile(binary)
