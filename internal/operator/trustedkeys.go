@@ -27,6 +27,7 @@ type trustedKeys struct {
 }
 
 type trustedEntry struct {
+	uid        types.UID // a Component deleted and created again reads anew
 	generation int64
 	spec       v1alpha1.ChartVerification
 	read       time.Time
@@ -46,7 +47,7 @@ func (t *trustedKeys) get(c *v1alpha1.Component, maxAge time.Duration) (fetch.Ve
 		return nil, false
 	}
 	e := v.(trustedEntry)
-	if e.generation != c.Generation || e.spec != *c.Spec.Chart.Verify || t.now().Sub(e.read) >= maxAge {
+	if e.uid != c.UID || e.generation != c.Generation || e.spec != *c.Spec.Chart.Verify || t.now().Sub(e.read) >= maxAge {
 		return nil, false
 	}
 	return e.verifier, true
@@ -57,7 +58,7 @@ func (t *trustedKeys) put(c *v1alpha1.Component, verifier fetch.Verifier) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.byKey.Add(types.NamespacedName{Namespace: c.Namespace, Name: c.Name},
-		trustedEntry{generation: c.Generation, spec: *c.Spec.Chart.Verify, read: t.now(), verifier: verifier})
+		trustedEntry{uid: c.UID, generation: c.Generation, spec: *c.Spec.Chart.Verify, read: t.now(), verifier: verifier})
 }
 
 // forget drops what is remembered for c (its Secret could not be used).
