@@ -54,11 +54,12 @@ func (r *pass) forget(keys []manifests.ObjectKey) {
 	}
 }
 
-// checkStoredVersions refuses, as a manifests.UserError, a render whose CRD
-// would drop a version that the live CRD's status.storedVersions still
-// lists: objects stored in it would become unreadable. Only CRDs whose render
-// changed since the inventory's record, or that it does not record, are read
-// (one request each), so a pass that changes nothing makes no request.
+// checkStoredVersions refuses, as an ObjectError of each CRD (a
+// manifests.UserError), a render whose CRD would drop a version that the
+// live CRD's status.storedVersions still lists: objects stored in it would
+// become unreadable. Only CRDs whose render changed since the inventory's
+// record, or that it does not record, are read (one request each), so a pass
+// that changes nothing makes no request.
 func (s *ownerScope) checkStoredVersions(ctx context.Context, objs []*desired, items map[manifests.ObjectKey]*manifests.InventoryItem) error {
 	var errs []error
 	for _, d := range objs {
@@ -69,23 +70,20 @@ func (s *ownerScope) checkStoredVersions(ctx context.Context, objs []*desired, i
 			continue
 		}
 		live, err := s.getDirect(ctx, d)
-		if err != nil || live == nil {
-			if err != nil {
-				return err
-			}
+		if err != nil {
+			return err
+		}
+		if live == nil {
 			continue
 		}
-		if dropped := droppedStoredVersions(d.object, live); len(dropped) > 0 {
-			errs = append(errs, fmt.Errorf("CustomResourceDefinition %s: the new render drops version %s, which status.storedVersions still lists: "+
+		if dropped := strings.Join(droppedStoredVersions(d.object, live), ", "); dropped != "" {
+			errs = append(errs, refused(d.key, fmt.Errorf("would drop version %s, which status.storedVersions still lists: "+
 				"objects stored in it would become unreadable. Migrate them to a served version first (a storage version migration, "+
 				"or read and write each object again), then remove %s from the CRD's status.storedVersions, then apply this render",
-				d.key.Name, strings.Join(dropped, ", "), strings.Join(dropped, ", ")))
+				dropped, dropped)))
 		}
 	}
-	if err := errors.Join(errs...); err != nil {
-		return &manifests.UserError{Err: err}
-	}
-	return nil
+	return errors.Join(errs...)
 }
 
 // droppedStoredVersions lists the versions of live's status.storedVersions

@@ -8,6 +8,7 @@ import (
 	. "github.com/onsi/gomega"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/wavekit-dev/wavekit/pkg/engine"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -66,11 +67,14 @@ var _ = Describe("CRD policy", func() {
 
 		h.counter.Reset()
 		_, err := h.apply(ctx, withVersions(group, "v1"), configMap(ns, "cm", map[string]string{"v": "2"}))
-		Expect(err).To(MatchError("CustomResourceDefinition " + crdName(group) + ": the new render drops version v1alpha1, which status.storedVersions still lists: " +
+		Expect(err).To(MatchError("apiextensions.k8s.io/CustomResourceDefinition " + crdName(group) + " would drop version v1alpha1, which status.storedVersions still lists: " +
 			"objects stored in it would become unreadable. Migrate them to a served version first (a storage version migration, " +
 			"or read and write each object again), then remove v1alpha1 from the CRD's status.storedVersions, then apply this render"))
 		var userErr *manifests.UserError
 		Expect(errors.As(err, &userErr)).To(BeTrue(), "a render to change, not a retry")
+		var objErr *engine.ObjectError
+		Expect(errors.As(err, &objErr)).To(BeTrue(), "the refusal names its CRD")
+		Expect(objErr.Object).To(Equal(manifests.ObjectKey{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition", Name: crdName(group)}))
 		Expect(h.counter.Writes()).To(BeZero(), h.counter.String())
 		Expect(getConfigMap(ctx, ns, "cm").Data).To(HaveKeyWithValue("v", "1"))
 

@@ -43,6 +43,7 @@ const (
 	wordingDryRun     = "dry run of applying %s"
 	wordingHookFailed = "delete hook %s failed"
 	wordingHookDelete = "deleting delete hook %s"
+	wordingRead       = "reading %s"
 	// wordingRefused words a refusal to write: "<object> <why>", the
 	// object named once.
 	wordingRefused = "%s %s"

@@ -153,7 +153,7 @@ func (a *Applier) getDirect(ctx context.Context, d *desired) (*unstructured.Unst
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", d.key, err)
+		return nil, wordedError(ActionApply, wordingRead, d.key, err)
 	}
 	return existing, nil
 }
