@@ -298,33 +298,14 @@ type Patch struct {
 	// Target selects the objects to patch; without it, a strategic merge
 	// patch applies to the object of its kind and name.
 	// +optional
-	Target *PatchSelector `json:"target,omitempty"`
+	Target *manifests.ObjectSelector `json:"target,omitempty"`
 }
 
 // PatchSelector selects objects as kustomize's patch target does.
-type PatchSelector struct {
-	// Group of the objects' API version.
-	// +optional
-	Group string `json:"group,omitempty"`
-	// Version of the objects' API version.
-	// +optional
-	Version string `json:"version,omitempty"`
-	// Kind of the objects.
-	// +optional
-	Kind string `json:"kind,omitempty"`
-	// Name of the objects, a regular expression.
-	// +optional
-	Name string `json:"name,omitempty"`
-	// Namespace of the objects, a regular expression.
-	// +optional
-	Namespace string `json:"namespace,omitempty"`
-	// LabelSelector selects by label, as kubectl's -l does.
-	// +optional
-	LabelSelector string `json:"labelSelector,omitempty"`
-	// AnnotationSelector selects by annotation, in the same syntax.
-	// +optional
-	AnnotationSelector string `json:"annotationSelector,omitempty"`
-}
+//
+// Deprecated: it is manifests.ObjectSelector, which Patch.Target now names;
+// use that.
+type PatchSelector = manifests.ObjectSelector
 
 // SecretKeyReference names a key of a Secret in the Component's namespace.
 type SecretKeyReference struct {

@@ -268,11 +268,7 @@ func chartCredentials(ctx context.Context, reader client.Reader, c *v1alpha1.Com
 func patches(in []v1alpha1.Patch) []patch.Patch {
 	out := make([]patch.Patch, len(in))
 	for i, p := range in {
-		out[i] = patch.Patch{Patch: p.Patch}
-		if t := p.Target; t != nil {
-			out[i].Target = &patch.Selector{Group: t.Group, Version: t.Version, Kind: t.Kind, Name: t.Name,
-				Namespace: t.Namespace, LabelSelector: t.LabelSelector, AnnotationSelector: t.AnnotationSelector}
-		}
+		out[i] = patch.Patch{Patch: p.Patch, Target: p.Target.DeepCopy()}
 	}
 	return out
 }

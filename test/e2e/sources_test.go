@@ -385,7 +385,7 @@ var _ = Describe("Components from repositories and Flux sources", Ordered, func(
 	It("applies kustomize patches to the rendered objects, and refuses a patch that matches nothing", func() {
 		c := component("patched", v1alpha1.ComponentSpec{Source: "web", Patches: []v1alpha1.Patch{
 			{Patch: "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: patched-config\n  labels:\n    team: blue\n"},
-			{Patch: "- op: replace\n  path: /spec/ports/0/port\n  value: 8080\n", Target: &v1alpha1.PatchSelector{Kind: "Service"}},
+			{Patch: "- op: replace\n  path: /spec/ports/0/port\n  value: 8080\n", Target: &manifests.ObjectSelector{Kind: "Service"}},
 		}})
 		Expect(env.Client.Create(ctx, c)).To(Succeed())
 		ready(c)
@@ -398,7 +398,7 @@ var _ = Describe("Components from repositories and Flux sources", Ordered, func(
 		Expect(svc.Spec.Ports[0].Port).To(BeEquivalentTo(8080))
 
 		update(c, func(c *v1alpha1.Component) {
-			c.Spec.Patches = append(c.Spec.Patches, v1alpha1.Patch{Patch: "- op: remove\n  path: /data\n", Target: &v1alpha1.PatchSelector{Kind: "Secret"}})
+			c.Spec.Patches = append(c.Spec.Patches, v1alpha1.Patch{Patch: "- op: remove\n  path: /data\n", Target: &manifests.ObjectSelector{Kind: "Secret"}})
 		})
 		notReady(c, "patch 3")
 		Expect(statusOf(ctx, env, c)).To(ContainSubstring("matches no object"))

@@ -54,8 +54,8 @@ func Transformer(patches []Patch) generator.ObjectTransformer {
 // apply applies patch number n (from 1).
 func (s *objectSet) apply(n int, p Patch) error {
 	if p.Target != nil {
-		if err := s.applyTargeted(p.Patch, p.Target.kustomize()); err != nil {
-			return fmt.Errorf("patch %d (target %s): %w", n, p.Target, err)
+		if err := s.applyTargeted(p.Patch, kustomizeSelector(p.Target)); err != nil {
+			return fmt.Errorf("patch %d (target %s): %w", n, describe(p.Target), err)
 		}
 		return nil
 	}

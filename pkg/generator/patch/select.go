@@ -7,16 +7,17 @@ import (
 	"sigs.k8s.io/kustomize/api/resource"
 	"sigs.k8s.io/kustomize/api/types"
 	"sigs.k8s.io/kustomize/kyaml/resid"
+
+	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
-// Selector picks objects as kustomize's patch target does.
-type Selector struct {
-	Group, Version, Kind, Name, Namespace string // regular expressions of the whole value, as in kustomize; empty matches all
-	LabelSelector, AnnotationSelector     string // label selector syntax: "app=web,tier!=cache"
-}
+// Selector picks objects as kustomize's patch target does. It is the same
+// type as a drift ignore rule's target, so a Component's spec and this
+// package share one spelling of it.
+type Selector = manifests.ObjectSelector
 
-// String lists the fields that are set, as "kind=Deployment name=web".
-func (s *Selector) String() string {
+// describe lists the fields of s that are set, as "kind=Deployment name=web".
+func describe(s *Selector) string {
 	var fields []string
 	for _, field := range []struct{ key, value string }{
 		{"group", s.Group}, {"version", s.Version}, {"kind", s.Kind},
@@ -33,8 +34,8 @@ func (s *Selector) String() string {
 	return strings.Join(fields, " ")
 }
 
-// kustomize returns s as the selector of kustomize.
-func (s *Selector) kustomize() types.Selector {
+// kustomizeSelector returns s as the selector of kustomize.
+func kustomizeSelector(s *Selector) types.Selector {
 	return types.Selector{
 		ResId: resid.ResId{
 			Gvk:       resid.Gvk{Group: s.Group, Version: s.Version, Kind: s.Kind},
