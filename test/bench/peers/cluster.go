@@ -62,12 +62,24 @@ func createCluster(ctx context.Context, opts options, bins binaries, name string
 	_ = exec.CommandContext(ctx, c.wavekit, "cluster", "delete", "--name", name).Run()
 	progress("%s: creating the cluster (wavekit cluster create)", name)
 	create := exec.CommandContext(ctx, c.wavekit, "cluster", "create", "--name", name, "--switch-context=false",
-		"--kubeconfig", c.kubeconfig, "--binaries", binDir)
+		"--kubeconfig", c.kubeconfig, "--binaries", binDir, "--nodes", strconv.Itoa(nodesFor(opts.releases)))
 	create.Stdout, create.Stderr = os.Stderr, os.Stderr
 	if err := create.Run(); err != nil {
 		return nil, fmt.Errorf("wavekit cluster create --name %s: %w", name, err)
 	}
 	return c, c.connect()
+}
+
+// podsPerNode is what a kwok Node takes (its status says pods: 110, the
+// kubelet's default).
+const podsPerNode = 110
+
+// nodesFor is how many Nodes R releases need: each runs a Deployment of 2
+// replicas, and during an upgrade a third pod while one is replaced; and 3
+// at least, as a cluster has by default. A cluster with too few Nodes leaves
+// pods Pending and its releases never Ready (R = 1000 on 3 Nodes).
+func nodesFor(releases int) int {
+	return max(3, (3*releases+podsPerNode-1)/podsPerNode)
 }
 
 // writeBinaries links the control plane's binaries into binDir and writes
