@@ -1,13 +1,10 @@
 package cli
 
 import (
-	"bytes"
-	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"strconv"
 	"time"
 
@@ -257,8 +254,8 @@ func encodeData(data map[string][]byte, key, gzKey string, value any) error {
 	}
 	if len(encoded) > gzipThreshold {
 		key = gzKey
-		if encoded, err = gzipBytes(encoded); err != nil {
-			return fmt.Errorf("compressing: %w", err)
+		if encoded, err = manifests.Compress(encoded); err != nil {
+			return err
 		}
 	}
 	data[key] = encoded
@@ -275,25 +272,10 @@ func decodeData(data map[string][]byte, key, gzKey string, into any) error {
 		return nil
 	}
 	if compressed {
-		r, err := gzip.NewReader(bytes.NewReader(encoded))
-		if err != nil {
-			return err
-		}
-		if encoded, err = io.ReadAll(r); err != nil {
+		var err error
+		if encoded, err = manifests.Decompress(encoded); err != nil {
 			return err
 		}
 	}
 	return json.Unmarshal(encoded, into)
-}
-
-func gzipBytes(data []byte) ([]byte, error) {
-	var buf bytes.Buffer
-	w := gzip.NewWriter(&buf)
-	if _, err := w.Write(data); err != nil {
-		return nil, err
-	}
-	if err := w.Close(); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
 }

@@ -1,15 +1,12 @@
 package component
 
 import (
-	"bytes"
 	"cmp"
-	"compress/gzip"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -22,6 +19,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
 // The Secret that keeps a component's last Ready render: "<name>.<kind>.render"
@@ -136,9 +135,9 @@ func (s *renderStore) replace(ctx context.Context, component client.Object, secr
 }
 
 func renderSecret(component client.Object, gvk schema.GroupVersionKind, generation int64, render keptRender) (*corev1.Secret, error) {
-	compressed, err := gzipped(render.data)
+	compressed, err := manifests.Compress(render.data)
 	if err != nil {
-		return nil, fmt.Errorf("compressing the render: %w", err)
+		return nil, fmt.Errorf("keeping the render: %w", err)
 	}
 	if len(compressed) > RenderLimit {
 		return nil, fmt.Errorf("the render takes %s gzipped, more than the %s a kept render may take", byteSize(len(compressed)), byteSize(RenderLimit))
@@ -181,7 +180,7 @@ func (s *renderStore) read(ctx context.Context, key types.NamespacedName, digest
 	if secret.Type != RenderSecretType {
 		return keptRender{}, fmt.Errorf("Secret %s is not a kept render (type %s)", key, secret.Type)
 	}
-	data, err := gunzipped(secret.Data[renderSecretKey])
+	data, err := manifests.Decompress(secret.Data[renderSecretKey])
 	if err != nil {
 		return keptRender{}, fmt.Errorf("reading the kept render, Secret %s: %w", key, err)
 	}
@@ -202,24 +201,4 @@ func (s *renderStore) forget(id types.NamespacedName) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.last, id)
-}
-
-func gzipped(data []byte) ([]byte, error) {
-	var buf bytes.Buffer
-	w := gzip.NewWriter(&buf)
-	if _, err := w.Write(data); err != nil {
-		return nil, err
-	}
-	if err := w.Close(); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
-}
-
-func gunzipped(data []byte) ([]byte, error) {
-	r, err := gzip.NewReader(bytes.NewReader(data))
-	if err != nil {
-		return nil, err
-	}
-	return io.ReadAll(io.LimitReader(r, 64<<20))
 }
