@@ -103,7 +103,7 @@ func (s *ownerScope) reconcileObject(ctx context.Context, d *desired, item *mani
 	if _, settled := settledByRecord(d, item); settled {
 		return o
 	}
-	live, err := s.live.get(ctx, d.gvk, d.key)
+	live, err := s.a.live.get(ctx, d.gvk, d.key)
 	if err != nil {
 		o.err = objectError(ActionApply, d.key, fmt.Errorf("reading it: %w", err))
 		return o
@@ -144,7 +144,7 @@ func (s *ownerScope) wrote(o outcome, d *desired, created bool) outcome {
 	}
 	o.written, o.digest = true, d.digest
 	if d.policies.ReapplyInterval > 0 {
-		o.appliedAt = s.opts.Now().Unix()
+		o.appliedAt = s.a.opts.Now().Unix()
 	}
 	return o
 }
@@ -154,7 +154,7 @@ func (s *ownerScope) wrote(o outcome, d *desired, created bool) outcome {
 func (s *ownerScope) judged(ctx context.Context, o outcome, d *desired, phase manifests.Phase, live *unstructured.Unstructured) outcome {
 	hint := d.policies.StatusHint
 	if live != nil && !hint.HasObservedGeneration {
-		hint.HasObservedGeneration = s.reportsObservedGeneration(ctx, d.gvk)
+		hint.HasObservedGeneration = s.a.reportsObservedGeneration(ctx, d.gvk)
 	}
 	o.phase, o.status = readinessPhase(phase, live, s.health, hint)
 	o.setStatus = true

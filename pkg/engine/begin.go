@@ -21,7 +21,7 @@ func (s *ownerScope) begin(ctx context.Context, objects []client.Object, invento
 	if err != nil {
 		return nil, nil, false, err
 	}
-	if objs, err = s.neededNamespaces(ctx, p, objs, inventory); err != nil {
+	if objs, err = s.a.neededNamespaces(ctx, p, objs, inventory); err != nil {
 		return nil, nil, false, err
 	}
 	run = newPass(s, inventory)
@@ -76,7 +76,7 @@ func (s *ownerScope) prepareFor(kind passKind, objects []client.Object) (*prepar
 	if s.health, err = compileHealthChecks(s.owner.HealthChecks); err != nil {
 		return nil, nil, err
 	}
-	objs, err := p.prepare(kind.pick(objects, s.opts.Name))
+	objs, err := p.prepare(kind.pick(objects, s.a.opts.Name))
 	if err != nil {
 		return nil, nil, &manifests.UserError{Err: fmt.Errorf("invalid %s: %w", kind.what, err)}
 	}
@@ -87,8 +87,8 @@ func (s *ownerScope) prepareFor(kind passKind, objects []client.Object) (*prepar
 // as annotation prefix, the owner's namespace, generation and defaults.
 func (s *ownerScope) preparerFor() *preparer {
 	return &preparer{
-		prefix: s.opts.Name, namespace: s.owner.Namespace, generation: s.owner.Generation,
-		defaults: s.defaults(), scheme: s.scheme, mapper: s.mapper,
+		prefix: s.a.opts.Name, namespace: s.owner.Namespace, generation: s.owner.Generation,
+		defaults: s.defaults(), scheme: s.a.scheme, mapper: s.a.mapper,
 	}
 }
 
@@ -98,7 +98,7 @@ func (s *ownerScope) decideFor(ctx context.Context, d *desired, item *manifests.
 	dec := decide(facts{
 		desired: d, item: item, live: live, owner: s.ownership(),
 		purgedAtRender: live == nil && d.policies.PurgeOrder != nil && s.track.purgedAt(d.key, d.digest),
-		now:            s.opts.Now().Unix(), drift: s.owner.Drift.Mode,
+		now:            s.a.opts.Now().Unix(), drift: s.owner.Drift.Mode,
 		drifted: func() ([]string, error) { return s.driftedFields(ctx, d, live), nil },
 	})
 	if dec.reason == reasonDriftLeft {
@@ -109,5 +109,5 @@ func (s *ownerScope) decideFor(ctx context.Context, d *desired, item *manifests.
 
 // ownership is the owner of the scope as decide knows it.
 func (s *ownerScope) ownership() ownership {
-	return ownership{id: s.owner.ID, description: s.owner.Description, prefix: s.opts.Name, force: s.owner.Force}
+	return ownership{id: s.owner.ID, description: s.owner.Description, prefix: s.a.opts.Name, force: s.owner.Force}
 }

@@ -13,13 +13,13 @@ import (
 // (see decision) asks the write-loop guard first and is counted by it.
 func (s *ownerScope) correct(ctx context.Context, d *desired, live *unstructured.Unstructured, decision decision) (sent, error) {
 	if decision.correction {
-		if err := s.loops.admit(d.key, d.digest, decision.paths); err != nil {
+		if err := s.a.loops.admit(d.key, d.digest, decision.paths); err != nil {
 			return sent{}, err
 		}
 	}
 	out, err := s.write(ctx, d, live)
 	if err == nil && decision.correction {
-		s.loops.corrected(d.key, d.digest)
+		s.a.loops.corrected(d.key, d.digest)
 	}
 	return out, err
 }
@@ -33,13 +33,13 @@ func (s *ownerScope) learnStoredForm(ctx context.Context, d *desired, live *unst
 	}
 	obj := d.object.DeepCopy()
 	s.markOwned(obj)
-	dry := client.NewDryRunClient(s.target.Client)
+	dry := client.NewDryRunClient(s.a.target.Client)
 	var err error
 	if isServerSideApply(d.policies.Update) {
 		applied := obj.DeepCopy()
 		applied.SetResourceVersion("")
 		applied.SetManagedFields(nil)
-		err = dry.Apply(ctx, client.ApplyConfigurationFromUnstructured(applied), client.FieldOwner(s.opts.FieldOwner), client.ForceOwnership)
+		err = dry.Apply(ctx, client.ApplyConfigurationFromUnstructured(applied), client.FieldOwner(s.a.opts.FieldOwner), client.ForceOwnership)
 		if err == nil {
 			obj = applied
 		}
@@ -48,11 +48,11 @@ func (s *ownerScope) learnStoredForm(ctx context.Context, d *desired, live *unst
 		// A PUT, as the write itself would be (replaceInstead).
 		obj.SetResourceVersion(live.GetResourceVersion())
 		obj.SetFinalizers(keepForeignFinalizers(obj.GetFinalizers(), live.GetFinalizers()))
-		err = dry.Update(ctx, obj, client.FieldOwner(s.opts.FieldOwner))
+		err = dry.Update(ctx, obj, client.FieldOwner(s.a.opts.FieldOwner))
 	}
 	if err != nil {
 		return false // the write will say what is wrong
 	}
-	s.stored.learn(d, obj.Object)
+	s.a.stored.learn(d, obj.Object)
 	return true
 }

@@ -31,7 +31,7 @@ func (s *ownerScope) skipCRDs(ctx context.Context, objs []*desired, items map[ma
 	for _, d := range objs {
 		skip := isCRD(d.gvk.Group, d.gvk.Kind) && d.policies.CRD == manifests.CRDSkip
 		if isCRD(d.gvk.Group, d.gvk.Kind) && d.policies.CRD == manifests.CRDCreate && items[d.key] == nil {
-			live, err := s.getDirect(ctx, d)
+			live, err := s.a.getDirect(ctx, d)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -69,7 +69,7 @@ func (s *ownerScope) checkStoredVersions(ctx context.Context, objs []*desired, i
 		if item := items[d.key]; item != nil && item.Digest == d.digest {
 			continue
 		}
-		live, err := s.getDirect(ctx, d)
+		live, err := s.a.getDirect(ctx, d)
 		if err != nil {
 			return err
 		}

@@ -104,15 +104,15 @@ type removal struct {
 // the item Deleting.
 func (s *ownerScope) deleteObject(ctx context.Context, item *manifests.InventoryItem) (removal, error) {
 	key := item.Key()
-	live, err := s.liveForDeletion(ctx, item.GroupVersionKind(), key)
+	live, err := s.a.liveForDeletion(ctx, item.GroupVersionKind(), key)
 	if meta.IsNoMatchError(err) {
 		return removal{gone: true}, nil // its type is no longer served, so it cannot exist
 	}
 	if err != nil {
 		return removal{}, err
 	}
-	if live == nil || live.GetLabels()[s.OwnerLabel()] != s.owner.ID {
-		s.forget(key)
+	if live == nil || live.GetLabels()[s.a.OwnerLabel()] != s.owner.ID {
+		s.a.forget(key)
 		return removal{gone: true}, nil
 	}
 	if live.GetDeletionTimestamp() != nil {
@@ -123,7 +123,7 @@ func (s *ownerScope) deleteObject(ctx context.Context, item *manifests.Inventory
 		return removal{}, err
 	}
 	if gone {
-		s.forget(key)
+		s.a.forget(key)
 		return removal{gone: true, requested: true}, nil
 	}
 	return removal{requested: true, heldBy: holder(item, live)}, nil
@@ -180,11 +180,11 @@ func (a *Applier) liveForDeletion(ctx context.Context, gvk schema.GroupVersionKi
 // that another owner may adopt it; an object this owner does not hold is
 // left as it is.
 func (s *ownerScope) release(ctx context.Context, item *manifests.InventoryItem) error {
-	live, err := s.liveForDeletion(ctx, item.GroupVersionKind(), item.Key())
+	live, err := s.a.liveForDeletion(ctx, item.GroupVersionKind(), item.Key())
 	if err != nil {
 		return err
 	}
-	if live == nil || live.GetLabels()[s.OwnerLabel()] != s.owner.ID {
+	if live == nil || live.GetLabels()[s.a.OwnerLabel()] != s.owner.ID {
 		return nil
 	}
 	obj := &unstructured.Unstructured{}
@@ -192,19 +192,19 @@ func (s *ownerScope) release(ctx context.Context, item *manifests.InventoryItem)
 	obj.SetNamespace(item.Namespace)
 	obj.SetName(item.Name)
 	patch := map[string]any{"metadata": map[string]any{
-		"labels":      map[string]any{s.OwnerLabel(): nil},
-		"annotations": map[string]any{s.ownerAnnotation(): nil},
+		"labels":      map[string]any{s.a.OwnerLabel(): nil},
+		"annotations": map[string]any{s.a.ownerAnnotation(): nil},
 	}}
 	data, err := jsonMarshal(patch)
 	if err != nil {
 		return err
 	}
-	err = s.target.Client.Patch(ctx, obj, client.RawPatch(types.MergePatchType, data))
+	err = s.a.target.Client.Patch(ctx, obj, client.RawPatch(types.MergePatchType, data))
 	if err != nil && !apierrors.IsNotFound(err) {
 		return objectError(ActionOrphan, item.Key(), err)
 	}
-	s.live.forget(item.Key())
-	s.forget(item.Key())
+	s.a.live.forget(item.Key())
+	s.a.forget(item.Key())
 	return nil
 }
 

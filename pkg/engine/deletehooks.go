@@ -15,7 +15,7 @@ import (
 // checks), adds an inventory item for each new one and saves the inventory
 // before any is created.
 func (r *pass) scheduleHooks(ctx context.Context, objects []client.Object, save SaveFunc) (map[manifests.ObjectKey]*desired, error) {
-	hookObjects := DeleteHooks(objects, r.s.opts.Name)
+	hookObjects := DeleteHooks(objects, r.s.a.opts.Name)
 	if len(hookObjects) == 0 {
 		return nil, nil
 	}

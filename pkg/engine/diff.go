@@ -56,14 +56,14 @@ func (s *ownerScope) change(ctx context.Context, st step, d *desired, item *mani
 	case ActionUnchanged:
 		return &Change{Object: st.key, Action: ActionUnchanged, Note: st.reason}, nil
 	case ActionPrune, ActionOrphan:
-		return s.deletionChange(ctx, st, item)
+		return s.a.deletionChange(ctx, st, item)
 	}
 	return nil, nil
 }
 
 func (s *ownerScope) applyChange(ctx context.Context, d *desired, item *manifests.InventoryItem) (*Change, error) {
 	change := &Change{Object: d.key, Action: ActionCreate}
-	live, err := s.live.get(ctx, d.gvk, d.key)
+	live, err := s.a.live.get(ctx, d.gvk, d.key)
 	if meta.IsNoMatchError(err) {
 		change.Result, change.Note = s.marked(d), "not validated: the cluster does not serve "+d.gvk.Kind+" yet"
 		return change, nil

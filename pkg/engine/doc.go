@@ -15,7 +15,9 @@
 //     namespaces.go adds the namespaces they need, and the pass (pass.go)
 //     starts with an item for each. A pass works through an ownerScope
 //     (ownerscope.go): the owner-scoped operations over the Applier's shared
-//     caches, which it changes only through its writeTracker; Preview's and
+//     caches (held as a field, not embedded: an ownerScope method takes an
+//     owner, an Applier method does not), which it changes only through its
+//     writeTracker; Preview's and
 //     Diff's scope is built on a dry-run client, and its tracker only reads.
 //     Nothing is written when an object is invalid (a manifests.UserError).
 //   - plan.go orders the pass: planApply and planDeletion turn the objects and

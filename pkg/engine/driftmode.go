@@ -18,10 +18,10 @@ import (
 // against the API server's answer to a dry run of the write, so that what
 // the API server stores differently is never mistaken for a drift.
 func (s *ownerScope) driftedFields(ctx context.Context, d *desired, live *unstructured.Unstructured) []string {
-	want, exact := s.stored.of(d)
+	want, exact := s.a.stored.of(d)
 	paths := s.track.drifted(d.key, want, live.Object, live.GetResourceVersion(), d.ignore)
 	if len(paths) > 0 && !exact && s.learnStoredForm(ctx, d, live) {
-		want, _ = s.stored.of(d)
+		want, _ = s.a.stored.of(d)
 		paths = s.track.drifted(d.key, want, live.Object, live.GetResourceVersion(), d.ignore)
 	}
 	return paths
@@ -35,11 +35,11 @@ func (s *ownerScope) leaveIgnored(ctx context.Context, d *desired, obj, live *un
 	if live == nil || len(d.ignore) == 0 || d.policies.Update == manifests.UpdateRecreate {
 		return nil
 	}
-	fresh, err := s.getDirect(ctx, d)
+	fresh, err := s.a.getDirect(ctx, d)
 	if err != nil || fresh == nil {
 		return err
 	}
-	leaveToOthers(obj, fresh, d.ignore, s.opts.FieldOwner, isServerSideApply(d.policies.Update))
+	leaveToOthers(obj, fresh, d.ignore, s.a.opts.FieldOwner, isServerSideApply(d.policies.Update))
 	return nil
 }
 

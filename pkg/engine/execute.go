@@ -189,7 +189,7 @@ func (r *pass) eachStep(ctx context.Context, g group, fn func(context.Context, i
 	for i := range indexes {
 		indexes[i] = i
 	}
-	return forEach(ctx, r.s.opts.Concurrency, indexes, func(ctx context.Context, i int) error {
+	return forEach(ctx, r.s.a.opts.Concurrency, indexes, func(ctx context.Context, i int) error {
 		return fn(ctx, i, r.item(g.steps[i].key))
 	})
 }

@@ -46,7 +46,7 @@ func (s *ownerScope) foreignInstances(ctx context.Context, types []manifests.Typ
 	if len(types) == 0 {
 		return nil, nil
 	}
-	resources, err := s.resolveTypes(types)
+	resources, err := s.a.resolveTypes(types)
 	if err != nil {
 		return nil, err
 	}
@@ -132,7 +132,7 @@ func (a *Applier) servedKinds() ([]schema.GroupVersionKind, error) {
 // namespaces: it can see no others.
 func (s *ownerScope) countForeign(ctx context.Context, gvk schema.GroupVersionKind) (int, error) {
 	count, err := s.countForeignIn(ctx, gvk, "")
-	scope := scopeOf(s.target.Live)
+	scope := scopeOf(s.a.target.Live)
 	if !apierrors.IsForbidden(err) || len(scope) == 0 {
 		return count, err
 	}
@@ -154,7 +154,7 @@ func (s *ownerScope) countForeignIn(ctx context.Context, gvk schema.GroupVersion
 	list := &metav1.PartialObjectMetadataList{}
 	list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
 	for {
-		err := s.target.Client.List(ctx, list, client.Limit(500), client.Continue(list.GetContinue()), client.InNamespace(namespace))
+		err := s.a.target.Client.List(ctx, list, client.Limit(500), client.Continue(list.GetContinue()), client.InNamespace(namespace))
 		if apierrors.IsNotFound(err) || meta.IsNoMatchError(err) {
 			return 0, nil // the type is no longer served: no instances can exist
 		}
@@ -162,7 +162,7 @@ func (s *ownerScope) countForeignIn(ctx context.Context, gvk schema.GroupVersion
 			return 0, fmt.Errorf("listing instances of %s %s: %w", gvk.GroupKind(), where(namespace), err)
 		}
 		for _, item := range list.Items {
-			if item.GetLabels()[s.OwnerLabel()] != s.owner.ID {
+			if item.GetLabels()[s.a.OwnerLabel()] != s.owner.ID {
 				count++
 			}
 		}

@@ -16,7 +16,9 @@ import (
 // reports, purges) goes through track only: a live scope's cacheTracker
 // records it, a dry-run scope's dryRunTracker can only read it.
 type ownerScope struct {
-	*Applier
+	// a is the applier whose target, caches and options the pass uses; what
+	// takes an owner is a method of ownerScope, what does not is a's.
+	a     *Applier
 	owner Owner
 	track writeTracker
 	// drifts collects what the pass found drifted and left so.
@@ -28,7 +30,7 @@ type ownerScope struct {
 // scopeFor is the scope of a pass of owner: writes go to the target and are
 // tracked in the applier's caches.
 func (a *Applier) scopeFor(owner Owner) *ownerScope {
-	return &ownerScope{Applier: a, owner: owner, track: cacheTracker{a}}
+	return &ownerScope{a: a, owner: owner, track: cacheTracker{a}}
 }
 
 // dryRunScope is the scope of Preview and Diff: every write is a
@@ -42,12 +44,12 @@ func (a *Applier) dryRunScope(owner Owner) *ownerScope {
 	dry.target.Client = client.NewDryRunClient(a.target.Client)
 	dry.target.deleter = nil // its requests are real: deletes go through the dry-run client
 	dry.drift, dry.own, dry.loops, dry.purges = nil, nil, nil, nil
-	return &ownerScope{Applier: &dry, owner: owner, track: dryRunTracker{drift: a.drift, purges: a.purges}}
+	return &ownerScope{a: &dry, owner: owner, track: dryRunTracker{drift: a.drift, purges: a.purges}}
 }
 
 // defaults merges the owner's defaults over the applier's.
 func (s *ownerScope) defaults() manifests.Defaults {
-	d := s.opts.Defaults
+	d := s.a.opts.Defaults
 	o := s.owner.Defaults
 	if o.Reconcile != "" {
 		d.Reconcile = o.Reconcile

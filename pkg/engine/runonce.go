@@ -41,7 +41,7 @@ func (s *ownerScope) reconcileStep(ctx context.Context, d *desired, item *manife
 // of it, never created again; otherwise it is reconciled as any object,
 // and the item records whether it ran at this render.
 func (s *ownerScope) reconcileRun(ctx context.Context, d *desired, item *manifests.InventoryItem) outcome {
-	live, err := s.live.get(ctx, d.gvk, d.key)
+	live, err := s.a.live.get(ctx, d.gvk, d.key)
 	if err != nil {
 		return outcome{key: d.key, err: objectError(ActionApply, d.key, fmt.Errorf("reading it: %w", err))}
 	}
@@ -92,7 +92,7 @@ func (s *ownerScope) runEnded(d *desired, item *manifests.InventoryItem, live *u
 	}
 	last := live
 	if last == nil {
-		last = s.target.ends.lastSeen(d.key)
+		last = s.a.target.ends.lastSeen(d.key)
 	}
 	o.phase, o.status = endOf(last)
 	o.setStatus = true

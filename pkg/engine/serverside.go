@@ -65,7 +65,7 @@ func (a *Applier) applyServerSide(ctx context.Context, obj *unstructured.Unstruc
 // does: it keeps no field another writer set that the manifest lacks.
 func (s *ownerScope) replaceInstead(ctx context.Context, d *desired, obj, live *unstructured.Unstructured) (sent, error) {
 	if live == nil {
-		existing, err := s.getDirect(ctx, d)
+		existing, err := s.a.getDirect(ctx, d)
 		if err != nil {
 			return sent{}, err
 		}
@@ -73,7 +73,7 @@ func (s *ownerScope) replaceInstead(ctx context.Context, d *desired, obj, live *
 			return s.updateExistingWith(d, existing, func() (sent, error) { return s.put(ctx, obj, existing) })
 		}
 		obj.SetResourceVersion("")
-		if err := s.target.Client.Create(ctx, obj, client.FieldOwner(s.opts.FieldOwner)); err != nil {
+		if err := s.a.target.Client.Create(ctx, obj, client.FieldOwner(s.a.opts.FieldOwner)); err != nil {
 			return sent{}, err
 		}
 		return sent{live: obj}, nil
@@ -84,7 +84,7 @@ func (s *ownerScope) replaceInstead(ctx context.Context, d *desired, obj, live *
 	}
 	// The apply's takeover of fields before it was refused changed the
 	// object since live was read.
-	fresh, getErr := s.getDirect(ctx, d)
+	fresh, getErr := s.a.getDirect(ctx, d)
 	if getErr != nil || fresh == nil {
 		return out, err
 	}

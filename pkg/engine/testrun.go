@@ -76,7 +76,7 @@ func (t *testRun) observe(ctx context.Context, d *desired, item *manifests.Inven
 			phase, message = TestFailed, "deleted before it finished ("+message+")"
 		}
 	}
-	if phase == TestRunning && !t.opts.Deadline.IsZero() && !t.s.opts.Now().Before(t.opts.Deadline) {
+	if phase == TestRunning && !t.opts.Deadline.IsZero() && !t.s.a.opts.Now().Before(t.opts.Deadline) {
 		phase, message = TestFailed, "did not finish in time ("+message+")"
 	}
 	o := outcome{key: d.key, setStatus: true}
@@ -103,7 +103,7 @@ func (t *testRun) observe(ctx context.Context, d *desired, item *manifests.Inven
 // in, if the applier saw it go (ObjectGone). It is never created again in
 // this run: a gone test whose end nobody saw has failed.
 func (t *testRun) judgeGone(d *desired) (TestPhase, string) {
-	final := t.s.finals.last(d.key)
+	final := t.s.a.finals.last(d.key)
 	if final == nil || t.s.ownership().createdFrom(final) != d.digest {
 		return TestFailed, "its object is gone and was not seen to finish (deleted while wavekit was not watching); it is not run again in this run"
 	}

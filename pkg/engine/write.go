@@ -32,12 +32,12 @@ func (s *ownerScope) write(ctx context.Context, d *desired, live *unstructured.U
 	}
 	s.markOwned(obj)
 	if d.policies.Update == manifests.UpdateRecreate {
-		setAnnotation(obj, manifests.Key(s.opts.Name, manifests.AnnotationDigest), d.digest)
+		setAnnotation(obj, manifests.Key(s.a.opts.Name, manifests.AnnotationDigest), d.digest)
 	}
 	s.track.writing(d.key)
 	out, err := s.send(ctx, d, obj, live)
 	if err == nil && out.live != nil {
-		s.stored.learn(d, out.live.Object)
+		s.a.stored.learn(d, out.live.Object)
 	}
 	s.track.written(d.key, out.live, err)
 	return out, err
@@ -57,7 +57,7 @@ func (s *ownerScope) send(ctx context.Context, d *desired, obj, live *unstructur
 		out, err = s.replaceInstead(ctx, d, obj, live)
 	}
 	if err != nil {
-		return sent{}, explainWriteError(err, s.opts.Name)
+		return sent{}, explainWriteError(err, s.a.opts.Name)
 	}
 	return out, nil
 }
@@ -67,12 +67,12 @@ func (s *ownerScope) markOwned(obj *unstructured.Unstructured) {
 	if labels == nil {
 		labels = map[string]string{}
 	}
-	labels[s.OwnerLabel()] = s.owner.ID
-	for k, v := range s.opts.Labels {
+	labels[s.a.OwnerLabel()] = s.owner.ID
+	for k, v := range s.a.opts.Labels {
 		labels[k] = v
 	}
 	obj.SetLabels(labels)
-	setAnnotation(obj, s.ownerAnnotation(), s.owner.Description)
+	setAnnotation(obj, s.a.ownerAnnotation(), s.owner.Description)
 }
 
 func setAnnotation(obj *unstructured.Unstructured, key, value string) {
@@ -89,23 +89,23 @@ func setAnnotation(obj *unstructured.Unstructured, key, value string) {
 // adoption policy decides.
 func (s *ownerScope) create(ctx context.Context, d *desired, obj *unstructured.Unstructured) (sent, error) {
 	if isServerSideApply(d.policies.Update) && s.cacheSeesOwners(d) {
-		live, err := s.serverSideApply(ctx, d, obj, nil)
+		live, err := s.a.serverSideApply(ctx, d, obj, nil)
 		return sent{live: live}, err
 	}
 	if isServerSideApply(d.policies.Update) {
-		existing, err := s.getDirect(ctx, d)
+		existing, err := s.a.getDirect(ctx, d)
 		if err != nil {
 			return sent{}, err
 		}
 		if existing != nil {
 			return s.updateExisting(ctx, d, obj, existing)
 		}
-		live, err := s.serverSideApply(ctx, d, obj, nil)
+		live, err := s.a.serverSideApply(ctx, d, obj, nil)
 		return sent{live: live}, err
 	}
-	err := s.target.Client.Create(ctx, obj, client.FieldOwner(s.opts.FieldOwner))
+	err := s.a.target.Client.Create(ctx, obj, client.FieldOwner(s.a.opts.FieldOwner))
 	if apierrors.IsAlreadyExists(err) {
-		existing, getErr := s.getDirect(ctx, d)
+		existing, getErr := s.a.getDirect(ctx, d)
 		if getErr != nil || existing == nil {
 			return sent{}, errors.Join(err, getErr)
 		}
@@ -127,7 +127,7 @@ func (s *ownerScope) create(ctx context.Context, d *desired, obj *unstructured.U
 // with adoption-policy never, nor when the cache holds only a shard's
 // objects (Options.Labels).
 func (s *ownerScope) cacheSeesOwners(d *desired) bool {
-	return d.policies.Adoption != manifests.AdoptNever && len(s.opts.Labels) == 0
+	return d.policies.Adoption != manifests.AdoptNever && len(s.a.opts.Labels) == 0
 }
 
 // updateExisting updates an object that exists although the owner-label
@@ -162,7 +162,7 @@ func (a *Applier) getDirect(ctx context.Context, d *desired) (*unstructured.Unst
 func (s *ownerScope) update(ctx context.Context, d *desired, obj, live *unstructured.Unstructured) (sent, error) {
 	switch d.policies.Update {
 	case manifests.UpdateSSAMerge, manifests.UpdateSSAOverride:
-		written, err := s.serverSideApply(ctx, d, obj, live)
+		written, err := s.a.serverSideApply(ctx, d, obj, live)
 		return sent{live: written}, err
 	case manifests.UpdateReplaceOnImmutable:
 		return s.replaceOnImmutable(ctx, d, obj, live)
@@ -177,7 +177,7 @@ func (s *ownerScope) update(ctx context.Context, d *desired, obj, live *unstruct
 func (s *ownerScope) put(ctx context.Context, obj, live *unstructured.Unstructured) (sent, error) {
 	obj.SetResourceVersion(live.GetResourceVersion())
 	obj.SetFinalizers(keepForeignFinalizers(obj.GetFinalizers(), live.GetFinalizers()))
-	if err := s.target.Client.Update(ctx, obj, client.FieldOwner(s.opts.FieldOwner)); err != nil {
+	if err := s.a.target.Client.Update(ctx, obj, client.FieldOwner(s.a.opts.FieldOwner)); err != nil {
 		return sent{}, err
 	}
 	return sent{live: obj}, nil
@@ -188,12 +188,12 @@ func (s *ownerScope) put(ctx context.Context, obj, live *unstructured.Unstructur
 // to be created again, only when the API server refuses the apply because
 // it would change an immutable field.
 func (s *ownerScope) replaceOnImmutable(ctx context.Context, d *desired, obj, live *unstructured.Unstructured) (sent, error) {
-	written, err := s.serverSideApply(ctx, d, obj, live)
+	written, err := s.a.serverSideApply(ctx, d, obj, live)
 	if err == nil {
 		return sent{live: written}, nil
 	}
 	var immutable *ImmutableFieldError
-	if !errors.As(explainWriteError(err, s.opts.Name), &immutable) {
+	if !errors.As(explainWriteError(err, s.a.opts.Name), &immutable) {
 		return sent{}, err
 	}
 	if _, err := s.deleteRecorded(ctx, d.key, live, d.policies.ReplacePropagation); err != nil {
@@ -219,7 +219,7 @@ func keepForeignFinalizers(desired, live []string) []string {
 // drops it, may come before the answer.
 func (s *ownerScope) deleteRecorded(ctx context.Context, key manifests.ObjectKey, live *unstructured.Unstructured, propagation manifests.DeletePropagation) (bool, error) {
 	s.track.deleting(key, live.GetUID())
-	gone, err := s.deleteLive(ctx, live, propagation)
+	gone, err := s.a.deleteLive(ctx, live, propagation)
 	s.track.deleted(key, live.GetUID(), err)
 	return gone, err
 }
