@@ -161,14 +161,14 @@ func (rn *run[T]) applied(ctx context.Context, res engine.Result) outcome {
 		}
 		return outcome{reason: ReasonReady, message: message, requeue: requeue}
 	}
-	message := describeWaiting(fmt.Sprintf("waiting for wave %d", res.Wave), res.Waiting)
-	return rn.waiting(message)
+	return rn.waiting(fmt.Sprintf("waiting for wave %d", res.Wave), res.Waiting)
 }
 
-// waiting reports progress, or a timeout once the component has been
-// processing longer than its timeout. It requeues when the timeout is due,
-// so that the timeout shows even without events.
-func (rn *run[T]) waiting(message string) outcome {
+// waiting reports what a wave waits for (prefix, then the objects in their
+// states), or a timeout, with the objects' progress, once the component
+// has been processing longer than its timeout. It requeues when the
+// timeout is due, so that the timeout shows even without events.
+func (rn *run[T]) waiting(prefix string, waiting []engine.Waiting) outcome {
 	timeout := rn.r.timeout(rn.component)
 	since := time.Now()
 	if c := rn.written.ReadyCondition(); c != nil && c.Status != "True" {
@@ -180,9 +180,10 @@ func (rn *run[T]) waiting(message string) outcome {
 	left := timeout - time.Since(since)
 	if left <= 0 {
 		// Stalled, so that waiting tools fail; the next event or retry may still recover.
-		return outcome{reason: ReasonTimeout, message: fmt.Sprintf("not ready after %s: %s", timeout, message), requeue: rn.r.retryInterval(rn.component), stalled: true, failedAttempt: true}
+		message := fmt.Sprintf("not ready after %s: %s", timeout, describeWaiting(prefix, waiting))
+		return outcome{reason: ReasonTimeout, message: message, requeue: rn.r.retryInterval(rn.component), stalled: true, failedAttempt: true}
 	}
-	return outcome{reason: ReasonProcessing, message: message, requeue: left}
+	return outcome{reason: ReasonProcessing, message: describeStates(prefix, waiting), requeue: left}
 }
 
 // connect returns the component's target and its owner identity for the

@@ -122,7 +122,7 @@ func (rn *run[T]) rollback(ctx context.Context, tg *target, owner engine.Owner, 
 		return rn.fail(fmt.Errorf("%s: %w", what, err))
 	}
 	if !res.Done {
-		return rn.waiting(describeWaiting(fmt.Sprintf("%s: waiting for wave %d", what, res.Wave), res.Waiting)).withNewKinds(newKinds, res)
+		return rn.waiting(fmt.Sprintf("%s: waiting for wave %d", what, res.Wave), res.Waiting).withNewKinds(newKinds, res)
 	}
 	status.Source = good.Source
 	message := fmt.Sprintf("rolled back to the render of generation %d%s after %s of generation %d failed: %s",

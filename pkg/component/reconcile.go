@@ -427,10 +427,22 @@ func (r *Reconciler[T]) timeout(c T) time.Duration {
 	return r.opts.Timeout
 }
 
-// describeWaiting lists the first few objects a wave waits for.
+// describeWaiting lists the first few objects a wave waits for, with
+// their progress.
 func describeWaiting(prefix string, waiting []engine.Waiting) string {
+	return describeWith(prefix, waiting, engine.Summarize)
+}
+
+// describeStates lists the first few objects a wave waits for without
+// their progress: the status says which objects are not ready and in what
+// state, and is not written again at each replica of a rollout.
+func describeStates(prefix string, waiting []engine.Waiting) string {
+	return describeWith(prefix, waiting, engine.SummarizeStates)
+}
+
+func describeWith(prefix string, waiting []engine.Waiting, summarize func([]engine.Waiting, int) string) string {
 	if len(waiting) == 0 {
 		return prefix
 	}
-	return prefix + ": " + engine.Summarize(waiting, 5)
+	return prefix + ": " + summarize(waiting, 5)
 }

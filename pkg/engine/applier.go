@@ -144,19 +144,47 @@ type Drift struct {
 // Waiting is an object a pass waits for, and why.
 type Waiting struct {
 	Object manifests.ObjectKey
-	// Reason is the object's phase and status ("InProgress, Deployment is
-	// not available"), or what is done to it ("being deleted").
+	// Reason is the object's phase and status ("Updating, InProgress"), or
+	// what is done to it ("being deleted").
 	Reason string
+	// Progress is what the object's status says of its progress
+	// ("Available: 1/2"), when the pass read it; it changes as the object
+	// progresses, and the inventory does not keep it.
+	Progress string
 }
 
-func (w Waiting) String() string { return w.Object.String() + ": " + w.Reason }
+// String says what the object waits for, with its progress:
+// "apps/Deployment ns/web: Updating, InProgress: Available: 1/2".
+func (w Waiting) String() string {
+	if w.Progress == "" {
+		return w.State()
+	}
+	return w.State() + ": " + w.Progress
+}
 
-// Summarize names the first shown waiting objects and says how many more
-// there are: "a: InProgress; b: being deleted and 3 more" ("" for none).
+// State says what the object waits for without its progress, which is
+// what stays the same from one pass to the next while it rolls out:
+// "apps/Deployment ns/web: Updating, InProgress".
+func (w Waiting) State() string { return w.Object.String() + ": " + w.Reason }
+
+// Summarize names the first shown waiting objects with their progress and
+// says how many more there are: "a: InProgress: Available: 0/2; b: being
+// deleted and 3 more" ("" for none).
 func Summarize(waiting []Waiting, shown int) string {
+	return summarize(waiting, shown, Waiting.String)
+}
+
+// SummarizeStates is Summarize without the objects' progress: what a
+// status keeps while a wave rolls out ("a: Updating, InProgress"), so that
+// it is written when an object's state changes, not at every replica.
+func SummarizeStates(waiting []Waiting, shown int) string {
+	return summarize(waiting, shown, Waiting.State)
+}
+
+func summarize(waiting []Waiting, shown int, describe func(Waiting) string) string {
 	listed := make([]string, 0, min(len(waiting), shown))
 	for _, w := range waiting[:min(len(waiting), shown)] {
-		listed = append(listed, w.String())
+		listed = append(listed, describe(w))
 	}
 	out := strings.Join(listed, "; ")
 	if more := len(waiting) - len(listed); more > 0 {

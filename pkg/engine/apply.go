@@ -156,7 +156,7 @@ func (s *ownerScope) judged(ctx context.Context, o outcome, d *desired, phase ma
 	if live != nil && !hint.HasObservedGeneration {
 		hint.HasObservedGeneration = s.a.reportsObservedGeneration(ctx, d.gvk)
 	}
-	o.phase, o.status = readinessPhase(phase, live, s.health, hint)
+	o.phase, o.status, o.progress = readinessPhase(phase, live, s.health, hint)
 	o.setStatus = true
 	return o
 }
@@ -185,28 +185,32 @@ func writePhase(previous manifests.Phase, created bool) manifests.Phase {
 	return manifests.PhaseUpdating
 }
 
-// readinessPhase is the phase and status of an object in phase, judged by
-// its live object (by the owner's health checks of its kind, else kstatus);
-// nil means the object is on its way (being recreated).
-func readinessPhase(phase manifests.Phase, live *unstructured.Unstructured, health healthChecks, hint manifests.StatusHint) (manifests.Phase, string) {
+// readinessPhase is the phase, status and progress of an object in phase,
+// judged by its live object (by the owner's health checks of its kind, else
+// kstatus); nil means the object is on its way (being recreated). A failed
+// object's status says why; an object in progress has its kstatus status
+// only ("InProgress"), and what it says of its progress ("Available: 1/2")
+// is returned apart, for waits, so that the inventory does not change with
+// every replica that becomes available.
+func readinessPhase(phase manifests.Phase, live *unstructured.Unstructured, health healthChecks, hint manifests.StatusHint) (manifests.Phase, string, string) {
 	if live == nil {
-		return phase, "waiting for the old object to be deleted"
+		return phase, "waiting for the old object to be deleted", ""
 	}
 	r, judged := health.judge(live)
 	if !judged {
 		r = computeReadiness(live, hint)
 	}
-	status := string(r.Status)
-	if r.Message != "" && !r.ready() {
-		status += ": " + r.Message
-	}
 	switch {
 	case r.ready():
-		return manifests.PhaseReady, "" // Ready says Current
+		return manifests.PhaseReady, "", "" // Ready says Current
 	case r.failed():
-		return manifests.PhaseError, status
+		status := string(r.Status)
+		if r.Message != "" {
+			status += ": " + r.Message
+		}
+		return manifests.PhaseError, status, ""
 	case phase == manifests.PhaseReady || phase == manifests.PhaseError:
-		return manifests.PhaseUpdating, status
+		return manifests.PhaseUpdating, string(r.Status), r.Message
 	}
-	return phase, status
+	return phase, string(r.Status), r.Message
 }

@@ -61,7 +61,7 @@ func (r *pass) runHook(ctx context.Context, item *manifests.InventoryItem, d *de
 		_ = r.settle([]outcome{{key: key, phase: manifests.PhaseDeleting}})
 		return r.finishHook(ctx, item)
 	}
-	return false, r.settle([]outcome{{key: key, waiting: "delete hook " + waitingReason(item)}})
+	return false, r.settle([]outcome{{key: key, waiting: "delete hook " + waitingReason(item), progress: r.progress[key]}})
 }
 
 // finishHook deletes (or releases) a delete hook that is ready; it reports

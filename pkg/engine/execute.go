@@ -72,7 +72,7 @@ func (r *pass) waitGroup(g group, desired map[manifests.ObjectKey]*desired) (boo
 		if item.Phase == manifests.PhaseReady || item.Phase == manifests.PhaseCompleted || beingPurged(desired[s.key], item) {
 			continue
 		}
-		outs = append(outs, outcome{key: s.key, waiting: waitingReason(item)})
+		outs = append(outs, outcome{key: s.key, waiting: waitingReason(item), progress: r.progress[s.key]})
 	}
 	return len(outs) == 0, r.settle(outs)
 }

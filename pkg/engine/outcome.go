@@ -20,6 +20,10 @@ type outcome struct {
 	// status is the item's new status when setStatus is true.
 	status    string
 	setStatus bool
+	// progress is what the object's status says of its progress while it is
+	// in progress ("Available: 1/2"): reported with a wait, never stored in
+	// the item, so that each replica rolled out is not a status write.
+	progress string
 	// written records a write of digest at appliedAt (0: no reapply).
 	written   bool
 	digest    string
@@ -45,8 +49,11 @@ type settlement struct {
 	actions []ObjectAction
 	waiting []Waiting
 	blocked []Blocker
-	changed bool
-	err     error
+	// progress is the outcomes' progress by object, for a wait later in
+	// the pass.
+	progress map[manifests.ObjectKey]string
+	changed  bool
+	err      error
 }
 
 // settle writes outs into items in the order given (plan order) and
@@ -66,7 +73,13 @@ func settle(items map[manifests.ObjectKey]*manifests.InventoryItem, outs []outco
 			s.actions = append(s.actions, ObjectAction{Object: o.key, Action: o.action, Detail: o.detail})
 		}
 		if o.waiting != "" {
-			s.waiting = append(s.waiting, Waiting{Object: o.key, Reason: o.waiting})
+			s.waiting = append(s.waiting, Waiting{Object: o.key, Reason: o.waiting, Progress: o.progress})
+		}
+		if o.progress != "" {
+			if s.progress == nil {
+				s.progress = map[manifests.ObjectKey]string{}
+			}
+			s.progress[o.key] = o.progress
 		}
 		if o.blocked != "" {
 			s.blocked = append(s.blocked, Blocker{Object: o.key, Reason: o.blocked})

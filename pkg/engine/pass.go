@@ -16,6 +16,9 @@ type pass struct {
 	blocked []Blocker
 	actions []ObjectAction
 	changed bool
+	// progress is what the pass saw of the progress of objects in
+	// progress, reported with the waits for them (outcome.progress).
+	progress map[manifests.ObjectKey]string
 }
 
 func newPass(s *ownerScope, inventory []manifests.InventoryItem) *pass {
@@ -115,5 +118,11 @@ func (r *pass) settle(outs []outcome) error {
 	r.waiting = append(r.waiting, s.waiting...)
 	r.blocked = append(r.blocked, s.blocked...)
 	r.changed = r.changed || s.changed
+	for key, p := range s.progress {
+		if r.progress == nil {
+			r.progress = map[manifests.ObjectKey]string{}
+		}
+		r.progress[key] = p
+	}
 	return s.err
 }

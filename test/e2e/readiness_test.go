@@ -86,14 +86,14 @@ var _ = Describe("readiness against real controllers", Ordered, func() {
 	})
 
 	Context("a Deployment that never becomes available", func() {
-		It("holds wave 1 and names the Deployment and why, through the operator", func() {
+		It("holds wave 1 and names the Deployment and its state, through the operator", func() {
 			ns := createNamespace(ctx, env, "stuck-operator")
 			c := createComponent(ctx, env, ns, "web", "rollout", map[string]any{"notReady": true})
 
 			Eventually(func() string { return componentReport(ctx, env, c) }).WithTimeout(readinessTimeout).Should(Equal(
-				"Ready=False Processing: waiting for wave 1: apps/Deployment stuck-operator/web: Creating, InProgress: Available: 0/3\n" +
+				"Ready=False Processing: waiting for wave 1: apps/Deployment stuck-operator/web: Creating, InProgress\n" +
 					"state Processing\n" +
-					"apps/Deployment stuck-operator/web: Creating, InProgress: Available: 0/3\n" +
+					"apps/Deployment stuck-operator/web: Creating, InProgress\n" +
 					"ConfigMap stuck-operator/web-settings: Scheduled\n"))
 			expectAbsent(ctx, env, &corev1.ConfigMap{}, client.ObjectKey{Namespace: ns, Name: "web-settings"})
 		})

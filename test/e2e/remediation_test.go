@@ -97,6 +97,7 @@ var _ = Describe("remediation of a failed upgrade", Ordered, func() {
 		Expect(ready.Status).To(Equal(metav1.ConditionFalse))
 		Expect(ready.Message).To(HavePrefix(fmt.Sprintf("rolled back to the render of generation 1 after 2 tries of generation 2 failed: "+
 			"not ready after 8s: waiting for wave 1: apps/Deployment %s/web: ", ns)))
+		Expect(ready.Message).To(MatchRegexp(`apps/Deployment \S+/web: \w+, InProgress: \S`), "a timeout says how far the rollout got")
 		Expect(meta.IsStatusConditionTrue(rolledBack.Status.Conditions, "Stalled")).To(BeTrue(), "only a change helps")
 		Expect(rolledBack.Status.State).To(Equal(component.StateError))
 

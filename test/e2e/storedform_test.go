@@ -6,14 +6,18 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
@@ -163,6 +167,23 @@ var _ = Describe("fields the API server stores otherwise than rendered", Ordered
 			WithTimeout(readinessTimeout).Should(Satisfy(apierrors.IsNotFound))
 		Eventually(func() map[string]int32 { return eventCounts(ctx, env, c) }).
 			Should(Equal(map[string]int32{"Created": 1, "Ready": 2, "Updated": 1, "Deleted": 1}), "Events of the deletion")
+	})
+
+	It("writes the status once while a Deployment rolls out, not at every replica, and names its progress on a timeout only", func() {
+		c := createComponent(ctx, env, ns, "rolling", "stored", map[string]any{"class": "app", "replicas": 6})
+		Eventually(func() string { return readyReason(ctx, env, c) }).WithTimeout(readinessTimeout).Should(Equal("True/Ready"))
+		Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(c), c)).To(Succeed())
+
+		statuses := watchStatuses(ctx, env, c)
+		changed := c.DeepCopy()
+		changed.Spec.Values = jsonValues(map[string]any{"class": "app", "replicas": 6, "image": "example.invalid/app:2"})
+		Expect(env.Client.Patch(ctx, changed, client.MergeFrom(c))).To(Succeed())
+		Eventually(func() []string { return statuses.seen() }).WithTimeout(readinessTimeout).Should(ContainElement(HavePrefix("True/Ready")))
+		Expect(statuses.seen()).To(HaveExactElements(
+			"False/Processing: waiting for wave 0: apps/Deployment "+ns+"/rolling: Updating, InProgress",
+			HavePrefix("True/Ready: every object is applied and ready"),
+		), "one status write while 6 replicas roll out, one when they are done")
+		Expect(deploymentGenerations(ctx, env, ns)).To(HaveKeyWithValue("rolling", int64(2)))
 	})
 
 	It("stops a fight with another writer over a rendered field: WriteLoop, not a storm", func() {
@@ -354,4 +375,48 @@ func fightOverLabel(ctx context.Context, env *testenv.Env, ns, name string) int 
 		return false, nil
 	})
 	return fights
+}
+
+// statusLog records each Ready condition a Component's status showed, in
+// order, from a watch: one entry per status write that changed it.
+type statusLog struct {
+	mu      sync.Mutex
+	entries []string
+}
+
+func (l *statusLog) seen() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.entries)
+}
+
+// watchStatuses watches c from its current resourceVersion and logs every
+// change of its status as "Status/Reason: message" of its Ready condition.
+func watchStatuses(ctx context.Context, env *testenv.Env, c *v1alpha1.Component) *statusLog {
+	GinkgoHelper()
+	wc, err := client.NewWithWatch(env.Config, client.Options{Scheme: env.Scheme})
+	Expect(err).NotTo(HaveOccurred())
+	w, err := wc.Watch(ctx, &v1alpha1.ComponentList{}, client.InNamespace(c.Namespace),
+		client.MatchingFields{"metadata.name": c.Name}, &client.ListOptions{Raw: &metav1.ListOptions{ResourceVersion: c.ResourceVersion}})
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(w.Stop)
+	log := &statusLog{}
+	last := c.Status.DeepCopy()
+	go func() {
+		for event := range w.ResultChan() {
+			next, ok := event.Object.(*v1alpha1.Component)
+			if !ok || equality.Semantic.DeepEqual(next.Status, *last) {
+				continue
+			}
+			last = next.Status.DeepCopy()
+			entry := "no Ready condition"
+			if ready := meta.FindStatusCondition(next.Status.Conditions, "Ready"); ready != nil {
+				entry = string(ready.Status) + "/" + ready.Reason + ": " + ready.Message
+			}
+			log.mu.Lock()
+			log.entries = append(log.entries, entry)
+			log.mu.Unlock()
+		}
+	}()
+	return log
 }
