@@ -9,6 +9,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -111,17 +112,26 @@ type dependencyTracker[T Component] struct {
 	apiReader client.Reader
 	// sharded is set when the reconciler selects its components by label.
 	sharded bool
+	// outside are label selectors whose union is every component the
+	// reconciler's selector leaves out, which the cache does not hold;
+	// nil when no label selector can say it: then every component is
+	// listed.
+	outside []labels.Selector
 	// enabled is set when T implements DependencyConfiguration.
 	enabled bool
 	index   *dependentIndex
 }
 
 // newDependencyTracker returns the tracker of the components of type T that
-// client and apiReader read; sharded says whether the reconciler selects its
-// components by label (ReconcilerOptions.Selector).
-func newDependencyTracker[T Component](c client.Client, apiReader client.Reader, sharded bool) *dependencyTracker[T] {
+// client and apiReader read; selector is the one the reconciler selects its
+// components by (ReconcilerOptions.Selector), nil for every component.
+func newDependencyTracker[T Component](c client.Client, apiReader client.Reader, selector labels.Selector) *dependencyTracker[T] {
 	_, enabled := optional[DependencyConfiguration](newObject[T]())
-	return &dependencyTracker[T]{client: c, apiReader: apiReader, sharded: sharded, enabled: enabled, index: newDependentIndex()}
+	t := &dependencyTracker[T]{client: c, apiReader: apiReader, sharded: selector != nil, enabled: enabled, index: newDependentIndex()}
+	if t.sharded {
+		t.outside, _ = outside(selector)
+	}
+	return t
 }
 
 // awaitDependencies returns a Pending outcome while a dependency is not
@@ -245,20 +255,42 @@ func (rn *run[T]) dependents(ctx context.Context) ([]types.NamespacedName, error
 }
 
 // dependentsOf lists the components whose dependencies include id: from
-// the index the component events keep, or, for a shard, from the API
-// server, since the dependents may be in other shards.
+// the index the component events keep and, for a shard, from the API
+// server for the components outside its selector (other shards), which
+// its cache does not hold. Listing only those keeps the deletion of N
+// components from reading N times every component: in an operator
+// without shards, what lies outside is a list of no items.
 func (t *dependencyTracker[T]) dependentsOf(ctx context.Context, id types.NamespacedName) ([]types.NamespacedName, error) {
 	if !t.enabled {
 		return nil, nil
 	}
+	found := t.index.of(id)
 	if !t.sharded {
-		return t.index.of(id), nil
+		return found, nil
 	}
+	selectors := t.outside
+	if selectors == nil {
+		found, selectors = nil, []labels.Selector{labels.Everything()}
+	}
+	for _, selector := range selectors {
+		listed, err := t.listDependents(ctx, id, selector)
+		if err != nil {
+			return nil, err
+		}
+		found = append(found, listed...)
+	}
+	slices.SortFunc(found, func(a, b types.NamespacedName) int { return strings.Compare(a.String(), b.String()) })
+	return slices.Compact(found), nil
+}
+
+// listDependents lists, from the API server, the components selector
+// matches whose dependencies include id.
+func (t *dependencyTracker[T]) listDependents(ctx context.Context, id types.NamespacedName, selector labels.Selector) ([]types.NamespacedName, error) {
 	list, err := t.newList()
 	if err != nil {
 		return nil, err
 	}
-	if err := t.apiReader.List(ctx, list); err != nil {
+	if err := t.apiReader.List(ctx, list, client.MatchingLabelsSelector{Selector: selector}); err != nil {
 		return nil, fmt.Errorf("listing the components that depend on %s: %w", id, err)
 	}
 	items, err := meta.ExtractList(list)

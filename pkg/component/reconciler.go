@@ -122,7 +122,7 @@ func (r *Reconciler[T]) SetupWithManager(mgr ctrl.Manager) error {
 	r.client = mgr.GetClient()
 	r.apiReader = mgr.GetAPIReader()
 	r.renders = newRenderStore(r.client, r.apiReader)
-	r.deps = newDependencyTracker[T](r.client, r.apiReader, r.opts.Selector != nil)
+	r.deps = newDependencyTracker[T](r.client, r.apiReader, r.opts.Selector)
 	r.recorder = &boundedRecorder{mgr.GetEventRecorder(r.name)}
 	r.targets = &targets{
 		name: r.name, local: mgr.GetConfig(), scheme: mgr.GetScheme(), reader: mgr.GetAPIReader(),
