@@ -78,7 +78,7 @@ func parseOptions() (options, error) {
 	flag.StringVar(&o.repoRoot, "repo", "../../..", "the wavekit repository")
 	flag.IntVar(&o.releases, "releases", o.releases, "releases per tool (R)")
 	flag.DurationVar(&o.idle, "idle", o.idle, "length of the idle window")
-	flag.StringVar(&tools, "tools", tools, "tools to run, comma-separated: wavekit, helm-controller")
+	flag.StringVar(&tools, "tools", tools, "tools to run, comma-separated: wavekit, helm-controller, and the CLI baselines helm and wavekit-cli")
 	flag.StringVar(&o.resultsDir, "results", "results", "directory of results.jsonl")
 	flag.StringVar(&o.workDir, "work", "", "directory of this run's binaries, repository and logs (default: a new temporary directory)")
 	flag.BoolVar(&o.keep, "keep", false, "keep the clusters after the run (wavekit cluster delete --name bench-TOOL removes them)")
@@ -86,7 +86,7 @@ func parseOptions() (options, error) {
 	o.tools = strings.Split(tools, ",")
 	for _, t := range o.tools {
 		if _, ok := toolsByName[t]; !ok {
-			return o, fmt.Errorf("unknown tool %q: want wavekit or helm-controller", t)
+			return o, fmt.Errorf("unknown tool %q: want wavekit, helm-controller, helm or wavekit-cli", t)
 		}
 	}
 	root, err := filepath.Abs(o.repoRoot)

@@ -53,6 +53,9 @@ func (c *controller) pid() int { return c.cmd.Process.Pid }
 
 // exited returns an error if the controller is no longer running.
 func (c *controller) exited() error {
+	if c == nil {
+		return nil // a CLI's run has no controller
+	}
 	select {
 	case <-c.done:
 		return fmt.Errorf("%s exited; see %s", c.name, c.log)
@@ -63,6 +66,9 @@ func (c *controller) exited() error {
 
 // stop sends the controller SIGTERM, and SIGKILL after 30 s.
 func (c *controller) stop() {
+	if c == nil {
+		return
+	}
 	_ = c.cmd.Process.Signal(syscall.SIGTERM)
 	select {
 	case <-c.done:

@@ -99,6 +99,9 @@ func (r *toolRun) scenarios(ctx context.Context, started time.Time) ([]window, e
 		{"delete", func(ctx context.Context) (time.Time, error) { return r.converge(ctx, goalGone, "", r.remove) }},
 	}
 	for _, s := range steps {
+		if _, cli := r.tool.(*cliTool); cli && s.name == "idle" {
+			continue // nothing runs between commands
+		}
 		progress("%s: %s, %d releases", r.tool.name(), s.name, len(r.names))
 		w := r.measure(s.name, time.Now(), func() (time.Time, error) { return s.act(ctx) })
 		if w.done.IsZero() {
@@ -114,7 +117,7 @@ func (r *toolRun) scenarios(ctx context.Context, started time.Time) ([]window, e
 // with the CPU both processes used in it; a failed act has a zero done.
 func (r *toolRun) measure(scenario string, start time.Time, act func() (time.Time, error)) window {
 	w := window{scenario: scenario, start: start, loadBefore: loadAverage()}
-	cpu0, _ := cpuSeconds(r.ctrl.pidOrZero())
+	cpu0, _ := r.usage()
 	api0, _ := cpuSeconds(r.cluster.apiServerPID())
 	done, err := act()
 	if err != nil {
@@ -125,10 +128,9 @@ func (r *toolRun) measure(scenario string, start time.Time, act func() (time.Tim
 		time.Sleep(r.opts.settle)
 	}
 	w.done, w.end, w.now = done, time.Now(), loadAverage()
-	cpu1, _ := cpuSeconds(r.ctrl.pidOrZero())
+	cpu1, peak := r.usage()
 	api1, _ := cpuSeconds(r.cluster.apiServerPID())
-	w.cpu, w.apiCPU = cpu1-cpu0, api1-api0
-	w.peakRSS, _ = peakRSSMiB(r.ctrl.pidOrZero())
+	w.cpu, w.apiCPU, w.peakRSS = cpu1-cpu0, api1-api0, peak
 	if scenario == "install" || scenario == "upgrade" {
 		w.lastResource, w.lastDeployment, w.maxLag = r.tracker.spans(r.names, start)
 	}
@@ -169,12 +171,28 @@ func (r *toolRun) converge(ctx context.Context, g goal, message string, act func
 	}
 }
 
-// forEach calls fn for every release, writers at a time.
+// usage is the CPU seconds the tool used so far and its peak RSS (MiB):
+// its controller's, or the sum and largest of its commands'.
+func (r *toolRun) usage() (float64, float64) {
+	if cli, ok := r.tool.(*cliTool); ok {
+		return cli.runs.usage()
+	}
+	cpu, _ := cpuSeconds(r.ctrl.pidOrZero())
+	peak, _ := peakRSSMiB(r.ctrl.pidOrZero())
+	return cpu, peak
+}
+
+// forEach calls fn for every release, writers at a time (a CLI's
+// commands, cliProcesses at a time).
 func (r *toolRun) forEach(ctx context.Context, fn func(context.Context, string) error) error {
 	names := make(chan string)
 	errs := make(chan error, len(r.names))
 	var wg sync.WaitGroup
-	for range writers {
+	parallel := writers
+	if _, cli := r.tool.(*cliTool); cli {
+		parallel = cliProcesses
+	}
+	for range parallel {
 		wg.Go(func() {
 			for n := range names {
 				if err := fn(ctx, n); err != nil {
@@ -193,12 +211,18 @@ func (r *toolRun) forEach(ctx context.Context, fn func(context.Context, string) 
 }
 
 func (r *toolRun) create(ctx context.Context, name, message string) error {
+	if cli, ok := r.tool.(*cliTool); ok {
+		return cli.act(ctx, "install", name, message, r.repo)
+	}
 	_, err := r.cluster.dynamic.Resource(r.tool.resource()).Namespace(benchNamespace).
 		Create(ctx, r.tool.release(name, message, r.repo), metav1.CreateOptions{})
 	return err
 }
 
 func (r *toolRun) change(ctx context.Context, name, message string) error {
+	if cli, ok := r.tool.(*cliTool); ok {
+		return cli.act(ctx, "upgrade", name, message, r.repo)
+	}
 	patch := fmt.Appendf(nil, `{"spec":{"values":{"message":%q}}}`, message)
 	_, err := r.cluster.dynamic.Resource(r.tool.resource()).Namespace(benchNamespace).
 		Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{})
@@ -206,6 +230,9 @@ func (r *toolRun) change(ctx context.Context, name, message string) error {
 }
 
 func (r *toolRun) remove(ctx context.Context, name, _ string) error {
+	if cli, ok := r.tool.(*cliTool); ok {
+		return cli.act(ctx, "delete", name, "", r.repo)
+	}
 	return r.cluster.dynamic.Resource(r.tool.resource()).Namespace(benchNamespace).Delete(ctx, name, metav1.DeleteOptions{})
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -15,17 +16,17 @@ type row struct {
 var tableRows = []row{
 	{"install", "to the last release Ready (s)", func(r result) float64 { return r.Seconds }, "%.1f"},
 	{"install", "API requests", func(r result) float64 { return float64(r.Requests.Total) }, "%.0f"},
-	{"install", "controller CPU (s)", func(r result) float64 { return r.CPUSeconds }, "%.1f"},
+	{"install", "tool CPU (s)", func(r result) float64 { return r.CPUSeconds }, "%.1f"},
 	{"install", "kube-apiserver CPU (s)", func(r result) float64 { return r.APIServerCPUSeconds }, "%.1f"},
 	{"upgrade", "to the last release Ready (s)", func(r result) float64 { return r.Seconds }, "%.1f"},
 	{"upgrade", "API requests", func(r result) float64 { return float64(r.Requests.Total) }, "%.0f"},
-	{"upgrade", "controller CPU (s)", func(r result) float64 { return r.CPUSeconds }, "%.1f"},
+	{"upgrade", "tool CPU (s)", func(r result) float64 { return r.CPUSeconds }, "%.1f"},
 	{"upgrade", "kube-apiserver CPU (s)", func(r result) float64 { return r.APIServerCPUSeconds }, "%.1f"},
 	{"idle", "API requests per minute", func(r result) float64 { return float64(r.Requests.Total) / (r.WindowSeconds / 60) }, "%.1f"},
-	{"idle", "controller CPU (s)", func(r result) float64 { return r.CPUSeconds }, "%.1f"},
+	{"idle", "tool CPU (s)", func(r result) float64 { return r.CPUSeconds }, "%.1f"},
 	{"delete", "to every object gone (s)", func(r result) float64 { return r.Seconds }, "%.1f"},
 	{"delete", "API requests", func(r result) float64 { return float64(r.Requests.Total) }, "%.0f"},
-	{"delete", "controller CPU (s)", func(r result) float64 { return r.CPUSeconds }, "%.1f"},
+	{"delete", "tool CPU (s)", func(r result) float64 { return r.CPUSeconds }, "%.1f"},
 	{"delete", "peak RSS (MiB)", func(r result) float64 { return r.PeakRSSMiB }, "%.0f"},
 }
 
@@ -42,7 +43,9 @@ func markdownTable(results []result) string {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "| scenario | figure | %s |", strings.Join(tools, " | "))
-	ratio := len(tools) == 2 && tools[1] == "helm-controller"
+	// The ratio is the first tool's to helm-controller's, wherever it is.
+	peer := slices.Index(tools, "helm-controller")
+	ratio := peer > 0
 	if ratio {
 		fmt.Fprintf(&b, " %s ÷ helm-controller |", tools[0])
 	}
@@ -66,10 +69,10 @@ func markdownTable(results []result) string {
 			fmt.Fprintf(&b, " "+row.format+" |", v)
 		}
 		if ratio {
-			if values[1] == 0 {
+			if values[peer] == 0 {
 				b.WriteString(" – |")
 			} else {
-				fmt.Fprintf(&b, " %.2f |", values[0]/values[1])
+				fmt.Fprintf(&b, " %.2f |", values[0]/values[peer])
 			}
 		}
 		b.WriteString("\n")

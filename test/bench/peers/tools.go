@@ -36,6 +36,8 @@ type tool interface {
 var toolsByName = map[string]tool{
 	"wavekit":         wavekitTool{},
 	"helm-controller": helmControllerTool{},
+	"helm":            helmCLI,
+	"wavekit-cli":     wavekitCLI,
 }
 
 // waitServed waits until the API server serves gvr (its CRD is established

@@ -41,9 +41,13 @@ const (
 // newTracker starts watching gvr and Deployments in the bench namespace.
 func newTracker(ctx context.Context, c *cluster, gvr schema.GroupVersionResource) (*tracker, error) {
 	t := &tracker{changed: make(chan struct{}, 1)}
-	t.crInformer = dynamicinformer.NewFilteredDynamicSharedInformerFactory(c.dynamic, 0, benchNamespace, nil).ForResource(gvr).Informer()
 	t.depInformer = informers.NewSharedInformerFactoryWithOptions(c.kube, 0, informers.WithNamespace(benchNamespace)).Apps().V1().Deployments().Informer()
-	for _, inf := range []cache.SharedIndexInformer{t.crInformer, t.depInformer} {
+	watched := []cache.SharedIndexInformer{t.depInformer}
+	if !gvr.Empty() {
+		t.crInformer = dynamicinformer.NewFilteredDynamicSharedInformerFactory(c.dynamic, 0, benchNamespace, nil).ForResource(gvr).Informer()
+		watched = append(watched, t.crInformer)
+	}
+	for _, inf := range watched {
 		if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
 			AddFunc:    func(obj any) { t.observe(obj, false) },
 			UpdateFunc: func(_, obj any) { t.observe(obj, false) },
@@ -53,7 +57,11 @@ func newTracker(ctx context.Context, c *cluster, gvr schema.GroupVersionResource
 		}
 		go inf.Run(ctx.Done())
 	}
-	if !cache.WaitForCacheSync(ctx.Done(), t.crInformer.HasSynced, t.depInformer.HasSynced) {
+	synced := make([]cache.InformerSynced, len(watched))
+	for i, inf := range watched {
+		synced[i] = inf.HasSynced
+	}
+	if !cache.WaitForCacheSync(ctx.Done(), synced...) {
 		return nil, fmt.Errorf("watching %s and Deployments: %w", gvr, ctx.Err())
 	}
 	return t, nil
@@ -67,7 +75,11 @@ func (t *tracker) setGoal(g goal, message string) {
 	t.cr, t.dep = map[string]time.Time{}, map[string]time.Time{}
 	t.mu.Unlock()
 	if g == goalReady {
-		for _, obj := range append(t.crInformer.GetStore().List(), t.depInformer.GetStore().List()...) {
+		objects := t.depInformer.GetStore().List()
+		if t.crInformer != nil {
+			objects = append(objects, t.crInformer.GetStore().List()...)
+		}
+		for _, obj := range objects {
 			t.observe(obj, false)
 		}
 	}
@@ -112,8 +124,11 @@ func (t *tracker) done(names []string) (time.Time, bool) {
 	defer t.mu.Unlock()
 	var last time.Time
 	for _, n := range names {
-		cr, ok1 := t.cr[n]
 		dep, ok2 := t.dep[n]
+		cr, ok1 := t.cr[n]
+		if t.crInformer == nil {
+			cr, ok1 = dep, true // a CLI's release has no resource: its Deployment is all
+		}
 		if !ok1 || !ok2 {
 			return time.Time{}, false
 		}
