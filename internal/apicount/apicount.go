@@ -14,13 +14,14 @@ import (
 
 // Counter counts requests; the zero value is not usable, see New.
 type Counter struct {
-	mu      sync.Mutex
-	counts  map[string]int // "verb resource" → n
-	dryRuns int            // writes sent with dryRun=All, counted in counts too
+	mu        sync.Mutex
+	counts    map[string]int // "verb resource" → n
+	conflicts map[string]int // "verb resource" → n answered 409 Conflict, counted in counts too
+	dryRuns   int            // writes sent with dryRun=All, counted in counts too
 }
 
 // New returns an empty counter.
-func New() *Counter { return &Counter{counts: map[string]int{}} }
+func New() *Counter { return &Counter{counts: map[string]int{}, conflicts: map[string]int{}} }
 
 // Wrap returns a copy of cfg whose requests are counted.
 func (c *Counter) Wrap(cfg *rest.Config) *rest.Config {
@@ -37,8 +38,28 @@ type roundTripper struct {
 }
 
 func (r roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
-	r.counter.add(apirequest.Verb(req), apirequest.Resource(req.URL.Path), req.URL.Query().Get("dryRun") == "All")
-	return r.next.RoundTrip(req)
+	verb, resource := apirequest.Verb(req), apirequest.Resource(req.URL.Path)
+	r.counter.add(verb, resource, req.URL.Query().Get("dryRun") == "All")
+	resp, err := r.next.RoundTrip(req)
+	if err == nil && resp.StatusCode == http.StatusConflict {
+		r.counter.conflicted(verb, resource)
+	}
+	return resp, err
+}
+
+func (c *Counter) conflicted(verb, resource string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.conflicts[verb+" "+resource]++
+}
+
+// Conflicts counts the requests of one verb and resource that the API
+// server answered with 409 Conflict (a write based on a stale
+// resourceVersion); Count minus Conflicts is what the server accepted.
+func (c *Counter) Conflicts(verb, resource string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.conflicts[verb+" "+resource]
 }
 
 func (c *Counter) add(verb, resource string, dryRun bool) {
@@ -62,7 +83,7 @@ func (c *Counter) DryRuns() int {
 func (c *Counter) Reset() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.counts, c.dryRuns = map[string]int{}, 0
+	c.counts, c.conflicts, c.dryRuns = map[string]int{}, map[string]int{}, 0
 }
 
 // Snapshot returns the counts by "verb resource".

@@ -104,7 +104,10 @@ func otherWriterSpecs(clusterOf func() *testenv.Env, setUp func(string) (string,
 		web.Spec.Template.Annotations = map[string]string{"revision": "2"}
 		api.Spec.Template.Annotations = map[string]string{"revision": "2"}
 		applyUntilReady(h, web, api)
-		Expect(h.counter.Snapshot()).To(HaveKeyWithValue("update deployments", 1), "replace (PUT) of web")
+		// A PUT may race the Deployment controller's last status write and
+		// be refused (409): the next pass sends it again from a fresh read.
+		Expect(h.counter.Count("update", "deployments")-h.counter.Conflicts("update", "deployments")).To(Equal(1),
+			"one replace (PUT) of web accepted: %v", h.counter)
 		Expect(h.counter.Snapshot()).To(HaveKeyWithValue("apply deployments", 1), "server-side apply of api")
 		Expect(replicasOf(ns, "web")).To(Equal(last))
 		Expect(replicasOf(ns, "api")).To(Equal(int32(3)))
