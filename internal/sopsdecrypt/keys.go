@@ -7,24 +7,15 @@ import (
 	"strings"
 
 	"filippo.io/age"
-	sopsage "github.com/getsops/sops/v3/age"
-	"github.com/getsops/sops/v3/logging"
-	"github.com/sirupsen/logrus"
 )
 
 // KeySuffix is the suffix of the Secret keys that hold age identities.
 const KeySuffix = ".agekey"
 
-func init() {
-	// SOPS logs every decryption at info level; it says nothing we do not
-	// report ourselves.
-	logging.SetLevel(logrus.WarnLevel)
-}
-
 // Keys are age identities that decrypt SOPS files, and where they came
 // from, for messages.
 type Keys struct {
-	identities sopsage.ParsedIdentities
+	identities []age.Identity
 	recipients []string
 	source     string
 }

@@ -3,10 +3,8 @@ package sopsdecrypt
 import (
 	"errors"
 	"fmt"
+	"time"
 
-	"github.com/getsops/sops/v3/config"
-	sopsjson "github.com/getsops/sops/v3/stores/json"
-	sopsyaml "github.com/getsops/sops/v3/stores/yaml"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
@@ -35,54 +33,80 @@ func Encrypted(objects []client.Object) []client.Object {
 // namespace, labels); each value is still authenticated by AES-GCM together
 // with its path.
 func (k *Keys) DecryptObject(obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
-	data, err := obj.MarshalJSON()
+	meta, err := metadataFromObject(obj.Object)
 	if err != nil {
-		return nil, fmt.Errorf("encoding: %w", err)
+		return nil, fmt.Errorf("reading its SOPS metadata: %w", err)
 	}
-	store := sopsjson.NewStore(&config.JSONStoreConfig{})
-	tree, err := store.LoadEncryptedFile(data)
+	d, err := k.decrypter(meta)
 	if err != nil {
-		return nil, fmt.Errorf("reading its SOPS metadata: %w", redact(err))
-	}
-	if _, err := k.decryptTree(&tree); err != nil {
 		return nil, err
 	}
-	plain, err := store.EmitPlainFile(tree.Branches)
-	if err != nil {
-		return nil, fmt.Errorf("encoding the decrypted object: %w", redact(err))
+	out := obj.DeepCopy()
+	delete(out.Object, metadataKey)
+	if _, err := d.walk(out.Object, nil); err != nil {
+		return nil, fmt.Errorf("decrypting: %w", err)
 	}
-	out := &unstructured.Unstructured{}
-	if err := out.UnmarshalJSON(plain); err != nil {
-		return nil, fmt.Errorf("decoding the decrypted object: %w", redact(err))
+	if err := asUnstructured(out.Object); err != nil {
+		return nil, err
 	}
 	return out, nil
+}
+
+// decrypter recovers the data key and compiles the rules of a file.
+func (k *Keys) decrypter(meta *metadata) (*decrypter, error) {
+	r, err := meta.rules()
+	if err != nil {
+		return nil, fmt.Errorf("reading its SOPS metadata: %w", err)
+	}
+	dataKey, err := k.dataKey(meta)
+	if err != nil {
+		return nil, err
+	}
+	return &decrypter{dataKey: dataKey, rules: r, macOnlyEncrypted: meta.MACOnlyEncrypted}, nil
+}
+
+// asUnstructured turns the decrypted values into the types of a decoded
+// JSON object: int64 for int, a string for bytes and times.
+func asUnstructured(v any) error {
+	switch v := v.(type) {
+	case map[string]any:
+		for key, value := range v {
+			converted, err := unstructuredValue(value)
+			if err != nil {
+				return err
+			}
+			v[key] = converted
+		}
+	case []any:
+		for i, value := range v {
+			converted, err := unstructuredValue(value)
+			if err != nil {
+				return err
+			}
+			v[i] = converted
+		}
+	}
+	return nil
+}
+
+func unstructuredValue(v any) (any, error) {
+	switch v := v.(type) {
+	case int:
+		return int64(v), nil
+	case []byte:
+		return string(v), nil
+	case time.Time:
+		text, err := v.MarshalText()
+		return string(text), err
+	case map[string]any, []any:
+		return v, asUnstructured(v)
+	}
+	return v, nil
 }
 
 // IsEncryptedDocument tells whether data looks like a SOPS-encrypted YAML
 // or JSON document.
 func IsEncryptedDocument(data []byte) bool { return hasMarker(data) }
-
-// DecryptDocument decrypts a SOPS-encrypted YAML (or JSON, which is YAML)
-// document, such as a values file, checks its MAC, and returns it as YAML.
-func (k *Keys) DecryptDocument(data []byte) ([]byte, error) {
-	store := sopsyaml.NewStore(&config.YAMLStoreConfig{})
-	tree, err := store.LoadEncryptedFile(data)
-	if err != nil {
-		return nil, fmt.Errorf("reading its SOPS metadata: %w", redact(err))
-	}
-	mac, err := k.decryptTree(&tree)
-	if err != nil {
-		return nil, err
-	}
-	if err := k.checkMAC(&tree, mac); err != nil {
-		return nil, err
-	}
-	plain, err := store.EmitPlainFile(tree.Branches)
-	if err != nil {
-		return nil, fmt.Errorf("encoding the decrypted document: %w", redact(err))
-	}
-	return plain, nil
-}
 
 // ErrNoKeys says that an object is encrypted and no keys were given.
 var ErrNoKeys = errors.New("no age key was given")

@@ -49,7 +49,8 @@ func buildAll(ctx context.Context, opts options) (binaries, error) {
 		b.wavekit: "./cmd/wavekit", b.operator: "./cmd/component-operator", b.helm: "helm.sh/helm/v3/cmd/helm",
 	} {
 		start := time.Now()
-		if _, err := scriptOutput(ctx, opts.repoRoot, "go", "build", "-o", out, pkg); err != nil {
+		// As the release images and helm-controller's script build them.
+		if _, err := scriptOutput(ctx, opts.repoRoot, "go", "build", "-trimpath", "-ldflags=-s -w", "-o", out, pkg); err != nil {
 			return b, fmt.Errorf("building %s: %w", pkg, err)
 		}
 		progress("built %s in %s", pkg, time.Since(start).Round(time.Second))
