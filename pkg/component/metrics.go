@@ -68,45 +68,58 @@ type roundTripperFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripperFunc) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
 
-// stateGauge keeps per-component values so the gauges can be recomputed.
+// stateGauge keeps each component's state and inventory phases and the
+// totals the gauges show. An observation changes the totals by that
+// component's difference, so a reconcile costs the same with 10 or 10,000
+// components; a total that drops to 0 leaves its gauge.
 type stateGauge struct {
 	mu       sync.Mutex
 	operator string
 	states   map[string]State
 	phases   map[string]map[string]int
+	byState  map[string]int
+	byPhase  map[string]int
 }
 
 func newStateGauge(operator string) *stateGauge {
-	return &stateGauge{operator: operator, states: map[string]State{}, phases: map[string]map[string]int{}}
+	return &stateGauge{operator: operator, states: map[string]State{}, phases: map[string]map[string]int{},
+		byState: map[string]int{}, byPhase: map[string]int{}}
 }
 
 // observe records a component's state and inventory phases (nil status: gone).
 func (g *stateGauge) observe(id string, status *Status) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	if old, ok := g.states[id]; ok {
+		g.add(componentsByState, g.byState, string(old), -1)
+	}
+	for phase, n := range g.phases[id] {
+		g.add(dependentsByPhase, g.byPhase, phase, -n)
+	}
 	if status == nil {
 		delete(g.states, id)
 		delete(g.phases, id)
-	} else {
-		g.states[id] = status.State
-		phases := map[string]int{}
-		for _, item := range status.Inventory {
-			phases[string(item.Phase)]++
-		}
-		g.phases[id] = phases
+		return
 	}
-	g.publish()
+	g.states[id] = status.State
+	g.add(componentsByState, g.byState, string(status.State), 1)
+	phases := map[string]int{}
+	for _, item := range status.Inventory {
+		phases[string(item.Phase)]++
+	}
+	g.phases[id] = phases
+	for phase, n := range phases {
+		g.add(dependentsByPhase, g.byPhase, phase, n)
+	}
 }
 
-func (g *stateGauge) publish() {
-	componentsByState.DeletePartialMatch(prometheus.Labels{"operator": g.operator})
-	dependentsByPhase.DeletePartialMatch(prometheus.Labels{"operator": g.operator})
-	for _, s := range g.states {
-		componentsByState.WithLabelValues(g.operator, string(s)).Inc()
+// add changes the total of one label value by delta and sets its gauge.
+func (g *stateGauge) add(vec *prometheus.GaugeVec, totals map[string]int, value string, delta int) {
+	totals[value] += delta
+	if totals[value] == 0 {
+		delete(totals, value)
+		vec.DeleteLabelValues(g.operator, value)
+		return
 	}
-	for _, phases := range g.phases {
-		for p, n := range phases {
-			dependentsByPhase.WithLabelValues(g.operator, p).Add(float64(n))
-		}
-	}
+	vec.WithLabelValues(g.operator, value).Set(float64(totals[value]))
 }
