@@ -69,7 +69,7 @@ func EncryptWith(plain []byte, recipient string, rules Rules) ([]byte, error) {
 		EncryptedSuffix: rules.EncryptedSuffix, UnencryptedSuffix: rules.UnencryptedSuffix,
 		EncryptedCommentRegex: rules.EncryptedCommentRegex, UnencryptedCommentRegex: rules.UnencryptedCommentRegex,
 		MACOnlyEncrypted: rules.MACOnlyEncrypted,
-		Version: version.Version, LastModified: time.Now().UTC().Truncate(time.Second),
+		Version:          version.Version, LastModified: time.Now().UTC().Truncate(time.Second),
 	}}
 	cipher := aes.NewCipher()
 	mac, err := tree.Encrypt(dataKey, cipher)
