@@ -97,11 +97,19 @@ func (rn *run[T]) removeFinalizer(ctx context.Context, message string) outcome {
 	return outcome{gone: true}
 }
 
-// deleteHooks renders the component for its delete hooks. A render error must
-// not block deletion forever: deletion goes on without hooks, and the
-// returned note says why, for the Ready condition and an event.
+// deleteHooks renders the component for its delete hooks, once a deletion
+// and generation. A render error must not block deletion forever:
+// deletion goes on without hooks, and the returned note says why, for the
+// Ready condition and an event; the next pass renders again.
 func (rn *run[T]) deleteHooks(ctx context.Context, tg *target) ([]client.Object, string) {
+	uid, generation := rn.component.GetUID(), rn.component.GetGeneration()
+	if objects, ok := rn.r.deletions.get(rn.id, uid, generation); ok {
+		return objects, ""
+	}
 	objects, err := rn.render(ctx, tg)
+	if err == nil {
+		rn.r.deletions.put(rn.id, uid, generation, objects)
+	}
 	if err != nil {
 		note := fmt.Sprintf("delete hooks not run: rendering failed: %v", err)
 		if rn.r.recorder != nil && rn.r.notes.changed(rn.id, "hooks\x00"+err.Error()) {

@@ -143,6 +143,33 @@ var _ = Describe("the component reconciler", func() {
 		eventually(func() *v1alpha1.Component { return getComponent(ctx, c) }).Should(BeNil())
 	})
 
+	It("renders once for a deletion that takes several passes, as helm uninstall does", func() {
+		h := startOperator(ctx, ns, component.ReconcilerOptions{})
+		c := newComponent(ns, "uninstalled", map[string]any{"configMaps": map[string]any{"held": map[string]any{}, "free": map[string]any{}}})
+		Expect(env.Client.Create(ctx, c)).To(Succeed())
+		eventually(func() string { return readyCondition(ctx, c) }).Should(HavePrefix("True/Ready"))
+		ready := h.generator.renders()
+		held := getConfigMap(ctx, ns, "held")
+		held.Finalizers = append(held.Finalizers, "example.com/hold")
+		Expect(env.Client.Update(ctx, held)).To(Succeed())
+		// Another writer's change is a pass of its own, with its render.
+		eventually(h.generator.renders).Should(Equal(ready + 1))
+		before := h.generator.renders()
+
+		Expect(env.Client.Delete(ctx, c)).To(Succeed())
+		eventually(func() string { return readyCondition(ctx, c) }).Should(ContainSubstring("waiting for objects to be deleted: ConfigMap " + ns + "/held: being deleted"))
+		for i := range 3 { // other writers' changes wake the deletion up again
+			held = getConfigMap(ctx, ns, "held")
+			held.Annotations = map[string]string{"touched": fmt.Sprint(i)}
+			Expect(env.Client.Update(ctx, held)).To(Succeed())
+		}
+		held = getConfigMap(ctx, ns, "held")
+		held.Finalizers = nil
+		Expect(env.Client.Update(ctx, held)).To(Succeed())
+		eventually(func() *v1alpha1.Component { return getComponent(ctx, c) }).Should(BeNil())
+		Expect(h.generator.renders() - before).To(Equal(1), "one render for the delete hooks of the whole deletion")
+	})
+
 	It("leaves the spec alone: a new component stays at generation 1 and the operator owns no spec field", func() {
 		startOperator(ctx, ns, component.ReconcilerOptions{})
 		c := newComponent(ns, "untouched", nil)
