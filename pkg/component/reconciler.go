@@ -39,7 +39,7 @@ type Reconciler[T Component] struct {
 	gauge     *stateGauge
 	notes     *eventNotes
 	inflight  *inflight
-	renders   *renderStore  // kept renders, for a rollback
+	renders   *renderStore // kept renders, for a rollback
 	deletions *deletionRenders
 	pruned    *prunedStatus // status fields the component's CRD drops
 

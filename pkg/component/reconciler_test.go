@@ -167,7 +167,7 @@ var _ = Describe("the component reconciler", func() {
 		held.Finalizers = nil
 		Expect(env.Client.Update(ctx, held)).To(Succeed())
 		eventually(func() *v1alpha1.Component { return getComponent(ctx, c) }).Should(BeNil())
-		Expect(h.generator.renders() - before).To(Equal(1), "one render for the delete hooks of the whole deletion")
+		Expect(h.generator.renders()-before).To(Equal(1), "one render for the delete hooks of the whole deletion")
 	})
 
 	It("leaves the spec alone: a new component stays at generation 1 and the operator owns no spec field", func() {
