@@ -202,9 +202,5 @@ func deepCopy(t *testing.T, doc map[string]any) map[string]any {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := map[string]any{}
-	if err := yaml.Unmarshal(data, &out); err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return decoded(t, data)
 }
