@@ -62,14 +62,7 @@ func TestDecryptDocumentAsSOPS(t *testing.T) {
 	}
 	for _, tc := range compatCases {
 		t.Run(tc.name, func(t *testing.T) {
-			enc, err := sopstest.EncryptWith([]byte(tc.doc), recipient, tc.rules)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want, err := sopstest.Decrypt(enc, id)
-			if err != nil {
-				t.Fatalf("SOPS's module: %v", err)
-			}
+			enc, want := encryptedBySOPS(t, tc.doc, tc.rules, id, recipient)
 			got, err := keys.DecryptDocument(enc)
 			if err != nil {
 				t.Fatalf("DecryptDocument: %v\n%s", err, enc)
@@ -81,6 +74,21 @@ func TestDecryptDocumentAsSOPS(t *testing.T) {
 	}
 }
 
+// encryptedBySOPS encrypts doc with SOPS's module and returns it with what
+// SOPS's module decrypts from it.
+func encryptedBySOPS(t *testing.T, doc string, rules sopstest.Rules, id, recipient string) (enc, plain []byte) {
+	t.Helper()
+	enc, err := sopstest.EncryptWith([]byte(doc), recipient, rules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, err = sopstest.Decrypt(enc, id)
+	if err != nil {
+		t.Fatalf("SOPS's module: %v", err)
+	}
+	return enc, plain
+}
+
 // TestDecryptObjectAsSOPS does the same for objects, whose MAC is not checked.
 func TestDecryptObjectAsSOPS(t *testing.T) {
 	id, recipient := newKey(t)
@@ -90,14 +98,7 @@ func TestDecryptObjectAsSOPS(t *testing.T) {
 	}
 	for _, tc := range compatCases[:6] {
 		t.Run(tc.name, func(t *testing.T) {
-			enc, err := sopstest.EncryptWith([]byte(tc.doc), recipient, tc.rules)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want, err := sopstest.Decrypt(enc, id)
-			if err != nil {
-				t.Fatal(err)
-			}
+			enc, want := encryptedBySOPS(t, tc.doc, tc.rules, id, recipient)
 			got, err := keys.DecryptObject(&unstructured.Unstructured{Object: decoded(t, enc)})
 			if err != nil {
 				t.Fatal(err)
