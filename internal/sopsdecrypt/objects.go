@@ -41,13 +41,11 @@ func (k *Keys) DecryptObject(obj *unstructured.Unstructured) (*unstructured.Unst
 	if err != nil {
 		return nil, err
 	}
+	d.asObject = true
 	out := obj.DeepCopy()
 	delete(out.Object, metadataKey)
 	if _, err := d.walk(out.Object, nil); err != nil {
 		return nil, fmt.Errorf("decrypting: %w", err)
-	}
-	if err := asUnstructured(out.Object); err != nil {
-		return nil, err
 	}
 	return out, nil
 }
@@ -65,30 +63,8 @@ func (k *Keys) decrypter(meta *metadata) (*decrypter, error) {
 	return &decrypter{dataKey: dataKey, rules: r, macOnlyEncrypted: meta.MACOnlyEncrypted}, nil
 }
 
-// asUnstructured turns the decrypted values into the types of a decoded
-// JSON object: int64 for int, a string for bytes and times.
-func asUnstructured(v any) error {
-	switch v := v.(type) {
-	case map[string]any:
-		for key, value := range v {
-			converted, err := unstructuredValue(value)
-			if err != nil {
-				return err
-			}
-			v[key] = converted
-		}
-	case []any:
-		for i, value := range v {
-			converted, err := unstructuredValue(value)
-			if err != nil {
-				return err
-			}
-			v[i] = converted
-		}
-	}
-	return nil
-}
-
+// unstructuredValue turns a decrypted value into the type a decoded JSON
+// object holds: int64 for int, a string for bytes and times.
 func unstructuredValue(v any) (any, error) {
 	switch v := v.(type) {
 	case int:
@@ -98,8 +74,6 @@ func unstructuredValue(v any) (any, error) {
 	case time.Time:
 		text, err := v.MarshalText()
 		return string(text), err
-	case map[string]any, []any:
-		return v, asUnstructured(v)
 	}
 	return v, nil
 }

@@ -26,6 +26,8 @@ type decrypter struct {
 	// mac is nil for an object, whose MAC is not checked.
 	mac              hash.Hash
 	macOnlyEncrypted bool
+	// asObject gives decrypted values the types of a decoded object.
+	asObject bool
 }
 
 // walk returns v with each value that the rules say is encrypted
@@ -75,6 +77,9 @@ func (d *decrypter) leaf(v any, path []string) (any, error) {
 			return nil, fmt.Errorf("the value at %s is a %T, not an encrypted value", strings.Join(path, "."), v)
 		}
 		plain, err := decryptValue(s, d.dataKey, pathData(path))
+		if err == nil && d.asObject {
+			plain, err = unstructuredValue(plain)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("the value at %s: %w", strings.Join(path, "."), err)
 		}
