@@ -118,3 +118,34 @@ func peakRSSMiB(pid int) (float64, error) {
 	}
 	return 0, fmt.Errorf("/proc/%d/status has no VmHWM", pid)
 }
+
+// machineTicks is what /proc/stat says all cores did so far, in clock
+// ticks: busy (user, nice, system, interrupts, steal) and in all.
+func machineTicks() (busy, total float64) {
+	data, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0, 0
+	}
+	first, _, _ := strings.Cut(string(data), "\n")
+	fields := strings.Fields(first) // cpu user nice system idle iowait irq softirq steal …
+	if len(fields) < 9 || fields[0] != "cpu" {
+		return 0, 0
+	}
+	for i, f := range fields[1:9] {
+		v, _ := strconv.ParseFloat(f, 64)
+		total += v
+		if i != 3 && i != 4 { // idle, iowait
+			busy += v
+		}
+	}
+	return busy, total
+}
+
+// busyShare is the share of all cores' time between two machineTicks
+// readings that was busy.
+func busyShare(busy0, total0, busy1, total1 float64) float64 {
+	if total1 <= total0 {
+		return 0
+	}
+	return (busy1 - busy0) / (total1 - total0)
+}

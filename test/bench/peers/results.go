@@ -26,6 +26,9 @@ type result struct {
 	APIServerCPUSeconds float64 `json:"apiServerCpuSeconds"`
 	PeakRSSMiB          float64 `json:"peakRssMiB"` // the controller's VmHWM at the window's end
 	WindowSeconds       float64 `json:"windowSeconds"`
+	// MachineBusy is the share of all cores' time that was busy during the
+	// scenario (every process: the tool, the cluster, the bench).
+	MachineBusy float64 `json:"machineBusy"`
 	// LastResourceSeconds and LastDeploymentSeconds split Seconds: to the
 	// last resource Ready, to the last Deployment rolled out; MaxLagSeconds
 	// is the longest a release's resource became Ready after its Deployment.
@@ -81,7 +84,7 @@ func (r *toolRun) results(bins binaries, windows []window, counts []requestCount
 			Tool: r.tool.name(), Version: r.tool.version(bins), Scenario: w.scenario, Releases: len(r.names),
 			Seconds: w.done.Sub(w.start).Seconds(), Requests: counts[i], UserAgents: agents,
 			CPUSeconds: w.cpu, APIServerCPUSeconds: w.apiCPU, PeakRSSMiB: w.peakRSS,
-			WindowSeconds:       w.end.Sub(w.start).Seconds(),
+			WindowSeconds: w.end.Sub(w.start).Seconds(), MachineBusy: w.machineBusy,
 			LastResourceSeconds: w.lastResource, LastDeploymentSeconds: w.lastDeployment, MaxLagSeconds: w.maxLag, LoadBefore: w.loadBefore, LoadAfter: w.now,
 			Seed: "none: the inputs are fixed",
 		})

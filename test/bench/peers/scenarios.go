@@ -27,6 +27,9 @@ type window struct {
 	start, done time.Time
 	end         time.Time
 	cpu, apiCPU float64 // controller and kube-apiserver CPU seconds in the window
+	// machineBusy is the share of all cores' time that was busy from start
+	// to done: near 1, the machine, not a tool, set the pace.
+	machineBusy float64
 	peakRSS     float64
 	// seconds to the last resource and the last Deployment, and the
 	// longest lag of a resource behind its Deployment (install, upgrade)
@@ -107,7 +110,7 @@ func (r *toolRun) scenarios(ctx context.Context, started time.Time) ([]window, e
 		if w.done.IsZero() {
 			return windows, fmt.Errorf("%s did not finish", s.name)
 		}
-		progress("%s: %s took %s (controller CPU %.1f s)", r.tool.name(), s.name, w.done.Sub(w.start).Round(time.Millisecond), w.cpu)
+		progress("%s: %s took %s (controller CPU %.1f s, machine %.0f %% busy)", r.tool.name(), s.name, w.done.Sub(w.start).Round(time.Millisecond), w.cpu, 100*w.machineBusy)
 		windows = append(windows, w)
 	}
 	return windows, nil
@@ -119,7 +122,9 @@ func (r *toolRun) measure(scenario string, start time.Time, act func() (time.Tim
 	w := window{scenario: scenario, start: start, loadBefore: loadAverage()}
 	cpu0, _ := r.usage()
 	api0, _ := cpuSeconds(r.cluster.apiServerPID())
+	busy0, total0 := machineTicks()
 	done, err := act()
+	busy1, total1 := machineTicks()
 	if err != nil {
 		progress("%s: %s: %v", r.tool.name(), scenario, err)
 		return w
@@ -131,6 +136,7 @@ func (r *toolRun) measure(scenario string, start time.Time, act func() (time.Tim
 	cpu1, peak := r.usage()
 	api1, _ := cpuSeconds(r.cluster.apiServerPID())
 	w.cpu, w.apiCPU, w.peakRSS = cpu1-cpu0, api1-api0, peak
+	w.machineBusy = busyShare(busy0, total0, busy1, total1)
 	if scenario == "install" || scenario == "upgrade" {
 		w.lastResource, w.lastDeployment, w.maxLag = r.tracker.spans(r.names, start)
 	}
