@@ -41,6 +41,7 @@ func (rn *run[T]) apply(ctx context.Context) outcome {
 		o.warning = true
 		return o
 	}
+	rn.r.hooks.keep(rn.id, rn.component, objects, rn.r.name)
 	att, render, err := rn.beginAttempt(objects)
 	if err != nil {
 		return rn.fail(err)

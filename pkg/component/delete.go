@@ -97,27 +97,25 @@ func (rn *run[T]) removeFinalizer(ctx context.Context, message string) outcome {
 	return outcome{gone: true}
 }
 
-// deleteHooks renders the component for its delete hooks, once a deletion
-// and generation. A render error must not block deletion forever:
-// deletion goes on without hooks, and the returned note says why, for the
-// Ready condition and an event; the next pass renders again.
+// deleteHooks returns the component's delete hooks: those of the render
+// this process last made of its spec (keptHooks), or of a render made now.
+// A render error must not block deletion forever: deletion goes on without
+// hooks, and the returned note says why, for the Ready condition and an
+// event; the next pass renders again.
 func (rn *run[T]) deleteHooks(ctx context.Context, tg *target) ([]client.Object, string) {
-	uid, generation := rn.component.GetUID(), rn.component.GetGeneration()
-	if objects, ok := rn.r.deletions.get(rn.id, uid, generation); ok {
-		return objects, ""
+	if hooks, ok := rn.r.hooks.get(rn.id, rn.component); ok {
+		return hooks, ""
 	}
 	objects, err := rn.render(ctx, tg)
 	if err == nil {
-		rn.r.deletions.put(rn.id, uid, generation, objects)
+		rn.r.hooks.keep(rn.id, rn.component, objects, rn.r.name)
+		return engine.DeleteHooks(objects, rn.r.name), ""
 	}
-	if err != nil {
-		note := fmt.Sprintf("delete hooks not run: rendering failed: %v", err)
-		if rn.r.recorder != nil && rn.r.notes.changed(rn.id, "hooks\x00"+err.Error()) {
-			rn.r.recorder.Eventf(rn.component, nil, "Warning", "DeleteHooksSkipped", "Delete", "%s", note)
-		}
-		return nil, note
+	note := fmt.Sprintf("delete hooks not run: rendering failed: %v", err)
+	if rn.r.recorder != nil && rn.r.notes.changed(rn.id, "hooks\x00"+err.Error()) {
+		rn.r.recorder.Eventf(rn.component, nil, "Warning", "DeleteHooksSkipped", "Delete", "%s", note)
 	}
-	return objects, ""
+	return nil, note
 }
 
 // withNote puts note, when there is one, before message.

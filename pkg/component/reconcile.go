@@ -101,7 +101,7 @@ func (r *Reconciler[T]) read(ctx context.Context, id types.NamespacedName) (T, e
 func (r *Reconciler[T]) forget(id types.NamespacedName) {
 	r.status.forget(id)
 	r.notes.forget(id)
-	r.deletions.forget(id)
+	r.hooks.forget(id)
 	if r.renders != nil {
 		r.renders.forget(id)
 	}

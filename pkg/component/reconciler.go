@@ -40,7 +40,7 @@ type Reconciler[T Component] struct {
 	notes     *eventNotes
 	inflight  *inflight
 	renders   *renderStore // kept renders, for a rollback
-	deletions *deletionRenders
+	hooks     *keptHooks
 	pruned    *prunedStatus // status fields the component's CRD drops
 
 	mu     sync.Mutex
@@ -65,7 +65,7 @@ func NewReconciler[T Component](name string, generator manifests.Generator, opti
 		name: name, generator: generator, opts: options.withDefaults(name),
 		events: make(chan event.GenericEvent, 1024),
 		status: newWrittenStatus[T](), gauge: newStateGauge(name), notes: newEventNotes(),
-		inflight: newInflight(), pruned: &prunedStatus{}, deletions: newDeletionRenders(),
+		inflight: newInflight(), pruned: &prunedStatus{}, hooks: newKeptHooks(),
 		owners: map[string]types.NamespacedName{},
 	}
 }

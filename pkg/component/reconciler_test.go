@@ -143,31 +143,47 @@ var _ = Describe("the component reconciler", func() {
 		eventually(func() *v1alpha1.Component { return getComponent(ctx, c) }).Should(BeNil())
 	})
 
-	It("renders once for a deletion that takes several passes, as helm uninstall does", func() {
+	It("deletes without rendering again, with the delete hooks of the render it applied, as helm uninstall does", func() {
 		h := startOperator(ctx, ns, component.ReconcilerOptions{})
-		c := newComponent(ns, "uninstalled", map[string]any{"configMaps": map[string]any{"held": map[string]any{}, "free": map[string]any{}}})
+		c := newComponent(ns, "uninstalled", map[string]any{"configMaps": map[string]any{
+			"held": map[string]any{}, "free": map[string]any{},
+			"farewell": map[string]any{"annotations": map[string]any{"delete-hook": "pre-delete"}},
+		}})
 		Expect(env.Client.Create(ctx, c)).To(Succeed())
 		eventually(func() string { return readyCondition(ctx, c) }).Should(HavePrefix("True/Ready"))
+		Expect(getConfigMap(ctx, ns, "farewell")).To(BeNil(), "a delete hook is not applied")
 		ready := h.generator.renders()
-		held := getConfigMap(ctx, ns, "held")
-		held.Finalizers = append(held.Finalizers, "example.com/hold")
-		Expect(env.Client.Update(ctx, held)).To(Succeed())
+		holdConfigMap(ctx, ns, "held")
 		// Another writer's change is a pass of its own, with its render.
 		eventually(h.generator.renders).Should(Equal(ready + 1))
-		before := h.generator.renders()
+		before, created := h.generator.renders(), h.counter.Count("apply", "configmaps")
 
 		Expect(env.Client.Delete(ctx, c)).To(Succeed())
-		eventually(func() string { return readyCondition(ctx, c) }).Should(ContainSubstring("waiting for objects to be deleted: ConfigMap " + ns + "/held: being deleted"))
-		for i := range 3 { // other writers' changes wake the deletion up again
-			held = getConfigMap(ctx, ns, "held")
-			held.Annotations = map[string]string{"touched": fmt.Sprint(i)}
-			Expect(env.Client.Update(ctx, held)).To(Succeed())
-		}
-		held = getConfigMap(ctx, ns, "held")
-		held.Finalizers = nil
-		Expect(env.Client.Update(ctx, held)).To(Succeed())
+		wakeDeletionThrice(ctx, c, ns, "held")
 		eventually(func() *v1alpha1.Component { return getComponent(ctx, c) }).Should(BeNil())
-		Expect(h.generator.renders()-before).To(Equal(1), "one render for the delete hooks of the whole deletion")
+		Expect(h.generator.renders()-before).To(BeZero(), "the deletion rendered")
+		Expect(h.counter.Count("apply", "configmaps")-created).To(Equal(1), "the delete hook did not run once")
+	})
+
+	It("renders once for a deletion that takes several passes when it has no render of the spec (a restarted operator)", func() {
+		first, stopFirst := context.WithCancel(ctx)
+		startOperator(first, ns, component.ReconcilerOptions{})
+		c := newComponent(ns, "restarted", map[string]any{"configMaps": map[string]any{
+			"held": map[string]any{}, "free": map[string]any{},
+			"farewell": map[string]any{"annotations": map[string]any{"delete-hook": "pre-delete"}},
+		}})
+		Expect(env.Client.Create(ctx, c)).To(Succeed())
+		eventually(func() string { return readyCondition(ctx, c) }).Should(HavePrefix("True/Ready"))
+		holdConfigMap(ctx, ns, "held")
+		stopFirst()
+		// Deleted while no operator runs: the next one's first pass deletes.
+		Expect(env.Client.Delete(ctx, c)).To(Succeed())
+
+		h := startOperator(ctx, ns, component.ReconcilerOptions{})
+		wakeDeletionThrice(ctx, c, ns, "held")
+		eventually(func() *v1alpha1.Component { return getComponent(ctx, c) }).Should(BeNil())
+		Expect(h.generator.renders()).To(Equal(1), "one render for the delete hooks of the whole deletion")
+		Expect(h.counter.Count("apply", "configmaps")).To(Equal(1), "the delete hook did not run once")
 	})
 
 	It("leaves the spec alone: a new component stays at generation 1 and the operator owns no spec field", func() {
@@ -524,4 +540,27 @@ func configMapValues(n int) map[string]any {
 		cms[fmt.Sprintf("cm-%04d", i)] = map[string]any{}
 	}
 	return map[string]any{"configMaps": cms}
+}
+
+// holdConfigMap gives ConfigMap ns/name a finalizer of another writer, so
+// that its deletion waits until that finalizer goes.
+func holdConfigMap(ctx context.Context, ns, name string) {
+	held := getConfigMap(ctx, ns, name)
+	held.Finalizers = append(held.Finalizers, "example.com/hold")
+	Expect(env.Client.Update(ctx, held)).To(Succeed())
+}
+
+// wakeDeletionThrice waits until component c's deletion waits for the held
+// ConfigMap ns/name, changes that ConfigMap three times (each change is a
+// pass of the deletion), then lets it go.
+func wakeDeletionThrice(ctx context.Context, c *v1alpha1.Component, ns, name string) {
+	eventually(func() string { return readyCondition(ctx, c) }).Should(ContainSubstring("waiting for objects to be deleted: ConfigMap " + ns + "/" + name + ": being deleted"))
+	for i := range 3 {
+		held := getConfigMap(ctx, ns, name)
+		held.Annotations = map[string]string{"touched": fmt.Sprint(i)}
+		Expect(env.Client.Update(ctx, held)).To(Succeed())
+	}
+	held := getConfigMap(ctx, ns, name)
+	held.Finalizers = nil
+	Expect(env.Client.Update(ctx, held)).To(Succeed())
 }
