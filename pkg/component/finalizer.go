@@ -2,7 +2,10 @@ package component
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+
+	"k8s.io/apimachinery/pkg/types"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -29,13 +32,24 @@ func (rn *run[T]) hasFinalizer() bool {
 // changed them, sends a merge patch of metadata.finalizers alone (with the
 // resourceVersion, so a concurrent change is a conflict). An update would
 // send the whole object: the spec's defaulted fields would become the
-// operator's and a new component would move to generation 2.
+// operator's and a new component would move to generation 2. The patch is
+// written as it is, not diffed from a copy of the component: two
+// encodings of the whole component for one list.
 func (rn *run[T]) patchFinalizers(ctx context.Context, what string, change func() bool) error {
-	before := rn.component.DeepCopyObject().(T)
 	if !change() {
 		return nil
 	}
-	patch := client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})
+	var finalizers []string // null removes the list
+	if f := rn.component.GetFinalizers(); len(f) > 0 {
+		finalizers = f
+	}
+	data, err := json.Marshal(map[string]any{"metadata": map[string]any{
+		"finalizers": finalizers, "resourceVersion": rn.component.GetResourceVersion(),
+	}})
+	if err != nil {
+		return fmt.Errorf("%s %s: %w", what, rn.id, err)
+	}
+	patch := client.RawPatch(types.MergePatchType, data)
 	if err := rn.r.client.Patch(ctx, rn.component, patch, client.FieldOwner(rn.r.opts.FieldOwner)); err != nil {
 		return fmt.Errorf("%s %s: %w", what, rn.id, err)
 	}

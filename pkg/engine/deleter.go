@@ -43,13 +43,18 @@ func (d *restDeleter) delete(ctx context.Context, mapping *meta.RESTMapping, liv
 		namespace = live.GetNamespace()
 	}
 	answer, err := d.client.Delete().AbsPath(resourcePath(mapping, namespace, live.GetName())...).
-		SetHeader("Content-Type", "application/json").SetHeader("Accept", "application/json").
+		SetHeader("Content-Type", "application/json").SetHeader("Accept", answerMetadata).
 		Body(body).Do(ctx).Raw()
 	if err != nil {
 		return false, err
 	}
 	return removedAtOnce(answer), nil
 }
+
+// answerMetadata asks for the answer's metadata alone, which is all
+// removedAtOnce reads, and for the whole answer from a server that cannot
+// give that, as client-go's metadata client asks.
+const answerMetadata = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json"
 
 // removedAtOnce reads a delete request's answer: a Status, or the deleted
 // object as it was, means gone; the object with a deletionTimestamp means
