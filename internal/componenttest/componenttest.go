@@ -30,8 +30,9 @@ func ManagerOptions(scheme *runtime.Scheme) ctrl.Options {
 }
 
 // RunManager starts mgr and stops it, waiting until it has stopped, when
-// the current spec ends. The spec fails if the manager fails.
-func RunManager(ctx context.Context, mgr ctrl.Manager) {
+// the current spec ends, or earlier when the spec calls the stop it
+// returns. The spec fails if the manager fails.
+func RunManager(ctx context.Context, mgr ctrl.Manager) (stop func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
@@ -39,7 +40,9 @@ func RunManager(ctx context.Context, mgr ctrl.Manager) {
 		defer close(done)
 		gomega.Expect(mgr.Start(ctx)).To(gomega.Succeed())
 	}()
-	ginkgo.DeferCleanup(func() { cancel(); <-done })
+	stop = func() { cancel(); <-done }
+	ginkgo.DeferCleanup(stop)
+	return stop
 }
 
 // GetComponent reads a Component; it returns nil when there is none.

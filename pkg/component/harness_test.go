@@ -42,6 +42,7 @@ type operatorHarness struct {
 	reconciler *component.Reconciler[*v1alpha1.Component]
 	counter    *apicount.Counter
 	generator  *valuesGenerator
+	stop       func() // stops the manager and waits until it has stopped
 }
 
 // startOperator starts a manager with a reconciler built by configure.
@@ -58,8 +59,8 @@ func startOperator(ctx context.Context, ns string, opts component.ReconcilerOpti
 		c(r)
 	}
 	Expect(r.SetupWithManager(mgr)).To(Succeed())
-	componenttest.RunManager(ctx, mgr)
-	return &operatorHarness{reconciler: r, counter: counter, generator: gen}
+	stop := componenttest.RunManager(ctx, mgr)
+	return &operatorHarness{reconciler: r, counter: counter, generator: gen, stop: stop}
 }
 
 // valuesGenerator renders what spec.values asks for:

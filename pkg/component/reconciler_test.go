@@ -166,8 +166,7 @@ var _ = Describe("the component reconciler", func() {
 	})
 
 	It("renders once for a deletion that takes several passes when it has no render of the spec (a restarted operator)", func() {
-		first, stopFirst := context.WithCancel(ctx)
-		startOperator(first, ns, component.ReconcilerOptions{})
+		first := startOperator(ctx, ns, component.ReconcilerOptions{})
 		c := newComponent(ns, "restarted", map[string]any{"configMaps": map[string]any{
 			"held": map[string]any{}, "free": map[string]any{},
 			"farewell": map[string]any{"annotations": map[string]any{"delete-hook": "pre-delete"}},
@@ -175,7 +174,7 @@ var _ = Describe("the component reconciler", func() {
 		Expect(env.Client.Create(ctx, c)).To(Succeed())
 		eventually(func() string { return readyCondition(ctx, c) }).Should(HavePrefix("True/Ready"))
 		holdConfigMap(ctx, ns, "held")
-		stopFirst()
+		first.stop()
 		// Deleted while no operator runs: the next one's first pass deletes.
 		Expect(env.Client.Delete(ctx, c)).To(Succeed())
 
