@@ -145,12 +145,7 @@ var _ = Describe("the component reconciler", func() {
 
 	It("deletes without rendering again, with the delete hooks of the render it applied, as helm uninstall does", func() {
 		h := startOperator(ctx, ns, component.ReconcilerOptions{})
-		c := newComponent(ns, "uninstalled", map[string]any{"configMaps": map[string]any{
-			"held": map[string]any{}, "free": map[string]any{},
-			"farewell": map[string]any{"annotations": map[string]any{"delete-hook": "pre-delete"}},
-		}})
-		Expect(env.Client.Create(ctx, c)).To(Succeed())
-		eventually(func() string { return readyCondition(ctx, c) }).Should(HavePrefix("True/Ready"))
+		c := createReady(ctx, newComponent(ns, "uninstalled", heldWithHook()))
 		Expect(getConfigMap(ctx, ns, "farewell")).To(BeNil(), "a delete hook is not applied")
 		ready := h.generator.renders()
 		holdConfigMap(ctx, ns, "held")
@@ -167,12 +162,7 @@ var _ = Describe("the component reconciler", func() {
 
 	It("renders once for a deletion that takes several passes when it has no render of the spec (a restarted operator)", func() {
 		first := startOperator(ctx, ns, component.ReconcilerOptions{})
-		c := newComponent(ns, "restarted", map[string]any{"configMaps": map[string]any{
-			"held": map[string]any{}, "free": map[string]any{},
-			"farewell": map[string]any{"annotations": map[string]any{"delete-hook": "pre-delete"}},
-		}})
-		Expect(env.Client.Create(ctx, c)).To(Succeed())
-		eventually(func() string { return readyCondition(ctx, c) }).Should(HavePrefix("True/Ready"))
+		c := createReady(ctx, newComponent(ns, "restarted", heldWithHook()))
 		holdConfigMap(ctx, ns, "held")
 		first.stop()
 		// Deleted while no operator runs: the next one's first pass deletes.
@@ -539,6 +529,22 @@ func configMapValues(n int) map[string]any {
 		cms[fmt.Sprintf("cm-%04d", i)] = map[string]any{}
 	}
 	return map[string]any{"configMaps": cms}
+}
+
+// heldWithHook renders ConfigMaps held and free, and farewell, a pre-delete
+// hook.
+func heldWithHook() map[string]any {
+	return map[string]any{"configMaps": map[string]any{
+		"held": map[string]any{}, "free": map[string]any{},
+		"farewell": map[string]any{"annotations": map[string]any{"delete-hook": "pre-delete"}},
+	}}
+}
+
+// createReady creates component c and waits until it is Ready.
+func createReady(ctx context.Context, c *v1alpha1.Component) *v1alpha1.Component {
+	Expect(env.Client.Create(ctx, c)).To(Succeed())
+	eventually(func() string { return readyCondition(ctx, c) }).Should(HavePrefix("True/Ready"))
+	return c
 }
 
 // holdConfigMap gives ConfigMap ns/name a finalizer of another writer, so
