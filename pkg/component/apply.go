@@ -2,6 +2,7 @@ package component
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -11,7 +12,9 @@ import (
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
-// apply renders and applies the component's objects.
+// apply renders and applies the component's objects: one engine pass, that
+// of the attempt's render, of its tests while they run, or of the render it
+// rolls back to.
 func (rn *run[T]) apply(ctx context.Context) outcome {
 	if err := rn.ensureFinalizer(ctx); err != nil {
 		return rn.fail(err)
@@ -46,22 +49,32 @@ func (rn *run[T]) apply(ctx context.Context) outcome {
 	if err != nil {
 		return rn.fail(err)
 	}
-	if att.Result == ResultRolledBack {
+	switch {
+	case att.Result == ResultRolledBack:
 		return rn.rollback(ctx, tg, owner, att)
+	case att.testsRunning():
+		// The render was applied and ready when its tests began: this
+		// Reconcile's pass is the tests'.
+		out := rn.tested(ctx, tg, owner, objects, rn.ready(engine.Result{}))
+		return rn.settleAttempt(ctx, render, out)
 	}
+	return rn.settleAttempt(ctx, render, rn.applyRender(ctx, tg, owner, objects))
+}
+
+// applyRender applies the attempt's render and, once it is ready, starts its
+// tests if they are enabled.
+func (rn *run[T]) applyRender(ctx context.Context, tg *target, owner engine.Owner, objects []client.Object) outcome {
 	res, newKinds, err := rn.applyObjects(ctx, tg, owner, objects)
-	var out outcome
 	if err != nil {
-		out = rn.fail(err)
+		out := rn.fail(err)
 		out.failedAttempt = isAttemptFailure(err)
-	} else {
-		out = rn.applied(ctx, res)
-		if out.reason == ReasonReady {
-			out = rn.tested(ctx, tg, owner, objects, out)
-		}
-		out = out.withNewKinds(newKinds, res)
+		return out
 	}
-	return rn.settleAttempt(ctx, tg, owner, render, out)
+	out := rn.applied(ctx, res)
+	if out.reason == ReasonReady {
+		out = rn.startTests(out)
+	}
+	return out.withNewKinds(newKinds, res)
 }
 
 // applyObjects applies objects for owner and records what the pass did:
@@ -70,7 +83,10 @@ func (rn *run[T]) apply(ctx context.Context) outcome {
 func (rn *run[T]) applyObjects(ctx context.Context, tg *target, owner engine.Owner, objects []client.Object) (res engine.Result, newKinds bool, err error) {
 	status := rn.component.GetStatus()
 	owner.Force = rn.forceRequested()
-	res, err = tg.applier.Apply(ctx, owner, objects, status.Inventory, rn.saveInventory)
+	res, err = tg.applier.Apply(ctx, owner, objects, status.Inventory, rn.writeAhead)
+	if errors.Is(err, errWrittenAhead) {
+		return res, false, err // nothing was written but the status
+	}
 	status.Inventory = res.Inventory
 	if owner.Force {
 		status.LastHandledForceAt = rn.requested(AnnotationForce)
@@ -131,38 +147,32 @@ func (rn *run[T]) render(ctx context.Context, tg *target) ([]client.Object, erro
 	return objects, err
 }
 
-// saveInventory records new inventory items before the applier creates them.
-func (rn *run[T]) saveInventory(ctx context.Context, items []manifests.InventoryItem) error {
-	status := rn.component.GetStatus()
-	status.Inventory = items
-	if rn.component.GetDeletionTimestamp() != nil {
-		status.setReady(rn.component.GetGeneration(), ReasonDeleting, "running delete hooks", false)
-	} else {
-		status.setReady(rn.component.GetGeneration(), ReasonProcessing, "creating objects", false)
-	}
-	return rn.writeStatus(ctx)
-}
-
 // applied turns the applier's result into the outcome.
 func (rn *run[T]) applied(ctx context.Context, res engine.Result) outcome {
-	if res.Done {
-		// What the generator reported, or nothing once it reports nothing
-		// (a component moved from a fetched chart to a built-in source).
-		rn.component.GetStatus().Source = rn.source
-		if err := rn.r.runHooks(ctx, rn.r.postReconcile, rn.component); err != nil {
-			return rn.fail(fmt.Errorf("post-reconcile hook: %w", err))
-		}
-		message := "every object is applied and ready"
-		requeue := rn.r.requeueInterval(rn.component)
-		if len(res.Blocked) > 0 {
-			// Foreign instances send this reconciler no events: look again
-			// soon, so that what is kept goes within seconds of the last one.
-			message += "; " + res.BlockedMessage()
-			requeue = min(requeue, blockedRecheck)
-		}
-		return outcome{reason: ReasonReady, message: message, requeue: requeue}
+	if !res.Done {
+		return rn.waiting(fmt.Sprintf("waiting for wave %d", res.Wave), res.Waiting)
 	}
-	return rn.waiting(fmt.Sprintf("waiting for wave %d", res.Wave), res.Waiting)
+	// What the generator reported, or nothing once it reports nothing
+	// (a component moved from a fetched chart to a built-in source).
+	rn.component.GetStatus().Source = rn.source
+	if err := rn.r.runHooks(ctx, rn.r.postReconcile, rn.component); err != nil {
+		return rn.fail(fmt.Errorf("post-reconcile hook: %w", err))
+	}
+	return rn.ready(res)
+}
+
+// ready is the outcome of a render applied and ready: res says which
+// objects foreign instances keep.
+func (rn *run[T]) ready(res engine.Result) outcome {
+	message := "every object is applied and ready"
+	requeue := rn.r.requeueInterval(rn.component)
+	if len(res.Blocked) > 0 {
+		// Foreign instances send this reconciler no events: look again
+		// soon, so that what is kept goes within seconds of the last one.
+		message += "; " + res.BlockedMessage()
+		requeue = min(requeue, blockedRecheck)
+	}
+	return outcome{reason: ReasonReady, message: message, requeue: requeue}
 }
 
 // waiting reports what a wave waits for (prefix, then the objects in their

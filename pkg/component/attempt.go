@@ -53,8 +53,9 @@ func isAttemptFailure(err error) bool {
 
 // settleAttempt records how a try at the render ended: Ready keeps the
 // render for a rollback; a failure is counted once per try and, once the
-// retries are used up, remediated.
-func (rn *run[T]) settleAttempt(ctx context.Context, tg *target, owner engine.Owner, render keptRender, out outcome) outcome {
+// retries are used up, remediated: a rollback is decided here and applied
+// by the next Reconcile, at once.
+func (rn *run[T]) settleAttempt(ctx context.Context, render keptRender, out outcome) outcome {
 	status := rn.component.GetStatus()
 	// The status as the last write returned it: the attempt of
 	// beginAttempt, unless a CRD without the field pruned it.
@@ -97,7 +98,9 @@ func (rn *run[T]) settleAttempt(ctx context.Context, tg *target, owner engine.Ow
 		return out
 	}
 	att.Result = ResultRolledBack
-	return rn.rollback(ctx, tg, owner, att)
+	out.message += fmt.Sprintf("; rolling back to the render of generation %d%s", good.Generation, revisionOf(good))
+	out.requeue, out.stalled, out.err = nextPassNow, false, nil
+	return out
 }
 
 // rollback applies the last Ready render again in place of the attempt's,

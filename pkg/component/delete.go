@@ -2,6 +2,7 @@ package component
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -40,7 +41,10 @@ func (rn *run[T]) delete(ctx context.Context) outcome {
 	}
 	status := rn.component.GetStatus()
 	hooks, skipped := rn.deleteHooks(ctx, tg)
-	res, err := tg.applier.Delete(ctx, owner, status.Inventory, engine.DeleteOptions{Hooks: hooks, Save: rn.saveInventory})
+	res, err := tg.applier.Delete(ctx, owner, status.Inventory, engine.DeleteOptions{Hooks: hooks, Save: rn.writeAhead})
+	if errors.Is(err, errWrittenAhead) {
+		return rn.continued() // the next pass creates the hooks
+	}
 	status.Inventory = res.Inventory
 	rn.r.recordActions(rn.component, res.Actions)
 	rn.writes += len(res.Actions)

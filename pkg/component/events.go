@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/types"
+
 	"github.com/wavekit-dev/wavekit/pkg/engine"
 )
 
@@ -49,4 +51,30 @@ func describeObjects(verb string, objects []string) string {
 	list := append([]string(nil), objects[:min(len(objects), shown)]...)
 	list[0] = fmt.Sprintf("%s %d %s: %s", verb, len(objects), noun, list[0])
 	return fitProblems(list, ", ", len(objects)-len(list), eventNoteLimit)
+}
+
+// note emits an Event for an outcome that differs from the component's last
+// one, and reports whether it did. A Normal outcome differs by its reason,
+// not its message, which follows progress and would cost an Event a step;
+// a Warning differs by its message too. An outcome in progress after a
+// pass that wrote objects (inPass) is remembered without an Event: the
+// pass's Events (Created, Updated, Deleted) already say what goes on.
+func (r *Reconciler[T]) note(component T, o outcome, inPass bool) bool {
+	id := types.NamespacedName{Namespace: component.GetNamespace(), Name: component.GetName()}
+	reason := o.reason
+	if o.event != "" {
+		reason = o.event
+	}
+	kind, key := "Normal", reason
+	if o.warns() {
+		kind, key = "Warning", reason+"\x00"+o.message
+	}
+	if r.recorder == nil || !r.notes.changed(id, key) {
+		return false
+	}
+	if kind == "Normal" && inPass && o.reason != ReasonReady {
+		return false
+	}
+	r.recorder.Eventf(component, nil, kind, reason, "Reconcile", "%s", o.message)
+	return true
 }

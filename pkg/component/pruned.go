@@ -52,6 +52,17 @@ func (p *prunedStatus) known() []string {
 	return slices.Clone(p.paths)
 }
 
+// drops tells whether the CRD is known to drop the status field at path
+// (dot-separated, under status), or an object that holds it.
+func (p *prunedStatus) drops(path string) bool {
+	for _, known := range p.known() {
+		if path == known || strings.HasPrefix(path, known+".") {
+			return true
+		}
+	}
+	return false
+}
+
 // sameButPruned tells whether status differs from stored only in fields the
 // CRD drops: writing it would store nothing new.
 func (p *prunedStatus) sameButPruned(status, stored *Status) bool {

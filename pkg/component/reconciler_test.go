@@ -483,6 +483,7 @@ var _ = Describe("the component reconciler", func() {
 		}
 		Expect(withoutReads).To(Equal([]string{
 			"pre-reconcile", // fails once: Retrying
+			"pre-reconcile", // records the new object in the status, ahead of it
 			"pre-reconcile", "post-reconcile",
 			"pre-delete", "post-delete",
 		}))

@@ -83,27 +83,47 @@ func (rn *run[T]) testSettings() *Test {
 	return nil
 }
 
-// tested runs the component's tests once its render is applied and ready
-// (ready is that outcome), if they are enabled, and returns the outcome of
-// the pass: ready, with the tests' result in its message, once they passed
-// or their failures are ignored; Processing while they run; TestFailed,
-// naming the test, once one failed.
+// startTests starts the tests of a render applied and ready (ready is that
+// outcome), if they are enabled and have not run for the attempt's try. The
+// start is recorded in the Reconcile's status write, before any test is
+// created, so that a restart of the operator goes on with the same run; the
+// next Reconcile, at once, runs them.
+func (rn *run[T]) startTests(ready outcome) outcome {
+	settings := rn.testSettings()
+	status := rn.component.GetStatus()
+	switch {
+	case settings == nil:
+		meta.RemoveStatusCondition(&status.Conditions, ConditionTestSuccess)
+		return ready
+	case status.Attempt == nil || rn.r.pruned.drops("attempt.tests"):
+		return rn.fail(rn.outdatedCRD())
+	case status.Attempt.Tests != nil:
+		return rn.testsOver(ready, settings, status.Attempt.Tests)
+	}
+	status.Attempt.Tests = &TestRun{Started: metav1.Now()}
+	status.setTestCondition(rn.component.GetGeneration(), metav1.ConditionUnknown, ReasonTestRunning, "running the tests")
+	return outcome{reason: ReasonProcessing, message: "running the tests", requeue: nextPassNow}
+}
+
+// tested runs one pass of the attempt's tests while they run (ready is the
+// outcome the render's pass had when they began) and returns the outcome of
+// the Reconcile: Processing while they run; once they are over, ready with
+// their result in its message, or TestFailed naming the test.
 func (rn *run[T]) tested(ctx context.Context, tg *target, owner engine.Owner, objects []client.Object, ready outcome) outcome {
 	settings := rn.testSettings()
 	if settings == nil {
-		meta.RemoveStatusCondition(&rn.component.GetStatus().Conditions, ConditionTestSuccess)
-		return ready
+		return rn.startTests(ready)
 	}
-	tests, err := rn.beginTests(ctx)
-	if err != nil {
-		return rn.fail(err)
+	if o, over := rn.runTests(ctx, tg, owner, objects, settings); !over {
+		return o
 	}
-	if tests.Result == "" {
-		if o, over := rn.runTests(ctx, tg, owner, objects, settings); !over {
-			return o
-		}
-		tests = rn.component.GetStatus().Attempt.Tests
-	}
+	return rn.testsOver(ready, settings, rn.component.GetStatus().Attempt.Tests)
+}
+
+// testsOver is the outcome of a test run that is over: ready, with the
+// tests' result in its message, once they passed or their failures are
+// ignored; TestFailed, naming the test, once one failed.
+func (rn *run[T]) testsOver(ready outcome, settings *Test, tests *TestRun) outcome {
 	switch {
 	case tests.Result == TestsPassed:
 		ready.message += "; " + tests.Message
@@ -115,27 +135,9 @@ func (rn *run[T]) tested(ctx context.Context, tg *target, owner engine.Owner, ob
 	return ready
 }
 
-// beginTests returns the test run of the attempt's try, and starts one if
-// there is none: it is recorded before any test is created, so that a
-// restart of the operator goes on with the same run.
-func (rn *run[T]) beginTests(ctx context.Context) (*TestRun, error) {
-	if att := rn.component.GetStatus().Attempt; att != nil && att.Tests != nil {
-		return att.Tests, nil
-	}
-	status := rn.component.GetStatus()
-	if status.Attempt == nil {
-		return nil, rn.outdatedCRD()
-	}
-	status.Attempt.Tests = &TestRun{Started: metav1.Now()}
-	status.setTestCondition(rn.component.GetGeneration(), metav1.ConditionUnknown, ReasonTestRunning, "running the tests")
-	if err := rn.writeStatus(ctx); err != nil {
-		return nil, fmt.Errorf("recording the start of the tests: %w", err)
-	}
-	// The status as the API server returned it.
-	if att := rn.component.GetStatus().Attempt; att != nil && att.Tests != nil {
-		return att.Tests, nil
-	}
-	return nil, rn.outdatedCRD()
+// testsRunning tells whether the attempt's try has a test run under way.
+func (a *Attempt) testsRunning() bool {
+	return a != nil && a.Result == "" && a.Tests != nil && a.Tests.Result == ""
 }
 
 // outdatedCRD says that the component's CRD drops status.attempt.tests.
@@ -152,9 +154,11 @@ func (rn *run[T]) runTests(ctx context.Context, tg *target, owner engine.Owner, 
 	status := rn.component.GetStatus()
 	deadline := status.Attempt.Tests.Started.Add(rn.testTimeout(settings))
 	res, err := tg.applier.Test(ctx, owner, objects, status.Inventory, engine.TestOptions{
-		Run: rn.testRunName(), Deadline: deadline, Save: rn.saveTests(tg),
+		Run: rn.testRunName(), Deadline: deadline, Save: rn.writeAhead,
 	})
-	status = rn.component.GetStatus() // a save may have replaced it
+	if errors.Is(err, errWrittenAhead) {
+		return rn.continued(), false // the next pass creates the tests
+	}
 	status.Inventory = res.Inventory
 	rn.r.recordActions(rn.component, res.Actions)
 	rn.writes += len(res.Actions)
@@ -210,19 +214,6 @@ func (rn *run[T]) testTimeout(settings *Test) time.Duration {
 		return settings.Timeout.Duration
 	}
 	return rn.r.timeout(rn.component)
-}
-
-// saveTests records the tests in the status before they are created, and
-// watches their kinds, so that a test deleted the moment it finishes (a
-// Job's ttlSecondsAfterFinished) is seen go, in the state it finished in.
-func (rn *run[T]) saveTests(tg *target) engine.SaveFunc {
-	return func(ctx context.Context, items []manifests.InventoryItem) error {
-		if err := rn.saveInventory(ctx, items); err != nil {
-			return err
-		}
-		_, err := rn.r.watchDependents(ctx, tg, items)
-		return err
-	}
 }
 
 // setTestCondition records the TestSuccess condition.

@@ -1,0 +1,106 @@
+package component
+
+import (
+	"errors"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/wavekit-dev/wavekit/pkg/engine"
+)
+
+// outcome is what a reconcile concluded: the Ready reason and message, and
+// when to look again.
+type outcome struct {
+	reason  string
+	message string
+	requeue time.Duration
+	err     error  // returned to controller-runtime (its rate limiter backs off)
+	event   string // the Event's reason, when not the Ready reason
+	gone    bool   // the finalizer was removed: no status to write
+	stalled bool   // only a change helps: Stalled, and no backoff
+	// warning makes the Event a Warning whatever the reason: a fetch or
+	// render that failed, even one retried (Retrying).
+	warning bool
+	// failedAttempt: the try at the render failed (an object failed or was
+	// refused, or it was not ready in time), which remediation counts.
+	failedAttempt bool
+}
+
+// result names the outcome in the reconcile metrics.
+func (o outcome) result() string {
+	if o.gone {
+		return resultDeleted
+	}
+	return o.reason
+}
+
+func (rn *run[T]) fail(err error) outcome {
+	if errors.Is(err, errWrittenAhead) {
+		return rn.continued()
+	}
+	if o, ok := rn.refused(err); ok {
+		return o
+	}
+	if retry, ok := asRetriable(err); ok {
+		o := outcome{reason: ReasonRetrying, message: err.Error(), requeue: rn.r.retryInterval(rn.component)}
+		if retry.RetryAfter != nil {
+			o.requeue = *retry.RetryAfter
+		}
+		return o
+	}
+	if apierrors.IsConflict(err) {
+		return outcome{reason: ReasonRetrying, message: err.Error(), requeue: time.Second}
+	}
+	if o, failed := rn.verificationFailed(err); failed {
+		return o
+	}
+	var rejected *rejectedStatusError
+	if errors.As(err, &rejected) {
+		// Only a new CRD helps, and its update sends no event: look again
+		// at the retry interval rather than with ever longer backoff.
+		return outcome{reason: ReasonError, event: ReasonStatusRejected, message: err.Error(), requeue: rn.r.retryInterval(rn.component), stalled: true}
+	}
+	var loop *engine.WriteLoopError
+	if errors.As(err, &loop) {
+		// The object is left alone until RetryAt, whatever events come.
+		return outcome{reason: ReasonWriteLoop, message: err.Error(), requeue: max(time.Until(loop.RetryAt), time.Second), stalled: true}
+	}
+	var tooLarge *tooLargeError
+	if engine.NeedsChange(err) || errors.As(err, &tooLarge) {
+		// Trying again unchanged cannot help: look again on a change, or at
+		// the retry interval, rather than with ever longer backoff.
+		return outcome{reason: ReasonError, message: err.Error(), requeue: rn.r.retryInterval(rn.component), stalled: true}
+	}
+	return outcome{reason: ReasonError, message: err.Error(), err: err}
+}
+
+// warns tells whether the outcome is a failure or a problem: its Event is
+// a Warning, and its reconcile is logged.
+func (o outcome) warns() bool {
+	switch o.reason {
+	case ReasonError, ReasonTimeout, ReasonDeletionBlocked, ReasonRolledBack, ReasonWriteLoop, ReasonTestFailed, ReasonVerificationFailed:
+		return true
+	}
+	return o.warning || o.err != nil
+}
+
+// describeWaiting lists the first few objects a wave waits for, with
+// their progress.
+func describeWaiting(prefix string, waiting []engine.Waiting) string {
+	return describeWith(prefix, waiting, engine.Summarize)
+}
+
+// describeStates lists the first few objects a wave waits for without
+// their progress: the status says which objects are not ready and in what
+// state, and is not written again at each replica of a rollout.
+func describeStates(prefix string, waiting []engine.Waiting) string {
+	return describeWith(prefix, waiting, engine.SummarizeStates)
+}
+
+func describeWith(prefix string, waiting []engine.Waiting, summarize func([]engine.Waiting, int) string) string {
+	if len(waiting) == 0 {
+		return prefix
+	}
+	return prefix + ": " + summarize(waiting, 5)
+}
