@@ -100,8 +100,9 @@ func componentNames(prefix string, k int) []string {
 func benchOperator(ns string) string { return ns + ".wavekit.dev" }
 
 // startBenchOperator runs a reconciler of Components with the generator
-// against e, in a manager of its own, counting its requests.
-func startBenchOperator(b *testing.B, ctx context.Context, e *testenv.Env, counter *apicount.Counter, ns string, gen manifests.Generator, opts component.ReconcilerOptions) {
+// against e, in a manager of its own, counting its requests; configure
+// adds to the reconciler (hooks) before it starts.
+func startBenchOperator(b *testing.B, ctx context.Context, e *testenv.Env, counter *apicount.Counter, ns string, gen manifests.Generator, opts component.ReconcilerOptions, configure ...func(*component.Reconciler[*v1alpha1.Component])) {
 	ctrl.SetLogger(logr.Discard()) // else controller-runtime warns, with a stack trace, that no logger is set
 	options := componenttest.ManagerOptions(e.Scheme)
 	options.Cache = cache.Options{DefaultNamespaces: map[string]cache.Config{ns: {}}}
@@ -111,6 +112,9 @@ func startBenchOperator(b *testing.B, ctx context.Context, e *testenv.Env, count
 	}
 	opts.Filter = func(c component.Component) bool { return c.GetNamespace() == ns }
 	r := component.NewReconciler[*v1alpha1.Component](benchOperator(ns), gen, opts)
+	for _, c := range configure {
+		c(r)
+	}
 	if err := r.SetupWithManager(mgr); err != nil {
 		b.Fatal(err)
 	}
