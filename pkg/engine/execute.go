@@ -193,3 +193,12 @@ func (r *pass) eachStep(ctx context.Context, g group, fn func(context.Context, i
 		return fn(ctx, i, r.item(g.steps[i].key))
 	})
 }
+
+// stopIn is where a pass that stops in g stopped.
+func stopIn(g group) Stop {
+	s := Stop{Step: g.kind, Wave: g.wave}
+	if stagedGroup(g.kind) {
+		s.Stage = g.stage.String()
+	}
+	return s
+}
