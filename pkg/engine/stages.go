@@ -1,5 +1,7 @@
 package engine
 
+import "k8s.io/apimachinery/pkg/runtime/schema"
+
 // stage is the position of a kind within a wave: objects of a lower stage are
 // applied first and deleted last.
 type stage int
@@ -73,3 +75,5 @@ func isAPIService(group, kind string) bool {
 func isNamespace(group, kind string) bool {
 	return group == groupCore && kind == "Namespace"
 }
+
+var crdGVK = schema.GroupVersion{Group: groupAPIExtension, Version: "v1"}
