@@ -8,6 +8,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -277,6 +278,14 @@ func NewApplier(target Target, opts Options) (*Applier, error) {
 // OwnerLabel is the label key that marks the objects this applier owns.
 func (a *Applier) OwnerLabel() string { return manifests.Key(a.opts.Name, manifests.LabelOwnerID) }
 
+// CheckListable makes sure the target's identity may list gvk where the
+// informer for objects in namespace would list (once per kind): call it
+// before starting an informer, which would otherwise retry a Forbidden list
+// forever instead of saying so.
+func (a *Applier) CheckListable(ctx context.Context, gvk schema.GroupVersionKind, namespace string) error {
+	return a.live.probe(ctx, gvk, namespace)
+}
+
 // ownerAnnotation names the owner in words, for conflict messages.
 func (a *Applier) ownerAnnotation() string {
 	return manifests.Key(a.opts.Name, manifests.AnnotationOwner)
@@ -309,10 +318,4 @@ func (a *Applier) ObjectGone(obj client.Object) {
 	if manifests.IsTestHook(obj.GetAnnotations()[manifests.Key(a.opts.Name, manifests.AnnotationTestHook)]) {
 		a.finals.record(key, obj)
 	}
-}
-
-// keyOf returns the key of an object seen in a watch event.
-func keyOf(obj client.Object) manifests.ObjectKey {
-	gvk := obj.GetObjectKind().GroupVersionKind()
-	return manifests.ObjectKey{Group: gvk.Group, Kind: gvk.Kind, Namespace: obj.GetNamespace(), Name: obj.GetName()}
 }
