@@ -15,19 +15,6 @@ import (
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
-// DefaultTakeOverManagers are the field managers whose fields the default
-// update policy, ssa-override, takes over before it applies: what a person
-// wrote by hand with kubectl's client-side verbs (apply without
-// --server-side, create, edit, patch, replace, set) and fields written before
-// managedFields existed. A field they set that the component does not
-// render is then removed by the next apply of the object. Controllers are
-// never taken over, and neither are kubectl rollout (a restart's
-// annotation), kubectl scale, label and annotate: what they set stays.
-var DefaultTakeOverManagers = []string{
-	"before-first-apply", "kubectl", "kubectl-client-side-apply", "kubectl-create",
-	"kubectl-edit", "kubectl-patch", "kubectl-replace", "kubectl-set",
-}
-
 // takeOverFrom returns the managers whose Update writes a server-side
 // apply under policy takes over, besides the applier's own earlier Update
 // writes (a PUT under replace, or an older wavekit), which every server-side
