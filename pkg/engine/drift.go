@@ -186,3 +186,24 @@ func isIgnored(at manifests.Pointer, ignore []manifests.Pointer) bool {
 	}
 	return false
 }
+
+// driftLog collects the drift a pass found and left; steps run concurrently.
+type driftLog struct {
+	mu     sync.Mutex
+	drifts []Drift
+}
+
+func (l *driftLog) add(d Drift) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.drifts = append(l.drifts, d)
+}
+
+// list returns the drifts in key order.
+func (l *driftLog) list() []Drift {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := slices.Clone(l.drifts)
+	slices.SortFunc(out, func(a, b Drift) int { return compareKeys(a.Object, b.Object) })
+	return out
+}

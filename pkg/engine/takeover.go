@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -165,4 +166,42 @@ func encodeFieldSet(set *fieldpath.Set) (*metav1.FieldsV1, error) {
 		return nil, fmt.Errorf("encoding managed fields: %w", err)
 	}
 	return metav1.NewFieldsV1(string(data)), nil
+}
+
+// withoutIgnored is set without the fields at or under the ignored paths:
+// what ssa-override takes over from other managers leaves them alone. A
+// list element in set matches any index of a path.
+func withoutIgnored(set *fieldpath.Set, ignore []manifests.Pointer) *fieldpath.Set {
+	if len(ignore) == 0 {
+		return set
+	}
+	out := &fieldpath.Set{}
+	set.Iterate(func(p fieldpath.Path) {
+		for _, ignored := range ignore {
+			if underPointer(p, ignored) {
+				return
+			}
+		}
+		out.Insert(p)
+	})
+	return out
+}
+
+// underPointer tells whether the field path p is at or under the pointer.
+func underPointer(p fieldpath.Path, pointer manifests.Pointer) bool {
+	if len(p) < len(pointer) {
+		return false
+	}
+	for i, token := range pointer {
+		if name := p[i].FieldName; name != nil {
+			if *name != token {
+				return false
+			}
+			continue
+		}
+		if _, err := strconv.Atoi(token); err != nil {
+			return false
+		}
+	}
+	return true
 }
