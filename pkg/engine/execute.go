@@ -77,13 +77,6 @@ func (r *pass) waitGroup(g group, desired map[manifests.ObjectKey]*desired) (boo
 	return len(outs) == 0, r.settle(outs)
 }
 
-func waitingReason(item *manifests.InventoryItem) string {
-	if item.Status == "" {
-		return string(item.Phase)
-	}
-	return string(item.Phase) + ", " + item.Status
-}
-
 // purgeGroup deletes the objects purged at the end of a wave, concurrently;
 // it reports whether they are all gone. When a deletion fails, the items
 // whose deletion was asked for are still marked Deleting.
