@@ -2,6 +2,7 @@ package engine
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"slices"
 	"strconv"
@@ -143,4 +144,13 @@ func sortedKeys(m map[string]any) []string {
 func isMap(v any) bool {
 	_, ok := v.(map[string]any)
 	return ok
+}
+
+// jsonMarshal encodes a patch, saying so in its error.
+func jsonMarshal(v any) ([]byte, error) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("encoding patch: %w", err)
+	}
+	return data, nil
 }

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -344,12 +343,4 @@ func explainWriteError(err error, prefix string) error {
 		return err
 	}
 	return &ImmutableFieldError{Fields: fields, PolicyKey: manifests.Key(prefix, manifests.AnnotationUpdatePolicy), Err: err}
-}
-
-func jsonMarshal(v any) ([]byte, error) {
-	data, err := json.Marshal(v)
-	if err != nil {
-		return nil, fmt.Errorf("encoding patch: %w", err)
-	}
-	return data, nil
 }
