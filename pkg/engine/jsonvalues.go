@@ -132,6 +132,7 @@ func normaliseJSON(v any) any {
 	return out
 }
 
+// sortedKeys returns the keys of m in order.
 func sortedKeys(m map[string]any) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
@@ -141,6 +142,7 @@ func sortedKeys(m map[string]any) []string {
 	return keys
 }
 
+// isMap tells whether v is a JSON object.
 func isMap(v any) bool {
 	_, ok := v.(map[string]any)
 	return ok

@@ -82,6 +82,7 @@ func isNamespace(group, kind string) bool {
 	return group == groupCore && kind == "Namespace"
 }
 
+// crdGVK is the group and version of CustomResourceDefinitions.
 var crdGVK = schema.GroupVersion{Group: groupAPIExtension, Version: "v1"}
 
 // servedType is the one managed-instance rule: it says whether objects of
