@@ -3,11 +3,11 @@ package engine
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -17,6 +17,19 @@ import (
 // DefaultConcurrency is how many objects of one plan group an applier
 // writes or deletes at once unless Options.Concurrency says otherwise.
 const DefaultConcurrency = 16
+
+// DefaultTakeOverManagers are the field managers whose fields the default
+// update policy, ssa-override, takes over before it applies: what a person
+// wrote by hand with kubectl's client-side verbs (apply without
+// --server-side, create, edit, patch, replace, set) and fields written before
+// managedFields existed. A field they set that the component does not
+// render is then removed by the next apply of the object. Controllers are
+// never taken over, and neither are kubectl rollout (a restart's
+// annotation), kubectl scale, label and annotate: what they set stays.
+var DefaultTakeOverManagers = []string{
+	"before-first-apply", "kubectl", "kubectl-client-side-apply", "kubectl-create",
+	"kubectl-edit", "kubectl-patch", "kubectl-replace", "kubectl-set",
+}
 
 // Options configure an Applier.
 type Options struct {
@@ -105,119 +118,6 @@ type Owner struct {
 // applier calls it before it creates objects that are new to the inventory.
 type SaveFunc func(ctx context.Context, items []manifests.InventoryItem) error
 
-// Result says where a run got to.
-type Result struct {
-	// Inventory is the updated inventory; persist it.
-	Inventory []manifests.InventoryItem
-	// Done is true when every object is applied and ready (Apply) or gone (Delete).
-	Done bool
-	// Wave is the apply wave the run stopped in when not Done; 0 also while
-	// pruning or deleting: Stopped tells them apart.
-	Wave int16
-	// Stopped says where the run stopped when not Done: the step (apply,
-	// wait, purge, prune, delete, hook), its wave and kind stage.
-	Stopped Stop
-	// Waiting lists the objects not ready (Apply) or not gone (Delete) yet, with why.
-	Waiting []Waiting
-	// Blocked lists what foreign instances keep: the whole deletion, or
-	// CRDs that left the manifests.
-	Blocked []Blocker
-	// Changed is true when the run wrote an object.
-	Changed bool
-	// Actions lists what the run did to objects, in plan order.
-	Actions []ObjectAction
-	// Drifted lists the objects that no longer hold what was applied and
-	// were left so (drift mode Warn), in key order.
-	Drifted []Drift
-}
-
-// Drift is an object that no longer holds what was applied.
-type Drift struct {
-	Object manifests.ObjectKey
-	// Paths are JSON pointers of the fields that differ (at most 20).
-	Paths []string
-	// New is true the first time this drift (these paths with these live
-	// values) is reported by this applier: report it once per change.
-	New bool
-}
-
-// Waiting is an object a pass waits for, and why.
-type Waiting struct {
-	Object manifests.ObjectKey
-	// Reason is the object's phase and status ("Updating, InProgress"), or
-	// what is done to it ("being deleted").
-	Reason string
-	// Progress is what the object's status says of its progress
-	// ("Available: 1/2"), when the pass read it; it changes as the object
-	// progresses, and the inventory does not keep it.
-	Progress string
-}
-
-// String says what the object waits for, with its progress:
-// "apps/Deployment ns/web: Updating, InProgress: Available: 1/2".
-func (w Waiting) String() string {
-	if w.Progress == "" {
-		return w.State()
-	}
-	return w.State() + ": " + w.Progress
-}
-
-// State says what the object waits for without its progress, which is
-// what stays the same from one pass to the next while it rolls out:
-// "apps/Deployment ns/web: Updating, InProgress".
-func (w Waiting) State() string { return w.Object.String() + ": " + w.Reason }
-
-// Summarize names the first shown waiting objects with their progress and
-// says how many more there are: "a: InProgress: Available: 0/2; b: being
-// deleted and 3 more" ("" for none).
-func Summarize(waiting []Waiting, shown int) string {
-	return summarize(waiting, shown, Waiting.String)
-}
-
-// SummarizeStates is Summarize without the objects' progress: what a
-// status keeps while a wave rolls out ("a: Updating, InProgress"), so that
-// it is written when an object's state changes, not at every replica.
-func SummarizeStates(waiting []Waiting, shown int) string {
-	return summarize(waiting, shown, Waiting.State)
-}
-
-func summarize(waiting []Waiting, shown int, describe func(Waiting) string) string {
-	listed := make([]string, 0, min(len(waiting), shown))
-	for _, w := range waiting[:min(len(waiting), shown)] {
-		listed = append(listed, describe(w))
-	}
-	out := strings.Join(listed, "; ")
-	if more := len(waiting) - len(listed); more > 0 {
-		out += fmt.Sprintf(" and %d more", more)
-	}
-	return out
-}
-
-// Blocker is what foreign instances of a component's types keep.
-type Blocker struct {
-	// Object is the object kept (a CRD that left the manifests); zero when
-	// the whole deletion waits.
-	Object manifests.ObjectKey
-	// Reason names the foreign instances: "1 foreign instance of Gadget.example.com exist".
-	Reason string
-}
-
-func (b Blocker) String() string {
-	if b.Object == (manifests.ObjectKey{}) {
-		return b.Reason
-	}
-	return b.Object.String() + " is kept: " + b.Reason
-}
-
-// BlockedMessage joins the blockers into one sentence ("" when none).
-func (r Result) BlockedMessage() string {
-	parts := make([]string, len(r.Blocked))
-	for i, b := range r.Blocked {
-		parts[i] = b.String()
-	}
-	return strings.Join(parts, "; ")
-}
-
 // Applier applies rendered objects in waves and deletes them again.
 type Applier struct {
 	opts   Options
@@ -277,6 +177,14 @@ func NewApplier(target Target, opts Options) (*Applier, error) {
 // OwnerLabel is the label key that marks the objects this applier owns.
 func (a *Applier) OwnerLabel() string { return manifests.Key(a.opts.Name, manifests.LabelOwnerID) }
 
+// CheckListable makes sure the target's identity may list gvk where the
+// informer for objects in namespace would list (once per kind): call it
+// before starting an informer, which would otherwise retry a Forbidden list
+// forever instead of saying so.
+func (a *Applier) CheckListable(ctx context.Context, gvk schema.GroupVersionKind, namespace string) error {
+	return a.live.probe(ctx, gvk, namespace)
+}
+
 // ownerAnnotation names the owner in words, for conflict messages.
 func (a *Applier) ownerAnnotation() string {
 	return manifests.Key(a.opts.Name, manifests.AnnotationOwner)
@@ -309,10 +217,4 @@ func (a *Applier) ObjectGone(obj client.Object) {
 	if manifests.IsTestHook(obj.GetAnnotations()[manifests.Key(a.opts.Name, manifests.AnnotationTestHook)]) {
 		a.finals.record(key, obj)
 	}
-}
-
-// keyOf returns the key of an object seen in a watch event.
-func keyOf(obj client.Object) manifests.ObjectKey {
-	gvk := obj.GetObjectKind().GroupVersionKind()
-	return manifests.ObjectKey{Group: gvk.Group, Kind: gvk.Kind, Namespace: obj.GetNamespace(), Name: obj.GetName()}
 }

@@ -107,7 +107,38 @@ func (s *ownerScope) decideFor(ctx context.Context, d *desired, item *manifests.
 	return dec
 }
 
-// ownership is the owner of the scope as decide knows it.
-func (s *ownerScope) ownership() ownership {
-	return ownership{id: s.owner.ID, description: s.owner.Description, prefix: s.a.opts.Name, force: s.owner.Force}
+// withoutHooks leaves out the objects Apply never applies: delete hooks,
+// which run on deletion, and tests, which only a test run creates.
+func withoutHooks(objects []client.Object, prefix string) []client.Object {
+	deleteKey, testKey := manifests.Key(prefix, manifests.AnnotationDeleteHook), manifests.Key(prefix, manifests.AnnotationTestHook)
+	return filterObjects(objects, func(annotations map[string]string) bool {
+		return !manifests.IsDeleteHook(annotations[deleteKey]) && !manifests.IsTestHook(annotations[testKey])
+	})
+}
+
+// DeleteHooks returns the objects that only run on deletion: those with a
+// valid <prefix>/delete-hook annotation.
+func DeleteHooks(objects []client.Object, prefix string) []client.Object {
+	key := manifests.Key(prefix, manifests.AnnotationDeleteHook)
+	return filterObjects(objects, func(annotations map[string]string) bool { return manifests.IsDeleteHook(annotations[key]) })
+}
+
+// TestHooks returns the tests among objects: those with a valid
+// <prefix>/test-hook annotation, which only Test creates.
+func TestHooks(objects []client.Object, prefix string) []client.Object {
+	key := manifests.Key(prefix, manifests.AnnotationTestHook)
+	return filterObjects(objects, func(annotations map[string]string) bool { return manifests.IsTestHook(annotations[key]) })
+}
+
+// filterObjects keeps the objects whose annotations keep says to. An object
+// with an invalid delete-hook or test-hook value is no hook: it stays with
+// the others, whose validation then names the bad value.
+func filterObjects(objects []client.Object, keep func(annotations map[string]string) bool) []client.Object {
+	out := make([]client.Object, 0, len(objects))
+	for _, obj := range objects {
+		if keep(obj.GetAnnotations()) {
+			out = append(out, obj)
+		}
+	}
+	return out
 }

@@ -132,73 +132,6 @@ func (d *driftDetector) forget(key manifests.ObjectKey) {
 	delete(d.reported, key)
 }
 
-// lookup is the value at p of obj, nil when there is none.
-func lookup(obj map[string]any, p manifests.Pointer) any {
-	var v any = obj
-	for _, token := range p {
-		v = child(v, token)
-	}
-	return v
-}
-
-// child is the value under token of v: a map key or a list index.
-func child(v any, token string) any {
-	switch t := v.(type) {
-	case map[string]any:
-		return t[token]
-	case []any:
-		i, err := strconv.Atoi(token)
-		if err != nil || i < 0 || i >= len(t) {
-			return nil
-		}
-		return t[i]
-	}
-	return nil
-}
-
-// contains reports whether every field of want is in have with the same
-// value. Lists must have the same length and match element by element; a
-// field that want has as absentOrZero may be absent or zero in have.
-// It is differences without paths and ignore rules, and allocates nothing:
-// the common case, an object that did not drift.
-func contains(have, want any) bool {
-	switch w := want.(type) {
-	case map[string]any:
-		h, ok := have.(map[string]any)
-		if !ok {
-			return len(w) == 0 && have == nil
-		}
-		for k, wv := range w {
-			hv, found := h[k]
-			if !found && isEmpty(wv) {
-				continue
-			}
-			if !found || !contains(hv, wv) {
-				return false
-			}
-		}
-		return true
-	case absentOrZero:
-		return isZeroValue(have)
-	case []any:
-		h, ok := have.([]any)
-		if !ok {
-			return len(w) == 0 && have == nil
-		}
-		if len(h) != len(w) {
-			return false
-		}
-		for i := range w {
-			if !contains(h[i], w[i]) {
-				return false
-			}
-		}
-		return true
-	default:
-		return reflect.DeepEqual(have, want)
-	}
-}
-
 // differences adds to paths the JSON pointers, under at, of the fields of
 // want that have lacks or holds with another value, skipping ignored ones,
 // until there are maxDriftPaths. A list that differs in length is one path.
@@ -254,39 +187,23 @@ func isIgnored(at manifests.Pointer, ignore []manifests.Pointer) bool {
 	return false
 }
 
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
+// driftLog collects the drift a pass found and left; steps run concurrently.
+type driftLog struct {
+	mu     sync.Mutex
+	drifts []Drift
 }
 
-// isEmpty is true for values the API server drops on write: null, "{}",
-// "[]", and a rendered zero value it does not store (absentOrZero).
-func isEmpty(v any) bool {
-	switch t := v.(type) {
-	case nil, absentOrZero:
-		return true
-	case map[string]any:
-		return len(t) == 0
-	case []any:
-		return len(t) == 0
-	}
-	return false
+func (l *driftLog) add(d Drift) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.drifts = append(l.drifts, d)
 }
 
-// normaliseJSON makes numbers comparable: after a JSON round trip int64 and
-// float64 values are all float64.
-func normaliseJSON(v any) any {
-	data, err := json.Marshal(v)
-	if err != nil {
-		return v
-	}
-	var out any
-	if err := json.Unmarshal(data, &out); err != nil {
-		return v
-	}
+// list returns the drifts in key order.
+func (l *driftLog) list() []Drift {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := slices.Clone(l.drifts)
+	slices.SortFunc(out, func(a, b Drift) int { return compareKeys(a.Object, b.Object) })
 	return out
 }

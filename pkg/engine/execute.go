@@ -77,13 +77,6 @@ func (r *pass) waitGroup(g group, desired map[manifests.ObjectKey]*desired) (boo
 	return len(outs) == 0, r.settle(outs)
 }
 
-func waitingReason(item *manifests.InventoryItem) string {
-	if item.Status == "" {
-		return string(item.Phase)
-	}
-	return string(item.Phase) + ", " + item.Status
-}
-
 // purgeGroup deletes the objects purged at the end of a wave, concurrently;
 // it reports whether they are all gone. When a deletion fails, the items
 // whose deletion was asked for are still marked Deleting.
@@ -192,4 +185,13 @@ func (r *pass) eachStep(ctx context.Context, g group, fn func(context.Context, i
 	return forEach(ctx, r.s.a.opts.Concurrency, indexes, func(ctx context.Context, i int) error {
 		return fn(ctx, i, r.item(g.steps[i].key))
 	})
+}
+
+// stopIn is where a pass that stops in g stopped.
+func stopIn(g group) Stop {
+	s := Stop{Step: g.kind, Wave: g.wave}
+	if stagedGroup(g.kind) {
+		s.Stage = g.stage.String()
+	}
+	return s
 }

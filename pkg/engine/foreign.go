@@ -17,28 +17,6 @@ import (
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
-// servedType is the one managed-instance rule: it says whether objects of
-// group and kind are instances of one of types, the types a component's own
-// CRDs and APIServices serve (the apply sort's managed-instances stage, the
-// order of deletion), or the managed types whose foreign instances block
-// deletion.
-// A type's Kind may be "*" (an APIService serves its whole group), and its
-// Group "*" or "*.suffix" (managed types given by hand; see matchesAny).
-// It returns the index of the type that serves them: one of that very kind
-// before a wildcard, and of equals the last, as a map keyed by type keeps.
-func servedType(types []manifests.TypeInfo, group, kind string) (int, bool) {
-	found, exact := -1, false
-	for i, t := range types {
-		if !matchesAny([]manifests.TypeInfo{t}, group, kind) {
-			continue
-		}
-		if t.Kind == kind || !exact {
-			found, exact = i, t.Kind == kind
-		}
-	}
-	return found, found >= 0
-}
-
 // foreignInstances counts, per type, the instances of the given managed
 // types that do not belong to the scope's owner. Types the cluster does not serve count
 // nothing.
@@ -184,25 +162,4 @@ func describeBlocking(counts map[string]int) string {
 	}
 	sort.Strings(parts)
 	return strings.Join(parts, ", ") + " exist"
-}
-
-// matchesAny reports whether group and kind match one of the types; a type's
-// Kind may be "*" and its Group "*" or "*.suffix".
-func matchesAny(types []manifests.TypeInfo, group, kind string) bool {
-	for _, t := range types {
-		if (t.Kind == "*" || t.Kind == kind) && groupMatches(t.Group, group) {
-			return true
-		}
-	}
-	return false
-}
-
-func groupMatches(pattern, group string) bool {
-	switch {
-	case pattern == "*":
-		return true
-	case strings.HasPrefix(pattern, "*."):
-		return strings.HasSuffix(group, pattern[1:])
-	}
-	return pattern == group
 }

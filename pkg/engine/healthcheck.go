@@ -154,3 +154,23 @@ func (e *ReadyExpr) Holds(u *unstructured.Unstructured) bool { return e.check.ho
 
 // String is the expression's source.
 func (e *ReadyExpr) String() string { return e.check.source }
+
+// Judge is Readiness with an owner's health checks: what a pass of that
+// owner concludes about a live object. The zero Judge has no checks.
+type Judge struct{ checks healthChecks }
+
+// NewJudge compiles checks; one that does not compile is a
+// manifests.UserError, as in a pass.
+func NewJudge(checks []manifests.HealthCheck) (Judge, error) {
+	compiled, err := compileHealthChecks(checks)
+	return Judge{checks: compiled}, err
+}
+
+// Readiness is the status a pass gives u: by the health checks of its kind,
+// else as the package's Readiness.
+func (j Judge) Readiness(u *unstructured.Unstructured, hint manifests.StatusHint) (status.Status, string) {
+	if r, judged := j.checks.judge(u); judged {
+		return r.Status, r.Message
+	}
+	return Readiness(u, hint)
+}

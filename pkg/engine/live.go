@@ -137,14 +137,6 @@ func (l *liveObjects) list(ctx context.Context, gvk schema.GroupVersionKind, nam
 	return nil
 }
 
-// CheckListable makes sure the target's identity may list gvk where the
-// informer for objects in namespace would list (once per kind): call it
-// before starting an informer, which would otherwise retry a Forbidden list
-// forever instead of saying so.
-func (a *Applier) CheckListable(ctx context.Context, gvk schema.GroupVersionKind, namespace string) error {
-	return a.live.probe(ctx, gvk, namespace)
-}
-
 func where(namespace string) string {
 	if namespace == "" {
 		return "cluster-wide"
@@ -304,4 +296,19 @@ func markedDeleted(obj *unstructured.Unstructured) *unstructured.Unstructured {
 		out.SetDeletionTimestamp(&now)
 	}
 	return out
+}
+
+// scopeOf returns the namespaces reader's informers are limited to, or nil
+// when they are cluster-wide.
+func scopeOf(reader LiveReader) []string {
+	if s, ok := reader.(interface{ Scope() []string }); ok {
+		return s.Scope()
+	}
+	return nil
+}
+
+// keyOf returns the key of an object seen in a watch event.
+func keyOf(obj client.Object) manifests.ObjectKey {
+	gvk := obj.GetObjectKind().GroupVersionKind()
+	return manifests.ObjectKey{Group: gvk.Group, Kind: gvk.Kind, Namespace: obj.GetNamespace(), Name: obj.GetName()}
 }

@@ -108,3 +108,12 @@ func settleItem(item *manifests.InventoryItem, o outcome) {
 		item.Ran = o.ran
 	}
 }
+
+// waitingReason is the Reason of a Waiting for item: its phase and, when it
+// has one, its status ("Updating, InProgress").
+func waitingReason(item *manifests.InventoryItem) string {
+	if item.Status == "" {
+		return string(item.Phase)
+	}
+	return string(item.Phase) + ", " + item.Status
+}

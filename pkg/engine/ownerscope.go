@@ -75,6 +75,11 @@ func (s *ownerScope) defaults() manifests.Defaults {
 	return d
 }
 
+// ownership is the owner of the scope as decide knows it.
+func (s *ownerScope) ownership() ownership {
+	return ownership{id: s.owner.ID, description: s.owner.Description, prefix: s.a.opts.Name, force: s.owner.Force}
+}
+
 // writeTracker is told of each write and delete of a pass, before the
 // request and after its answer, and holds what the pass finds about drift
 // for the next one.

@@ -97,6 +97,30 @@ func planApply(objs []*desired, items map[manifests.ObjectKey]*manifests.Invento
 	return p
 }
 
+// groupByWave splits sorted objects into their apply waves.
+func groupByWave(objs []*desired) [][]*desired {
+	var waves [][]*desired
+	for i, d := range objs {
+		if i == 0 || d.policies.ApplyOrder != objs[i-1].policies.ApplyOrder {
+			waves = append(waves, nil)
+		}
+		waves[len(waves)-1] = append(waves[len(waves)-1], d)
+	}
+	return waves
+}
+
+// groupByStage splits the sorted objects of one wave into their kind stages.
+func groupByStage(objs []*desired) [][]*desired {
+	var stages [][]*desired
+	for i, d := range objs {
+		if i == 0 || d.stage != objs[i-1].stage {
+			stages = append(stages, nil)
+		}
+		stages[len(stages)-1] = append(stages[len(stages)-1], d)
+	}
+	return stages
+}
+
 const maxWave = int16(1<<15 - 1)
 
 func applySteps(objs []*desired, items map[manifests.ObjectKey]*manifests.InventoryItem) []step {

@@ -360,3 +360,12 @@ func compareKeys(a, b manifests.ObjectKey) int {
 	}
 	return 0
 }
+
+// byKey indexes desired objects by their key.
+func byKey(objs []*desired) map[manifests.ObjectKey]*desired {
+	out := make(map[manifests.ObjectKey]*desired, len(objs))
+	for _, d := range objs {
+		out[d.key] = d
+	}
+	return out
+}

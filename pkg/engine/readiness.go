@@ -32,26 +32,6 @@ func Readiness(u *unstructured.Unstructured, hint manifests.StatusHint) (status.
 	return r.Status, r.Message
 }
 
-// Judge is Readiness with an owner's health checks: what a pass of that
-// owner concludes about a live object. The zero Judge has no checks.
-type Judge struct{ checks healthChecks }
-
-// NewJudge compiles checks; one that does not compile is a
-// manifests.UserError, as in a pass.
-func NewJudge(checks []manifests.HealthCheck) (Judge, error) {
-	compiled, err := compileHealthChecks(checks)
-	return Judge{checks: compiled}, err
-}
-
-// Readiness is the status a pass gives u: by the health checks of its kind,
-// else as the package's Readiness.
-func (j Judge) Readiness(u *unstructured.Unstructured, hint manifests.StatusHint) (status.Status, string) {
-	if r, judged := j.checks.judge(u); judged {
-		return r.Status, r.Message
-	}
-	return Readiness(u, hint)
-}
-
 // computeReadiness combines kstatus with the object's status hint and the
 // extra rules for CRDs (Established and NamesAccepted) and APIServices
 // (Available).

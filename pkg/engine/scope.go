@@ -25,12 +25,3 @@ func (s scopedLive) Get(ctx context.Context, key client.ObjectKey, obj client.Ob
 
 // Scope returns the namespaces the informers are limited to.
 func (s scopedLive) Scope() []string { return s.namespaces }
-
-// scopeOf returns the namespaces reader's informers are limited to, or nil
-// when they are cluster-wide.
-func scopeOf(reader LiveReader) []string {
-	if s, ok := reader.(interface{ Scope() []string }); ok {
-		return s.Scope()
-	}
-	return nil
-}

@@ -95,12 +95,3 @@ func (s Stop) applyWave() int16 {
 	}
 	return 0
 }
-
-// stopIn is where a pass that stops in g stopped.
-func stopIn(g group) Stop {
-	s := Stop{Step: g.kind, Wave: g.wave}
-	if stagedGroup(g.kind) {
-		s.Stage = g.stage.String()
-	}
-	return s
-}

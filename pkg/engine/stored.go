@@ -53,11 +53,6 @@ type fieldEdit struct {
 	drop  bool
 }
 
-// absentOrZero stands, in a stored form, for a rendered zero value (false,
-// 0, "", an empty list) that the API server does not store: the live field
-// matches it when it is absent or zero.
-type absentOrZero struct{}
-
 func newStoredForms(scheme *runtime.Scheme) *storedForms {
 	return &storedForms{scheme: scheme, forms: map[manifests.ObjectKey]storedForm{}}
 }
@@ -201,31 +196,4 @@ func applyEdits(obj map[string]any, edits []fieldEdit) map[string]any {
 		}
 	}
 	return obj
-}
-
-// isZeroValue is true for what the API server may leave out when it stores
-// an object: null, false, 0, "", an empty list or map.
-func isZeroValue(v any) bool {
-	switch t := v.(type) {
-	case nil:
-		return true
-	case bool:
-		return !t
-	case float64:
-		return t == 0
-	case int64:
-		return t == 0
-	case string:
-		return t == ""
-	case map[string]any:
-		return len(t) == 0
-	case []any:
-		return len(t) == 0
-	}
-	return false
-}
-
-func isMap(v any) bool {
-	_, ok := v.(map[string]any)
-	return ok
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -14,19 +15,6 @@ import (
 
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
-
-// DefaultTakeOverManagers are the field managers whose fields the default
-// update policy, ssa-override, takes over before it applies: what a person
-// wrote by hand with kubectl's client-side verbs (apply without
-// --server-side, create, edit, patch, replace, set) and fields written before
-// managedFields existed. A field they set that the component does not
-// render is then removed by the next apply of the object. Controllers are
-// never taken over, and neither are kubectl rollout (a restart's
-// annotation), kubectl scale, label and annotate: what they set stays.
-var DefaultTakeOverManagers = []string{
-	"before-first-apply", "kubectl", "kubectl-client-side-apply", "kubectl-create",
-	"kubectl-edit", "kubectl-patch", "kubectl-replace", "kubectl-set",
-}
 
 // takeOverFrom returns the managers whose Update writes a server-side
 // apply under policy takes over, besides the applier's own earlier Update
@@ -178,4 +166,42 @@ func encodeFieldSet(set *fieldpath.Set) (*metav1.FieldsV1, error) {
 		return nil, fmt.Errorf("encoding managed fields: %w", err)
 	}
 	return metav1.NewFieldsV1(string(data)), nil
+}
+
+// withoutIgnored is set without the fields at or under the ignored paths:
+// what ssa-override takes over from other managers leaves them alone. A
+// list element in set matches any index of a path.
+func withoutIgnored(set *fieldpath.Set, ignore []manifests.Pointer) *fieldpath.Set {
+	if len(ignore) == 0 {
+		return set
+	}
+	out := &fieldpath.Set{}
+	set.Iterate(func(p fieldpath.Path) {
+		for _, ignored := range ignore {
+			if underPointer(p, ignored) {
+				return
+			}
+		}
+		out.Insert(p)
+	})
+	return out
+}
+
+// underPointer tells whether the field path p is at or under the pointer.
+func underPointer(p fieldpath.Path, pointer manifests.Pointer) bool {
+	if len(p) < len(pointer) {
+		return false
+	}
+	for i, token := range pointer {
+		if name := p[i].FieldName; name != nil {
+			if *name != token {
+				return false
+			}
+			continue
+		}
+		if _, err := strconv.Atoi(token); err != nil {
+			return false
+		}
+	}
+	return true
 }

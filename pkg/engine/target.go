@@ -215,8 +215,6 @@ func crdMetadata() *metav1.PartialObjectMetadata {
 	return crd
 }
 
-var crdGVK = schema.GroupVersion{Group: groupAPIExtension, Version: "v1"}
-
 // renderReader reads CRDs from the cache and everything else directly.
 type renderReader struct {
 	crds client.Reader

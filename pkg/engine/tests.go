@@ -5,69 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"time"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
-
-// TestOptions tune Test.
-type TestOptions struct {
-	// Run names the test run; required. Each run creates its tests anew,
-	// once: a test this run created is never created again, not even when
-	// its object is gone (its outcome is then what was seen of it), while a
-	// test whose inventory item records another run is run again.
-	Run string
-	// Deadline, if set, is when the run's time is up: a test still running
-	// then has failed.
-	Deadline time.Time
-	// Save records tests in the inventory before they are created, as
-	// Apply's SaveFunc; required.
-	Save SaveFunc
-	// Observed, if set, is called with each test whose outcome a pass sees,
-	// before a delete policy removes its object: the CLI reads the logs of
-	// a failed test's pods there.
-	Observed func(ctx context.Context, test TestStatus)
-}
-
-// TestPhase is where one test stands in a run.
-type TestPhase string
-
-// Phases of a test in a run.
-const (
-	// TestPending: not run yet in this run (a test before it runs or
-	// failed).
-	TestPending TestPhase = "Pending"
-	// TestRunning: created, neither passed nor failed yet.
-	TestRunning TestPhase = "Running"
-	// TestPassed: its object became ready (a Job Complete, a Pod Succeeded).
-	TestPassed TestPhase = "Passed"
-	// TestFailed: its object failed (a Job Failed, a Pod Failed), was
-	// deleted before it finished, or did not finish by the deadline.
-	TestFailed TestPhase = "Failed"
-)
-
-// TestStatus is how one test stands in a run.
-type TestStatus struct {
-	Object manifests.ObjectKey
-	Phase  TestPhase
-	// Message says why a test failed or what a running one waits for.
-	Message string
-}
-
-// String words the test's state: "Job ns/t failed: BackoffLimitExceeded: …".
-func (t TestStatus) String() string {
-	switch t.Phase {
-	case TestFailed:
-		return t.Object.String() + " failed: " + t.Message
-	case TestRunning:
-		return t.Object.String() + " is running: " + t.Message
-	case TestPassed:
-		return t.Object.String() + " passed"
-	}
-	return t.Object.String() + " did not run"
-}
 
 // TestResult is what a pass of a test run did and where the run stands.
 // Result.Done says the run is over: every test ran or one failed, and the
@@ -111,14 +53,6 @@ func (a *Applier) Test(ctx context.Context, owner Owner, objects []client.Object
 		return failed, err
 	}
 	return t.run(ctx)
-}
-
-// testRun is one pass of a test run.
-type testRun struct {
-	*pass
-	opts   TestOptions
-	tests  []*desired
-	status []TestStatus
 }
 
 // schedule validates the tests among objects, sorts them and records the

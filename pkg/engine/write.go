@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -43,6 +42,22 @@ func (s *ownerScope) write(ctx context.Context, d *desired, live *unstructured.U
 	return out, err
 }
 
+// leaveIgnored takes out of obj, about to be written over live, the ignored
+// fields that other field managers own (see leaveToOthers). It reads the
+// object from the API server, since the cache holds no managedFields. A
+// recreate writes the object as rendered, as on its first creation.
+func (s *ownerScope) leaveIgnored(ctx context.Context, d *desired, obj, live *unstructured.Unstructured) error {
+	if live == nil || len(d.ignore) == 0 || d.policies.Update == manifests.UpdateRecreate {
+		return nil
+	}
+	fresh, err := s.a.getDirect(ctx, d)
+	if err != nil || fresh == nil {
+		return err
+	}
+	leaveToOthers(obj, fresh, d.ignore, s.a.opts.FieldOwner, isServerSideApply(d.policies.Update))
+	return nil
+}
+
 // send creates obj, or updates live to it, and returns what the API server
 // answered.
 func (s *ownerScope) send(ctx context.Context, d *desired, obj, live *unstructured.Unstructured) (sent, error) {
@@ -60,6 +75,48 @@ func (s *ownerScope) send(ctx context.Context, d *desired, obj, live *unstructur
 		return sent{}, explainWriteError(err, s.a.opts.Name)
 	}
 	return out, nil
+}
+
+// replaceInstead writes obj with a POST, or a PUT over live, where
+// server-side apply refused it because it does not fit the kind's schema as
+// apply reads it: a field the API server does not know (a typo, a field of a
+// newer Kubernetes) or a list with two entries of one key (two env vars of
+// one name). The API server stores such an object when it is written
+// whole, as Helm and kubectl write it: it drops an unknown field with a
+// warning, which the caller shows. The PUT does what update-policy replace
+// does: it keeps no field another writer set that the manifest lacks.
+func (s *ownerScope) replaceInstead(ctx context.Context, d *desired, obj, live *unstructured.Unstructured) (sent, error) {
+	if live == nil {
+		existing, err := s.a.getDirect(ctx, d)
+		if err != nil {
+			return sent{}, err
+		}
+		if existing != nil {
+			return s.updateExistingWith(d, existing, func() (sent, error) { return s.put(ctx, obj, existing) })
+		}
+		obj.SetResourceVersion("")
+		if err := s.a.target.Client.Create(ctx, obj, client.FieldOwner(s.a.opts.FieldOwner)); err != nil {
+			return sent{}, err
+		}
+		return sent{live: obj}, nil
+	}
+	out, err := s.put(ctx, obj, live)
+	if !apierrors.IsConflict(err) {
+		return out, err
+	}
+	// The apply's takeover of fields before it was refused changed the
+	// object since live was read.
+	fresh, getErr := s.a.getDirect(ctx, d)
+	if getErr != nil || fresh == nil {
+		return out, err
+	}
+	return s.put(ctx, obj, fresh)
+}
+
+// isUntypedError tells whether err is server-side apply refusing an object
+// that does not fit its kind's schema (see replaceInstead).
+func isUntypedError(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "failed to create typed patch object")
 }
 
 func (s *ownerScope) markOwned(obj *unstructured.Unstructured) {
@@ -286,12 +343,4 @@ func explainWriteError(err error, prefix string) error {
 		return err
 	}
 	return &ImmutableFieldError{Fields: fields, PolicyKey: manifests.Key(prefix, manifests.AnnotationUpdatePolicy), Err: err}
-}
-
-func jsonMarshal(v any) ([]byte, error) {
-	data, err := json.Marshal(v)
-	if err != nil {
-		return nil, fmt.Errorf("encoding patch: %w", err)
-	}
-	return data, nil
 }

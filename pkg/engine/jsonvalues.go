@@ -1,0 +1,158 @@
+package engine
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"slices"
+	"strconv"
+
+	"github.com/wavekit-dev/wavekit/pkg/manifests"
+)
+
+// absentOrZero stands, in a stored form, for a rendered zero value (false,
+// 0, "", an empty list) that the API server does not store: the live field
+// matches it when it is absent or zero.
+type absentOrZero struct{}
+
+// contains reports whether every field of want is in have with the same
+// value. Lists must have the same length and match element by element; a
+// field that want has as absentOrZero may be absent or zero in have.
+// It is differences without paths and ignore rules, and allocates nothing:
+// the common case, an object that did not drift.
+func contains(have, want any) bool {
+	switch w := want.(type) {
+	case map[string]any:
+		h, ok := have.(map[string]any)
+		if !ok {
+			return len(w) == 0 && have == nil
+		}
+		for k, wv := range w {
+			hv, found := h[k]
+			if !found && isEmpty(wv) {
+				continue
+			}
+			if !found || !contains(hv, wv) {
+				return false
+			}
+		}
+		return true
+	case absentOrZero:
+		return isZeroValue(have)
+	case []any:
+		h, ok := have.([]any)
+		if !ok {
+			return len(w) == 0 && have == nil
+		}
+		if len(h) != len(w) {
+			return false
+		}
+		for i := range w {
+			if !contains(h[i], w[i]) {
+				return false
+			}
+		}
+		return true
+	default:
+		return reflect.DeepEqual(have, want)
+	}
+}
+
+// isEmpty is true for values the API server drops on write: null, "{}",
+// "[]", and a rendered zero value it does not store (absentOrZero).
+func isEmpty(v any) bool {
+	switch t := v.(type) {
+	case nil, absentOrZero:
+		return true
+	case map[string]any:
+		return len(t) == 0
+	case []any:
+		return len(t) == 0
+	}
+	return false
+}
+
+// isZeroValue is true for what the API server may leave out when it stores
+// an object: null, false, 0, "", an empty list or map.
+func isZeroValue(v any) bool {
+	switch t := v.(type) {
+	case nil:
+		return true
+	case bool:
+		return !t
+	case float64:
+		return t == 0
+	case int64:
+		return t == 0
+	case string:
+		return t == ""
+	case map[string]any:
+		return len(t) == 0
+	case []any:
+		return len(t) == 0
+	}
+	return false
+}
+
+// lookup is the value at p of obj, nil when there is none.
+func lookup(obj map[string]any, p manifests.Pointer) any {
+	var v any = obj
+	for _, token := range p {
+		v = child(v, token)
+	}
+	return v
+}
+
+// child is the value under token of v: a map key or a list index.
+func child(v any, token string) any {
+	switch t := v.(type) {
+	case map[string]any:
+		return t[token]
+	case []any:
+		i, err := strconv.Atoi(token)
+		if err != nil || i < 0 || i >= len(t) {
+			return nil
+		}
+		return t[i]
+	}
+	return nil
+}
+
+// normaliseJSON makes numbers comparable: after a JSON round trip int64 and
+// float64 values are all float64.
+func normaliseJSON(v any) any {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return v
+	}
+	var out any
+	if err := json.Unmarshal(data, &out); err != nil {
+		return v
+	}
+	return out
+}
+
+// sortedKeys returns the keys of m in order.
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// isMap tells whether v is a JSON object.
+func isMap(v any) bool {
+	_, ok := v.(map[string]any)
+	return ok
+}
+
+// jsonMarshal encodes a patch, saying so in its error.
+func jsonMarshal(v any) ([]byte, error) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("encoding patch: %w", err)
+	}
+	return data, nil
+}
