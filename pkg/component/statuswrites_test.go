@@ -15,7 +15,7 @@ import (
 )
 
 var _ = Describe("status writes", func() {
-	It("writes the status at most once per Reconcile through the install, an upgrade that adds objects, and the deletion of a 3-wave component", func() {
+	It("writes the status at most once per Reconcile through the install, an upgrade that adds objects, and the deletion with a delete hook of a 3-wave component", func() {
 		ctx := context.Background()
 		ns := newNamespace(ctx)
 		var reconciles *reconcileWrites
@@ -37,9 +37,11 @@ var _ = Describe("status writes", func() {
 		eventually(func() string { return readyCondition(ctx, c) }).Should(HavePrefix("True/Ready"))
 		upgrade := reconciles.take()
 
+		appliedBefore := h.counter.Count("apply", "configmaps")
 		Expect(env.Client.Delete(ctx, c)).To(Succeed())
 		eventually(func() string { return readyCondition(ctx, c) }).Should(Equal("gone"))
 		deletion := reconciles.take()
+		Expect(h.counter.Count("apply", "configmaps")).To(Equal(appliedBefore+1), "the delete hook ran once")
 
 		phases := []phaseWrites{install, upgrade, deletion}
 		for i, phase := range phases {
@@ -49,14 +51,14 @@ var _ = Describe("status writes", func() {
 			Expect(phase.most()).To(BeNumerically("<=", 1), "status writes of each Reconcile: %s", phase)
 		}
 		Expect(install.total()).To(BeNumerically(">=", 1), "the install recorded its objects")
-		Expect(deletion.total()).To(BeNumerically(">=", 1), "the deletion said Deleting before the finalizer went")
+		Expect(deletion.total()).To(BeNumerically(">=", 2), "the deletion recorded its hook before creating it, and said Deleting before the finalizer went")
 	})
 })
 
 // threeWaves renders n ConfigMaps in each of three apply waves, their data
-// v set to value.
+// v set to value, and farewell, a pre-delete hook.
 func threeWaves(n int, value string) map[string]any {
-	cms := map[string]any{}
+	cms := map[string]any{"farewell": map[string]any{"annotations": map[string]any{"delete-hook": "pre-delete"}}}
 	for wave := range 3 {
 		for i := range n {
 			cms[fmt.Sprintf("w%d-%d", wave, i)] = map[string]any{
