@@ -142,3 +142,11 @@ func (b boundedRecorder) AnnotatedEventf(regarding, related runtime.Object, anno
 func boundNote(note string, args []any) string {
 	return boundMessage(fmt.Sprintf(note, args...), eventNoteLimit)
 }
+
+// byteSize writes n in KiB, or in MiB from 1 MiB on.
+func byteSize(n int) string {
+	if n < 1<<20 {
+		return strconv.Itoa(n>>10) + " KiB"
+	}
+	return strconv.FormatFloat(float64(n)/(1<<20), 'f', 2, 64) + " MiB"
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"time"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -117,4 +118,9 @@ func asRetriable(err error) (*RetriableError, bool) {
 	var r *RetriableError
 	ok := errors.As(err, &r)
 	return r, ok
+}
+
+func newObject[T Component]() T {
+	var zero T
+	return reflect.New(reflect.TypeOf(zero).Elem()).Interface().(T)
 }

@@ -106,3 +106,17 @@ func (s *Status) isInstall(generation int64) bool {
 func (s *Status) ReadyCondition() *metav1.Condition {
 	return meta.FindStatusCondition(s.Conditions, ConditionReady)
 }
+
+// stateFor is the state a Ready reason implies; a reason of its own (a
+// refusal's) is an error.
+func stateFor(reason string) State {
+	if state, ok := stateOf[reason]; ok {
+		return state
+	}
+	return StateError
+}
+
+// ReasonVerificationFailed: the source failed its verification
+// (manifests.VerificationError), so nothing of it was rendered (Ready and
+// SourceVerified False).
+const ReasonVerificationFailed = "VerificationFailed"

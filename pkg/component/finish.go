@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"time"
 
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
@@ -137,14 +136,6 @@ func (rn *run[T]) checkSize() error {
 type tooLargeError struct{ message string }
 
 func (e *tooLargeError) Error() string { return e.message }
-
-// byteSize writes n in KiB, or in MiB from 1 MiB on.
-func byteSize(n int) string {
-	if n < 1<<20 {
-		return strconv.Itoa(n>>10) + " KiB"
-	}
-	return strconv.FormatFloat(float64(n)/(1<<20), 'f', 2, 64) + " MiB"
-}
 
 // logOutcome logs one line at info level for a reconcile that wrote or
 // deleted objects or failed: the component, its revision, the objects

@@ -130,24 +130,3 @@ func (o ReconcilerOptions) withDefaults(name string) ReconcilerOptions {
 	}
 	return o
 }
-
-func (r *Reconciler[T]) retryInterval(c T) time.Duration {
-	if rc, ok := optional[RetryConfiguration](c); ok && rc.GetRetryInterval() > 0 {
-		return rc.GetRetryInterval()
-	}
-	return r.opts.RetryInterval
-}
-
-func (r *Reconciler[T]) requeueInterval(c T) time.Duration {
-	if rc, ok := optional[RequeueConfiguration](c); ok && rc.GetRequeueInterval() > 0 {
-		return rc.GetRequeueInterval()
-	}
-	return r.opts.RequeueInterval
-}
-
-func (r *Reconciler[T]) timeout(c T) time.Duration {
-	if tc, ok := optional[TimeoutConfiguration](c); ok && tc.GetTimeout() > 0 {
-		return tc.GetTimeout()
-	}
-	return r.opts.Timeout
-}

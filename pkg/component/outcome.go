@@ -1,10 +1,7 @@
 package component
 
 import (
-	"errors"
 	"time"
-
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/wavekit-dev/wavekit/pkg/engine"
 )
@@ -33,46 +30,6 @@ func (o outcome) result() string {
 		return resultDeleted
 	}
 	return o.reason
-}
-
-func (rn *run[T]) fail(err error) outcome {
-	if errors.Is(err, errWrittenAhead) {
-		return rn.continued()
-	}
-	if o, ok := rn.refused(err); ok {
-		return o
-	}
-	if retry, ok := asRetriable(err); ok {
-		o := outcome{reason: ReasonRetrying, message: err.Error(), requeue: rn.r.retryInterval(rn.component)}
-		if retry.RetryAfter != nil {
-			o.requeue = *retry.RetryAfter
-		}
-		return o
-	}
-	if apierrors.IsConflict(err) {
-		return outcome{reason: ReasonRetrying, message: err.Error(), requeue: time.Second}
-	}
-	if o, failed := rn.verificationFailed(err); failed {
-		return o
-	}
-	var rejected *rejectedStatusError
-	if errors.As(err, &rejected) {
-		// Only a new CRD helps, and its update sends no event: look again
-		// at the retry interval rather than with ever longer backoff.
-		return outcome{reason: ReasonError, event: ReasonStatusRejected, message: err.Error(), requeue: rn.r.retryInterval(rn.component), stalled: true}
-	}
-	var loop *engine.WriteLoopError
-	if errors.As(err, &loop) {
-		// The object is left alone until RetryAt, whatever events come.
-		return outcome{reason: ReasonWriteLoop, message: err.Error(), requeue: max(time.Until(loop.RetryAt), time.Second), stalled: true}
-	}
-	var tooLarge *tooLargeError
-	if engine.NeedsChange(err) || errors.As(err, &tooLarge) {
-		// Trying again unchanged cannot help: look again on a change, or at
-		// the retry interval, rather than with ever longer backoff.
-		return outcome{reason: ReasonError, message: err.Error(), requeue: rn.r.retryInterval(rn.component), stalled: true}
-	}
-	return outcome{reason: ReasonError, message: err.Error(), err: err}
 }
 
 // warns tells whether the outcome is a failure or a problem: its Event is

@@ -9,30 +9,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
-
-	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
-
-// run is the state of one reconcile of one component. Its files follow a
-// Reconcile: reconcile.go reads the component and picks the pass; apply.go
-// and delete.go run it (one engine pass: the render's, its tests' in
-// tests.go, or a rollback's in attempt.go); outcome.go turns what happened
-// into an outcome; finish.go records the outcome in the status, written at
-// most once, and in an Event. writeahead.go is the one exception to writing
-// at the end: new inventory items are written before their objects exist,
-// and the Reconcile ends there.
-type run[T Component] struct {
-	r         *Reconciler[T]
-	component T
-	id        types.NamespacedName
-	written   Status                // the status as last read or written
-	source    *manifests.SourceInfo // where the generator said the objects come from
-	start     time.Time             // when the reconcile began
-	writes    int                   // the objects the reconcile wrote or deleted
-	// wroteAhead: the status was written ahead of the objects of a pass,
-	// which the next Reconcile creates.
-	wroteAhead bool
-}
 
 // Reconcile brings one component's objects to their rendered state, or
 // deletes them when the component is being deleted, and records the outcome
@@ -100,27 +77,4 @@ func (r *Reconciler[T]) read(ctx context.Context, id types.NamespacedName) (T, e
 		return zero, errFinalized
 	}
 	return r.status.newest(obj), nil
-}
-
-func (r *Reconciler[T]) forget(id types.NamespacedName) {
-	r.status.forget(id)
-	r.notes.forget(id)
-	r.hooks.forget(id)
-	if r.renders != nil {
-		r.renders.forget(id)
-	}
-	r.gauge.observe(id.String(), nil)
-	objectWrites.DeleteLabelValues(r.name, id.Namespace, id.Name)
-	if r.targets != nil {
-		r.targets.release(id)
-	}
-}
-
-func (r *Reconciler[T]) runHooks(ctx context.Context, hooks []HookFunc[T], component T) error {
-	for _, h := range hooks {
-		if err := h(ctx, r.client, component); err != nil {
-			return err
-		}
-	}
-	return nil
 }

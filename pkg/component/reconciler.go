@@ -188,7 +188,25 @@ func specOrDeletionChanged() predicate.Predicate {
 	}
 }
 
-func newObject[T Component]() T {
-	var zero T
-	return reflect.New(reflect.TypeOf(zero).Elem()).Interface().(T)
+func (r *Reconciler[T]) forget(id types.NamespacedName) {
+	r.status.forget(id)
+	r.notes.forget(id)
+	r.hooks.forget(id)
+	if r.renders != nil {
+		r.renders.forget(id)
+	}
+	r.gauge.observe(id.String(), nil)
+	objectWrites.DeleteLabelValues(r.name, id.Namespace, id.Name)
+	if r.targets != nil {
+		r.targets.release(id)
+	}
+}
+
+func (r *Reconciler[T]) runHooks(ctx context.Context, hooks []HookFunc[T], component T) error {
+	for _, h := range hooks {
+		if err := h(ctx, r.client, component); err != nil {
+			return err
+		}
+	}
+	return nil
 }

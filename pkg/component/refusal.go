@@ -16,12 +16,3 @@ func (rn *run[T]) refused(err error) (outcome, bool) {
 	}
 	return outcome{reason: refusal.Reason, message: err.Error(), requeue: rn.r.retryInterval(rn.component), stalled: true, warning: true}, true
 }
-
-// stateFor is the state a Ready reason implies; a reason of its own (a
-// refusal's) is an error.
-func stateFor(reason string) State {
-	if state, ok := stateOf[reason]; ok {
-		return state
-	}
-	return StateError
-}

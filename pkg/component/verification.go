@@ -15,11 +15,6 @@ import (
 // component that asks for no verification.
 const ConditionSourceVerified = "SourceVerified"
 
-// ReasonVerificationFailed: the source failed its verification
-// (manifests.VerificationError), so nothing of it was rendered (Ready and
-// SourceVerified False).
-const ReasonVerificationFailed = "VerificationFailed"
-
 // ReasonVerified is the reason of SourceVerified True.
 const ReasonVerified = "Succeeded"
 

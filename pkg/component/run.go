@@ -1,0 +1,30 @@
+package component
+
+import (
+	"time"
+
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/wavekit-dev/wavekit/pkg/manifests"
+)
+
+// run is the state of one reconcile of one component. Its files follow a
+// Reconcile: reconcile.go reads the component and picks the pass; apply.go
+// and delete.go run it (one engine pass: the render's, its tests' in
+// tests.go, or a rollback's in attempt.go); failure.go turns an error into
+// an outcome (outcome.go); finish.go records the outcome in the status,
+// written at most once, and in an Event (events.go). writeahead.go is the
+// one exception to writing at the end: new inventory items are written
+// before their objects exist, and the Reconcile ends there.
+type run[T Component] struct {
+	r         *Reconciler[T]
+	component T
+	id        types.NamespacedName
+	written   Status                // the status as last read or written
+	source    *manifests.SourceInfo // where the generator said the objects come from
+	start     time.Time             // when the reconcile began
+	writes    int                   // the objects the reconcile wrote or deleted
+	// wroteAhead: the status was written ahead of the objects of a pass,
+	// which the next Reconcile creates.
+	wroteAhead bool
+}
