@@ -40,6 +40,9 @@ type target struct {
 	watchMu sync.Mutex
 	watched map[string]bool      // kinds with an event handler
 	losers  map[types.UID]string // owner label value an object was taken over from
+	// registerMu is held while a kind's event handler is added, so that
+	// concurrent reconciles add one handler a kind, not one each.
+	registerMu sync.Mutex
 }
 
 // targetKey identifies a target: kubeconfig (hash), impersonated identity

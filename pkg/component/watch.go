@@ -34,33 +34,51 @@ func (r *Reconciler[T]) registerOwner(ownerID string, id types.NamespacedName) {
 func (r *Reconciler[T]) watchDependents(ctx context.Context, tg *target, inventory []manifests.InventoryItem) (bool, error) {
 	added := false
 	for _, item := range inventory {
-		gvk := item.GroupVersionKind()
-		if tg.isWatched(gvk.String()) {
+		if tg.isWatched(item.GroupVersionKind().String()) {
 			continue
 		}
-		err := tg.applier.CheckListable(ctx, gvk, item.Namespace)
-		if meta.IsNoMatchError(err) || apierrors.IsNotFound(err) {
-			continue // no longer served (its CRD is gone): nothing to watch
-		}
+		watching, err := r.watchKind(ctx, tg, item)
 		if err != nil {
-			return added, fmt.Errorf("watching %s: %w", gvk, err)
+			return added, err
 		}
-		obj := &unstructured.Unstructured{}
-		obj.SetGroupVersionKind(gvk)
-		informer, err := tg.Cache.GetInformer(ctx, obj, cache.BlockUntilSynced(false))
-		if meta.IsNoMatchError(err) {
-			continue // no longer served (its CRD is gone): nothing to watch
-		}
-		if err != nil {
-			return added, fmt.Errorf("watching %s: %w", gvk, err)
-		}
-		if _, err := informer.AddEventHandler(r.dependentHandler(tg)); err != nil {
-			return added, fmt.Errorf("watching %s: %w", gvk, err)
-		}
-		tg.markWatched(gvk.String())
-		added = true
+		added = added || watching
 	}
 	return added, nil
+}
+
+// watchKind adds the dependent handler to the informer of item's kind, once
+// a target: the check and the registration hold the target's registerMu,
+// since workers reconciling components of one target at the same moment
+// would otherwise each add a handler, and every event of the kind would
+// then start a reconcile per handler. It reports whether it added one.
+func (r *Reconciler[T]) watchKind(ctx context.Context, tg *target, item manifests.InventoryItem) (bool, error) {
+	tg.registerMu.Lock()
+	defer tg.registerMu.Unlock()
+	gvk := item.GroupVersionKind()
+	if tg.isWatched(gvk.String()) {
+		return false, nil
+	}
+	err := tg.applier.CheckListable(ctx, gvk, item.Namespace)
+	if meta.IsNoMatchError(err) || apierrors.IsNotFound(err) {
+		return false, nil // no longer served (its CRD is gone): nothing to watch
+	}
+	if err != nil {
+		return false, fmt.Errorf("watching %s: %w", gvk, err)
+	}
+	obj := &unstructured.Unstructured{}
+	obj.SetGroupVersionKind(gvk)
+	informer, err := tg.Cache.GetInformer(ctx, obj, cache.BlockUntilSynced(false))
+	if meta.IsNoMatchError(err) {
+		return false, nil // no longer served (its CRD is gone): nothing to watch
+	}
+	if err != nil {
+		return false, fmt.Errorf("watching %s: %w", gvk, err)
+	}
+	if _, err := informer.AddEventHandler(r.dependentHandler(tg)); err != nil {
+		return false, fmt.Errorf("watching %s: %w", gvk, err)
+	}
+	tg.markWatched(gvk.String())
+	return true, nil
 }
 
 func (t *target) isWatched(kind string) bool {
