@@ -24,8 +24,14 @@ func (rn *run[T]) writeAhead(ctx context.Context, items []manifests.InventoryIte
 	} else {
 		status.setReady(rn.component.GetGeneration(), ReasonProcessing, "creating objects", false)
 	}
+	version := rn.component.GetResourceVersion()
 	if err := rn.writeStatus(ctx); err != nil {
 		return err
+	}
+	if rn.component.GetResourceVersion() == version {
+		// Nothing was written (a CRD that drops the inventory): ending the
+		// pass would only start the same one again, at once, for ever.
+		return nil
 	}
 	rn.wroteAhead = true
 	return errWrittenAhead
