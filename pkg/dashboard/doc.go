@@ -1,0 +1,27 @@
+// Package dashboard serves a read-only status page of component operators
+// built on pkg/component: an overview of every component a viewer may list
+// and a page per component with its waves, conditions, Events, history,
+// drift and dependencies, updated live by server-sent events.
+//
+// The page reads the components as unstructured objects of the kinds it is
+// given, from one informer cache shared by every viewer; it never reads a
+// Secret and never shows spec.values or what valuesFrom refers to. It is
+// server-rendered HTML (html/template) with embedded static files and one
+// small script; every route but the login form answers GET and HEAD only.
+//
+// An operator mounts it with a few lines:
+//
+//	page, err := dashboard.New(mgr.GetCache(), mgr.GetRESTMapper(), dashboard.Options{
+//		Kinds: []schema.GroupVersionKind{v1alpha1.GroupVersion.WithKind("Component")},
+//		Auth:  dashboard.NewKubernetesAuth(clientset, time.Minute),
+//	})
+//	...
+//	err = mgr.Add(dashboard.Server(":9090", page))
+//
+// With Auth set, every request needs a Kubernetes bearer token (the
+// Authorization header or the cookie the login form sets), checked with a
+// TokenReview; SubjectAccessReviews decide which namespaces' components and
+// Events the viewer sees, both cached briefly, as kube-rbac-proxy does.
+// Without Auth (wavekit dashboard on 127.0.0.1) the cache's own credentials
+// decide.
+package dashboard

@@ -1,0 +1,90 @@
+package dashboard
+
+import (
+	"net/http"
+	"strings"
+)
+
+// Handler serves the page; see New.
+type Handler struct {
+	opts  Options
+	kinds []kindInfo
+	store *store
+	live  *broker
+	mux   *http.ServeMux
+}
+
+// maxFormBytes bounds the body of the login form, the one request with a
+// body.
+const maxFormBytes = 16 << 10
+
+// contentSecurityPolicy allows the page's own script, styles and
+// connections only, no inline script, and no framing.
+const contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; " +
+	"connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+
+func (h *Handler) routes() {
+	h.mux = http.NewServeMux()
+	h.mux.HandleFunc("GET /{$}", h.authed(h.serveOverview))
+	h.mux.HandleFunc("GET /c/{kind}/{namespace}/{name}", h.authed(h.serveComponent))
+	h.mux.HandleFunc("GET /live", h.authed(h.serveLive))
+	h.mux.HandleFunc("GET /login", h.serveLoginForm)
+	h.mux.HandleFunc("POST /login", h.serveLogin)
+	h.mux.HandleFunc("GET /logout", h.serveLogout)
+	h.mux.Handle("GET /static/", staticHandler())
+}
+
+// ServeHTTP answers GET and HEAD (and the login form's POST) with strict
+// headers; any other method gets 405.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	header := w.Header()
+	header.Set("Content-Security-Policy", contentSecurityPolicy)
+	header.Set("X-Content-Type-Options", "nosniff")
+	header.Set("X-Frame-Options", "DENY")
+	header.Set("Referrer-Policy", "no-referrer")
+	header.Set("Cross-Origin-Opener-Policy", "same-origin")
+	header.Set("Cache-Control", "no-store")
+	loginPost := r.Method == http.MethodPost && r.URL.Path == "/login" && h.opts.Auth != nil
+	if r.Method != http.MethodGet && r.Method != http.MethodHead && !loginPost {
+		header.Set("Allow", "GET, HEAD")
+		http.Error(w, "read-only: only GET and HEAD", http.StatusMethodNotAllowed)
+		return
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
+	h.mux.ServeHTTP(w, r)
+}
+
+// viewerHandler is a route that needs to know its viewer.
+type viewerHandler func(w http.ResponseWriter, r *http.Request, v *viewer)
+
+// authed authenticates the request's token, if the page has Auth: without a
+// token the answer is 401 and nothing else.
+func (h *Handler) authed(next viewerHandler) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		v := &viewer{auth: h.opts.Auth, log: h.opts.Log}
+		if h.opts.Auth != nil {
+			v.token = requestToken(r)
+			if v.token == "" || h.opts.Auth.Authenticate(r.Context(), v.token) != nil {
+				h.unauthorized(w, r)
+				return
+			}
+		}
+		next(w, r, v)
+	}
+}
+
+// requestToken is the bearer token of the Authorization header, else of
+// the login cookie.
+func requestToken(r *http.Request) string {
+	if auth := r.Header.Get("Authorization"); auth != "" {
+		scheme, token, ok := strings.Cut(auth, " ")
+		if ok && strings.EqualFold(scheme, "Bearer") {
+			return strings.TrimSpace(token)
+		}
+		return ""
+	}
+	if c, err := r.Cookie(tokenCookie); err == nil {
+		return c.Value
+	}
+	return ""
+}
