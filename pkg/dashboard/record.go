@@ -45,10 +45,10 @@ type reference struct {
 
 // specFields are the parts of a component's spec the page reads.
 type specFields struct {
-	Suspend   bool   `json:"suspend"`
-	Source    string `json:"source"`
-	Path      string `json:"path"`
-	Chart     *struct {
+	Suspend bool   `json:"suspend"`
+	Source  string `json:"source"`
+	Path    string `json:"path"`
+	Chart   *struct {
 		Repository string `json:"repository"`
 		Name       string `json:"name"`
 		Version    string `json:"version"`
