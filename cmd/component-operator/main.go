@@ -87,6 +87,7 @@ func run() error {
 	flag.StringVar(&metricsAddr, "metrics-bind-address", "", "address of the metrics endpoint (default :8443, or :8080 with --metrics-secure=false; 0 turns it off)")
 	metrics := bindMetricsFlags(flag.CommandLine)
 	flag.StringVar(&probeAddr, "health-probe-bind-address", ":8081", "address of /healthz and /readyz")
+	webAddr := flag.String("web-bind-address", "", "address of the read-only status page, for viewers with a Kubernetes token (default: off)")
 	flag.StringVar(&pprofAddr, "pprof-bind-address", "", "address of Go's /debug/pprof profiles, for diagnosing CPU and memory use (default: off; bind it to localhost)")
 	flag.BoolVar(&leaderElect, "leader-elect", false, "elect a leader, for more than one replica")
 	flag.StringVar(&leaderNamespace, "leader-election-namespace", "", "namespace of the leader-election Lease (default: the pod's namespace; required outside a pod)")
@@ -165,6 +166,9 @@ func run() error {
 	r, err := operator.Setup(mgr, operator.Options{Name: name, Sources: parsed, CacheDir: cacheDir, CacheMaxBytes: cacheSize, Reconciler: reconciler,
 		AllowedSources: allowedSources})
 	if err != nil {
+		return err
+	}
+	if err := addDashboard(mgr, *webAddr); err != nil {
 		return err
 	}
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
