@@ -25,11 +25,19 @@ demo: ## Run the demo: a local control plane, the reference operator, a componen
 	KUBEBUILDER_ASSETS="$$assets" $(GO) run ./cmd/wavekit demo
 
 .PHONY: test
-test: fmt-check vet check-generated ## Check formatting, vet, check generated files, and run every suite against a real API server.
+test: fmt-check vet check-generated postgres ## Check formatting, vet, check generated files, and run every suite against a real API server.
 	@assets="$$($(CONTROL_PLANE))"; \
 	race=""; if [[ "$(RACE)" == 1 ]]; then race="-race"; fi; \
 	echo "KUBEBUILDER_ASSETS=$$assets"; \
 	KUBEBUILDER_ASSETS="$$assets" $(GO) test $$race $(TEST_FLAGS) ./...
+
+.PHONY: postgres
+postgres: ## Install PostgreSQL's server (Debian's postgresql package) for the tests, only when it is missing.
+	@if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then \
+	  sudo=""; if [[ "$$(id -u)" != 0 ]]; then sudo="sudo"; fi; \
+	  echo "installing Debian's postgresql package for the tests"; \
+	  $$sudo apt-get update && $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y postgresql; \
+	fi
 
 ##@ Development
 
