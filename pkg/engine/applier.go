@@ -112,6 +112,10 @@ type Owner struct {
 	// does not compile fails the pass before any write, as a
 	// manifests.UserError.
 	HealthChecks []manifests.HealthCheck
+	// Externals, where set, are the owner's dependents outside Kubernetes,
+	// applied and deleted in their waves beside the objects (Apply and
+	// Delete; Preview and Diff leave them out).
+	Externals Externals
 }
 
 // SaveFunc persists the inventory (a status write, a Secret write). The

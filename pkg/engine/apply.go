@@ -24,5 +24,5 @@ func (a *Applier) Apply(ctx context.Context, owner Owner, objects []client.Objec
 			return Result{Inventory: inventory}, fmt.Errorf("recording the inventory before creating objects: %w", err)
 		}
 	}
-	return run.execute(ctx, planApply(objs, run.items, run.list()), byKey(objs), nil)
+	return run.execute(ctx, planApply(objs, run.items, run.list(), planExternals(owner.Externals, false)), byKey(objs), nil)
 }

@@ -42,7 +42,8 @@ func (a *Applier) Delete(ctx context.Context, owner Owner, inventory []manifests
 		return Result{Inventory: inventory}, err
 	}
 	served := managedTypesOfItems(run.inventory(), nil)
-	res, err := run.execute(ctx, planDeletion(run.list(), served, onDelete), nil, hooks)
+	p := withExternals(planDeletion(run.list(), served, onDelete), planExternals(owner.Externals, true).waves, ActionDelete, false)
+	res, err := run.execute(ctx, p, nil, hooks)
 	if res.Done {
 		run.dropCompletedHooks()
 		res = run.result(Stop{})

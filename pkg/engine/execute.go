@@ -34,6 +34,8 @@ func (r *pass) runGroup(ctx context.Context, g group, desired, hooks map[manifes
 	case GroupHook:
 		key := g.steps[0].key
 		return r.runHook(ctx, r.item(key), hooks[key])
+	case GroupExternal:
+		return r.externalGroup(ctx, g)
 	}
 	return false, fmt.Errorf("unknown plan group %q", g.kind)
 }
@@ -192,6 +194,9 @@ func stopIn(g group) Stop {
 	s := Stop{Step: g.kind, Wave: g.wave}
 	if stagedGroup(g.kind) {
 		s.Stage = g.stage.String()
+	}
+	if g.kind == GroupExternal {
+		s.Stage = string(g.external)
 	}
 	return s
 }

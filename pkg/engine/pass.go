@@ -19,6 +19,9 @@ type pass struct {
 	// progress is what the pass saw of the progress of objects in
 	// progress, reported with the waits for them (outcome.progress).
 	progress map[manifests.ObjectKey]string
+	// externalDrift is the drift the owner's Externals left (drift mode
+	// Warn).
+	externalDrift []Drift
 }
 
 func newPass(s *ownerScope, inventory []manifests.InventoryItem) *pass {
@@ -106,7 +109,7 @@ func (r *pass) result(stop Stop) Result {
 	return Result{
 		Inventory: r.inventory(), Done: stop.Step == GroupNone, Wave: stop.applyWave(), Stopped: stop,
 		Waiting: r.waiting, Changed: r.changed, Actions: r.actions, Blocked: r.blocked,
-		Drifted: r.s.drifts.list(),
+		Drifted: append(r.s.drifts.list(), r.externalDrift...),
 	}
 }
 

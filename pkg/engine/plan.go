@@ -32,12 +32,18 @@ type group struct {
 	wave  int16
 	stage stage
 	steps []step
+	// external is what a GroupExternal group does (ActionApply,
+	// ActionPrune, ActionDelete); its dependents are the Externals'.
+	external Action
 }
 
 // String renders a group as one line: "apply 0 configuration: unchanged
 // ConfigMap ns/a (reason), apply ConfigMap ns/b".
 func (g group) String() string {
 	head := fmt.Sprintf("%s %d", g.kind, g.wave)
+	if g.kind == GroupExternal {
+		return head + ": " + string(g.external)
+	}
 	if stagedGroup(g.kind) {
 		head += " " + g.stage.String()
 	}
@@ -71,8 +77,10 @@ func (p *plan) add(g group) {
 // only once the definitions of their wave are ready, then the whole wave
 // ready, then what is purged at the end of the wave (every purge order before
 // the next wave's order); after the last wave, what left the manifests is
-// pruned as planDeletion orders it. objs must be sorted by sortForApply.
-func planApply(objs []*desired, items map[manifests.ObjectKey]*manifests.InventoryItem, inventory []*manifests.InventoryItem) plan {
+// pruned as planDeletion orders it. External dependents go first in each of
+// externals (their apply waves), and are pruned after the objects.
+// objs must be sorted by sortForApply.
+func planApply(objs []*desired, items map[manifests.ObjectKey]*manifests.InventoryItem, inventory []*manifests.InventoryItem, externals externalPlan) plan {
 	var p plan
 	purged := map[manifests.ObjectKey]bool{}
 	waves := groupByWave(objs)
@@ -93,7 +101,11 @@ func planApply(objs []*desired, items map[manifests.ObjectKey]*manifests.Invento
 		}
 		p.add(group{kind: GroupPurge, wave: order, steps: purgeSteps(objs, items, purgeBefore, purged)})
 	}
+	p = withExternals(p, externals.waves, ActionApply, true)
 	p.groups = append(p.groups, planDeletion(obsolete(objs, inventory), managedTypesOfInventory(inventory), onApply).groups...)
+	if externals.present {
+		p.groups = append(p.groups, group{kind: GroupExternal, wave: maxWave, external: ActionPrune})
+	}
 	return p
 }
 

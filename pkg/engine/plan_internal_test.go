@@ -190,7 +190,7 @@ func TestPlanApply(t *testing.T) {
 				phase = manifests.PhaseReady
 			}
 			items, list := inventoryOf(tt.objs, phase, tt.extra...)
-			checkPlan(t, planApply(tt.objs, items, list), tt.want...)
+			checkPlan(t, planApply(tt.objs, items, list, externalPlan{}), tt.want...)
 		})
 	}
 }

@@ -83,7 +83,7 @@ func (a *Applier) Preview(ctx context.Context, owner Owner, objects []client.Obj
 	}
 	desired := byKey(objs)
 	var out Preview
-	for _, g := range planApply(objs, run.items, run.list()).groups {
+	for _, g := range planApply(objs, run.items, run.list(), externalPlan{}).groups {
 		for _, s := range g.steps {
 			ps := PreviewStep{Group: g.kind, Wave: g.wave, Object: s.key, Action: s.action, Reason: stepReason(s, desired[s.key])}
 			if stagedGroup(g.kind) {

@@ -11,7 +11,8 @@ type Stop struct {
 	// delete wave (GroupPrune, GroupDelete, GroupHook).
 	Wave int16
 	// Stage is the kind stage being applied or deleted ("configuration",
-	// "workloads"); "" for the other steps.
+	// "workloads"), what a GroupExternal group does ("apply", "prune",
+	// "delete"); "" for the other steps.
 	Stage string
 }
 
@@ -43,6 +44,9 @@ const (
 	// GroupTest runs a test, in the wave of its apply-order, or deletes
 	// tests once the run is over (Test).
 	GroupTest GroupKind = "test"
+	// GroupExternal applies, prunes or deletes the dependents outside
+	// Kubernetes of one wave (Owner.Externals).
+	GroupExternal GroupKind = "external"
 )
 
 // StopStep is the former name of GroupKind.
@@ -76,7 +80,7 @@ func (s Stop) String() string {
 		return ""
 	}
 	kind := "wave"
-	if s.Step == GroupPrune || s.Step == GroupDelete || s.Step == GroupHook {
+	if s.Step == GroupPrune || s.Step == GroupDelete || s.Step == GroupHook || s.Step == GroupExternal && s.Stage != string(ActionApply) {
 		kind = "delete wave"
 	}
 	out := fmt.Sprintf("%s in %s %d", s.Step, kind, s.Wave)
@@ -92,6 +96,10 @@ func (s Stop) applyWave() int16 {
 	switch s.Step {
 	case GroupApply, GroupWait, GroupPurge:
 		return s.Wave
+	case GroupExternal:
+		if s.Stage == string(ActionApply) {
+			return s.Wave
+		}
 	}
 	return 0
 }
