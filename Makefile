@@ -25,7 +25,7 @@ demo: ## Run the demo: a local control plane, the reference operator, a componen
 	KUBEBUILDER_ASSETS="$$assets" $(GO) run ./cmd/wavekit demo
 
 .PHONY: test
-test: fmt-check vet check-generated postgres ## Check formatting, vet, check generated files, and run every suite against a real API server.
+test: fmt-check vet check-generated postgres chromium ## Check formatting, vet, check generated files, and run every suite against a real API server.
 	@assets="$$($(CONTROL_PLANE))"; \
 	race=""; if [[ "$(RACE)" == 1 ]]; then race="-race"; fi; \
 	echo "KUBEBUILDER_ASSETS=$$assets"; \
@@ -37,6 +37,14 @@ postgres: ## Install PostgreSQL's server (Debian's postgresql package) for the t
 	  sudo=""; if [[ "$$(id -u)" != 0 ]]; then sudo="sudo"; fi; \
 	  echo "installing Debian's postgresql package for the tests"; \
 	  $$sudo apt-get update && $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y postgresql; \
+	fi
+
+.PHONY: chromium
+chromium: ## Install Chromium (Debian's chromium package) for the status page's browser tests, only when /usr/bin/chromium is missing.
+	@if [[ ! -x /usr/bin/chromium ]]; then \
+	  sudo=""; if [[ "$$(id -u)" != 0 ]]; then sudo="sudo"; fi; \
+	  echo "installing Debian's chromium package for the status page's browser tests"; \
+	  $$sudo apt-get update && $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; \
 	fi
 
 ##@ Development
@@ -89,7 +97,7 @@ lint: vet ## Run go vet and staticcheck.
 bench: ## Run the benchmarks (figures go into docs/benchmarks.md).
 	@assets="$$($(CONTROL_PLANE))"; \
 	KUBEBUILDER_ASSETS="$$assets" $(GO) test -run='^$$' -bench=. -benchmem -benchtime=20x -count=1 ./pkg/generator/...; \
-	KUBEBUILDER_ASSETS="$$assets" $(GO) test -run='^$$' -bench=. -benchtime=1x -count=1 -timeout=60m ./pkg/engine/... ./pkg/component/...; \
+	KUBEBUILDER_ASSETS="$$assets" $(GO) test -run='^$$' -bench=. -benchtime=1x -count=1 -timeout=60m ./pkg/engine/... ./pkg/component/... ./pkg/dashboard/; \
 	KUBEBUILDER_ASSETS="$$assets" $(GO) test -run='^$$' -bench=. -benchtime=1x -count=1 -timeout=60m ./test/bench/
 
 .PHONY: bench-peers
