@@ -83,7 +83,10 @@ func (rn *run[T]) applyRender(ctx context.Context, tg *target, owner engine.Owne
 func (rn *run[T]) applyObjects(ctx context.Context, tg *target, owner engine.Owner, objects []client.Object) (res engine.Result, newKinds bool, err error) {
 	status := rn.component.GetStatus()
 	owner.Force = rn.forceRequested()
-	res, err = tg.applier.Apply(ctx, owner, objects, status.Inventory, rn.writeAhead)
+	if objects, err = rn.withExternals(tg, &owner, objects); err != nil {
+		return engine.Result{Inventory: status.Inventory}, false, err
+	}
+	res, err = tg.applier.Apply(ctx, owner, objects, status.Inventory, rn.writeAheadWithExternals)
 	if errors.Is(err, errWrittenAhead) {
 		return res, false, err // nothing was written but the status
 	}

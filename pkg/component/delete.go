@@ -41,6 +41,13 @@ func (rn *run[T]) delete(ctx context.Context) outcome {
 	}
 	status := rn.component.GetStatus()
 	hooks, skipped := rn.deleteHooks(ctx, tg)
+	pass, err := rn.externalPass(tg, owner, nil)
+	if err != nil {
+		return rn.fail(err)
+	}
+	if pass != nil {
+		owner.Externals = pass
+	}
 	res, err := tg.applier.Delete(ctx, owner, status.Inventory, engine.DeleteOptions{Hooks: hooks, Save: rn.writeAhead})
 	if errors.Is(err, errWrittenAhead) {
 		return rn.continued() // the next pass creates the hooks

@@ -8,6 +8,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/wavekit-dev/wavekit/pkg/engine"
+	"github.com/wavekit-dev/wavekit/pkg/external"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -28,6 +29,13 @@ const DefaultMaxObjectBytes = 1536*1024 - 16*1024
 
 // ReconcilerOptions tune a Reconciler. Zero values take the defaults noted.
 type ReconcilerOptions struct {
+	// ExternalProviders manage the dependents outside Kubernetes that a
+	// render names (objects of group external.wavekit.dev), by kind; a
+	// render that names a kind without one is refused.
+	ExternalProviders map[string]external.Provider
+	// External tunes the polls of external dependents (interval, jitter,
+	// concurrency).
+	External external.Options
 	// FieldOwner of every write (default: the operator name).
 	FieldOwner string
 	// Finalizer set on components (default: "<operator name>/finalizer"; the

@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/pkg/engine"
+	"github.com/wavekit-dev/wavekit/pkg/external"
 )
 
 // Preview tells what the next pass of the reconciler would do to component,
@@ -47,6 +48,11 @@ func (r *Reconciler[T]) Preview(ctx context.Context, cfg *rest.Config, scheme *r
 	objects, err := rn.render(ctx, tg)
 	if err != nil {
 		return engine.Preview{}, renderError(err)
+	}
+	// A preview is a server-side dry run: dependents outside Kubernetes
+	// are left out of it.
+	if _, objects, err = external.Split(rn.r.name, objects, owner.Defaults.WithFallbacks()); err != nil {
+		return engine.Preview{}, err
 	}
 	return tg.applier.Preview(ctx, owner, objects, component.GetStatus().Inventory)
 }

@@ -21,6 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
+	"github.com/wavekit-dev/wavekit/pkg/external"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -42,6 +43,7 @@ type Reconciler[T Component] struct {
 	renders   *renderStore // kept renders, for a rollback
 	hooks     *keptHooks
 	pruned    *prunedStatus // status fields the component's CRD drops
+	externals *external.Manager // dependents outside Kubernetes; nil without providers
 
 	mu     sync.Mutex
 	owners map[string]types.NamespacedName // owner label value → component
@@ -129,9 +131,13 @@ func (r *Reconciler[T]) SetupWithManager(mgr ctrl.Manager) error {
 		name: r.name, local: mgr.GetConfig(), scheme: mgr.GetScheme(), reader: mgr.GetAPIReader(),
 		opts: r.opts, enqueue: r.Enqueue, byKey: map[targetKey]*target{}, byComponent: map[types.NamespacedName]targetKey{},
 	}
+	r.externals = r.newExternals()
 	if err := mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
 		<-ctx.Done()
 		r.targets.stopAll()
+		if r.externals != nil {
+			r.externals.Stop()
+		}
 		return nil
 	})); err != nil {
 		return fmt.Errorf("registering target cleanup: %w", err)
@@ -192,6 +198,7 @@ func (r *Reconciler[T]) forget(id types.NamespacedName) {
 	r.status.forget(id)
 	r.notes.forget(id)
 	r.hooks.forget(id)
+	r.forgetExternals(id)
 	if r.renders != nil {
 		r.renders.forget(id)
 	}

@@ -5,6 +5,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/wavekit-dev/wavekit/pkg/external"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -22,6 +23,7 @@ type run[T Component] struct {
 	id        types.NamespacedName
 	written   Status                // the status as last read or written
 	source    *manifests.SourceInfo // where the generator said the objects come from
+	externals *external.Pass        // the pass's dependents outside Kubernetes, if any
 	start     time.Time             // when the reconcile began
 	writes    int                   // the objects the reconcile wrote or deleted
 	// wroteAhead: the status was written ahead of the objects of a pass,

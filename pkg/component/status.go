@@ -53,6 +53,12 @@ type Status struct {
 	// Inventory lists every object the component applied.
 	// +optional
 	Inventory []manifests.InventoryItem `json:"inventory,omitempty"`
+	// Externals lists the component's dependents outside Kubernetes (a
+	// database, a bucket): each recorded before it is created, with the
+	// external API's ID as soon as it is known. Their credentials are in
+	// Secrets, never here.
+	// +optional
+	Externals []manifests.ExternalItem `json:"externals,omitempty"`
 	// Installed is true once the component has been Ready. Until then every
 	// render is an install (Helm's .Release.IsInstall), and so is every
 	// render at InstalledGeneration; one at a later generation is an upgrade.

@@ -97,6 +97,11 @@ func (in *Status) DeepCopyInto(out *Status) {
 			(*in)[i].DeepCopyInto(&(*out)[i])
 		}
 	}
+	if in.Externals != nil {
+		in, out := &in.Externals, &out.Externals
+		*out = make([]manifests.ExternalItem, len(*in))
+		copy(*out, *in)
+	}
 	if in.Source != nil {
 		in, out := &in.Source, &out.Source
 		*out = new(manifests.SourceInfo)
