@@ -104,6 +104,12 @@ func (s *Server) Close() error {
 	return stopErr
 }
 
+// Log returns what the server has logged so far.
+func (s *Server) Log() string {
+	b, _ := os.ReadFile(s.logFile())
+	return string(b)
+}
+
 func (s *Server) dataDir() string   { return filepath.Join(s.dir, "data") }
 func (s *Server) socketDir() string { return filepath.Join(s.dir, "sock") }
 func (s *Server) logFile() string   { return filepath.Join(s.dir, "postgres.log") }
