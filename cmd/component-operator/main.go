@@ -101,6 +101,7 @@ func run() error {
 	takeOver := flag.String("take-over-managers", strings.Join(engine.DefaultTakeOverManagers, ","),
 		"comma-separated field managers whose fields the default update policy (ssa-override) takes over, so that the next apply removes what the component does not render (empty: none)")
 	zapOpts := zap.Options{}
+	bindExternalFlags(flag.CommandLine, &reconciler)
 	zapOpts.BindFlags(flag.CommandLine)
 	printVersion := flag.Bool("version", false, "print the version and exit")
 	flag.Parse()
