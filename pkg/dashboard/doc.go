@@ -9,14 +9,14 @@
 // server-rendered HTML (html/template) with embedded static files and one
 // small script; every route but the login form answers GET and HEAD only.
 //
-// An operator mounts it with a few lines:
+// An operator mounts it with a few lines, off until a flag gives it an
+// address:
 //
-//	page, err := dashboard.New(mgr.GetCache(), mgr.GetRESTMapper(), dashboard.Options{
+//	err := dashboard.AddToManager(mgr, *webAddr, dashboard.Options{
 //		Kinds: []schema.GroupVersionKind{v1alpha1.GroupVersion.WithKind("Component")},
-//		Auth:  dashboard.NewKubernetesAuth(clientset, time.Minute),
 //	})
-//	...
-//	err = mgr.Add(dashboard.Server(":9090", page))
+//
+// New and Server do the same with any informer cache and Authorizer.
 //
 // With Auth set, every request needs a Kubernetes bearer token (the
 // Authorization header or the cookie the login form sets), checked with a

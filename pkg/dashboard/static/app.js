@@ -6,9 +6,25 @@
 
   var refreshing = false;
   var again = false;
+  var deferred = false;
+
+  // typing reports whether the viewer is editing a filter of the page,
+  // which a refresh would undo.
+  function typing() {
+    var active = document.activeElement;
+    var main = document.getElementById("live");
+    return active && main && main.contains(active) && (active.tagName === "INPUT" || active.tagName === "SELECT");
+  }
 
   function refresh() {
     if (refreshing) { again = true; return; }
+    if (typing()) {
+      if (!deferred) {
+        deferred = true;
+        window.setTimeout(function () { deferred = false; refresh(); }, 1000);
+      }
+      return;
+    }
     refreshing = true;
     fetch(window.location.href, { credentials: "same-origin", headers: { "Accept": "text/html" } })
       .then(function (response) {

@@ -1,0 +1,138 @@
+// Package dashboard_test drives the reference operator's status page in a
+// real headless Chromium, against a whole local cluster (kube-apiserver,
+// the controllers, the scheduler and kwok's Nodes, so Deployments roll out
+// for real): the operator runs as its own process, as the chart's
+// ServiceAccount with the chart's RBAC (web.enabled), with
+// --web-bind-address; viewers are ServiceAccounts whose tokens the page
+// checks with TokenReviews and SubjectAccessReviews.
+package dashboard_test
+
+import (
+	"context"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"github.com/onsi/gomega/gexec"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+
+	"github.com/wavekit-dev/wavekit/api/v1alpha1"
+	"github.com/wavekit-dev/wavekit/internal/charttest"
+	"github.com/wavekit-dev/wavekit/internal/testenv"
+)
+
+const (
+	operatorName   = "dash.wavekit.dev"
+	systemNS       = "wavekit-system"
+	operatorSA     = "wavekit-component-operator"
+	teamA, teamB   = "team-a", "team-b"
+	componentsKind = "component.wavekit.dev"
+	// secretMarker is the value of a valuesFrom Secret: no page, Event or
+	// log line may show it.
+	secretMarker = "marker-7f3c9e1d-do-not-show"
+)
+
+var (
+	ctx      = context.Background()
+	env      *testenv.Env
+	operator *gexec.Session
+	// base is the page's URL.
+	base string
+)
+
+func TestDashboard(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "dashboard")
+}
+
+var _ = BeforeSuite(func() {
+	scheme := runtime.NewScheme()
+	Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
+	Expect(v1alpha1.AddToScheme(scheme)).To(Succeed())
+	var err error
+	env, err = testenv.Start(testenv.Options{Scheme: scheme, Controllers: true})
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(func() { Expect(env.Stop()).To(Succeed()) })
+	for _, ns := range []string{systemNS, teamA, teamB} {
+		Expect(env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})).To(Succeed())
+	}
+	Expect(charttest.ApplyRBAC(ctx, env.Client, testenv.ModuleRoot(), "wavekit", systemNS, map[string]any{
+		"web":  map[string]any{"enabled": true},
+		"rbac": map[string]any{"extraRules": sourceRules()},
+	})).To(Succeed())
+	base = "http://" + freeLocalAddress()
+	operator = startOperator(buildOperator(), "--web-bind-address", base[len("http://"):])
+	Eventually(func() (int, error) { return status(base+"/login", "") }).WithTimeout(2 * time.Minute).Should(Equal(200))
+})
+
+// sourceRules are the chart's rbac.extraRules for what testdata/app
+// deploys, as a user would grant them.
+func sourceRules() []any {
+	verbs := []any{"get", "list", "watch", "create", "update", "patch", "delete"}
+	return []any{
+		map[string]any{"apiGroups": []any{""}, "resources": []any{"configmaps"}, "verbs": verbs},
+		map[string]any{"apiGroups": []any{"apps"}, "resources": []any{"deployments"}, "verbs": verbs},
+	}
+}
+
+// buildOperator builds cmd/component-operator.
+func buildOperator() string {
+	GinkgoHelper()
+	binary := filepath.Join(GinkgoT().TempDir(), "component-operator")
+	build := exec.Command("go", "build", "-o", binary, "./cmd/component-operator")
+	build.Dir = testenv.ModuleRoot()
+	out, err := build.CombinedOutput()
+	Expect(err).NotTo(HaveOccurred(), "building the operator:\n%s", out)
+	return binary
+}
+
+// startOperator runs the operator as the chart's ServiceAccount, serving
+// testdata/app as the source app, until the suite ends.
+func startOperator(binary string, args ...string) *gexec.Session {
+	GinkgoHelper()
+	cfg, err := charttest.ServiceAccountConfig(ctx, env.Client, env.Config, systemNS, operatorSA)
+	Expect(err).NotTo(HaveOccurred())
+	kubeconfig := filepath.Join(GinkgoT().TempDir(), "kubeconfig")
+	Expect(testenv.WriteKubeconfig(cfg, kubeconfig)).To(Succeed())
+	cmd := exec.Command(binary, append([]string{"--kubeconfig", kubeconfig, "--operator-name", operatorName,
+		"--source", "app=" + filepath.Join(testenv.ModuleRoot(), "test", "dashboard", "testdata", "app"),
+		"--metrics-bind-address", "0", "--health-probe-bind-address", "0"}, args...)...)
+	session, err := gexec.Start(cmd, GinkgoWriter, GinkgoWriter)
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(func() { session.Terminate().Wait(10 * time.Second) })
+	return session
+}
+
+// viewerToken creates a ServiceAccount that may list and get Components
+// and list Events in namespaces ("" for every namespace) and returns a
+// token of it.
+func viewerToken(namespace, name string, namespaces ...string) string {
+	GinkgoHelper()
+	rules := []rbacv1.PolicyRule{
+		{APIGroups: []string{"wavekit.dev"}, Resources: []string{"components"}, Verbs: []string{"get", "list", "watch"}},
+		{APIGroups: []string{""}, Resources: []string{"events"}, Verbs: []string{"get", "list", "watch"}},
+	}
+	subject := rbacv1.Subject{Kind: "ServiceAccount", Namespace: namespace, Name: name}
+	for _, ns := range namespaces {
+		meta := metav1.ObjectMeta{Name: "view-" + name, Namespace: ns}
+		ref := rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "Role", Name: meta.Name}
+		if ns == "" {
+			ref.Kind = "ClusterRole"
+			Expect(env.Client.Create(ctx, &rbacv1.ClusterRole{ObjectMeta: meta, Rules: rules})).To(Succeed())
+			Expect(env.Client.Create(ctx, &rbacv1.ClusterRoleBinding{ObjectMeta: meta, RoleRef: ref, Subjects: []rbacv1.Subject{subject}})).To(Succeed())
+			continue
+		}
+		Expect(env.Client.Create(ctx, &rbacv1.Role{ObjectMeta: meta, Rules: rules})).To(Succeed())
+		Expect(env.Client.Create(ctx, &rbacv1.RoleBinding{ObjectMeta: meta, RoleRef: ref, Subjects: []rbacv1.Subject{subject}})).To(Succeed())
+	}
+	cfg, err := charttest.ServiceAccountConfig(ctx, env.Client, env.Config, namespace, name)
+	Expect(err).NotTo(HaveOccurred())
+	return cfg.BearerToken
+}
