@@ -19,6 +19,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/wavekit-dev/wavekit/pkg/component"
+	"github.com/wavekit-dev/wavekit/pkg/external"
 	"github.com/wavekit-dev/wavekit/pkg/external/postgres"
 )
 
@@ -53,12 +54,22 @@ func run() error {
 	if err != nil {
 		return fmt.Errorf("creating manager: %w", err)
 	}
+	if err := setup(mgr, external.Options{}); err != nil {
+		return err
+	}
+	return mgr.Start(ctrl.SetupSignalHandler())
+}
+
+// setup registers the WebApp reconciler with mgr, its external dependents
+// polled as polls says.
+func setup(mgr ctrl.Manager, polls external.Options) error {
 	r := component.NewReconciler[*WebApp](operatorName, webAppObjects(operatorName), component.ReconcilerOptions{
 		// The kinds PostgresRole and PostgresDatabase of the render.
 		ExternalProviders: postgres.Providers(),
+		External:          polls,
 	})
 	if err := r.SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the WebApp reconciler: %w", err)
 	}
-	return mgr.Start(ctrl.SetupSignalHandler())
+	return nil
 }
