@@ -40,7 +40,7 @@ func Start(ctx context.Context) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	dir, err := os.MkdirTemp("", "pgserver-")
+	dir, err := os.MkdirTemp(tempBase(acct), "pgserver-")
 	if err != nil {
 		return nil, fmt.Errorf("making the PostgreSQL server's directory: %w", err)
 	}

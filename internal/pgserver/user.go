@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"os/user"
+	"path/filepath"
 	"strconv"
 	"syscall"
 )
@@ -53,4 +54,22 @@ func (a *account) chown(path string) error {
 		return fmt.Errorf("giving %s to the postgres user: %w", path, err)
 	}
 	return nil
+}
+
+// tempBase is where the server's directory goes: the temporary directory,
+// unless the account cannot reach it (a TMPDIR under /root), then /tmp.
+func tempBase(a *account) string {
+	base := os.TempDir()
+	if a == nil {
+		return base
+	}
+	for dir := base; ; dir = filepath.Dir(dir) {
+		info, err := os.Stat(dir)
+		if err != nil || info.Mode().Perm()&0o001 == 0 {
+			return "/tmp"
+		}
+		if dir == filepath.Dir(dir) {
+			return base
+		}
+	}
 }
