@@ -78,10 +78,14 @@ func TestWebApp(t *testing.T) {
 		return count(ctx, t, adminURL, "SELECT count(*) FROM pg_database WHERE datname = 'shop'") == 1
 	})
 
+	early := watchDropBeforeDeployment(ctx, c, adminURL)
 	must(t, c.Delete(ctx, app))
 	eventually(t, ctx, "the WebApp gone", func() bool {
 		return apierrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(app), app))
 	})
+	if <-early {
+		t.Fatal("the database shop was dropped while the Deployment shop still existed")
+	}
 	if n := count(ctx, t, adminURL, "SELECT (SELECT count(*) FROM pg_database WHERE datname = 'shop') + (SELECT count(*) FROM pg_roles WHERE rolname = 'shop')"); n != 0 {
 		t.Fatalf("%d of the database and role shop left after the WebApp was deleted", n)
 	}
@@ -113,6 +117,28 @@ func startOperator(ctx context.Context, t *testing.T) client.Client {
 	return c
 }
 
+// watchDropBeforeDeployment watches, until the Deployment shop is gone,
+// whether the database shop is ever gone while the Deployment exists.
+func watchDropBeforeDeployment(ctx context.Context, c client.Client, adminURL string) <-chan bool {
+	early := make(chan bool, 1)
+	go func() {
+		for ctx.Err() == nil {
+			err := c.Get(ctx, client.ObjectKey{Namespace: "default", Name: "shop"}, &appsv1.Deployment{})
+			if apierrors.IsNotFound(err) {
+				early <- false
+				return
+			}
+			if n, qerr := countOnce(ctx, adminURL, "SELECT count(*) FROM pg_database WHERE datname = 'shop'"); err == nil && qerr == nil && n == 0 {
+				early <- true
+				return
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		early <- false
+	}()
+	return early
+}
+
 func eventually(t *testing.T, ctx context.Context, what string, ok func() bool) {
 	t.Helper()
 	for !ok() {
@@ -126,12 +152,20 @@ func eventually(t *testing.T, ctx context.Context, what string, ok func() bool) 
 
 func count(ctx context.Context, t *testing.T, url, sql string) int {
 	t.Helper()
-	conn, err := pgx.Connect(ctx, url)
+	n, err := countOnce(ctx, url, sql)
 	must(t, err)
+	return n
+}
+
+func countOnce(ctx context.Context, url, sql string) (int, error) {
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		return 0, err
+	}
 	defer conn.Close(ctx)
 	var n int
-	must(t, conn.QueryRow(ctx, sql).Scan(&n))
-	return n
+	err = conn.QueryRow(ctx, sql).Scan(&n)
+	return n, err
 }
 
 func exec(ctx context.Context, t *testing.T, url, sql string) {
