@@ -24,3 +24,9 @@ func RoleProvider() external.Provider { return roles{} }
 
 // DatabaseProvider returns the Provider of PostgresDatabase.
 func DatabaseProvider() external.Provider { return databases{} }
+
+// Both providers compare desired and observed themselves.
+var (
+	_ external.Matcher = roles{}
+	_ external.Matcher = databases{}
+)
