@@ -24,7 +24,8 @@ func (r readiness) failed() bool { return r.Status == status.FailedStatus }
 
 // Readiness returns what wavekit concludes about a live object, as the
 // waves use it: its kstatus status (Current means ready) with the rules for
-// CRDs, APIServices and Jobs and those of hint, and a message for any
+// CRDs, APIServices and Jobs, those of StatefulSets and DaemonSets with
+// updateStrategy OnDelete and paused Deployments, and those of hint, and a message for any
 // status other than Current. Tools that show an applied object's state
 // (wavekit status) use it, so they agree with what a pass waits for.
 func Readiness(u *unstructured.Unstructured, hint manifests.StatusHint) (status.Status, string) {
@@ -33,14 +34,15 @@ func Readiness(u *unstructured.Unstructured, hint manifests.StatusHint) (status.
 }
 
 // computeReadiness combines kstatus with the object's status hint and the
-// extra rules for CRDs (Established and NamesAccepted) and APIServices
-// (Available).
+// extra rules for CRDs (Established and NamesAccepted), APIServices
+// (Available) and the workloads kstatus takes a shortcut for
+// (beyondShortcuts).
 func computeReadiness(u *unstructured.Unstructured, hint manifests.StatusHint) readiness {
 	result, err := status.Compute(u)
 	if err != nil {
 		return readiness{Status: status.UnknownStatus, Message: fmt.Sprintf("computing status: %v", err)}
 	}
-	r := readiness{Status: result.Status, Message: result.Message}
+	r := beyondShortcuts(u, readiness{Status: result.Status, Message: result.Message})
 	if r.failed() {
 		return withFailureMessage(u, r, result.Conditions)
 	}
