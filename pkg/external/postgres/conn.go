@@ -16,6 +16,9 @@ import (
 // deadline of its own.
 const connectTimeout = 10 * time.Second
 
+// closeTimeout bounds saying goodbye to the server.
+const closeTimeout = 5 * time.Second
+
 // server is where and as whom a request reaches PostgreSQL, read from the
 // request's credentials.
 type server struct {
@@ -88,6 +91,10 @@ func withConn(ctx context.Context, req external.Request, database string, f func
 	if err != nil {
 		return err
 	}
-	defer conn.Close(context.WithoutCancel(ctx))
+	defer func() {
+		closeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), closeTimeout)
+		defer cancel()
+		_ = conn.Close(closeCtx)
+	}()
 	return f(conn)
 }
