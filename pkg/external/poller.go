@@ -167,15 +167,19 @@ func (p *Poller) loop(ctx context.Context, key pollKey) {
 func (p *Poller) wait(key pollKey, failures int) (time.Duration, bool) {
 	p.mu.Lock()
 	e, ok := p.entries[key]
+	var interval time.Duration
+	if ok {
+		interval = e.interval
+	}
 	p.mu.Unlock()
 	if !ok {
 		return 0, false
 	}
-	d := e.interval
-	for i := 0; i < failures && d < 10*e.interval; i++ {
+	d := interval
+	for i := 0; i < failures && d < 10*interval; i++ {
 		d *= 2
 	}
-	d = min(d, 10*e.interval)
+	d = min(d, 10*interval)
 	spread := (rand.Float64()*2 - 1) * p.opts.Jitter
 	return time.Duration(float64(d) * (1 + spread)), true
 }

@@ -167,6 +167,31 @@ var _ = Describe("external dependents in a real PostgreSQL server", Ordered, fun
 		Eventually(func() string { return databaseOID("shop") }).WithTimeout(30 * time.Second).Should(MatchRegexp(`^\d+$`))
 	})
 
+	It("upgrades the waves before an unreachable server, names the dependent, and converges when it returns", func() {
+		key := client.ObjectKey{Namespace: ns, Name: "shop"}
+		Expect(pg.Stop()).To(Succeed())
+		var c v1alpha1.Component
+		Expect(env.Client.Get(ctx, key, &c)).To(Succeed())
+		c.Spec.Values = jsonValues(shopValues("shop", pg.Port(), map[string]any{"note": "v2"}))
+		Expect(env.Client.Update(ctx, &c)).To(Succeed())
+		Eventually(func() string {
+			var cm corev1.ConfigMap
+			Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "shop-settings"}, &cm)).To(Succeed())
+			return cm.Data["note"]
+		}).WithTimeout(60*time.Second).Should(Equal("v2"), "wave -1 is upgraded")
+		Eventually(func() string { return conditionMessage(ctx, env, key, "Ready") }).WithTimeout(60 * time.Second).
+			Should(And(HavePrefix("False/"), ContainSubstring("external PostgresRole app"), ContainSubstring("cannot connect")))
+
+		Expect(pg.Start(ctx)).To(Succeed())
+		Eventually(func() string {
+			Expect(env.Client.Get(ctx, key, &c)).To(Succeed())
+			if c.Status.ObservedGeneration != c.Generation {
+				return "at an older generation"
+			}
+			return readyReason(ctx, env, &c)
+		}).WithTimeout(90 * time.Second).Should(Equal("True/Ready"))
+	})
+
 	It("makes one database, not two, when the operator dies between its create and the record of its ID", func() {
 		operator.Terminate().Wait(10 * time.Second)
 		crashing := startShopOperator(binary, cfg, []string{"WAVEKIT_TEST_EXIT_AFTER_EXTERNAL_CREATE=PostgresDatabase/app"})
