@@ -53,7 +53,9 @@ type Options struct {
 	Scheme *k8sruntime.Scheme
 	// Controllers makes a whole cluster: kube-controller-manager (every
 	// default controller), kube-scheduler and kwok with the Nodes FakeNodes,
-	// which Start waits for until they are Ready. Without it only
+	// which Start waits for until they are Ready, and the simulated cloud
+	// (package localcloud: a default StorageClass whose claims bind, and
+	// addresses for Services of type LoadBalancer). Without it only
 	// kube-apiserver and etcd run: nothing reconciles, schedules or runs pods.
 	Controllers bool
 }

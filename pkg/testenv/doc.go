@@ -7,6 +7,10 @@
 // your operator applies rolls out and becomes Available, a Job runs and
 // completes, a deleted Namespace is emptied and removed — by the real
 // controllers, as in a cluster, so a test can wait for what a user waits for.
+// With them runs a simulated cloud (package localcloud, see Environment.Cloud):
+// a default StorageClass whose claims get a volume and bind, so StatefulSets
+// with volumeClaimTemplates run, and an address for every Service of type
+// LoadBalancer.
 //
 // Environment has envtest's shape: it embeds envtest.Environment (CRD paths,
 // the binaries' directory, the scheme, Config) and its Start and Stop have

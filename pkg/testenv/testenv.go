@@ -14,6 +14,7 @@ import (
 
 	"github.com/wavekit-dev/wavekit/internal/clusterrun"
 	"github.com/wavekit-dev/wavekit/internal/k8sbin"
+	"github.com/wavekit-dev/wavekit/pkg/localcloud"
 )
 
 // FailAnnotation, set to "true" on a pod, makes kwok move the pod to Failed
@@ -44,14 +45,21 @@ type Environment struct {
 	// nothing reconciles, schedules or runs pods.
 	APIServerOnly bool
 
+	// Cloud says which parts of the simulated cloud run with the
+	// controllers: by default a default StorageClass whose claims get a
+	// volume and bind, and addresses for Services of type LoadBalancer
+	// (see package localcloud). Without the controllers none runs.
+	Cloud localcloud.Options
+
 	parts  *clusterrun.Group
+	cloud  *runningCloud
 	logDir string
 }
 
 // Start starts kube-apiserver and etcd, installs the CRDs and waits until
 // they are established (envtest), then, unless APIServerOnly, starts
-// kube-controller-manager, kube-scheduler and kwok and waits until the Nodes
-// are Ready. It returns a configuration of a cluster administrator; stop it
+// kube-controller-manager, kube-scheduler and kwok, waits until the Nodes
+// are Ready, and starts the simulated cloud of Cloud. It returns a configuration of a cluster administrator; stop it
 // with Stop. After an error, it has stopped what it started.
 func (e *Environment) Start() (*rest.Config, error) {
 	if e.BinaryAssetsDirectory == "" || os.Getenv(k8sbin.EnvVar) != "" {
@@ -124,7 +132,8 @@ func (e *Environment) startParts(cfg *rest.Config) error {
 	if err := clusterrun.CreateNodes(ctx, c, e.NodeNames(), e.parts.Exited); err != nil {
 		return fmt.Errorf("starting the cluster (logs in %s): %w%s", dir, err, e.parts.Tails())
 	}
-	return nil
+	e.cloud, err = startCloud(ctx, cfg, e.Cloud, dir)
+	return err
 }
 
 // writeFiles writes what the parts read into the log directory.
@@ -159,10 +168,15 @@ func serviceAccountSigningKey(apiserver *envtest.APIServer) (string, error) {
 	return key, nil
 }
 
-// Stop stops the controllers, the scheduler and kwok if they run, then
+// Stop stops the simulated cloud, the controllers, the scheduler and kwok if
+// they run, then
 // kube-apiserver and etcd, and removes their data and logs.
 func (e *Environment) Stop() error {
 	var errs []error
+	if e.cloud != nil {
+		errs = append(errs, e.cloud.stop())
+		e.cloud = nil
+	}
 	if e.parts != nil {
 		if err := e.parts.Stop(clusterrun.StopGrace); err != nil {
 			errs = append(errs, fmt.Errorf("stopping the cluster (logs in %s): %w", e.logDir, err))
