@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
 	"github.com/wavekit-dev/wavekit/pkg/engine"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
@@ -26,7 +28,7 @@ func (p *Pass) removeOne(ctx context.Context, action engine.Action, item *manife
 	// its key.
 	item.Phase = manifests.PhaseDeleting
 	req := p.request(item, nil)
-	if req.Credentials, err = p.secrets.credentials(ctx, item.CredentialsFrom); err != nil {
+	if req.Credentials, err = p.deleteCredentials(ctx, item); err != nil {
 		return false, err
 	}
 	if err := provider.Delete(ctx, req); err != nil {
@@ -65,4 +67,17 @@ func (p *Pass) pollKeysBut(item *manifests.ExternalItem) []pollKey {
 		}
 	}
 	return keys
+}
+
+// deleteCredentials reads the credentials of item's API; when their Secret
+// is gone already (its namespace is being deleted with the component),
+// the ones the polls kept in memory do.
+func (p *Pass) deleteCredentials(ctx context.Context, item *manifests.ExternalItem) (map[string][]byte, error) {
+	creds, err := p.secrets.credentials(ctx, item.CredentialsFrom)
+	if apierrors.IsNotFound(err) {
+		if kept := p.m.poller.credentials(p.pollKey(item.Kind, item.Name)); kept != nil {
+			return kept, nil
+		}
+	}
+	return creds, err
 }

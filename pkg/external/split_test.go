@@ -17,8 +17,8 @@ func TestSplitKeepsRenderOrderAndReadsPolicies(t *testing.T) {
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "cfg"}}
 	cm.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("ConfigMap"))
 	role := New(Object{Kind: "PostgresRole", Name: "app", Spec: map[string]any{"login": true},
-		Annotations: map[string]string{"demo/delete-order": "2", "demo/delete-policy": "orphan"},
-		Secret:      &SecretSpec{Name: "app-db", Generate: []string{"password"}, Data: map[string]string{"username": "app"}},
+		Annotations:  map[string]string{"demo/delete-order": "2", "demo/delete-policy": "orphan"},
+		Secret:       &SecretSpec{Name: "app-db", Generate: []string{"password"}, Data: map[string]string{"username": "app"}},
 		PollInterval: "5s", CredentialsFrom: "admin"})
 	db := New(Object{Kind: "PostgresDatabase", Name: "app", Spec: map[string]any{"owner": "app"}})
 	deps, rest, err := Split("demo", []client.Object{role, cm, db}, manifests.Defaults{}.WithFallbacks())
