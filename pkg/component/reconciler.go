@@ -42,7 +42,7 @@ type Reconciler[T Component] struct {
 	inflight  *inflight
 	renders   *renderStore // kept renders, for a rollback
 	hooks     *keptHooks
-	pruned    *prunedStatus // status fields the component's CRD drops
+	pruned    *prunedStatus     // status fields the component's CRD drops
 	externals *external.Manager // dependents outside Kubernetes; nil without providers
 
 	mu     sync.Mutex
