@@ -19,7 +19,7 @@ import (
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
 	"github.com/wavekit-dev/wavekit/internal/apicount"
-	"github.com/wavekit-dev/wavekit/internal/charttest"
+	"github.com/wavekit-dev/wavekit/internal/operatortest"
 	"github.com/wavekit-dev/wavekit/internal/testenv"
 	"github.com/wavekit-dev/wavekit/pkg/component"
 	"github.com/wavekit-dev/wavekit/pkg/dashboard"
@@ -228,7 +228,7 @@ func benchViewerTokens(b *testing.B, e *testenv.Env) []string {
 				}
 			}
 		}
-		cfg, err := charttest.ServiceAccountConfig(ctx, e.Client, e.Config, "bench-00", name)
+		cfg, err := operatortest.ServiceAccountConfig(ctx, e.Client, e.Config, "bench-00", name)
 		if err != nil {
 			b.Fatal(err)
 		}

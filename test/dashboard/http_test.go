@@ -3,7 +3,6 @@ package dashboard_test
 import (
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -66,15 +65,6 @@ func page(url, token string) string {
 // componentURL is the page of a Component.
 func componentURL(namespace, name string) string {
 	return base + "/c/" + componentsKind + "/" + namespace + "/" + name
-}
-
-// freeLocalAddress returns a loopback address with a port nobody listens on.
-func freeLocalAddress() string {
-	GinkgoHelper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	Expect(err).NotTo(HaveOccurred())
-	defer l.Close()
-	return l.Addr().String()
 }
 
 // containsAny tells which of the texts contains s.

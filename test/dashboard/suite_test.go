@@ -24,7 +24,7 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
-	"github.com/wavekit-dev/wavekit/internal/charttest"
+	"github.com/wavekit-dev/wavekit/internal/operatortest"
 	"github.com/wavekit-dev/wavekit/internal/testenv"
 )
 
@@ -63,12 +63,16 @@ var _ = BeforeSuite(func() {
 	for _, ns := range []string{systemNS, teamA, teamB} {
 		Expect(env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})).To(Succeed())
 	}
-	Expect(charttest.ApplyRBAC(ctx, env.Client, testenv.ModuleRoot(), "wavekit", systemNS, map[string]any{
+	Expect(operatortest.ApplyRBAC(ctx, env.Client, testenv.ModuleRoot(), "wavekit", systemNS, map[string]any{
 		"web":  map[string]any{"enabled": true},
 		"rbac": map[string]any{"extraRules": sourceRules()},
 	})).To(Succeed())
-	base = "http://" + freeLocalAddress()
-	operator = startOperator(buildOperator(), "--web-bind-address", base[len("http://"):])
+	addr, err := operatortest.FreeLocalAddress()
+	Expect(err).NotTo(HaveOccurred())
+	base = "http://" + addr
+	binary, err := operatortest.BuildOperator(testenv.ModuleRoot(), GinkgoT().TempDir())
+	Expect(err).NotTo(HaveOccurred())
+	operator = startOperator(binary, "--web-bind-address", addr)
 	Eventually(func() (int, error) { return status(base+"/login", "") }).WithTimeout(2 * time.Minute).Should(Equal(200))
 })
 
@@ -82,22 +86,11 @@ func sourceRules() []any {
 	}
 }
 
-// buildOperator builds cmd/component-operator.
-func buildOperator() string {
-	GinkgoHelper()
-	binary := filepath.Join(GinkgoT().TempDir(), "component-operator")
-	build := exec.Command("go", "build", "-o", binary, "./cmd/component-operator")
-	build.Dir = testenv.ModuleRoot()
-	out, err := build.CombinedOutput()
-	Expect(err).NotTo(HaveOccurred(), "building the operator:\n%s", out)
-	return binary
-}
-
 // startOperator runs the operator as the chart's ServiceAccount, serving
 // testdata/app as the source app, until the suite ends.
 func startOperator(binary string, args ...string) *gexec.Session {
 	GinkgoHelper()
-	cfg, err := charttest.ServiceAccountConfig(ctx, env.Client, env.Config, systemNS, operatorSA)
+	cfg, err := operatortest.ServiceAccountConfig(ctx, env.Client, env.Config, systemNS, operatorSA)
 	Expect(err).NotTo(HaveOccurred())
 	kubeconfig := filepath.Join(GinkgoT().TempDir(), "kubeconfig")
 	Expect(testenv.WriteKubeconfig(cfg, kubeconfig)).To(Succeed())
@@ -132,7 +125,7 @@ func viewerToken(namespace, name string, namespaces ...string) string {
 		Expect(env.Client.Create(ctx, &rbacv1.Role{ObjectMeta: meta, Rules: rules})).To(Succeed())
 		Expect(env.Client.Create(ctx, &rbacv1.RoleBinding{ObjectMeta: meta, RoleRef: ref, Subjects: []rbacv1.Subject{subject}})).To(Succeed())
 	}
-	cfg, err := charttest.ServiceAccountConfig(ctx, env.Client, env.Config, namespace, name)
+	cfg, err := operatortest.ServiceAccountConfig(ctx, env.Client, env.Config, namespace, name)
 	Expect(err).NotTo(HaveOccurred())
 	return cfg.BearerToken
 }

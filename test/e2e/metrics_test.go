@@ -5,31 +5,24 @@ import (
 	"crypto/tls"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
 
-	"helm.sh/helm/v3/pkg/chart/loader"
-	"helm.sh/helm/v3/pkg/chartutil"
-	"helm.sh/helm/v3/pkg/engine"
-
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"github.com/onsi/gomega/gexec"
-	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
+	"github.com/wavekit-dev/wavekit/internal/operatortest"
 	"github.com/wavekit-dev/wavekit/internal/testenv"
-	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
 // The metrics endpoint of the operator, run as the chart's ServiceAccount
@@ -112,11 +105,8 @@ func startControlPlaneWith(opts testenv.Options) *testenv.Env {
 // current container.
 func buildOperatorBinary() string {
 	GinkgoHelper()
-	binary := filepath.Join(GinkgoT().TempDir(), "component-operator")
-	build := exec.Command("go", "build", "-o", binary, "./cmd/component-operator")
-	build.Dir = testenv.ModuleRoot()
-	out, err := build.CombinedOutput()
-	Expect(err).NotTo(HaveOccurred(), "building the operator:\n%s", out)
+	binary, err := operatortest.BuildOperator(testenv.ModuleRoot(), GinkgoT().TempDir())
+	Expect(err).NotTo(HaveOccurred())
 	return binary
 }
 
@@ -147,30 +137,7 @@ func webSourceRules() []any {
 // itself).
 func applyChartRBAC(ctx context.Context, env *testenv.Env, release, namespace string, values map[string]any) {
 	GinkgoHelper()
-	if _, ok := values["sources"]; !ok {
-		// The chart refuses a release without a source; the binary gets its own.
-		values["sources"] = []any{map[string]any{"name": "web", "path": "/opt/sources/web"}}
-	}
-	chart, err := loader.Load(filepath.Join(testenv.ModuleRoot(), "config", "chart"))
-	Expect(err).NotTo(HaveOccurred())
-	renderValues, err := chartutil.ToRenderValues(chart, values,
-		chartutil.ReleaseOptions{Name: release, Namespace: namespace, IsInstall: true}, chartutil.DefaultCapabilities)
-	Expect(err).NotTo(HaveOccurred())
-	files, err := engine.Render(chart, renderValues)
-	Expect(err).NotTo(HaveOccurred())
-	rbac := map[string]bool{"ServiceAccount": true, "ClusterRole": true, "ClusterRoleBinding": true, "Role": true, "RoleBinding": true}
-	for name, content := range files {
-		if !strings.HasSuffix(name, ".yaml") {
-			continue
-		}
-		objects, err := manifests.DecodeObjects(name, []byte(content))
-		Expect(err).NotTo(HaveOccurred())
-		for _, u := range objects {
-			if rbac[u.GetKind()] {
-				Expect(env.Client.Create(ctx, u)).To(Succeed(), "creating %s %s", u.GetKind(), u.GetName())
-			}
-		}
-	}
+	Expect(operatortest.ApplyRBAC(ctx, env.Client, testenv.ModuleRoot(), release, namespace, values)).To(Succeed())
 }
 
 // serviceAccountConfig creates the ServiceAccount if it does not exist yet
@@ -178,13 +145,9 @@ func applyChartRBAC(ctx context.Context, env *testenv.Env, release, namespace st
 // the TokenRequest API (and no client certificate).
 func serviceAccountConfig(ctx context.Context, env *testenv.Env, namespace, name string) *rest.Config {
 	GinkgoHelper()
-	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name}}
-	Expect(client.IgnoreAlreadyExists(env.Client.Create(ctx, sa))).To(Succeed())
-	request := &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptrTo(int64(3600))}}
-	Expect(env.Client.SubResource("token").Create(ctx, sa, request)).To(Succeed())
-	Expect(request.Status.Token).NotTo(BeEmpty())
-	cfg := rest.AnonymousClientConfig(env.Config)
-	cfg.BearerToken = request.Status.Token
+	cfg, err := operatortest.ServiceAccountConfig(ctx, env.Client, env.Config, namespace, name)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(cfg.BearerToken).NotTo(BeEmpty())
 	return cfg
 }
 
@@ -193,10 +156,9 @@ func ptrTo[T any](v T) *T { return &v }
 // freeLocalAddress returns a loopback address with a port nobody listens on.
 func freeLocalAddress() string {
 	GinkgoHelper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	addr, err := operatortest.FreeLocalAddress()
 	Expect(err).NotTo(HaveOccurred())
-	defer l.Close()
-	return l.Addr().String()
+	return addr
 }
 
 // metricsClient trusts the operator's self-signed certificate: the test is

@@ -1,4 +1,4 @@
-package charttest
+package operatortest
 
 import (
 	"context"

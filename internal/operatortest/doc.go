@@ -1,0 +1,6 @@
+// Package operatortest holds what suites that run the reference operator as
+// its own process share: its binary built from the checkout, the identity
+// the operator chart gives it (the chart's ServiceAccount, Roles and
+// bindings rendered from config/chart), ServiceAccount tokens from the
+// TokenRequest API, and a free local address to serve on.
+package operatortest
