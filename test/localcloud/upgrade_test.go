@@ -31,7 +31,6 @@ func expectUpgradeWaitsForDelete(ctx context.Context, c *v1alpha1.Component) {
 	Expect(vaultReadiness(ctx, c.Namespace)).To(Equal(
 		"Current: 1 of 1 pods wait for a delete to be updated (updateStrategy OnDelete); ready: 1/1"))
 
-
 	pod := &corev1.Pod{}
 	Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: c.Namespace, Name: "vault-0"}, pod)).To(Succeed())
 	Expect(env.Client.Delete(ctx, pod)).To(Succeed())
