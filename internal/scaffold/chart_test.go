@@ -100,4 +100,18 @@ var _ = Describe("the scaffolded chart's metrics", func() {
 		Expect(objects).NotTo(HaveKey("Service/redis-metrics"))
 		Expect(objects).NotTo(HaveKey("ClusterRole/redis-metrics-auth"))
 	})
+
+	It("serve the status page, its Service and the review rights only with web.enabled", func() {
+		objects := render(map[string]any{})
+		Expect(container(objects)["args"]).NotTo(ContainElement(HavePrefix("--web-bind-address")))
+		Expect(objects).NotTo(HaveKey("Service/redis-web"))
+		Expect(objects).NotTo(HaveKey("ClusterRole/redis-web-auth"))
+
+		objects = render(map[string]any{"web": map[string]any{"enabled": true}})
+		Expect(container(objects)["args"]).To(ContainElement("--web-bind-address=:9090"))
+		Expect(objects).To(HaveKey("Service/redis-web"))
+		Expect(objects).To(HaveKey("ClusterRoleBinding/redis-web-auth"))
+		rules, _, _ := unstructured.NestedSlice(objects["ClusterRole/redis-web-auth"].Object, "rules")
+		Expect(rules).To(HaveLen(2), "tokenreviews and subjectaccessreviews, nothing else")
+	})
 })
