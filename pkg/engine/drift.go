@@ -48,16 +48,23 @@ func (d *driftDetector) drifted(key manifests.ObjectKey, want, live map[string]a
 	return nil
 }
 
+// holds tells whether the object was found to hold the desired fields at
+// liveVersion, with the same ignore rules: drifted would find nothing.
+func (d *driftDetector) holds(key manifests.ObjectKey, liveVersion string, ignore []manifests.Pointer) bool {
+	stamp := matchStamp(liveVersion, ignore)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	known := d.matched[key]
+	return known != "" && known == stamp
+}
+
 // compare is drifted without remembering anything: the drifted paths, and
 // the stamp to remember for a match that is not known yet ("" when it is).
 func (d *driftDetector) compare(key manifests.ObjectKey, want, live map[string]any, liveVersion string, ignore []manifests.Pointer) ([]string, string) {
-	stamp := matchStamp(liveVersion, ignore)
-	d.mu.Lock()
-	known := d.matched[key]
-	d.mu.Unlock()
-	if known != "" && known == stamp {
+	if d.holds(key, liveVersion, ignore) {
 		return nil, ""
 	}
+	stamp := matchStamp(liveVersion, ignore)
 	have, wanted := normaliseJSON(live), any(want)
 	if len(ignore) > 0 || !contains(have, wanted) {
 		var paths []string

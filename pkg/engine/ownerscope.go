@@ -91,6 +91,9 @@ type writeTracker interface {
 	purged(key manifests.ObjectKey, digest string)
 	// purgedAt tells whether the object was purged at digest.
 	purgedAt(key manifests.ObjectKey, digest string) bool
+	// holds tells, as driftDetector.holds does, whether the object is known
+	// to hold the desired fields at version.
+	holds(key manifests.ObjectKey, version string, ignore []manifests.Pointer) bool
 	// drifted compares as driftDetector.drifted does.
 	drifted(key manifests.ObjectKey, want, live map[string]any, version string, ignore []manifests.Pointer) []string
 	// newDrift tells whether the drift was not reported yet.
@@ -132,6 +135,10 @@ func (t cacheTracker) purgedAt(key manifests.ObjectKey, digest string) bool {
 	return t.a.purges.purgedAt(key, digest)
 }
 
+func (t cacheTracker) holds(key manifests.ObjectKey, version string, ignore []manifests.Pointer) bool {
+	return t.a.drift.holds(key, version, ignore)
+}
+
 func (t cacheTracker) drifted(key manifests.ObjectKey, want, live map[string]any, version string, ignore []manifests.Pointer) []string {
 	return t.a.drift.drifted(key, want, live, version, ignore)
 }
@@ -155,6 +162,10 @@ func (dryRunTracker) purged(manifests.ObjectKey, string)                        
 
 func (t dryRunTracker) purgedAt(key manifests.ObjectKey, digest string) bool {
 	return t.purges.purgedAt(key, digest)
+}
+
+func (t dryRunTracker) holds(key manifests.ObjectKey, version string, ignore []manifests.Pointer) bool {
+	return t.drift.holds(key, version, ignore)
 }
 
 func (t dryRunTracker) drifted(key manifests.ObjectKey, want, live map[string]any, version string, ignore []manifests.Pointer) []string {

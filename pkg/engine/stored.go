@@ -37,10 +37,13 @@ type storedForms struct {
 
 // storedForm is how the render of digest is stored: the rendered object
 // with edits applied. exact says it comes from the API server's answer.
+// want is that object, made once per form and shared by the passes that
+// compare with it, which only read it.
 type storedForm struct {
 	digest string
 	exact  bool
 	edits  []fieldEdit
+	want   map[string]any
 }
 
 // fieldEdit changes one field of a rendered object into its stored form:
@@ -58,22 +61,36 @@ func newStoredForms(scheme *runtime.Scheme) *storedForms {
 }
 
 // of returns the stored form of d (normalised JSON, see normaliseJSON) and
-// whether it is exact.
+// whether it is exact. The form is made once per render digest; callers
+// must not change it.
 func (f *storedForms) of(d *desired) (map[string]any, bool) {
 	f.mu.Lock()
 	form, ok := f.forms[d.key]
 	f.mu.Unlock()
+	if ok && form.digest == d.digest && form.want != nil {
+		return form.want, form.exact
+	}
 	rendered := normalisedObject(d.object.Object)
 	if !ok || form.digest != d.digest {
 		form = storedForm{digest: d.digest}
 		if reference, ok := f.decodedAsTyped(d.gvk, d.object.Object); ok {
 			form.edits = editsTo(rendered, reference)
 		}
-		f.mu.Lock()
-		f.forms[d.key] = form
-		f.mu.Unlock()
 	}
-	return applyEdits(rendered, form.edits), form.exact
+	form.want = applyEdits(rendered, form.edits)
+	f.keep(d.key, form)
+	return form.want, form.exact
+}
+
+// keep records form unless the API server's answer (learn) replaced it
+// since it was read.
+func (f *storedForms) keep(key manifests.ObjectKey, form storedForm) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if current, ok := f.forms[key]; ok && current.digest == form.digest && current.exact && !form.exact {
+		return
+	}
+	f.forms[key] = form
 }
 
 // learn records how the API server stored d: answer is its answer to a write
