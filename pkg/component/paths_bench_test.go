@@ -3,8 +3,8 @@ package component_test
 import (
 	"context"
 	"fmt"
-	"os"
 	"maps"
+	"os"
 	"runtime/pprof"
 	"strings"
 	"testing"
