@@ -35,7 +35,7 @@ server listens on 127.0.0.1 only and takes client certificates.`,
   wavekit cluster delete`,
 	}
 	cmd.AddCommand(newClusterCreateCommand(g), newClusterDeleteCommand(g), newClusterListCommand(g), newClusterKubeconfigCommand(),
-		newClusterOperatorCommand(g))
+		newClusterOperatorCommand(g), newClusterCloudCommand(g))
 	return cmd
 }
 
@@ -48,6 +48,7 @@ func newClusterCreateCommand(g *globalOptions) *cobra.Command {
 	var switchContext, withOperator bool
 	var sources, charts []string
 	var chartsPort int
+	var cloud cloudFlags
 	opts := localcluster.Options{}
 	cmd := &cobra.Command{
 		Use:   "create",
@@ -55,6 +56,12 @@ func newClusterCreateCommand(g *globalOptions) *cobra.Command {
 		Long: `create starts a local cluster and waits until its Nodes are Ready, then adds
 the context wavekit-NAME to the kubeconfig (--kubeconfig, else the first file
 of $KUBECONFIG, else ~/.kube/config) and makes it the current one.
+
+It also runs a simulated cloud: a default StorageClass (standard) whose
+provisioner binds every claim of it, or of no class, to a volume it creates
+(the Nodes are simulated: nothing is written), and an address from
+127.0.0.2 upward for every Service of type LoadBalancer (nothing answers on
+it). --storage=false and --load-balancers=false turn each off.
 
 With --operator (or --source, --charts) it installs the reference operator's
 CRD and its chart's RBAC (every right, for a trial) and runs the operator on
@@ -78,6 +85,11 @@ starts it again on its data and ports: what was in it is still there.`,
 			if cmd.Flags().Changed("charts-port") && len(charts) == 0 {
 				return errors.New("--charts-port: give --charts DIR too, the charts to serve on that port")
 			}
+			simulated, err := cloud.cloud()
+			if err != nil {
+				return err
+			}
+			opts.Cloud = simulated
 			if withOperator || len(sources) > 0 || len(charts) > 0 {
 				op, err := operatorOptions(sources, charts, chartsPort)
 				if err != nil {
@@ -97,6 +109,7 @@ starts it again on its data and ports: what was in it is still there.`,
 	cmd.Flags().StringArrayVar(&sources, "source", nil, "with the operator: serve directory DIR as spec.source NAME, NAME=DIR (repeatable; implies --operator)")
 	cmd.Flags().StringArrayVar(&charts, "charts", nil, "with the operator: package the chart DIR, or every chart directly under DIR, at each start and serve them as a Helm repository on 127.0.0.1 (repeatable; implies --operator)")
 	cmd.Flags().IntVar(&chartsPort, "charts-port", chartserve.DefaultPort, "port on 127.0.0.1 of the Helm repository of --charts")
+	cloud.add(cmd)
 	return cmd
 }
 
@@ -161,6 +174,9 @@ func printClusterWhere(out io.Writer, c *localcluster.Cluster, s *localcluster.S
 	}
 	fmt.Fprintf(out, "  kubeconfig: context %s in %s%s\n", c.ContextName(), kubeconfig, how)
 	fmt.Fprintf(out, "  logs:       %s\n", c.LogDir())
+	if s.Cloud != nil && (!s.Cloud.NoStorage || !s.Cloud.NoLoadBalancers) {
+		fmt.Fprintf(out, "  cloud:      %s, log %s\n", s.Cloud.Summary(), c.CloudLog())
+	}
 	if s.Operator != nil {
 		fmt.Fprintf(out, "  operator:   running as ServiceAccount %s/%s, log %s\n", localcluster.OperatorNamespace, localcluster.OperatorAccount, c.OperatorLog())
 		for _, source := range s.Operator.Sources {

@@ -35,6 +35,9 @@ type Options struct {
 	// and runs it on the host (on a cluster that exists, it replaces how
 	// the operator runs).
 	Operator *Operator
+	// Cloud, when set, runs the simulated cloud (on a cluster that exists,
+	// it replaces how the cloud runs).
+	Cloud *Cloud
 	// Progress receives what the start does.
 	Progress io.Writer
 }
@@ -72,6 +75,9 @@ func (c *Cluster) Start(ctx context.Context, opts Options) (*State, error) {
 		if opts.Operator != nil {
 			s.Operator = opts.Operator
 		}
+		if opts.Cloud != nil {
+			s.Cloud = opts.Cloud
+		}
 	}
 	if err := c.run(ctx, s, opts.Progress); err != nil {
 		stopped := c.stopRecorded(s)
@@ -96,7 +102,7 @@ func (c *Cluster) create(opts Options) (*State, error) {
 	if err := k8sbin.Check(binaries, k8sbin.All...); err != nil {
 		return nil, err
 	}
-	s := &State{Binaries: binaries, Nodes: opts.Nodes, APIServerPort: opts.APIServerPort, Operator: opts.Operator}
+	s := &State{Binaries: binaries, Nodes: opts.Nodes, APIServerPort: opts.APIServerPort, Operator: opts.Operator, Cloud: opts.Cloud}
 	if s.Nodes == 0 {
 		s.Nodes = DefaultNodes
 	}
@@ -198,8 +204,17 @@ func (c *Cluster) run(ctx context.Context, s *State, progress io.Writer) error {
 			return err
 		}
 	}
-	if err := c.waitNodes(ctx, s, cfg); err != nil || s.Operator == nil {
+	if err := c.waitNodes(ctx, s, cfg); err != nil {
 		return err
+	}
+	if s.Cloud.runs() {
+		say(progress, "starting the simulated cloud: %s", s.Cloud.Summary())
+		if err := c.startCloud(ctx, s, cfg); err != nil {
+			return err
+		}
+	}
+	if s.Operator == nil {
+		return nil
 	}
 	say(progress, "installing the reference operator's CRD and RBAC, and running it as ServiceAccount %s/%s", OperatorNamespace, OperatorAccount)
 	if err := c.installOperator(ctx, s, cfg); err != nil {

@@ -36,6 +36,8 @@ type State struct {
 	Nodes int `json:"nodes"`
 	// Operator, when set, runs the reference operator on the host.
 	Operator *Operator `json:"operator,omitempty"`
+	// Cloud, when set, runs the simulated cloud.
+	Cloud *Cloud `json:"cloud,omitempty"`
 	// Processes are the processes last started, in the order of their start.
 	Processes []ProcessRecord `json:"processes,omitempty"`
 }

@@ -50,7 +50,7 @@ var _ = Describe("the README's offline quick start", Ordered, func() {
 				Expect(shell.run("kubectl get component hello -o jsonpath={.status.source}")).To(ContainSubstring("0.1.0"))
 			}
 		}
-		Expect(state.Processes).To(HaveLen(6), "etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok and the operator")
+		Expect(state.Processes).To(HaveLen(7), "etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok, the simulated cloud and the operator")
 		for _, p := range state.Processes {
 			Expect(processRuns(p.PID)).To(BeFalse(), "%s (pid %d) still runs", p.Name, p.PID)
 		}
