@@ -7,12 +7,9 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
-	"github.com/wavekit-dev/wavekit/pkg/engine"
-	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
 // expectUpgradeWaitsForDelete upgrades vault's image: the Component becomes
@@ -28,29 +25,18 @@ func expectUpgradeWaitsForDelete(ctx context.Context, c *v1alpha1.Component) {
 		g.Expect(c.Status.ObservedGeneration).To(Equal(c.Generation))
 		g.Expect(isReady(c)).To(BeTrue())
 	}).Should(Succeed())
-	Expect(vaultReadiness(ctx, c.Namespace)).To(Equal(
+	Expect(readinessOf(ctx, "StatefulSet", c.Namespace, "vault")).To(Equal(
 		"Current: 1 of 1 pods wait for a delete to be updated (updateStrategy OnDelete); ready: 1/1"))
 
 	pod := &corev1.Pod{}
 	Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: c.Namespace, Name: "vault-0"}, pod)).To(Succeed())
 	Expect(env.Client.Delete(ctx, pod)).To(Succeed())
 	eventually(func(g Gomega) {
-		g.Expect(vaultReadiness(ctx, c.Namespace)).To(Equal("Current: StatefulSet is ready. Replicas: 1"))
+		g.Expect(readinessOf(ctx, "StatefulSet", c.Namespace, "vault")).To(Equal("Current: StatefulSet is ready. Replicas: 1"))
 		g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: c.Namespace, Name: "vault-0"}, pod)).To(Succeed())
 		g.Expect(pod.Spec.Containers[0].Image).To(Equal("hashicorp/vault:1.21.0"))
 		g.Expect(podState(pod, "")).To(Equal("Running/Ready"))
 	}).Should(Succeed())
-}
-
-// vaultReadiness is what wavekit concludes about the live StatefulSet vault.
-func vaultReadiness(ctx context.Context, ns string) string {
-	GinkgoHelper()
-	live := &unstructured.Unstructured{}
-	live.SetAPIVersion("apps/v1")
-	live.SetKind("StatefulSet")
-	Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "vault"}, live)).To(Succeed())
-	status, message := engine.Readiness(live, manifests.StatusHint{})
-	return string(status) + ": " + message
 }
 
 func mustParseRV(rv string) uint64 {
