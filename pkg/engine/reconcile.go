@@ -17,7 +17,7 @@ func (s *ownerScope) reconcileObject(ctx context.Context, d *desired, item *mani
 	if _, settled := settledByRecord(d, item); settled {
 		return o
 	}
-	live, err := s.a.live.get(ctx, d.gvk, d.key)
+	live, err := s.a.live.getShared(ctx, d.gvk, d.key) // read only, copied before a write
 	if err != nil {
 		o.err = objectError(ActionApply, d.key, fmt.Errorf("reading it: %w", err))
 		return o
@@ -36,7 +36,7 @@ func (s *ownerScope) reconcileObject(ctx context.Context, d *desired, item *mani
 	}
 	phase := item.Phase
 	if dec.writes() {
-		out, err := s.correct(ctx, d, live, dec)
+		out, err := s.correct(ctx, d, ownCopy(live), dec)
 		if err != nil {
 			o.err = objectError(ActionApply, d.key, err)
 			return o
@@ -48,6 +48,15 @@ func (s *ownerScope) reconcileObject(ctx context.Context, d *desired, item *mani
 		}
 	}
 	return s.judged(ctx, o, d, phase, live)
+}
+
+// ownCopy is a copy of a live object read with getShared, for a write
+// that may change it; nil stays nil.
+func ownCopy(live *unstructured.Unstructured) *unstructured.Unstructured {
+	if live == nil {
+		return nil
+	}
+	return live.DeepCopy()
 }
 
 // wrote is o for an object the pass just created or updated.
