@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"time"
 
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/client-go/rest"
@@ -70,23 +69,14 @@ func (c *Cluster) cloudArgs(s *State) []string {
 // waitStorageClass waits until the default StorageClass exists, or a
 // process of the cluster has exited.
 func (c *Cluster) waitStorageClass(ctx context.Context, s *State, cfg *rest.Config) error {
-	ctx, cancel := context.WithTimeout(ctx, startTimeout)
-	defer cancel()
 	cl, err := client.New(cfg, client.Options{})
 	if err != nil {
 		return fmt.Errorf("creating a client of cluster %s: %w", c.Name, err)
 	}
-	var last error
-	for ctx.Err() == nil {
-		if err := c.exited(s); err != nil {
-			return err
-		}
-		if last = cl.Get(ctx, client.ObjectKey{Name: localcloud.StorageClassName}, &storagev1.StorageClass{}); last == nil {
-			return nil
-		}
-		time.Sleep(250 * time.Millisecond)
-	}
-	return fmt.Errorf("StorageClass %s did not appear within %s (%w); the log: %s", localcloud.StorageClassName, startTimeout, last, c.CloudLog())
+	return c.waitUntil(ctx, s, "StorageClass "+localcloud.StorageClassName+" did not appear", c.CloudLog(),
+		func(ctx context.Context) error {
+			return cl.Get(ctx, client.ObjectKey{Name: localcloud.StorageClassName}, &storagev1.StorageClass{})
+		})
 }
 
 // Summary says which parts of the cloud run.

@@ -274,23 +274,32 @@ func (c *Cluster) apiServerArgs(s *State) []string {
 // waitAPIServer waits until the API server answers /readyz, or a process of
 // the cluster has exited.
 func (c *Cluster) waitAPIServer(ctx context.Context, s *State, cfg *rest.Config) error {
-	ctx, cancel := context.WithTimeout(ctx, startTimeout)
-	defer cancel()
 	rc, err := rest.UnversionedRESTClientFor(withCodec(cfg))
 	if err != nil {
 		return err
 	}
-	var last error
+	return c.waitUntil(ctx, s, "kube-apiserver was not ready", c.path("logs", "kube-apiserver.log"),
+		func(ctx context.Context) error { return rc.Get().AbsPath("/readyz").Do(ctx).Error() })
+}
+
+// waitUntil calls check every 250ms until it returns nil, a process of the
+// cluster has exited (that error is returned), or startTimeout has passed:
+// then the error says what was not done in time, check's last error and
+// which log to read.
+func (c *Cluster) waitUntil(ctx context.Context, s *State, notDone, log string, check func(context.Context) error) error {
+	ctx, cancel := context.WithTimeout(ctx, startTimeout)
+	defer cancel()
+	last := ctx.Err()
 	for ctx.Err() == nil {
 		if err := c.exited(s); err != nil {
 			return err
 		}
-		if last = rc.Get().AbsPath("/readyz").Do(ctx).Error(); last == nil {
+		if last = check(ctx); last == nil {
 			return nil
 		}
 		time.Sleep(250 * time.Millisecond)
 	}
-	return fmt.Errorf("kube-apiserver was not ready within %s (%w); its log: %s", startTimeout, last, c.path("logs", "kube-apiserver.log"))
+	return fmt.Errorf("%s within %s (%w); its log: %s", notDone, startTimeout, last, log)
 }
 
 // waitNodes creates the Nodes and waits until they are Ready.
