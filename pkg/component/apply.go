@@ -37,7 +37,7 @@ func (rn *run[T]) apply(ctx context.Context) outcome {
 	if err := rn.r.runHooks(ctx, rn.r.preReconcile, rn.component); err != nil {
 		return rn.fail(fmt.Errorf("pre-reconcile hook: %w", err))
 	}
-	objects, err := rn.render(ctx, tg)
+	objects, err := rn.renderOnce(ctx, tg)
 	rn.recordVerification(err)
 	if err != nil {
 		o := rn.fail(renderError(err))

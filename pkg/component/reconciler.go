@@ -42,6 +42,7 @@ type Reconciler[T Component] struct {
 	inflight  *inflight
 	renders   *renderStore // kept renders, for a rollback
 	hooks     *keptHooks
+	ahead     *aheadRenders     // the render of a write ahead, for the Reconcile after it
 	pruned    *prunedStatus     // status fields the component's CRD drops
 	externals *external.Manager // dependents outside Kubernetes; nil without providers
 
@@ -67,7 +68,7 @@ func NewReconciler[T Component](name string, generator manifests.Generator, opti
 		name: name, generator: generator, opts: options.withDefaults(name),
 		events: make(chan event.GenericEvent, 1024),
 		status: newWrittenStatus[T](), gauge: newStateGauge(name), notes: newEventNotes(),
-		inflight: newInflight(), pruned: &prunedStatus{}, hooks: newKeptHooks(),
+		inflight: newInflight(), pruned: &prunedStatus{}, hooks: newKeptHooks(), ahead: newAheadRenders(),
 		owners: map[string]types.NamespacedName{},
 	}
 }
@@ -198,6 +199,7 @@ func (r *Reconciler[T]) forget(id types.NamespacedName) {
 	r.status.forget(id)
 	r.notes.forget(id)
 	r.hooks.forget(id)
+	r.ahead.forget(id)
 	r.forgetExternals(id)
 	if r.renders != nil {
 		r.renders.forget(id)

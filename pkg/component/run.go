@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/pkg/external"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
@@ -29,4 +30,7 @@ type run[T Component] struct {
 	// wroteAhead: the status was written ahead of the objects of a pass,
 	// which the next Reconcile creates.
 	wroteAhead bool
+	// rendered is what apply rendered, kept for the next Reconcile when
+	// the pass writes ahead (aheadRenders).
+	rendered []client.Object
 }

@@ -34,6 +34,7 @@ func (rn *run[T]) writeAhead(ctx context.Context, items []manifests.InventoryIte
 		return nil
 	}
 	rn.wroteAhead = true
+	rn.r.ahead.keep(rn.id, rn.component, rn.rendered, rn.source)
 	return errWrittenAhead
 }
 
