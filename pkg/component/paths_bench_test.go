@@ -7,6 +7,7 @@ import (
 	"os"
 	"runtime/pprof"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -50,8 +51,9 @@ func benchmarkComponentPaths(b *testing.B, n int) {
 	e := benchEnv.Get(b)
 	ns := benchNamespace(b, ctx, e)
 	counter := apicount.New()
+	var renders atomic.Int64
 	var r *component.Reconciler[*v1alpha1.Component]
-	startBenchOperator(b, ctx, e, counter, ns, warmedUp(configMapsInWaves(n, 1)), component.ReconcilerOptions{}, func(rec *component.Reconciler[*v1alpha1.Component]) { r = rec })
+	startBenchOperator(b, ctx, e, counter, ns, warmedUp(configMapsInWaves(n, 1), &renders), component.ReconcilerOptions{}, func(rec *component.Reconciler[*v1alpha1.Component]) { r = rec })
 	// A first Component warms the operator up (its caches, discovery, the
 	// ConfigMap informer), as a running operator is; then the measured one.
 	warmup := &v1alpha1.Component{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "warmup"}, Spec: v1alpha1.ComponentSpec{Source: "bench"}}
@@ -67,6 +69,7 @@ func benchmarkComponentPaths(b *testing.B, n int) {
 		}
 		waitReadyQuickly(b, ctx, e.Client, c)
 	})
+	b.ReportMetric(float64(renders.Load()), "apply-renders")
 	time.Sleep(time.Second) // the write's own watch events settle
 	req := ctrl.Request{NamespacedName: types.NamespacedName{Namespace: ns, Name: c.Name}}
 	p.phase("noop", pathRounds, func() {
@@ -90,12 +93,13 @@ func benchmarkComponentPaths(b *testing.B, n int) {
 }
 
 // warmedUp renders one ConfigMap for the Component "warmup", and what gen
-// renders for the others.
-func warmedUp(gen manifests.Generator) manifests.Generator {
+// renders for the others, which it counts in renders.
+func warmedUp(gen manifests.Generator, renders *atomic.Int64) manifests.Generator {
 	return manifests.GeneratorFunc(func(ctx context.Context, namespace, name string, p manifests.Parameters) ([]client.Object, error) {
 		if name == "warmup" {
 			return configMapsInWaves(1, 1).Generate(ctx, namespace, name, p)
 		}
+		renders.Add(1)
 		return gen.Generate(ctx, namespace, name, p)
 	})
 }
