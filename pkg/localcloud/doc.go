@@ -10,7 +10,9 @@
 // controller binds the claim, as kind's local-path provisioner does. The
 // volumes are hostPath volumes under VolumeRoot that nothing writes to: the
 // local cluster's Nodes are simulated, so a volume only has to exist and
-// bind. A provisioned volume whose claim is gone is deleted when its reclaim
+// bind. A class of Provisioner that a user makes with volume binding
+// WaitForFirstConsumer gets its volumes once kube-scheduler has placed the
+// first pod of the claim. A provisioned volume whose claim is gone is deleted when its reclaim
 // policy is Delete and kept (Released) when it is Retain.
 //
 // Load balancers: every Service of type LoadBalancer without a

@@ -30,7 +30,7 @@ func (p *provisioner) Reconcile(ctx context.Context, req reconcile.Request) (rec
 		return reconcile.Result{}, nil // bound, going, or asking for a volume that exists
 	}
 	class, err := p.classOf(ctx, &claim)
-	if class == nil || err != nil {
+	if class == nil || err != nil || waitsForConsumer(&claim, class) {
 		return reconcile.Result{}, err
 	}
 	err = p.client.Create(ctx, volumeFor(&claim, class))
@@ -38,6 +38,18 @@ func (p *provisioner) Reconcile(ctx context.Context, req reconcile.Request) (rec
 		return reconcile.Result{}, fmt.Errorf("provisioning a volume for PersistentVolumeClaim %s: %w", req, err)
 	}
 	return reconcile.Result{}, nil
+}
+
+// selectedNodeAnnotation is set on a claim by kube-scheduler once it has
+// chosen the Node of the first pod that uses it.
+const selectedNodeAnnotation = "volume.kubernetes.io/selected-node"
+
+// waitsForConsumer reports whether claim is of a class that binds when a
+// pod uses it (WaitForFirstConsumer) and no pod has been scheduled with it
+// yet: the scheduler's annotation, an update, brings it back.
+func waitsForConsumer(claim *corev1.PersistentVolumeClaim, class *storagev1.StorageClass) bool {
+	wait := class.VolumeBindingMode != nil && *class.VolumeBindingMode == storagev1.VolumeBindingWaitForFirstConsumer
+	return wait && claim.Annotations[selectedNodeAnnotation] == ""
 }
 
 // classOf returns the StorageClass of claim if Provisioner provisions it,

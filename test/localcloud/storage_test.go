@@ -56,6 +56,33 @@ var _ = Describe("storage", func() {
 		Expect(env.Client.Delete(ctx, volume)).To(Succeed())
 	})
 
+	It("binds a claim of a class that waits for its first consumer once a pod of it is scheduled, and runs the pod", func() {
+		late := storagev1.VolumeBindingWaitForFirstConsumer
+		class := &storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: "late"}, Provisioner: localcloud.Provisioner, VolumeBindingMode: &late}
+		Expect(env.Client.Create(ctx, class)).To(Succeed())
+		DeferCleanup(func() { Expect(env.Client.Delete(ctx, class)).To(Succeed()) })
+		ns := newNamespace(ctx, "storage-late")
+		claim := newClaim(ns, "data", ptr.To("late"))
+		Expect(env.Client.Create(ctx, claim)).To(Succeed())
+		pod := &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "app"},
+			Spec: corev1.PodSpec{
+				Containers: []corev1.Container{{Name: "app", Image: "example.invalid/app:1",
+					VolumeMounts: []corev1.VolumeMount{{Name: "data", MountPath: "/data"}}}},
+				Volumes: []corev1.Volume{{Name: "data", VolumeSource: corev1.VolumeSource{
+					PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: "data"}}}},
+			},
+		}
+		Expect(env.Client.Create(ctx, pod)).To(Succeed())
+
+		expectBound(ctx, claim)
+		Expect(claim.Annotations).To(HaveKey("volume.kubernetes.io/selected-node"))
+		eventually(func() (string, error) {
+			err := env.Client.Get(ctx, client.ObjectKeyFromObject(pod), pod)
+			return podState(pod, ""), err
+		}).Should(Equal("Running/Ready"))
+	})
+
 	It("leaves a claim of another provisioner's class alone", func() {
 		class := &storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: "elsewhere"}, Provisioner: "example.com/elsewhere"}
 		Expect(env.Client.Create(ctx, class)).To(Succeed())
