@@ -7,7 +7,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/wavekit-dev/wavekit/pkg/component"
-	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
 // componentPage is one component.
@@ -51,7 +50,9 @@ type objectView struct {
 	Status    string
 	Ready     bool
 	Holds     bool
-	Command   string
+	// External is a dependent outside Kubernetes.
+	External bool
+	Command  string
 }
 
 // driftView is how the component treats drift and what was seen of it.
@@ -120,14 +121,14 @@ func waveViews(waves []wave) []waveView {
 	return out
 }
 
-// objectViews shows inventory items; in a holding wave the ones not ready
-// hold it.
-func objectViews(items []manifests.InventoryItem, holding bool) []objectView {
-	out := make([]objectView, len(items))
-	for i, item := range items {
-		ready := itemReady(item)
-		out[i] = objectView{Kind: item.Kind, Namespace: item.Namespace, Name: item.Name, Phase: string(item.Phase),
-			Status: item.Status, Ready: ready, Holds: holding && !ready, Command: objectCommand(item)}
+// objectViews shows the members of a wave; in a holding wave the ones not
+// ready hold it.
+func objectViews(members []waveMember, holding bool) []objectView {
+	out := make([]objectView, len(members))
+	for i, m := range members {
+		ready := phaseReady(m.Phase)
+		out[i] = objectView{Kind: m.Kind, Namespace: m.Namespace, Name: m.Name, Phase: string(m.Phase),
+			Status: m.Status, Ready: ready, Holds: holding && !ready, External: m.External, Command: m.Command}
 	}
 	return out
 }

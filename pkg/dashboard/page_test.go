@@ -51,6 +51,7 @@ var _ = Describe("the page without a login", Ordered, func() {
 		body := get(local.URL + "/c/component.wavekit.dev/shop/web")
 		Expect(strings.Index(body, `data-wave="0" data-state="done"`)).To(BeNumerically("<", strings.Index(body, `data-wave="1" data-state="holding"`)))
 		Expect(body).To(ContainSubstring(`data-object="Deployment/web" data-holds="true"`))
+		Expect(body).To(ContainSubstring(`data-object="PostgresDatabase/orders"`), "a dependent outside Kubernetes in its wave")
 		Expect(body).To(ContainSubstring("kubectl get deployment.apps -n shop web -o yaml"))
 		Expect(body).To(ContainSubstring("kubectl wavekit tree shop/web"))
 	})
@@ -136,6 +137,9 @@ func holdingStatus() component.Status {
 			{Version: "v1", Kind: "ConfigMap", Namespace: "shop", Name: "web-config", ApplyOrder: 0, Phase: manifests.PhaseReady},
 			{Group: "apps", Version: "v1", Kind: "Deployment", Namespace: "shop", Name: "web", ApplyOrder: 1, Phase: manifests.PhaseCreating,
 				Status: "InProgress: 0 of 1 updated replicas are available"},
+		},
+		Externals: []manifests.ExternalItem{
+			{Kind: "PostgresDatabase", Name: "orders", Key: "shop-web-orders", Phase: manifests.PhaseReady},
 		},
 	}
 }

@@ -103,7 +103,7 @@ func newRecord(kind kindInfo, obj map[string]any) (*record, error) {
 			r.dependsOn[i].Kind = kind.gvk.Kind
 		}
 	}
-	r.waves = buildWaves(r.status.Inventory)
+	r.waves = buildWaves(r.status.Inventory, r.status.Externals)
 	r.ready = findCondition(r.status.Conditions, component.ConditionReady)
 	r.lastChange = lastChange(r)
 	return r, nil

@@ -6,66 +6,79 @@ import (
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
-// wave is the objects of one apply order.
+// wave is the objects and external dependents of one apply order.
 type wave struct {
 	Order   int16
-	Objects []manifests.InventoryItem
+	Objects []waveMember
 }
 
-// done tells whether every object of the wave is ready.
+// waveMember is an object of the inventory or a dependent outside
+// Kubernetes, as far as its wave is concerned.
+type waveMember struct {
+	Kind      string
+	Namespace string
+	Name      string
+	Phase     manifests.Phase
+	Status    string
+	// External is set for a dependent outside Kubernetes (status.externals).
+	External bool
+	// Command shows the object; empty for an external dependent.
+	Command string
+}
+
+// done tells whether every member of the wave is ready.
 func (w wave) done() bool {
-	for _, item := range w.Objects {
-		if !itemReady(item) {
+	for _, m := range w.Objects {
+		if !phaseReady(m.Phase) {
 			return false
 		}
 	}
 	return true
 }
 
-// holding returns the objects that are not ready yet.
-func (w wave) holding() []manifests.InventoryItem {
-	var out []manifests.InventoryItem
-	for _, item := range w.Objects {
-		if !itemReady(item) {
-			out = append(out, item)
-		}
-	}
-	return out
-}
-
-// itemReady tells whether an object counts as done for its wave.
-func itemReady(item manifests.InventoryItem) bool {
-	switch item.Phase {
+// phaseReady tells whether a member in this phase counts as done for its
+// wave.
+func phaseReady(phase manifests.Phase) bool {
+	switch phase {
 	case manifests.PhaseReady, manifests.PhaseCompleted, manifests.PhaseOrphaned:
 		return true
 	}
 	return false
 }
 
+// inventoryMember is an object of the inventory in its wave.
+func inventoryMember(item manifests.InventoryItem) waveMember {
+	return waveMember{Kind: item.Kind, Namespace: item.Namespace, Name: item.Name, Phase: item.Phase,
+		Status: item.Status, Command: objectCommand(item)}
+}
+
 // buildWaves groups the objects that are applied (not delete hooks or
-// tests) by apply order, in order.
-func buildWaves(items []manifests.InventoryItem) []wave {
-	byOrder := map[int16][]manifests.InventoryItem{}
+// tests) and the external dependents by apply order, in order.
+func buildWaves(items []manifests.InventoryItem, externals []manifests.ExternalItem) []wave {
+	byOrder := map[int16][]waveMember{}
 	for _, item := range items {
-		if item.DeleteHook != "" || item.TestHook != "" {
-			continue
+		if item.DeleteHook == "" && item.TestHook == "" {
+			byOrder[item.ApplyOrder] = append(byOrder[item.ApplyOrder], inventoryMember(item))
 		}
-		byOrder[item.ApplyOrder] = append(byOrder[item.ApplyOrder], item)
+	}
+	for _, e := range externals {
+		byOrder[e.ApplyOrder] = append(byOrder[e.ApplyOrder],
+			waveMember{Kind: e.Kind, Name: e.Name, Phase: e.Phase, Status: e.Status, External: true})
 	}
 	waves := make([]wave, 0, len(byOrder))
-	for order, objects := range byOrder {
-		waves = append(waves, wave{Order: order, Objects: objects})
+	for order, members := range byOrder {
+		waves = append(waves, wave{Order: order, Objects: members})
 	}
 	sort.Slice(waves, func(i, j int) bool { return waves[i].Order < waves[j].Order })
 	return waves
 }
 
 // specialItems returns the delete hooks or the tests of an inventory.
-func specialItems(items []manifests.InventoryItem, tests bool) []manifests.InventoryItem {
-	var out []manifests.InventoryItem
+func specialItems(items []manifests.InventoryItem, tests bool) []waveMember {
+	var out []waveMember
 	for _, item := range items {
 		if (tests && item.TestHook != "") || (!tests && item.DeleteHook != "") {
-			out = append(out, item)
+			out = append(out, inventoryMember(item))
 		}
 	}
 	return out
