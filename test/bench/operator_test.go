@@ -17,7 +17,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
-	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
@@ -53,14 +52,18 @@ func operatorVsRaw8(b *testing.B, n int) {
 	// A first Component warms the operator up (discovery, the ConfigMap
 	// informer), as a running operator is; then the measured ones.
 	applyAndDelete(b, ctx, namespaces[0], "warmup")
-	var rawApply, rawDelete, apply, del []time.Duration
+	var rawApply, rawDelete, rawSSA, apply, del []time.Duration
 	for _, ns := range namespaces[1:] {
 		ra, rd := raw8(b, ctx, n)
+		rawSSA = append(rawSSA, rawSSA8(b, ctx, n, namespaces[0]+".wavekit.dev"))
 		oa, od := applyAndDelete(b, ctx, ns, "bench")
 		rawApply, rawDelete, apply, del = append(rawApply, ra), append(rawDelete, rd), append(apply, oa), append(del, od)
 	}
 	rss := op.stop(b)
 	report(b, n, median(apply), median(rawApply), median(del), median(rawDelete), rss)
+	ssa := median(rawSSA)
+	b.ReportMetric(float64(ssa.Milliseconds()), "raw8-ssa-apply-ms")
+	b.ReportMetric(median(apply).Seconds()/ssa.Seconds(), "apply-x-raw8-ssa")
 }
 
 func report(b *testing.B, n int, apply, rawApply, del, rawDelete time.Duration, rss float64) {
@@ -87,12 +90,7 @@ func median(durations []time.Duration) time.Duration {
 // raw8 creates n ConfigMaps in a namespace of their own with a bare client
 // and 8 workers, then deletes them the same way, and returns both times.
 func raw8(b *testing.B, ctx context.Context, n int) (time.Duration, time.Duration) {
-	cfg := rest.CopyConfig(env.Get(b).Config)
-	cfg.QPS = -1 // no client-side rate limit, as the operator has none
-	c, err := client.New(cfg, client.Options{Scheme: scheme()})
-	if err != nil {
-		b.Fatal(err)
-	}
+	c := bareClient(b)
 	ns := newNamespace(b, env.Get(b), "raw8")
 	objects := make([]client.Object, n)
 	for i := range objects {
