@@ -17,14 +17,14 @@ import (
 type loadBalancers struct {
 	client    client.Client
 	addresses *addresses
-	seed      sync.Once
-	seedErr   error
+	mu        sync.Mutex
+	seeded    bool // the addresses that Services had at the start are claimed
 }
 
 // Reconcile sets or frees the address of one Service.
 func (l *loadBalancers) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
-	if l.seed.Do(func() { l.seedErr = l.claimExisting(ctx) }); l.seedErr != nil {
-		return reconcile.Result{}, l.seedErr
+	if err := l.seed(ctx); err != nil {
+		return reconcile.Result{}, err
 	}
 	var svc corev1.Service
 	if err := l.client.Get(ctx, req.NamespacedName, &svc); err != nil {
@@ -51,6 +51,21 @@ func (l *loadBalancers) Reconcile(ctx context.Context, req reconcile.Request) (r
 		return reconcile.Result{}, fmt.Errorf("setting the load balancer address %s of Service %s: %w", addr, req, err)
 	}
 	return reconcile.Result{}, nil
+}
+
+// seed claims the addresses that Services had at the start, once it has
+// succeeded.
+func (l *loadBalancers) seed(ctx context.Context) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.seeded {
+		return nil
+	}
+	if err := l.claimExisting(ctx); err != nil {
+		return err
+	}
+	l.seeded = true
+	return nil
 }
 
 // claimExisting records the addresses that Services already have, so that
