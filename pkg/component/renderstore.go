@@ -64,12 +64,38 @@ func encodeRender(objects []client.Object) (keptRender, error) {
 	slices.SortStableFunc(sorted, func(a, b client.Object) int {
 		return cmp.Compare(renderSortKey(a), renderSortKey(b))
 	})
-	data, err := json.Marshal(sorted)
+	data, err := encodeObjects(sorted)
 	if err != nil {
 		return keptRender{}, fmt.Errorf("encoding the rendered objects: %w", err)
 	}
 	sum := sha256.Sum256(data)
 	return keptRender{digest: "sha256:" + hex.EncodeToString(sum[:]), data: data}, nil
+}
+
+// encodeObjects is json.Marshal(objects), byte for byte, without its second
+// pass: the encoding of an Unstructured is that of its map, which
+// json.Marshal would encode, then check and compact again as the output of
+// a MarshalJSON method (a fifth of a no-op Reconcile's CPU at 500 objects).
+func encodeObjects(objects []client.Object) ([]byte, error) {
+	if objects == nil {
+		return []byte("null"), nil
+	}
+	out := []byte{'['}
+	for i, o := range objects {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		var v any = o
+		if u, ok := o.(*unstructured.Unstructured); ok && u != nil {
+			v = u.Object
+		}
+		data, err := json.Marshal(v)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, data...)
+	}
+	return append(out, ']'), nil
 }
 
 // renderSortKey orders the objects of a render.

@@ -1,0 +1,32 @@
+package component
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// TestEncodeObjectsIsJSONMarshal checks that encodeObjects gives the bytes
+// json.Marshal gives, so that render digests stay as they were.
+func TestEncodeObjectsIsJSONMarshal(t *testing.T) {
+	escaped := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "e"},
+		"data": map[string]any{"html": "<a href='x'>&</a>", "line": "\u2028", "n": int64(3), "f": 1.5e-7, "list": []any{nil, true}},
+	}}
+	typed := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "t", Namespace: "ns"}, Data: map[string]string{"k": "<v>"}}
+	for _, objects := range [][]client.Object{
+		nil, {}, {configMap("a", "1")}, {configMap("a", "1"), escaped, typed},
+		{&unstructured.Unstructured{}}, {nil},
+	} {
+		want, wantErr := json.Marshal(objects)
+		got, err := encodeObjects(objects)
+		if (err != nil) != (wantErr != nil) || !bytes.Equal(got, want) {
+			t.Errorf("encodeObjects(%v) = %s, %v; json.Marshal gives %s, %v", objects, got, err, want, wantErr)
+		}
+	}
+}
