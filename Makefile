@@ -94,7 +94,7 @@ lint: vet ## Run go vet and staticcheck.
 	$(TOOLS) staticcheck ./...
 
 .PHONY: bench
-bench: ## Run the benchmarks (figures go into docs/benchmarks.md).
+bench: postgres ## Run the benchmarks (figures go into docs/benchmarks.md).
 	@assets="$$($(CONTROL_PLANE))"; \
 	KUBEBUILDER_ASSETS="$$assets" $(GO) test -run='^$$' -bench=. -benchmem -benchtime=20x -count=1 ./pkg/generator/...; \
 	KUBEBUILDER_ASSETS="$$assets" $(GO) test -run='^$$' -bench=. -benchtime=1x -count=1 -timeout=60m ./pkg/engine/... ./pkg/component/... ./pkg/dashboard/; \
