@@ -3,13 +3,11 @@ package localcluster
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/wavekit-dev/wavekit/internal/clusterrun"
 	"github.com/wavekit-dev/wavekit/pkg/localcloud"
 )
 
@@ -41,14 +39,7 @@ func (c *Cluster) CloudLog() string { return c.path("logs", cloudLog+".log") }
 // the administrator's kubeconfig and, unless storage is off, waits until
 // the StorageClass exists, so that a claim made next gets it.
 func (c *Cluster) startCloud(ctx context.Context, s *State, cfg *rest.Config) error {
-	exe := s.Cloud.Executable
-	p, err := clusterrun.Start(filepath.Base(exe), filepath.Dir(exe), c.LogDir(), c.cloudArgs(s), nil,
-		clusterrun.StartOptions{Detach: true, LogName: cloudLog})
-	if err != nil {
-		return err
-	}
-	s.Processes = append(s.Processes, ProcessRecord{Name: cloudLog, PID: p.Pid()})
-	if err := c.writeState(s); err != nil || s.Cloud.NoStorage {
+	if err := c.startWavekit(s, s.Cloud.Executable, cloudLog, c.cloudArgs(s)); err != nil || s.Cloud.NoStorage {
 		return err
 	}
 	return c.waitStorageClass(ctx, s, cfg)

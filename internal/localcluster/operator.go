@@ -188,13 +188,18 @@ func (c *Cluster) writeOperatorKubeconfig(ctx context.Context, cl client.Client,
 // startOperator runs `wavekit cluster operator` of the recorded executable
 // as the chart's ServiceAccount, logging into OperatorLog.
 func (c *Cluster) startOperator(s *State) error {
-	exe := s.Operator.Executable
-	p, err := clusterrun.Start(filepath.Base(exe), filepath.Dir(exe), c.LogDir(), c.operatorArgs(s), nil,
-		clusterrun.StartOptions{Detach: true, LogName: operatorLog})
+	return c.startWavekit(s, s.Operator.Executable, operatorLog, c.operatorArgs(s))
+}
+
+// startWavekit runs the wavekit binary exe with args in a session of its
+// own, logging into logName.log, and records its process as logName.
+func (c *Cluster) startWavekit(s *State, exe, logName string, args []string) error {
+	p, err := clusterrun.Start(filepath.Base(exe), filepath.Dir(exe), c.LogDir(), args, nil,
+		clusterrun.StartOptions{Detach: true, LogName: logName})
 	if err != nil {
 		return err
 	}
-	s.Processes = append(s.Processes, ProcessRecord{Name: operatorLog, PID: p.Pid()})
+	s.Processes = append(s.Processes, ProcessRecord{Name: logName, PID: p.Pid()})
 	return c.writeState(s)
 }
 

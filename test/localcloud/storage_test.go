@@ -39,9 +39,7 @@ var _ = Describe("storage", func() {
 
 	It("keeps the volume of a deleted claim of a class with reclaim policy Retain, Released", func() {
 		retain := corev1.PersistentVolumeReclaimRetain
-		class := &storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: "retained"}, Provisioner: localcloud.Provisioner, ReclaimPolicy: &retain}
-		Expect(env.Client.Create(ctx, class)).To(Succeed())
-		DeferCleanup(func() { Expect(env.Client.Delete(ctx, class)).To(Succeed()) })
+		createClass(ctx, &storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: "retained"}, Provisioner: localcloud.Provisioner, ReclaimPolicy: &retain})
 		ns := newNamespace(ctx, "storage-retain")
 		claim := newClaim(ns, "data", ptr.To("retained"))
 		Expect(env.Client.Create(ctx, claim)).To(Succeed())
@@ -58,9 +56,7 @@ var _ = Describe("storage", func() {
 
 	It("binds a claim of a class that waits for its first consumer once a pod of it is scheduled, and runs the pod", func() {
 		late := storagev1.VolumeBindingWaitForFirstConsumer
-		class := &storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: "late"}, Provisioner: localcloud.Provisioner, VolumeBindingMode: &late}
-		Expect(env.Client.Create(ctx, class)).To(Succeed())
-		DeferCleanup(func() { Expect(env.Client.Delete(ctx, class)).To(Succeed()) })
+		createClass(ctx, &storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: "late"}, Provisioner: localcloud.Provisioner, VolumeBindingMode: &late})
 		ns := newNamespace(ctx, "storage-late")
 		claim := newClaim(ns, "data", ptr.To("late"))
 		Expect(env.Client.Create(ctx, claim)).To(Succeed())
@@ -84,9 +80,7 @@ var _ = Describe("storage", func() {
 	})
 
 	It("leaves a claim of another provisioner's class alone", func() {
-		class := &storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: "elsewhere"}, Provisioner: "example.com/elsewhere"}
-		Expect(env.Client.Create(ctx, class)).To(Succeed())
-		DeferCleanup(func() { Expect(env.Client.Delete(ctx, class)).To(Succeed()) })
+		createClass(ctx, &storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: "elsewhere"}, Provisioner: "example.com/elsewhere"})
 		ns := newNamespace(ctx, "storage-other")
 		claim := newClaim(ns, "data", ptr.To("elsewhere"))
 		Expect(env.Client.Create(ctx, claim)).To(Succeed())
@@ -102,6 +96,13 @@ var _ = Describe("storage", func() {
 		}).WithTimeout(2 * time.Second).Should(Equal(corev1.ClaimPending))
 	})
 })
+
+// createClass creates class for the current spec.
+func createClass(ctx context.Context, class *storagev1.StorageClass) {
+	GinkgoHelper()
+	Expect(env.Client.Create(ctx, class)).To(Succeed())
+	DeferCleanup(func() { Expect(env.Client.Delete(ctx, class)).To(Succeed()) })
+}
 
 // newClaim is a claim of 3Gi of class in ns.
 func newClaim(ns, name string, class *string) *corev1.PersistentVolumeClaim {
