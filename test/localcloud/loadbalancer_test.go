@@ -23,8 +23,10 @@ var _ = Describe("load balancers", func() {
 	It("gives each Service of type LoadBalancer an address of its own, gone with the Service", func() {
 		ns := newNamespace(ctx, "lb")
 		first := newLoadBalancer(ns, "first", nil)
+		created := time.Now()
 		Expect(env.Client.Create(ctx, first)).To(Succeed())
 		address := expectAddress(ctx, first)
+		GinkgoWriter.Printf("Service %s/first got address %s after %s\n", ns, address, time.Since(created).Round(time.Millisecond))
 		Expect(address).To(MatchRegexp(`^127\.0\.\d+\.\d+$`))
 
 		second := newLoadBalancer(ns, "second", nil)
