@@ -118,17 +118,20 @@ func startOperator(ctx context.Context, t *testing.T) client.Client {
 }
 
 // watchDropBeforeDeployment watches, until the Deployment shop is gone,
-// whether the database shop is ever gone while the Deployment exists.
+// whether the database shop is ever gone while the Deployment exists. It
+// looks at the database first and at the Deployment after: a Deployment
+// that exists after the database was seen gone existed when it went.
 func watchDropBeforeDeployment(ctx context.Context, c client.Client, adminURL string) <-chan bool {
 	early := make(chan bool, 1)
 	go func() {
 		for ctx.Err() == nil {
+			n, qerr := countOnce(ctx, adminURL, "SELECT count(*) FROM pg_database WHERE datname = 'shop'")
 			err := c.Get(ctx, client.ObjectKey{Namespace: "default", Name: "shop"}, &appsv1.Deployment{})
 			if apierrors.IsNotFound(err) {
 				early <- false
 				return
 			}
-			if n, qerr := countOnce(ctx, adminURL, "SELECT count(*) FROM pg_database WHERE datname = 'shop'"); err == nil && qerr == nil && n == 0 {
+			if err == nil && qerr == nil && n == 0 {
 				early <- true
 				return
 			}
