@@ -49,7 +49,7 @@ func (rn *run[T]) externalPass(tg *target, owner engine.Owner, deps []external.D
 	}
 	m := rn.r.externals
 	if m == nil {
-		return nil, &manifests.UserError{Err: fmt.Errorf("the render has external dependents (%s %s) and this operator registers no provider for them", deps[0].Kind, deps[0].Name)}
+		return nil, noProviders(deps, status.Externals)
 	}
 	return m.Pass(external.PassConfig{
 		Component: rn.id, Namespace: owner.Namespace, Client: tg.Client,
@@ -74,4 +74,16 @@ func (rn *run[T]) writeAheadWithExternals(ctx context.Context, items []manifests
 		rn.externals.Saved()
 	}
 	return rn.writeAhead(ctx, items)
+}
+
+// noProviders says that the component has external dependents, rendered
+// or recorded from before, and the reconciler no provider for them.
+func noProviders(deps []external.Dependent, recorded []manifests.ExternalItem) error {
+	kind, name := "", ""
+	if len(deps) > 0 {
+		kind, name = deps[0].Kind, deps[0].Name
+	} else {
+		kind, name = recorded[0].Kind, recorded[0].Name
+	}
+	return &manifests.UserError{Err: fmt.Errorf("the component has external dependents (%s %s) and this operator registers no provider for them", kind, name)}
 }
