@@ -50,7 +50,9 @@ func (p *Pass) converge(ctx context.Context, provider Provider, d Dependent, ite
 	once := item.ReconcilePolicy == manifests.ReconcileOnce && item.Digest != ""
 	switch {
 	case obs == nil && item.ID != "" && (once || !changedRender && p.cfg.Drift != manifests.DriftCorrect && p.cfg.Drift != ""):
-		p.reportDrift(d, key, "missing", out)
+		if p.cfg.Drift != manifests.DriftDisabled {
+			p.reportDrift(d, key, "missing", out)
+		}
 		return nil, nil
 	case obs == nil:
 		return p.create(ctx, provider, d, item, req, out)

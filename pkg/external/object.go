@@ -51,8 +51,8 @@ type Object struct {
 type SecretSpec struct {
 	// Name of the Secret, in the component's namespace.
 	Name string `json:"name"`
-	// Generate lists keys whose values are random (32 characters), made
-	// once and kept.
+	// Generate lists keys whose values are random (26 base32 characters,
+	// 128 bits), made once and kept.
 	Generate []string `json:"generate,omitempty"`
 	// Data holds fixed values.
 	Data map[string]string `json:"data,omitempty"`

@@ -30,6 +30,10 @@ type Poller struct {
 	polls atomic.Int64
 }
 
+// pollTimeout bounds one poll: a provider that does not answer frees its
+// slot and counts as an error.
+const pollTimeout = 30 * time.Second
+
 // pollKey names one dependent of one component.
 type pollKey struct {
 	component  types.NamespacedName
@@ -206,7 +210,9 @@ func (p *Poller) poll(ctx context.Context, key pollKey) bool {
 		return true
 	}
 	p.polls.Add(1)
-	obs, err := provider.Observe(ctx, req)
+	observeCtx, cancel := context.WithTimeout(ctx, pollTimeout)
+	obs, err := provider.Observe(observeCtx, req)
+	cancel()
 	if ctx.Err() != nil {
 		return true
 	}
