@@ -12,6 +12,8 @@ type Handler struct {
 	store *store
 	live  *broker
 	mux   *http.ServeMux
+	// renders holds a slot for each page being built; see oneAtATime.
+	renders chan struct{}
 }
 
 // maxFormBytes bounds the body of the login form, the one request with a
@@ -25,8 +27,8 @@ const contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 
 
 func (h *Handler) routes() {
 	h.mux = http.NewServeMux()
-	h.mux.HandleFunc("GET /{$}", h.authed(h.serveOverview))
-	h.mux.HandleFunc("GET /c/{kind}/{namespace}/{name}", h.authed(h.serveComponent))
+	h.mux.HandleFunc("GET /{$}", h.authed(h.fewAtATime(h.serveOverview)))
+	h.mux.HandleFunc("GET /c/{kind}/{namespace}/{name}", h.authed(h.fewAtATime(h.serveComponent)))
 	h.mux.HandleFunc("GET /live", h.authed(h.serveLive))
 	h.mux.HandleFunc("GET /login", h.serveLoginForm)
 	h.mux.HandleFunc("POST /login", h.serveLogin)
@@ -87,4 +89,24 @@ func requestToken(r *http.Request) string {
 		return c.Value
 	}
 	return ""
+}
+
+// maxConcurrentRenders bounds the pages built at once. A page of 1 000
+// Components takes a few megabytes while it is built: ten viewers loading
+// it at the same moment would raise the operator's peak memory by that
+// much each, while building them one after the other costs the same CPU.
+const maxConcurrentRenders = 2
+
+// fewAtATime lets next build its page once one of maxConcurrentRenders
+// slots is free; a request that ends while it waits gets nothing.
+func (h *Handler) fewAtATime(next viewerHandler) viewerHandler {
+	return func(w http.ResponseWriter, r *http.Request, v *viewer) {
+		select {
+		case h.renders <- struct{}{}:
+		case <-r.Context().Done():
+			return
+		}
+		defer func() { <-h.renders }()
+		next(w, r, v)
+	}
 }

@@ -46,7 +46,7 @@ func New(ctx context.Context, informers cache.Informers, mapper meta.RESTMapper,
 	if opts.Title == "" {
 		opts.Title = "wavekit"
 	}
-	h := &Handler{opts: opts, live: newBroker()}
+	h := &Handler{opts: opts, live: newBroker(), renders: make(chan struct{}, maxConcurrentRenders)}
 	h.store = newStore(opts.Log, h.live.publish)
 	for _, gvk := range opts.Kinds {
 		kind, err := lookupKind(mapper, gvk)

@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"html/template"
 	"net/http"
 	"net/url"
 	"sort"
@@ -19,7 +20,7 @@ type overviewPage struct {
 	Namespaces []string
 	States     []string
 	Counts     []stateCount
-	Rows       []row
+	Rows       []overviewRow
 	Visible    int
 	ManyKinds  bool
 	Command    string
@@ -78,7 +79,7 @@ func (h *Handler) overview(r *http.Request, v *viewer) overviewPage {
 		namespaces[rec.namespace] = true
 		counts[rec.state()]++
 		if page.matches(rec) {
-			page.Rows = append(page.Rows, newRow(rec, maxRowMessage))
+			page.Rows = append(page.Rows, h.overviewRow(rec))
 		}
 	}
 	page.Visible = len(visible)
@@ -112,6 +113,36 @@ func bounded(s string) string {
 		return s[:maxQuery]
 	}
 	return s
+}
+
+// overviewRow is a component's line in the overview: its head, rendered
+// once per change of the component and kept in its record, and its ages.
+type overviewRow struct {
+	Head          template.HTML
+	LastChangeAgo string
+	CreatedStamp  string
+	CreatedAgo    string
+}
+
+// rowHead is what the template "row" shows.
+type rowHead struct {
+	row
+	ManyKinds bool
+}
+
+// overviewRow returns rec's line, rendering its head if no request has yet.
+func (h *Handler) overviewRow(rec *record) overviewRow {
+	rec.head.once.Do(func() {
+		var buf strings.Builder
+		data := rowHead{row: newRow(rec, maxRowMessage), ManyKinds: len(h.kinds) > 1}
+		if err := pages["overview"].ExecuteTemplate(&buf, "row", data); err != nil {
+			h.opts.Log.Error(err, "rendering a row of the dashboard", "component", rec.key())
+			buf.Reset()
+			buf.WriteString(`<tr><td colspan="7">` + template.HTMLEscapeString(rec.namespace+"/"+rec.name) + `</td><td>`)
+		}
+		rec.head.html = template.HTML(buf.String())
+	})
+	return overviewRow{Head: rec.head.html, LastChangeAgo: ago(rec.lastChange), CreatedStamp: stamp(rec.created), CreatedAgo: ago(rec.created)}
 }
 
 // newRow summarises a component, its message cut to limit bytes.

@@ -2,8 +2,10 @@ package dashboard
 
 import (
 	"fmt"
+	"html/template"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -34,6 +36,13 @@ type record struct {
 	lastChange time.Time
 	waves      []wave
 	ready      metav1.Condition
+	// head is the start of the component's line in the overview, made by
+	// the first request that shows it (a record never changes: a change
+	// of the component makes a new one).
+	head struct {
+		once sync.Once
+		html template.HTML
+	}
 }
 
 // reference names another component.

@@ -6,6 +6,7 @@ import (
 	"html/template"
 	"io/fs"
 	"net/http"
+	"sync"
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/duration"
@@ -55,11 +56,24 @@ type layoutData struct {
 	LoggedIn bool
 }
 
+// buffers are the pages' buffers, kept between renders so that a page of
+// a thousand rows does not grow a new one from nothing each time.
+var buffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// maxKeptBuffer is the largest buffer kept for the next render.
+const maxKeptBuffer = 4 << 20
+
 // render executes a page into a buffer first, so that an error never
 // leaves half a page.
 func (h *Handler) render(w http.ResponseWriter, status int, name string, data any) {
-	var buf bytes.Buffer
-	if err := pages[name].Execute(&buf, data); err != nil {
+	buf := buffers.Get().(*bytes.Buffer)
+	defer func() {
+		if buf.Cap() <= maxKeptBuffer {
+			buf.Reset()
+			buffers.Put(buf)
+		}
+	}()
+	if err := pages[name].Execute(buf, data); err != nil {
 		h.opts.Log.Error(err, "rendering the dashboard", "page", name)
 		http.Error(w, "the page could not be rendered", http.StatusInternalServerError)
 		return
