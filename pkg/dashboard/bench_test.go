@@ -1,6 +1,7 @@
 package dashboard_test
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"net/http"
@@ -235,4 +236,88 @@ func benchViewerTokens(b *testing.B, e *testenv.Env) []string {
 		tokens[v] = cfg.BearerToken
 	}
 	return tokens
+}
+
+// liveChanges is how many status changes BenchmarkLiveUpdate times.
+const liveChanges = 20
+
+// BenchmarkLiveUpdate measures how long a change takes to reach an open
+// page, among the 1000 Components: from the start of a status write to the
+// API server until the page's live stream has told the browser and the
+// Component's page, fetched again as the browser does, shows the new
+// message. It reports the median and the slowest of liveChanges changes.
+func BenchmarkLiveUpdate(b *testing.B) {
+	e := benchCluster(b)
+	h, err := startPage(context.Background(), e.Config, dashboard.Options{}, b.Cleanup)
+	if err != nil {
+		b.Fatal(err)
+	}
+	waitForRows(b, h, "", benchComponents)
+	server := httptest.NewServer(h)
+	defer server.Close()
+	var times []time.Duration
+	for b.Loop() {
+		times = append(times, liveUpdates(b, e.Client, h, server.URL)...)
+	}
+	sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
+	b.ReportMetric(float64(times[len(times)/2].Microseconds())/1000, "ms/update-median")
+	b.ReportMetric(float64(times[len(times)-1].Microseconds())/1000, "ms/update-max")
+}
+
+// liveUpdates opens the live stream of namespace bench-00 and times
+// liveChanges changes of app-0000's Ready message, one after the other.
+func liveUpdates(b *testing.B, c client.Client, h http.Handler, base string) []time.Duration {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	events := liveEvents(b, ctx, base+"/live?namespace=bench-00")
+	key := client.ObjectKey{Namespace: "bench-00", Name: "app-0000"}
+	var times []time.Duration
+	for i := range liveChanges {
+		var comp v1alpha1.Component
+		if err := c.Get(ctx, key, &comp); err != nil {
+			b.Fatal(err)
+		}
+		message := fmt.Sprintf("live change %d of %d", i, time.Now().UnixNano())
+		comp.Status.Conditions[0].Message = message
+		start := time.Now()
+		if err := c.Status().Update(ctx, &comp); err != nil {
+			b.Fatal(err)
+		}
+		for !strings.Contains(render(h, "/c/component.wavekit.dev/bench-00/app-0000", ""), message) {
+			select {
+			case <-events:
+			case <-ctx.Done():
+				b.Fatalf("change %d never reached the page", i)
+			}
+		}
+		times = append(times, time.Since(start))
+	}
+	return times
+}
+
+// liveEvents opens a live stream and returns a channel that receives a
+// value for every "change" event on it, until ctx ends.
+func liveEvents(b *testing.B, ctx context.Context, url string) <-chan struct{} {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		b.Fatal(err)
+	}
+	events := make(chan struct{}, 1)
+	go func() {
+		defer resp.Body.Close()
+		scanner := bufio.NewScanner(resp.Body)
+		for scanner.Scan() {
+			if scanner.Text() == "event: change" {
+				select {
+				case events <- struct{}{}:
+				default:
+				}
+			}
+		}
+	}()
+	return events
 }
