@@ -50,15 +50,10 @@ var cliTools = []cliTool{
 			append([]string{"delete", "bench", "--wait"}, common...),
 		}
 	}},
-	{"helm", func(c cliCase) [][]string {
-		common := []string{"--kubeconfig", c.kubeconfig, "-n", c.namespace}
-		return [][]string{
-			append([]string{"install", "bench", c.chart, "--wait"}, common...),
-			append([]string{"upgrade", "bench", c.chart, "--wait", "--set", "value=v2"}, common...),
-			nil, // helm diff is a plugin, not helm
-			append([]string{"uninstall", "bench", "--wait"}, common...),
-		}
-	}},
+	{"helm", helmSteps},
+	// Helm 4 applies server-side on install and waits with kstatus (a
+	// bare --wait is its "watcher" strategy).
+	{"helm4", helmSteps},
 	{"kubectl", func(c cliCase) [][]string {
 		common := []string{"--kubeconfig", c.kubeconfig, "-n", c.namespace}
 		return [][]string{
@@ -81,8 +76,19 @@ var cliTools = []cliTool{
 	}},
 }
 
+// helmSteps are the steps of helm 3 and helm 4.
+func helmSteps(c cliCase) [][]string {
+	common := []string{"--kubeconfig", c.kubeconfig, "-n", c.namespace}
+	return [][]string{
+		append([]string{"install", "bench", c.chart, "--wait"}, common...),
+		append([]string{"upgrade", "bench", c.chart, "--wait", "--set", "value=v2"}, common...),
+		nil, // helm diff is a plugin, not helm
+		append([]string{"uninstall", "bench", "--wait"}, common...),
+	}
+}
+
 // BenchmarkCLI installs, changes, diffs and deletes one release of
-// cliObjects ConfigMaps with the wavekit CLI, helm, kubectl and kapp, each
+// cliObjects ConfigMaps with the wavekit CLI, helm 3, helm 4, kubectl and kapp, each
 // in a namespace of its own, cliRounds times, and logs a table of the
 // median wall time of each step and the peak RSS of each tool.
 func BenchmarkCLI(b *testing.B) {
@@ -99,6 +105,13 @@ func BenchmarkCLI(b *testing.B) {
 			for i, wall := range walls {
 				if wall > 0 {
 					b.ReportMetric(float64(wall.Milliseconds()), tool.name+"-"+cliMetrics[i]+"-ms")
+				}
+			}
+		}
+		for _, helm := range []string{"helm", "helm4"} {
+			for i, metric := range cliMetrics {
+				if ours, theirs := table["wavekit"][i], table[helm][i]; ours > 0 && theirs > 0 {
+					b.ReportMetric(float64(theirs)/float64(ours), helm+"-"+metric+"-x-slower")
 				}
 			}
 		}

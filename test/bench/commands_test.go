@@ -19,6 +19,7 @@ var builds = map[string]struct{ dir, pkg string }{
 	"component-operator": {".", "./cmd/component-operator"},
 	"wavekit":            {".", "./cmd/wavekit"},
 	"helm":               {".", "helm.sh/helm/v3/cmd/helm"},
+	"helm4":              {"hack/helm4", "helm.sh/helm/v4/cmd/helm"},
 	"kubectl":            {"hack/kubectl", "."},
 	"kapp":               {"hack/kapp", "carvel.dev/kapp/cmd/kapp"},
 }
