@@ -12,6 +12,8 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
+
+	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
 // statusWriteTimeout bounds the final status write of a reconcile.
@@ -84,14 +86,23 @@ func (rn *run[T]) finishTooLarge(ctx context.Context, tooLarge error) (ctrl.Resu
 	return ctrl.Result{}, tooLarge
 }
 
+// sameBesideInventory tells whether two statuses are the same in all but
+// their inventories, which manifests.EqualInventories compares without
+// reflection.
+func sameBesideInventory(a, b Status) bool {
+	a.Inventory, b.Inventory = nil, nil
+	return apiequality.Semantic.DeepEqual(a, b)
+}
+
 // writeStatus writes the status if it differs from what was read or last
 // written (optimistic locking through the resourceVersion).
 func (rn *run[T]) writeStatus(ctx context.Context) error {
 	status := rn.component.GetStatus()
-	if apiequality.Semantic.DeepEqual(*status, rn.written) || rn.r.pruned.sameButPruned(status, &rn.written) {
+	sameInventory := manifests.EqualInventories(status.Inventory, rn.written.Inventory)
+	if sameInventory && sameBesideInventory(*status, rn.written) || rn.r.pruned.sameButPruned(status, &rn.written) {
 		return nil
 	}
-	if !apiequality.Semantic.DeepEqual(status.Inventory, rn.written.Inventory) {
+	if !sameInventory {
 		if err := rn.checkSize(); err != nil {
 			return err
 		}

@@ -1,5 +1,7 @@
 package manifests
 
+import "slices"
+
 // Phase is where an applied object stands in its lifecycle.
 // +kubebuilder:validation:Enum=Scheduled;Creating;Updating;Ready;Completed;Deleting;Orphaned;Error
 type Phase string
@@ -131,3 +133,31 @@ func (item InventoryItem) AppliedGrowth() int {
 // keeps: 128 bits, enough to tell versions apart, small enough for the
 // inventory of a large component to fit its status.
 const DigestBytes = 16
+
+// Equal tells whether two items record the same, as
+// equality.Semantic.DeepEqual would (nil and empty ManagedTypes are the
+// same), without reflection: a component compares its inventory of
+// thousands of items at every status write.
+func (item InventoryItem) Equal(other InventoryItem) bool {
+	a, b := item, other
+	return a.Group == b.Group && a.Version == b.Version && a.Kind == b.Kind && a.Namespace == b.Namespace && a.Name == b.Name &&
+		a.AdoptionPolicy == b.AdoptionPolicy && a.ReconcilePolicy == b.ReconcilePolicy && a.UpdatePolicy == b.UpdatePolicy &&
+		a.DeletePolicy == b.DeletePolicy && a.DeletePropagation == b.DeletePropagation &&
+		a.ApplyOrder == b.ApplyOrder && equalOrder(a.PurgeOrder, b.PurgeOrder) && a.DeleteOrder == b.DeleteOrder &&
+		slices.Equal(a.ManagedTypes, b.ManagedTypes) && a.Digest == b.Digest && a.Phase == b.Phase && a.Status == b.Status &&
+		a.LastAppliedAt == b.LastAppliedAt && a.DeleteHook == b.DeleteHook && a.TestHook == b.TestHook && a.Ran == b.Ran
+}
+
+// equalOrder tells whether two optional orders are the same.
+func equalOrder(a, b *int16) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
+}
+
+// EqualInventories tells whether two inventories record the same items in
+// the same order (nil and empty are the same).
+func EqualInventories(a, b []InventoryItem) bool {
+	return slices.EqualFunc(a, b, InventoryItem.Equal)
+}
