@@ -3,30 +3,33 @@
 // whole local cluster (testenv.Options.Controllers): kube-controller-manager
 // binds the claims to the volumes the provisioner creates, kube-scheduler
 // places pods with claims on kwok's Nodes, the load balancer addresses come
-// from package localcloud. The reference operator and the wavekit CLI run in
-// this process with the administrator's credentials; the specs only create,
-// change and delete what a user would, and watch.
+// from package localcloud. The reference operator runs as its binary with
+// the chart's RBAC (a ServiceAccount token), as users install it; the
+// wavekit CLI runs in this process with the administrator's credentials, as
+// a cluster's owner runs it. The specs only create, change and delete what a
+// user would, and watch.
 package localcloud_test
 
 import (
 	"context"
+	"net/http"
+	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"github.com/onsi/gomega/gexec"
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
-	"github.com/wavekit-dev/wavekit/internal/componenttest"
-	"github.com/wavekit-dev/wavekit/internal/operator"
+	"github.com/wavekit-dev/wavekit/internal/operatortest"
 	"github.com/wavekit-dev/wavekit/internal/testenv"
 )
 
@@ -60,14 +63,51 @@ var _ = BeforeSuite(func() {
 	kubeconfig = filepath.Join(GinkgoT().TempDir(), "kubeconfig")
 	Expect(testenv.WriteKubeconfig(env.Config, kubeconfig)).To(Succeed())
 
-	ctx, cancel := context.WithCancel(context.Background())
-	DeferCleanup(cancel)
-	mgr, err := ctrl.NewManager(env.Config, componenttest.ManagerOptions(scheme))
-	Expect(err).NotTo(HaveOccurred())
-	_, err = operator.Setup(mgr, operator.Options{Name: operatorName, Sources: map[string]string{"vault": chartDir("vault")}})
-	Expect(err).NotTo(HaveOccurred())
-	componenttest.RunManager(ctx, mgr)
+	startOperator(context.Background())
 })
+
+// The operator's namespace and ServiceAccount, as the chart names them for
+// the release "wavekit".
+const (
+	systemNS   = "wavekit-system"
+	operatorSA = "wavekit-component-operator"
+)
+
+// startOperator runs the operator binary as the chart's ServiceAccount,
+// with the rules vault's shape needs granted through rbac.extraRules, until
+// the suite ends, and waits until it is ready.
+func startOperator(ctx context.Context) {
+	GinkgoHelper()
+	Expect(env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: systemNS}})).To(Succeed())
+	verbs := []any{"get", "list", "watch", "create", "update", "patch", "delete"}
+	Expect(operatortest.ApplyRBAC(ctx, env.Client, testenv.ModuleRoot(), "wavekit", systemNS, map[string]any{
+		"rbac": map[string]any{"extraRules": []any{
+			map[string]any{"apiGroups": []any{""}, "resources": []any{"services", "persistentvolumeclaims"}, "verbs": verbs},
+			map[string]any{"apiGroups": []any{"apps"}, "resources": []any{"statefulsets"}, "verbs": verbs},
+		}},
+	})).To(Succeed())
+	binary, err := operatortest.BuildOperator(testenv.ModuleRoot(), GinkgoT().TempDir())
+	Expect(err).NotTo(HaveOccurred())
+	cfg, err := operatortest.ServiceAccountConfig(ctx, env.Client, env.Config, systemNS, operatorSA)
+	Expect(err).NotTo(HaveOccurred())
+	operatorConfig := filepath.Join(GinkgoT().TempDir(), "kubeconfig")
+	Expect(testenv.WriteKubeconfig(cfg, operatorConfig)).To(Succeed())
+	probes, err := operatortest.FreeLocalAddress()
+	Expect(err).NotTo(HaveOccurred())
+	cmd := exec.Command(binary, "--kubeconfig", operatorConfig, "--operator-name", operatorName, "--source", "vault="+chartDir("vault"),
+		"--metrics-bind-address", "0", "--health-probe-bind-address", probes)
+	session, err := gexec.Start(cmd, GinkgoWriter, GinkgoWriter)
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(func() { session.Terminate().Wait(10 * time.Second) })
+	eventually(func() (int, error) {
+		resp, err := http.Get("http://" + probes + "/readyz")
+		if err != nil {
+			return 0, err
+		}
+		_ = resp.Body.Close()
+		return resp.StatusCode, nil
+	}).Should(Equal(http.StatusOK))
+}
 
 func chartDir(name string) string {
 	return filepath.Join(testenv.ModuleRoot(), "test", "localcloud", "testdata", name)
