@@ -30,6 +30,7 @@ const (
 	attrObjects    = attribute.Key("wavekit.objects")
 	attrRevision   = attribute.Key("wavekit.source.revision")
 	attrDigest     = attribute.Key("wavekit.source.digest")
+	attrKept       = attribute.Key("wavekit.render.kept")
 )
 
 // passTraces remembers, per component, the span of the last Reconcile that
@@ -107,6 +108,17 @@ func describeComponent(span trace.Span, c Component) {
 	if span.IsRecording() {
 		span.SetAttributes(attrGeneration.Int64(c.GetGeneration()), attrUID.String(string(c.GetUID())))
 	}
+}
+
+// keptRenderSpan records, as the render's span, that the pass reuses the
+// render the Reconcile before it kept when it wrote ahead: the generator
+// did not run again.
+func keptRenderSpan(ctx context.Context, objects int) {
+	_, span := startSpan(ctx, "render")
+	if span.IsRecording() {
+		span.SetAttributes(attrKept.Bool(true), attrObjects.Int(objects))
+	}
+	endSpan(span, nil)
 }
 
 // startSpan starts a child span of the span in ctx, or, when that span
