@@ -17,6 +17,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"strings"
 
@@ -138,13 +139,25 @@ func otlpExporter(ctx context.Context, endpoint string) (sdktrace.SpanExporter, 
 	}
 	var opts []otlptracehttp.Option
 	if endpoint != "" {
-		opts = append(opts, otlptracehttp.WithEndpointURL(endpoint))
+		opts = append(opts, otlptracehttp.WithEndpointURL(tracesURL(endpoint)))
 	}
 	exp, err := otlptracehttp.New(ctx, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("creating the OTLP/HTTP trace exporter: %w", err)
 	}
 	return exp, nil
+}
+
+// tracesURL is the URL spans are sent to over OTLP/HTTP for a collector's
+// base URL, as for OTEL_EXPORTER_OTLP_ENDPOINT: /v1/traces unless it names
+// a path of its own.
+func tracesURL(endpoint string) string {
+	u, err := url.Parse(endpoint)
+	if err != nil || (u.Path != "" && u.Path != "/") {
+		return endpoint
+	}
+	u.Path = "/v1/traces"
+	return u.String()
 }
 
 // fileExporter writes spans to path, one JSON object a line.
