@@ -102,8 +102,8 @@ func Enabled(cfg Config) bool {
 
 // CheckSampleRatio says what is wrong with a sample ratio given as a flag.
 func CheckSampleRatio(ratio float64) error {
-	if ratio < 0 || ratio > 1 {
-		return fmt.Errorf("sample ratio %g: give a number from 0 to 1", ratio)
+	if !(ratio >= 0 && ratio <= 1) {
+		return errors.New("give a number from 0 to 1")
 	}
 	return nil
 }
