@@ -38,7 +38,11 @@ func (r *Reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 		return ctrl.Result{}, nil
 	}
 	if err != nil {
-		return ctrl.Result{}, fmt.Errorf("reading %s: %w", req.NamespacedName, err)
+		err = fmt.Errorf("reading %s: %w", req.NamespacedName, err)
+		if span.IsRecording() {
+			failSpan(span, err, err.Error())
+		}
+		return ctrl.Result{}, err
 	}
 	if !r.selects(component) {
 		// Another shard's now: it takes over from the status as stored.
