@@ -126,8 +126,12 @@ func (w *waveSpans) end(r *pass, err error, done bool) {
 	waiting := r.waiting[w.waiting:]
 	w.span.SetAttributes(attrDone.Bool(done && err == nil),
 		attrCreated.Int(counts[ActionCreate]), attrUpdated.Int(counts[ActionUpdate]+counts[ActionReplace]),
-		attrUnchanged.Int(max(w.steps-written, 0)), attrDeleted.Int(counts[ActionDelete]+counts[ActionPurge]+counts[ActionPrune]),
-		attrWaiting.Int(len(waiting)))
+		attrDeleted.Int(counts[ActionDelete]+counts[ActionPurge]+counts[ActionPrune]), attrWaiting.Int(len(waiting)))
+	if err == nil {
+		// A failed wave's objects that were not written may have failed:
+		// the error names them, and none is counted unchanged.
+		w.span.SetAttributes(attrUnchanged.Int(max(w.steps-written, 0)))
+	}
 	if len(waiting) > 0 {
 		held := make([]string, 0, min(len(waiting), heldByShown))
 		for _, wt := range waiting[:min(len(waiting), heldByShown)] {
