@@ -1,9 +1,11 @@
 package tracing_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -15,6 +17,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
+	"github.com/wavekit-dev/wavekit/internal/cli"
+	"github.com/wavekit-dev/wavekit/internal/testenv"
 )
 
 // secretMarker is the value of the chart's Secret: no span may carry it.
@@ -94,6 +98,13 @@ var _ = Describe("the trace of an install", func() {
 
 		By("the log line of the pass carries its trace ID")
 		Expect(logs.containing(`"msg":"reconciled"`, `"component":"`+ns+`/app"`, `"trace_id":"`+lastTrace+`"`)).NotTo(BeEmpty())
+
+		By("wavekit tree shows the trace ID")
+		kubeconfig := filepath.Join(GinkgoT().TempDir(), "kubeconfig")
+		Expect(testenv.WriteKubeconfig(env.Config, kubeconfig)).To(Succeed())
+		var stdout, stderr bytes.Buffer
+		Expect(cli.Run(ctx, []string{"--kubeconfig", kubeconfig, "--operator-name", operatorName, "tree", ns + "/app"}, &stdout, &stderr)).To(Equal(0), stderr.String())
+		Expect(stdout.String()).To(ContainSubstring("\nLast traced Reconcile: trace " + get(ctx, c).Status.LastTraceID + "\n"))
 
 		By("no span carries the Secret's value")
 		Expect(received.contains([]byte(secretMarker))).To(BeFalse())
