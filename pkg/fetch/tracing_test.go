@@ -40,4 +40,33 @@ var _ = Describe("a traced fetch", func() {
 		Expect(got["fetch artifact"].Parent.SpanID()).To(Equal(got["render"].SpanContext.SpanID()))
 		Expect(got["GET"].Parent.SpanID()).To(Equal(got["fetch artifact"].SpanContext.SpanID()))
 	})
+
+	It("has a span for each request to an OCI registry, within the chart's fetch", func() {
+		spans := tracetest.NewInMemoryExporter()
+		tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(spans))
+		DeferCleanup(tp.Shutdown)
+		ctx, render := tp.Tracer("test").Start(context.Background(), "render")
+		reg := newOCIRegistry("", "")
+		reg.push("web", "1.0.0")
+		f, _ := newFetcher()
+		got, err := f.Chart(ctx, fetch.ChartRequest{Repository: reg.repository(), Name: "web", Insecure: true})
+		Expect(err).NotTo(HaveOccurred())
+		render.End()
+
+		var fetchSpan tracetest.SpanStub
+		var requests []tracetest.SpanStub
+		for _, s := range spans.GetSpans() {
+			switch s.Name {
+			case "fetch chart":
+				fetchSpan = s
+			case "GET", "HEAD":
+				requests = append(requests, s)
+			}
+		}
+		Expect(fetchSpan.Attributes).To(ContainElement(HaveField("Value", HaveField("AsString()", got.Digest))))
+		Expect(requests).NotTo(BeEmpty())
+		for _, r := range requests {
+			Expect(r.Parent.TraceID()).To(Equal(fetchSpan.SpanContext.TraceID()))
+		}
+	})
 })
