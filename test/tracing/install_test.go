@@ -106,6 +106,27 @@ var _ = Describe("the trace of an install", func() {
 		Expect(cli.Run(ctx, []string{"--kubeconfig", kubeconfig, "--operator-name", operatorName, "tree", ns + "/app"}, &stdout, &stderr)).To(Equal(0), stderr.String())
 		Expect(stdout.String()).To(ContainSubstring("\nLast traced Reconcile: trace " + get(ctx, c).Status.LastTraceID + "\n"))
 
+		By("the deletion is traced too: its delete waves, to the pass that removes the finalizer")
+		Expect(env.Client.Delete(ctx, c)).To(Succeed())
+		eventually(func() []string {
+			Expect(flush(ctx)).To(Succeed())
+			var outcomes []string
+			for _, p := range reconciles(received.all(), ns, "app") {
+				outcomes = append(outcomes, p.Attributes["wavekit.outcome"])
+			}
+			return outcomes
+		}).Should(ContainElement("Deleted"))
+		spans = received.all()
+		var deleteWaves int
+		for _, p := range reconciles(spans, ns, "app") {
+			for _, w := range children(spans, p) {
+				if w.Name == "wave" && w.Attributes["wavekit.wave.direction"] == "delete" {
+					deleteWaves++
+				}
+			}
+		}
+		Expect(deleteWaves).To(BeNumerically(">", 0))
+
 		By("no span carries the Secret's value")
 		Expect(received.contains([]byte(secretMarker))).To(BeFalse())
 		Expect(received.contains([]byte(base64.StdEncoding.EncodeToString([]byte(secretMarker))))).To(BeFalse())
