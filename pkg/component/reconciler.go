@@ -201,6 +201,7 @@ func (r *Reconciler[T]) forget(id types.NamespacedName) {
 	r.notes.forget(id)
 	r.hooks.forget(id)
 	r.ahead.forget(id)
+	r.traces.forget(id)
 	r.forgetExternals(id)
 	if r.renders != nil {
 		r.renders.forget(id)

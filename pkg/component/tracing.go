@@ -103,7 +103,18 @@ func (p *passTraces) end(span trace.Span, id types.NamespacedName, result string
 	span.End()
 }
 
-// describe adds what was read of the component to the span of its Reconcile.
+// forget drops what is remembered of id: a component gone, or another
+// shard's now.
+func (p *passTraces) forget(id types.NamespacedName) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	delete(p.last, id)
+	p.mu.Unlock()
+}
+
+// describeComponent adds what was read of the component to the span of its Reconcile.
 func describeComponent(span trace.Span, c Component) {
 	if span.IsRecording() {
 		span.SetAttributes(attrGeneration.Int64(c.GetGeneration()), attrUID.String(string(c.GetUID())))
