@@ -34,6 +34,7 @@ import (
 	"github.com/wavekit-dev/wavekit/pkg/component"
 	"github.com/wavekit-dev/wavekit/pkg/engine"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
+	"github.com/wavekit-dev/wavekit/pkg/tracing"
 )
 
 // splitList splits a comma-separated flag value; "" is an empty list.
@@ -102,6 +103,7 @@ func run() error {
 		"comma-separated field managers whose fields the default update policy (ssa-override) takes over, so that the next apply removes what the component does not render (empty: none)")
 	zapOpts := zap.Options{}
 	bindExternalFlags(flag.CommandLine, &reconciler)
+	traces := bindTracingFlags(flag.CommandLine)
 	zapOpts.BindFlags(flag.CommandLine)
 	printVersion := flag.Bool("version", false, "print the version and exit")
 	flag.Parse()
@@ -123,6 +125,7 @@ func run() error {
 	problems = append(problems, err, operator.CheckSources(name, parsed))
 	problems = append(problems, operator.CheckAllowedSources(allowedSources))
 	problems = append(problems, checkNamespaces(watchNamespaces), checkLeaderElection(leaderElect, leaderNamespace))
+	problems = append(problems, traces.check())
 	if err := errors.Join(problems...); err != nil {
 		return err
 	}
@@ -131,6 +134,12 @@ func run() error {
 	reconciler.DependentLabels = component.ShardLabels(name, shard.key)
 	capLogVerbosity(&zapOpts)
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts)))
+	tp, stopTracing, err := tracing.New(context.Background(), traces.config())
+	if err != nil {
+		return err
+	}
+	defer flushTraces(stopTracing)
+	reconciler.TracerProvider = tp
 
 	scheme := runtime.NewScheme()
 	if err := clientgoscheme.AddToScheme(scheme); err != nil {
@@ -185,6 +194,16 @@ func run() error {
 		return err
 	}
 	return mgr.Start(ctrl.SetupSignalHandler())
+}
+
+// flushTraces sends the spans not sent yet, within a few seconds, as the
+// operator stops.
+func flushTraces(stop tracing.Shutdown) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := stop(ctx); err != nil {
+		ctrl.Log.Error(err, "sending the last traces")
+	}
 }
 
 // cacheSynced is ready once the manager's informers have listed what they

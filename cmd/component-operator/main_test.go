@@ -91,6 +91,14 @@ var _ = Describe("start-up", func() {
 		Expect(requests.Load()).To(BeZero(), "requests to the API server")
 	})
 
+	It("refuses a trace sample ratio outside 0 to 1 before it connects to the cluster", func() {
+		kubeconfig, requests := countingServer()
+		session := start(kubeconfig, "--otlp-endpoint", "http://127.0.0.1:4318", "--trace-sample-ratio", "2")
+		Eventually(session).WithTimeout(time.Minute).Should(gexec.Exit(1))
+		Expect(string(session.Err.Contents())).To(Equal("component-operator: --trace-sample-ratio 2: give a number from 0 to 1\n"))
+		Expect(requests.Load()).To(BeZero(), "requests to the API server")
+	})
+
 	It("connects with good flags (the counter counts)", func() {
 		kubeconfig, requests := countingServer()
 		start(kubeconfig, "--source", "web=../../internal/cli/testdata/web")

@@ -27,6 +27,7 @@ type applyOptions struct {
 	healthChecks    string
 	createNamespace bool
 	chart           chartOptions
+	trace           traceOptions
 }
 
 func newApplyCommand(g *globalOptions) *cobra.Command {
@@ -57,9 +58,10 @@ otherwise.`,
   wavekit apply web web --repo https://charts.example.com --verify --keyring pubring.gpg`,
 		Args: exactArgs("NAME SOURCE"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return o.run(cmd.Context(), g, args[0], args[1])
+			return o.trace.run(cmd.Context(), "apply", args[0], func(ctx context.Context) error { return o.run(ctx, g, args[0], args[1]) })
 		},
 	}
+	o.trace.addFlags(cmd)
 	o.input.addFlags(cmd)
 	o.chart.addFlags(cmd)
 	cmd.Flags().BoolVar(&o.wait, "wait", false, "wait until every wave is applied and ready")

@@ -224,6 +224,9 @@ func runTree(ctx context.Context, g *globalOptions, ref, format string) error {
 	}
 	ready := summarizeComponent(c)
 	fmt.Fprintf(g.stdout, "Component %s/%s: %s (%s)\n", c.Namespace, c.Name, ready.State, strings.Join(strings.Fields(ready.Message), " "))
+	if id := c.Status.LastTraceID; id != "" {
+		fmt.Fprintf(g.stdout, "Last traced Reconcile: trace %s\n", id) // docs/observability.md
+	}
 	w := newTable(g.stdout)
 	fmt.Fprintln(w, "WAVE\tOBJECT\tPHASE\tLIVE")
 	for _, o := range objects {

@@ -18,6 +18,7 @@ type deleteOptions struct {
 	wait           bool
 	timeout        time.Duration
 	ignoreNotFound bool
+	trace          traceOptions
 }
 
 func newDeleteCommand(g *globalOptions) *cobra.Command {
@@ -43,9 +44,10 @@ finalizer, for example); run it again, or use --wait.`,
   wavekit delete demo -n prod --wait --timeout 2m`,
 		Args: exactArgs("NAME"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return o.run(cmd.Context(), g, args[0])
+			return o.trace.run(cmd.Context(), "delete", args[0], func(ctx context.Context) error { return o.run(ctx, g, args[0]) })
 		},
 	}
+	o.trace.addFlags(cmd)
 	cmd.Flags().BoolVar(&o.wait, "wait", false, "wait until every object is gone")
 	cmd.Flags().DurationVar(&o.timeout, "timeout", 5*time.Minute, "how long --wait waits")
 	cmd.Flags().BoolVar(&o.ignoreNotFound, "ignore-not-found", false, "exit 0 when the release does not exist (say so on stderr)")
@@ -139,7 +141,9 @@ func (d *releaseDelete) run(ctx context.Context, wait bool, timeout time.Duratio
 // pass runs one Delete pass, prints what went and records the inventory
 // that is left.
 func (d *releaseDelete) pass(ctx context.Context) (engine.Result, error) {
+	ctx, span := passSpan(ctx)
 	res, err := d.applier.Delete(ctx, d.rel.owner(), d.rel.Inventory, engine.DeleteOptions{Hooks: d.hooks(), Save: d.saveInventory})
+	endPass(span, res.Done, err)
 	for _, line := range removed(res) {
 		fmt.Fprintln(d.g.stdout, line)
 	}

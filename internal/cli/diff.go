@@ -14,6 +14,7 @@ type diffOptions struct {
 	input       inputOptions
 	showSecrets bool
 	output      string
+	trace       traceOptions
 }
 
 func newDiffCommand(g *globalOptions) *cobra.Command {
@@ -38,10 +39,11 @@ Exit code: 0 when nothing would change, 1 when something would, 2 on error.`,
 		Args:        exactArgs("NAME SOURCE"),
 		Annotations: map[string]string{errorExitCode: "2"},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return o.run(cmd.Context(), g, args[0], args[1])
+			return o.trace.run(cmd.Context(), "diff", args[0], func(ctx context.Context) error { return o.run(ctx, g, args[0], args[1]) })
 		},
 	}
 	cmd.AddCommand(newDiffComponentCommand(g))
+	o.trace.addFlags(cmd)
 	o.input.addFlags(cmd)
 	cmd.Flags().BoolVar(&o.showSecrets, "show-secrets", false, "print the values of Secrets instead of masks (they end up in logs)")
 	cmd.Flags().StringVarP(&o.output, "output", "o", "text", "output format: text, yaml or json (the plan's steps; schema in docs/schemas/diff.schema.json)")

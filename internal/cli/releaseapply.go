@@ -80,7 +80,9 @@ func (a *releaseApply) owner() engine.Owner {
 // pass runs one Apply pass and records its outcome in the Secret when the
 // inventory, the state or the message changed.
 func (a *releaseApply) pass(ctx context.Context) (engine.Result, error) {
+	ctx, span := passSpan(ctx)
 	res, err := a.applier.Apply(ctx, a.owner(), a.objects, a.rel.Inventory, a.saveInventory)
+	endPass(span, res.Done, err)
 	if res.Changed {
 		a.wrote = true
 	}

@@ -75,6 +75,7 @@ func (a *aheadRenders) forget(id types.NamespacedName) {
 func (rn *run[T]) renderOnce(ctx context.Context, tg *target) ([]client.Object, error) {
 	if objects, source, ok := rn.r.ahead.take(rn.id, rn.component); ok {
 		rn.source, rn.rendered = source, objects
+		keptRenderSpan(ctx, len(objects))
 		return objects, nil
 	}
 	objects, err := rn.render(ctx, tg)

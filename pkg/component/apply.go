@@ -145,8 +145,16 @@ func (rn *run[T]) render(ctx context.Context, tg *target) ([]client.Object, erro
 		Revision: rn.component.GetGeneration(), FirstApply: status.isInstall(rn.component.GetGeneration()),
 	})
 	ctx, reported := manifests.WithSourceReport(ctx)
+	ctx, span := startSpan(ctx, "render")
 	objects, err := rn.r.generator.Generate(ctx, namespace, name, rn.component.GetSpec())
 	rn.source = reported()
+	if span.IsRecording() {
+		span.SetAttributes(attrObjects.Int(len(objects)))
+		if rn.source != nil {
+			span.SetAttributes(attrRevision.String(rn.source.Revision), attrDigest.String(rn.source.Digest))
+		}
+	}
+	endSpan(span, err)
 	return objects, err
 }
 

@@ -58,8 +58,9 @@ func describeObjects(verb string, objects []string) string {
 // not its message, which follows progress and would cost an Event a step;
 // a Warning differs by its message too. An outcome in progress after a
 // pass that wrote objects (inPass) is remembered without an Event: the
-// pass's Events (Created, Updated, Deleted) already say what goes on.
-func (r *Reconciler[T]) note(component T, o outcome, inPass bool) bool {
+// pass's Events (Created, Updated, Deleted) already say what goes on. A
+// Warning ends with the ID of the Reconcile's trace, when it has one.
+func (r *Reconciler[T]) note(component T, o outcome, inPass bool, traceID string) bool {
 	id := types.NamespacedName{Namespace: component.GetNamespace(), Name: component.GetName()}
 	reason := o.reason
 	if o.event != "" {
@@ -75,6 +76,19 @@ func (r *Reconciler[T]) note(component T, o outcome, inPass bool) bool {
 	if kind == "Normal" && inPass && o.reason != ReasonReady {
 		return false
 	}
-	r.recorder.Eventf(component, nil, kind, reason, "Reconcile", "%s", o.message)
+	r.recorder.Eventf(component, nil, kind, reason, "Reconcile", "%s", withTraceID(o.message, kind, traceID))
 	return true
+}
+
+// withTraceID is the message of a Warning with the trace ID at its end,
+// within an Event's limit: " (trace 4bf92f3577b34da6a3ce929d0e0e4736)".
+func withTraceID(message, kind, traceID string) string {
+	if traceID == "" || kind != "Warning" {
+		return message
+	}
+	suffix := " (trace " + traceID + ")"
+	if room := eventNoteLimit - len(suffix); len(message) > room {
+		message = boundMessage(message, room)
+	}
+	return message + suffix
 }

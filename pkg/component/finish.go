@@ -50,7 +50,7 @@ func (rn *run[T]) finish(ctx context.Context, o outcome) (ctrl.Result, error) {
 		rn.r.forget(rn.id)
 		return ctrl.Result{}, nil
 	}
-	if rn.r.note(rn.component, o, rn.writes > 0 || rn.wroteAhead) && o.reason == ReasonWriteLoop {
+	if rn.r.note(rn.component, o, rn.writes > 0 || rn.wroteAhead, traceID(ctx)) && o.reason == ReasonWriteLoop {
 		log.FromContext(ctx).Info("stopped writing an object that is changed back after every write", "message", o.message)
 	}
 	if err != nil {
@@ -79,7 +79,7 @@ func (rn *run[T]) finishTooLarge(ctx context.Context, tooLarge error) (ctrl.Resu
 	status.Inventory = rn.written.Inventory
 	status.setReady(rn.component.GetGeneration(), ReasonError, tooLarge.Error(), true)
 	rn.r.gauge.observe(rn.id.String(), status)
-	rn.r.note(rn.component, outcome{reason: ReasonError, message: tooLarge.Error(), stalled: true}, false)
+	rn.r.note(rn.component, outcome{reason: ReasonError, message: tooLarge.Error(), stalled: true}, false, traceID(ctx))
 	if err := rn.writeStatus(ctx); err != nil && !apierrors.IsConflict(err) {
 		return ctrl.Result{}, err
 	}
@@ -107,8 +107,9 @@ func (rn *run[T]) writeStatus(ctx context.Context) error {
 			return err
 		}
 	}
+	status.LastTraceID = traceID(ctx)
 	sent := jsonMap(status)
-	if err := rn.r.client.Status().Update(ctx, rn.component, client.FieldOwner(rn.r.opts.FieldOwner)); err != nil {
+	if err := rn.updateStatus(ctx); err != nil {
 		if apierrors.IsInvalid(err) {
 			err = rn.rejected(ctx, err)
 		}
@@ -118,6 +119,17 @@ func (rn *run[T]) writeStatus(ctx context.Context) error {
 	rn.written = *status.DeepCopy()
 	rn.r.status.remember(rn.component)
 	return nil
+}
+
+// updateStatus sends the status to the API server, in a span of its own.
+func (rn *run[T]) updateStatus(ctx context.Context) error {
+	ctx, span := startSpan(ctx, "write status")
+	if span.IsRecording() {
+		span.SetAttributes(attrObjects.Int(len(rn.component.GetStatus().Inventory)))
+	}
+	err := rn.r.client.Status().Update(ctx, rn.component, client.FieldOwner(rn.r.opts.FieldOwner))
+	endSpan(span, err)
+	return err
 }
 
 // checkSize refuses an inventory that would make the component larger than

@@ -3,6 +3,7 @@ package component
 import (
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -106,6 +107,13 @@ type ReconcilerOptions struct {
 	// component moved is read from the API server, adopted (its owner label
 	// is the same) and relabelled, never re-created nor taken for gone.
 	DependentLabels map[string]string
+	// TracerProvider, if set, traces every Reconcile: a span for the
+	// Reconcile (namespace, name, generation, uid, outcome), and within it
+	// the read, the render, the plan, each wave, each Job and test, and the
+	// status write (docs/observability.md). Nil turns tracing off: no span,
+	// no goroutine, no allocation. pkg/tracing builds one from the OTEL_*
+	// environment variables.
+	TracerProvider trace.TracerProvider
 }
 
 func (o ReconcilerOptions) withDefaults(name string) ReconcilerOptions {

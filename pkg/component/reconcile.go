@@ -19,11 +19,15 @@ func (r *Reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 	start := time.Now()
 	reconcilesStarted.WithLabelValues(r.name).Inc()
 	result := resultFailed
+	ctx, span := r.traces.start(ctx, req.NamespacedName)
+	var rn *run[T]
+	var o *outcome
 	defer func() {
 		reconcileDuration.WithLabelValues(r.name).Observe(time.Since(start).Seconds())
 		reconcilesFinished.WithLabelValues(r.name, result).Inc()
+		r.traces.end(span, req.NamespacedName, result, o, rn != nil && rn.continues(o))
 	}()
-	component, err := r.read(ctx, req.NamespacedName)
+	component, err := r.readTraced(ctx, req.NamespacedName)
 	if errors.Is(err, errFinalized) {
 		result = resultGone
 		return ctrl.Result{}, nil
@@ -34,7 +38,11 @@ func (r *Reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 		return ctrl.Result{}, nil
 	}
 	if err != nil {
-		return ctrl.Result{}, fmt.Errorf("reading %s: %w", req.NamespacedName, err)
+		err = fmt.Errorf("reading %s: %w", req.NamespacedName, err)
+		if span.IsRecording() {
+			failSpan(span, err, err.Error())
+		}
+		return ctrl.Result{}, err
 	}
 	if !r.selects(component) {
 		// Another shard's now: it takes over from the status as stored.
@@ -46,10 +54,33 @@ func (r *Reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 		result = resultSkipped
 		return ctrl.Result{}, nil
 	}
-	rn := &run[T]{r: r, component: component, id: req.NamespacedName, written: *component.GetStatus().DeepCopy(), start: start}
-	o := rn.pass(ctx)
-	result = o.result()
-	return rn.finish(ctx, o)
+	describeComponent(span, component)
+	rn = &run[T]{r: r, component: component, id: req.NamespacedName, written: *component.GetStatus().DeepCopy(), start: start}
+	passed := rn.pass(ctx)
+	o, result = &passed, passed.result()
+	return rn.finish(ctx, passed)
+}
+
+// continues tells whether the Reconcile that ended with o left work for the
+// next one: a wave waiting, deletion under way, or new inventory items
+// written ahead of their objects. The next one's span links to this one's.
+func (rn *run[T]) continues(o *outcome) bool {
+	if o == nil || o.gone {
+		return false
+	}
+	return rn.wroteAhead || o.reason == ReasonProcessing || o.reason == ReasonDeleting
+}
+
+// readTraced is read, in a span of its own.
+func (r *Reconciler[T]) readTraced(ctx context.Context, id types.NamespacedName) (T, error) {
+	ctx, span := startSpan(ctx, "read")
+	component, err := r.read(ctx, id)
+	failed := err
+	if errors.Is(err, errFinalized) || apierrors.IsNotFound(err) {
+		failed = nil // gone: not a failure
+	}
+	endSpan(span, failed)
+	return component, err
 }
 
 // pass applies the component, or deletes it once it is being deleted.

@@ -45,6 +45,7 @@ type Reconciler[T Component] struct {
 	ahead     *aheadRenders     // the render of a write ahead, for the Reconcile after it
 	pruned    *prunedStatus     // status fields the component's CRD drops
 	externals *external.Manager // dependents outside Kubernetes; nil without providers
+	traces    *passTraces       // nil while tracing is off
 
 	mu     sync.Mutex
 	owners map[string]types.NamespacedName // owner label value → component
@@ -69,7 +70,7 @@ func NewReconciler[T Component](name string, generator manifests.Generator, opti
 		events: make(chan event.GenericEvent, 1024),
 		status: newWrittenStatus[T](), gauge: newStateGauge(name), notes: newEventNotes(),
 		inflight: newInflight(), pruned: &prunedStatus{}, hooks: newKeptHooks(), ahead: newAheadRenders(),
-		owners: map[string]types.NamespacedName{},
+		owners: map[string]types.NamespacedName{}, traces: newPassTraces(options.TracerProvider),
 	}
 }
 
@@ -200,6 +201,7 @@ func (r *Reconciler[T]) forget(id types.NamespacedName) {
 	r.notes.forget(id)
 	r.hooks.forget(id)
 	r.ahead.forget(id)
+	r.traces.forget(id)
 	r.forgetExternals(id)
 	if r.renders != nil {
 		r.renders.forget(id)

@@ -62,7 +62,7 @@ func (rn *run[T]) finishRejected(ctx context.Context, rejected error) (ctrl.Resu
 	status.Inventory = rn.written.Inventory
 	status.setReady(rn.component.GetGeneration(), o.reason, o.message, o.stalled)
 	rn.r.gauge.observe(rn.id.String(), status)
-	rn.r.note(rn.component, o, false)
+	rn.r.note(rn.component, o, false, traceID(ctx))
 	if err := rn.writeStatus(ctx); err != nil && !apierrors.IsConflict(err) {
 		return ctrl.Result{}, err
 	}

@@ -74,6 +74,12 @@ type Status struct {
 	// +optional
 	Source *manifests.SourceInfo `json:"source,omitempty"`
 
+	// LastTraceID is the OpenTelemetry trace ID of the Reconcile that last
+	// wrote this status, when that Reconcile was traced and sampled: look
+	// it up in the trace backend to see where its time went.
+	// +optional
+	LastTraceID string `json:"lastTraceID,omitempty"`
+
 	// LastHandledReconcileAt is the value of the component's annotation
 	// <operator>/reconcile-requested-at that the last finished pass acted
 	// on, as Flux's status.lastHandledReconcileAt: set it to a new value

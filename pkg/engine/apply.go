@@ -15,7 +15,7 @@ import (
 // a dependent, or after a requeue). Invalid objects fail the run before any
 // write. save is called before objects new to the inventory are created.
 func (a *Applier) Apply(ctx context.Context, owner Owner, objects []client.Object, inventory []manifests.InventoryItem, save SaveFunc) (Result, error) {
-	run, objs, added, err := a.scopeFor(owner).begin(ctx, objects, inventory)
+	run, objs, p, added, err := a.planApplyPass(ctx, owner, objects, inventory)
 	if err != nil {
 		return Result{Inventory: inventory}, err
 	}
@@ -24,5 +24,23 @@ func (a *Applier) Apply(ctx context.Context, owner Owner, objects []client.Objec
 			return Result{Inventory: inventory}, fmt.Errorf("recording the inventory before creating objects: %w", err)
 		}
 	}
-	return run.execute(ctx, planApply(objs, run.items, run.list(), planExternals(owner.Externals, false)), byKey(objs), nil)
+	return run.execute(ctx, p, byKey(objs), nil)
+}
+
+// planApplyPass begins an apply pass (begin) and plans it, in the span
+// "plan": what it reads of the cluster to prepare the objects (namespaces,
+// CRDs) and the pure planning.
+func (a *Applier) planApplyPass(ctx context.Context, owner Owner, objects []client.Object, inventory []manifests.InventoryItem) (*pass, []*desired, plan, bool, error) {
+	ctx, span := startSpan(ctx, "plan")
+	run, objs, added, err := a.scopeFor(owner).begin(ctx, objects, inventory)
+	if err != nil {
+		endSpan(span, err)
+		return nil, nil, plan{}, false, err
+	}
+	p := planApply(objs, run.items, run.list(), planExternals(owner.Externals, false))
+	if span.IsRecording() {
+		span.SetAttributes(attrObjects.Int(len(objs)), attrGroups.Int(len(p.groups)))
+	}
+	endSpan(span, nil)
+	return run, objs, p, added, nil
 }

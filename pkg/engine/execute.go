@@ -5,19 +5,25 @@ import (
 	"errors"
 	"fmt"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
 // execute runs a plan's groups in order and stops at the first group that is
 // not done (objects not ready, or not gone yet) or that fails. desired holds
 // the rendered objects of apply steps, hooks the rendered delete hooks.
+// Each wave runs in a span of its own (waveSpans) when ctx's span records.
 func (r *pass) execute(ctx context.Context, p plan, desired, hooks map[manifests.ObjectKey]*desired) (Result, error) {
+	waves := waveSpans{on: trace.SpanFromContext(ctx).IsRecording(), parent: ctx}
 	for _, g := range p.groups {
-		done, err := r.runGroup(ctx, g, desired, hooks)
+		done, err := r.runGroup(waves.enter(r, g), g, desired, hooks)
 		if err != nil || !done {
+			waves.end(r, err, done)
 			return r.result(stopIn(g)), err
 		}
 	}
+	waves.end(r, nil, true)
 	return r.result(Stop{}), nil
 }
 

@@ -31,7 +31,10 @@ const (
 // reconcileObject for any other.
 func (s *ownerScope) reconcileStep(ctx context.Context, d *desired, item *manifests.InventoryItem) outcome {
 	if runsOnce(d.gvk) {
-		return s.reconcileRun(ctx, d, item)
+		ctx, span := runOnceSpan(ctx, d)
+		o := s.reconcileRun(ctx, d, item)
+		endObjectSpan(span, o)
+		return o
 	}
 	return s.reconcileObject(ctx, d, item)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 
+	"go.opentelemetry.io/otel/codes"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
@@ -105,7 +106,7 @@ func sortForTests(tests []*desired) {
 func (t *testRun) run(ctx context.Context) (TestResult, error) {
 	last := len(t.tests) - 1
 	for i, d := range t.tests {
-		st, err := t.runTest(ctx, d)
+		st, err := t.runTestTraced(ctx, d)
 		if err != nil {
 			return t.result(Stop{Step: GroupTest, Wave: d.policies.ApplyOrder}), err
 		}
@@ -145,6 +146,23 @@ func (t *testRun) runTest(ctx context.Context, d *desired) (TestStatus, error) {
 		return t.start(ctx, d, item, live)
 	}
 	return t.observe(ctx, d, item, live), nil
+}
+
+// runTestTraced is runTest in a span of its own, which ends with the
+// test's phase; a failed test's span is an error with its message.
+func (t *testRun) runTestTraced(ctx context.Context, d *desired) (TestStatus, error) {
+	ctx, span := startSpan(ctx, "test")
+	st, err := t.runTest(ctx, d)
+	if !span.IsRecording() {
+		return st, err
+	}
+	objectAttributes(span, d.gvk.Kind, d.key)
+	span.SetAttributes(attrPhase.String(string(st.Phase)))
+	if st.Phase == TestFailed {
+		span.SetStatus(codes.Error, st.Message)
+	}
+	endSpan(span, err)
+	return st, err
 }
 
 // recordedOutcome is a test's outcome in this run as its inventory item

@@ -6,12 +6,24 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"go.opentelemetry.io/otel/attribute"
 )
 
 // Artifact fetches a .tar.gz, such as a Flux source's artifact, checks it
 // against req.Digest and returns its extracted root. The cache is keyed by
 // the digest: an artifact it holds is not downloaded again.
 func (f *Fetcher) Artifact(ctx context.Context, req ArtifactRequest) (Fetched, error) {
+	ctx, span := startSpan(ctx, "fetch artifact")
+	if span.IsRecording() {
+		span.SetAttributes(attribute.String("url.full", redact(req.URL)))
+	}
+	got, err := f.artifact(ctx, req)
+	endFetchSpan(span, got, err)
+	return got, err
+}
+
+func (f *Fetcher) artifact(ctx context.Context, req ArtifactRequest) (Fetched, error) {
 	shown := redact(req.URL)
 	d, err := parseDigest(req.Digest)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/Masterminds/semver/v3"
+	"go.opentelemetry.io/otel/attribute"
 	"helm.sh/helm/v3/pkg/chartutil"
 	"helm.sh/helm/v3/pkg/repo"
 )
@@ -21,6 +22,17 @@ import (
 // all for a chart already in the cache; after it, one for the index (or
 // the tags and the manifest's digest), none for the chart.
 func (f *Fetcher) Chart(ctx context.Context, req ChartRequest) (Fetched, error) {
+	ctx, span := startSpan(ctx, "fetch chart")
+	if span.IsRecording() {
+		span.SetAttributes(attribute.String("url.full", redact(req.Repository)), attribute.String("wavekit.chart.name", req.Name),
+			attribute.String("wavekit.chart.version", req.Version))
+	}
+	got, err := f.chart(ctx, req)
+	endFetchSpan(span, got, err)
+	return got, err
+}
+
+func (f *Fetcher) chart(ctx context.Context, req ChartRequest) (Fetched, error) {
 	if req.Name == "" || strings.ContainsAny(req.Name, "/:@") || req.Name == "." || req.Name == ".." {
 		return Fetched{}, fmt.Errorf("chart name %q: want a plain name", req.Name)
 	}

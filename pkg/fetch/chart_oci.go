@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"go.opentelemetry.io/otel/attribute"
 	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/registry"
 	"helm.sh/helm/v3/pkg/repo"
@@ -243,8 +244,22 @@ type contextTransport struct {
 	base http.RoundTripper
 }
 
+// Each request has a span of its own when the caller's span records: the
+// method, and the URL without its query (a redirect to a blob store may
+// carry a signature there).
 func (t contextTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	return t.base.RoundTrip(r.WithContext(t.ctx))
+	ctx, span := startSpan(t.ctx, r.Method)
+	if span.IsRecording() {
+		u := *r.URL
+		u.RawQuery, u.User = "", nil
+		span.SetAttributes(attribute.String("http.request.method", r.Method), attribute.String("url.full", u.String()))
+	}
+	resp, err := t.base.RoundTrip(r.WithContext(ctx))
+	if span.IsRecording() && resp != nil {
+		span.SetAttributes(attribute.Int("http.response.status_code", resp.StatusCode))
+	}
+	endSpan(span, err)
+	return resp, err
 }
 
 // statusOf returns the HTTP status of a registry's error response, or 0.

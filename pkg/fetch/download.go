@@ -7,12 +7,24 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+
+	"go.opentelemetry.io/otel/attribute"
 )
 
 // download GETs rawURL with creds' login, if any, and writes the body to
 // w: at most f.maxSize bytes, within f.timeout. A status other than 200
 // is an AuthError (401, 403) or an HTTPError.
 func (f *Fetcher) download(ctx context.Context, client *http.Client, rawURL string, creds *Credentials, w io.Writer) error {
+	ctx, span := startSpan(ctx, "GET")
+	if span.IsRecording() {
+		span.SetAttributes(attribute.String("http.request.method", http.MethodGet), attribute.String("url.full", redact(rawURL)))
+	}
+	err := f.get(ctx, client, rawURL, creds, w)
+	endSpan(span, err)
+	return err
+}
+
+func (f *Fetcher) get(ctx context.Context, client *http.Client, rawURL string, creds *Credentials, w io.Writer) error {
 	ctx, cancel := context.WithTimeout(ctx, f.timeout)
 	defer cancel()
 	shown := redact(rawURL)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 
+	"go.opentelemetry.io/otel/attribute"
 	"oras.land/oras-go/v2/registry/remote"
 )
 
@@ -61,10 +62,16 @@ func (f *Fetcher) verify(ctx context.Context, req ChartRequest, s Subject) (stri
 	}
 	ctx, cancel := context.WithTimeout(ctx, f.timeout)
 	defer cancel()
+	ctx, span := startSpan(ctx, "verify")
 	verified, err := req.Verifier.Verify(ctx, s)
 	if err != nil && !IsTransient(err) {
-		return "", &VerificationError{Source: s.Source, Digest: s.Digest, Err: err}
+		verified, err = "", &VerificationError{Source: s.Source, Digest: s.Digest, Err: err}
 	}
+	if span.IsRecording() {
+		span.SetAttributes(attribute.String("url.full", s.Source), attribute.String("wavekit.source.digest", s.Digest),
+			attribute.String("wavekit.source.verified", verified))
+	}
+	endSpan(span, err)
 	return verified, err
 }
 

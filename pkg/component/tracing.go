@@ -1,0 +1,176 @@
+package component
+
+import (
+	"context"
+	"sync"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/noop"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+)
+
+// tracerName names the spans of this package: the Reconcile and its read,
+// render and status write. The engine's (plan, waves, Jobs, tests) are
+// children of them, from the same provider.
+const tracerName = "github.com/wavekit-dev/wavekit/pkg/component"
+
+// Attribute keys of the spans of a Reconcile. They carry names, kinds and
+// counts, never an object's data: a Secret's values stay out of traces.
+const (
+	attrNamespace  = attribute.Key("k8s.namespace.name")
+	attrName       = attribute.Key("wavekit.component.name")
+	attrGeneration = attribute.Key("wavekit.component.generation")
+	attrUID        = attribute.Key("wavekit.component.uid")
+	attrOutcome    = attribute.Key("wavekit.outcome")
+	attrReason     = attribute.Key("wavekit.reason")
+	attrWrites     = attribute.Key("wavekit.objects.written")
+	attrObjects    = attribute.Key("wavekit.objects")
+	attrRevision   = attribute.Key("wavekit.source.revision")
+	attrDigest     = attribute.Key("wavekit.source.digest")
+	attrKept       = attribute.Key("wavekit.render.kept")
+)
+
+// passTraces remembers, per component, the span of the last Reconcile that
+// left work for the next one (a wave waiting, a write ahead), so that the
+// next Reconcile's span links to it and a rollout can be followed from
+// its first pass to Ready. It is nil while tracing is off.
+type passTraces struct {
+	tracer trace.Tracer
+	mu     sync.Mutex
+	last   map[types.NamespacedName]trace.SpanContext
+}
+
+func newPassTraces(tp trace.TracerProvider) *passTraces {
+	if _, off := tp.(noop.TracerProvider); off || tp == nil {
+		return nil
+	}
+	return &passTraces{tracer: tp.Tracer(tracerName), last: map[types.NamespacedName]trace.SpanContext{}}
+}
+
+// start starts the span of a Reconcile of id, linked to the span of the
+// Reconcile before it when that one left work for this one. Without
+// tracing it returns ctx and a span that records nothing, and allocates
+// nothing. The logger in the returned context carries the trace and span
+// IDs of a sampled trace.
+func (p *passTraces) start(ctx context.Context, id types.NamespacedName) (context.Context, trace.Span) {
+	if p == nil {
+		return ctx, trace.SpanFromContext(ctx)
+	}
+	p.mu.Lock()
+	prev, linked := p.last[id]
+	p.mu.Unlock()
+	opts := []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindInternal)}
+	if linked {
+		opts = append(opts, trace.WithLinks(trace.Link{SpanContext: prev,
+			Attributes: []attribute.KeyValue{attribute.String("wavekit.link", "the pass before, which left work for this one")}}))
+	}
+	ctx, span := p.tracer.Start(ctx, "Reconcile", opts...)
+	if !span.IsRecording() {
+		return ctx, span
+	}
+	span.SetAttributes(attrNamespace.String(id.Namespace), attrName.String(id.Name))
+	if sc := span.SpanContext(); sc.IsSampled() {
+		ctx = log.IntoContext(ctx, log.FromContext(ctx).WithValues("trace_id", sc.TraceID().String(), "span_id", sc.SpanID().String()))
+	}
+	return ctx, span
+}
+
+// end ends the span of a Reconcile of id with its outcome, and remembers
+// it for the next Reconcile when this one left work for it (continues).
+func (p *passTraces) end(span trace.Span, id types.NamespacedName, result string, o *outcome, continues bool) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	if continues {
+		p.last[id] = span.SpanContext()
+	} else {
+		delete(p.last, id)
+	}
+	p.mu.Unlock()
+	if span.IsRecording() {
+		span.SetAttributes(attrOutcome.String(result))
+		if o != nil {
+			span.SetAttributes(attrReason.String(o.reason))
+			if o.warns() {
+				failSpan(span, o.err, o.message)
+			}
+		}
+	}
+	span.End()
+}
+
+// forget drops what is remembered of id: a component gone, or another
+// shard's now.
+func (p *passTraces) forget(id types.NamespacedName) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	delete(p.last, id)
+	p.mu.Unlock()
+}
+
+// describeComponent adds what was read of the component to the span of its Reconcile.
+func describeComponent(span trace.Span, c Component) {
+	if span.IsRecording() {
+		span.SetAttributes(attrGeneration.Int64(c.GetGeneration()), attrUID.String(string(c.GetUID())))
+	}
+}
+
+// keptRenderSpan records, as the render's span, that the pass reuses the
+// render the Reconcile before it kept when it wrote ahead: the generator
+// did not run again.
+func keptRenderSpan(ctx context.Context, objects int) {
+	_, span := startSpan(ctx, "render")
+	if span.IsRecording() {
+		span.SetAttributes(attrKept.Bool(true), attrObjects.Int(objects))
+	}
+	endSpan(span, nil)
+}
+
+// startSpan starts a child span of the span in ctx, or, when that span
+// records nothing (tracing off, or a trace not sampled), returns ctx and it
+// unchanged: nothing is allocated then. Add attributes only when
+// span.IsRecording().
+func startSpan(ctx context.Context, name string) (context.Context, trace.Span) {
+	parent := trace.SpanFromContext(ctx)
+	if !parent.IsRecording() {
+		return ctx, parent
+	}
+	return parent.TracerProvider().Tracer(tracerName).Start(ctx, name)
+}
+
+// endSpan ends a span started by startSpan, recording err on it. A span
+// that records nothing is its parent's, and not ended here.
+func endSpan(span trace.Span, err error) {
+	if !span.IsRecording() {
+		return
+	}
+	if err != nil {
+		failSpan(span, err, err.Error())
+	}
+	span.End()
+}
+
+// failSpan marks span as failed with message, the same words as the
+// condition's (they name the objects, never a Secret's values).
+func failSpan(span trace.Span, err error, message string) {
+	if err != nil {
+		span.RecordError(err)
+	}
+	span.SetStatus(codes.Error, message)
+}
+
+// traceID is the ID of the sampled trace in ctx, or "" when there is none
+// (tracing off, or a trace not sampled, so not exported).
+func traceID(ctx context.Context) string {
+	sc := trace.SpanContextFromContext(ctx)
+	if !sc.IsSampled() {
+		return ""
+	}
+	return sc.TraceID().String()
+}
