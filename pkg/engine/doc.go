@@ -21,8 +21,9 @@
 //     Diff's scope is built on a dry-run client, and its tracker only reads.
 //     Nothing is written when an object is invalid (a manifests.UserError).
 //   - plan.go orders the pass: planApply and planDeletion turn the objects and
-//     the inventory into groups of steps (apply, keep, wait, purge, prune,
-//     delete, orphan, run-hook), a pure function with table tests; stages.go
+//     the inventory into groups of steps (apply, unchanged, ready, purge,
+//     prune, delete, orphan, run-hook, run-test: the Action constants), a
+//     pure function with table tests; stages.go
 //     holds the kind stages and prepare.go the one sort.
 //   - execute.go runs the groups, the steps of a group concurrently (bounded
 //     by Options.Concurrency, concurrency.go), and stops at a group that is
