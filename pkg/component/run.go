@@ -10,7 +10,8 @@ import (
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
-// run is the state of one reconcile of one component. Its files follow a
+// run is the state of one reconcile of one component (the package's doc
+// tells the Reconcile step by step). Its files follow a
 // Reconcile: reconcile.go reads the component and picks the pass; apply.go
 // and delete.go run it (one engine pass: the render's, its tests' in
 // tests.go, or a rollback's in attempt.go); failure.go turns an error into
