@@ -51,11 +51,6 @@ const (
 	ActionRunTest Action = "run-test"
 )
 
-// ActionVerb is the former name of Action.
-//
-// Deprecated: use Action.
-type ActionVerb = Action
-
 // pastTense words the actions a pass reports.
 var pastTense = map[Action]string{
 	ActionCreate: "Created", ActionUpdate: "Updated", ActionUnchanged: "Unchanged",

@@ -49,25 +49,6 @@ const (
 	GroupExternal GroupKind = "external"
 )
 
-// StopStep is the former name of GroupKind.
-//
-// Deprecated: use GroupKind.
-type StopStep = GroupKind
-
-// Former names of the group kinds, as Stop.Step.
-//
-// Deprecated: use the Group constants.
-const (
-	StopNone   = GroupNone
-	StopApply  = GroupApply
-	StopWait   = GroupWait
-	StopPurge  = GroupPurge
-	StopPrune  = GroupPrune
-	StopDelete = GroupDelete
-	StopHook   = GroupHook
-	StopTest   = GroupTest
-)
-
 // stagedGroup tells whether groups of kind work stage by stage.
 func stagedGroup(kind GroupKind) bool {
 	return kind == GroupApply || kind == GroupPrune || kind == GroupDelete
