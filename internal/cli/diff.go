@@ -108,11 +108,11 @@ func renderNextRevision(ctx context.Context, g *globalOptions, input *inputOptio
 func (n *nextRevision) dryRun(ctx context.Context) (engine.Preview, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	target, err := engine.NewCachedTarget(ctx, n.cluster.config, n.rel.OperatorName, n.cluster.scheme, engine.DefaultCachedTargetOptions())
+	target, err := engine.NewCachedTarget(ctx, n.cluster.config, n.cluster.scheme, engine.DefaultCachedTargetOptions(n.rel.OperatorName))
 	if err != nil {
 		return engine.Preview{}, fmt.Errorf("watching the cluster at %s: %w", n.cluster.config.Host, err)
 	}
-	applier, err := engine.NewApplier(target.Target, engine.Options{Name: n.rel.OperatorName})
+	applier, err := target.NewApplier()
 	if err != nil {
 		return engine.Preview{}, err
 	}

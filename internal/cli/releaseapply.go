@@ -57,11 +57,11 @@ func newReleaseApply(ctx context.Context, cl *cluster, store releaseStore, rel *
 // of the objects its operator name owns that ctx bounds, and a waker on that
 // cache, which tells the applier of deleted objects.
 func newReleaseApplier(ctx context.Context, cl *cluster, rel *release) (*engine.Applier, *waker, error) {
-	target, err := engine.NewCachedTarget(ctx, cl.config, rel.OperatorName, cl.scheme, engine.DefaultCachedTargetOptions())
+	target, err := engine.NewCachedTarget(ctx, cl.config, cl.scheme, engine.DefaultCachedTargetOptions(rel.OperatorName))
 	if err != nil {
 		return nil, nil, fmt.Errorf("watching the cluster at %s: %w", cl.config.Host, err)
 	}
-	applier, err := engine.NewApplier(target.Target, engine.Options{Name: rel.OperatorName})
+	applier, err := target.NewApplier()
 	if err != nil {
 		return nil, nil, err
 	}

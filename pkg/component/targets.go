@@ -119,18 +119,18 @@ func (t *targets) startLocked(key targetKey, cfg *rest.Config) *target {
 }
 
 func (t *targets) connect(ctx context.Context, tg *target, cfg *rest.Config, namespaces []string) error {
-	cached, err := engine.NewCachedTarget(ctx, cfg, t.name, t.scheme, engine.CachedTargetOptions{
-		Namespaces: namespaces, StartTimeout: t.opts.TargetTimeout, Labels: t.opts.DependentLabels,
-		FieldOwner: t.opts.FieldOwner, TakeOver: t.opts.TakeOver,
+	cached, err := engine.NewCachedTarget(ctx, cfg, t.scheme, engine.CachedTargetOptions{
+		Options: engine.Options{
+			Name: t.name, FieldOwner: t.opts.FieldOwner, Defaults: t.opts.Defaults,
+			Concurrency: t.opts.Concurrency, Labels: t.opts.DependentLabels,
+			TakeOver: t.opts.TakeOver, WriteLoop: t.opts.WriteLoop,
+		},
+		Namespaces: namespaces, StartTimeout: t.opts.TargetTimeout,
 	})
 	if err != nil {
 		return err
 	}
-	applier, err := engine.NewApplier(cached.Target, engine.Options{
-		Name: t.name, FieldOwner: t.opts.FieldOwner, Defaults: t.opts.Defaults,
-		Concurrency: t.opts.Concurrency, Labels: t.opts.DependentLabels,
-		TakeOver: t.opts.TakeOver, WriteLoop: t.opts.WriteLoop,
-	})
+	applier, err := cached.NewApplier()
 	if err != nil {
 		return err
 	}

@@ -140,6 +140,24 @@ type Applier struct {
 	finals *finalStates
 }
 
+// withDefaults fills in what o leaves to its defaults.
+func (o Options) withDefaults() Options {
+	if o.FieldOwner == "" {
+		o.FieldOwner = o.Name
+	}
+	if o.Concurrency <= 0 {
+		o.Concurrency = DefaultConcurrency
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.TakeOver == nil {
+		o.TakeOver = DefaultTakeOverManagers
+	}
+	o.Defaults = o.Defaults.WithFallbacks()
+	return o
+}
+
 // NewApplier returns an applier for one target cluster. Keep it for the
 // lifetime of the target: it remembers what it wrote.
 func NewApplier(target Target, opts Options) (*Applier, error) {
@@ -149,19 +167,7 @@ func NewApplier(target Target, opts Options) (*Applier, error) {
 	if target.Client == nil || target.Live == nil {
 		return nil, fmt.Errorf("applier target: Client and Live are required")
 	}
-	if opts.FieldOwner == "" {
-		opts.FieldOwner = opts.Name
-	}
-	if opts.Concurrency <= 0 {
-		opts.Concurrency = DefaultConcurrency
-	}
-	if opts.Now == nil {
-		opts.Now = time.Now
-	}
-	if opts.TakeOver == nil {
-		opts.TakeOver = DefaultTakeOverManagers
-	}
-	opts.Defaults = opts.Defaults.WithFallbacks()
+	opts = opts.withDefaults()
 	return &Applier{
 		opts:      opts,
 		target:    target,

@@ -50,11 +50,11 @@ func benchmarkApplier(b *testing.B, n, waves int) {
 			b.Fatal(err)
 		}
 		counter := apicount.New()
-		target, err := engine.NewCachedTarget(ctx, counter.Wrap(e.Config), prefix, e.Scheme, engine.DefaultCachedTargetOptions())
+		target, err := engine.NewCachedTarget(ctx, counter.Wrap(e.Config), e.Scheme, engine.DefaultCachedTargetOptions(prefix))
 		if err != nil {
 			b.Fatal(err)
 		}
-		applier, err := engine.NewApplier(target.Target, engine.Options{Name: prefix})
+		applier, err := target.NewApplier()
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -84,9 +84,9 @@ var _ = Describe("crash safety", func() {
 func newApplierFor(ctx context.Context, cfg *rest.Config) *engine.Applier {
 	ctx, cancel := context.WithCancel(ctx)
 	DeferCleanup(cancel)
-	target, err := engine.NewCachedTarget(ctx, cfg, prefix, env.Scheme, engine.DefaultCachedTargetOptions())
+	target, err := engine.NewCachedTarget(ctx, cfg, env.Scheme, engine.DefaultCachedTargetOptions(prefix))
 	Expect(err).NotTo(HaveOccurred())
-	applier, err := engine.NewApplier(target.Target, engine.Options{Name: prefix})
+	applier, err := target.NewApplier()
 	Expect(err).NotTo(HaveOccurred())
 	return applier
 }

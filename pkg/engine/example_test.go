@@ -18,8 +18,8 @@ import (
 // one pass, which writes what changed and returns where it got to. Call it
 // again (on a watch event, or after a while) until the Result is Done. This
 // is what the component reconciler and `wavekit apply` do. On a cluster the
-// target is engine.NewCachedTarget(ctx, cfg, operatorName, scheme,
-// engine.DefaultCachedTargetOptions()), which reads the owner's objects from
+// target is engine.NewCachedTarget(ctx, cfg, scheme,
+// engine.DefaultCachedTargetOptions(operatorName)), which reads the owner's objects from
 // informers; here it is controller-runtime's in-memory fake client, so the
 // example runs without an API server.
 func ExampleApplier_Apply() {

@@ -52,9 +52,11 @@ var _ = Describe("order under concurrency", func() {
 		ctx, cancel := context.WithCancel(context.Background())
 		DeferCleanup(cancel)
 		order := &createOrder{}
-		target, err := engine.NewCachedTarget(ctx, order.wrap(env.Config), prefix, env.Scheme, engine.DefaultCachedTargetOptions())
+		opts := engine.DefaultCachedTargetOptions(prefix)
+		opts.Concurrency = 8
+		target, err := engine.NewCachedTarget(ctx, order.wrap(env.Config), env.Scheme, opts)
 		Expect(err).NotTo(HaveOccurred())
-		applier, err := engine.NewApplier(target.Target, engine.Options{Name: prefix, Concurrency: 8})
+		applier, err := target.NewApplier()
 		Expect(err).NotTo(HaveOccurred())
 
 		ns := fmt.Sprintf("order-%d", namespaceCounter.Add(1))

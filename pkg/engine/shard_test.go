@@ -61,5 +61,5 @@ var _ = Describe("the applier of a shard", func() {
 // only objects with it.
 func newShardHarness(ctx context.Context, name, key string) *harness {
 	labels := map[string]string{shardLabel: key}
-	return newHarnessWith(ctx, name, engine.Options{Labels: labels}, engine.CachedTargetOptions{Labels: labels})
+	return newHarnessWith(ctx, name, engine.Options{Labels: labels}, engine.CachedTargetOptions{})
 }

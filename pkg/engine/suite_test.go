@@ -55,15 +55,17 @@ func newHarnessWith(ctx context.Context, name string, opts engine.Options, targe
 }
 
 // newHarnessOn is newHarnessWith on a target that reaches the cluster
-// through cfg.
+// through cfg. The target is made with opts as its appliers' options
+// (targetOpts.Options is not read).
 func newHarnessOn(ctx context.Context, cfg *rest.Config, name string, opts engine.Options, targetOpts engine.CachedTargetOptions) *harness {
 	counter := apicount.New()
 	ctx, cancel := context.WithCancel(ctx)
 	DeferCleanup(cancel)
-	target, err := engine.NewCachedTarget(ctx, counter.Wrap(cfg), "test.wavekit.dev", env.Scheme, targetOpts)
-	Expect(err).NotTo(HaveOccurred())
 	opts.Name = "test.wavekit.dev"
-	applier, err := engine.NewApplier(target.Target, opts)
+	targetOpts.Options = opts
+	target, err := engine.NewCachedTarget(ctx, counter.Wrap(cfg), env.Scheme, targetOpts)
+	Expect(err).NotTo(HaveOccurred())
+	applier, err := target.NewApplier()
 	Expect(err).NotTo(HaveOccurred())
 	return &harness{
 		applier: applier, target: target, counter: counter,

@@ -39,12 +39,20 @@ type CachedTarget struct {
 	// CRDs come from Cache, everything else (Helm's lookup) from the API
 	// server, since the cache holds only the owner's objects.
 	RenderReader client.Reader
+	// opts are the appliers' options (CachedTargetOptions.Options).
+	opts Options
 }
 
-// CachedTargetOptions tune NewCachedTarget. The zero value is the default:
-// cluster-wide informers of every object with the owner label, and
-// DefaultStartTimeout.
+// CachedTargetOptions tune NewCachedTarget: the applier's Options, stated
+// once for the cache and the appliers of the target, and the cache's own.
 type CachedTargetOptions struct {
+	// Options are the options of the target's appliers (NewApplier). The
+	// cache holds the objects with the owner label of Options.Name (the
+	// operator name, required) and Options.Labels (a shard's label), and
+	// keeps the managedFields of the objects whose fields Options.FieldOwner
+	// must take over from Options.TakeOver's managers, stripping them from
+	// the others (TakeOverTransform); Options.Now is its clock.
+	Options
 	// Namespaces, if set, limit the informers of namespaced kinds to these
 	// namespaces (a tenant's identity may list only there). Objects of other
 	// namespaces are read directly and are not watched.
@@ -52,30 +60,26 @@ type CachedTargetOptions struct {
 	// StartTimeout bounds the requests made before the target is returned
 	// (default DefaultStartTimeout).
 	StartTimeout time.Duration
-	// Labels, if set, limit the cache further to objects that carry them
-	// (a shard's label, as in Options.Labels).
-	Labels map[string]string
-	// FieldOwner is the applier's field manager (default: the operator
-	// name), and TakeOver the managers it takes over (default:
-	// DefaultTakeOverManagers), as in Options: the cache keeps the
-	// managedFields of the objects that hold their Update entries and
-	// strips them from the others (TakeOverTransform).
-	FieldOwner string
-	TakeOver   []string
 }
 
-// DefaultCachedTargetOptions are the options of a target with cluster-wide
-// informers that waits DefaultStartTimeout for the cluster to answer.
-func DefaultCachedTargetOptions() CachedTargetOptions {
-	return CachedTargetOptions{StartTimeout: DefaultStartTimeout}
+// DefaultCachedTargetOptions are the options of a target of the operator
+// operatorName with the applier's defaults, cluster-wide informers, and
+// DefaultStartTimeout.
+func DefaultCachedTargetOptions(operatorName string) CachedTargetOptions {
+	return CachedTargetOptions{Options: Options{Name: operatorName}, StartTimeout: DefaultStartTimeout}
 }
 
-// NewCachedTarget connects to a cluster for an operator named operatorName:
-// its cache holds the objects with that operator's owner label. It checks,
+// NewCachedTarget connects to a cluster for the operator opts.Name: its
+// cache holds the objects with that operator's owner label. It checks,
 // within opts.StartTimeout, that the API server answers and whether the
 // identity may list CRDs; a cluster that does not answer is an error that
 // names it.
-func NewCachedTarget(ctx context.Context, cfg *rest.Config, operatorName string, scheme *runtime.Scheme, opts CachedTargetOptions) (*CachedTarget, error) {
+func NewCachedTarget(ctx context.Context, cfg *rest.Config, scheme *runtime.Scheme, opts CachedTargetOptions) (*CachedTarget, error) {
+	if opts.Name == "" {
+		return nil, fmt.Errorf("cached target options: Name (the operator name) is required")
+	}
+	opts.Options = opts.withDefaults()
+	operatorName := opts.Name
 	httpClient, err := rest.HTTPClientFor(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("creating HTTP client for %s: %w", cfg.Host, err)
@@ -104,7 +108,7 @@ func NewCachedTarget(ctx context.Context, cfg *rest.Config, operatorName string,
 	if err != nil {
 		return nil, err
 	}
-	ends := newRunEnds(time.Now)
+	ends := newRunEnds(opts.Now)
 	cacheOpts := cache.Options{
 		HTTPClient: httpClient, Scheme: scheme, Mapper: mapper,
 		DefaultLabelSelector: selector,
@@ -113,7 +117,7 @@ func NewCachedTarget(ctx context.Context, cfg *rest.Config, operatorName string,
 		// keeps them only where a write must take fields over first. The
 		// transform also notes the last state of each Job, which a
 		// deletion's event carries (runends.go).
-		DefaultTransform: ends.observing(TakeOverTransform(opts.fieldOwner(operatorName), opts.takeOver())),
+		DefaultTransform: ends.observing(TakeOverTransform(opts.FieldOwner, opts.TakeOver)),
 	}
 	if crdsReadable {
 		cacheOpts.ByObject = map[client.Object]cache.ByObject{crdMetadata(): {Label: labels.Everything()}}
@@ -143,22 +147,14 @@ func NewCachedTarget(ctx context.Context, cfg *rest.Config, operatorName string,
 	}
 	return &CachedTarget{
 		Target: Target{Client: c, Live: live, Discovery: dc, deleter: deleter, ends: ends}, Cache: informers,
-		RenderReader: renderReader{crds: crds, rest: c},
+		RenderReader: renderReader{crds: crds, rest: c}, opts: opts.Options,
 	}, nil
 }
 
-func (o CachedTargetOptions) fieldOwner(operatorName string) string {
-	if o.FieldOwner == "" {
-		return operatorName
-	}
-	return o.FieldOwner
-}
-
-func (o CachedTargetOptions) takeOver() []string {
-	if o.TakeOver == nil {
-		return DefaultTakeOverManagers
-	}
-	return o.TakeOver
+// NewApplier returns an applier of the target with the options the target
+// was made with.
+func (t *CachedTarget) NewApplier() (*Applier, error) {
+	return NewApplier(t.Target, t.opts)
 }
 
 // ownedSelector selects the objects with the owner label and extra labels.
