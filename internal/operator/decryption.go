@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -21,6 +20,7 @@ import (
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
 	"github.com/wavekit-dev/wavekit/internal/sopsdecrypt"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
+	"github.com/wavekit-dev/wavekit/pkg/tracing/spans"
 )
 
 // ReasonDecryptionFailed is the Ready reason of a Component whose
@@ -46,37 +46,24 @@ func (r *resolver) decrypted(ctx context.Context, c *v1alpha1.Component, reader 
 	ctx, span := decryptSpan(ctx, len(sopsdecrypt.Encrypted(objects)))
 	keys, err := decryptionKeys(ctx, reader, c)
 	if err != nil {
-		endDecryptSpan(span, err)
+		spans.End(span, err)
 		return nil, err
 	}
 	out, err := sopsdecrypt.Objects(keys, objects, func(u *unstructured.Unstructured, err error) error {
 		return decryptionError(fmt.Errorf("%s%s: %w", describe(u), fileNote(gen, u), err))
 	})
-	endDecryptSpan(span, err)
+	spans.End(span, err)
 	return out, err
 }
 
 // decryptSpan starts the span of a SOPS decryption of n objects, when the
 // render's span records: it names how many, never what they hold.
 func decryptSpan(ctx context.Context, n int) (context.Context, trace.Span) {
-	parent := trace.SpanFromContext(ctx)
-	if !parent.IsRecording() {
-		return ctx, parent
+	ctx, span := spans.Start(ctx, "github.com/wavekit-dev/wavekit/internal/operator", "decrypt")
+	if span.IsRecording() {
+		span.SetAttributes(attribute.Int("wavekit.objects", n))
 	}
-	ctx, span := parent.TracerProvider().Tracer("github.com/wavekit-dev/wavekit/internal/operator").Start(ctx, "decrypt")
-	span.SetAttributes(attribute.Int("wavekit.objects", n))
 	return ctx, span
-}
-
-func endDecryptSpan(span trace.Span, err error) {
-	if !span.IsRecording() {
-		return
-	}
-	if err != nil {
-		span.RecordError(err)
-		span.SetStatus(codes.Error, err.Error())
-	}
-	span.End()
 }
 
 // decryptedValues decrypts the content of a valuesFrom key when it is a

@@ -10,6 +10,7 @@ import (
 
 	"github.com/wavekit-dev/wavekit/pkg/engine"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
+	"github.com/wavekit-dev/wavekit/pkg/tracing/spans"
 )
 
 // apply renders and applies the component's objects: one engine pass, that
@@ -154,7 +155,7 @@ func (rn *run[T]) render(ctx context.Context, tg *target) ([]client.Object, erro
 			span.SetAttributes(attrRevision.String(rn.source.Revision), attrDigest.String(rn.source.Digest))
 		}
 	}
-	endSpan(span, err)
+	spans.End(span, err)
 	return objects, err
 }
 

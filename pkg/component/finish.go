@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
+	"github.com/wavekit-dev/wavekit/pkg/tracing/spans"
 )
 
 // statusWriteTimeout bounds the final status write of a reconcile.
@@ -128,7 +129,7 @@ func (rn *run[T]) updateStatus(ctx context.Context) error {
 		span.SetAttributes(attrObjects.Int(len(rn.component.GetStatus().Inventory)))
 	}
 	err := rn.r.client.Status().Update(ctx, rn.component, client.FieldOwner(rn.r.opts.FieldOwner))
-	endSpan(span, err)
+	spans.End(span, err)
 	return err
 }
 

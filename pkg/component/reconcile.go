@@ -9,6 +9,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/wavekit-dev/wavekit/pkg/tracing/spans"
 )
 
 // Reconcile brings one component's objects to their rendered state, or
@@ -40,7 +42,7 @@ func (r *Reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 	if err != nil {
 		err = fmt.Errorf("reading %s: %w", req.NamespacedName, err)
 		if span.IsRecording() {
-			failSpan(span, err, err.Error())
+			spans.Fail(span, err, err.Error())
 		}
 		return ctrl.Result{}, err
 	}
@@ -79,7 +81,7 @@ func (r *Reconciler[T]) readTraced(ctx context.Context, id types.NamespacedName)
 	if errors.Is(err, errFinalized) || apierrors.IsNotFound(err) {
 		failed = nil // gone: not a failure
 	}
-	endSpan(span, failed)
+	spans.End(span, failed)
 	return component, err
 }
 

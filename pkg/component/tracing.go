@@ -5,11 +5,12 @@ import (
 	"sync"
 
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 	"go.opentelemetry.io/otel/trace/noop"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/log"
+
+	"github.com/wavekit-dev/wavekit/pkg/tracing/spans"
 )
 
 // tracerName names the spans of this package: the Reconcile and its read,
@@ -96,7 +97,7 @@ func (p *passTraces) end(span trace.Span, id types.NamespacedName, result string
 		if o != nil {
 			span.SetAttributes(attrReason.String(o.reason))
 			if o.warns() {
-				failSpan(span, o.err, o.message)
+				spans.Fail(span, o.err, o.message)
 			}
 		}
 	}
@@ -129,40 +130,12 @@ func keptRenderSpan(ctx context.Context, objects int) {
 	if span.IsRecording() {
 		span.SetAttributes(attrKept.Bool(true), attrObjects.Int(objects))
 	}
-	endSpan(span, nil)
+	spans.End(span, nil)
 }
 
-// startSpan starts a child span of the span in ctx, or, when that span
-// records nothing (tracing off, or a trace not sampled), returns ctx and it
-// unchanged: nothing is allocated then. Add attributes only when
-// span.IsRecording().
+// startSpan starts a span of this package's (spans.Start).
 func startSpan(ctx context.Context, name string) (context.Context, trace.Span) {
-	parent := trace.SpanFromContext(ctx)
-	if !parent.IsRecording() {
-		return ctx, parent
-	}
-	return parent.TracerProvider().Tracer(tracerName).Start(ctx, name)
-}
-
-// endSpan ends a span started by startSpan, recording err on it. A span
-// that records nothing is its parent's, and not ended here.
-func endSpan(span trace.Span, err error) {
-	if !span.IsRecording() {
-		return
-	}
-	if err != nil {
-		failSpan(span, err, err.Error())
-	}
-	span.End()
-}
-
-// failSpan marks span as failed with message, the same words as the
-// condition's (they name the objects, never a Secret's values).
-func failSpan(span trace.Span, err error, message string) {
-	if err != nil {
-		span.RecordError(err)
-	}
-	span.SetStatus(codes.Error, message)
+	return spans.Start(ctx, tracerName, name)
 }
 
 // traceID is the ID of the sampled trace in ctx, or "" when there is none

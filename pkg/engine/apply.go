@@ -7,6 +7,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
+	"github.com/wavekit-dev/wavekit/pkg/tracing/spans"
 )
 
 // Apply brings the cluster to the rendered objects, wave by wave, and prunes
@@ -34,13 +35,13 @@ func (a *Applier) planApplyPass(ctx context.Context, owner Owner, objects []clie
 	ctx, span := startSpan(ctx, "plan")
 	run, objs, added, err := a.scopeFor(owner).begin(ctx, objects, inventory)
 	if err != nil {
-		endSpan(span, err)
+		spans.End(span, err)
 		return nil, nil, plan{}, false, err
 	}
 	p := planApply(objs, run.items, run.list(), planExternals(owner.Externals, false))
 	if span.IsRecording() {
 		span.SetAttributes(attrObjects.Int(len(objs)), attrGroups.Int(len(p.groups)))
 	}
-	endSpan(span, nil)
+	spans.End(span, nil)
 	return run, objs, p, added, nil
 }

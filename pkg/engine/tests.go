@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
+	"github.com/wavekit-dev/wavekit/pkg/tracing/spans"
 )
 
 // TestResult is what a pass of a test run did and where the run stands.
@@ -161,7 +162,7 @@ func (t *testRun) runTestTraced(ctx context.Context, d *desired) (TestStatus, er
 	if st.Phase == TestFailed {
 		span.SetStatus(codes.Error, st.Message)
 	}
-	endSpan(span, err)
+	spans.End(span, err)
 	return st, err
 }
 

@@ -8,6 +8,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
+	"github.com/wavekit-dev/wavekit/pkg/tracing/spans"
 )
 
 // The engine's spans are children of the span in the context its caller
@@ -44,28 +45,9 @@ const (
 // heldByShown bounds the objects a wave's span names as holding it.
 const heldByShown = 10
 
-// startSpan starts a child span of the span in ctx, or returns ctx and
-// that span unchanged when it records nothing. Set attributes only when
-// span.IsRecording().
+// startSpan starts a span of the engine's (spans.Start).
 func startSpan(ctx context.Context, name string) (context.Context, trace.Span) {
-	parent := trace.SpanFromContext(ctx)
-	if !parent.IsRecording() {
-		return ctx, parent
-	}
-	return parent.TracerProvider().Tracer(tracerName).Start(ctx, name)
-}
-
-// endSpan ends a span startSpan started, failed with err when err is set
-// (its message names the objects, as the condition's does).
-func endSpan(span trace.Span, err error) {
-	if !span.IsRecording() {
-		return
-	}
-	if err != nil {
-		span.RecordError(err)
-		span.SetStatus(codes.Error, err.Error())
-	}
-	span.End()
+	return spans.Start(ctx, tracerName, name)
 }
 
 // objectAttributes name an object in a span.
@@ -139,7 +121,7 @@ func (w *waveSpans) end(r *pass, err error, done bool) {
 		}
 		w.span.SetAttributes(attrHeldBy.StringSlice(held))
 	}
-	endSpan(w.span, err)
+	spans.End(w.span, err)
 	w.span = nil
 }
 
@@ -177,5 +159,5 @@ func endObjectSpan(span trace.Span, o outcome) {
 	if err == nil && o.phase == manifests.PhaseError {
 		span.SetStatus(codes.Error, o.status)
 	}
-	endSpan(span, err)
+	spans.End(span, err)
 }

@@ -17,6 +17,8 @@ import (
 	"oras.land/oras-go/v2/registry/remote"
 	"oras.land/oras-go/v2/registry/remote/auth"
 	"oras.land/oras-go/v2/registry/remote/errcode"
+
+	"github.com/wavekit-dev/wavekit/pkg/tracing/spans"
 )
 
 // unusedCredentialsFile is what the Helm registry client is told is its
@@ -258,7 +260,7 @@ func (t contextTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	if span.IsRecording() && resp != nil {
 		span.SetAttributes(attribute.Int("http.response.status_code", resp.StatusCode))
 	}
-	endSpan(span, err)
+	spans.End(span, err)
 	return resp, err
 }
 

@@ -9,6 +9,8 @@ import (
 	"net/url"
 
 	"go.opentelemetry.io/otel/attribute"
+
+	"github.com/wavekit-dev/wavekit/pkg/tracing/spans"
 )
 
 // download GETs rawURL with creds' login, if any, and writes the body to
@@ -20,7 +22,7 @@ func (f *Fetcher) download(ctx context.Context, client *http.Client, rawURL stri
 		span.SetAttributes(attribute.String("http.request.method", http.MethodGet), attribute.String("url.full", redact(rawURL)))
 	}
 	err := f.get(ctx, client, rawURL, creds, w)
-	endSpan(span, err)
+	spans.End(span, err)
 	return err
 }
 

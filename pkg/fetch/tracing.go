@@ -4,8 +4,9 @@ import (
 	"context"
 
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/wavekit-dev/wavekit/pkg/tracing/spans"
 )
 
 // The fetcher's spans are children of the span in the caller's context (a
@@ -15,23 +16,9 @@ import (
 
 const tracerName = "github.com/wavekit-dev/wavekit/pkg/fetch"
 
+// startSpan starts a span of the fetcher's (spans.Start).
 func startSpan(ctx context.Context, name string) (context.Context, trace.Span) {
-	parent := trace.SpanFromContext(ctx)
-	if !parent.IsRecording() {
-		return ctx, parent
-	}
-	return parent.TracerProvider().Tracer(tracerName).Start(ctx, name)
-}
-
-func endSpan(span trace.Span, err error) {
-	if !span.IsRecording() {
-		return
-	}
-	if err != nil {
-		span.RecordError(err)
-		span.SetStatus(codes.Error, err.Error())
-	}
-	span.End()
+	return spans.Start(ctx, tracerName, name)
 }
 
 // endFetchSpan ends the span of a fetch with what it fetched.
@@ -39,5 +26,5 @@ func endFetchSpan(span trace.Span, got Fetched, err error) {
 	if span.IsRecording() && err == nil {
 		span.SetAttributes(attribute.String("wavekit.source.revision", got.Revision), attribute.String("wavekit.source.digest", got.Digest))
 	}
-	endSpan(span, err)
+	spans.End(span, err)
 }

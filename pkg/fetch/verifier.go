@@ -7,6 +7,8 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 	"oras.land/oras-go/v2/registry/remote"
+
+	"github.com/wavekit-dev/wavekit/pkg/tracing/spans"
 )
 
 // Verifier checks who made a chart before the chart is expanded, loaded or
@@ -71,7 +73,7 @@ func (f *Fetcher) verify(ctx context.Context, req ChartRequest, s Subject) (stri
 		span.SetAttributes(attribute.String("url.full", s.Source), attribute.String("wavekit.source.digest", s.Digest),
 			attribute.String("wavekit.source.verified", verified))
 	}
-	endSpan(span, err)
+	spans.End(span, err)
 	return verified, err
 }
 
