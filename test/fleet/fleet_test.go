@@ -341,5 +341,3 @@ func componentState(name string) string {
 	}
 	return "present"
 }
-
-
