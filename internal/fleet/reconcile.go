@@ -47,7 +47,13 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	}
 	before := set.Status.DeepCopy()
 	err := r.rollOut(ctx, set)
-	return ctrl.Result{}, errors.Join(err, r.writeStatus(ctx, set, before))
+	statusErr := r.writeStatus(ctx, set, before)
+	if apierrors.IsConflict(statusErr) {
+		// The set changed since the cache read it: its event brings the
+		// next pass, which plans from the newer set.
+		statusErr = nil
+	}
+	return ctrl.Result{}, errors.Join(err, statusErr)
 }
 
 // rollOut plans and, unless the set is paused, writes the Components and
