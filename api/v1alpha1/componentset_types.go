@@ -5,11 +5,15 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
-// ClusterValuesKey is the key of a per-cluster Component's spec.values under
-// which a ComponentSet puts the cluster's name, labels and annotations
-// ({"cluster": {"name": ..., "labels": {...}, "annotations": {...}}}); a
-// template's own value at that key is replaced.
+// ClusterValuesKey is the default key of a per-cluster Component's
+// spec.values under which a ComponentSet puts the cluster's name, labels and
+// annotations ({"cluster": {"name": ..., "labels": {...}, "annotations":
+// {...}}}); a template's own value at that key is replaced.
 const ClusterValuesKey = "cluster"
+
+// NoClusterValues, as spec.clusterValuesKey, puts no cluster values in the
+// Components' values (for a source whose values schema allows no such key).
+const NoClusterValues = "-"
 
 // RemovalPolicy says what happens to the Component of a cluster that leaves
 // a ComponentSet's selection.
@@ -42,6 +46,15 @@ type ComponentSetSpec struct {
 	// updated or removed until it is false again. Deletion still works.
 	// +optional
 	Paused bool `json:"paused,omitempty"`
+	// ClusterValuesKey is the key of each cluster's Component's spec.values
+	// that holds the cluster's name, labels and annotations (those of the
+	// Kubernetes domains left out), replacing the template's value at that
+	// key; default "cluster": a template reads .Values.cluster.labels.region.
+	// "-" puts none, for a source whose values schema allows no such key.
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^([-]|[a-zA-Z_][a-zA-Z0-9_]*)$`
+	// +optional
+	ClusterValuesKey string `json:"clusterValuesKey,omitempty"`
 	// RemovalPolicy says what happens to the Component of a cluster that
 	// leaves the selection (its Secret deleted or relabelled): Delete (the
 	// default) deletes it and its objects on the cluster, Orphan leaves both

@@ -40,7 +40,7 @@ func desire(set *v1alpha1.ComponentSet, c cluster) (desired, error) {
 	if spec.Name == "" {
 		spec.Name = set.Name
 	}
-	values, err := clusterValues(spec.Values, c)
+	values, err := clusterValues(spec.Values, set.Spec.ClusterValuesKey, c)
 	if err != nil {
 		return desired{}, err
 	}
@@ -61,15 +61,23 @@ func desire(set *v1alpha1.ComponentSet, c cluster) (desired, error) {
 	return desired{Spec: spec, Labels: labels, Hash: hex.EncodeToString(sum[:16])}, nil
 }
 
-// clusterValues returns the template's values with c under ClusterValuesKey.
-func clusterValues(template *apiextensionsv1.JSON, c cluster) (*apiextensionsv1.JSON, error) {
+// clusterValues returns the template's values with c under key (default
+// v1alpha1.ClusterValuesKey; v1alpha1.NoClusterValues: the template's as
+// they are).
+func clusterValues(template *apiextensionsv1.JSON, key string, c cluster) (*apiextensionsv1.JSON, error) {
+	switch key {
+	case v1alpha1.NoClusterValues:
+		return template, nil
+	case "":
+		key = v1alpha1.ClusterValuesKey
+	}
 	values := map[string]any{}
 	if template != nil && len(template.Raw) > 0 {
 		if err := json.Unmarshal(template.Raw, &values); err != nil {
 			return nil, fmt.Errorf("spec.template.spec.values: want an object: %w", err)
 		}
 	}
-	values[v1alpha1.ClusterValuesKey] = map[string]any{
+	values[key] = map[string]any{
 		"name":        c.Name,
 		"labels":      orEmpty(c.Labels),
 		"annotations": clusterAnnotations(c.Annotations),

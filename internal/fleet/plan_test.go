@@ -209,3 +209,19 @@ func TestClusterLinesAreBounded(t *testing.T) {
 		t.Errorf("first line %q: want the failed cluster first, bounded", lines[0])
 	}
 }
+
+func TestDesireWithoutClusterValues(t *testing.T) {
+	set := testSet(v1alpha1.Rollout{})
+	set.Spec.ClusterValuesKey = v1alpha1.NoClusterValues
+	d, err := desire(set, cluster{Name: "east", Labels: map[string]string{"region": "eu"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Spec.Values != nil {
+		t.Errorf("values %s, want the template's (none)", d.Spec.Values.Raw)
+	}
+	set.Spec.ClusterValuesKey = "where"
+	if d, err = desire(set, cluster{Name: "east"}); err != nil || !strings.Contains(string(d.Spec.Values.Raw), `"where":{`) {
+		t.Errorf("values %v (%v), want the cluster under where", d.Spec.Values, err)
+	}
+}
