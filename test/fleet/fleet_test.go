@@ -148,6 +148,21 @@ var _ = Describe("a ComponentSet over three clusters in two waves", Ordered, fun
 		Eventually(readyReason).WithArguments(set).WithTimeout(timeout).Should(Equal("True/Ready"))
 	})
 
+	It("writes nothing while paused, and goes on when resumed", func() {
+		update(set, func(s *v1alpha1.ComponentSet) {
+			s.Spec.Paused = true
+			s.Spec.Template.Spec.Values = values("v5")
+		})
+		Eventually(readyReason).WithArguments(set).WithTimeout(timeout).Should(Equal("False/Paused"))
+		Consistently(func() []string { return []string{greeting(0), greeting(1), greeting(2)} }).WithTimeout(3 * time.Second).
+			Should(Equal([]string{"v4", "v4", "v4"}))
+		update(set, func(s *v1alpha1.ComponentSet) { s.Spec.Paused = false })
+		for i := range clusters {
+			Eventually(greeting).WithArguments(i).WithTimeout(timeout).Should(Equal("v5"))
+		}
+		Eventually(readyReason).WithArguments(set).WithTimeout(timeout).Should(Equal("True/Ready"))
+	})
+
 	It("removes nothing while it cannot list the cluster Secrets, and removes a cluster that left once it can", func() {
 		role := &rbacv1.ClusterRole{}
 		Expect(hub.Client.Get(ctx, client.ObjectKey{Name: "wavekit-component-operator"}, role)).To(Succeed())
@@ -174,7 +189,7 @@ var _ = Describe("a ComponentSet over three clusters in two waves", Ordered, fun
 		Eventually(readyReason).WithArguments(set).WithTimeout(timeout).Should(Equal("False/ClusterListFailed"))
 		Expect(meta(get(set), component.ConditionReady).Message).To(ContainSubstring("forbidden"))
 		Consistently(func() string { return componentState("web-c3") + "/" + greeting(2) }).WithTimeout(3*time.Second).
-			Should(Equal("present/v4"), "a list that failed removes nothing")
+			Should(Equal("present/v5"), "a list that failed removes nothing")
 
 		role.Rules = saved
 		Expect(hub.Client.Update(ctx, role)).To(Succeed())
@@ -182,7 +197,7 @@ var _ = Describe("a ComponentSet over three clusters in two waves", Ordered, fun
 		Eventually(greeting).WithArguments(2).WithTimeout(timeout).Should(Equal("gone"))
 
 		update(set, func(s *v1alpha1.ComponentSet) { s.Spec.Placement.ClusterSelector.MatchExpressions = nil })
-		Eventually(greeting).WithArguments(2).WithTimeout(timeout).Should(Equal("v4"))
+		Eventually(greeting).WithArguments(2).WithTimeout(timeout).Should(Equal("v5"))
 		Eventually(readyReason).WithArguments(set).WithTimeout(timeout).Should(Equal("True/Ready"))
 	})
 
@@ -193,7 +208,29 @@ var _ = Describe("a ComponentSet over three clusters in two waves", Ordered, fun
 		Eventually(func() int32 { return get(set).Status.Rollout.Clusters }).WithTimeout(timeout).Should(Equal(int32(2)))
 
 		relabel(1, "demo")
-		Eventually(greeting).WithArguments(1).WithTimeout(timeout).Should(Equal("v4"))
+		Eventually(greeting).WithArguments(1).WithTimeout(timeout).Should(Equal("v5"))
+		Eventually(readyReason).WithArguments(set).WithTimeout(timeout).Should(Equal("True/Ready"))
+	})
+
+	It("leaves the Component and objects of a cluster that leaves under removalPolicy Orphan", func() {
+		update(set, func(s *v1alpha1.ComponentSet) { s.Spec.RemovalPolicy = v1alpha1.RemovalOrphan })
+		relabel(1, "gone")
+		released := func() bool {
+			var c v1alpha1.Component
+			Expect(hub.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "web-c2"}, &c)).To(Succeed())
+			return metav1.GetControllerOf(&c) == nil
+		}
+		Eventually(released).WithTimeout(timeout).Should(BeTrue())
+		Expect(greeting(1)).To(Equal("v5"))
+
+		// Released, it is the user's: deleting it deletes its objects, and
+		// the cluster back in the selection gets a Component of the set.
+		update(set, func(s *v1alpha1.ComponentSet) { s.Spec.RemovalPolicy = "" })
+		Expect(hub.Client.Delete(ctx, &v1alpha1.Component{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web-c2"}})).To(Succeed())
+		Eventually(greeting).WithArguments(1).WithTimeout(timeout).Should(Equal("gone"))
+		Eventually(componentState).WithArguments("web-c2").WithTimeout(timeout).Should(Equal("gone"))
+		relabel(1, "demo")
+		Eventually(greeting).WithArguments(1).WithTimeout(timeout).Should(Equal("v5"))
 		Eventually(readyReason).WithArguments(set).WithTimeout(timeout).Should(Equal("True/Ready"))
 	})
 
@@ -211,7 +248,7 @@ var _ = Describe("a ComponentSet over three clusters in two waves", Ordered, fun
 		Eventually(greeting).WithArguments(2).WithTimeout(timeout).Should(Equal("gone"))
 		Eventually(componentState).WithArguments("web-c2").WithTimeout(timeout).Should(Equal("gone"))
 		Consistently(func() string { return componentState("web-c1") + "/" + greeting(0) }).WithTimeout(3*time.Second).
-			Should(Equal("present/v4"), "the canary's wave waits for the main wave")
+			Should(Equal("present/v5"), "the canary's wave waits for the main wave")
 		Expect(meta(get(set), component.ConditionReady).Message).To(ContainSubstring("deleting cluster wave 2"))
 
 		Expect(hub.Client.Get(ctx, client.ObjectKeyFromObject(c3), c3)).To(Succeed())
