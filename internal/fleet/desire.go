@@ -36,7 +36,14 @@ func desire(set *v1alpha1.ComponentSet, c cluster) (desired, error) {
 	if key == "" {
 		key = defaultKubeConfigKey
 	}
-	spec.KubeConfig = &v1alpha1.SecretKeyReference{Name: c.Name, Key: key}
+	secret := c.Name
+	if c.Secret != "" {
+		secret = c.Secret
+	}
+	if c.Key != "" {
+		key = c.Key
+	}
+	spec.KubeConfig = &v1alpha1.SecretKeyReference{Name: secret, Key: key}
 	if spec.Name == "" {
 		spec.Name = set.Name
 	}

@@ -225,3 +225,26 @@ func TestDesireWithoutClusterValues(t *testing.T) {
 		t.Errorf("values %v (%v), want the cluster under where", d.Spec.Values, err)
 	}
 }
+
+func TestCAPIClustersNeedTheirKubeconfigSecret(t *testing.T) {
+	meta := func(name string, labels map[string]string) metav1.PartialObjectMetadata {
+		return metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}}
+	}
+	clusters := []metav1.PartialObjectMetadata{
+		meta("east", map[string]string{"region": "eu"}),
+		meta("west", nil),  // provisioning: no Secret yet
+		meta("north", nil), // a Secret of another name
+	}
+	secrets := []metav1.PartialObjectMetadata{
+		meta("east-kubeconfig", map[string]string{capiClusterNameLabel: "east"}),
+		meta("north-ca", map[string]string{capiClusterNameLabel: "north"}),
+	}
+	got := capiClusters(clusters, secrets)
+	if len(got) != 1 || got[0].Name != "east" || got[0].Secret != "east-kubeconfig" || got[0].Key != "value" || got[0].Labels["region"] != "eu" {
+		t.Fatalf("clusters %+v, want east with east-kubeconfig/value and its labels", got)
+	}
+	d, err := desire(testSet(v1alpha1.Rollout{}), got[0])
+	if err != nil || d.Spec.KubeConfig.Name != "east-kubeconfig" {
+		t.Errorf("kubeConfig %+v (%v), want east-kubeconfig", d.Spec.KubeConfig, err)
+	}
+}

@@ -11,6 +11,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/selection"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -27,6 +28,9 @@ type Reconciler struct {
 	// a fresh list confirms it left the selection.
 	live client.Reader
 	keys keys
+	// capi is the preferred version of Cluster API's Cluster kind when the
+	// API server served it at start-up; empty otherwise.
+	capi schema.GroupVersionKind
 }
 
 // Reconcile makes the set's Components follow its clusters and template.
@@ -88,7 +92,13 @@ func (r *Reconciler) rollOut(ctx context.Context, set *v1alpha1.ComponentSet) er
 	}
 	var errs []error
 	for _, w := range p.Writes {
-		errs = append(errs, r.writeComponent(ctx, set, w.Member))
+		err := r.writeComponent(ctx, set, w.Member)
+		if apierrors.IsConflict(err) {
+			// The cache had an older Component: its event brings the
+			// next pass, which plans from the newer one.
+			continue
+		}
+		errs = append(errs, err)
 	}
 	for _, c := range p.Leaving {
 		errs = append(errs, r.remove(ctx, set, c))
@@ -109,9 +119,10 @@ func (r *Reconciler) unknown(set *v1alpha1.ComponentSet, err error) error {
 	return err
 }
 
-// selectClusters lists, with reader, the cluster Secrets of the set's
-// namespace that its clusterSelector selects. Only their metadata is read:
-// the kubeconfigs are the Components' to read.
+// selectClusters lists, with reader, the clusters of the set's namespace
+// that its clusterSelector selects: cluster Secrets, then Cluster API
+// Clusters of other names. Only metadata is read: the kubeconfigs are the
+// Components' to read.
 func (r *Reconciler) selectClusters(ctx context.Context, set *v1alpha1.ComponentSet, reader client.Reader) ([]cluster, error) {
 	selector, err := metav1.LabelSelectorAsSelector(&set.Spec.Placement.ClusterSelector)
 	if err != nil {
@@ -128,8 +139,22 @@ func (r *Reconciler) selectClusters(ctx context.Context, set *v1alpha1.Component
 		return nil, fmt.Errorf("listing the cluster Secrets of namespace %s: %w", set.Namespace, err)
 	}
 	clusters := make([]cluster, 0, len(list.Items))
+	names := map[string]bool{}
 	for _, s := range list.Items {
 		clusters = append(clusters, cluster{Name: s.Name, Labels: s.Labels, Annotations: s.Annotations})
+		names[s.Name] = true
+	}
+	if r.capi.Empty() {
+		return clusters, nil
+	}
+	capi, err := r.selectCAPIClusters(ctx, set, selector, reader)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range capi {
+		if !names[c.Name] { // a cluster Secret of that name wins
+			clusters = append(clusters, c)
+		}
 	}
 	return clusters, nil
 }

@@ -6,6 +6,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -23,7 +25,8 @@ import (
 // that and registers nothing, so the Components keep being reconciled.
 func Setup(mgr ctrl.Manager, operator string) error {
 	gk := v1alpha1.GroupVersion.WithKind("ComponentSet").GroupKind()
-	if _, err := mgr.GetRESTMapper().RESTMapping(gk, v1alpha1.GroupVersion.Version); err != nil {
+	_, err := mgr.GetRESTMapper().RESTMapping(gk, v1alpha1.GroupVersion.Version)
+	if err != nil {
 		if meta.IsNoMatchError(err) {
 			ctrl.Log.WithName("fleet").Info("the API server does not serve ComponentSets: their controller is off; apply the CRD of config/crd/bases and restart to turn it on")
 			return nil
@@ -31,14 +34,22 @@ func Setup(mgr ctrl.Manager, operator string) error {
 		return fmt.Errorf("looking up the ComponentSet kind: %w", err)
 	}
 	r := &Reconciler{client: mgr.GetClient(), live: mgr.GetAPIReader(), keys: keysFor(operator)}
-	err := ctrl.NewControllerManagedBy(mgr).
+	if r.capi, err = capiKind(mgr.GetRESTMapper()); err != nil {
+		return err
+	}
+	b := ctrl.NewControllerManagedBy(mgr).
 		Named("componentset").
 		For(&v1alpha1.ComponentSet{}).
 		Owns(&v1alpha1.Component{}).
 		WatchesMetadata(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.setsOfNamespace),
-			builder.WithPredicates(clusterSecrets(r.keys.cluster))).
-		Complete(r)
-	if err != nil {
+			builder.WithPredicates(clusterSecrets(r.keys.cluster, !r.capi.Empty())))
+	if !r.capi.Empty() {
+		clusters := &metav1.PartialObjectMetadata{}
+		clusters.SetGroupVersionKind(r.capi)
+		b = b.WatchesMetadata(clusters, handler.EnqueueRequestsFromMapFunc(r.setsOfNamespace))
+		ctrl.Log.WithName("fleet").Info("selecting Cluster API Clusters too", "kind", r.capi.String())
+	}
+	if err := b.Complete(r); err != nil {
 		return fmt.Errorf("setting up the ComponentSet controller: %w", err)
 	}
 	return nil
@@ -59,10 +70,30 @@ func (r *Reconciler) setsOfNamespace(ctx context.Context, o client.Object) []rec
 	return requests
 }
 
+// capiKind is the preferred version of Cluster API's Cluster kind, or
+// empty when the API server does not serve it.
+func capiKind(mapper meta.RESTMapper) (schema.GroupVersionKind, error) {
+	mapping, err := mapper.RESTMapping(capiClusterKind)
+	if meta.IsNoMatchError(err) {
+		return schema.GroupVersionKind{}, nil
+	}
+	if err != nil {
+		return schema.GroupVersionKind{}, fmt.Errorf("looking up Cluster API's Cluster kind: %w", err)
+	}
+	return mapping.GroupVersionKind, nil
+}
+
 // clusterSecrets passes the events of Secrets that carry the cluster
-// label, or carried it before an update.
-func clusterSecrets(label string) predicate.Funcs {
-	registered := func(o client.Object) bool { return o != nil && o.GetLabels()[label] == "true" }
+// label, or carried it before an update, and with capi those of Cluster
+// API's kubeconfig Secrets.
+func clusterSecrets(label string, capi bool) predicate.Funcs {
+	registered := func(o client.Object) bool {
+		if o == nil {
+			return false
+		}
+		_, capiSecret := o.GetLabels()[capiClusterNameLabel]
+		return o.GetLabels()[label] == "true" || (capi && capiSecret)
+	}
 	return predicate.Funcs{
 		CreateFunc:  func(e event.CreateEvent) bool { return registered(e.Object) },
 		DeleteFunc:  func(e event.DeleteEvent) bool { return registered(e.Object) },

@@ -10,9 +10,15 @@ import (
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
 )
 
-// cluster is a selected cluster Secret: its name, labels and annotations.
+// cluster is a selected cluster: its name, the Secret and key of its
+// kubeconfig, and the labels and annotations it is selected by and that its
+// Component's values get.
 type cluster struct {
-	Name        string
+	// Name names the cluster's Component (<set>-<name>).
+	Name string
+	// Secret and Key hold the kubeconfig; Secret empty: the Secret Name,
+	// Key empty: the set's kubeConfigKey.
+	Secret, Key string
 	Labels      map[string]string
 	Annotations map[string]string
 }

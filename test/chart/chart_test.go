@@ -163,6 +163,7 @@ var _ = Describe("helm template with the default values and one source", func() 
 			rule("wavekit.dev", "componentsets", "get", "list", "watch", "update", "patch"),
 			rule("wavekit.dev", "componentsets/status", "get", "update", "patch"),
 			rule("wavekit.dev", "componentsets/finalizers", "update"),
+			rule("cluster.x-k8s.io", "clusters", "get", "list", "watch"),
 			HaveField("Resources", []string{"events"}),
 			rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"configmaps", "secrets"}, Verbs: []string{"get", "list", "watch"}},
 			HaveField("APIGroups", []string{"source.toolkit.fluxcd.io"}),

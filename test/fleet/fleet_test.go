@@ -14,6 +14,7 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
@@ -42,7 +43,7 @@ var _ = Describe("a ComponentSet over three clusters in two waves", Ordered, fun
 
 	BeforeAll(func() {
 		Expect(hub.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})).To(Succeed())
-		for i, target := range clusters {
+		for i, target := range clusters[:2] {
 			labels := map[string]string{clusterLabel: "true", "fleet": "demo", "name": clusterName(i)}
 			for k, v := range clusterLabels[i] {
 				labels[k] = v
@@ -51,6 +52,19 @@ var _ = Describe("a ComponentSet over three clusters in two waves", Ordered, fun
 			Expect(err).NotTo(HaveOccurred())
 			Expect(hub.Client.Create(ctx, secret)).To(Succeed())
 		}
+		// c3 is registered as Cluster API registers a cluster: a Cluster,
+		// whose labels select it, and its Secret c3-kubeconfig.
+		capi := &unstructured.Unstructured{}
+		capi.SetAPIVersion("cluster.x-k8s.io/v1beta1")
+		capi.SetKind("Cluster")
+		capi.SetNamespace(ns)
+		capi.SetName("c3")
+		capi.SetLabels(map[string]string{"fleet": "demo", "name": "c3", "wave": "main", "region": "us"})
+		Expect(hub.Client.Create(ctx, capi)).To(Succeed())
+		secret, err := clusters[2].KubeconfigSecret(ns, "c3-kubeconfig", map[string]string{"cluster.x-k8s.io/cluster-name": "c3"})
+		Expect(err).NotTo(HaveOccurred())
+		secret.Type = "cluster.x-k8s.io/secret"
+		Expect(hub.Client.Create(ctx, secret)).To(Succeed())
 		set.Spec = v1alpha1.ComponentSetSpec{
 			Template: v1alpha1.ComponentTemplate{Spec: v1alpha1.ComponentSpec{
 				Source: "site",
@@ -68,7 +82,7 @@ var _ = Describe("a ComponentSet over three clusters in two waves", Ordered, fun
 		Expect(hub.Client.Create(ctx, set)).To(Succeed())
 	})
 
-	It("installs on every cluster, with each cluster's own values", func() {
+	It("installs on every cluster, with each cluster's own values, a Cluster API cluster too", func() {
 		for i := range clusters {
 			Eventually(func() map[string]string { return configData(i) }).WithTimeout(timeout).Should(And(
 				HaveKeyWithValue("greeting", "v1"), HaveKeyWithValue("cluster", clusterName(i)),
@@ -82,6 +96,8 @@ var _ = Describe("a ComponentSet over three clusters in two waves", Ordered, fun
 		Expect(hub.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "web-c1"}, &c)).To(Succeed())
 		Expect(metav1.IsControlledBy(&c, got)).To(BeTrue())
 		Expect(c.Spec.KubeConfig).To(Equal(&v1alpha1.SecretKeyReference{Name: "c1", Key: "value"}))
+		Expect(hub.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "web-c3"}, &c)).To(Succeed())
+		Expect(c.Spec.KubeConfig).To(Equal(&v1alpha1.SecretKeyReference{Name: "c3-kubeconfig", Key: "value"}), "Cluster API's Secret")
 	})
 
 	It("lets a set select only the cluster Secrets of its own namespace", func() {

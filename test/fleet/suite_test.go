@@ -1,7 +1,8 @@
 // Package fleet_test runs the reference operator's ComponentSet controller,
 // as the operator binary with the chart's RBAC, against a local cluster with
 // controllers (the hub, where the sets, Components and cluster Secrets
-// live) and three bare API servers (the clusters the objects go to).
+// live, with a stand-in of Cluster API's Cluster CRD) and three bare API
+// servers (the clusters the objects go to).
 package fleet_test
 
 import (
@@ -56,7 +57,8 @@ var _ = BeforeSuite(func() {
 		started <- err
 	}()
 	var err error
-	hub, err = testenv.Start(testenv.Options{Scheme: scheme, Controllers: true})
+	hub, err = testenv.Start(testenv.Options{Scheme: scheme, Controllers: true,
+		ExtraCRDDirs: []string{filepath.Join(testenv.ModuleRoot(), "test", "fleet", "testdata", "crds")}})
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(func() { Expect(hub.Stop()).To(Succeed()) })
 	Expect(<-started).To(Succeed())

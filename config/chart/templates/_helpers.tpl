@@ -104,6 +104,10 @@ The rules the operator needs in its scope (cluster, or each watched namespace).
 - apiGroups: ["wavekit.dev"]
   resources: ["componentsets/finalizers"]
   verbs: ["update"]
+# Cluster API's Clusters, whose labels select their kubeconfig Secrets.
+- apiGroups: ["cluster.x-k8s.io"]
+  resources: ["clusters"]
+  verbs: ["get", "list", "watch"]
 - apiGroups: [""]
   resources: ["events"]
   verbs: ["get", "list", "watch", "create", "update", "patch"]
