@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -15,17 +16,31 @@ import (
 	"github.com/wavekit-dev/wavekit/pkg/testenv"
 )
 
-// StartClusters starts n bare clusters at once, for the targets of a fleet:
-// each a kube-apiserver and etcd of its own, with no CRD and no controller,
-// from the same control plane binaries as Start. Stop each with Stop;
-// RestartAPIServer stops and starts one's API server. After an error,
+// startingAtOnce bounds how many bare clusters StartClusters starts at
+// once: ten kube-apiservers starting together on two cores miss envtest's
+// start timeout.
+const startingAtOnce = 3
+
+// bareStartTimeout bounds the start of one bare cluster (envtest's default
+// is 20s, short on a busy machine).
+const bareStartTimeout = time.Minute
+
+// StartClusters starts n bare clusters, a few at once, for the targets of a
+// fleet: each a kube-apiserver and etcd of its own, with no CRD and no
+// controller, from the same control plane binaries as Start. Stop each with
+// Stop; RestartAPIServer stops and starts one's API server. After an error,
 // those that started are stopped.
 func StartClusters(n int) ([]*Env, error) {
 	envs := make([]*Env, n)
 	errs := make([]error, n)
+	slots := make(chan struct{}, startingAtOnce)
 	var wg sync.WaitGroup
 	for i := range n {
-		wg.Go(func() { envs[i], errs[i] = startBare() })
+		wg.Go(func() {
+			slots <- struct{}{}
+			defer func() { <-slots }()
+			envs[i], errs[i] = startBare()
+		})
 	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
@@ -43,7 +58,8 @@ func startBare() (*Env, error) {
 	if err := clientgoscheme.AddToScheme(scheme); err != nil {
 		return nil, fmt.Errorf("building the scheme of a bare cluster: %w", err)
 	}
-	environment := &testenv.Environment{APIServerOnly: true, Environment: envtest.Environment{Scheme: scheme}}
+	environment := &testenv.Environment{APIServerOnly: true, Environment: envtest.Environment{Scheme: scheme,
+		ControlPlaneStartTimeout: bareStartTimeout}}
 	cfg, err := environment.Start()
 	if err != nil {
 		return nil, fmt.Errorf("starting a bare cluster: %w", err)
