@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -90,16 +91,7 @@ func (r *Reconciler) rollOut(ctx context.Context, set *v1alpha1.ComponentSet) er
 	if set.Spec.Paused {
 		return nil
 	}
-	var errs []error
-	for _, w := range p.Writes {
-		err := r.writeComponent(ctx, set, w.Member)
-		if apierrors.IsConflict(err) {
-			// The cache had an older Component: its event brings the
-			// next pass, which plans from the newer one.
-			continue
-		}
-		errs = append(errs, err)
-	}
+	errs := r.writeComponents(ctx, set, p.Writes)
 	for _, c := range p.Leaving {
 		errs = append(errs, r.remove(ctx, set, c))
 	}
@@ -178,6 +170,31 @@ func (r *Reconciler) ownedComponents(ctx context.Context, set *v1alpha1.Componen
 		}
 	}
 	return owned, nil
+}
+
+// parallelWrites bounds the Component writes of one pass that are under
+// way at once: one after the other, ten clusters' writes took as long as
+// their Components' whole install on a busy hub.
+const parallelWrites = 8
+
+// writeComponents makes the writes, parallelWrites at a time, and returns
+// their errors. A conflict is none: the cache had an older Component, and
+// its event brings the next pass, which plans from the newer one.
+func (r *Reconciler) writeComponents(ctx context.Context, set *v1alpha1.ComponentSet, writes []write) []error {
+	errs := make([]error, len(writes))
+	slots := make(chan struct{}, parallelWrites)
+	var wg sync.WaitGroup
+	for i, w := range writes {
+		wg.Go(func() {
+			slots <- struct{}{}
+			defer func() { <-slots }()
+			if err := r.writeComponent(ctx, set, w.Member); !apierrors.IsConflict(err) {
+				errs[i] = err
+			}
+		})
+	}
+	wg.Wait()
+	return errs
 }
 
 // writeComponent creates m's Component, or writes the current template and
