@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -17,8 +18,10 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/recorder"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
+	"github.com/wavekit-dev/wavekit/pkg/component"
 )
 
 // Reconciler reconciles ComponentSets.
@@ -29,6 +32,8 @@ type Reconciler struct {
 	// a fresh list confirms it left the selection.
 	live client.Reader
 	keys keys
+	// recorder records the set's Events.
+	recorder recorder.EventRecorder
 	// capi is the preferred version of Cluster API's Cluster kind when the
 	// API server served it at start-up; empty otherwise.
 	capi schema.GroupVersionKind
@@ -64,13 +69,17 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 // rollOut plans and, unless the set is paused, writes the Components and
 // removes those of clusters that left; the status says what it found.
 func (r *Reconciler) rollOut(ctx context.Context, set *v1alpha1.ComponentSet) error {
+	reasonBefore := ""
+	if ready := meta.FindStatusCondition(set.Status.Conditions, component.ConditionReady); ready != nil {
+		reasonBefore = ready.Reason
+	}
 	owned, err := r.ownedComponents(ctx, set)
 	if err != nil {
-		return r.unknown(set, err)
+		return r.unknown(set, err, reasonBefore)
 	}
 	clusters, err := r.selectClusters(ctx, set, r.client)
 	if err != nil {
-		return r.unknown(set, err)
+		return r.unknown(set, err, reasonBefore)
 	}
 	p, err := makePlan(set, clusters, owned, r.keys)
 	if err != nil {
@@ -80,7 +89,7 @@ func (r *Reconciler) rollOut(ctx context.Context, set *v1alpha1.ComponentSet) er
 	if len(p.Leaving) > 0 && !set.Spec.Paused {
 		// The cache says clusters left: only a fresh list may confirm it.
 		if clusters, err = r.selectClusters(ctx, set, r.live); err != nil {
-			return r.unknown(set, err)
+			return r.unknown(set, err, reasonBefore)
 		}
 		if p, err = makePlan(set, clusters, owned, r.keys); err != nil {
 			setConditions(&set.Status, set.Generation, ReasonInvalid, true, err.Error())
@@ -92,8 +101,21 @@ func (r *Reconciler) rollOut(ctx context.Context, set *v1alpha1.ComponentSet) er
 		return nil
 	}
 	errs := r.writeComponents(ctx, set, p.Writes)
+	var written, removed []string
+	for i, w := range p.Writes {
+		if m := w.Member; errs[i] == nil && (m.Component == nil || m.Component.Annotations[r.keys.specHash] != m.Desired.Hash) {
+			written = append(written, m.Cluster.Name)
+		}
+	}
 	for _, c := range p.Leaving {
-		errs = append(errs, r.remove(ctx, set, c))
+		err := r.remove(ctx, set, c)
+		if err == nil && c.DeletionTimestamp.IsZero() {
+			removed = append(removed, c.Annotations[r.keys.clusterName])
+		}
+		errs = append(errs, err)
+	}
+	for _, e := range rolloutEvents(set, p, written, removed, reasonBefore) {
+		r.recorder.Eventf(set, nil, e.Type, e.Reason, e.Action, "%s", e.Note)
 	}
 	if err := errors.Join(errs...); err != nil {
 		setConditions(&set.Status, set.Generation, ReasonProgressing, false, err.Error())
@@ -105,9 +127,12 @@ func (r *Reconciler) rollOut(ctx context.Context, set *v1alpha1.ComponentSet) er
 // unknown reports that the set's clusters or Components could not be read:
 // nothing is written or removed, the rollout summary stays as it was, and
 // the error is returned to try again with backoff.
-func (r *Reconciler) unknown(set *v1alpha1.ComponentSet, err error) error {
-	setConditions(&set.Status, set.Generation, ReasonClusterListFailed, false,
-		fmt.Sprintf("%v; nothing was created, changed or removed", err))
+func (r *Reconciler) unknown(set *v1alpha1.ComponentSet, err error, reasonBefore string) error {
+	message := fmt.Sprintf("%v; nothing was created, changed or removed", err)
+	setConditions(&set.Status, set.Generation, ReasonClusterListFailed, false, message)
+	if reasonBefore != ReasonClusterListFailed {
+		r.recorder.Eventf(set, nil, "Warning", ReasonClusterListFailed, "ListClusters", "%s", bound(message, maxEventNote))
+	}
 	return err
 }
 

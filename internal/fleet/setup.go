@@ -33,7 +33,8 @@ func Setup(mgr ctrl.Manager, operator string) error {
 		}
 		return fmt.Errorf("looking up the ComponentSet kind: %w", err)
 	}
-	r := &Reconciler{client: mgr.GetClient(), live: mgr.GetAPIReader(), keys: keysFor(operator)}
+	r := &Reconciler{client: mgr.GetClient(), live: mgr.GetAPIReader(), keys: keysFor(operator),
+		recorder: mgr.GetEventRecorder(operator)}
 	if r.capi, err = capiKind(mgr.GetRESTMapper()); err != nil {
 		return err
 	}

@@ -88,3 +88,28 @@ func TestClassifyReadsTheComponent(t *testing.T) {
 		t.Errorf("a failure with retries left: %s, want Updating", got)
 	}
 }
+
+func TestRolloutEventsAreBoundedAndSaidOnce(t *testing.T) {
+	set := testSet(v1alpha1.Rollout{})
+	failed := &member{Cluster: cluster{Name: "a"}, State: stateFailed, Message: strings.Repeat("x", 2000)}
+	p := &plan{Wave: 1, Waves: 2, FailedAt: failed}
+	var many []string
+	for i := range 30 {
+		many = append(many, itoa(int64(i)))
+	}
+	events := rolloutEvents(set, p, many, []string{"gone"}, ReasonProgressing)
+	if len(events) != 3 {
+		t.Fatalf("%d events, want written, removed and stopped", len(events))
+	}
+	if !strings.HasSuffix(events[0].Note, "… and 20 more") || events[1].Reason != ReasonClusterRemoved || events[2].Reason != ReasonRolloutStopped {
+		t.Errorf("events %+v", events)
+	}
+	for _, e := range events {
+		if len(e.Note) > maxEventNote {
+			t.Errorf("a note of %d bytes", len(e.Note))
+		}
+	}
+	if again := rolloutEvents(set, p, nil, nil, ReasonFailed); len(again) != 0 {
+		t.Errorf("a pass that finds the rollout stopped again records %+v", again)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -139,6 +140,7 @@ var _ = Describe("a ComponentSet over three clusters in two waves", Ordered, fun
 		Expect(got.Status.Rollout).To(HaveField("Failed", int32(1)))
 		Expect(got.Status.Clusters[0]).To(HavePrefix("c1 (wave 1): Failed"))
 		Eventually(greeting).WithArguments(0).WithTimeout(timeout).Should(Equal("v2"), "the canary is rolled back")
+		Eventually(eventReasons).WithArguments(set).WithTimeout(timeout).Should(ContainElements("TemplateWritten", "RolloutStopped"))
 		Consistently(func() []string { return []string{greeting(1), greeting(2)} }).WithTimeout(3*time.Second).
 			Should(Equal([]string{"v2", "v2"}), "the main wave keeps the old render")
 
@@ -204,6 +206,7 @@ var _ = Describe("a ComponentSet over three clusters in two waves", Ordered, fun
 		})
 		Eventually(readyReason).WithArguments(set).WithTimeout(timeout).Should(Equal("False/ClusterListFailed"))
 		Expect(meta(get(set), component.ConditionReady).Message).To(ContainSubstring("forbidden"))
+		Eventually(eventReasons).WithArguments(set).WithTimeout(timeout).Should(ContainElement("ClusterListFailed"))
 		Consistently(func() string { return componentState("web-c3") + "/" + greeting(2) }).WithTimeout(3*time.Second).
 			Should(Equal("present/v5"), "a list that failed removes nothing")
 
@@ -278,6 +281,19 @@ var _ = Describe("a ComponentSet over three clusters in two waves", Ordered, fun
 })
 
 func clusterName(i int) string { return fmt.Sprintf("c%d", i+1) }
+
+// eventReasons are the reasons of the Events about the set.
+func eventReasons(set *v1alpha1.ComponentSet) []string {
+	var list eventsv1.EventList
+	Expect(hub.Client.List(ctx, &list, client.InNamespace(set.Namespace))).To(Succeed())
+	var reasons []string
+	for _, e := range list.Items {
+		if e.Regarding.Kind == "ComponentSet" && e.Regarding.Name == set.Name {
+			reasons = append(reasons, e.Reason)
+		}
+	}
+	return reasons
+}
 
 func values(greeting string) *apiextensionsv1.JSON {
 	raw, err := json.Marshal(map[string]any{"greeting": greeting})
