@@ -17,7 +17,7 @@ var (
 )
 
 func addKnownTypes(scheme *runtime.Scheme) error {
-	scheme.AddKnownTypes(GroupVersion, &Component{}, &ComponentList{})
+	scheme.AddKnownTypes(GroupVersion, &Component{}, &ComponentList{}, &ComponentSet{}, &ComponentSetList{})
 	metav1.AddToGroupVersion(scheme, GroupVersion)
 	return nil
 }

@@ -29,6 +29,7 @@ import (
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
 	"github.com/wavekit-dev/wavekit/internal/errlines"
+	"github.com/wavekit-dev/wavekit/internal/fleet"
 	"github.com/wavekit-dev/wavekit/internal/operator"
 	"github.com/wavekit-dev/wavekit/internal/version"
 	"github.com/wavekit-dev/wavekit/pkg/component"
@@ -105,6 +106,7 @@ func run() error {
 	bindExternalFlags(flag.CommandLine, &reconciler)
 	traces := bindTracingFlags(flag.CommandLine)
 	zapOpts.BindFlags(flag.CommandLine)
+	componentSets := flag.Bool("component-sets", true, "run the ComponentSet controller, which places one Component on each selected cluster and rolls templates out in cluster waves")
 	printVersion := flag.Bool("version", false, "print the version and exit")
 	flag.Parse()
 	if *printVersion {
@@ -177,6 +179,11 @@ func run() error {
 		AllowedSources: allowedSources})
 	if err != nil {
 		return err
+	}
+	if *componentSets {
+		if err := fleet.Setup(mgr, name); err != nil {
+			return err
+		}
 	}
 	if err := addDashboard(mgr, *webAddr); err != nil {
 		return err

@@ -61,7 +61,7 @@ func readComponent(ctx context.Context, cl *cluster, ref string) (*v1alpha1.Comp
 
 func newGetCommand(g *globalOptions) *cobra.Command {
 	var format string
-	var all bool
+	var all, sets bool
 	cmd := &cobra.Command{
 		Use:   "get [NAME]",
 		Short: "List Components with their state and message",
@@ -70,17 +70,22 @@ every namespace with -A: whether they are Ready, their state, age and the
 message of their Ready condition (cut to one line in the table), as
 flux get kustomizations does.`,
 		Example: `  kubectl wavekit get -A
-  wavekit get podinfo -n apps -o yaml`,
+  wavekit get podinfo -n apps -o yaml
+  wavekit get --sets -A`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkOutputFormat(format); err != nil {
 				return err
+			}
+			if sets {
+				return runGetSets(cmd.Context(), g, args, all, format)
 			}
 			return runGet(cmd.Context(), g, args, all, format)
 		},
 	}
 	addOutputFlag(cmd, &format)
 	cmd.Flags().BoolVarP(&all, "all-namespaces", "A", false, "list the Components of every namespace")
+	cmd.Flags().BoolVar(&sets, "sets", false, "list ComponentSets instead: their rollout's wave and Ready clusters")
 	return cmd
 }
 
@@ -171,6 +176,7 @@ func printComponents(g *globalOptions, summaries []componentSummary, all bool) e
 
 func newTreeCommand(g *globalOptions) *cobra.Command {
 	var format string
+	var set bool
 	cmd := &cobra.Command{
 		Use:   "tree NAMESPACE/NAME",
 		Short: "Show a Component's objects by wave with their live health",
@@ -179,16 +185,21 @@ wave), with its phase at the last pass and its live status read from the
 cluster now and judged as the operator judges it (kstatus, a Job Current only
 once Complete, the object's status-hint), or NotFound; as flux tree and
 argocd app resources do.`,
-		Example: `  kubectl wavekit tree apps/podinfo`,
-		Args:    exactArgs("NAMESPACE/NAME"),
+		Example: `  kubectl wavekit tree apps/podinfo
+  kubectl wavekit tree --set fleet/web`,
+		Args: exactArgs("NAMESPACE/NAME"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkOutputFormat(format); err != nil {
 				return err
+			}
+			if set {
+				return runSetTree(cmd.Context(), g, args[0], format)
 			}
 			return runTree(cmd.Context(), g, args[0], format)
 		},
 	}
 	addOutputFlag(cmd, &format)
+	cmd.Flags().BoolVar(&set, "set", false, "show a ComponentSet's clusters instead: each one's wave, Component and state")
 	return cmd
 }
 

@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -15,6 +16,7 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
 	"github.com/wavekit-dev/wavekit/internal/cli"
@@ -84,6 +86,37 @@ var _ = Describe("Component verbs", Ordered, func() {
 		r := wavekit("tree", ns+"/missing")
 		Expect(r.code).To(Equal(1))
 		Expect(r.stderr).To(Equal("error: Component " + ns + "/missing not found\n"))
+	})
+
+	It("lists ComponentSets and shows a set's clusters by wave with their Components' state", func() {
+		ns := newNamespace()
+		set := &v1alpha1.ComponentSet{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web"}, Spec: v1alpha1.ComponentSetSpec{
+			Template: v1alpha1.ComponentTemplate{Spec: v1alpha1.ComponentSpec{Source: "elsewhere"}},
+		}}
+		Expect(objects.Create(ctx, set)).To(Succeed())
+		set.Status = v1alpha1.ComponentSetStatus{ObservedGeneration: 1,
+			Rollout: v1alpha1.RolloutStatus{Wave: 1, Waves: 2, Clusters: 2, Updating: 1, Waiting: 1},
+			Conditions: []metav1.Condition{{Type: "Ready", Status: metav1.ConditionFalse, Reason: "Progressing",
+				Message: "wave 1 of 2", LastTransitionTime: metav1.Now(), ObservedGeneration: 1}}}
+		Expect(objects.Status().Update(ctx, set)).To(Succeed())
+		// Components of a source this operator does not serve: it leaves them alone.
+		for i, cluster := range []string{"us", "canary"} {
+			c := &v1alpha1.Component{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web-" + cluster,
+				Annotations: map[string]string{"wavekit.dev/set-cluster": cluster, "wavekit.dev/set-wave": strconv.Itoa(2 - i)}},
+				Spec: v1alpha1.ComponentSpec{Source: "elsewhere"}}
+			Expect(controllerutil.SetControllerReference(set, c, objects.Scheme())).To(Succeed())
+			Expect(objects.Create(ctx, c)).To(Succeed())
+		}
+		Expect(succeeds("get", "--sets", "-n", ns)).To(MatchRegexp(
+			`^NAME +READY +WAVE +CLUSTERS +AGE +MESSAGE\nweb +False +1/2 +0/2 Ready +\S+ +wave 1 of 2\n$`))
+		Expect(succeeds("tree", "--set", ns+"/web")).To(MatchRegexp(`^ComponentSet ` + ns + `/web: Progressing, wave 1 of 2 \(wave 1 of 2\)\n` +
+			`WAVE +CLUSTER +COMPONENT +READY +STATE +MESSAGE\n` +
+			`1 +canary +web-canary +Unknown +\n` +
+			`2 +us +web-us +Unknown +\n$`))
+		Expect(succeeds("tree", "--set", "web", "-n", ns, "-o", "json")).To(ContainSubstring(`"cluster": "canary"`))
+		r := wavekit("tree", "--set", ns+"/missing")
+		Expect(r.code).To(Equal(1))
+		Expect(r.stderr).To(Equal("error: ComponentSet " + ns + "/missing not found\n"))
 	})
 
 	It("suspends a Component so that the operator leaves an edited object, and resumes it with a reconcile", func() {

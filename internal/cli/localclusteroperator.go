@@ -14,6 +14,7 @@ import (
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
 	"github.com/wavekit-dev/wavekit/internal/chartserve"
+	"github.com/wavekit-dev/wavekit/internal/fleet"
 	"github.com/wavekit-dev/wavekit/internal/operator"
 )
 
@@ -63,6 +64,9 @@ func runClusterOperator(ctx context.Context, g *globalOptions, sources, charts [
 		return err
 	}
 	if _, err := operator.Setup(mgr, operator.Options{Name: g.operatorName, Sources: parsed}); err != nil {
+		return err
+	}
+	if err := fleet.Setup(mgr, g.operatorName); err != nil {
 		return err
 	}
 	return mgr.Start(ctx)

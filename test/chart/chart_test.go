@@ -105,6 +105,7 @@ var _ = Describe("helm template with the default values and one source", func() 
 	It("renders a cluster-wide operator without leader election", func() {
 		Expect(ids(objects)).To(ConsistOf(
 			"CustomResourceDefinition /components.wavekit.dev",
+			"CustomResourceDefinition /componentsets.wavekit.dev",
 			"ServiceAccount wavekit-system/wavekit-component-operator",
 			"ClusterRole /wavekit-component-operator",
 			"ClusterRoleBinding /wavekit-component-operator",
@@ -159,6 +160,10 @@ var _ = Describe("helm template with the default values and one source", func() 
 			rule("wavekit.dev", "components", "get", "list", "watch", "create", "update", "patch", "delete"),
 			rule("wavekit.dev", "components/status", "get", "update", "patch"),
 			rule("wavekit.dev", "components/finalizers", "update"),
+			rule("wavekit.dev", "componentsets", "get", "list", "watch", "update", "patch"),
+			rule("wavekit.dev", "componentsets/status", "get", "update", "patch"),
+			rule("wavekit.dev", "componentsets/finalizers", "update"),
+			rule("cluster.x-k8s.io", "clusters", "get", "list", "watch"),
 			HaveField("Resources", []string{"events"}),
 			rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"configmaps", "secrets"}, Verbs: []string{"get", "list", "watch"}},
 			HaveField("APIGroups", []string{"source.toolkit.fluxcd.io"}),
@@ -169,6 +174,10 @@ var _ = Describe("helm template with the default values and one source", func() 
 		find(noReads, "ClusterRole", "", "wavekit-component-operator", &role)
 		Expect(role.Rules).NotTo(ContainElement(HaveField("APIGroups", []string{"source.toolkit.fluxcd.io"})))
 		Expect(role.Rules).NotTo(ContainElement(HaveField("Resources", ContainElement("secrets"))), "no Secret is read or written")
+		var noReadsDeployment appsv1.Deployment
+		find(noReads, "Deployment", "wavekit-system", "wavekit-component-operator", &noReadsDeployment)
+		Expect(noReadsDeployment.Spec.Template.Spec.Containers[0].Args).To(ContainElement("--component-sets=false"),
+			"ComponentSets read the metadata of cluster Secrets")
 		var binding rbacv1.ClusterRoleBinding
 		find(objects, "ClusterRoleBinding", "", "wavekit-component-operator", &binding)
 		Expect(binding.RoleRef.Name).To(Equal("wavekit-component-operator"))
@@ -223,6 +232,7 @@ var _ = Describe("helm template with non-default values", func() {
 	It("renders what the values say", func() {
 		Expect(ids(objects)).To(ConsistOf(
 			"CustomResourceDefinition /components.wavekit.dev",
+			"CustomResourceDefinition /componentsets.wavekit.dev",
 			"ServiceAccount team-ops/ops-component-operator",
 			"Role team-a/ops-component-operator",
 			"RoleBinding team-a/ops-component-operator",

@@ -93,6 +93,21 @@ The rules the operator needs in its scope (cluster, or each watched namespace).
 - apiGroups: ["wavekit.dev"]
   resources: ["components/finalizers"]
   verbs: ["update"]
+# ComponentSets: one Component per selected cluster Secret (its metadata is
+# read with rbac.readSources' get, list and watch on Secrets).
+- apiGroups: ["wavekit.dev"]
+  resources: ["componentsets"]
+  verbs: ["get", "list", "watch", "update", "patch"]
+- apiGroups: ["wavekit.dev"]
+  resources: ["componentsets/status"]
+  verbs: ["get", "update", "patch"]
+- apiGroups: ["wavekit.dev"]
+  resources: ["componentsets/finalizers"]
+  verbs: ["update"]
+# Cluster API's Clusters, whose labels select their kubeconfig Secrets.
+- apiGroups: ["cluster.x-k8s.io"]
+  resources: ["clusters"]
+  verbs: ["get", "list", "watch"]
 - apiGroups: [""]
   resources: ["events"]
   verbs: ["get", "list", "watch", "create", "update", "patch"]

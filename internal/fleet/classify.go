@@ -1,0 +1,102 @@
+package fleet
+
+import (
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/wavekit-dev/wavekit/api/v1alpha1"
+	"github.com/wavekit-dev/wavekit/pkg/component"
+)
+
+// state is where one cluster's Component stands.
+type state string
+
+const (
+	// stateReady: at the current template, Ready at its generation.
+	stateReady state = "Ready"
+	// stateUpdating: being created or brought to the current template.
+	stateUpdating state = "Updating"
+	// stateFailed: the current template failed there.
+	stateFailed state = "Failed"
+	// stateUnreachable: its API server cannot be reached.
+	stateUnreachable state = "Unreachable"
+	// stateWaiting: in a wave the rollout has not reached; it keeps the
+	// template it had.
+	stateWaiting state = "Waiting"
+)
+
+// unreachableSignatures are what a Component's Ready message says when its
+// cluster's API server does not answer: the errors of Go's net package and
+// of client-go's transport. The Component has no reason of its own for it
+// yet, so its message is read.
+var unreachableSignatures = []string{
+	"connection refused", "no route to host", "i/o timeout", "no such host",
+	"connection reset by peer", "tls handshake timeout", "network is unreachable",
+	"client rate limiter wait returned an error", "http2: client connection lost",
+	"the server is currently unable to handle the request",
+}
+
+// classify says where c stands at the template of hash; a Component at
+// another template is Updating (the caller writes the template first).
+func classify(c *v1alpha1.Component, hash string, k keys) (state, string) {
+	ready := c.Status.ReadyCondition()
+	if isUnreachable(ready) {
+		return stateUnreachable, ready.Message
+	}
+	if c.Annotations[k.specHash] != hash {
+		return stateUpdating, "the template is being written"
+	}
+	if failed, message := hasFailed(c); failed {
+		return stateFailed, message
+	}
+	if ready != nil && ready.Status == metav1.ConditionTrue && ready.ObservedGeneration == c.Generation &&
+		c.Status.ObservedGeneration == c.Generation {
+		return stateReady, ""
+	}
+	if ready == nil || ready.ObservedGeneration != c.Generation {
+		return stateUpdating, "not yet reconciled at generation " + itoa(c.Generation)
+	}
+	return stateUpdating, ready.Reason + ": " + ready.Message
+}
+
+// isUnreachable tells whether a Ready condition says the target cluster
+// did not answer.
+func isUnreachable(ready *metav1.Condition) bool {
+	if ready == nil || ready.Status == metav1.ConditionTrue {
+		return false
+	}
+	message := strings.ToLower(ready.Message)
+	for _, s := range unreachableSignatures {
+		if strings.Contains(message, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasFailed tells whether c failed at its generation: Stalled (only a
+// change helps), or its attempt at this generation failed or was rolled
+// back with its retries used up.
+func hasFailed(c *v1alpha1.Component) (bool, string) {
+	if stalled := meta.FindStatusCondition(c.Status.Conditions, component.ConditionStalled); stalled != nil &&
+		stalled.Status == metav1.ConditionTrue && stalled.ObservedGeneration == c.Generation {
+		return true, stalled.Reason + ": " + stalled.Message
+	}
+	a := c.Status.Attempt
+	if a == nil || a.Generation != c.Generation {
+		return false, ""
+	}
+	var retries int32
+	if c.Spec.Remediation != nil {
+		retries = c.Spec.Remediation.Retries
+	}
+	switch {
+	case a.Result == component.ResultRolledBack:
+		return true, "rolled back: " + a.Message
+	case a.Result == component.ResultFailed && a.Failures > retries:
+		return true, a.Message
+	}
+	return false, ""
+}

@@ -1,0 +1,58 @@
+package fleet
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+)
+
+// maxComponentName bounds the name of a cluster's Component, so that it
+// fits in a label value and leaves room in the names a source derives
+// from it.
+const maxComponentName = 63
+
+// Keys under the operator name (<operator>/<key>).
+const (
+	// clusterLabel marks a Secret as a registered cluster ("true").
+	clusterLabel = "cluster"
+	// clusterAnnotation names, on a Component, its cluster Secret (an
+	// annotation: a Secret's name may be longer than a label value).
+	clusterAnnotation = "set-cluster"
+	// specHashAnnotation is the digest of the spec the set last wrote.
+	specHashAnnotation = "set-spec-hash"
+	// waveAnnotation is the cluster wave (1-based) of the Component,
+	// which deletion runs in reverse.
+	waveAnnotation = "set-wave"
+	// finalizerName is the set's finalizer (after the operator name).
+	finalizerName = "componentset"
+)
+
+// keys are the label, annotation and finalizer keys of one operator.
+type keys struct {
+	cluster, clusterName, specHash, wave, finalizer string
+}
+
+func keysFor(operator string) keys {
+	return keys{
+		cluster:     operator + "/" + clusterLabel,
+		clusterName: operator + "/" + clusterAnnotation,
+		specHash:    operator + "/" + specHashAnnotation,
+		wave:        operator + "/" + waveAnnotation,
+		finalizer:   operator + "/" + finalizerName,
+	}
+}
+
+// componentName is <set>-<cluster>; a longer one than maxComponentName is
+// cut and ends in a digest of the whole, so two clusters never share one.
+func componentName(set, cluster string) string {
+	name := set + "-" + cluster
+	if len(name) <= maxComponentName {
+		return name
+	}
+	sum := sha256.Sum256([]byte(name))
+	suffix := hex.EncodeToString(sum[:])[:10]
+	head := name[:maxComponentName-len(suffix)-1]
+	for len(head) > 0 && (head[len(head)-1] == '-' || head[len(head)-1] == '.') {
+		head = head[:len(head)-1]
+	}
+	return head + "-" + suffix
+}

@@ -1,0 +1,310 @@
+package fleet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/selection"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/recorder"
+
+	"github.com/wavekit-dev/wavekit/api/v1alpha1"
+	"github.com/wavekit-dev/wavekit/pkg/component"
+)
+
+// Reconciler reconciles ComponentSets.
+type Reconciler struct {
+	// client reads from the manager's cache and writes to the API server.
+	client client.Client
+	// live reads the API server directly: a cluster is removed only when
+	// a fresh list confirms it left the selection.
+	live client.Reader
+	keys keys
+	// recorder records the set's Events.
+	recorder recorder.EventRecorder
+	// capi is the preferred version of Cluster API's Cluster kind when the
+	// API server served it at start-up; empty otherwise.
+	capi schema.GroupVersionKind
+}
+
+// Reconcile makes the set's Components follow its clusters and template.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	set := &v1alpha1.ComponentSet{}
+	if err := r.client.Get(ctx, req.NamespacedName, set); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !set.DeletionTimestamp.IsZero() {
+		return r.delete(ctx, set)
+	}
+	if !controllerutil.ContainsFinalizer(set, r.keys.finalizer) {
+		patch := client.MergeFromWithOptions(set.DeepCopy(), client.MergeFromWithOptimisticLock{})
+		controllerutil.AddFinalizer(set, r.keys.finalizer)
+		if err := r.client.Patch(ctx, set, patch); err != nil {
+			return ctrl.Result{}, fmt.Errorf("adding the finalizer to ComponentSet %s/%s: %w", set.Namespace, set.Name, err)
+		}
+	}
+	before := set.Status.DeepCopy()
+	err := r.rollOut(ctx, set)
+	statusErr := r.writeStatus(ctx, set, before)
+	if apierrors.IsConflict(statusErr) {
+		// The set changed since the cache read it: its event brings the
+		// next pass, which plans from the newer set.
+		statusErr = nil
+	}
+	return ctrl.Result{}, errors.Join(err, statusErr)
+}
+
+// rollOut plans and, unless the set is paused, writes the Components and
+// removes those of clusters that left; the status says what it found.
+func (r *Reconciler) rollOut(ctx context.Context, set *v1alpha1.ComponentSet) error {
+	reasonBefore := ""
+	if ready := meta.FindStatusCondition(set.Status.Conditions, component.ConditionReady); ready != nil {
+		reasonBefore = ready.Reason
+	}
+	owned, err := r.ownedComponents(ctx, set)
+	if err != nil {
+		return r.unknown(set, err, reasonBefore)
+	}
+	clusters, err := r.selectClusters(ctx, set, r.client)
+	if err != nil {
+		return r.unknown(set, err, reasonBefore)
+	}
+	p, err := makePlan(set, clusters, owned, r.keys)
+	if err != nil {
+		setConditions(&set.Status, set.Generation, ReasonInvalid, true, err.Error())
+		return nil
+	}
+	if len(p.Leaving) > 0 && !set.Spec.Paused {
+		// The cache says clusters left: only a fresh list may confirm it.
+		if clusters, err = r.selectClusters(ctx, set, r.live); err != nil {
+			return r.unknown(set, err, reasonBefore)
+		}
+		if p, err = makePlan(set, clusters, owned, r.keys); err != nil {
+			setConditions(&set.Status, set.Generation, ReasonInvalid, true, err.Error())
+			return nil
+		}
+	}
+	summarize(set, p, &set.Status)
+	if set.Spec.Paused {
+		return nil
+	}
+	errs := r.writeComponents(ctx, set, p.Writes)
+	var written, removed []string
+	for i, w := range p.Writes {
+		if m := w.Member; errs[i] == nil && (m.Component == nil || m.Component.Annotations[r.keys.specHash] != m.Desired.Hash) {
+			written = append(written, m.Cluster.Name)
+		}
+	}
+	for _, c := range p.Leaving {
+		err := r.remove(ctx, set, c)
+		if err == nil && c.DeletionTimestamp.IsZero() {
+			removed = append(removed, c.Annotations[r.keys.clusterName])
+		}
+		errs = append(errs, err)
+	}
+	for _, e := range rolloutEvents(set, p, written, removed, reasonBefore) {
+		r.recorder.Eventf(set, nil, e.Type, e.Reason, e.Action, "%s", e.Note)
+	}
+	if err := errors.Join(errs...); err != nil {
+		setConditions(&set.Status, set.Generation, ReasonProgressing, false, err.Error())
+		return err
+	}
+	return nil
+}
+
+// unknown reports that the set's clusters or Components could not be read:
+// nothing is written or removed, the rollout summary stays as it was, and
+// the error is returned to try again with backoff.
+func (r *Reconciler) unknown(set *v1alpha1.ComponentSet, err error, reasonBefore string) error {
+	message := fmt.Sprintf("%v; nothing was created, changed or removed", err)
+	setConditions(&set.Status, set.Generation, ReasonClusterListFailed, false, message)
+	if reasonBefore != ReasonClusterListFailed {
+		r.recorder.Eventf(set, nil, "Warning", ReasonClusterListFailed, "ListClusters", "%s", bound(message, maxEventNote))
+	}
+	return err
+}
+
+// selectClusters lists, with reader, the clusters of the set's namespace
+// that its clusterSelector selects: cluster Secrets, then Cluster API
+// Clusters of other names. Only metadata is read: the kubeconfigs are the
+// Components' to read.
+func (r *Reconciler) selectClusters(ctx context.Context, set *v1alpha1.ComponentSet, reader client.Reader) ([]cluster, error) {
+	selector, err := metav1.LabelSelectorAsSelector(&set.Spec.Placement.ClusterSelector)
+	if err != nil {
+		return nil, fmt.Errorf("spec.placement.clusterSelector of ComponentSet %s/%s: %w", set.Namespace, set.Name, err)
+	}
+	registered, err := labels.NewRequirement(r.keys.cluster, selection.Equals, []string{"true"})
+	if err != nil {
+		return nil, fmt.Errorf("the cluster label %s: %w", r.keys.cluster, err)
+	}
+	list := &metav1.PartialObjectMetadataList{}
+	list.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("SecretList"))
+	if err := reader.List(ctx, list, client.InNamespace(set.Namespace),
+		client.MatchingLabelsSelector{Selector: selector.Add(*registered)}); err != nil {
+		return nil, fmt.Errorf("listing the cluster Secrets of namespace %s: %w", set.Namespace, err)
+	}
+	clusters := make([]cluster, 0, len(list.Items))
+	names := map[string]bool{}
+	for _, s := range list.Items {
+		clusters = append(clusters, cluster{Name: s.Name, Labels: s.Labels, Annotations: s.Annotations})
+		names[s.Name] = true
+	}
+	if r.capi.Empty() {
+		return clusters, nil
+	}
+	capi, err := r.selectCAPIClusters(ctx, set, selector, reader)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range capi {
+		if !names[c.Name] { // a cluster Secret of that name wins
+			clusters = append(clusters, c)
+		}
+	}
+	return clusters, nil
+}
+
+// ownedComponents are the Components of the set's namespace it controls,
+// by the cluster their annotation names.
+func (r *Reconciler) ownedComponents(ctx context.Context, set *v1alpha1.ComponentSet) (map[string]*v1alpha1.Component, error) {
+	list := &v1alpha1.ComponentList{}
+	if err := r.client.List(ctx, list, client.InNamespace(set.Namespace)); err != nil {
+		return nil, fmt.Errorf("listing the Components of namespace %s: %w", set.Namespace, err)
+	}
+	owned := map[string]*v1alpha1.Component{}
+	for i := range list.Items {
+		c := &list.Items[i]
+		ref := metav1.GetControllerOf(c)
+		if ref == nil || ref.UID != set.UID {
+			continue
+		}
+		if name := c.Annotations[r.keys.clusterName]; name != "" {
+			owned[name] = c
+		}
+	}
+	return owned, nil
+}
+
+// parallelWrites bounds the Component writes of one pass that are under
+// way at once: one after the other, ten clusters' writes took as long as
+// their Components' whole install on a busy hub.
+const parallelWrites = 8
+
+// writeComponents makes the writes, parallelWrites at a time, and returns
+// their errors. A conflict is none: the cache had an older Component, and
+// its event brings the next pass, which plans from the newer one.
+func (r *Reconciler) writeComponents(ctx context.Context, set *v1alpha1.ComponentSet, writes []write) []error {
+	errs := make([]error, len(writes))
+	slots := make(chan struct{}, parallelWrites)
+	var wg sync.WaitGroup
+	for i, w := range writes {
+		wg.Go(func() {
+			slots <- struct{}{}
+			defer func() { <-slots }()
+			if err := r.writeComponent(ctx, set, w.Member); !apierrors.IsConflict(err) {
+				errs[i] = err
+			}
+		})
+	}
+	wg.Wait()
+	return errs
+}
+
+// writeComponent creates m's Component, or writes the current template and
+// wave to it.
+func (r *Reconciler) writeComponent(ctx context.Context, set *v1alpha1.ComponentSet, m *member) error {
+	c := m.Component
+	if c == nil {
+		c = &v1alpha1.Component{ObjectMeta: metav1.ObjectMeta{Namespace: set.Namespace, Name: componentName(set.Name, m.Cluster.Name)}}
+	} else {
+		c = c.DeepCopy()
+	}
+	if c.Labels == nil {
+		c.Labels = map[string]string{}
+	}
+	for k, v := range m.Desired.Labels {
+		c.Labels[k] = v
+	}
+	if c.Annotations == nil {
+		c.Annotations = map[string]string{}
+	}
+	c.Annotations[r.keys.clusterName] = m.Cluster.Name
+	c.Annotations[r.keys.specHash] = m.Desired.Hash
+	c.Annotations[r.keys.wave] = strconv.Itoa(m.Wave)
+	c.Spec = m.Desired.Spec
+	if m.Component != nil {
+		if err := r.client.Update(ctx, c); err != nil {
+			return fmt.Errorf("writing the template to Component %s/%s of cluster %s: %w", c.Namespace, c.Name, m.Cluster.Name, err)
+		}
+		return nil
+	}
+	if err := controllerutil.SetControllerReference(set, c, r.client.Scheme()); err != nil {
+		return fmt.Errorf("owning Component %s/%s: %w", c.Namespace, c.Name, err)
+	}
+	err := r.client.Create(ctx, c)
+	if apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("creating Component %s/%s for cluster %s: a Component of that name exists that ComponentSet %s does not own", c.Namespace, c.Name, m.Cluster.Name, set.Name)
+	}
+	if err != nil {
+		return fmt.Errorf("creating Component %s/%s for cluster %s: %w", c.Namespace, c.Name, m.Cluster.Name, err)
+	}
+	return nil
+}
+
+// remove deletes (policy Delete) or releases (Orphan) the Component of a
+// cluster that left the selection.
+func (r *Reconciler) remove(ctx context.Context, set *v1alpha1.ComponentSet, c *v1alpha1.Component) error {
+	if set.Spec.RemovalPolicy == v1alpha1.RemovalOrphan {
+		return r.release(ctx, c)
+	}
+	if !c.DeletionTimestamp.IsZero() {
+		return nil
+	}
+	err := r.client.Delete(ctx, c, client.Preconditions{UID: &c.UID})
+	if client.IgnoreNotFound(err) != nil {
+		return fmt.Errorf("deleting Component %s/%s of cluster %s, which left the selection: %w", c.Namespace, c.Name, c.Annotations[r.keys.clusterName], err)
+	}
+	return nil
+}
+
+// release removes the set's owner reference and annotations from c, which
+// then stays as a Component of its own.
+func (r *Reconciler) release(ctx context.Context, c *v1alpha1.Component) error {
+	patch := client.MergeFromWithOptions(c.DeepCopy(), client.MergeFromWithOptimisticLock{})
+	refs := c.OwnerReferences[:0:0]
+	for _, ref := range c.OwnerReferences {
+		if ref.Controller == nil || !*ref.Controller {
+			refs = append(refs, ref)
+		}
+	}
+	c.OwnerReferences = refs
+	delete(c.Annotations, r.keys.specHash)
+	delete(c.Annotations, r.keys.wave)
+	if err := r.client.Patch(ctx, c, patch); client.IgnoreNotFound(err) != nil {
+		return fmt.Errorf("releasing Component %s/%s: %w", c.Namespace, c.Name, err)
+	}
+	return nil
+}
+
+// writeStatus writes the status if it changed.
+func (r *Reconciler) writeStatus(ctx context.Context, set *v1alpha1.ComponentSet, before *v1alpha1.ComponentSetStatus) error {
+	if equality.Semantic.DeepEqual(before, &set.Status) {
+		return nil
+	}
+	if err := r.client.Status().Update(ctx, set); err != nil {
+		return fmt.Errorf("writing the status of ComponentSet %s/%s: %w", set.Namespace, set.Name, err)
+	}
+	return nil
+}

@@ -1,0 +1,104 @@
+package fleet
+
+import (
+	"context"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/wavekit-dev/wavekit/api/v1alpha1"
+)
+
+// Setup registers the ComponentSet controller of the operator named
+// operator with mgr. When the API server does not serve ComponentSets (a
+// CRD of an older release: Helm does not upgrade a chart's CRDs), it logs
+// that and registers nothing, so the Components keep being reconciled.
+func Setup(mgr ctrl.Manager, operator string) error {
+	gk := v1alpha1.GroupVersion.WithKind("ComponentSet").GroupKind()
+	_, err := mgr.GetRESTMapper().RESTMapping(gk, v1alpha1.GroupVersion.Version)
+	if err != nil {
+		if meta.IsNoMatchError(err) {
+			ctrl.Log.WithName("fleet").Info("the API server does not serve ComponentSets: their controller is off; apply the CRD of config/crd/bases and restart to turn it on")
+			return nil
+		}
+		return fmt.Errorf("looking up the ComponentSet kind: %w", err)
+	}
+	r := &Reconciler{client: mgr.GetClient(), live: mgr.GetAPIReader(), keys: keysFor(operator),
+		recorder: mgr.GetEventRecorder(operator)}
+	if r.capi, err = capiKind(mgr.GetRESTMapper()); err != nil {
+		return err
+	}
+	b := ctrl.NewControllerManagedBy(mgr).
+		Named("componentset").
+		For(&v1alpha1.ComponentSet{}).
+		Owns(&v1alpha1.Component{}).
+		WatchesMetadata(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.setsOfNamespace),
+			builder.WithPredicates(clusterSecrets(r.keys.cluster, !r.capi.Empty())))
+	if !r.capi.Empty() {
+		clusters := &metav1.PartialObjectMetadata{}
+		clusters.SetGroupVersionKind(r.capi)
+		b = b.WatchesMetadata(clusters, handler.EnqueueRequestsFromMapFunc(r.setsOfNamespace))
+		ctrl.Log.WithName("fleet").Info("selecting Cluster API Clusters too", "kind", r.capi.String())
+	}
+	if err := b.Complete(r); err != nil {
+		return fmt.Errorf("setting up the ComponentSet controller: %w", err)
+	}
+	return nil
+}
+
+// setsOfNamespace enqueues every set of the namespace of a cluster Secret
+// that changed: any of them may select it.
+func (r *Reconciler) setsOfNamespace(ctx context.Context, o client.Object) []reconcile.Request {
+	list := &v1alpha1.ComponentSetList{}
+	if err := r.client.List(ctx, list, client.InNamespace(o.GetNamespace())); err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "listing the ComponentSets of a changed cluster Secret's namespace", "namespace", o.GetNamespace())
+		return nil
+	}
+	requests := make([]reconcile.Request, 0, len(list.Items))
+	for _, s := range list.Items {
+		requests = append(requests, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&s)})
+	}
+	return requests
+}
+
+// capiKind is the preferred version of Cluster API's Cluster kind, or
+// empty when the API server does not serve it.
+func capiKind(mapper meta.RESTMapper) (schema.GroupVersionKind, error) {
+	mapping, err := mapper.RESTMapping(capiClusterKind)
+	if meta.IsNoMatchError(err) {
+		return schema.GroupVersionKind{}, nil
+	}
+	if err != nil {
+		return schema.GroupVersionKind{}, fmt.Errorf("looking up Cluster API's Cluster kind: %w", err)
+	}
+	return mapping.GroupVersionKind, nil
+}
+
+// clusterSecrets passes the events of Secrets that carry the cluster
+// label, or carried it before an update, and with capi those of Cluster
+// API's kubeconfig Secrets.
+func clusterSecrets(label string, capi bool) predicate.Funcs {
+	registered := func(o client.Object) bool {
+		if o == nil {
+			return false
+		}
+		_, capiSecret := o.GetLabels()[capiClusterNameLabel]
+		return o.GetLabels()[label] == "true" || (capi && capiSecret)
+	}
+	return predicate.Funcs{
+		CreateFunc:  func(e event.CreateEvent) bool { return registered(e.Object) },
+		DeleteFunc:  func(e event.DeleteEvent) bool { return registered(e.Object) },
+		UpdateFunc:  func(e event.UpdateEvent) bool { return registered(e.ObjectOld) || registered(e.ObjectNew) },
+		GenericFunc: func(e event.GenericEvent) bool { return registered(e.Object) },
+	}
+}

@@ -1,0 +1,412 @@
+package fleet_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	"github.com/wavekit-dev/wavekit/api/v1alpha1"
+	"github.com/wavekit-dev/wavekit/pkg/component"
+	"github.com/wavekit-dev/wavekit/pkg/manifests"
+)
+
+const (
+	ns = "fleet"
+	// holdAnnotation on a cluster's ConfigMap keeps its Component from
+	// being Ready (the template's health check), so a test can hold a wave.
+	holdAnnotation = "test.wavekit.dev/hold"
+	timeout        = 90 * time.Second
+)
+
+// The clusters: c1 is the canary (wave 1), c2 and c3 the main wave.
+var clusterLabels = []map[string]string{
+	{"wave": "canary", "region": "eu"},
+	{"wave": "main", "region": "eu"},
+	{"wave": "main", "region": "us"},
+}
+
+var _ = Describe("a ComponentSet over three clusters in two waves", Ordered, func() {
+	set := &v1alpha1.ComponentSet{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web"}}
+
+	BeforeAll(func() {
+		Expect(hub.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})).To(Succeed())
+		for i, target := range clusters[:2] {
+			labels := map[string]string{clusterLabel: "true", "fleet": "demo", "name": clusterName(i)}
+			for k, v := range clusterLabels[i] {
+				labels[k] = v
+			}
+			secret, err := target.KubeconfigSecret(ns, clusterName(i), labels)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(hub.Client.Create(ctx, secret)).To(Succeed())
+		}
+		// c3 is registered as Cluster API registers a cluster: a Cluster,
+		// whose labels select it, and its Secret c3-kubeconfig.
+		capi := &unstructured.Unstructured{}
+		capi.SetAPIVersion("cluster.x-k8s.io/v1beta1")
+		capi.SetKind("Cluster")
+		capi.SetNamespace(ns)
+		capi.SetName("c3")
+		capi.SetLabels(map[string]string{"fleet": "demo", "name": "c3", "wave": "main", "region": "us"})
+		Expect(hub.Client.Create(ctx, capi)).To(Succeed())
+		secret, err := clusters[2].KubeconfigSecret(ns, "c3-kubeconfig", map[string]string{"cluster.x-k8s.io/cluster-name": "c3"})
+		Expect(err).NotTo(HaveOccurred())
+		secret.Type = "cluster.x-k8s.io/secret"
+		Expect(hub.Client.Create(ctx, secret)).To(Succeed())
+		set.Spec = v1alpha1.ComponentSetSpec{
+			Template: v1alpha1.ComponentTemplate{Spec: v1alpha1.ComponentSpec{
+				Source: "site",
+				Values: values("v1"),
+				HealthChecks: []manifests.HealthCheck{{
+					APIVersion: "v1", Kind: "ConfigMap",
+					Failed:  "self.data.greeting == 'broken'",
+					Current: fmt.Sprintf("!has(self.metadata.annotations) || !('%s' in self.metadata.annotations)", holdAnnotation),
+				}},
+				Remediation: &component.Remediation{Strategy: component.RemediateRollback},
+			}},
+			Placement: v1alpha1.Placement{ClusterSelector: metav1.LabelSelector{MatchLabels: map[string]string{"fleet": "demo"}}},
+			Rollout:   v1alpha1.Rollout{WaveLabel: "wave", WaveOrder: []string{"canary", "main"}},
+		}
+		Expect(hub.Client.Create(ctx, set)).To(Succeed())
+	})
+
+	It("installs on every cluster, with each cluster's own values, a Cluster API cluster too", func() {
+		for i := range clusters {
+			Eventually(func() map[string]string { return configData(i) }).WithTimeout(timeout).Should(And(
+				HaveKeyWithValue("greeting", "v1"), HaveKeyWithValue("cluster", clusterName(i)),
+				HaveKeyWithValue("region", clusterLabels[i]["region"])), "cluster %s", clusterName(i))
+		}
+		Eventually(readyReason).WithArguments(set).WithTimeout(timeout).Should(Equal("True/Ready"))
+		got := get(set)
+		Expect(got.Status.Rollout).To(Equal(v1alpha1.RolloutStatus{Wave: 2, Waves: 2, Clusters: 3, Ready: 3}))
+		Expect(got.Status.Clusters).To(ConsistOf(HavePrefix("c1 (wave 1): Ready"), HavePrefix("c2 (wave 2): Ready"), HavePrefix("c3 (wave 2): Ready")))
+		var c v1alpha1.Component
+		Expect(hub.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "web-c1"}, &c)).To(Succeed())
+		Expect(metav1.IsControlledBy(&c, got)).To(BeTrue())
+		Expect(c.Spec.KubeConfig).To(Equal(&v1alpha1.SecretKeyReference{Name: "c1", Key: "value"}))
+		Expect(hub.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "web-c3"}, &c)).To(Succeed())
+		Expect(c.Spec.KubeConfig).To(Equal(&v1alpha1.SecretKeyReference{Name: "c3-kubeconfig", Key: "value"}), "Cluster API's Secret")
+	})
+
+	It("lets a set select only the cluster Secrets of its own namespace", func() {
+		Expect(hub.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "tenant"}})).To(Succeed())
+		tenant := &v1alpha1.ComponentSet{ObjectMeta: metav1.ObjectMeta{Namespace: "tenant", Name: "grab"}, Spec: v1alpha1.ComponentSetSpec{
+			Template:  v1alpha1.ComponentTemplate{Spec: v1alpha1.ComponentSpec{Source: "site", Values: values("stolen")}},
+			Placement: v1alpha1.Placement{ClusterSelector: metav1.LabelSelector{}}, // every cluster it may see
+		}}
+		Expect(hub.Client.Create(ctx, tenant)).To(Succeed())
+		Eventually(func() int64 { return get(tenant).Status.ObservedGeneration }).WithTimeout(timeout).Should(Equal(int64(1)))
+		Expect(get(tenant).Status.Rollout.Clusters).To(BeZero())
+		var components v1alpha1.ComponentList
+		Expect(hub.Client.List(ctx, &components, client.InNamespace("tenant"))).To(Succeed())
+		Expect(components.Items).To(BeEmpty())
+		Expect(hub.Client.Delete(ctx, tenant)).To(Succeed())
+	})
+
+	It("upgrades wave by wave: the main wave keeps the old render until the canary is Ready", func() {
+		hold(0, true)
+		update(set, func(s *v1alpha1.ComponentSet) { s.Spec.Template.Spec.Values = values("v2") })
+		Eventually(greeting).WithArguments(0).WithTimeout(timeout).Should(Equal("v2"))
+		Eventually(func() int32 { return get(set).Status.Rollout.Waiting }).WithTimeout(timeout).Should(Equal(int32(2)))
+		Consistently(func() []string { return []string{greeting(1), greeting(2)} }).WithTimeout(3*time.Second).
+			Should(Equal([]string{"v1", "v1"}), "the main wave is not written while the canary is not Ready")
+		Expect(get(set).Status.Rollout.Wave).To(Equal(int32(1)))
+
+		hold(0, false)
+		for i := 1; i < 3; i++ {
+			Eventually(greeting).WithArguments(i).WithTimeout(timeout).Should(Equal("v2"))
+		}
+		Eventually(readyReason).WithArguments(set).WithTimeout(timeout).Should(Equal("True/Ready"))
+	})
+
+	It("stops at a canary whose health check fails, which rolls back, and goes on with a good template", func() {
+		update(set, func(s *v1alpha1.ComponentSet) { s.Spec.Template.Spec.Values = values("broken") })
+		Eventually(readyReason).WithArguments(set).WithTimeout(timeout).Should(Equal("False/Failed"))
+		got := get(set)
+		Expect(meta(got, component.ConditionStalled)).To(HaveField("Status", metav1.ConditionTrue))
+		Expect(got.Status.Rollout).To(HaveField("Failed", int32(1)))
+		Expect(got.Status.Clusters[0]).To(HavePrefix("c1 (wave 1): Failed"))
+		Eventually(greeting).WithArguments(0).WithTimeout(timeout).Should(Equal("v2"), "the canary is rolled back")
+		Eventually(eventReasons).WithArguments(set).WithTimeout(timeout).Should(ContainElements("TemplateWritten", "RolloutStopped"))
+		Consistently(func() []string { return []string{greeting(1), greeting(2)} }).WithTimeout(3*time.Second).
+			Should(Equal([]string{"v2", "v2"}), "the main wave keeps the old render")
+
+		update(set, func(s *v1alpha1.ComponentSet) { s.Spec.Template.Spec.Values = values("v3") })
+		for i := range clusters {
+			Eventually(greeting).WithArguments(i).WithTimeout(timeout).Should(Equal("v3"))
+		}
+		Eventually(readyReason).WithArguments(set).WithTimeout(timeout).Should(Equal("True/Ready"))
+	})
+
+	It("finishes the others while a cluster's API server is down, reports it unreachable, and catches it up", func() {
+		downCtx, cancel := context.WithTimeout(ctx, 4*time.Minute)
+		defer cancel()
+		Expect(clusters[2].RestartAPIServer(downCtx, func() {
+			update(set, func(s *v1alpha1.ComponentSet) { s.Spec.Template.Spec.Values = values("v4") })
+			Eventually(greeting).WithArguments(0).WithTimeout(timeout).Should(Equal("v4"))
+			Eventually(greeting).WithArguments(1).WithTimeout(timeout).Should(Equal("v4"))
+			Eventually(func() v1alpha1.RolloutStatus { return get(set).Status.Rollout }).WithTimeout(timeout).Should(And(
+				HaveField("Unreachable", int32(1)), HaveField("Ready", int32(2))))
+			Expect(get(set).Status.Clusters[0]).To(HavePrefix("c3 (wave 2): Unreachable"))
+		})).To(Succeed())
+		Eventually(greeting).WithArguments(2).WithTimeout(timeout).Should(Equal("v4"))
+		Eventually(readyReason).WithArguments(set).WithTimeout(timeout).Should(Equal("True/Ready"))
+	})
+
+	It("writes nothing while paused, and goes on when resumed", func() {
+		update(set, func(s *v1alpha1.ComponentSet) {
+			s.Spec.Paused = true
+			s.Spec.Template.Spec.Values = values("v5")
+		})
+		Eventually(readyReason).WithArguments(set).WithTimeout(timeout).Should(Equal("False/Paused"))
+		Consistently(func() []string { return []string{greeting(0), greeting(1), greeting(2)} }).WithTimeout(3 * time.Second).
+			Should(Equal([]string{"v4", "v4", "v4"}))
+		update(set, func(s *v1alpha1.ComponentSet) { s.Spec.Paused = false })
+		for i := range clusters {
+			Eventually(greeting).WithArguments(i).WithTimeout(timeout).Should(Equal("v5"))
+		}
+		Eventually(readyReason).WithArguments(set).WithTimeout(timeout).Should(Equal("True/Ready"))
+	})
+
+	It("removes nothing while it cannot list the cluster Secrets, and removes a cluster that left once it can", func() {
+		role := &rbacv1.ClusterRole{}
+		Expect(hub.Client.Get(ctx, client.ObjectKey{Name: "wavekit-component-operator"}, role)).To(Succeed())
+		saved := slices.Clone(role.Rules)
+		var rules []rbacv1.PolicyRule
+		for _, r := range role.Rules {
+			r.Resources = slices.DeleteFunc(slices.Clone(r.Resources), func(s string) bool { return s == "secrets" })
+			if len(r.Resources) > 0 {
+				rules = append(rules, r)
+			}
+		}
+		role.Rules = rules
+		Expect(hub.Client.Update(ctx, role)).To(Succeed())
+		asOperator, err := client.New(operatorConfig, client.Options{Scheme: hub.Scheme})
+		Expect(err).NotTo(HaveOccurred())
+		Eventually(func() bool {
+			return apierrors.IsForbidden(asOperator.List(ctx, &corev1.SecretList{}, client.InNamespace(ns)))
+		}).WithTimeout(timeout).Should(BeTrue())
+
+		update(set, func(s *v1alpha1.ComponentSet) {
+			s.Spec.Placement.ClusterSelector.MatchExpressions = []metav1.LabelSelectorRequirement{
+				{Key: "name", Operator: metav1.LabelSelectorOpNotIn, Values: []string{"c3"}}}
+		})
+		Eventually(readyReason).WithArguments(set).WithTimeout(timeout).Should(Equal("False/ClusterListFailed"))
+		Expect(meta(get(set), component.ConditionReady).Message).To(ContainSubstring("forbidden"))
+		Eventually(eventReasons).WithArguments(set).WithTimeout(timeout).Should(ContainElement("ClusterListFailed"))
+		Consistently(func() string { return componentState("web-c3") + "/" + greeting(2) }).WithTimeout(3*time.Second).
+			Should(Equal("present/v5"), "a list that failed removes nothing")
+
+		role.Rules = saved
+		Expect(hub.Client.Update(ctx, role)).To(Succeed())
+		Eventually(componentState).WithArguments("web-c3").WithTimeout(timeout).Should(Equal("gone"))
+		Eventually(greeting).WithArguments(2).WithTimeout(timeout).Should(Equal("gone"))
+
+		update(set, func(s *v1alpha1.ComponentSet) { s.Spec.Placement.ClusterSelector.MatchExpressions = nil })
+		Eventually(greeting).WithArguments(2).WithTimeout(timeout).Should(Equal("v5"))
+		Eventually(readyReason).WithArguments(set).WithTimeout(timeout).Should(Equal("True/Ready"))
+	})
+
+	It("removes the objects of a cluster relabelled out of the selection", func() {
+		relabel(1, "gone")
+		Eventually(componentState).WithArguments("web-c2").WithTimeout(timeout).Should(Equal("gone"))
+		Eventually(greeting).WithArguments(1).WithTimeout(timeout).Should(Equal("gone"))
+		Eventually(func() int32 { return get(set).Status.Rollout.Clusters }).WithTimeout(timeout).Should(Equal(int32(2)))
+
+		relabel(1, "demo")
+		Eventually(greeting).WithArguments(1).WithTimeout(timeout).Should(Equal("v5"))
+		Eventually(readyReason).WithArguments(set).WithTimeout(timeout).Should(Equal("True/Ready"))
+	})
+
+	It("leaves the Component and objects of a cluster that leaves under removalPolicy Orphan", func() {
+		update(set, func(s *v1alpha1.ComponentSet) { s.Spec.RemovalPolicy = v1alpha1.RemovalOrphan })
+		relabel(1, "gone")
+		released := func() bool {
+			var c v1alpha1.Component
+			Expect(hub.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "web-c2"}, &c)).To(Succeed())
+			return metav1.GetControllerOf(&c) == nil
+		}
+		Eventually(released).WithTimeout(timeout).Should(BeTrue())
+		Expect(greeting(1)).To(Equal("v5"))
+
+		// Released, it is the user's: deleting it deletes its objects, and
+		// the cluster back in the selection gets a Component of the set.
+		update(set, func(s *v1alpha1.ComponentSet) { s.Spec.RemovalPolicy = "" })
+		Expect(hub.Client.Delete(ctx, &v1alpha1.Component{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web-c2"}})).To(Succeed())
+		Eventually(greeting).WithArguments(1).WithTimeout(timeout).Should(Equal("gone"))
+		Eventually(componentState).WithArguments("web-c2").WithTimeout(timeout).Should(Equal("gone"))
+		relabel(1, "demo")
+		Eventually(greeting).WithArguments(1).WithTimeout(timeout).Should(Equal("v5"))
+		Eventually(readyReason).WithArguments(set).WithTimeout(timeout).Should(Equal("True/Ready"))
+	})
+
+	It("deletes the clusters' objects in reverse waves when the set is deleted", func() {
+		// A finalizer of the test keeps the Component of c3 (main wave)
+		// after its objects are gone, so the canary's must wait for it.
+		const testFinalizer = "test.wavekit.dev/hold"
+		c3 := &v1alpha1.Component{}
+		Expect(hub.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "web-c3"}, c3)).To(Succeed())
+		controllerutil.AddFinalizer(c3, testFinalizer)
+		Expect(hub.Client.Update(ctx, c3)).To(Succeed())
+
+		Expect(hub.Client.Delete(ctx, set)).To(Succeed())
+		Eventually(greeting).WithArguments(1).WithTimeout(timeout).Should(Equal("gone"))
+		Eventually(greeting).WithArguments(2).WithTimeout(timeout).Should(Equal("gone"))
+		Eventually(componentState).WithArguments("web-c2").WithTimeout(timeout).Should(Equal("gone"))
+		Consistently(func() string { return componentState("web-c1") + "/" + greeting(0) }).WithTimeout(3*time.Second).
+			Should(Equal("present/v5"), "the canary's wave waits for the main wave")
+		Expect(meta(get(set), component.ConditionReady).Message).To(ContainSubstring("deleting cluster wave 2"))
+
+		Expect(hub.Client.Get(ctx, client.ObjectKeyFromObject(c3), c3)).To(Succeed())
+		controllerutil.RemoveFinalizer(c3, testFinalizer)
+		Expect(hub.Client.Update(ctx, c3)).To(Succeed())
+		Eventually(greeting).WithArguments(0).WithTimeout(timeout).Should(Equal("gone"))
+		Eventually(func() bool {
+			return apierrors.IsNotFound(hub.Client.Get(ctx, client.ObjectKeyFromObject(set), &v1alpha1.ComponentSet{}))
+		}).WithTimeout(timeout).Should(BeTrue())
+	})
+})
+
+func clusterName(i int) string { return fmt.Sprintf("c%d", i+1) }
+
+// eventReasons are the reasons of the Events about the set.
+func eventReasons(set *v1alpha1.ComponentSet) []string {
+	var list eventsv1.EventList
+	Expect(hub.Client.List(ctx, &list, client.InNamespace(set.Namespace))).To(Succeed())
+	var reasons []string
+	for _, e := range list.Items {
+		if e.Regarding.Kind == "ComponentSet" && e.Regarding.Name == set.Name {
+			reasons = append(reasons, e.Reason)
+		}
+	}
+	return reasons
+}
+
+func values(greeting string) *apiextensionsv1.JSON {
+	raw, err := json.Marshal(map[string]any{"greeting": greeting})
+	Expect(err).NotTo(HaveOccurred())
+	return &apiextensionsv1.JSON{Raw: raw}
+}
+
+// configData is the data of the set's ConfigMap on cluster i (nil if none).
+func configData(i int) map[string]string {
+	var cm corev1.ConfigMap
+	if err := clusters[i].Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "web-config"}, &cm); err != nil {
+		return nil
+	}
+	return cm.Data
+}
+
+// greeting is the greeting of the ConfigMap on cluster i, or "gone".
+func greeting(i int) string {
+	var cm corev1.ConfigMap
+	err := clusters[i].Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "web-config"}, &cm)
+	if apierrors.IsNotFound(err) {
+		return "gone"
+	}
+	if err != nil {
+		return "error: " + err.Error()
+	}
+	return cm.Data["greeting"]
+}
+
+// hold sets or removes the hold annotation on the ConfigMap of cluster i.
+func hold(i int, on bool) {
+	GinkgoHelper()
+	Eventually(func() error {
+		var cm corev1.ConfigMap
+		if err := clusters[i].Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "web-config"}, &cm); err != nil {
+			return err
+		}
+		if on {
+			if cm.Annotations == nil {
+				cm.Annotations = map[string]string{}
+			}
+			cm.Annotations[holdAnnotation] = "true"
+		} else {
+			delete(cm.Annotations, holdAnnotation)
+		}
+		return clusters[i].Client.Update(ctx, &cm)
+	}).WithTimeout(timeout).Should(Succeed())
+}
+
+// relabel sets the fleet label of cluster i's Secret.
+func relabel(i int, fleet string) {
+	GinkgoHelper()
+	Eventually(func() error {
+		var s corev1.Secret
+		if err := hub.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: clusterName(i)}, &s); err != nil {
+			return err
+		}
+		s.Labels["fleet"] = fleet
+		return hub.Client.Update(ctx, &s)
+	}).WithTimeout(timeout).Should(Succeed())
+}
+
+func get(set *v1alpha1.ComponentSet) *v1alpha1.ComponentSet {
+	GinkgoHelper()
+	got := &v1alpha1.ComponentSet{}
+	Expect(hub.Client.Get(ctx, client.ObjectKeyFromObject(set), got)).To(Succeed())
+	return got
+}
+
+// update changes the set, trying again on conflicts.
+func update(set *v1alpha1.ComponentSet, change func(*v1alpha1.ComponentSet)) {
+	GinkgoHelper()
+	Eventually(func() error {
+		got := &v1alpha1.ComponentSet{}
+		if err := hub.Client.Get(ctx, client.ObjectKeyFromObject(set), got); err != nil {
+			return err
+		}
+		change(got)
+		return hub.Client.Update(ctx, got)
+	}).WithTimeout(timeout).Should(Succeed())
+}
+
+// readyReason is "<status>/<reason>" of the set's Ready condition at its
+// current generation ("stale" before the set observed it).
+func readyReason(set *v1alpha1.ComponentSet) string {
+	got := get(set)
+	ready := meta(got, component.ConditionReady)
+	if ready == nil || ready.ObservedGeneration != got.Generation {
+		return "stale"
+	}
+	return string(ready.Status) + "/" + ready.Reason
+}
+
+func meta(set *v1alpha1.ComponentSet, kind string) *metav1.Condition {
+	for i := range set.Status.Conditions {
+		if set.Status.Conditions[i].Type == kind {
+			return &set.Status.Conditions[i]
+		}
+	}
+	return nil
+}
+
+// componentState is "present", "deleting" or "gone".
+func componentState(name string) string {
+	var c v1alpha1.Component
+	err := hub.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &c)
+	switch {
+	case apierrors.IsNotFound(err):
+		return "gone"
+	case err != nil:
+		return "error: " + err.Error()
+	case !c.DeletionTimestamp.IsZero():
+		return "deleting"
+	}
+	return "present"
+}
