@@ -38,7 +38,6 @@ var _ = Describe("the trace of an install", func() {
 		var spans []span
 		var ready span
 		eventually(func() []string {
-			Expect(flush(ctx)).To(Succeed())
 			spans = received.all()
 			var ids []string
 			for _, p := range reconciles(spans, ns, "app") {
@@ -109,7 +108,6 @@ var _ = Describe("the trace of an install", func() {
 		By("the deletion is traced too: its delete waves, to the pass that removes the finalizer")
 		Expect(env.Client.Delete(ctx, c)).To(Succeed())
 		eventually(func() []string {
-			Expect(flush(ctx)).To(Succeed())
 			var outcomes []string
 			for _, p := range reconciles(received.all(), ns, "app") {
 				outcomes = append(outcomes, p.Attributes["wavekit.outcome"])
@@ -141,7 +139,6 @@ var _ = Describe("the trace of an install", func() {
 
 		var failed []span
 		eventually(func() []span {
-			Expect(flush(ctx)).To(Succeed())
 			failed = nil
 			for _, s := range received.all() {
 				if s.Name == "wave" && s.Error && s.Attributes["wavekit.wave"] == "1" && strings.Contains(s.StatusMessage, "bad-refused") {

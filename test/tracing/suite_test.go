@@ -1,38 +1,37 @@
 // Package tracing_test follows installs of the reference operator through
-// their OpenTelemetry traces. The operator runs in this process on a whole
-// cluster (testenv.Options.Controllers: the Job controller and kwok run the
-// hook Job), with a TracerProvider that pkg/tracing builds for an OTLP/HTTP
-// endpoint: an in-process receiver (receiver_test.go) that decodes the
-// exporter's ExportTraceServiceRequest protobufs. The operator's log lines
-// are kept too, to find the trace IDs in them.
+// their OpenTelemetry traces. The operator runs as its binary with the
+// chart's RBAC on a whole cluster (testenv.Options.Controllers: the Job
+// controller and kwok run the hook Job), with --otlp-endpoint set to an
+// in-process receiver (receiver_test.go) that decodes the exporter's
+// ExportTraceServiceRequest protobufs, as a user points it at a collector.
+// The operator's log lines are kept too, to find the trace IDs in them.
 package tracing_test
 
 import (
+	"bytes"
 	"context"
 	"net/http/httptest"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/go-logr/logr/funcr"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"github.com/onsi/gomega/format"
+	"github.com/onsi/gomega/gexec"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
-	"github.com/wavekit-dev/wavekit/internal/componenttest"
-	"github.com/wavekit-dev/wavekit/internal/operator"
+	"github.com/wavekit-dev/wavekit/internal/operatortest"
 	"github.com/wavekit-dev/wavekit/internal/testenv"
-	"github.com/wavekit-dev/wavekit/pkg/component"
-	"github.com/wavekit-dev/wavekit/pkg/tracing"
 )
 
 func TestTracing(t *testing.T) {
@@ -50,8 +49,6 @@ var (
 	scheme   = runtime.NewScheme()
 	received *receiver
 	logs     = &logLines{}
-	// flush exports the spans ended so far.
-	flush func(context.Context) error
 )
 
 var _ = BeforeSuite(func() {
@@ -66,31 +63,73 @@ var _ = BeforeSuite(func() {
 	received = &receiver{}
 	srv := httptest.NewServer(received)
 	DeferCleanup(srv.Close)
-	ctx, cancel := context.WithCancel(context.Background())
-	DeferCleanup(cancel)
-	tp, shutdown, err := tracing.New(ctx, tracing.Config{Endpoint: srv.URL, ServiceName: "tracing-test"})
-	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(shutdown)
-	flusher, ok := tp.(interface{ ForceFlush(context.Context) error })
-	Expect(ok).To(BeTrue(), "an endpoint turns tracing on: the SDK's provider")
-	flush = flusher.ForceFlush
-
-	opts := componenttest.ManagerOptions(scheme)
-	opts.Logger = funcr.NewJSON(logs.add, funcr.Options{})
-	mgr, err := ctrl.NewManager(env.Config, opts)
-	Expect(err).NotTo(HaveOccurred())
-	_, err = operator.Setup(mgr, operator.Options{Name: operatorName,
-		Sources:    map[string]string{"waves": filepath.Join(testenv.ModuleRoot(), "test", "tracing", "testdata", "waves")},
-		Reconciler: component.ReconcilerOptions{TracerProvider: tp}})
-	Expect(err).NotTo(HaveOccurred())
-	componenttest.RunManager(ctx, mgr)
+	startOperator(context.Background(), srv.URL)
 })
 
+// The operator's namespace and ServiceAccount, as the chart names them for
+// the release "wavekit".
+const (
+	systemNS   = "wavekit-system"
+	operatorSA = "wavekit-component-operator"
+)
+
+// startOperator runs the operator binary as the chart's ServiceAccount (the
+// waves chart's kinds granted through rbac.extraRules), sending its spans to
+// collector with --otlp-endpoint, as a user sets it; its log lines go to
+// logs. The batch processor exports every 100 ms (OTEL_BSP_SCHEDULE_DELAY)
+// instead of every 5 s, so that the specs wait less.
+func startOperator(ctx context.Context, collector string) {
+	GinkgoHelper()
+	Expect(env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: systemNS}})).To(Succeed())
+	verbs := []any{"get", "list", "watch", "create", "update", "patch", "delete"}
+	Expect(operatortest.ApplyRBAC(ctx, env.Client, testenv.ModuleRoot(), "wavekit", systemNS, map[string]any{
+		"rbac": map[string]any{"extraRules": []any{
+			map[string]any{"apiGroups": []any{""}, "resources": []any{"configmaps", "secrets", "services"}, "verbs": verbs},
+			map[string]any{"apiGroups": []any{"batch"}, "resources": []any{"jobs"}, "verbs": verbs},
+		}},
+	})).To(Succeed())
+	binary, err := operatortest.BuildOperator(testenv.ModuleRoot(), GinkgoT().TempDir())
+	Expect(err).NotTo(HaveOccurred())
+	cfg, err := operatortest.ServiceAccountConfig(ctx, env.Client, env.Config, systemNS, operatorSA)
+	Expect(err).NotTo(HaveOccurred())
+	kubeconfig := filepath.Join(GinkgoT().TempDir(), "kubeconfig")
+	Expect(testenv.WriteKubeconfig(cfg, kubeconfig)).To(Succeed())
+	cmd := exec.Command(binary, "--kubeconfig", kubeconfig, "--operator-name", operatorName,
+		"--source", "waves="+filepath.Join(testenv.ModuleRoot(), "test", "tracing", "testdata", "waves"),
+		"--metrics-bind-address", "0", "--health-probe-bind-address", "0", "--otlp-endpoint", collector)
+	cmd.Env = append(os.Environ(), "OTEL_BSP_SCHEDULE_DELAY=100", "OTEL_SERVICE_NAME=tracing-test")
+	session, err := gexec.Start(cmd, logs, logs)
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(func() { session.Terminate().Wait(10 * time.Second) })
+}
+
 // logLines keeps the operator's log lines (JSON), and shows them in the
-// spec's output.
+// spec's output. It is the operator's standard output and error.
 type logLines struct {
-	mu    sync.Mutex
-	lines []string
+	mu      sync.Mutex
+	lines   []string
+	partial []byte
+}
+
+// Write splits what the operator writes into lines.
+func (l *logLines) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	data := append(l.partial, p...)
+	var complete []string
+	for {
+		i := bytes.IndexByte(data, '\n')
+		if i < 0 {
+			break
+		}
+		complete = append(complete, string(data[:i]))
+		data = data[i+1:]
+	}
+	l.partial = append([]byte(nil), data...)
+	l.mu.Unlock()
+	for _, line := range complete {
+		l.add(line)
+	}
+	return len(p), nil
 }
 
 func (l *logLines) add(line string) {
