@@ -3,6 +3,7 @@ package bench_test
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -43,7 +44,14 @@ func BenchmarkComponentSet10(b *testing.B) {
 	defer cancel()
 	setNS, componentsNS, warmNS := newNamespace(b, hub, "fleet"), newNamespace(b, hub, "fleetc"), newNamespace(b, hub, "fleetw")
 	site := filepath.Join(testenv.ModuleRoot(), "test", "fleet", "testdata", "site")
-	op := startOperator(b, ctx, hub, map[string]string{"site": site}, []string{setNS, componentsNS, warmNS})
+	metricsAddr := freeAddress(b)
+	op := startOperator(b, ctx, hub, map[string]string{"site": site}, []string{setNS, componentsNS, warmNS},
+		"--metrics-bind-address", metricsAddr, "--metrics-secure=false")
+	requests := func() map[string]float64 { return clientRequests(b, ctx, metricsAddr) }
+	hosts := make([]string, len(targets))
+	for i, t := range targets {
+		hosts[i] = hostOf(b, t.Config.Host)
+	}
 	operatorName := setNS + ".wavekit.dev"
 	for _, ns := range []string{setNS, componentsNS, warmNS} {
 		for i, t := range targets {
@@ -65,8 +73,20 @@ func BenchmarkComponentSet10(b *testing.B) {
 		if runs++; runs > 1 { // the set and the Components exist after the first run
 			b.Fatal("run it once: -benchtime=1x")
 		}
+		before := requests()
 		setInstall, setUpgrade := benchSet(b, ctx, hub.Client, setNS)
+		afterSet := requests()
 		compInstall, compUpgrade := benchComponents(b, ctx, hub.Client, componentsNS)
+		afterComponents := requests()
+		time.Sleep(fleetIdle) // the idle window whose requests are counted
+		idle := requests()
+		setPerCluster, setMax := perCluster(before, afterSet, hosts)
+		compPerCluster, compMax := perCluster(afterSet, afterComponents, hosts)
+		b.ReportMetric(setPerCluster, "set-requests-per-cluster")
+		b.ReportMetric(setMax, "set-requests-max-cluster")
+		b.ReportMetric(compPerCluster, "components-requests-per-cluster")
+		b.ReportMetric(compMax, "components-requests-max-cluster")
+		b.ReportMetric(total(afterComponents, idle), "idle-requests")
 		b.ReportMetric(setInstall.Seconds(), "set-install-s")
 		b.ReportMetric(compInstall.Seconds(), "components-install-s")
 		b.ReportMetric(setUpgrade.Seconds(), "set-upgrade-s")
@@ -75,6 +95,64 @@ func BenchmarkComponentSet10(b *testing.B) {
 		b.ReportMetric(setUpgrade.Seconds()/compUpgrade.Seconds(), "upgrade-ratio")
 	}
 	b.ReportMetric(op.stop(b), "operator-peak-RSS-MiB")
+}
+
+// fleetIdle is the window after both measurements whose requests (to the
+// hub and the clusters) BenchmarkComponentSet10 counts: none is the goal.
+const fleetIdle = 30 * time.Second
+
+// clientRequests reads the operator's rest_client_requests_total (plain
+// HTTP, --metrics-secure=false) and sums it by the host the requests went
+// to: the operator's own count of what it asked of each API server.
+func clientRequests(b *testing.B, ctx context.Context, addr string) map[string]float64 {
+	var body strings.Builder
+	if err := load(ctx, "http://"+addr+"/metrics", "", &body); err != nil {
+		b.Fatal(err)
+	}
+	byHost := map[string]float64{}
+	for _, line := range strings.Split(body.String(), "\n") {
+		labels, value, ok := strings.Cut(strings.TrimPrefix(line, "rest_client_requests_total{"), "} ")
+		if !ok || !strings.HasPrefix(line, "rest_client_requests_total{") {
+			continue
+		}
+		_, host, _ := strings.Cut(labels, `host="`)
+		host, _, _ = strings.Cut(host, `"`)
+		var n float64
+		if _, err := fmt.Sscan(value, &n); err != nil {
+			b.Fatalf("reading %q: %v", line, err)
+		}
+		byHost[host] += n
+	}
+	return byHost
+}
+
+// hostOf is the host:port of an API server's URL, as client-go labels it.
+func hostOf(b *testing.B, rawURL string) string {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return u.Host
+}
+
+// perCluster is the mean and the largest number of requests each of hosts
+// got between two counts.
+func perCluster(before, after map[string]float64, hosts []string) (mean, most float64) {
+	for _, h := range hosts {
+		n := after[h] - before[h]
+		mean += n / float64(len(hosts))
+		most = max(most, n)
+	}
+	return mean, most
+}
+
+// total is how many requests went anywhere between two counts.
+func total(before, after map[string]float64) float64 {
+	n := 0.0
+	for h, v := range after {
+		n += v - before[h]
+	}
+	return n
 }
 
 func siteValues(greeting string) *apiextensionsv1.JSON {
