@@ -12,9 +12,12 @@ import (
 // componentPage is one component.
 type componentPage struct {
 	layoutData
-	Row            row
-	Generation     int64
-	Observed       int64
+	Row        row
+	Generation int64
+	Observed   int64
+	// TraceID is the trace of the Reconcile that last wrote the status
+	// (status.lastTraceID), when the operator traces.
+	TraceID        string
 	Commands       []command
 	Waves          []waveView
 	Conditions     []metav1.Condition
@@ -84,7 +87,7 @@ func (h *Handler) serveComponent(w http.ResponseWriter, r *http.Request, v *view
 	}
 	page := componentPage{
 		layoutData: layoutData{Title: rec.name + " · " + h.opts.Title, Live: "/live?namespace=" + rec.namespace, LoggedIn: v.token != ""},
-		Row:        newRow(rec, 0), Observed: rec.status.ObservedGeneration,
+		Row:        newRow(rec, 0), Observed: rec.status.ObservedGeneration, TraceID: rec.status.LastTraceID,
 		Commands: componentCommands(rec), Waves: waveViews(rec.waves),
 		Conditions: rec.status.Conditions, History: rec.status.History, HistoryCommand: historyCommand(rec),
 		LastGood: rec.status.LastGoodRender, Attempt: rec.status.Attempt,

@@ -54,6 +54,8 @@ var _ = Describe("the page without a login", Ordered, func() {
 		Expect(body).To(ContainSubstring(`data-object="PostgresDatabase/orders"`), "a dependent outside Kubernetes in its wave")
 		Expect(body).To(ContainSubstring("kubectl get deployment.apps -n shop web -o yaml"))
 		Expect(body).To(ContainSubstring("kubectl wavekit tree shop/web"))
+		Expect(body).To(ContainSubstring(`Last traced Reconcile: trace <code class="trace">` + webTrace + `</code>`))
+		Expect(get(local.URL+"/c/component.wavekit.dev/blog/db")).NotTo(ContainSubstring("Last traced Reconcile"), "a Reconcile that was not traced")
 	})
 
 	It("answers 404 for a Component that does not exist", func() {
@@ -127,10 +129,15 @@ func createWithStatus(namespace, name string, status component.Status) {
 	Expect(env.Client.Status().Update(ctx, c)).To(Succeed())
 }
 
-// holdingStatus is a Component whose Deployment of wave 1 holds it.
+// webTrace is the trace of shop/web's last traced Reconcile.
+const webTrace = "0af7651916cd43dd8448eb211c80319c"
+
+// holdingStatus is a Component whose Deployment of wave 1 holds it, last
+// written by a traced Reconcile.
 func holdingStatus() component.Status {
 	return component.Status{
-		State: component.StateProcessing,
+		State:       component.StateProcessing,
+		LastTraceID: webTrace,
 		Conditions: []metav1.Condition{{Type: component.ConditionReady, Status: metav1.ConditionFalse, Reason: "WaitingForWave",
 			Message: "wave 1: Deployment web is not ready", LastTransitionTime: metav1.Now()}},
 		Inventory: []manifests.InventoryItem{
