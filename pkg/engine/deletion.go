@@ -7,6 +7,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
+	"github.com/wavekit-dev/wavekit/pkg/tracing/spans"
 )
 
 // DeleteOptions tune Delete.
@@ -27,28 +28,47 @@ type DeleteOptions struct {
 // wave's objects are deleted; then they are deleted too, unless their delete
 // policy orphans them. One pass, like Apply: call it again until Done.
 func (a *Applier) Delete(ctx context.Context, owner Owner, inventory []manifests.InventoryItem, opts DeleteOptions) (Result, error) {
-	types := managedTypesOfItems(inventory, append(slices.Clone(a.opts.AdditionalManagedTypes), owner.AdditionalManagedTypes...))
-	scope := a.scopeFor(owner)
-	blocking, err := scope.foreignInstances(ctx, types)
+	run, p, hooks, blocking, err := a.planDeletePass(ctx, owner, inventory, opts)
 	if err != nil {
 		return Result{Inventory: inventory}, err
 	}
 	if len(blocking) > 0 {
 		return Result{Inventory: inventory, Blocked: []Blocker{{Reason: describeBlocking(blocking)}}}, nil
 	}
-	run := newPass(scope, inventory)
-	hooks, err := run.scheduleHooks(ctx, opts.Hooks, opts.Save)
-	if err != nil {
-		return Result{Inventory: inventory}, err
-	}
-	served := managedTypesOfItems(run.inventory(), nil)
-	p := withExternals(planDeletion(run.list(), served, onDelete), planExternals(owner.Externals, true).waves, ActionDelete, false)
 	res, err := run.execute(ctx, p, nil, hooks)
 	if res.Done {
 		run.dropCompletedHooks()
 		res = run.result(Stop{})
 	}
 	return res, err
+}
+
+// planDeletePass looks for foreign instances of the component's managed
+// types (their counts by type, which block the deletion), schedules the
+// delete hooks and plans the deletion, in the span "plan", as
+// planApplyPass does for Apply.
+func (a *Applier) planDeletePass(ctx context.Context, owner Owner, inventory []manifests.InventoryItem, opts DeleteOptions) (*pass, plan, map[manifests.ObjectKey]*desired, map[string]int, error) {
+	ctx, span := startSpan(ctx, "plan")
+	types := managedTypesOfItems(inventory, append(slices.Clone(a.opts.AdditionalManagedTypes), owner.AdditionalManagedTypes...))
+	scope := a.scopeFor(owner)
+	blocking, err := scope.foreignInstances(ctx, types)
+	if err != nil || len(blocking) > 0 {
+		spans.End(span, err)
+		return nil, plan{}, nil, blocking, err
+	}
+	run := newPass(scope, inventory)
+	hooks, err := run.scheduleHooks(ctx, opts.Hooks, opts.Save)
+	if err != nil {
+		spans.End(span, err)
+		return nil, plan{}, nil, nil, err
+	}
+	served := managedTypesOfItems(run.inventory(), nil)
+	p := withExternals(planDeletion(run.list(), served, onDelete), planExternals(owner.Externals, true).waves, ActionDelete, false)
+	if span.IsRecording() {
+		span.SetAttributes(attrObjects.Int(len(inventory)), attrGroups.Int(len(p.groups)))
+	}
+	spans.End(span, nil)
+	return run, p, hooks, nil, nil
 }
 
 func managedTypesOfItems(items []manifests.InventoryItem, extra []manifests.TypeInfo) []manifests.TypeInfo {

@@ -115,15 +115,23 @@ var _ = Describe("the trace of an install", func() {
 			return outcomes
 		}).Should(ContainElement("Deleted"))
 		spans = received.all()
-		var deleteWaves int
+		var deleteWaves, deletePlans int
 		for _, p := range reconciles(spans, ns, "app") {
+			deleting := false
 			for _, w := range children(spans, p) {
 				if w.Name == "wave" && w.Attributes["wavekit.wave.direction"] == "delete" {
 					deleteWaves++
+					deleting = true
+				}
+			}
+			for _, c := range children(spans, p) {
+				if deleting && c.Name == "plan" {
+					deletePlans++
 				}
 			}
 		}
 		Expect(deleteWaves).To(BeNumerically(">", 0))
+		Expect(deletePlans).To(BeNumerically(">", 0), "a deletion pass is planned in a span of its own, as an apply pass is")
 
 		By("no span carries the Secret's value")
 		Expect(received.contains([]byte(secretMarker))).To(BeFalse())
