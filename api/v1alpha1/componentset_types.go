@@ -1,6 +1,8 @@
 package v1alpha1
 
 import (
+	"time"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
@@ -61,6 +63,25 @@ type ComponentSetSpec struct {
 	// in place. A cluster list that cannot be read removes nothing.
 	// +optional
 	RemovalPolicy RemovalPolicy `json:"removalPolicy,omitempty"`
+	// UnreachableTimeout bounds how long the set's deletion waits for a
+	// cluster whose API server does not answer (default 10m). Past it, the
+	// set goes on with the next cluster wave and leaves that cluster's
+	// Component behind, still being deleted: it stays, says what it waits
+	// for, and deletes the cluster's objects once the cluster answers. An
+	// Event of the set (reason LeftBehind) names it.
+	// +optional
+	UnreachableTimeout *metav1.Duration `json:"unreachableTimeout,omitempty"`
+}
+
+// DefaultUnreachableTimeout is spec.unreachableTimeout when it is not set.
+const DefaultUnreachableTimeout = 10 * time.Minute
+
+// GetUnreachableTimeout returns spec.unreachableTimeout, or its default.
+func (s *ComponentSetSpec) GetUnreachableTimeout() time.Duration {
+	if s.UnreachableTimeout == nil {
+		return DefaultUnreachableTimeout
+	}
+	return s.UnreachableTimeout.Duration
 }
 
 // ComponentTemplate is the template of the per-cluster Components.

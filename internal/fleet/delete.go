@@ -7,6 +7,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -28,6 +31,10 @@ func (r *Reconciler) delete(ctx context.Context, set *v1alpha1.ComponentSet) (ct
 	}
 	before := set.Status.DeepCopy()
 	owned, err := r.ownedComponents(ctx, set)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	recheck, err := r.leaveUnreachable(ctx, set, owned, time.Now())
 	if err != nil {
 		return ctrl.Result{}, err
 	}
@@ -54,7 +61,47 @@ func (r *Reconciler) delete(ctx context.Context, set *v1alpha1.ComponentSet) (ct
 	}
 	setConditions(&set.Status, set.Generation, ReasonDeleting, false, deletionMessage(wave, last, len(owned)))
 	errs = append(errs, r.writeStatus(ctx, set, before))
-	return ctrl.Result{}, errors.Join(errs...)
+	return ctrl.Result{RequeueAfter: recheck}, errors.Join(errs...)
+}
+
+// leaveUnreachable takes out of owned the Components being deleted whose
+// cluster has not answered for longer than spec.unreachableTimeout since
+// their deletion began: the set's deletion no longer waits for them. Each
+// stays, being deleted, and deletes its cluster's objects when the cluster
+// answers again; the first time, it is marked (leftBehind annotation) and
+// an Event of the set names it. It returns when to look again for a
+// Component that is unreachable but not yet past the timeout (0: none).
+func (r *Reconciler) leaveUnreachable(ctx context.Context, set *v1alpha1.ComponentSet, owned map[string]*v1alpha1.Component, now time.Time) (time.Duration, error) {
+	timeout := set.Spec.GetUnreachableTimeout()
+	var recheck time.Duration
+	for name, c := range owned {
+		if c.DeletionTimestamp.IsZero() || !isUnreachable(c.Status.ReadyCondition()) {
+			continue
+		}
+		if left := c.DeletionTimestamp.Add(timeout).Sub(now); left > 0 {
+			if recheck == 0 || left < recheck {
+				recheck = left
+			}
+			continue
+		}
+		delete(owned, name)
+		if _, marked := c.Annotations[r.keys.leftBehind]; marked {
+			continue
+		}
+		patch := client.MergeFrom(c.DeepCopy())
+		metav1.SetMetaDataAnnotation(&c.ObjectMeta, r.keys.leftBehind, now.UTC().Format(time.RFC3339))
+		if err := r.client.Patch(ctx, c, patch); client.IgnoreNotFound(err) != nil {
+			return 0, fmt.Errorf("marking Component %s/%s left behind: %w", c.Namespace, c.Name, err)
+		}
+		cluster := c.Annotations[r.keys.clusterName]
+		if cluster == "" {
+			cluster = c.Name
+		}
+		r.recorder.Eventf(set, nil, "Warning", ReasonLeftBehind, "Delete", "%s", bound(fmt.Sprintf(
+			"cluster %s has not answered for %s: its Component %s is left behind, being deleted, with %d objects on the cluster; it deletes them when the cluster answers again (kubectl get component -n %s %s)",
+			cluster, timeout, c.Name, len(c.Status.Inventory), c.Namespace, c.Name), maxEventNote))
+	}
+	return recheck, nil
 }
 
 // lastWave returns the highest wave of the Components (by their wave

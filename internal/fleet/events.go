@@ -20,6 +20,7 @@ const (
 	ReasonClusterRemoved  = "ClusterRemoved"
 	ReasonClusterReleased = "ClusterReleased"
 	ReasonRolloutStopped  = "RolloutStopped"
+	ReasonLeftBehind      = "LeftBehind"
 )
 
 // setEvent is one Event to record about a set.

@@ -24,11 +24,15 @@ const (
 	waveAnnotation = "set-wave"
 	// finalizerName is the set's finalizer (after the operator name).
 	finalizerName = "componentset"
+	// leftBehindAnnotation marks, with the time, a Component the set's
+	// deletion left behind: its cluster did not answer for longer than
+	// spec.unreachableTimeout.
+	leftBehindAnnotation = "set-left-behind"
 )
 
 // keys are the label, annotation and finalizer keys of one operator.
 type keys struct {
-	cluster, clusterName, specHash, wave, finalizer string
+	cluster, clusterName, specHash, wave, finalizer, leftBehind string
 }
 
 func keysFor(operator string) keys {
@@ -38,6 +42,7 @@ func keysFor(operator string) keys {
 		specHash:    operator + "/" + specHashAnnotation,
 		wave:        operator + "/" + waveAnnotation,
 		finalizer:   operator + "/" + finalizerName,
+		leftBehind:  operator + "/" + leftBehindAnnotation,
 	}
 }
 

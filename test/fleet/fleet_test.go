@@ -253,32 +253,69 @@ var _ = Describe("a ComponentSet over three clusters in two waves", Ordered, fun
 		Eventually(readyReason).WithArguments(set).WithTimeout(timeout).Should(Equal("True/Ready"))
 	})
 
-	It("deletes the clusters' objects in reverse waves when the set is deleted", func() {
+	It("deletes the clusters' objects in reverse waves when the set is deleted, and leaves behind a cluster that does not answer", func() {
 		// A finalizer of the test keeps the Component of c3 (main wave)
-		// after its objects are gone, so the canary's must wait for it.
+		// after its objects are gone, so the canary's must wait for it;
+		// c2's API server (main wave) is down for longer than the set's
+		// unreachableTimeout, so the deletion leaves its Component behind.
 		const testFinalizer = "test.wavekit.dev/hold"
 		c3 := &v1alpha1.Component{}
 		Expect(hub.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "web-c3"}, c3)).To(Succeed())
 		controllerutil.AddFinalizer(c3, testFinalizer)
 		Expect(hub.Client.Update(ctx, c3)).To(Succeed())
+		update(set, func(s *v1alpha1.ComponentSet) {
+			s.Spec.UnreachableTimeout = &metav1.Duration{Duration: 5 * time.Second}
+		})
 
-		Expect(hub.Client.Delete(ctx, set)).To(Succeed())
-		Eventually(greeting).WithArguments(1).WithTimeout(timeout).Should(Equal("gone"))
-		Eventually(greeting).WithArguments(2).WithTimeout(timeout).Should(Equal("gone"))
+		downCtx, cancel := context.WithTimeout(ctx, 4*time.Minute)
+		defer cancel()
+		Expect(clusters[1].RestartAPIServer(downCtx, func() {
+			Expect(hub.Client.Delete(ctx, set)).To(Succeed())
+			Eventually(greeting).WithArguments(2).WithTimeout(timeout).Should(Equal("gone"))
+			Eventually(func() string {
+				return componentAnnotation("web-c2", "wavekit.dev/set-left-behind")
+			}).WithTimeout(timeout).ShouldNot(BeEmpty(), "c2 does not answer past the timeout: the deletion goes on without it")
+			Consistently(func() string { return componentState("web-c1") + "/" + greeting(0) }).WithTimeout(3*time.Second).
+				Should(Equal("present/v5"), "the canary's wave waits for the main wave's c3")
+			Expect(meta(get(set), component.ConditionReady).Message).To(ContainSubstring("deleting cluster wave 2"))
+
+			Expect(hub.Client.Get(ctx, client.ObjectKeyFromObject(c3), c3)).To(Succeed())
+			controllerutil.RemoveFinalizer(c3, testFinalizer)
+			Expect(hub.Client.Update(ctx, c3)).To(Succeed())
+			Eventually(greeting).WithArguments(0).WithTimeout(timeout).Should(Equal("gone"))
+			Eventually(func() bool {
+				return apierrors.IsNotFound(hub.Client.Get(ctx, client.ObjectKeyFromObject(set), &v1alpha1.ComponentSet{}))
+			}).WithTimeout(timeout).Should(BeTrue())
+			Expect(eventNotes(set, "LeftBehind")).To(ContainElement(ContainSubstring("web-c2")), "the set says what it left behind")
+			Expect(componentState("web-c2")).To(Equal("deleting"), "left behind, not forgotten")
+		})).To(Succeed())
+		Eventually(greeting).WithArguments(1).WithTimeout(timeout).Should(Equal("gone"), "the cluster's objects go once it answers")
 		Eventually(componentState).WithArguments("web-c2").WithTimeout(timeout).Should(Equal("gone"))
-		Consistently(func() string { return componentState("web-c1") + "/" + greeting(0) }).WithTimeout(3*time.Second).
-			Should(Equal("present/v5"), "the canary's wave waits for the main wave")
-		Expect(meta(get(set), component.ConditionReady).Message).To(ContainSubstring("deleting cluster wave 2"))
-
-		Expect(hub.Client.Get(ctx, client.ObjectKeyFromObject(c3), c3)).To(Succeed())
-		controllerutil.RemoveFinalizer(c3, testFinalizer)
-		Expect(hub.Client.Update(ctx, c3)).To(Succeed())
-		Eventually(greeting).WithArguments(0).WithTimeout(timeout).Should(Equal("gone"))
-		Eventually(func() bool {
-			return apierrors.IsNotFound(hub.Client.Get(ctx, client.ObjectKeyFromObject(set), &v1alpha1.ComponentSet{}))
-		}).WithTimeout(timeout).Should(BeTrue())
 	})
 })
+
+// eventNotes are the notes of the Events of reason about the set.
+func eventNotes(set *v1alpha1.ComponentSet, reason string) []string {
+	var list eventsv1.EventList
+	Expect(hub.Client.List(ctx, &list, client.InNamespace(set.Namespace))).To(Succeed())
+	var notes []string
+	for _, e := range list.Items {
+		if e.Regarding.Kind == "ComponentSet" && e.Regarding.Name == set.Name && e.Reason == reason {
+			notes = append(notes, e.Note)
+		}
+	}
+	return notes
+}
+
+// componentAnnotation is the annotation key of the Component name, "" when
+// it has none or is gone.
+func componentAnnotation(name, key string) string {
+	var c v1alpha1.Component
+	if err := hub.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &c); err != nil {
+		return ""
+	}
+	return c.Annotations[key]
+}
 
 func clusterName(i int) string { return fmt.Sprintf("c%d", i+1) }
 
