@@ -155,14 +155,20 @@ var _ = Describe("the trace of an install", func() {
 			}
 			return failed
 		}).ShouldNot(BeEmpty())
-		spans := received.all()
-		showTree(spans, ns, "bad")
+		// The Reconcile's span ends after its waves': the operator may
+		// export it in a later batch.
+		var spans []span
 		var root span
-		for _, p := range reconciles(spans, ns, "bad") {
-			if p.TraceID == failed[0].TraceID {
-				root = p
+		eventually(func() string {
+			spans = received.all()
+			for _, p := range reconciles(spans, ns, "bad") {
+				if p.TraceID == failed[0].TraceID {
+					root = p
+				}
 			}
-		}
+			return root.TraceID
+		}).ShouldNot(BeEmpty(), "the span of the Reconcile whose wave failed")
+		showTree(spans, ns, "bad")
 		Expect(root.Error).To(BeTrue(), "the Reconcile failed too")
 		Expect(root.StatusMessage).To(ContainSubstring("bad-refused"))
 
