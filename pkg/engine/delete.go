@@ -4,165 +4,77 @@ import (
 	"context"
 	"slices"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
+	"github.com/wavekit-dev/wavekit/pkg/tracing/spans"
 )
 
-// deletionMode says which orphan policies apply: pruning on apply or
-// deleting the whole component.
-type deletionMode int
-
-const (
-	onApply deletionMode = iota
-	onDelete
-)
-
-func (m deletionMode) orphans(p manifests.DeletePolicy) bool {
-	switch p {
-	case manifests.DeleteOrphan:
-		return true
-	case manifests.DeleteOrphanOnApply:
-		return m == onApply
-	case manifests.DeleteOrphanOnDelete:
-		return m == onDelete
-	}
-	return false
+// DeleteOptions tune Delete.
+type DeleteOptions struct {
+	// Hooks are the rendered objects of the component; Delete runs the
+	// delete hooks among them (objects annotated <name>/delete-hook) and
+	// ignores the others. Without them, no hook runs.
+	Hooks []client.Object
+	// Save records delete hooks in the inventory before they are created;
+	// it is required with Hooks.
+	Save SaveFunc
 }
 
-// goneAction says what made an object gone: this owner's delete request, of
-// this pass (requested) or of an earlier one (the item is Deleting), or
-// nothing this owner did.
-func goneAction(item *manifests.InventoryItem, requested bool) Action {
-	if requested || item.Phase == manifests.PhaseDeleting {
-		return ActionDelete
-	}
-	return ActionLeave
-}
-
-// removal is what deleteObject did: whether the object is gone, whether it
-// asked for the deletion, and, when the object is not gone, what holds it.
-type removal struct {
-	gone      bool
-	requested bool
-	heldBy    string
-}
-
-// deleteObject deletes the object of item unless it is already being
-// deleted, with the item's propagation policy, and reports whether it is
-// gone; when it is not, heldBy says what keeps it (see holder). An object
-// that carries another owner's label (or none) is not this owner's to
-// delete: for this owner it is gone. It reads item and does not change it:
-// once it asked for the deletion (requested), the caller's outcome marks
-// the item Deleting.
-func (s *ownerScope) deleteObject(ctx context.Context, item *manifests.InventoryItem) (removal, error) {
-	key := item.Key()
-	live, err := s.a.liveForDeletion(ctx, item.GroupVersionKind(), key)
-	if meta.IsNoMatchError(err) {
-		return removal{gone: true}, nil // its type is no longer served, so it cannot exist
-	}
+// Delete removes every object of the inventory in delete-order waves:
+// managed instances first, CRDs and Namespaces last. It does not start while
+// foreign instances of the component's managed types exist. In each delete
+// wave, the wave's delete hooks are applied and must be ready before the
+// wave's objects are deleted; then they are deleted too, unless their delete
+// policy orphans them. One pass, like Apply: call it again until Done.
+func (a *Applier) Delete(ctx context.Context, owner Owner, inventory []manifests.InventoryItem, opts DeleteOptions) (Result, error) {
+	run, p, hooks, blocking, err := a.planDeletePass(ctx, owner, inventory, opts)
 	if err != nil {
-		return removal{}, err
+		return Result{Inventory: inventory}, err
 	}
-	if live == nil || live.GetLabels()[s.a.OwnerLabel()] != s.owner.ID {
-		s.a.forget(key)
-		return removal{gone: true}, nil
+	if len(blocking) > 0 {
+		return Result{Inventory: inventory, Blocked: []Blocker{{Reason: describeBlocking(blocking)}}}, nil
 	}
-	if live.GetDeletionTimestamp() != nil {
-		return removal{heldBy: holder(item, live)}, nil
+	res, err := run.execute(ctx, p, nil, hooks)
+	if res.Done {
+		run.dropCompletedHooks()
+		res = run.result(Stop{})
 	}
-	gone, err := s.deleteRecorded(ctx, key, live, item.DeletePropagation)
+	return res, err
+}
+
+// planDeletePass looks for foreign instances of the component's managed
+// types (their counts by type, which block the deletion), schedules the
+// delete hooks and plans the deletion, in the span "plan", as
+// planApplyPass does for Apply.
+func (a *Applier) planDeletePass(ctx context.Context, owner Owner, inventory []manifests.InventoryItem, opts DeleteOptions) (*pass, plan, map[manifests.ObjectKey]*desired, map[string]int, error) {
+	ctx, span := startSpan(ctx, "plan")
+	types := managedTypesOfItems(inventory, append(slices.Clone(a.opts.AdditionalManagedTypes), owner.AdditionalManagedTypes...))
+	scope := a.scopeFor(owner)
+	blocking, err := scope.foreignInstances(ctx, types)
+	if err != nil || len(blocking) > 0 {
+		spans.End(span, err)
+		return nil, plan{}, nil, blocking, err
+	}
+	run := newPass(scope, inventory)
+	hooks, err := run.scheduleHooks(ctx, opts.Hooks, opts.Save)
 	if err != nil {
-		return removal{}, err
+		spans.End(span, err)
+		return nil, plan{}, nil, nil, err
 	}
-	if gone {
-		s.a.forget(key)
-		return removal{gone: true, requested: true}, nil
+	served := managedTypesOfItems(run.inventory(), nil)
+	p := withExternals(planDeletion(run.list(), served, onDelete), planExternals(owner.Externals, true).waves, ActionDelete, false)
+	if span.IsRecording() {
+		span.SetAttributes(attrObjects.Int(len(inventory)), attrGroups.Int(len(p.groups)))
 	}
-	return removal{requested: true, heldBy: holder(item, live)}, nil
+	spans.End(span, nil)
+	return run, p, hooks, nil, nil
 }
 
-// holder says what keeps an object that is being deleted, for the waiting
-// message: the namespace controller while it empties a Namespace, the
-// garbage collector while a foreground deletion waits for the object's
-// dependents (the item's propagation, or the finalizer of a foreground
-// deletion someone else asked for); "" when it is nothing wavekit knows of.
-func holder(item *manifests.InventoryItem, live *unstructured.Unstructured) string {
-	switch {
-	case item.Group == "" && item.Kind == "Namespace":
-		return "Terminating: the namespace controller is removing the objects in it"
-	case item.DeletePropagation == manifests.PropagationForeground,
-		slices.Contains(live.GetFinalizers(), metav1.FinalizerDeleteDependents):
-		return "foreground: waiting for the garbage collector to remove its dependents"
+func managedTypesOfItems(items []manifests.InventoryItem, extra []manifests.TypeInfo) []manifests.TypeInfo {
+	types := slices.Clone(extra)
+	for _, item := range items {
+		types = append(types, item.ManagedTypes...)
 	}
-	return ""
-}
-
-// beingDeleted is the waiting reason of an object that is not gone yet:
-// what (being deleted, being purged) and, when known, what holds it.
-func beingDeleted(what, heldBy string) string {
-	if heldBy == "" {
-		return what
-	}
-	return what + " (" + heldBy + ")"
-}
-
-// forget drops what the applier kept of an object it no longer owns, so
-// that objects that come and go (purged Jobs) leave nothing behind.
-func (a *Applier) forget(key manifests.ObjectKey) {
-	a.drift.forget(key)
-	a.stored.forget(key)
-	a.loops.forget(key)
-	a.own.forget(key)
-}
-
-// liveForDeletion reads the live object as live.get does. When the cache
-// holds only some of the owner's objects (Options.Labels: a shard's), an
-// object it lacks may carry another shard's label still and is not gone for
-// that: it is read from the API server, unless this applier deleted it.
-func (a *Applier) liveForDeletion(ctx context.Context, gvk schema.GroupVersionKind, key manifests.ObjectKey) (*unstructured.Unstructured, error) {
-	deletedHere := a.live.deletedHere(key)
-	live, err := a.live.get(ctx, gvk, key)
-	if err != nil || live != nil || len(a.opts.Labels) == 0 || deletedHere {
-		return live, err
-	}
-	return read(ctx, a.target.Client, gvk, key)
-}
-
-// release removes the owner label and annotation from an orphaned object so
-// that another owner may adopt it; an object this owner does not hold is
-// left as it is.
-func (s *ownerScope) release(ctx context.Context, item *manifests.InventoryItem) error {
-	live, err := s.a.liveForDeletion(ctx, item.GroupVersionKind(), item.Key())
-	if err != nil {
-		return err
-	}
-	if live == nil || live.GetLabels()[s.a.OwnerLabel()] != s.owner.ID {
-		return nil
-	}
-	obj := &unstructured.Unstructured{}
-	obj.SetGroupVersionKind(item.GroupVersionKind())
-	obj.SetNamespace(item.Namespace)
-	obj.SetName(item.Name)
-	patch := map[string]any{"metadata": map[string]any{
-		"labels":      map[string]any{s.a.OwnerLabel(): nil},
-		"annotations": map[string]any{s.a.ownerAnnotation(): nil},
-	}}
-	data, err := jsonMarshal(patch)
-	if err != nil {
-		return err
-	}
-	err = s.a.target.Client.Patch(ctx, obj, client.RawPatch(types.MergePatchType, data))
-	if err != nil && !apierrors.IsNotFound(err) {
-		return objectError(ActionOrphan, item.Key(), err)
-	}
-	s.a.live.forget(item.Key())
-	s.a.forget(item.Key())
-	return nil
+	return types
 }

@@ -29,13 +29,13 @@
 //     by Options.Concurrency, concurrency.go), and stops at a group that is
 //     not ready or not gone yet. decide (decide.go) is the write decision
 //     the plan, Apply and Diff share, a pure function: create, update,
-//     replace, keep or refuse, and why; write.go and delete.go do the
+//     replace, keep or refuse, and why; write.go and deleteobject.go do the
 //     writes, readiness.go reads kstatus and status hints, deletehooks.go
 //     runs delete hooks.
 //     runonce.go creates a Job at most once per render and judges one that
 //     is gone by what runends.go saw of it (the cache's transform keeps the
 //     last state of every Job, a deletion's final one included).
-//     deleter.go reads the API server's answer to a delete, so an object
+//     restdeleter.go reads the API server's answer to a delete, so an object
 //     removed at once is gone in the same pass.
 //   - settle (outcome.go): steps return outcomes instead of writing the
 //     inventory, and settle applies a group's outcomes in plan order, so
