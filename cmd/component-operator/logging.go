@@ -1,6 +1,9 @@
 package main
 
 import (
+	"flag"
+	"fmt"
+
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 	crzap "sigs.k8s.io/controller-runtime/pkg/log/zap"
@@ -16,4 +19,25 @@ func capLogVerbosity(o *crzap.Options) {
 	if level, ok := o.Level.(zap.AtomicLevel); ok && level.Level() < -maxLogVerbosity {
 		level.SetLevel(zapcore.Level(-maxLogVerbosity))
 	}
+}
+
+// bindLogFormatFlag adds --log-format: json (one object a line; a traced
+// Reconcile's lines carry trace_id and span_id) or text. Unset, the zap
+// flags decide (JSON, or text with --zap-devel).
+func bindLogFormatFlag(fs *flag.FlagSet) *string {
+	return fs.String("log-format", "", "log lines as json (one object a line, with trace_id and span_id in a traced Reconcile's) or text (default: json, or text with --zap-devel)")
+}
+
+// applyLogFormat sets the encoder of --log-format over the zap flags'.
+func applyLogFormat(format string, o *crzap.Options) error {
+	switch format {
+	case "":
+	case "json":
+		crzap.JSONEncoder()(o)
+	case "text":
+		crzap.ConsoleEncoder()(o)
+	default:
+		return fmt.Errorf("--log-format %s: give json or text", format)
+	}
+	return nil
 }

@@ -106,6 +106,7 @@ func run() error {
 	bindExternalFlags(flag.CommandLine, &reconciler)
 	traces := bindTracingFlags(flag.CommandLine)
 	zapOpts.BindFlags(flag.CommandLine)
+	logFormat := bindLogFormatFlag(flag.CommandLine)
 	componentSets := flag.Bool("component-sets", true, "run the ComponentSet controller, which places one Component on each selected cluster and rolls templates out in cluster waves")
 	printVersion := flag.Bool("version", false, "print the version and exit")
 	flag.Parse()
@@ -127,7 +128,7 @@ func run() error {
 	problems = append(problems, err, operator.CheckSources(name, parsed))
 	problems = append(problems, operator.CheckAllowedSources(allowedSources))
 	problems = append(problems, checkNamespaces(watchNamespaces), checkLeaderElection(leaderElect, leaderNamespace))
-	problems = append(problems, traces.check())
+	problems = append(problems, traces.check(), applyLogFormat(*logFormat, &zapOpts))
 	if err := errors.Join(problems...); err != nil {
 		return err
 	}

@@ -99,6 +99,14 @@ var _ = Describe("start-up", func() {
 		Expect(requests.Load()).To(BeZero(), "requests to the API server")
 	})
 
+	It("refuses a log format other than json or text before it connects to the cluster", func() {
+		kubeconfig, requests := countingServer()
+		session := start(kubeconfig, "--log-format", "yaml")
+		Eventually(session).WithTimeout(time.Minute).Should(gexec.Exit(1))
+		Expect(string(session.Err.Contents())).To(Equal("component-operator: --log-format yaml: give json or text\n"))
+		Expect(requests.Load()).To(BeZero(), "requests to the API server")
+	})
+
 	It("connects with good flags (the counter counts)", func() {
 		kubeconfig, requests := countingServer()
 		start(kubeconfig, "--source", "web=../../internal/cli/testdata/web")
