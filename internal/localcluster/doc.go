@@ -1,6 +1,6 @@
 // Package localcluster keeps a local Kubernetes cluster on this machine for
 // `wavekit cluster`: etcd, kube-apiserver, kube-controller-manager,
-// kube-scheduler and kwok's simulated Nodes (internal/clusterrun), started
+// kube-scheduler and kwok's simulated Nodes (pkg/testenv/clusterrun), started
 // as processes of their own session that outlive the command, with their
 // data, certificates, logs and process ids in a directory per cluster under
 // the user's state directory. Starting a cluster that exists starts its

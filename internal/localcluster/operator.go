@@ -26,9 +26,9 @@ import (
 	"helm.sh/helm/v3/pkg/engine"
 
 	"github.com/wavekit-dev/wavekit/config"
-	"github.com/wavekit-dev/wavekit/internal/clusterrun"
 	"github.com/wavekit-dev/wavekit/pkg/generator/helm"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
+	"github.com/wavekit-dev/wavekit/pkg/testenv/clusterrun"
 )
 
 // The reference operator as the chart installs it in the local cluster.

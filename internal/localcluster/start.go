@@ -13,8 +13,8 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/wavekit-dev/wavekit/internal/clusterrun"
-	"github.com/wavekit-dev/wavekit/internal/k8sbin"
+	"github.com/wavekit-dev/wavekit/pkg/testenv/clusterrun"
+	"github.com/wavekit-dev/wavekit/pkg/testenv/k8sbin"
 )
 
 // startTimeout bounds each step of a start: etcd, the API server, the Nodes.

@@ -11,7 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/wavekit-dev/wavekit/internal/k8sbin"
+	"github.com/wavekit-dev/wavekit/pkg/testenv/k8sbin"
 )
 
 // FluxSourceController is the release of Flux's source-controller whose

@@ -14,8 +14,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
-	"github.com/wavekit-dev/wavekit/internal/k8sbin"
 	"github.com/wavekit-dev/wavekit/pkg/testenv"
+	"github.com/wavekit-dev/wavekit/pkg/testenv/k8sbin"
 )
 
 // FailAnnotation, set to "true" on a pod, makes the test cluster's kwok move

@@ -37,4 +37,8 @@
 // carry FailAnnotation fail, pods that carry NotReadyAnnotation run but never
 // become Ready. APIServerOnly starts kube-apiserver and etcd alone, as envtest
 // does: objects are stored and validated, but nothing reconciles them.
+//
+// It stands on two packages of its own, which `wavekit cluster up` uses too:
+// k8sbin finds (and builds on first use) the binaries, clusterrun runs the
+// parts beside the API server and creates the Nodes.
 package testenv

@@ -12,9 +12,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
-	"github.com/wavekit-dev/wavekit/internal/clusterrun"
-	"github.com/wavekit-dev/wavekit/internal/k8sbin"
 	"github.com/wavekit-dev/wavekit/pkg/localcloud"
+	"github.com/wavekit-dev/wavekit/pkg/testenv/clusterrun"
+	"github.com/wavekit-dev/wavekit/pkg/testenv/k8sbin"
 )
 
 // FailAnnotation, set to "true" on a pod, makes kwok move the pod to Failed
