@@ -9,7 +9,6 @@ package dashboard_test
 
 import (
 	"context"
-	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -92,12 +91,9 @@ func startOperator(binary string, args ...string) *gexec.Session {
 	GinkgoHelper()
 	cfg, err := operatortest.ServiceAccountConfig(ctx, env.Client, env.Config, systemNS, operatorSA)
 	Expect(err).NotTo(HaveOccurred())
-	kubeconfig := filepath.Join(GinkgoT().TempDir(), "kubeconfig")
-	Expect(testenv.WriteKubeconfig(cfg, kubeconfig)).To(Succeed())
-	cmd := exec.Command(binary, append([]string{"--kubeconfig", kubeconfig, "--operator-name", operatorName,
-		"--source", "app=" + filepath.Join(testenv.ModuleRoot(), "test", "dashboard", "testdata", "app"),
-		"--metrics-bind-address", "0", "--health-probe-bind-address", "0"}, args...)...)
-	session, err := gexec.Start(cmd, GinkgoWriter, GinkgoWriter)
+	session, err := operatortest.Operator{Binary: binary, Config: cfg, Dir: GinkgoT().TempDir(), Out: GinkgoWriter,
+		Args: append([]string{"--operator-name", operatorName,
+			"--source", "app=" + filepath.Join(testenv.ModuleRoot(), "test", "dashboard", "testdata", "app")}, args...)}.Start()
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(func() { session.Terminate().Wait(10 * time.Second) })
 	return session

@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"time"
 
@@ -21,6 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
+	"github.com/wavekit-dev/wavekit/internal/operatortest"
 	"github.com/wavekit-dev/wavekit/internal/pgserver"
 	"github.com/wavekit-dev/wavekit/internal/testenv"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
@@ -267,13 +266,9 @@ func shopSourceRules() []any {
 // that starts it.
 func startShopOperator(binary string, cfg *rest.Config, environ []string) *gexec.Session {
 	GinkgoHelper()
-	kubeconfig := filepath.Join(GinkgoT().TempDir(), "kubeconfig")
-	Expect(testenv.WriteKubeconfig(cfg, kubeconfig)).To(Succeed())
-	cmd := exec.Command(binary, "--kubeconfig", kubeconfig, "--operator-name", "e2e.wavekit.dev",
-		"--source", "shop="+filepath.Join(testenv.ModuleRoot(), "test", "e2e", "testdata", "shop"),
-		"--metrics-bind-address", "0", "--health-probe-bind-address", "0")
-	cmd.Env = append(os.Environ(), environ...)
-	session, err := gexec.Start(cmd, GinkgoWriter, GinkgoWriter)
+	session, err := operatortest.Operator{Binary: binary, Config: cfg, Dir: GinkgoT().TempDir(), Out: GinkgoWriter, Env: environ,
+		Args: []string{"--operator-name", "e2e.wavekit.dev",
+			"--source", "shop=" + filepath.Join(testenv.ModuleRoot(), "test", "e2e", "testdata", "shop")}}.Start()
 	Expect(err).NotTo(HaveOccurred())
 	return session
 }

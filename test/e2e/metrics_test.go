@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -114,12 +113,9 @@ func buildOperatorBinary() string {
 // source, until the container ends; args come after the defaults and win.
 func startOperatorBinary(binary string, cfg *rest.Config, args ...string) *gexec.Session {
 	GinkgoHelper()
-	kubeconfig := filepath.Join(GinkgoT().TempDir(), "kubeconfig")
-	Expect(testenv.WriteKubeconfig(cfg, kubeconfig)).To(Succeed())
-	cmd := exec.Command(binary, append([]string{"--kubeconfig", kubeconfig, "--operator-name", "e2e.wavekit.dev",
-		"--source", "web=" + filepath.Join(testenv.ModuleRoot(), "test", "e2e", "testdata", "web"),
-		"--metrics-bind-address", "0", "--health-probe-bind-address", "0"}, args...)...)
-	session, err := gexec.Start(cmd, GinkgoWriter, GinkgoWriter)
+	session, err := operatortest.Operator{Binary: binary, Config: cfg, Dir: GinkgoT().TempDir(), Out: GinkgoWriter,
+		Args: append([]string{"--operator-name", "e2e.wavekit.dev",
+			"--source", "web=" + filepath.Join(testenv.ModuleRoot(), "test", "e2e", "testdata", "web")}, args...)}.Start()
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(func() { session.Terminate().Wait(10 * time.Second) })
 	return session

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sync/atomic"
 	"time"
@@ -24,6 +23,7 @@ import (
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
 	"github.com/wavekit-dev/wavekit/internal/localrepo"
+	"github.com/wavekit-dev/wavekit/internal/operatortest"
 	"github.com/wavekit-dev/wavekit/internal/sopsdecrypt/sopstest"
 	"github.com/wavekit-dev/wavekit/internal/testenv"
 )
@@ -231,12 +231,8 @@ func sealedSource(recipient, password string) string {
 // and HOME in tmp, so that every file it writes can be scanned.
 func startTrustOperator(cfg *rest.Config, tmp string, args ...string) *gexec.Session {
 	GinkgoHelper()
-	kubeconfig := filepath.Join(GinkgoT().TempDir(), "kubeconfig")
-	Expect(testenv.WriteKubeconfig(cfg, kubeconfig)).To(Succeed())
-	cmd := exec.Command(buildOperatorBinary(), append([]string{"--kubeconfig", kubeconfig, "--operator-name", "e2e.wavekit.dev",
-		"--metrics-bind-address", "0", "--health-probe-bind-address", "0"}, args...)...)
-	cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "HOME="+tmp)
-	session, err := gexec.Start(cmd, GinkgoWriter, GinkgoWriter)
+	session, err := operatortest.Operator{Binary: buildOperatorBinary(), Config: cfg, Dir: GinkgoT().TempDir(), Out: GinkgoWriter,
+		Env: []string{"TMPDIR=" + tmp, "HOME=" + tmp}, Args: append([]string{"--operator-name", "e2e.wavekit.dev"}, args...)}.Start()
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(func() { session.Terminate().Wait(10 * time.Second) })
 	return session

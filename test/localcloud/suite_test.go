@@ -13,14 +13,12 @@ package localcloud_test
 import (
 	"context"
 	"net/http"
-	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	"github.com/onsi/gomega/gexec"
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -90,13 +88,10 @@ func startOperator(ctx context.Context) {
 	Expect(err).NotTo(HaveOccurred())
 	cfg, err := operatortest.ServiceAccountConfig(ctx, env.Client, env.Config, systemNS, operatorSA)
 	Expect(err).NotTo(HaveOccurred())
-	operatorConfig := filepath.Join(GinkgoT().TempDir(), "kubeconfig")
-	Expect(testenv.WriteKubeconfig(cfg, operatorConfig)).To(Succeed())
 	probes, err := operatortest.FreeLocalAddress()
 	Expect(err).NotTo(HaveOccurred())
-	cmd := exec.Command(binary, "--kubeconfig", operatorConfig, "--operator-name", operatorName, "--source", "vault="+chartDir("vault"),
-		"--metrics-bind-address", "0", "--health-probe-bind-address", probes)
-	session, err := gexec.Start(cmd, GinkgoWriter, GinkgoWriter)
+	session, err := operatortest.Operator{Binary: binary, Config: cfg, Dir: GinkgoT().TempDir(), Out: GinkgoWriter,
+		Args: []string{"--operator-name", operatorName, "--source", "vault=" + chartDir("vault"), "--health-probe-bind-address", probes}}.Start()
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(func() { session.Terminate().Wait(10 * time.Second) })
 	eventually(func() (int, error) {

@@ -11,8 +11,6 @@ import (
 	"bytes"
 	"context"
 	"net/http/httptest"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -22,7 +20,6 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"github.com/onsi/gomega/format"
-	"github.com/onsi/gomega/gexec"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -92,13 +89,10 @@ func startOperator(ctx context.Context, collector string) {
 	Expect(err).NotTo(HaveOccurred())
 	cfg, err := operatortest.ServiceAccountConfig(ctx, env.Client, env.Config, systemNS, operatorSA)
 	Expect(err).NotTo(HaveOccurred())
-	kubeconfig := filepath.Join(GinkgoT().TempDir(), "kubeconfig")
-	Expect(testenv.WriteKubeconfig(cfg, kubeconfig)).To(Succeed())
-	cmd := exec.Command(binary, "--kubeconfig", kubeconfig, "--operator-name", operatorName,
-		"--source", "waves="+filepath.Join(testenv.ModuleRoot(), "test", "tracing", "testdata", "waves"),
-		"--metrics-bind-address", "0", "--health-probe-bind-address", "0", "--otlp-endpoint", collector)
-	cmd.Env = append(os.Environ(), "OTEL_BSP_SCHEDULE_DELAY=100", "OTEL_SERVICE_NAME=tracing-test")
-	session, err := gexec.Start(cmd, logs, logs)
+	session, err := operatortest.Operator{Binary: binary, Config: cfg, Dir: GinkgoT().TempDir(), Out: logs,
+		Env: []string{"OTEL_BSP_SCHEDULE_DELAY=100", "OTEL_SERVICE_NAME=tracing-test"},
+		Args: []string{"--operator-name", operatorName, "--otlp-endpoint", collector,
+			"--source", "waves=" + filepath.Join(testenv.ModuleRoot(), "test", "tracing", "testdata", "waves")}}.Start()
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(func() { session.Terminate().Wait(10 * time.Second) })
 }
