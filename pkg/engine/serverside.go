@@ -32,7 +32,7 @@ func (a *Applier) serverSideApply(ctx context.Context, d *desired, obj *unstruct
 	if err := a.applyServerSide(ctx, applied); err != nil {
 		return nil, err
 	}
-	if !hasTakeOver(applied.GetManagedFields(), a.opts.FieldOwner, managers) {
+	if !hasTakeOver(applied, a.opts.FieldOwner, managers) {
 		return applied, nil
 	}
 	// The cache had not seen the writes to take over yet (or the object

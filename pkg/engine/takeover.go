@@ -31,16 +31,13 @@ func (a *Applier) takeOverFrom(policy manifests.UpdatePolicy) []string {
 // over: an Update of the object itself (not a subresource such as status
 // or scale) by owner or one of managers.
 func takesOver(e metav1.ManagedFieldsEntry, owner string, managers []string) bool {
-	if e.Operation != metav1.ManagedFieldsOperationUpdate || e.Subresource != "" || e.FieldsV1 == nil {
-		return false
-	}
-	return e.Manager == owner || slices.Contains(managers, e.Manager)
+	return headOf(e).takenOverBy(owner, managers)
 }
 
-// hasTakeOver tells whether entries hold one a server-side apply of owner
-// would take over from managers.
-func hasTakeOver(entries []metav1.ManagedFieldsEntry, owner string, managers []string) bool {
-	return slices.ContainsFunc(entries, func(e metav1.ManagedFieldsEntry) bool { return takesOver(e, owner, managers) })
+// hasTakeOver tells whether obj's managedFields hold an entry a server-side
+// apply of owner would take over from managers.
+func hasTakeOver(obj metav1.Object, owner string, managers []string) bool {
+	return slices.ContainsFunc(entryHeads(obj), func(e entryHead) bool { return e.takenOverBy(owner, managers) })
 }
 
 // takeOverFields moves the fields of the Update entries that the apply
@@ -145,7 +142,7 @@ func TakeOverTransform(owner string, managers []string) func(any) (any, error) {
 		if !ok {
 			return obj, nil
 		}
-		if !hasTakeOver(accessor.GetManagedFields(), owner, managers) {
+		if !hasTakeOver(accessor, owner, managers) {
 			accessor.SetManagedFields(nil)
 		}
 		return obj, nil
