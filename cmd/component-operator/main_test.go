@@ -19,8 +19,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/internal/operator"
-	"github.com/wavekit-dev/wavekit/internal/testenv"
-	pkgtestenv "github.com/wavekit-dev/wavekit/pkg/testenv"
+	"github.com/wavekit-dev/wavekit/internal/testcluster"
+	testenv "github.com/wavekit-dev/wavekit/pkg/testenv"
 )
 
 func TestOperatorBinary(t *testing.T) {
@@ -47,7 +47,7 @@ func countingServer() (string, *atomic.Int64) {
 	}))
 	DeferCleanup(server.Close)
 	path := filepath.Join(GinkgoT().TempDir(), "kubeconfig")
-	Expect(testenv.WriteKubeconfig(&rest.Config{Host: server.URL}, path)).To(Succeed())
+	Expect(testcluster.WriteKubeconfig(&rest.Config{Host: server.URL}, path)).To(Succeed())
 	return path, &requests
 }
 
@@ -114,12 +114,12 @@ var _ = Describe("start-up", func() {
 	})
 
 	It("says how to install its CRD when the cluster does not serve Components, and writes nothing", func() {
-		env := &pkgtestenv.Environment{APIServerOnly: true}
+		env := &testenv.Environment{APIServerOnly: true}
 		cfg, err := env.Start()
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(env.Stop)
 		kubeconfig := filepath.Join(GinkgoT().TempDir(), "kubeconfig")
-		Expect(testenv.WriteKubeconfig(cfg, kubeconfig)).To(Succeed())
+		Expect(testcluster.WriteKubeconfig(cfg, kubeconfig)).To(Succeed())
 		session := start(kubeconfig, "--leader-elect", "--leader-election-namespace", "default")
 		Eventually(session).WithTimeout(time.Minute).Should(gexec.Exit(1))
 		Expect(string(session.Err.Contents())).To(Equal("component-operator: the cluster at " + cfg.Host +

@@ -15,7 +15,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/wavekit-dev/wavekit/internal/invalidmanifests"
-	"github.com/wavekit-dev/wavekit/internal/testenv"
+	"github.com/wavekit-dev/wavekit/internal/testcluster"
 )
 
 // sourceOf writes a YAML stream as a template folder and returns its path.
@@ -50,7 +50,7 @@ func writeRecordingKubeconfig() (string, func() []string) {
 	}))
 	DeferCleanup(server.Close)
 	path := filepath.Join(GinkgoT().TempDir(), "kubeconfig")
-	Expect(testenv.WriteKubeconfig(&rest.Config{Host: server.URL}, path)).To(Succeed())
+	Expect(testcluster.WriteKubeconfig(&rest.Config{Host: server.URL}, path)).To(Succeed())
 	return path, func() []string {
 		mu.Lock()
 		defer mu.Unlock()

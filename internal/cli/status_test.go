@@ -11,7 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
-	"github.com/wavekit-dev/wavekit/internal/testenv"
+	"github.com/wavekit-dev/wavekit/internal/testcluster"
 )
 
 var _ = Describe("status and list", func() {
@@ -57,7 +57,7 @@ var _ = Describe("status and list", func() {
 			Should(MatchRegexp(`\n0\s+batch/Job `+ns+`/migrate\s+\w+\s+InProgress\n`), "kstatus alone calls a started Job Current")
 
 		pod := runningPodOf(ns, "migrate")
-		delete(pod.Annotations, testenv.NotReadyAnnotation)
+		delete(pod.Annotations, testcluster.NotReadyAnnotation)
 		Expect(env.Client.Update(context.Background(), pod)).To(Succeed())
 		Eventually(func() string { return succeeds("status", "job", "-n", ns) }).WithTimeout(time.Minute).
 			Should(MatchRegexp(`\n0\s+batch/Job ` + ns + `/migrate\s+\w+\s+Current\n`))

@@ -7,18 +7,18 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/wavekit-dev/wavekit/internal/testenv"
+	"github.com/wavekit-dev/wavekit/internal/testcluster"
 )
 
 // The fields popular charts render and the API server stores otherwise
 // (the e2e suite's chart, one class of field per value of class) are no
 // drift to the CLI either: a second apply writes nothing, diff shows nothing.
 var _ = Describe("fields the API server stores otherwise", func() {
-	chart := filepath.Join(testenv.ModuleRoot(), "test", "e2e", "testdata", "stored")
+	chart := filepath.Join(testcluster.ModuleRoot(), "test", "e2e", "testdata", "stored")
 
 	BeforeEach(func() {
 		// The Gadget kind of the customResource class; it stays for the suite.
-		succeeds("apply", "stored-crds", filepath.Join(testenv.ModuleRoot(), "test", "e2e", "testdata", "crds"), "-n", "default", "--wait", "--timeout", "1m")
+		succeeds("apply", "stored-crds", filepath.Join(testcluster.ModuleRoot(), "test", "e2e", "testdata", "crds"), "-n", "default", "--wait", "--timeout", "1m")
 	})
 
 	DescribeTable("a second apply writes nothing and diff shows no change",

@@ -20,7 +20,7 @@ import (
 
 	"github.com/wavekit-dev/wavekit/internal/apicount"
 	"github.com/wavekit-dev/wavekit/internal/cli"
-	"github.com/wavekit-dev/wavekit/internal/testenv"
+	"github.com/wavekit-dev/wavekit/internal/testcluster"
 )
 
 func TestCLI(t *testing.T) {
@@ -29,7 +29,7 @@ func TestCLI(t *testing.T) {
 }
 
 var (
-	env *testenv.Env
+	env *testcluster.Env
 	// kubeconfig reaches the test cluster's API server; unreachable points nowhere.
 	kubeconfig, unreachable string
 )
@@ -39,14 +39,14 @@ var _ = BeforeSuite(func() {
 	var err error
 	// The whole cluster: the Deployments the CLI waits for are rolled out
 	// by the Deployment controller, the scheduler and kwok.
-	env, err = testenv.Start(testenv.Options{Controllers: true})
+	env, err = testcluster.Start(testcluster.Options{Controllers: true})
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(func() { Expect(env.Stop()).To(Succeed()) })
 	dir := GinkgoT().TempDir()
 	kubeconfig = filepath.Join(dir, "kubeconfig")
-	Expect(testenv.WriteKubeconfig(env.Config, kubeconfig)).To(Succeed())
+	Expect(testcluster.WriteKubeconfig(env.Config, kubeconfig)).To(Succeed())
 	unreachable = filepath.Join(dir, "unreachable")
-	Expect(testenv.WriteKubeconfig(&rest.Config{Host: "https://127.0.0.1:1"}, unreachable)).To(Succeed())
+	Expect(testcluster.WriteKubeconfig(&rest.Config{Host: "https://127.0.0.1:1"}, unreachable)).To(Succeed())
 })
 
 // result is what one command run printed and returned.
@@ -122,6 +122,6 @@ func countingKubeconfig() (string, *apicount.Counter) {
 	server := httptest.NewServer(proxy)
 	DeferCleanup(server.Close)
 	path := filepath.Join(GinkgoT().TempDir(), "kubeconfig")
-	Expect(testenv.WriteKubeconfig(&rest.Config{Host: server.URL}, path)).To(Succeed())
+	Expect(testcluster.WriteKubeconfig(&rest.Config{Host: server.URL}, path)).To(Succeed())
 	return path, counter
 }

@@ -22,7 +22,7 @@ import (
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
 	"github.com/wavekit-dev/wavekit/internal/operator"
-	"github.com/wavekit-dev/wavekit/internal/testenv"
+	"github.com/wavekit-dev/wavekit/internal/testcluster"
 	"github.com/wavekit-dev/wavekit/pkg/testenv/k8sbin"
 )
 
@@ -52,7 +52,7 @@ func Run(ctx context.Context, out io.Writer, width int) error {
 	if err != nil {
 		return err
 	}
-	d.say("local cluster binaries in %s; starting %d Nodes that kwok simulates", binaries, len(testenv.FakeNodes))
+	d.say("local cluster binaries in %s; starting %d Nodes that kwok simulates", binaries, len(testcluster.FakeNodes))
 	env, err := startControlPlane()
 	if err != nil {
 		return err
@@ -81,7 +81,7 @@ func (d *demo) say(format string, args ...any) {
 	d.progress.line("» " + fmt.Sprintf(format, args...))
 }
 
-func startControlPlane() (*testenv.Env, error) {
+func startControlPlane() (*testcluster.Env, error) {
 	scheme := runtime.NewScheme()
 	if err := clientgoscheme.AddToScheme(scheme); err != nil {
 		return nil, err
@@ -89,7 +89,7 @@ func startControlPlane() (*testenv.Env, error) {
 	if err := v1alpha1.AddToScheme(scheme); err != nil {
 		return nil, err
 	}
-	env, err := testenv.Start(testenv.Options{Scheme: scheme, Controllers: true})
+	env, err := testcluster.Start(testcluster.Options{Scheme: scheme, Controllers: true})
 	if err != nil {
 		return nil, fmt.Errorf("starting the control plane: %w", err)
 	}
@@ -98,7 +98,7 @@ func startControlPlane() (*testenv.Env, error) {
 
 // startOperator writes the bundled chart to a directory and runs the
 // reference operator in this process against the control plane.
-func (d *demo) startOperator(ctx context.Context, env *testenv.Env) error {
+func (d *demo) startOperator(ctx context.Context, env *testcluster.Env) error {
 	dir, err := writeChart()
 	if err != nil {
 		return err

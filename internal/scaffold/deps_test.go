@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wavekit-dev/wavekit/internal/testenv"
+	"github.com/wavekit-dev/wavekit/internal/testcluster"
 )
 
 // TestSnapshotIsCurrent fails when wavekit's requirements (or its tools
@@ -15,7 +15,7 @@ import (
 // require the same versions and hold every go.sum line of the checkout.
 func TestSnapshotIsCurrent(t *testing.T) {
 	for name, rel := range depSources {
-		want, err := os.ReadFile(filepath.Join(testenv.ModuleRoot(), rel))
+		want, err := os.ReadFile(filepath.Join(testcluster.ModuleRoot(), rel))
 		if err != nil {
 			t.Fatal(err)
 		}

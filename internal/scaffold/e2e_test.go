@@ -13,7 +13,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/wavekit-dev/wavekit/internal/testenv"
+	"github.com/wavekit-dev/wavekit/internal/testcluster"
 )
 
 // The end-to-end test does what a user does with a wavekit built from a
@@ -38,7 +38,7 @@ var _ = Describe("a scaffolded project", Label("e2e"), Ordered, func() {
 		wavekit = filepath.Join(GinkgoT().TempDir(), "wavekit")
 		// Without a symbol table and DWARF the link costs a third less; the
 		// source paths the binary records for itself stay.
-		run(testenv.ModuleRoot(), "go", "build", "-ldflags=-s -w", "-o", wavekit, "./cmd/wavekit")
+		run(testcluster.ModuleRoot(), "go", "build", "-ldflags=-s -w", "-o", wavekit, "./cmd/wavekit")
 	})
 
 	DescribeTable("scaffolded by default from a checkout build, builds and passes its own tests offline",
@@ -47,7 +47,7 @@ var _ = Describe("a scaffolded project", Label("e2e"), Ordered, func() {
 			name := generator + "-operator"
 			out := run(parent, wavekit, "scaffold", name, "--module", "example.com/e2e/"+name,
 				"--group", "e2e.wavekit.dev", "--kind", "Guestbook", "--generator", generator)
-			Expect(out).To(ContainSubstring("so go.mod replaces github.com/wavekit-dev/wavekit with its checkout %s;", testenv.ModuleRoot()))
+			Expect(out).To(ContainSubstring("so go.mod replaces github.com/wavekit-dev/wavekit with its checkout %s;", testcluster.ModuleRoot()))
 			Expect(out).To(ContainSubstring("next: cd %s && make generate manifests test\n", name))
 			dir := filepath.Join(parent, name)
 

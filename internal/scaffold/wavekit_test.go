@@ -9,14 +9,14 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/wavekit-dev/wavekit/internal/scaffold"
-	"github.com/wavekit-dev/wavekit/internal/testenv"
+	"github.com/wavekit-dev/wavekit/internal/testcluster"
 	"github.com/wavekit-dev/wavekit/internal/version"
 )
 
 // Which wavekit a project builds against, when the options name none, is
 // decided by the wavekit that scaffolds.
 var _ = Describe("the wavekit dependency", func() {
-	checkout := func() (string, error) { return testenv.ModuleRoot(), nil }
+	checkout := func() (string, error) { return testcluster.ModuleRoot(), nil }
 	noCheckout := func() (string, error) {
 		return "", fmt.Errorf("%w: the binary records no source path (built with -trimpath?)", version.ErrNoCheckout)
 	}
@@ -51,14 +51,14 @@ var _ = Describe("the wavekit dependency", func() {
 		opts := withSelf("v0.0.0-20261123172628-e6bea71abcde+dirty", checkout)
 		w, err := opts.Wavekit()
 		Expect(err).NotTo(HaveOccurred())
-		Expect(w.Replace).To(Equal(testenv.ModuleRoot()))
+		Expect(w.Replace).To(Equal(testcluster.ModuleRoot()))
 		Expect(w.Note).To(Equal("note: this wavekit (v0.0.0-20261123172628-e6bea71abcde+dirty) is not a release, " +
-			"so go.mod replaces github.com/wavekit-dev/wavekit with its checkout " + testenv.ModuleRoot() + "; " +
+			"so go.mod replaces github.com/wavekit-dev/wavekit with its checkout " + testcluster.ModuleRoot() + "; " +
 			"to use a release later run: go mod edit -dropreplace=github.com/wavekit-dev/wavekit " +
 			"-require=github.com/wavekit-dev/wavekit@vX.Y.Z && go mod tidy"))
 		gomod := generate(opts)
 		Expect(gomod).To(ContainSubstring("require github.com/wavekit-dev/wavekit v0.0.0\n"))
-		Expect(gomod).To(HaveSuffix("\nreplace github.com/wavekit-dev/wavekit => " + testenv.ModuleRoot() + "\n"))
+		Expect(gomod).To(HaveSuffix("\nreplace github.com/wavekit-dev/wavekit => " + testcluster.ModuleRoot() + "\n"))
 	})
 
 	It("fails for a development build that does not know its checkout, says which flag to pass, and lists the other problems too", func() {
@@ -86,7 +86,7 @@ var _ = Describe("the wavekit dependency", func() {
 		// The dependency versions come from the replacing checkout's module files.
 		root := filepath.Join(GinkgoT().TempDir(), "my wavekit")
 		for _, rel := range []string{"go.mod", "go.sum", "hack/tools/go.mod", "hack/tools/go.sum"} {
-			data, err := os.ReadFile(filepath.Join(testenv.ModuleRoot(), rel))
+			data, err := os.ReadFile(filepath.Join(testcluster.ModuleRoot(), rel))
 			Expect(err).NotTo(HaveOccurred())
 			Expect(os.MkdirAll(filepath.Dir(filepath.Join(root, rel)), 0o755)).To(Succeed())
 			Expect(os.WriteFile(filepath.Join(root, rel), data, 0o644)).To(Succeed())

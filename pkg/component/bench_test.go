@@ -20,7 +20,7 @@ import (
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
 	"github.com/wavekit-dev/wavekit/internal/apicount"
 	"github.com/wavekit-dev/wavekit/internal/componenttest"
-	"github.com/wavekit-dev/wavekit/internal/testenv"
+	"github.com/wavekit-dev/wavekit/internal/testcluster"
 	"github.com/wavekit-dev/wavekit/pkg/component"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
@@ -29,12 +29,12 @@ import (
 // benchmarks of ConfigMaps (the Ginkgo suite has its own): nothing but the
 // API server decides when a ConfigMap is ready, and the controllers would
 // only add load (the garbage collector watches every ConfigMap).
-var benchEnv = &testenv.Once{Options: testenv.Options{Scheme: benchScheme()}}
+var benchEnv = &testcluster.Once{Options: testcluster.Options{Scheme: benchScheme()}}
 
 // benchCluster is the whole local cluster (controllers, scheduler, kwok's
 // fake Nodes) of the benchmarks of Deployments, which the Deployment
 // controller reports available.
-var benchCluster = &testenv.Once{Options: testenv.Options{Scheme: benchScheme(), Controllers: true}}
+var benchCluster = &testcluster.Once{Options: testcluster.Options{Scheme: benchScheme(), Controllers: true}}
 
 // TestMain stops the control planes that benchmarks start.
 func TestMain(m *testing.M) {
@@ -69,7 +69,7 @@ func benchmarkComponents(b *testing.B, k, objects int) {
 // runUntilReady starts an operator in namespace ns of e, creates one
 // component per name, waits until all are Ready and reports the time that
 // took and the peak RSS. It returns the counter of the operator's requests.
-func runUntilReady(b *testing.B, ctx context.Context, e *testenv.Env, ns string, gen manifests.Generator, opts component.ReconcilerOptions, names []string) *apicount.Counter {
+func runUntilReady(b *testing.B, ctx context.Context, e *testcluster.Env, ns string, gen manifests.Generator, opts component.ReconcilerOptions, names []string) *apicount.Counter {
 	counter := apicount.New()
 	resetPeakRSS()
 	startBenchOperator(b, ctx, e, counter, ns, gen, opts)
@@ -102,7 +102,7 @@ func benchOperator(ns string) string { return ns + ".wavekit.dev" }
 // startBenchOperator runs a reconciler of Components with the generator
 // against e, in a manager of its own, counting its requests; configure
 // adds to the reconciler (hooks) before it starts.
-func startBenchOperator(b *testing.B, ctx context.Context, e *testenv.Env, counter *apicount.Counter, ns string, gen manifests.Generator, opts component.ReconcilerOptions, configure ...func(*component.Reconciler[*v1alpha1.Component])) {
+func startBenchOperator(b *testing.B, ctx context.Context, e *testcluster.Env, counter *apicount.Counter, ns string, gen manifests.Generator, opts component.ReconcilerOptions, configure ...func(*component.Reconciler[*v1alpha1.Component])) {
 	ctrl.SetLogger(logr.Discard()) // else controller-runtime warns, with a stack trace, that no logger is set
 	options := componenttest.ManagerOptions(e.Scheme)
 	options.Cache = cache.Options{DefaultNamespaces: map[string]cache.Config{ns: {}}}

@@ -26,7 +26,7 @@ import (
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
 	"github.com/wavekit-dev/wavekit/internal/apicount"
 	"github.com/wavekit-dev/wavekit/internal/componenttest"
-	"github.com/wavekit-dev/wavekit/internal/testenv"
+	"github.com/wavekit-dev/wavekit/internal/testcluster"
 	"github.com/wavekit-dev/wavekit/pkg/component"
 )
 
@@ -216,7 +216,7 @@ func installComponentCRD(ctx context.Context, group schema.GroupVersion, edit fu
 	c, err := client.New(env.Config, client.Options{Scheme: s})
 	Expect(err).NotTo(HaveOccurred())
 
-	data, err := os.ReadFile(filepath.Join(testenv.ModuleRoot(), "config", "crd", "bases", "wavekit.dev_components.yaml"))
+	data, err := os.ReadFile(filepath.Join(testcluster.ModuleRoot(), "config", "crd", "bases", "wavekit.dev_components.yaml"))
 	Expect(err).NotTo(HaveOccurred())
 	var crd apiextensionsv1.CustomResourceDefinition
 	Expect(yaml.Unmarshal(data, &crd)).To(Succeed())

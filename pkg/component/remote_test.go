@@ -13,19 +13,19 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
-	"github.com/wavekit-dev/wavekit/internal/testenv"
+	"github.com/wavekit-dev/wavekit/internal/testcluster"
 	"github.com/wavekit-dev/wavekit/pkg/component"
 )
 
 // A second control plane plays the remote cluster that a kubeconfig Secret
 // points to.
 var _ = Describe("a component deployed to a remote cluster", Ordered, func() {
-	var remote *testenv.Env
+	var remote *testcluster.Env
 	ctx := context.Background()
 
 	BeforeAll(func() {
 		var err error
-		remote, err = testenv.Start(testenv.Options{})
+		remote, err = testcluster.Start(testcluster.Options{})
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(func() { Expect(remote.Stop()).To(Succeed()) })
 	})
@@ -33,7 +33,7 @@ var _ = Describe("a component deployed to a remote cluster", Ordered, func() {
 	It("applies and deletes there, and nothing locally", func() {
 		ns := newNamespace(ctx)
 		Expect(remote.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})).To(Succeed())
-		kubeconfig, err := testenv.KubeconfigBytes(remote.Config)
+		kubeconfig, err := testcluster.KubeconfigBytes(remote.Config)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(env.Client.Create(ctx, &corev1.Secret{ObjectMeta: objectMeta(ns, "remote"), Data: map[string][]byte{"config": kubeconfig}})).To(Succeed())
 
@@ -66,7 +66,7 @@ var _ = Describe("a component deployed to a remote cluster", Ordered, func() {
 
 	It("reads and writes there as the lockdown's default service account", func() {
 		ns := newNamespace(ctx)
-		kubeconfig, err := testenv.KubeconfigBytes(remote.Config)
+		kubeconfig, err := testcluster.KubeconfigBytes(remote.Config)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(env.Client.Create(ctx, &corev1.Secret{ObjectMeta: objectMeta(ns, "remote"), Data: map[string][]byte{"config": kubeconfig}})).To(Succeed())
 
@@ -96,7 +96,7 @@ var _ = Describe("a component whose target cluster is gone", func() {
 		ctx := context.Background()
 		ns := newNamespace(ctx)
 		// Nothing listens on port 1 of the loopback address.
-		kubeconfig, err := testenv.KubeconfigBytes(&rest.Config{Host: "https://127.0.0.1:1"})
+		kubeconfig, err := testcluster.KubeconfigBytes(&rest.Config{Host: "https://127.0.0.1:1"})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(env.Client.Create(ctx, &corev1.Secret{ObjectMeta: objectMeta(ns, "gone"), Data: map[string][]byte{"value": kubeconfig}})).To(Succeed())
 		startOperator(ctx, ns, component.ReconcilerOptions{})

@@ -17,7 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
-	"github.com/wavekit-dev/wavekit/internal/testenv"
+	"github.com/wavekit-dev/wavekit/internal/testcluster"
 	"github.com/wavekit-dev/wavekit/pkg/component"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
@@ -210,7 +210,7 @@ func startKubectlWait(ns, resource, condition string) (<-chan kubectlResult, boo
 		return nil, false
 	}
 	kubeconfig := filepath.Join(GinkgoT().TempDir(), "kubeconfig")
-	Expect(testenv.WriteKubeconfig(env.Config, kubeconfig)).To(Succeed())
+	Expect(testcluster.WriteKubeconfig(env.Config, kubeconfig)).To(Succeed())
 	out := &bytes.Buffer{}
 	cmd := exec.Command(path, "--kubeconfig", kubeconfig, "-n", ns, "wait", "--for="+condition, "--timeout=80s", resource)
 	cmd.Stdout, cmd.Stderr = out, out

@@ -19,7 +19,7 @@ import (
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
 	"github.com/wavekit-dev/wavekit/internal/apicount"
-	"github.com/wavekit-dev/wavekit/internal/testenv"
+	"github.com/wavekit-dev/wavekit/internal/testcluster"
 	"github.com/wavekit-dev/wavekit/pkg/component"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
@@ -199,7 +199,7 @@ func benchObject(apiVersion, kind, namespace, name string) *unstructured.Unstruc
 }
 
 // benchNamespace creates a namespace of its own in e for one benchmark run.
-func benchNamespace(b *testing.B, ctx context.Context, e *testenv.Env) string {
+func benchNamespace(b *testing.B, ctx context.Context, e *testcluster.Env) string {
 	ns := fmt.Sprintf("bench-%d", time.Now().UnixNano())
 	if err := e.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
 		b.Fatal(err)

@@ -10,7 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
-	"github.com/wavekit-dev/wavekit/internal/testenv"
+	"github.com/wavekit-dev/wavekit/internal/testcluster"
 )
 
 func TestComponent(t *testing.T) {
@@ -19,7 +19,7 @@ func TestComponent(t *testing.T) {
 }
 
 var (
-	env    *testenv.Env
+	env    *testcluster.Env
 	scheme = runtime.NewScheme()
 )
 
@@ -28,7 +28,7 @@ var _ = BeforeSuite(func() {
 	Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
 	Expect(v1alpha1.AddToScheme(scheme)).To(Succeed())
 	var err error
-	env, err = testenv.Start(testenv.Options{Scheme: scheme})
+	env, err = testcluster.Start(testcluster.Options{Scheme: scheme})
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(func() { Expect(env.Stop()).To(Succeed()) })
 })

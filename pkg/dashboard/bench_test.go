@@ -21,7 +21,7 @@ import (
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
 	"github.com/wavekit-dev/wavekit/internal/apicount"
 	"github.com/wavekit-dev/wavekit/internal/operatortest"
-	"github.com/wavekit-dev/wavekit/internal/testenv"
+	"github.com/wavekit-dev/wavekit/internal/testcluster"
 	"github.com/wavekit-dev/wavekit/pkg/component"
 	"github.com/wavekit-dev/wavekit/pkg/dashboard"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
@@ -40,7 +40,7 @@ const (
 var benchOnce sync.Once
 
 // benchCluster returns the benchmarks' control plane with its Components.
-func benchCluster(b *testing.B) *testenv.Env {
+func benchCluster(b *testing.B) *testcluster.Env {
 	e := benchEnv.Get(b)
 	benchOnce.Do(func() { createBenchComponents(b, e.Client) })
 	return e
@@ -209,7 +209,7 @@ func viewBench(b *testing.B, c client.Client, h http.Handler, tokens []string) {
 
 // benchViewerTokens makes the viewers: viewer v may list the Components
 // and Events of bench-(2v) and bench-(2v+1).
-func benchViewerTokens(b *testing.B, e *testenv.Env) []string {
+func benchViewerTokens(b *testing.B, e *testcluster.Env) []string {
 	ctx := context.Background()
 	rules := []rbacv1.PolicyRule{
 		{APIGroups: []string{"wavekit.dev"}, Resources: []string{"components"}, Verbs: []string{"get", "list", "watch"}},

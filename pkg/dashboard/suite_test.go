@@ -16,14 +16,14 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
-	"github.com/wavekit-dev/wavekit/internal/testenv"
+	"github.com/wavekit-dev/wavekit/internal/testcluster"
 	"github.com/wavekit-dev/wavekit/pkg/dashboard"
 )
 
 // benchEnv is the API server (and etcd) of the benchmarks, as the specs'
 // is: the page only reads, so nothing else needs to run; the specs and
 // benchmarks write the Components' status as their operator would.
-var benchEnv = &testenv.Once{Options: testenv.Options{Scheme: testScheme()}}
+var benchEnv = &testcluster.Once{Options: testcluster.Options{Scheme: testScheme()}}
 
 func testScheme() *runtime.Scheme {
 	scheme := runtime.NewScheme()
@@ -50,14 +50,14 @@ func TestDashboard(t *testing.T) {
 
 var (
 	ctx = context.Background()
-	env *testenv.Env
+	env *testcluster.Env
 	// local is the page without a login, as wavekit dashboard serves it.
 	local *httptest.Server
 )
 
 var _ = BeforeSuite(func() {
 	var err error
-	env, err = testenv.Start(testenv.Options{Scheme: testScheme()})
+	env, err = testcluster.Start(testcluster.Options{Scheme: testScheme()})
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(func() { Expect(env.Stop()).To(Succeed()) })
 	h, err := startPage(ctx, env.Config, dashboard.Options{Log: zap.New(zap.WriteTo(GinkgoWriter))}, func(f func()) { DeferCleanup(f) })

@@ -12,13 +12,13 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/internal/apicount"
-	"github.com/wavekit-dev/wavekit/internal/testenv"
+	"github.com/wavekit-dev/wavekit/internal/testcluster"
 	"github.com/wavekit-dev/wavekit/pkg/engine"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
 // benchEnv is the control plane of the benchmarks (the Ginkgo suite has its own).
-var benchEnv = &testenv.Once{}
+var benchEnv = &testcluster.Once{}
 
 // TestMain stops the control plane that benchmarks start.
 func TestMain(m *testing.M) {

@@ -23,7 +23,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/wavekit-dev/wavekit/internal/testenv"
+	"github.com/wavekit-dev/wavekit/internal/testcluster"
 	"github.com/wavekit-dev/wavekit/pkg/engine"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
@@ -37,12 +37,12 @@ const clusterTimeout = 2 * time.Minute
 // garbage collector and namespace controller: what "gone" means for each
 // delete propagation and delete policy.
 var _ = Describe("on a cluster with controllers", Label("cluster"), Ordered, func() {
-	var cluster *testenv.Env
+	var cluster *testcluster.Env
 	ctx := context.Background()
 
 	BeforeAll(func() {
 		var err error
-		cluster, err = testenv.Start(testenv.Options{Controllers: true})
+		cluster, err = testcluster.Start(testcluster.Options{Controllers: true})
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(func() { Expect(cluster.Stop()).To(Succeed()) })
 	})
@@ -75,7 +75,7 @@ var _ = Describe("on a cluster with controllers", Label("cluster"), Ordered, fun
 	It("holds the next wave while a Job's pod runs, and applies it once the Job is Complete", func() {
 		ns, h := setUp("running-job")
 		job := oneShot(ns, "migrate")
-		job.Spec.Template.Annotations = map[string]string{testenv.NotReadyAnnotation: "true"} // its pod runs until the spec ends it
+		job.Spec.Template.Annotations = map[string]string{testcluster.NotReadyAnnotation: "true"} // its pod runs until the spec ends it
 		later := configMap(ns, "later", nil, "apply-order", "1")
 
 		Eventually(func() ([]engine.Waiting, error) {
@@ -92,7 +92,7 @@ var _ = Describe("on a cluster with controllers", Label("cluster"), Ordered, fun
 		pods := podsIn(ctx, cluster.Client, ns)
 		// End the pod's run as its program would: kwok completes a Job's pod
 		// without the annotation.
-		delete(pods[0].Annotations, testenv.NotReadyAnnotation)
+		delete(pods[0].Annotations, testcluster.NotReadyAnnotation)
 		Expect(cluster.Client.Update(ctx, &pods[0])).To(Succeed())
 
 		applyUntilReady(h, job, later)
@@ -102,7 +102,7 @@ var _ = Describe("on a cluster with controllers", Label("cluster"), Ordered, fun
 	It("fails the pass with the Job's own reason and message once its pod failed, and applies nothing after it", func() {
 		ns, h := setUp("failed-job")
 		job := oneShot(ns, "migrate")
-		job.Spec.Template.Annotations = map[string]string{testenv.FailAnnotation: "true"}
+		job.Spec.Template.Annotations = map[string]string{testcluster.FailAnnotation: "true"}
 		later := configMap(ns, "later", nil, "apply-order", "1")
 
 		var err error
@@ -298,10 +298,10 @@ var _ = Describe("on a cluster with controllers", Label("cluster"), Ordered, fun
 	})
 
 	// Drift ignore rules against an autoscaler-like writer (otherwriters_test.go).
-	otherWriterSpecs(func() *testenv.Env { return cluster }, setUp, applyUntilReady)
+	otherWriterSpecs(func() *testcluster.Env { return cluster }, setUp, applyUntilReady)
 
 	// Jobs the cluster deletes before a pass saw them finish (runonce_test.go).
-	runOnceSpecs(func() *testenv.Env { return cluster }, setUp)
+	runOnceSpecs(func() *testcluster.Env { return cluster }, setUp)
 })
 
 // workload is a Deployment of replicas pods labelled app=name, with wavekit
@@ -388,7 +388,7 @@ var recordedResources = []schema.GroupVersionResource{
 
 // recordEvents starts watching ns from the current state of each resource;
 // the watches end with the spec.
-func recordEvents(ctx context.Context, cluster *testenv.Env, ns string) *eventRecorder {
+func recordEvents(ctx context.Context, cluster *testcluster.Env, ns string) *eventRecorder {
 	dc, err := dynamic.NewForConfig(cluster.Config)
 	Expect(err).NotTo(HaveOccurred())
 	ctx, cancel := context.WithCancel(ctx)

@@ -15,7 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/internal/apicount"
-	"github.com/wavekit-dev/wavekit/internal/testenv"
+	"github.com/wavekit-dev/wavekit/internal/testcluster"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -32,7 +32,7 @@ const (
 // rolls out and the pass can be Done). Each writer update is followed by
 // one pass, once the applier's cache holds it, as the watch event would
 // make a reconciler run one.
-func otherWriterSpecs(clusterOf func() *testenv.Env, setUp func(string) (string, *harness), applyUntilReady func(*harness, ...any)) {
+func otherWriterSpecs(clusterOf func() *testcluster.Env, setUp func(string) (string, *harness), applyUntilReady func(*harness, ...any)) {
 	ctx := context.Background()
 	replicasIgnored := manifests.DriftSettings{Ignore: []manifests.IgnoreRule{{
 		Paths: []string{"/spec/replicas"}, Target: &manifests.ObjectSelector{Group: "apps", Kind: "Deployment"},

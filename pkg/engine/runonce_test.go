@@ -16,7 +16,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/wavekit-dev/wavekit/internal/testenv"
+	"github.com/wavekit-dev/wavekit/internal/testcluster"
 	"github.com/wavekit-dev/wavekit/pkg/engine"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
@@ -28,7 +28,7 @@ import (
 // passes are made every 50 ms, as events would make a reconciler make them,
 // so that one comes between the Job's completion and its deletion now and
 // then. A watch counts the Jobs created.
-func runOnceSpecs(clusterOf func() *testenv.Env, setUp func(string) (string, *harness)) {
+func runOnceSpecs(clusterOf func() *testcluster.Env, setUp func(string) (string, *harness)) {
 	ctx := context.Background()
 
 	// applyUntil repeats Apply until the pass is Done or fails, and returns
@@ -117,15 +117,15 @@ func ttlJob(ns, name string, render int) *batchv1.Job {
 // heldJob is a Job whose pod runs until release ends it.
 func heldJob(ns, name string) *batchv1.Job {
 	job := oneShot(ns, name)
-	job.Spec.Template.Annotations = map[string]string{testenv.NotReadyAnnotation: "true"}
+	job.Spec.Template.Annotations = map[string]string{testcluster.NotReadyAnnotation: "true"}
 	return job
 }
 
 // release ends the run of every pod in ns, as its program would.
-func release(ctx context.Context, cluster *testenv.Env, ns string) {
+func release(ctx context.Context, cluster *testcluster.Env, ns string) {
 	GinkgoHelper()
 	for _, pod := range podsIn(ctx, cluster.Client, ns) {
-		delete(pod.Annotations, testenv.NotReadyAnnotation)
+		delete(pod.Annotations, testcluster.NotReadyAnnotation)
 		Expect(cluster.Client.Update(ctx, &pod)).To(Succeed())
 	}
 }
@@ -149,7 +149,7 @@ type jobRuns struct {
 }
 
 // countJobs watches the Jobs of ns until the spec ends.
-func countJobs(ctx context.Context, cluster *testenv.Env, ns string) *jobRuns {
+func countJobs(ctx context.Context, cluster *testcluster.Env, ns string) *jobRuns {
 	GinkgoHelper()
 	clientset, err := kubernetes.NewForConfig(cluster.Config)
 	Expect(err).NotTo(HaveOccurred())

@@ -14,7 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/wavekit-dev/wavekit/internal/apicount"
-	"github.com/wavekit-dev/wavekit/internal/testenv"
+	"github.com/wavekit-dev/wavekit/internal/testcluster"
 	"github.com/wavekit-dev/wavekit/pkg/engine"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
@@ -24,12 +24,12 @@ func TestEngine(t *testing.T) {
 	RunSpecs(t, "engine")
 }
 
-var env *testenv.Env
+var env *testcluster.Env
 
 var _ = BeforeSuite(func() {
 	log.SetLogger(GinkgoLogr)
 	var err error
-	env, err = testenv.Start(testenv.Options{})
+	env, err = testcluster.Start(testcluster.Options{})
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(func() { Expect(env.Stop()).To(Succeed()) })
 })

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wavekit-dev/wavekit/internal/testenv"
+	"github.com/wavekit-dev/wavekit/internal/testcluster"
 )
 
 // cliObjects is how many ConfigMaps BenchmarkCLI installs.
@@ -94,7 +94,7 @@ func helmSteps(c cliCase) [][]string {
 func BenchmarkCLI(b *testing.B) {
 	for range b.N {
 		kubeconfig := filepath.Join(b.TempDir(), "kubeconfig")
-		if err := testenv.WriteKubeconfig(env.Get(b).Config, kubeconfig); err != nil {
+		if err := testcluster.WriteKubeconfig(env.Get(b).Config, kubeconfig); err != nil {
 			b.Fatal(err)
 		}
 		table := map[string][]time.Duration{}

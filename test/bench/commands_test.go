@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wavekit-dev/wavekit/internal/testenv"
+	"github.com/wavekit-dev/wavekit/internal/testcluster"
 )
 
 // builds are the commands the benchmarks run: the package to build and the
@@ -50,7 +50,7 @@ func binary(b *testing.B, name string) string {
 	path := filepath.Join(buildDir, name)
 	// As released: static, without debug information.
 	cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", path, spec.pkg)
-	cmd.Dir = filepath.Join(testenv.ModuleRoot(), spec.dir)
+	cmd.Dir = filepath.Join(testcluster.ModuleRoot(), spec.dir)
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		b.Fatalf("building %s in %s: %v\n%s", spec.pkg, spec.dir, err, out)

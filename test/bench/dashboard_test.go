@@ -17,7 +17,7 @@ import (
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
 	"github.com/wavekit-dev/wavekit/internal/operatortest"
-	"github.com/wavekit-dev/wavekit/internal/testenv"
+	"github.com/wavekit-dev/wavekit/internal/testcluster"
 )
 
 // Sizes of BenchmarkDashboardRSS.
@@ -148,7 +148,7 @@ func saveHeap(b *testing.B, ctx context.Context, addr, file string) {
 
 // dashboardViewer returns the token of a ServiceAccount that may list the
 // Components and Events of ns.
-func dashboardViewer(b *testing.B, e *testenv.Env, ns string) string {
+func dashboardViewer(b *testing.B, e *testcluster.Env, ns string) string {
 	meta := metav1.ObjectMeta{Namespace: ns, Name: "viewer"}
 	role := &rbacv1.Role{ObjectMeta: meta, Rules: []rbacv1.PolicyRule{
 		{APIGroups: []string{"wavekit.dev"}, Resources: []string{"components"}, Verbs: []string{"get", "list"}},

@@ -16,7 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
-	"github.com/wavekit-dev/wavekit/internal/testenv"
+	"github.com/wavekit-dev/wavekit/internal/testcluster"
 )
 
 // fleetClusters is how many bare API servers BenchmarkComponentSet10 runs.
@@ -31,7 +31,7 @@ const fleetClusters = 10
 // Components of a third namespace warmed the operator's ten targets up.
 func BenchmarkComponentSet10(b *testing.B) {
 	hub := env.Get(b)
-	targets, err := testenv.StartClusters(fleetClusters)
+	targets, err := testcluster.StartClusters(fleetClusters)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -43,7 +43,7 @@ func BenchmarkComponentSet10(b *testing.B) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()
 	setNS, componentsNS, warmNS := newNamespace(b, hub, "fleet"), newNamespace(b, hub, "fleetc"), newNamespace(b, hub, "fleetw")
-	site := filepath.Join(testenv.ModuleRoot(), "test", "fleet", "testdata", "site")
+	site := filepath.Join(testcluster.ModuleRoot(), "test", "fleet", "testdata", "site")
 	metricsAddr := freeAddress(b)
 	op := startOperator(b, ctx, hub, map[string]string{"site": site}, []string{setNS, componentsNS, warmNS},
 		"--metrics-bind-address", metricsAddr, "--metrics-secure=false")

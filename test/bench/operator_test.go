@@ -20,7 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
-	"github.com/wavekit-dev/wavekit/internal/testenv"
+	"github.com/wavekit-dev/wavekit/internal/testcluster"
 	"github.com/wavekit-dev/wavekit/pkg/component"
 )
 
@@ -198,9 +198,9 @@ type operatorProcess struct {
 // watches the Components of namespaces only, and its operator name is the
 // first namespace's, so its caches hold none of the objects that earlier
 // runs left in the control plane.
-func startOperator(b *testing.B, ctx context.Context, e *testenv.Env, sources map[string]string, namespaces []string, extra ...string) *operatorProcess {
+func startOperator(b *testing.B, ctx context.Context, e *testcluster.Env, sources map[string]string, namespaces []string, extra ...string) *operatorProcess {
 	kubeconfig := filepath.Join(b.TempDir(), "kubeconfig")
-	if err := testenv.WriteKubeconfig(e.Config, kubeconfig); err != nil {
+	if err := testcluster.WriteKubeconfig(e.Config, kubeconfig); err != nil {
 		b.Fatal(err)
 	}
 	probes := freeAddress(b)

@@ -17,7 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
-	"github.com/wavekit-dev/wavekit/internal/testenv"
+	"github.com/wavekit-dev/wavekit/internal/testcluster"
 	"github.com/wavekit-dev/wavekit/pkg/component"
 )
 
@@ -89,7 +89,7 @@ func runComponents(b *testing.B, k int, keys []string, extra ...string) componen
 
 // waitAllReady polls, every half second so as not to load the API server
 // being measured, until the k Components of ns are Ready.
-func waitAllReady(b *testing.B, ctx context.Context, e *testenv.Env, ns string, k int) {
+func waitAllReady(b *testing.B, ctx context.Context, e *testcluster.Env, ns string, k int) {
 	for {
 		var list v1alpha1.ComponentList
 		if err := e.Client.List(ctx, &list, client.InNamespace(ns)); err != nil {

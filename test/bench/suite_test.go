@@ -15,19 +15,19 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
-	"github.com/wavekit-dev/wavekit/internal/testenv"
+	"github.com/wavekit-dev/wavekit/internal/testcluster"
 )
 
 // env is the bare control plane (kube-apiserver and etcd) that the
 // benchmarks of ConfigMaps share: nothing but the API server decides when a
 // ConfigMap is ready, and the controllers would only add load (the garbage
 // collector watches every ConfigMap) to what those benchmarks compare.
-var env = &testenv.Once{Options: testenv.Options{Scheme: scheme()}}
+var env = &testcluster.Once{Options: testcluster.Options{Scheme: scheme()}}
 
 // cluster is the whole local cluster (controllers, scheduler, kwok's fake
 // Nodes) of the scale benchmarks, whose Deployments the Deployment
 // controller reports available.
-var cluster = &testenv.Once{Options: testenv.Options{Scheme: scheme(), Controllers: true}}
+var cluster = &testcluster.Once{Options: testcluster.Options{Scheme: scheme(), Controllers: true}}
 
 // TestMain stops the control planes that the benchmarks start.
 func TestMain(m *testing.M) {
@@ -48,7 +48,7 @@ func scheme() *runtime.Scheme {
 var namespaces atomic.Int32
 
 // newNamespace creates a namespace of its own in e for one measurement.
-func newNamespace(b *testing.B, e *testenv.Env, prefix string) string {
+func newNamespace(b *testing.B, e *testcluster.Env, prefix string) string {
 	b.Helper()
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("%s-%d", prefix, namespaces.Add(1))}}
 	if err := e.Client.Create(context.Background(), ns); err != nil {

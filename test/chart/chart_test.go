@@ -20,7 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
-	"github.com/wavekit-dev/wavekit/internal/testenv"
+	"github.com/wavekit-dev/wavekit/internal/testcluster"
 )
 
 const (
@@ -405,12 +405,12 @@ var _ = Describe("helm template with metrics.secure=false", func() {
 })
 
 var _ = Describe("applying the rendered chart", Ordered, func() {
-	var env *testenv.Env
+	var env *testcluster.Env
 	ctx := context.Background()
 
 	BeforeAll(func() {
 		var err error
-		env, err = testenv.Start(testenv.Options{ExtraCRDDirs: []string{filepath.Join(root, "test", "chart", "testdata", "crds")}})
+		env, err = testcluster.Start(testcluster.Options{ExtraCRDDirs: []string{filepath.Join(root, "test", "chart", "testdata", "crds")}})
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(func() { Expect(env.Stop()).To(Succeed()) })
 		for _, ns := range []string{"wavekit-system", "team-ops", "team-a", "team-b", "ops-leases"} {

@@ -17,12 +17,12 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"github.com/wavekit-dev/wavekit/internal/testenv"
+	"github.com/wavekit-dev/wavekit/internal/testcluster"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
 var (
-	root     = testenv.ModuleRoot()
+	root     = testcluster.ModuleRoot()
 	chartDir = filepath.Join(root, "config", "chart")
 	helmBin  string
 	helmHome string

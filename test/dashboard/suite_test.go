@@ -24,7 +24,7 @@ import (
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
 	"github.com/wavekit-dev/wavekit/internal/operatortest"
-	"github.com/wavekit-dev/wavekit/internal/testenv"
+	"github.com/wavekit-dev/wavekit/internal/testcluster"
 )
 
 const (
@@ -40,7 +40,7 @@ const (
 
 var (
 	ctx      = context.Background()
-	env      *testenv.Env
+	env      *testcluster.Env
 	operator *gexec.Session
 	// base is the page's URL.
 	base string
@@ -56,20 +56,20 @@ var _ = BeforeSuite(func() {
 	Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
 	Expect(v1alpha1.AddToScheme(scheme)).To(Succeed())
 	var err error
-	env, err = testenv.Start(testenv.Options{Scheme: scheme, Controllers: true})
+	env, err = testcluster.Start(testcluster.Options{Scheme: scheme, Controllers: true})
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(func() { Expect(env.Stop()).To(Succeed()) })
 	for _, ns := range []string{systemNS, teamA, teamB} {
 		Expect(env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})).To(Succeed())
 	}
-	Expect(operatortest.ApplyRBAC(ctx, env.Client, testenv.ModuleRoot(), "wavekit", systemNS, map[string]any{
+	Expect(operatortest.ApplyRBAC(ctx, env.Client, testcluster.ModuleRoot(), "wavekit", systemNS, map[string]any{
 		"web":  map[string]any{"enabled": true},
 		"rbac": map[string]any{"extraRules": sourceRules()},
 	})).To(Succeed())
 	addr, err := operatortest.FreeLocalAddress()
 	Expect(err).NotTo(HaveOccurred())
 	base = "http://" + addr
-	binary, err := operatortest.BuildOperator(testenv.ModuleRoot(), GinkgoT().TempDir())
+	binary, err := operatortest.BuildOperator(testcluster.ModuleRoot(), GinkgoT().TempDir())
 	Expect(err).NotTo(HaveOccurred())
 	operator = startOperator(binary, "--web-bind-address", addr)
 	Eventually(func() (int, error) { return status(base+"/login", "") }).WithTimeout(2 * time.Minute).Should(Equal(200))
@@ -93,7 +93,7 @@ func startOperator(binary string, args ...string) *gexec.Session {
 	Expect(err).NotTo(HaveOccurred())
 	session, err := operatortest.Operator{Binary: binary, Config: cfg, Dir: GinkgoT().TempDir(), Out: GinkgoWriter,
 		Args: append([]string{"--operator-name", operatorName,
-			"--source", "app=" + filepath.Join(testenv.ModuleRoot(), "test", "dashboard", "testdata", "app")}, args...)}.Start()
+			"--source", "app=" + filepath.Join(testcluster.ModuleRoot(), "test", "dashboard", "testdata", "app")}, args...)}.Start()
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(func() { session.Terminate().Wait(10 * time.Second) })
 	return session

@@ -12,18 +12,18 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/internal/cli"
-	"github.com/wavekit-dev/wavekit/internal/testenv"
+	"github.com/wavekit-dev/wavekit/internal/testcluster"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
 var _ = Describe("examples/", Ordered, func() {
-	var env *testenv.Env
+	var env *testcluster.Env
 	ctx := context.Background()
 
 	BeforeAll(func() {
-		flux, err := testenv.FluxSourceCRDs()
+		flux, err := testcluster.FluxSourceCRDs()
 		Expect(err).NotTo(HaveOccurred())
-		env, err = testenv.Start(testenv.Options{ExtraCRDDirs: []string{flux}})
+		env, err = testcluster.Start(testcluster.Options{ExtraCRDDirs: []string{flux}})
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(func() { Expect(env.Stop()).To(Succeed()) })
 	})

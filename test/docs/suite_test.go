@@ -13,10 +13,10 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/wavekit-dev/wavekit/internal/testenv"
+	"github.com/wavekit-dev/wavekit/internal/testcluster"
 )
 
-var root = testenv.ModuleRoot()
+var root = testcluster.ModuleRoot()
 
 func TestDocs(t *testing.T) {
 	RegisterFailHandler(Fail)

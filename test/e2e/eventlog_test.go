@@ -19,7 +19,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/wavekit-dev/wavekit/internal/testenv"
+	"github.com/wavekit-dev/wavekit/internal/testcluster"
 )
 
 // eventLog records every version of the Deployments, ReplicaSets and
@@ -34,7 +34,7 @@ type eventLog struct {
 // startEventLog watches the Deployments, ReplicaSets and ConfigMaps of ns
 // until the spec ends, and returns once the watches have delivered the
 // objects that exist (so nothing written after it returns is missed).
-func startEventLog(ctx context.Context, env *testenv.Env, ns string) *eventLog {
+func startEventLog(ctx context.Context, env *testcluster.Env, ns string) *eventLog {
 	GinkgoHelper()
 	clientset, err := kubernetes.NewForConfig(env.Config)
 	Expect(err).NotTo(HaveOccurred())

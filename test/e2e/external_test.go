@@ -21,7 +21,7 @@ import (
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
 	"github.com/wavekit-dev/wavekit/internal/operatortest"
 	"github.com/wavekit-dev/wavekit/internal/pgserver"
-	"github.com/wavekit-dev/wavekit/internal/testenv"
+	"github.com/wavekit-dev/wavekit/internal/testcluster"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -31,7 +31,7 @@ import (
 // cluster, wave 1 inside it.
 var _ = Describe("external dependents in a real PostgreSQL server", Ordered, func() {
 	var (
-		env      *testenv.Env
+		env      *testcluster.Env
 		binary   string
 		pg       *pgserver.Server
 		operator *gexec.Session
@@ -41,7 +41,7 @@ var _ = Describe("external dependents in a real PostgreSQL server", Ordered, fun
 	const ns = "shop"
 
 	BeforeAll(func() {
-		env = startControlPlaneWith(testenv.Options{Controllers: true})
+		env = startControlPlaneWith(testcluster.Options{Controllers: true})
 		binary = buildOperatorBinary()
 		var err error
 		pg, err = pgserver.Start(ctx)
@@ -268,7 +268,7 @@ func startShopOperator(binary string, cfg *rest.Config, environ []string) *gexec
 	GinkgoHelper()
 	session, err := operatortest.Operator{Binary: binary, Config: cfg, Dir: GinkgoT().TempDir(), Out: GinkgoWriter, Env: environ,
 		Args: []string{"--operator-name", "e2e.wavekit.dev",
-			"--source", "shop=" + filepath.Join(testenv.ModuleRoot(), "test", "e2e", "testdata", "shop")}}.Start()
+			"--source", "shop=" + filepath.Join(testcluster.ModuleRoot(), "test", "e2e", "testdata", "shop")}}.Start()
 	Expect(err).NotTo(HaveOccurred())
 	return session
 }
@@ -297,7 +297,7 @@ func dropDatabase(ctx context.Context, pg *pgserver.Server, name string) {
 	Expect(err).NotTo(HaveOccurred())
 }
 
-func conditionMessage(ctx context.Context, env *testenv.Env, key client.ObjectKey, condition string) string {
+func conditionMessage(ctx context.Context, env *testcluster.Env, key client.ObjectKey, condition string) string {
 	var got v1alpha1.Component
 	if err := env.Client.Get(ctx, key, &got); err != nil {
 		return err.Error()

@@ -21,14 +21,14 @@ import (
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
 	"github.com/wavekit-dev/wavekit/internal/operatortest"
-	"github.com/wavekit-dev/wavekit/internal/testenv"
+	"github.com/wavekit-dev/wavekit/internal/testcluster"
 )
 
 // The metrics endpoint of the operator, run as the chart's ServiceAccount
 // with the chart's RBAC: HTTPS, and only for tokens that may get /metrics.
 var _ = Describe("the operator's metrics endpoint", Ordered, func() {
 	var (
-		env                   *testenv.Env
+		env                   *testcluster.Env
 		ctx                   = context.Background()
 		binary, secure, plain string // binary; base URLs of the two endpoints
 	)
@@ -80,21 +80,21 @@ var _ = Describe("the operator's metrics endpoint", Ordered, func() {
 
 // startControlPlane starts a test API server for one container, with the
 // CRDs of extraCRDDirs too, and stops it after.
-func startControlPlane(extraCRDDirs ...string) *testenv.Env {
+func startControlPlane(extraCRDDirs ...string) *testcluster.Env {
 	GinkgoHelper()
-	return startControlPlaneWith(testenv.Options{ExtraCRDDirs: extraCRDDirs})
+	return startControlPlaneWith(testcluster.Options{ExtraCRDDirs: extraCRDDirs})
 }
 
 // startControlPlaneWith starts a test control plane of opts (with
 // Controllers, a whole cluster) for one container, with the client's scheme
 // set, and stops it after.
-func startControlPlaneWith(opts testenv.Options) *testenv.Env {
+func startControlPlaneWith(opts testcluster.Options) *testcluster.Env {
 	GinkgoHelper()
 	scheme := runtime.NewScheme()
 	Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
 	Expect(v1alpha1.AddToScheme(scheme)).To(Succeed())
 	opts.Scheme = scheme
-	env, err := testenv.Start(opts)
+	env, err := testcluster.Start(opts)
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(func() { Expect(env.Stop()).To(Succeed()) })
 	return env
@@ -104,7 +104,7 @@ func startControlPlaneWith(opts testenv.Options) *testenv.Env {
 // current container.
 func buildOperatorBinary() string {
 	GinkgoHelper()
-	binary, err := operatortest.BuildOperator(testenv.ModuleRoot(), GinkgoT().TempDir())
+	binary, err := operatortest.BuildOperator(testcluster.ModuleRoot(), GinkgoT().TempDir())
 	Expect(err).NotTo(HaveOccurred())
 	return binary
 }
@@ -115,7 +115,7 @@ func startOperatorBinary(binary string, cfg *rest.Config, args ...string) *gexec
 	GinkgoHelper()
 	session, err := operatortest.Operator{Binary: binary, Config: cfg, Dir: GinkgoT().TempDir(), Out: GinkgoWriter,
 		Args: append([]string{"--operator-name", "e2e.wavekit.dev",
-			"--source", "web=" + filepath.Join(testenv.ModuleRoot(), "test", "e2e", "testdata", "web")}, args...)}.Start()
+			"--source", "web=" + filepath.Join(testcluster.ModuleRoot(), "test", "e2e", "testdata", "web")}, args...)}.Start()
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(func() { session.Terminate().Wait(10 * time.Second) })
 	return session
@@ -131,15 +131,15 @@ func webSourceRules() []any {
 // applyChartRBAC renders config/chart with values and creates its
 // ServiceAccount and RBAC objects (nothing else: the test runs the binary
 // itself).
-func applyChartRBAC(ctx context.Context, env *testenv.Env, release, namespace string, values map[string]any) {
+func applyChartRBAC(ctx context.Context, env *testcluster.Env, release, namespace string, values map[string]any) {
 	GinkgoHelper()
-	Expect(operatortest.ApplyRBAC(ctx, env.Client, testenv.ModuleRoot(), release, namespace, values)).To(Succeed())
+	Expect(operatortest.ApplyRBAC(ctx, env.Client, testcluster.ModuleRoot(), release, namespace, values)).To(Succeed())
 }
 
 // serviceAccountConfig creates the ServiceAccount if it does not exist yet
 // and returns a config that reaches the API server with a token of it from
 // the TokenRequest API (and no client certificate).
-func serviceAccountConfig(ctx context.Context, env *testenv.Env, namespace, name string) *rest.Config {
+func serviceAccountConfig(ctx context.Context, env *testcluster.Env, namespace, name string) *rest.Config {
 	GinkgoHelper()
 	cfg, err := operatortest.ServiceAccountConfig(ctx, env.Client, env.Config, namespace, name)
 	Expect(err).NotTo(HaveOccurred())

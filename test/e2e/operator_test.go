@@ -17,14 +17,14 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
-	"github.com/wavekit-dev/wavekit/internal/testenv"
+	"github.com/wavekit-dev/wavekit/internal/testcluster"
 )
 
 // The reference operator runs as its own process (the binary users deploy)
 // against the test API server, with a Helm chart as its source.
 var _ = Describe("the component-operator binary", Ordered, func() {
 	var (
-		env    *testenv.Env
+		env    *testcluster.Env
 		binary string
 		ctx    = context.Background()
 	)
@@ -110,7 +110,7 @@ var _ = Describe("the component-operator binary", Ordered, func() {
 	})
 })
 
-func readyReason(ctx context.Context, env *testenv.Env, c *v1alpha1.Component) string {
+func readyReason(ctx context.Context, env *testcluster.Env, c *v1alpha1.Component) string {
 	var got v1alpha1.Component
 	err := env.Client.Get(ctx, client.ObjectKeyFromObject(c), &got)
 	if apierrors.IsNotFound(err) {

@@ -13,7 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/internal/localrepo"
-	"github.com/wavekit-dev/wavekit/internal/testenv"
+	"github.com/wavekit-dev/wavekit/internal/testcluster"
 )
 
 // planChart is a chart whose version 2.0.0 updates one ConfigMap, leaves
@@ -70,7 +70,7 @@ func configMapVersions(list *corev1.ConfigMapList, prefix string) map[string]str
 
 // reasonsFor lists the Events about the object named name in ns as
 // "Reason: note".
-func reasonsFor(ctx context.Context, env *testenv.Env, ns, name string) []string {
+func reasonsFor(ctx context.Context, env *testcluster.Env, ns, name string) []string {
 	GinkgoHelper()
 	var list eventsv1.EventList
 	Expect(env.Client.List(ctx, &list, client.InNamespace(ns))).To(Succeed())

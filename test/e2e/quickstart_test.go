@@ -18,7 +18,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/wavekit-dev/wavekit/internal/testenv"
+	"github.com/wavekit-dev/wavekit/internal/testcluster"
 )
 
 // The README's offline quick start, run word for word: its shell block is
@@ -124,7 +124,7 @@ type quickstartShell struct {
 func newQuickstartShell() *quickstartShell {
 	GinkgoHelper()
 	dir := GinkgoT().TempDir()
-	assets, err := testenv.Assets()
+	assets, err := testcluster.Assets()
 	Expect(err).NotTo(HaveOccurred())
 	bin := filepath.Join(dir, "bin")
 	s := &quickstartShell{stateHome: filepath.Join(dir, "state"), kubeconfig: filepath.Join(dir, "kubeconfig")}
@@ -152,7 +152,7 @@ func (s *quickstartShell) run(line string) string {
 // error).
 func (s *quickstartShell) try(line string) (string, error) {
 	cmd := exec.Command("bash", "-euo", "pipefail", "-c", line)
-	cmd.Dir = testenv.ModuleRoot()
+	cmd.Dir = testcluster.ModuleRoot()
 	cmd.Env = s.env
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
@@ -200,7 +200,7 @@ func processRuns(pid int) bool {
 // heading in README.md.
 func readmeBlock(heading string) []string {
 	GinkgoHelper()
-	data, err := os.ReadFile(filepath.Join(testenv.ModuleRoot(), "README.md"))
+	data, err := os.ReadFile(filepath.Join(testcluster.ModuleRoot(), "README.md"))
 	Expect(err).NotTo(HaveOccurred())
 	_, section, found := strings.Cut(string(data), "\n"+heading+"\n")
 	Expect(found).To(BeTrue(), "README.md has no heading %q", heading)
@@ -224,7 +224,7 @@ func kubectlBinary() string {
 	}
 	binary := filepath.Join(GinkgoT().TempDir(), "kubectl")
 	build := exec.Command("go", "build", "-o", binary, ".")
-	build.Dir = filepath.Join(testenv.ModuleRoot(), "hack", "kubectl")
+	build.Dir = filepath.Join(testcluster.ModuleRoot(), "hack", "kubectl")
 	out, err := build.CombinedOutput()
 	Expect(err).NotTo(HaveOccurred(), "building kubectl:\n%s", out)
 	return binary

@@ -21,7 +21,7 @@ import (
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
 	"github.com/wavekit-dev/wavekit/internal/cli"
-	"github.com/wavekit-dev/wavekit/internal/testenv"
+	"github.com/wavekit-dev/wavekit/internal/testcluster"
 )
 
 // readinessTimeout bounds what the controllers and the operator do within
@@ -35,16 +35,16 @@ const readinessTimeout = 2 * time.Minute
 // testdata/migration (a Job in wave 1, a ConfigMap in wave 2).
 var _ = Describe("readiness against real controllers", Ordered, func() {
 	var (
-		env        *testenv.Env
+		env        *testcluster.Env
 		ctx        = context.Background()
 		kubeconfig string
 	)
 
 	BeforeAll(func() {
-		env = startControlPlaneWith(testenv.Options{Controllers: true})
+		env = startControlPlaneWith(testcluster.Options{Controllers: true})
 		startWorkloadOperator(ctx, env, "rollout", "migration")
 		kubeconfig = filepath.Join(GinkgoT().TempDir(), "kubeconfig")
-		Expect(testenv.WriteKubeconfig(env.Config, kubeconfig)).To(Succeed())
+		Expect(testcluster.WriteKubeconfig(env.Config, kubeconfig)).To(Succeed())
 	})
 
 	Context("a rolling update in wave 1", func() {
@@ -201,7 +201,7 @@ WAVE  OBJECT                             PHASE      LIVE
 
 // waitForRollout waits until the Deployment controller has given Deployment
 // name its 3 pods, available or not.
-func waitForRollout(ctx context.Context, env *testenv.Env, ns, name string) {
+func waitForRollout(ctx context.Context, env *testcluster.Env, ns, name string) {
 	GinkgoHelper()
 	Eventually(func(g Gomega) {
 		var d appsv1.Deployment
@@ -215,7 +215,7 @@ func waitForRollout(ctx context.Context, env *testenv.Env, ns, name string) {
 // waitForDeadline waits until the Deployment controller has declared that
 // Deployment name exceeded its progress deadline, and returns the name of
 // its ReplicaSet, which the condition's message names.
-func waitForDeadline(ctx context.Context, env *testenv.Env, ns, name string) string {
+func waitForDeadline(ctx context.Context, env *testcluster.Env, ns, name string) string {
 	GinkgoHelper()
 	Eventually(func(g Gomega) {
 		var d appsv1.Deployment
@@ -231,7 +231,7 @@ func waitForDeadline(ctx context.Context, env *testenv.Env, ns, name string) str
 
 // componentReport is what c's status says: its Ready condition and state,
 // and each inventory item's phase and status.
-func componentReport(ctx context.Context, env *testenv.Env, c *v1alpha1.Component) string {
+func componentReport(ctx context.Context, env *testcluster.Env, c *v1alpha1.Component) string {
 	GinkgoHelper()
 	var got v1alpha1.Component
 	Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(c), &got)).To(Succeed())
@@ -263,7 +263,7 @@ func workloadRules() []any {
 
 // startWorkloadOperator runs the operator's binary with the chart's RBAC
 // and workloadRules, serving the testdata sources named.
-func startWorkloadOperator(ctx context.Context, env *testenv.Env, sources ...string) {
+func startWorkloadOperator(ctx context.Context, env *testcluster.Env, sources ...string) {
 	GinkgoHelper()
 	binary := buildOperatorBinary()
 	Expect(env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "wavekit-system"}})).To(Succeed())
@@ -277,18 +277,18 @@ func startWorkloadOperator(ctx context.Context, env *testenv.Env, sources ...str
 
 // testdataSource returns the directory of the source name in testdata.
 func testdataSource(name string) string {
-	return filepath.Join(testenv.ModuleRoot(), "test", "e2e", "testdata", name)
+	return filepath.Join(testcluster.ModuleRoot(), "test", "e2e", "testdata", name)
 }
 
 // createNamespace creates the namespace name.
-func createNamespace(ctx context.Context, env *testenv.Env, name string) string {
+func createNamespace(ctx context.Context, env *testcluster.Env, name string) string {
 	GinkgoHelper()
 	Expect(env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}})).To(Succeed())
 	return name
 }
 
 // createComponent creates a Component of source with values in ns.
-func createComponent(ctx context.Context, env *testenv.Env, ns, name, source string, values map[string]any) *v1alpha1.Component {
+func createComponent(ctx context.Context, env *testcluster.Env, ns, name, source string, values map[string]any) *v1alpha1.Component {
 	GinkgoHelper()
 	c := &v1alpha1.Component{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
@@ -357,7 +357,7 @@ func wavekitStatus(ctx context.Context, kubeconfig, ns, name string) string {
 }
 
 // expectAbsent asserts that the object of key and obj's type does not exist.
-func expectAbsent(ctx context.Context, env *testenv.Env, obj client.Object, key client.ObjectKey) {
+func expectAbsent(ctx context.Context, env *testcluster.Env, obj client.Object, key client.ObjectKey) {
 	GinkgoHelper()
 	err := env.Client.Get(ctx, key, obj)
 	Expect(apierrors.IsNotFound(err)).To(BeTrue(), "%T %s exists (%v)", obj, key, err)

@@ -15,7 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
-	"github.com/wavekit-dev/wavekit/internal/testenv"
+	"github.com/wavekit-dev/wavekit/internal/testcluster"
 	"github.com/wavekit-dev/wavekit/pkg/component"
 )
 
@@ -26,12 +26,12 @@ import (
 // a feature ConfigMap that some versions have.
 var _ = Describe("remediation of a failed upgrade", Ordered, func() {
 	var (
-		env *testenv.Env
+		env *testcluster.Env
 		ctx = context.Background()
 	)
 
 	BeforeAll(func() {
-		env = startControlPlaneWith(testenv.Options{Controllers: true})
+		env = startControlPlaneWith(testcluster.Options{Controllers: true})
 		startWorkloadOperator(ctx, env, "upgrade")
 	})
 
@@ -201,19 +201,19 @@ func outcomes(history []component.HistoryEntry) []string {
 	return out
 }
 
-func configMapUID(ctx context.Context, env *testenv.Env, ns, name string) string {
+func configMapUID(ctx context.Context, env *testcluster.Env, ns, name string) string {
 	GinkgoHelper()
 	var cm corev1.ConfigMap
 	Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &cm)).To(Succeed())
 	return string(cm.UID)
 }
 
-func jobExists(ctx context.Context, env *testenv.Env, ns, name string) bool {
+func jobExists(ctx context.Context, env *testcluster.Env, ns, name string) bool {
 	var job batchv1.Job
 	return env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &job) == nil
 }
 
-func jobSucceeded(ctx context.Context, env *testenv.Env, ns, name string) bool {
+func jobSucceeded(ctx context.Context, env *testcluster.Env, ns, name string) bool {
 	GinkgoHelper()
 	var job batchv1.Job
 	Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &job)).To(Succeed())

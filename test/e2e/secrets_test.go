@@ -20,7 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
-	"github.com/wavekit-dev/wavekit/internal/testenv"
+	"github.com/wavekit-dev/wavekit/internal/testcluster"
 )
 
 // The operator binary, run as the chart's ServiceAccount with the most
@@ -30,7 +30,7 @@ import (
 var _ = Describe("secret values", Ordered, func() {
 	const namespace = "vault"
 	var (
-		env      *testenv.Env
+		env      *testcluster.Env
 		operator *gexec.Session
 		ctx      = context.Background()
 		values   []string // every secret value of the spec
@@ -55,7 +55,7 @@ var _ = Describe("secret values", Ordered, func() {
 				"verbs": []any{"get", "list", "watch", "create", "update", "patch", "delete"}}},
 		}})
 		operator = startOperatorBinary(binary, serviceAccountConfig(ctx, env, "wavekit-system", "wavekit-component-operator"),
-			"--source", "vault="+filepath.Join(testenv.ModuleRoot(), "test", "e2e", "testdata", "vault"), "--zap-log-level=10")
+			"--source", "vault="+filepath.Join(testcluster.ModuleRoot(), "test", "e2e", "testdata", "vault"), "--zap-log-level=10")
 	})
 
 	component := func(name string, values map[string]any) *v1alpha1.Component {
@@ -164,7 +164,7 @@ var _ = Describe("secret values", Ordered, func() {
 
 // eventTexts returns every Event of the cluster as JSON (reason, message,
 // note, everything), one per line.
-func eventTexts(ctx context.Context, env *testenv.Env) string {
+func eventTexts(ctx context.Context, env *testcluster.Env) string {
 	GinkgoHelper()
 	var events corev1.EventList
 	Expect(env.Client.List(ctx, &events)).To(Succeed())
@@ -180,7 +180,7 @@ func eventTexts(ctx context.Context, env *testenv.Env) string {
 
 // componentStatuses returns the status of every Component of namespace as
 // JSON, conditions and their messages included.
-func componentStatuses(ctx context.Context, env *testenv.Env, namespace string) string {
+func componentStatuses(ctx context.Context, env *testcluster.Env, namespace string) string {
 	GinkgoHelper()
 	var components v1alpha1.ComponentList
 	Expect(env.Client.List(ctx, &components, client.InNamespace(namespace))).To(Succeed())

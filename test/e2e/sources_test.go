@@ -21,7 +21,7 @@ import (
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
 	"github.com/wavekit-dev/wavekit/internal/localregistry"
 	"github.com/wavekit-dev/wavekit/internal/localrepo"
-	"github.com/wavekit-dev/wavekit/internal/testenv"
+	"github.com/wavekit-dev/wavekit/internal/testcluster"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -32,13 +32,13 @@ import (
 // status.artifact for a tarball it serves.
 var _ = Describe("Components from repositories and Flux sources", Ordered, func() {
 	var (
-		env *testenv.Env
+		env *testcluster.Env
 		ctx = context.Background()
 	)
 	const ns = "src"
 
 	BeforeAll(func() {
-		fluxCRDs, err := testenv.FluxSourceCRDs()
+		fluxCRDs, err := testcluster.FluxSourceCRDs()
 		Expect(err).NotTo(HaveOccurred())
 		env = startControlPlane(fluxCRDs)
 		for _, name := range []string{"wavekit-system", ns, "locked"} {
@@ -138,7 +138,7 @@ var _ = Describe("Components from repositories and Flux sources", Ordered, func(
 		Expect(env.Client.Create(ctx, c)).To(Succeed())
 		ready(c)
 		kubeconfig := filepath.Join(GinkgoT().TempDir(), "kubeconfig")
-		Expect(testenv.WriteKubeconfig(env.Config, kubeconfig)).To(Succeed())
+		Expect(testcluster.WriteKubeconfig(env.Config, kubeconfig)).To(Succeed())
 
 		By("previewing the Component as it is: nothing changes")
 		code, out, errOut := runWavekit(ctx, kubeconfig, "diff", "component", ns+"/plan", "--operator-name", "e2e.wavekit.dev", "--cache-dir", GinkgoT().TempDir())
@@ -440,7 +440,7 @@ var _ = Describe("Components from repositories and Flux sources", Ordered, func(
 })
 
 // statusOf is a Component's Ready status, reason and message.
-func statusOf(ctx context.Context, env *testenv.Env, c *v1alpha1.Component) string {
+func statusOf(ctx context.Context, env *testcluster.Env, c *v1alpha1.Component) string {
 	var got v1alpha1.Component
 	if err := env.Client.Get(ctx, client.ObjectKeyFromObject(c), &got); err != nil {
 		return err.Error()
@@ -464,7 +464,7 @@ func gitRepository(namespace, name string) *unstructured.Unstructured {
 }
 
 // setArtifact writes status.artifact as Flux's source-controller does.
-func setArtifact(ctx context.Context, env *testenv.Env, source *unstructured.Unstructured, a localrepo.Artifact) {
+func setArtifact(ctx context.Context, env *testcluster.Env, source *unstructured.Unstructured, a localrepo.Artifact) {
 	GinkgoHelper()
 	Eventually(func() error {
 		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(source), source); err != nil {

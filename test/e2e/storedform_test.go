@@ -26,7 +26,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
-	"github.com/wavekit-dev/wavekit/internal/testenv"
+	"github.com/wavekit-dev/wavekit/internal/testcluster"
 )
 
 // storedClasses are the classes of field that charts render and the API
@@ -46,14 +46,14 @@ const idleWindow = 60 * time.Second
 // still corrected, and a fight with one stops by itself.
 var _ = Describe("fields the API server stores otherwise than rendered", Ordered, func() {
 	var (
-		env     *testenv.Env
+		env     *testcluster.Env
 		ctx     = context.Background()
 		metrics string // base URL of the operator's metrics
 	)
 	const ns = "stored"
 
 	BeforeAll(func() {
-		env = startControlPlaneWith(testenv.Options{Controllers: true, ExtraCRDDirs: []string{filepath.Join(testdataSource("crds"))}})
+		env = startControlPlaneWith(testcluster.Options{Controllers: true, ExtraCRDDirs: []string{filepath.Join(testdataSource("crds"))}})
 		metrics = startStoredOperator(ctx, env)
 		createNamespace(ctx, env, ns)
 	})
@@ -209,14 +209,14 @@ var _ = Describe("fields the API server stores otherwise than rendered", Ordered
 })
 
 // patchDeployment patches the Deployment ns/name as manager would.
-func patchDeployment(ctx context.Context, env *testenv.Env, ns, name, manager string, kind types.PatchType, patch string) {
+func patchDeployment(ctx context.Context, env *testcluster.Env, ns, name, manager string, kind types.PatchType, patch string) {
 	GinkgoHelper()
 	d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
 	Expect(env.Client.Patch(ctx, d, client.RawPatch(kind, []byte(patch)), client.FieldOwner(manager))).To(Succeed())
 }
 
 // replicaSetsOf names the ReplicaSets of ns whose owner is the Deployment name.
-func replicaSetsOf(ctx context.Context, env *testenv.Env, ns, name string) []string {
+func replicaSetsOf(ctx context.Context, env *testcluster.Env, ns, name string) []string {
 	GinkgoHelper()
 	var list appsv1.ReplicaSetList
 	Expect(env.Client.List(ctx, &list, client.InNamespace(ns))).To(Succeed())
@@ -232,7 +232,7 @@ func replicaSetsOf(ctx context.Context, env *testenv.Env, ns, name string) []str
 // startStoredOperator runs the operator's binary with the chart's RBAC for
 // what testdata/stored deploys, serving it, with plain-HTTP metrics whose
 // base URL it returns.
-func startStoredOperator(ctx context.Context, env *testenv.Env) string {
+func startStoredOperator(ctx context.Context, env *testcluster.Env) string {
 	GinkgoHelper()
 	binary := buildOperatorBinary()
 	Expect(env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "wavekit-system"}})).To(Succeed())
@@ -280,7 +280,7 @@ func (c requestCounts) minus(before requestCounts) map[string]float64 {
 }
 
 // deploymentGenerations returns the generation of every Deployment in ns.
-func deploymentGenerations(ctx context.Context, env *testenv.Env, ns string) map[string]int64 {
+func deploymentGenerations(ctx context.Context, env *testcluster.Env, ns string) map[string]int64 {
 	GinkgoHelper()
 	var list appsv1.DeploymentList
 	Expect(env.Client.List(ctx, &list, client.InNamespace(ns))).To(Succeed())
@@ -292,7 +292,7 @@ func deploymentGenerations(ctx context.Context, env *testenv.Env, ns string) map
 }
 
 // deploymentsNotAvailable names the Deployments of ns that are not Available.
-func deploymentsNotAvailable(ctx context.Context, env *testenv.Env, ns string) []string {
+func deploymentsNotAvailable(ctx context.Context, env *testcluster.Env, ns string) []string {
 	GinkgoHelper()
 	var list appsv1.DeploymentList
 	Expect(env.Client.List(ctx, &list, client.InNamespace(ns))).To(Succeed())
@@ -306,7 +306,7 @@ func deploymentsNotAvailable(ctx context.Context, env *testenv.Env, ns string) [
 }
 
 // eventReasons returns the reasons of the Events about c.
-func eventReasons(ctx context.Context, env *testenv.Env, c *v1alpha1.Component) []string {
+func eventReasons(ctx context.Context, env *testcluster.Env, c *v1alpha1.Component) []string {
 	GinkgoHelper()
 	var events corev1.EventList
 	Expect(env.Client.List(ctx, &events, client.InNamespace(c.Namespace))).To(Succeed())
@@ -321,7 +321,7 @@ func eventReasons(ctx context.Context, env *testenv.Env, c *v1alpha1.Component) 
 
 // eventCounts returns how often each reason was recorded about c: an Event
 // repeated as a series counts each time.
-func eventCounts(ctx context.Context, env *testenv.Env, c *v1alpha1.Component) map[string]int32 {
+func eventCounts(ctx context.Context, env *testcluster.Env, c *v1alpha1.Component) map[string]int32 {
 	GinkgoHelper()
 	var events corev1.EventList
 	Expect(env.Client.List(ctx, &events, client.InNamespace(c.Namespace))).To(Succeed())
@@ -334,7 +334,7 @@ func eventCounts(ctx context.Context, env *testenv.Env, c *v1alpha1.Component) m
 	return counts
 }
 
-func readyMessage(ctx context.Context, env *testenv.Env, c *v1alpha1.Component) string {
+func readyMessage(ctx context.Context, env *testcluster.Env, c *v1alpha1.Component) string {
 	GinkgoHelper()
 	var got v1alpha1.Component
 	Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(c), &got)).To(Succeed())
@@ -344,7 +344,7 @@ func readyMessage(ctx context.Context, env *testenv.Env, c *v1alpha1.Component) 
 	return ""
 }
 
-func labelOf(ctx context.Context, env *testenv.Env, ns, name, label string) string {
+func labelOf(ctx context.Context, env *testcluster.Env, ns, name, label string) string {
 	GinkgoHelper()
 	d := &appsv1.Deployment{}
 	Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, d)).To(Succeed())
@@ -354,7 +354,7 @@ func labelOf(ctx context.Context, env *testenv.Env, ns, name, label string) stri
 // fightOverLabel plays a second controller that wants the Deployment's
 // label tier to be "fighter" and sets it back whenever it is not, until ctx
 // ends; it returns how often it had to.
-func fightOverLabel(ctx context.Context, env *testenv.Env, ns, name string) int {
+func fightOverLabel(ctx context.Context, env *testcluster.Env, ns, name string) int {
 	defer GinkgoRecover()
 	fights := 0
 	_ = wait.PollUntilContextCancel(ctx, 50*time.Millisecond, true, func(ctx context.Context) (bool, error) {
@@ -392,7 +392,7 @@ func (l *statusLog) seen() []string {
 
 // watchStatuses watches c from its current resourceVersion and logs every
 // change of its status as "Status/Reason: message" of its Ready condition.
-func watchStatuses(ctx context.Context, env *testenv.Env, c *v1alpha1.Component) *statusLog {
+func watchStatuses(ctx context.Context, env *testcluster.Env, c *v1alpha1.Component) *statusLog {
 	GinkgoHelper()
 	wc, err := client.NewWithWatch(env.Config, client.Options{Scheme: env.Scheme})
 	Expect(err).NotTo(HaveOccurred())

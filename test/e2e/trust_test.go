@@ -25,7 +25,7 @@ import (
 	"github.com/wavekit-dev/wavekit/internal/localrepo"
 	"github.com/wavekit-dev/wavekit/internal/operatortest"
 	"github.com/wavekit-dev/wavekit/internal/sopsdecrypt/sopstest"
-	"github.com/wavekit-dev/wavekit/internal/testenv"
+	"github.com/wavekit-dev/wavekit/internal/testcluster"
 )
 
 // The operator binary runs with the chart's RBAC and the lockdown on
@@ -35,7 +35,7 @@ import (
 var _ = Describe("what the operator trusts: SOPS-encrypted Secrets and allowed sources", Ordered, func() {
 	const annotation = "e2e.wavekit.dev/allowed-sources"
 	var (
-		env        *testenv.Env
+		env        *testcluster.Env
 		operator   *gexec.Session
 		ctx        = context.Background()
 		written    []string // directories the operator writes to
@@ -254,7 +254,7 @@ func countAccepts(l net.Listener, accepts *atomic.Int64) {
 // createDeployerTenant creates namespace ns with the lockdown's
 // ServiceAccount deployer, allowed by a Role in ns alone to read and write
 // the Secrets and ConfigMaps the sources deploy.
-func createDeployerTenant(ctx context.Context, env *testenv.Env, ns string) {
+func createDeployerTenant(ctx context.Context, env *testcluster.Env, ns string) {
 	GinkgoHelper()
 	Expect(env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})).To(Succeed())
 	Expect(env.Client.Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "deployer"}})).To(Succeed())
@@ -273,7 +273,7 @@ func createDeployerTenant(ctx context.Context, env *testenv.Env, ns string) {
 // Namespace, write its namespaced objects), granted by a Role in ns. (The
 // aggregated admin role itself is filled in by kube-controller-manager,
 // which this control plane does not run.)
-func tenantAdmin(ctx context.Context, env *testenv.Env, ns string, rules ...rbacv1.PolicyRule) client.Client {
+func tenantAdmin(ctx context.Context, env *testcluster.Env, ns string, rules ...rbacv1.PolicyRule) client.Client {
 	GinkgoHelper()
 	if len(rules) == 0 {
 		rules = []rbacv1.PolicyRule{

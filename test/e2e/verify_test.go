@@ -18,7 +18,7 @@ import (
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
 	"github.com/wavekit-dev/wavekit/internal/localregistry"
 	"github.com/wavekit-dev/wavekit/internal/localrepo"
-	"github.com/wavekit-dev/wavekit/internal/testenv"
+	"github.com/wavekit-dev/wavekit/internal/testcluster"
 )
 
 // The operator verifies a chart's signature before it renders it
@@ -27,7 +27,7 @@ import (
 // process with the chart's RBAC.
 var _ = Describe("Components that verify their charts", Ordered, func() {
 	var (
-		env      *testenv.Env
+		env      *testcluster.Env
 		ctx      = context.Background()
 		registry *localregistry.Registry
 		alter    localregistry.Alterer

@@ -23,7 +23,7 @@ import (
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
 	"github.com/wavekit-dev/wavekit/internal/operatortest"
-	"github.com/wavekit-dev/wavekit/internal/testenv"
+	"github.com/wavekit-dev/wavekit/internal/testcluster"
 )
 
 func TestFleet(t *testing.T) {
@@ -40,8 +40,8 @@ const (
 
 var (
 	ctx      = context.Background()
-	hub      *testenv.Env
-	clusters []*testenv.Env
+	hub      *testcluster.Env
+	clusters []*testcluster.Env
 	// operatorConfig reaches the hub as the operator's ServiceAccount.
 	operatorConfig *rest.Config
 )
@@ -53,12 +53,12 @@ var _ = BeforeSuite(func() {
 	started := make(chan error, 1)
 	go func() {
 		var err error
-		clusters, err = testenv.StartClusters(3)
+		clusters, err = testcluster.StartClusters(3)
 		started <- err
 	}()
 	var err error
-	hub, err = testenv.Start(testenv.Options{Scheme: scheme, Controllers: true,
-		ExtraCRDDirs: []string{filepath.Join(testenv.ModuleRoot(), "test", "fleet", "testdata", "crds")}})
+	hub, err = testcluster.Start(testcluster.Options{Scheme: scheme, Controllers: true,
+		ExtraCRDDirs: []string{filepath.Join(testcluster.ModuleRoot(), "test", "fleet", "testdata", "crds")}})
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(func() { Expect(hub.Stop()).To(Succeed()) })
 	Expect(<-started).To(Succeed())
@@ -68,18 +68,18 @@ var _ = BeforeSuite(func() {
 		}
 	})
 
-	binary, err := operatortest.BuildOperator(testenv.ModuleRoot(), GinkgoT().TempDir())
+	binary, err := operatortest.BuildOperator(testcluster.ModuleRoot(), GinkgoT().TempDir())
 	Expect(err).NotTo(HaveOccurred())
 	Expect(hub.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: operatorNamespace}})).To(Succeed())
 	// As the chart installs it: the objects go to the clusters with their
 	// kubeconfigs' rights, so nothing beyond the chart's defaults is granted.
-	Expect(operatortest.ApplyRBAC(ctx, hub.Client, testenv.ModuleRoot(), "wavekit", operatorNamespace, map[string]any{})).To(Succeed())
+	Expect(operatortest.ApplyRBAC(ctx, hub.Client, testcluster.ModuleRoot(), "wavekit", operatorNamespace, map[string]any{})).To(Succeed())
 	operatorConfig, err = operatortest.ServiceAccountConfig(ctx, hub.Client, hub.Config, operatorNamespace, operatorAccount)
 	Expect(err).NotTo(HaveOccurred())
 	kubeconfig := filepath.Join(GinkgoT().TempDir(), "kubeconfig")
-	Expect(testenv.WriteKubeconfig(operatorConfig, kubeconfig)).To(Succeed())
+	Expect(testcluster.WriteKubeconfig(operatorConfig, kubeconfig)).To(Succeed())
 	cmd := exec.Command(binary, "--kubeconfig", kubeconfig,
-		"--source", "site="+filepath.Join(testenv.ModuleRoot(), "test", "fleet", "testdata", "site"),
+		"--source", "site="+filepath.Join(testcluster.ModuleRoot(), "test", "fleet", "testdata", "site"),
 		"--metrics-bind-address", "0", "--health-probe-bind-address", "0")
 	session, err := gexec.Start(cmd, GinkgoWriter, GinkgoWriter)
 	Expect(err).NotTo(HaveOccurred())

@@ -13,7 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/internal/cli"
-	"github.com/wavekit-dev/wavekit/internal/testenv"
+	"github.com/wavekit-dev/wavekit/internal/testcluster"
 )
 
 // The same chart, installed, upgraded and deleted with the wavekit command
@@ -32,7 +32,7 @@ var _ = Describe("a chart with hooks, applied with wavekit apply --wait", Ordere
 	BeforeAll(func() {
 		jobs = observeJobs(ns)
 		kubeconfig = filepath.Join(GinkgoT().TempDir(), "kubeconfig")
-		Expect(testenv.WriteKubeconfig(env.Config, kubeconfig)).To(Succeed())
+		Expect(testcluster.WriteKubeconfig(env.Config, kubeconfig)).To(Succeed())
 	})
 
 	// A namespace the objects need is created (docs/concepts.md), but the

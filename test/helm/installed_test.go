@@ -16,7 +16,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/wavekit-dev/wavekit/internal/testenv"
+	"github.com/wavekit-dev/wavekit/internal/testcluster"
 )
 
 // expectInstalled checks what the admission chart's release in namespace
@@ -84,7 +84,7 @@ func expectRolledOut(ctx context.Context, namespace, release, image string) {
 		g.Expect(env.Client.List(ctx, &pods, client.InNamespace(namespace), client.MatchingLabels{"app": release})).To(Succeed())
 		g.Expect(pods.Items).To(ConsistOf(And(
 			HaveField("Spec.Containers", ConsistOf(HaveField("Image", image))),
-			HaveField("Spec.NodeName", BeElementOf(testenv.FakeNodes)),
+			HaveField("Spec.NodeName", BeElementOf(testcluster.FakeNodes)),
 			HaveField("Status.Phase", corev1.PodRunning),
 		)), "the old ReplicaSet's pods are gone")
 	}).Should(Succeed())

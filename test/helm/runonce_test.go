@@ -19,7 +19,7 @@ import (
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
 	"github.com/wavekit-dev/wavekit/internal/componenttest"
 	"github.com/wavekit-dev/wavekit/internal/operator"
-	"github.com/wavekit-dev/wavekit/internal/testenv"
+	"github.com/wavekit-dev/wavekit/internal/testcluster"
 	"github.com/wavekit-dev/wavekit/pkg/component"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
@@ -151,7 +151,7 @@ var _ = Describe("hook Jobs that the cluster deletes as soon as they finish, wit
 		newNamespace(ctx, ns)
 		jobs = observeJobs(ns)
 		kubeconfig = filepath.Join(GinkgoT().TempDir(), "kubeconfig")
-		Expect(testenv.WriteKubeconfig(env.Config, kubeconfig)).To(Succeed())
+		Expect(testcluster.WriteKubeconfig(env.Config, kubeconfig)).To(Succeed())
 	})
 
 	It("runs each hook once per apply, rollback and delete", func() {

@@ -2,7 +2,7 @@
 // real API server and checks that they install, upgrade and delete as Helm
 // would: hook lifetimes, upgrade-only hooks, .Release.Service, and taking
 // over a release that helm install made. The control plane is a whole
-// cluster (testenv.Options.Controllers): the Job controller runs the hook
+// cluster (testcluster.Options.Controllers): the Job controller runs the hook
 // Jobs, the Deployment controller rolls Deployments out, kwok moves the pods
 // on its fake Nodes, the garbage collector removes what a deletion leaves;
 // the suite only watches (observer_test.go). The operator and the wavekit
@@ -31,7 +31,7 @@ import (
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
 	"github.com/wavekit-dev/wavekit/internal/componenttest"
 	"github.com/wavekit-dev/wavekit/internal/operator"
-	"github.com/wavekit-dev/wavekit/internal/testenv"
+	"github.com/wavekit-dev/wavekit/internal/testcluster"
 )
 
 func TestHelm(t *testing.T) {
@@ -44,7 +44,7 @@ func TestHelm(t *testing.T) {
 const operatorName = "helm.wavekit.dev"
 
 var (
-	env    *testenv.Env
+	env    *testcluster.Env
 	scheme = runtime.NewScheme()
 )
 
@@ -54,7 +54,7 @@ var _ = BeforeSuite(func() {
 	Expect(apiextensionsv1.AddToScheme(scheme)).To(Succeed())
 	Expect(v1alpha1.AddToScheme(scheme)).To(Succeed())
 	var err error
-	env, err = testenv.Start(testenv.Options{Scheme: scheme, Controllers: true})
+	env, err = testcluster.Start(testcluster.Options{Scheme: scheme, Controllers: true})
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(func() { Expect(env.Stop()).To(Succeed()) })
 
@@ -70,7 +70,7 @@ var _ = BeforeSuite(func() {
 })
 
 func chartDir(name string) string {
-	return filepath.Join(testenv.ModuleRoot(), "test", "helm", "testdata", name)
+	return filepath.Join(testcluster.ModuleRoot(), "test", "helm", "testdata", name)
 }
 
 // newNamespace creates a namespace for one spec.

@@ -18,7 +18,7 @@ import (
 	"helm.sh/helm/v3/pkg/kube"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
-	"github.com/wavekit-dev/wavekit/internal/testenv"
+	"github.com/wavekit-dev/wavekit/internal/testcluster"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -53,7 +53,7 @@ var _ = Describe("a release that helm install made", func() {
 func helmInstall(ctx context.Context, namespace, name, dir string) {
 	GinkgoHelper()
 	kubeconfig := filepath.Join(GinkgoT().TempDir(), "kubeconfig")
-	Expect(testenv.WriteKubeconfig(env.Config, kubeconfig)).To(Succeed())
+	Expect(testcluster.WriteKubeconfig(env.Config, kubeconfig)).To(Succeed())
 	cfg := &action.Configuration{}
 	Expect(cfg.Init(kube.GetConfig(kubeconfig, "", namespace), namespace, "secret",
 		func(format string, v ...any) { GinkgoWriter.Printf(format+"\n", v...) })).To(Succeed())

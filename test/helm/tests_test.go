@@ -16,7 +16,7 @@ import (
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
 	"github.com/wavekit-dev/wavekit/internal/componenttest"
-	"github.com/wavekit-dev/wavekit/internal/testenv"
+	"github.com/wavekit-dev/wavekit/internal/testcluster"
 	"github.com/wavekit-dev/wavekit/pkg/component"
 )
 
@@ -44,7 +44,7 @@ var _ = Describe("a chart's tests, run with wavekit test", Ordered, func() {
 		newNamespace(ctx, ns)
 		jobs = observeJobs(ns)
 		kubeconfig = filepath.Join(GinkgoT().TempDir(), "kubeconfig")
-		Expect(testenv.WriteKubeconfig(env.Config, kubeconfig)).To(Succeed())
+		Expect(testcluster.WriteKubeconfig(env.Config, kubeconfig)).To(Succeed())
 	})
 
 	It("installs without creating a test, then runs them one at a time in weight order and deletes the hook-succeeded one", func() {

@@ -1,6 +1,6 @@
 // Package localcloud_test checks the local cluster's simulated cloud and
 // the readiness of the workloads that kstatus takes shortcuts for, on the
-// whole local cluster (testenv.Options.Controllers): kube-controller-manager
+// whole local cluster (testcluster.Options.Controllers): kube-controller-manager
 // binds the claims to the volumes the provisioner creates, kube-scheduler
 // places pods with claims on kwok's Nodes, the load balancer addresses come
 // from package localcloud. The reference operator runs as its binary with
@@ -28,7 +28,7 @@ import (
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
 	"github.com/wavekit-dev/wavekit/internal/operatortest"
-	"github.com/wavekit-dev/wavekit/internal/testenv"
+	"github.com/wavekit-dev/wavekit/internal/testcluster"
 )
 
 func TestLocalCloud(t *testing.T) {
@@ -44,7 +44,7 @@ const operatorName = "localcloud.wavekit.dev"
 const timeout = 2 * time.Minute
 
 var (
-	env        *testenv.Env
+	env        *testcluster.Env
 	scheme     = runtime.NewScheme()
 	kubeconfig string
 )
@@ -55,11 +55,11 @@ var _ = BeforeSuite(func() {
 	Expect(apiextensionsv1.AddToScheme(scheme)).To(Succeed())
 	Expect(v1alpha1.AddToScheme(scheme)).To(Succeed())
 	var err error
-	env, err = testenv.Start(testenv.Options{Scheme: scheme, Controllers: true})
+	env, err = testcluster.Start(testcluster.Options{Scheme: scheme, Controllers: true})
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(func() { Expect(env.Stop()).To(Succeed()) })
 	kubeconfig = filepath.Join(GinkgoT().TempDir(), "kubeconfig")
-	Expect(testenv.WriteKubeconfig(env.Config, kubeconfig)).To(Succeed())
+	Expect(testcluster.WriteKubeconfig(env.Config, kubeconfig)).To(Succeed())
 
 	startOperator(context.Background())
 })
@@ -78,13 +78,13 @@ func startOperator(ctx context.Context) {
 	GinkgoHelper()
 	Expect(env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: systemNS}})).To(Succeed())
 	verbs := []any{"get", "list", "watch", "create", "update", "patch", "delete"}
-	Expect(operatortest.ApplyRBAC(ctx, env.Client, testenv.ModuleRoot(), "wavekit", systemNS, map[string]any{
+	Expect(operatortest.ApplyRBAC(ctx, env.Client, testcluster.ModuleRoot(), "wavekit", systemNS, map[string]any{
 		"rbac": map[string]any{"extraRules": []any{
 			map[string]any{"apiGroups": []any{""}, "resources": []any{"services", "persistentvolumeclaims"}, "verbs": verbs},
 			map[string]any{"apiGroups": []any{"apps"}, "resources": []any{"statefulsets"}, "verbs": verbs},
 		}},
 	})).To(Succeed())
-	binary, err := operatortest.BuildOperator(testenv.ModuleRoot(), GinkgoT().TempDir())
+	binary, err := operatortest.BuildOperator(testcluster.ModuleRoot(), GinkgoT().TempDir())
 	Expect(err).NotTo(HaveOccurred())
 	cfg, err := operatortest.ServiceAccountConfig(ctx, env.Client, env.Config, systemNS, operatorSA)
 	Expect(err).NotTo(HaveOccurred())
@@ -105,7 +105,7 @@ func startOperator(ctx context.Context) {
 }
 
 func chartDir(name string) string {
-	return filepath.Join(testenv.ModuleRoot(), "test", "localcloud", "testdata", name)
+	return filepath.Join(testcluster.ModuleRoot(), "test", "localcloud", "testdata", name)
 }
 
 // newNamespace creates a namespace for one spec.

@@ -11,7 +11,7 @@ import (
 	"github.com/wavekit-dev/wavekit/internal/apicount"
 	"github.com/wavekit-dev/wavekit/internal/componenttest"
 	"github.com/wavekit-dev/wavekit/internal/operator"
-	"github.com/wavekit-dev/wavekit/internal/testenv"
+	"github.com/wavekit-dev/wavekit/internal/testcluster"
 )
 
 // inProcess is the operator name of the operators the suite runs in its own
@@ -38,5 +38,5 @@ func startOperator(ctx context.Context, sources map[string]string) *apicount.Cou
 }
 
 func testdata(dir string) string {
-	return filepath.Join(testenv.ModuleRoot(), "test", "reliability", "testdata", dir)
+	return filepath.Join(testcluster.ModuleRoot(), "test", "reliability", "testdata", dir)
 }

@@ -9,7 +9,7 @@ import (
 	. "github.com/onsi/gomega"
 	"github.com/onsi/gomega/gexec"
 
-	"github.com/wavekit-dev/wavekit/internal/testenv"
+	"github.com/wavekit-dev/wavekit/internal/testcluster"
 )
 
 // binaryOperator runs the component-operator binary against the test API
@@ -28,7 +28,7 @@ func newBinaryOperator() *binaryOperator {
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(gexec.CleanupBuildArtifacts)
 	kubeconfig := filepath.Join(GinkgoT().TempDir(), "kubeconfig")
-	Expect(testenv.WriteKubeconfig(env.Config, kubeconfig)).To(Succeed())
+	Expect(testcluster.WriteKubeconfig(env.Config, kubeconfig)).To(Succeed())
 	o := &binaryOperator{binary: binary, kubeconfig: kubeconfig}
 	DeferCleanup(o.stop)
 	return o

@@ -16,7 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
-	"github.com/wavekit-dev/wavekit/internal/testenv"
+	"github.com/wavekit-dev/wavekit/internal/testcluster"
 )
 
 func TestReliability(t *testing.T) {
@@ -26,7 +26,7 @@ func TestReliability(t *testing.T) {
 }
 
 var (
-	env    *testenv.Env
+	env    *testcluster.Env
 	scheme = runtime.NewScheme()
 )
 
@@ -36,7 +36,7 @@ var _ = BeforeSuite(func() {
 	Expect(apiextensionsv1.AddToScheme(scheme)).To(Succeed())
 	Expect(v1alpha1.AddToScheme(scheme)).To(Succeed())
 	var err error
-	env, err = testenv.Start(testenv.Options{Scheme: scheme})
+	env, err = testcluster.Start(testcluster.Options{Scheme: scheme})
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(func() { Expect(env.Stop()).To(Succeed()) })
 })

@@ -29,7 +29,7 @@ import (
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
 	"github.com/wavekit-dev/wavekit/internal/operator"
-	"github.com/wavekit-dev/wavekit/internal/testenv"
+	"github.com/wavekit-dev/wavekit/internal/testcluster"
 	"github.com/wavekit-dev/wavekit/pkg/component"
 )
 
@@ -40,7 +40,7 @@ const (
 )
 
 var (
-	env *testenv.Env
+	env *testcluster.Env
 	ctx = context.Background()
 )
 
@@ -55,7 +55,7 @@ var _ = BeforeSuite(func() {
 	Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
 	Expect(v1alpha1.AddToScheme(scheme)).To(Succeed())
 	var err error
-	env, err = testenv.Start(testenv.Options{Scheme: scheme, Controllers: true})
+	env, err = testcluster.Start(testcluster.Options{Scheme: scheme, Controllers: true})
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(func() { Expect(env.Stop()).To(Succeed()) })
 
@@ -67,8 +67,8 @@ var _ = BeforeSuite(func() {
 	_, err = operator.Setup(mgr, operator.Options{
 		Name: operatorName,
 		Sources: map[string]string{
-			"app":       filepath.Join(testenv.ModuleRoot(), "test", "security", "testdata", "app"),
-			"elsewhere": filepath.Join(testenv.ModuleRoot(), "test", "security", "testdata", "elsewhere"),
+			"app":       filepath.Join(testcluster.ModuleRoot(), "test", "security", "testdata", "app"),
+			"elsewhere": filepath.Join(testcluster.ModuleRoot(), "test", "security", "testdata", "elsewhere"),
 		},
 		Reconciler: component.ReconcilerOptions{
 			DefaultServiceAccount: deployer,

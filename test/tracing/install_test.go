@@ -18,7 +18,7 @@ import (
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
 	"github.com/wavekit-dev/wavekit/internal/cli"
-	"github.com/wavekit-dev/wavekit/internal/testenv"
+	"github.com/wavekit-dev/wavekit/internal/testcluster"
 )
 
 // secretMarker is the value of the chart's Secret: no span may carry it.
@@ -100,7 +100,7 @@ var _ = Describe("the trace of an install", func() {
 
 		By("wavekit tree shows the trace ID")
 		kubeconfig := filepath.Join(GinkgoT().TempDir(), "kubeconfig")
-		Expect(testenv.WriteKubeconfig(env.Config, kubeconfig)).To(Succeed())
+		Expect(testcluster.WriteKubeconfig(env.Config, kubeconfig)).To(Succeed())
 		var stdout, stderr bytes.Buffer
 		Expect(cli.Run(ctx, []string{"--kubeconfig", kubeconfig, "--operator-name", operatorName, "tree", ns + "/app"}, &stdout, &stderr)).To(Equal(0), stderr.String())
 		Expect(stdout.String()).To(ContainSubstring("\nLast traced Reconcile: trace " + get(ctx, c).Status.LastTraceID + "\n"))

@@ -1,6 +1,6 @@
 // Package tracing_test follows installs of the reference operator through
 // their OpenTelemetry traces. The operator runs as its binary with the
-// chart's RBAC on a whole cluster (testenv.Options.Controllers: the Job
+// chart's RBAC on a whole cluster (testcluster.Options.Controllers: the Job
 // controller and kwok run the hook Job), with --otlp-endpoint set to an
 // in-process receiver (receiver_test.go) that decodes the exporter's
 // ExportTraceServiceRequest protobufs, as a user points it at a collector.
@@ -28,7 +28,7 @@ import (
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
 	"github.com/wavekit-dev/wavekit/internal/operatortest"
-	"github.com/wavekit-dev/wavekit/internal/testenv"
+	"github.com/wavekit-dev/wavekit/internal/testcluster"
 )
 
 func TestTracing(t *testing.T) {
@@ -42,7 +42,7 @@ func TestTracing(t *testing.T) {
 const operatorName = "tracing.wavekit.dev"
 
 var (
-	env      *testenv.Env
+	env      *testcluster.Env
 	scheme   = runtime.NewScheme()
 	received *receiver
 	logs     = &logLines{}
@@ -53,7 +53,7 @@ var _ = BeforeSuite(func() {
 	Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
 	Expect(v1alpha1.AddToScheme(scheme)).To(Succeed())
 	var err error
-	env, err = testenv.Start(testenv.Options{Scheme: scheme, Controllers: true})
+	env, err = testcluster.Start(testcluster.Options{Scheme: scheme, Controllers: true})
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(func() { Expect(env.Stop()).To(Succeed()) })
 
@@ -79,20 +79,20 @@ func startOperator(ctx context.Context, collector string) {
 	GinkgoHelper()
 	Expect(env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: systemNS}})).To(Succeed())
 	verbs := []any{"get", "list", "watch", "create", "update", "patch", "delete"}
-	Expect(operatortest.ApplyRBAC(ctx, env.Client, testenv.ModuleRoot(), "wavekit", systemNS, map[string]any{
+	Expect(operatortest.ApplyRBAC(ctx, env.Client, testcluster.ModuleRoot(), "wavekit", systemNS, map[string]any{
 		"rbac": map[string]any{"extraRules": []any{
 			map[string]any{"apiGroups": []any{""}, "resources": []any{"configmaps", "secrets", "services"}, "verbs": verbs},
 			map[string]any{"apiGroups": []any{"batch"}, "resources": []any{"jobs"}, "verbs": verbs},
 		}},
 	})).To(Succeed())
-	binary, err := operatortest.BuildOperator(testenv.ModuleRoot(), GinkgoT().TempDir())
+	binary, err := operatortest.BuildOperator(testcluster.ModuleRoot(), GinkgoT().TempDir())
 	Expect(err).NotTo(HaveOccurred())
 	cfg, err := operatortest.ServiceAccountConfig(ctx, env.Client, env.Config, systemNS, operatorSA)
 	Expect(err).NotTo(HaveOccurred())
 	session, err := operatortest.Operator{Binary: binary, Config: cfg, Dir: GinkgoT().TempDir(), Out: logs,
 		Env: []string{"OTEL_BSP_SCHEDULE_DELAY=100", "OTEL_SERVICE_NAME=tracing-test"},
 		Args: []string{"--operator-name", operatorName, "--otlp-endpoint", collector,
-			"--source", "waves=" + filepath.Join(testenv.ModuleRoot(), "test", "tracing", "testdata", "waves")}}.Start()
+			"--source", "waves=" + filepath.Join(testcluster.ModuleRoot(), "test", "tracing", "testdata", "waves")}}.Start()
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(func() { session.Terminate().Wait(10 * time.Second) })
 }

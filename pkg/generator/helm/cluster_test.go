@@ -14,7 +14,7 @@ import (
 	"k8s.io/client-go/discovery"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/wavekit-dev/wavekit/internal/testenv"
+	"github.com/wavekit-dev/wavekit/internal/testcluster"
 	"github.com/wavekit-dev/wavekit/pkg/generator/helm"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
@@ -32,14 +32,14 @@ func (d *countingDiscovery) ServerGroupsAndResources() ([]*metav1.APIGroup, []*m
 
 var _ = Describe("against an API server", Ordered, func() {
 	var (
-		env    *testenv.Env
+		env    *testcluster.Env
 		direct discovery.DiscoveryInterface
 		ctx    = context.Background()
 	)
 
 	BeforeAll(func() {
 		var err error
-		env, err = testenv.Start(testenv.Options{})
+		env, err = testcluster.Start(testcluster.Options{})
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(func() { Expect(env.Stop()).To(Succeed()) })
 		direct, err = discovery.NewDiscoveryClientForConfig(env.Config)

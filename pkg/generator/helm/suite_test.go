@@ -18,7 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
-	"github.com/wavekit-dev/wavekit/internal/testenv"
+	"github.com/wavekit-dev/wavekit/internal/testcluster"
 	"github.com/wavekit-dev/wavekit/pkg/generator/helm"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
@@ -67,7 +67,7 @@ var _ = SynchronizedAfterSuite(func() {}, func() {
 
 func goCommand(args ...string) *exec.Cmd {
 	cmd := exec.Command("go", args...)
-	cmd.Dir = testenv.ModuleRoot()
+	cmd.Dir = testcluster.ModuleRoot()
 	cmd.Env = append(os.Environ(), "GOTOOLCHAIN=local")
 	return cmd
 }

@@ -9,7 +9,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/wavekit-dev/wavekit/internal/testenv"
+	"github.com/wavekit-dev/wavekit/internal/testcluster"
 	"github.com/wavekit-dev/wavekit/pkg/generator/kustomize"
 )
 
@@ -25,7 +25,7 @@ var _ = Describe("compared with kustomize build", Ordered, func() {
 		DeferCleanup(os.RemoveAll, dir)
 		cli = filepath.Join(dir, "kustomize")
 		cmd := exec.Command("go", "build", "-modfile=hack/tools/go.mod", "-o", cli, "sigs.k8s.io/kustomize/kustomize/v5")
-		cmd.Dir = testenv.ModuleRoot()
+		cmd.Dir = testcluster.ModuleRoot()
 		cmd.Env = append(os.Environ(), "GOTOOLCHAIN=local")
 		output, err := cmd.CombinedOutput()
 		Expect(err).NotTo(HaveOccurred(), "building the kustomize CLI: %s", output)

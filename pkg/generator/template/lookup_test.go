@@ -9,18 +9,18 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/wavekit-dev/wavekit/internal/testenv"
+	"github.com/wavekit-dev/wavekit/internal/testcluster"
 	"github.com/wavekit-dev/wavekit/pkg/generator/template"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
 var _ = Describe("lookup against an API server", Ordered, func() {
-	var env *testenv.Env
+	var env *testcluster.Env
 	var g *template.Generator
 
 	BeforeAll(func() {
 		var err error
-		env, err = testenv.Start(testenv.Options{})
+		env, err = testcluster.Start(testcluster.Options{})
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(env.Stop)
 

@@ -1,4 +1,4 @@
-package testenv_test
+package testcluster_test
 
 import (
 	"context"
@@ -17,7 +17,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/wavekit-dev/wavekit/internal/testenv"
+	"github.com/wavekit-dev/wavekit/internal/testcluster"
 )
 
 // The controllers act within seconds; the bound leaves room for a loaded
@@ -26,7 +26,7 @@ const clusterTimeout = time.Minute
 
 var _ = Describe("the test cluster with controllers", Label("cluster"), Ordered, func() {
 	var (
-		env *testenv.Env
+		env *testcluster.Env
 		c   client.Client
 		ns  string
 	)
@@ -34,7 +34,7 @@ var _ = Describe("the test cluster with controllers", Label("cluster"), Ordered,
 
 	BeforeAll(func() {
 		var err error
-		env, err = testenv.Start(testenv.Options{Controllers: true})
+		env, err = testcluster.Start(testcluster.Options{Controllers: true})
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(func() { Expect(env.Stop()).To(Succeed()) })
 		c = env.Client
@@ -46,7 +46,7 @@ var _ = Describe("the test cluster with controllers", Label("cluster"), Ordered,
 	It("has Ready fake Nodes", func() {
 		var nodes corev1.NodeList
 		Expect(c.List(ctx, &nodes)).To(Succeed())
-		Expect(nodes.Items).To(HaveLen(len(testenv.FakeNodes)))
+		Expect(nodes.Items).To(HaveLen(len(testcluster.FakeNodes)))
 		for _, node := range nodes.Items {
 			Expect(node.Status.Conditions).To(ContainElement(And(
 				HaveField("Type", corev1.NodeReady), HaveField("Status", corev1.ConditionTrue))))
@@ -72,7 +72,7 @@ var _ = Describe("the test cluster with controllers", Label("cluster"), Ordered,
 		pods := podsOf(ctx, c, ns, "web")
 		Expect(pods).To(HaveLen(2))
 		for _, pod := range pods {
-			Expect(testenv.FakeNodes).To(ContainElement(pod.Spec.NodeName))
+			Expect(testcluster.FakeNodes).To(ContainElement(pod.Spec.NodeName))
 			Expect(pod.Status.Phase).To(Equal(corev1.PodRunning))
 			Expect(metav1.IsControlledBy(&pod, &sets.Items[0])).To(BeTrue())
 		}
@@ -132,7 +132,7 @@ var _ = Describe("the test cluster with controllers", Label("cluster"), Ordered,
 
 	It("runs a pod that carries the not-ready annotation but never makes it Ready", func() {
 		stuck := deployment(ns, "stuck", 1)
-		stuck.Spec.Template.Annotations = map[string]string{testenv.NotReadyAnnotation: "true"}
+		stuck.Spec.Template.Annotations = map[string]string{testcluster.NotReadyAnnotation: "true"}
 		Expect(c.Create(ctx, stuck)).To(Succeed())
 
 		Eventually(func(g Gomega) {
@@ -207,7 +207,7 @@ func job(ns, name string, failing bool) *batchv1.Job {
 		},
 	}
 	if failing {
-		template.Annotations = map[string]string{testenv.FailAnnotation: "true"}
+		template.Annotations = map[string]string{testcluster.FailAnnotation: "true"}
 	}
 	return &batchv1.Job{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
@@ -224,7 +224,7 @@ func podsOf(ctx context.Context, c client.Client, ns, name string) []corev1.Pod 
 
 var _ = Describe("starting the test cluster", Label("cluster"), func() {
 	It("says which component is missing from KUBEBUILDER_ASSETS, before it starts anything", func() {
-		assets, err := testenv.Assets()
+		assets, err := testcluster.Assets()
 		Expect(err).NotTo(HaveOccurred())
 		old := GinkgoT().TempDir()
 		for _, name := range []string{"kube-apiserver", "etcd"} {
@@ -232,7 +232,7 @@ var _ = Describe("starting the test cluster", Label("cluster"), func() {
 		}
 		GinkgoT().Setenv("KUBEBUILDER_ASSETS", old)
 
-		_, err = testenv.Start(testenv.Options{Controllers: true})
+		_, err = testcluster.Start(testcluster.Options{Controllers: true})
 		Expect(err).To(MatchError(ContainSubstring("no kube-controller-manager in " + old +
 			": hack/control-plane.sh builds it (make control-plane)")))
 	})

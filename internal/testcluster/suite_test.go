@@ -1,4 +1,4 @@
-package testenv_test
+package testcluster_test
 
 import (
 	"testing"

@@ -1,6 +1,11 @@
-// Package testenv starts a real kube-apiserver and etcd (controller-runtime's
-// envtest) with wavekit's CRDs and the test CRDs installed, for every suite
-// that needs an API server.
+// Package testcluster starts the clusters of wavekit's own suites: a real
+// kube-apiserver and etcd (controller-runtime's envtest) with wavekit's CRDs
+// and the test CRDs installed, for every suite that needs an API server. It
+// stands on pkg/testenv, the test environment wavekit offers the authors of
+// component operators, and adds what only wavekit's suites need: several
+// bare clusters at once (StartClusters), one cluster shared by a package's
+// benchmarks (Once), restarting kube-apiserver (RestartAPIServer) and Flux's
+// CRDs for the benchmarks against Flux.
 //
 // By default only kube-apiserver and etcd run: objects are stored and
 // validated, but nothing reconciles them, so a Deployment never gets a
@@ -29,4 +34,4 @@
 // them. The ServiceAccount admission plugin is on (envtest turns
 // it off for the bare API server): a pod runs as an account that exists, or
 // the API server refuses it, as a real cluster does.
-package testenv
+package testcluster

@@ -1,4 +1,4 @@
-package testenv_test
+package testcluster_test
 
 import (
 	"context"
@@ -12,16 +12,16 @@ import (
 	"k8s.io/client-go/discovery"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/wavekit-dev/wavekit/internal/testenv"
+	"github.com/wavekit-dev/wavekit/internal/testcluster"
 )
 
 var _ = Describe("the test control plane", Ordered, func() {
-	var env *testenv.Env
+	var env *testcluster.Env
 	ctx := context.Background()
 
 	BeforeAll(func() {
 		var err error
-		env, err = testenv.Start(testenv.Options{})
+		env, err = testcluster.Start(testcluster.Options{})
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(func() { Expect(env.Stop()).To(Succeed()) })
 	})

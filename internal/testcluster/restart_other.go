@@ -1,6 +1,6 @@
 //go:build !linux
 
-package testenv
+package testcluster
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package testenv_test
+package testcluster_test
 
 import (
 	"context"
@@ -10,14 +10,14 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/wavekit-dev/wavekit/internal/testenv"
+	"github.com/wavekit-dev/wavekit/internal/testcluster"
 )
 
 var _ = Describe("restarting the API server", func() {
 	ctx := context.Background()
 
 	It("keeps the data, address and certificates, and Stop stops the new process", func() {
-		env, err := testenv.Start(testenv.Options{})
+		env, err := testcluster.Start(testcluster.Options{})
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(func() { Expect(env.Stop()).To(Succeed()) })
 		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "kept", Namespace: "default"}}
