@@ -105,11 +105,11 @@ func (o *applyOptions) run(ctx context.Context, g *globalOptions, name, source s
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	a, err := newReleaseApply(ctx, next.cluster, next.store, next.rel, g)
+	a, err := newReleaseApply(ctx, next.cluster, next.store, next.rel, next.objects, g)
 	if err != nil {
 		return err
 	}
-	a.objects, a.source, a.namespacePolicy, a.drift, a.healthChecks = next.objects, recorded, namespacePolicy, drift, checks
+	a.source, a.namespacePolicy, a.drift, a.healthChecks = recorded, namespacePolicy, drift, checks
 	a.wrote = testsChanged(next.rel, next.objects) // a revision of its own, whose tests wavekit test runs
 	err = a.run(ctx, o.wait || o.atomic, o.timeout)
 	if err == nil || !o.atomic || a.rel.secret == nil {

@@ -87,7 +87,7 @@ func (o *deleteOptions) run(ctx context.Context, g *globalOptions, name string) 
 // newReleaseDelete watches the cluster for a deletion of rel; ctx bounds
 // the watches.
 func newReleaseDelete(ctx context.Context, cl *cluster, rel *release, g *globalOptions) (*releaseDelete, error) {
-	applier, w, err := newReleaseApplier(ctx, cl, rel)
+	applier, w, err := newReleaseApplier(ctx, cl, rel, nil)
 	if err != nil {
 		return nil, err
 	}

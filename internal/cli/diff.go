@@ -108,9 +108,9 @@ func renderNextRevision(ctx context.Context, g *globalOptions, input *inputOptio
 func (n *nextRevision) dryRun(ctx context.Context) (engine.Preview, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	target, err := engine.NewCachedTarget(ctx, n.cluster.config, n.cluster.scheme, engine.DefaultCachedTargetOptions(n.rel.OperatorName))
+	target, err := releaseTarget(ctx, n.cluster, n.rel, n.objects)
 	if err != nil {
-		return engine.Preview{}, fmt.Errorf("watching the cluster at %s: %w", n.cluster.config.Host, err)
+		return engine.Preview{}, err
 	}
 	applier, err := target.NewApplier()
 	if err != nil {

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -42,30 +44,61 @@ type releaseApply struct {
 	stderr   io.Writer
 }
 
-func newReleaseApply(ctx context.Context, cl *cluster, store releaseStore, rel *release, g *globalOptions) (*releaseApply, error) {
-	applier, w, err := newReleaseApplier(ctx, cl, rel)
+func newReleaseApply(ctx context.Context, cl *cluster, store releaseStore, rel *release, objects []client.Object, g *globalOptions) (*releaseApply, error) {
+	applier, w, err := newReleaseApplier(ctx, cl, rel, objects)
 	if err != nil {
 		return nil, err
 	}
 	return &releaseApply{
 		store: store, rel: rel, revision: rel.Revision + 1, source: rel.Source, drift: rel.Drift, drifted: rel.Drifted, healthChecks: rel.HealthChecks,
-		applier: applier, waker: w, progress: newProgress(g.stdout, rel), stderr: g.stderr,
+		objects: objects, applier: applier, waker: w, progress: newProgress(g.stdout, rel), stderr: g.stderr,
 	}, nil
 }
 
-// newReleaseApplier returns an applier for the objects of rel, over a cache
-// of the objects its operator name owns that ctx bounds, and a waker on that
-// cache, which tells the applier of deleted objects.
-func newReleaseApplier(ctx context.Context, cl *cluster, rel *release) (*engine.Applier, *waker, error) {
-	target, err := engine.NewCachedTarget(ctx, cl.config, cl.scheme, engine.DefaultCachedTargetOptions(rel.OperatorName))
+// newReleaseApplier returns an applier for objects, the next objects of
+// rel (nil when it deletes them), over a cache that ctx bounds (see
+// releaseTarget), and a waker on that cache, which tells the applier of
+// deleted objects.
+func newReleaseApplier(ctx context.Context, cl *cluster, rel *release, objects []client.Object) (*engine.Applier, *waker, error) {
+	target, err := releaseTarget(ctx, cl, rel, objects)
 	if err != nil {
-		return nil, nil, fmt.Errorf("watching the cluster at %s: %w", cl.config.Host, err)
+		return nil, nil, err
 	}
 	applier, err := target.NewApplier()
 	if err != nil {
 		return nil, nil, err
 	}
 	return applier, newWaker(target.Cache, applier.ObjectGone), nil
+}
+
+// releaseTarget watches the objects that rel's operator name owns in the
+// namespaces of rel (releaseNamespaces) and those of no namespace. A cache
+// of every namespace listed, at each command, the objects of every release
+// applied under the same operator name: with 20 releases of 500 objects, 10
+// 000 objects decoded to apply one. An object outside those namespaces is
+// read directly.
+func releaseTarget(ctx context.Context, cl *cluster, rel *release, objects []client.Object) (*engine.CachedTarget, error) {
+	opts := engine.DefaultCachedTargetOptions(rel.OperatorName)
+	opts.Namespaces = releaseNamespaces(rel, objects)
+	target, err := engine.NewCachedTarget(ctx, cl.config, cl.scheme, opts)
+	if err != nil {
+		return nil, fmt.Errorf("watching the cluster at %s: %w", cl.config.Host, err)
+	}
+	return target, nil
+}
+
+// releaseNamespaces are rel's namespace and those that objects and rel's
+// inventory name, sorted.
+func releaseNamespaces(rel *release, objects []client.Object) []string {
+	seen := map[string]bool{rel.Namespace: true}
+	for _, obj := range objects {
+		seen[obj.GetNamespace()] = true
+	}
+	for _, item := range rel.Inventory {
+		seen[item.Namespace] = true
+	}
+	delete(seen, "")
+	return slices.Sorted(maps.Keys(seen))
 }
 
 func (a *releaseApply) owner() engine.Owner {

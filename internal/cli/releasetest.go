@@ -118,7 +118,7 @@ type releaseTest struct {
 }
 
 func newReleaseTest(ctx context.Context, cl *cluster, rel *release, objects []client.Object, out io.Writer) (*releaseTest, error) {
-	applier, w, err := newReleaseApplier(ctx, cl, rel) // w reports a test Job its TTL deleted, judged by its last state
+	applier, w, err := newReleaseApplier(ctx, cl, rel, objects) // w reports a test Job its TTL deleted, judged by its last state
 	if err != nil {
 		return nil, err
 	}

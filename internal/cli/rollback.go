@@ -133,11 +133,11 @@ func rollbackRelease(ctx context.Context, g *globalOptions, cl *cluster, rel *re
 	if err != nil {
 		return fmt.Errorf("release %s: %w", rel, err)
 	}
-	a, err := newReleaseApply(ctx, cl, releaseStore{client: cl.client}, rel, g)
+	a, err := newReleaseApply(ctx, cl, releaseStore{client: cl.client}, rel, target.objectsOf(), g)
 	if err != nil {
 		return err
 	}
-	a.objects, a.source, a.rolledBackTo = target.objectsOf(), target.Source, target.Revision
+	a.source, a.rolledBackTo = target.Source, target.Revision
 	a.wrote = true // a rollback is a revision of its own, even when nothing changes
 	return a.run(ctx, wait, timeout)
 }
