@@ -161,6 +161,9 @@ var _ = Describe("a ComponentSet over three clusters in two waves", Ordered, fun
 			Eventually(func() v1alpha1.RolloutStatus { return get(set).Status.Rollout }).WithTimeout(timeout).Should(And(
 				HaveField("Unreachable", int32(1)), HaveField("Ready", int32(2))))
 			Expect(get(set).Status.Clusters[0]).To(HavePrefix("c3 (wave 2): Unreachable"))
+			Eventually(componentReady).WithArguments("web-c3").WithTimeout(timeout).
+				Should(HaveField("Reason", component.ReasonTargetUnreachable), "the Component says why, in its reason")
+			Expect(componentReady("web-c1")).To(HaveField("Reason", component.ReasonReady))
 		})).To(Succeed())
 		Eventually(greeting).WithArguments(2).WithTimeout(timeout).Should(Equal("v4"))
 		Eventually(readyReason).WithArguments(set).WithTimeout(timeout).Should(Equal("True/Ready"))
@@ -431,6 +434,18 @@ func meta(set *v1alpha1.ComponentSet, kind string) *metav1.Condition {
 		}
 	}
 	return nil
+}
+
+// componentReady is the Ready condition of the Component name (a zero one
+// when it has none).
+func componentReady(name string) metav1.Condition {
+	GinkgoHelper()
+	var c v1alpha1.Component
+	Expect(hub.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &c)).To(Succeed())
+	if ready := c.Status.ReadyCondition(); ready != nil {
+		return *ready
+	}
+	return metav1.Condition{}
 }
 
 // componentState is "present", "deleting" or "gone".
