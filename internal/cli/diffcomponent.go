@@ -18,6 +18,7 @@ import (
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
 	"github.com/wavekit-dev/wavekit/internal/operator"
 	"github.com/wavekit-dev/wavekit/pkg/component"
+	"github.com/wavekit-dev/wavekit/pkg/engine"
 )
 
 type diffComponentOptions struct {
@@ -69,8 +70,15 @@ Exit code: 0 when nothing would change, 1 when something would, 2 on error.`,
 			return o.run(cmd.Context(), g, args)
 		},
 	}
+	o.addFlags(cmd, "a Component manifest to preview instead of the one in the cluster")
+	return cmd
+}
+
+// addFlags adds the flags of diff component and diff componentset; file
+// says what -f reads.
+func (o *diffComponentOptions) addFlags(cmd *cobra.Command, file string) {
 	flags := cmd.Flags()
-	flags.StringVarP(&o.file, "filename", "f", "", "a Component manifest to preview instead of the one in the cluster")
+	flags.StringVarP(&o.file, "filename", "f", "", file)
 	flags.StringVar(&o.operator, "operator", "", "NAMESPACE/DEPLOYMENT of the running operator: take --operator-name, --default-service-account and --no-cross-namespace-refs from its arguments (flags given here win)")
 	flags.StringVar(&o.path, "path", "", "a local directory that stands for the artifact of spec.sourceRef (spec.path is read inside it), as flux diff kustomization --path")
 	flags.StringArrayVar(&o.sources, "source", nil, "NAME=DIR, a source the operator serves (as its --source flag; repeatable)")
@@ -79,47 +87,64 @@ Exit code: 0 when nothing would change, 1 when something would, 2 on error.`,
 	flags.StringVar(&o.cacheDirectory, "cache-dir", "", "where fetched charts and artifacts are kept (default: a directory in the system's temporary directory)")
 	flags.BoolVar(&o.showSecrets, "show-secrets", false, "print the values of Secrets instead of masks (they end up in logs)")
 	flags.StringVarP(&o.output, "output", "o", "text", "output format: text, yaml or json (schema in docs/schemas/diff.schema.json)")
-	return cmd
 }
 
 func (o *diffComponentOptions) run(ctx context.Context, g *globalOptions, args []string) error {
 	if err := o.check(args); err != nil {
 		return err
 	}
-	sources, err := operator.ParseSources(o.sources)
+	cl, opts, err := o.prepare(ctx, g)
 	if err != nil {
 		return err
-	}
-	cl, err := g.connect(ctx)
-	if err != nil {
-		return err
-	}
-	if err := v1alpha1.AddToScheme(cl.scheme); err != nil {
-		return fmt.Errorf("building the client scheme: %w", err)
-	}
-	opts := operator.Options{Name: g.operatorName, Sources: sources, CacheDir: o.cacheDirectory,
-		Reconciler: component.ReconcilerOptions{DefaultServiceAccount: o.defaultSA, NoCrossNamespaceRefs: o.noCrossNSRefs}}
-	if o.operator != "" {
-		if err := o.takeOperatorFlags(ctx, cl, &opts); err != nil {
-			return err
-		}
 	}
 	c, err := o.component(ctx, cl, args)
 	if err != nil {
 		return err
 	}
+	preview, err := o.preview(ctx, cl, opts, c)
+	if err != nil {
+		return err
+	}
+	return writePlan(g.stdout, o.output, c.Namespace+"/"+c.Name, preview, o.showSecrets)
+}
+
+// prepare connects and makes the options of the operator to preview as.
+func (o *diffComponentOptions) prepare(ctx context.Context, g *globalOptions) (*cluster, operator.Options, error) {
+	sources, err := operator.ParseSources(o.sources)
+	if err != nil {
+		return nil, operator.Options{}, err
+	}
+	cl, err := g.connect(ctx)
+	if err != nil {
+		return nil, operator.Options{}, err
+	}
+	if err := v1alpha1.AddToScheme(cl.scheme); err != nil {
+		return nil, operator.Options{}, fmt.Errorf("building the client scheme: %w", err)
+	}
+	opts := operator.Options{Name: g.operatorName, Sources: sources, CacheDir: o.cacheDirectory,
+		Reconciler: component.ReconcilerOptions{DefaultServiceAccount: o.defaultSA, NoCrossNamespaceRefs: o.noCrossNSRefs}}
+	if o.operator != "" {
+		if err := o.takeOperatorFlags(ctx, cl, &opts); err != nil {
+			return nil, operator.Options{}, err
+		}
+	}
+	return cl, opts, nil
+}
+
+// preview previews Component c as the operator of opts.
+func (o *diffComponentOptions) preview(ctx context.Context, cl *cluster, opts operator.Options, c *v1alpha1.Component) (engine.Preview, error) {
 	if served, ok := o.servedByOperator[c.Spec.Source]; ok && opts.Sources[c.Spec.Source] == "" {
-		return fmt.Errorf("Component %s/%s uses source %s, which the operator serves from %s in its image: give --source %s=DIR with a copy of it",
+		return engine.Preview{}, fmt.Errorf("Component %s/%s uses source %s, which the operator serves from %s in its image: give --source %s=DIR with a copy of it",
 			c.Namespace, c.Name, c.Spec.Source, served, c.Spec.Source)
 	}
 	if o.path != "" && c.Spec.SourceRef == nil {
-		return fmt.Errorf("--path %s: Component %s/%s has no spec.sourceRef to stand for", o.path, c.Namespace, c.Name)
+		return engine.Preview{}, fmt.Errorf("--path %s: Component %s/%s has no spec.sourceRef to stand for", o.path, c.Namespace, c.Name)
 	}
 	preview, err := operator.Preview(ctx, cl.config, cl.scheme, opts, c, o.path)
 	if err != nil {
-		return fmt.Errorf("Component %s/%s: %w", c.Namespace, c.Name, err)
+		return engine.Preview{}, fmt.Errorf("Component %s/%s: %w", c.Namespace, c.Name, err)
 	}
-	return writePlan(g.stdout, o.output, c.Namespace+"/"+c.Name, preview, o.showSecrets)
+	return preview, nil
 }
 
 func (o *diffComponentOptions) check(args []string) error {
@@ -156,6 +181,13 @@ func (o *diffComponentOptions) component(ctx context.Context, cl *cluster, args 
 	if err != nil {
 		return nil, err
 	}
+	nextGeneration(c, live)
+	return c, nil
+}
+
+// nextGeneration gives c, a Component to write, the identity, status and
+// generation it would have once written over live (nil: none yet).
+func nextGeneration(c, live *v1alpha1.Component) {
 	c.Generation = 1
 	if live != nil {
 		c.UID, c.Generation, c.Status = live.UID, live.Generation, live.Status
@@ -163,7 +195,6 @@ func (o *diffComponentOptions) component(ctx context.Context, cl *cluster, args 
 			c.Generation++ // as the API server counts a change of the spec
 		}
 	}
-	return c, nil
 }
 
 // previewedComponent reads a Component; nil when there is none.
