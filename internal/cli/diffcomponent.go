@@ -13,6 +13,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
@@ -90,7 +91,7 @@ func (o *diffComponentOptions) addFlags(cmd *cobra.Command, file string) {
 }
 
 func (o *diffComponentOptions) run(ctx context.Context, g *globalOptions, args []string) error {
-	if err := o.check(args); err != nil {
+	if err := o.check(args, "component"); err != nil {
 		return err
 	}
 	cl, opts, err := o.prepare(ctx, g)
@@ -147,15 +148,15 @@ func (o *diffComponentOptions) preview(ctx context.Context, cl *cluster, opts op
 	return preview, nil
 }
 
-func (o *diffComponentOptions) check(args []string) error {
+func (o *diffComponentOptions) check(args []string, command string) error {
 	if err := checkPlanFormat(o.output); err != nil {
 		return err
 	}
 	switch {
 	case len(args) == 0 && o.file == "":
-		return fmt.Errorf("diff component needs NAMESPACE/NAME or -f FILE (see wavekit diff component --help)")
+		return fmt.Errorf("diff %s needs NAMESPACE/NAME or -f FILE (see wavekit diff %s --help)", command, command)
 	case len(args) == 1 && o.file != "":
-		return fmt.Errorf("diff component takes NAMESPACE/NAME or -f FILE, not both")
+		return fmt.Errorf("diff %s takes NAMESPACE/NAME or -f FILE, not both", command)
 	case len(args) == 1 && strings.Count(args[0], "/") > 1:
 		return fmt.Errorf("%q: want NAMESPACE/NAME or NAME", args[0])
 	}
@@ -222,24 +223,31 @@ func diffComponentName(arg, namespace string) types.NamespacedName {
 // readDiffComponentFile reads one Component manifest; fields it does not know
 // are an error, as kubectl apply --validate=strict makes them.
 func readDiffComponentFile(path, namespace string) (*v1alpha1.Component, error) {
+	c := &v1alpha1.Component{}
+	return c, readManifest(path, "Component", namespace, c)
+}
+
+// readManifest reads one manifest of kind of v1alpha1 into obj strictly,
+// in namespace unless it names one.
+func readManifest(path, kind, namespace string, obj client.Object) error {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", path, err)
+		return fmt.Errorf("reading %s: %w", path, err)
 	}
-	c := &v1alpha1.Component{}
-	if err := yaml.UnmarshalStrict(data, c); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+	if err := yaml.UnmarshalStrict(data, obj); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
 	}
-	if want := v1alpha1.GroupVersion.String(); c.APIVersion != want || c.Kind != "Component" {
-		return nil, fmt.Errorf("%s: holds %s %s, not a Component of %s", path, c.APIVersion, c.Kind, want)
+	gvk := obj.GetObjectKind().GroupVersionKind()
+	if want := v1alpha1.GroupVersion.String(); gvk.GroupVersion().String() != want || gvk.Kind != kind {
+		return fmt.Errorf("%s: holds %s %s, not a %s of %s", path, gvk.GroupVersion().String(), gvk.Kind, kind, want)
 	}
-	if c.Name == "" {
-		return nil, fmt.Errorf("%s: the Component has no metadata.name", path)
+	if obj.GetName() == "" {
+		return fmt.Errorf("%s: the %s has no metadata.name", path, kind)
 	}
-	if c.Namespace == "" {
-		c.Namespace = namespace
+	if obj.GetNamespace() == "" {
+		obj.SetNamespace(namespace)
 	}
-	return c, nil
+	return nil
 }
 
 // takeOperatorFlags reads the arguments of the operator's Deployment and

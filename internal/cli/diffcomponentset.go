@@ -4,14 +4,12 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
-	"sigs.k8s.io/yaml"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
 	"github.com/wavekit-dev/wavekit/internal/fleet"
@@ -79,7 +77,7 @@ type clusterReport struct {
 }
 
 func (o *diffComponentOptions) runSet(ctx context.Context, g *globalOptions, args []string, timeout time.Duration) error {
-	if err := o.checkSet(args); err != nil {
+	if err := o.check(args, "componentset"); err != nil {
 		return err
 	}
 	cl, opts, err := o.prepare(ctx, g)
@@ -112,21 +110,6 @@ func (o *diffComponentOptions) runSet(ctx context.Context, g *globalOptions, arg
 	return setExit(reports)
 }
 
-func (o *diffComponentOptions) checkSet(args []string) error {
-	if err := checkPlanFormat(o.output); err != nil {
-		return err
-	}
-	switch {
-	case len(args) == 0 && o.file == "":
-		return fmt.Errorf("diff componentset needs NAMESPACE/NAME or -f FILE (see wavekit diff componentset --help)")
-	case len(args) == 1 && o.file != "":
-		return fmt.Errorf("diff componentset takes NAMESPACE/NAME or -f FILE, not both")
-	case len(args) == 1 && strings.Count(args[0], "/") > 1:
-		return fmt.Errorf("%q: want NAMESPACE/NAME or NAME", args[0])
-	}
-	return nil
-}
-
 // componentSet returns the set to preview: the one in the cluster, or the
 // file's with the UID of the one in the cluster by its name (so its
 // Components are found).
@@ -152,24 +135,8 @@ func (o *diffComponentOptions) componentSet(ctx context.Context, cl *cluster, ar
 // readComponentSetFile reads one ComponentSet manifest; fields it does not
 // know are an error.
 func readComponentSetFile(path, namespace string) (*v1alpha1.ComponentSet, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", path, err)
-	}
 	set := &v1alpha1.ComponentSet{}
-	if err := yaml.UnmarshalStrict(data, set); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if want := v1alpha1.GroupVersion.String(); set.APIVersion != want || set.Kind != "ComponentSet" {
-		return nil, fmt.Errorf("%s: holds %s %s, not a ComponentSet of %s", path, set.APIVersion, set.Kind, want)
-	}
-	if set.Name == "" {
-		return nil, fmt.Errorf("%s: the ComponentSet has no metadata.name", path)
-	}
-	if set.Namespace == "" {
-		set.Namespace = namespace
-	}
-	return set, nil
+	return set, readManifest(path, "ComponentSet", namespace, set)
 }
 
 // previewCluster previews the Component of one cluster; an error is the

@@ -1,0 +1,33 @@
+package cli_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+)
+
+// The previews themselves run against several clusters in test/fleet.
+var _ = Describe("diff componentset", func() {
+	DescribeTable("refuses bad input with exit code 2 and says why",
+		func(args []string, file, message string) {
+			ns := newNamespace()
+			if file != "" {
+				path := filepath.Join(GinkgoT().TempDir(), "set.yaml")
+				Expect(os.WriteFile(path, []byte(file), 0o600)).To(Succeed())
+				args = append(args, "-f", path)
+				message = strings.ReplaceAll(message, "FILE:", path+":")
+			}
+			r := wavekit(append(append([]string{"diff", "componentset", "-n", ns}, args...), "--cache-dir", GinkgoT().TempDir())...)
+			Expect(r.code).To(Equal(2), r.stdout)
+			Expect(r.stderr).To(Equal("error: " + message + "\n"))
+		},
+		Entry("no set named", nil, "", "diff componentset needs NAMESPACE/NAME or -f FILE (see wavekit diff componentset --help)"),
+		Entry("both a name and a file", []string{"x/y"}, "kind: ComponentSet", "diff componentset takes NAMESPACE/NAME or -f FILE, not both"),
+		Entry("a set that does not exist", []string{"nowhere/missing"}, "", "ComponentSet nowhere/missing not found"),
+		Entry("a file of another kind", nil, "apiVersion: wavekit.dev/v1alpha1\nkind: Component\nmetadata:\n  name: x\n",
+			"FILE: holds wavekit.dev/v1alpha1 Component, not a ComponentSet of wavekit.dev/v1alpha1"),
+	)
+})
