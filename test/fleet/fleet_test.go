@@ -262,6 +262,16 @@ var _ = Describe("a ComponentSet over three clusters in two waves", Ordered, fun
 		Eventually(greeting).WithArguments(1).WithTimeout(timeout).Should(Equal("gone"))
 		Eventually(func() int32 { return get(set).Status.Rollout.Clusters }).WithTimeout(timeout).Should(Equal(int32(2)))
 
+		widened := get(set)
+		widened.Spec.Placement.ClusterSelector = metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
+			{Key: "fleet", Operator: metav1.LabelSelectorOpIn, Values: []string{"demo", "gone"}}}}
+		r := diffSet("-f", writeSet(widened))
+		Expect(r.code).To(Equal(1), r.stderr)
+		sections := clusterSections(r.stdout)
+		Expect(sections["c2"]).To(HavePrefix("cluster c2 (wave 2, joins the selection): Component fleet/web-c2\n"))
+		Expect(sections["c2"]).To(ContainSubstring("+ create ConfigMap fleet/web-config\n"))
+		Expect(r.stdout).To(HaveSuffix("Clusters: 1 to change, 2 unchanged, 0 to leave, 0 not previewed\n"))
+
 		relabel(1, "demo")
 		Eventually(greeting).WithArguments(1).WithTimeout(timeout).Should(Equal("v5"))
 		Eventually(readyReason).WithArguments(set).WithTimeout(timeout).Should(Equal("True/Ready"))
