@@ -43,6 +43,7 @@ Exit code: 0 when nothing would change, 1 when something would, 2 on error.`,
 		},
 	}
 	cmd.AddCommand(newDiffComponentCommand(g))
+	cmd.AddCommand(newDiffComponentSetCommand(g))
 	o.trace.addFlags(cmd)
 	o.input.addFlags(cmd)
 	cmd.Flags().BoolVar(&o.showSecrets, "show-secrets", false, "print the values of Secrets instead of masks (they end up in logs)")

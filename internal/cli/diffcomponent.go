@@ -13,11 +13,13 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
 	"github.com/wavekit-dev/wavekit/internal/operator"
 	"github.com/wavekit-dev/wavekit/pkg/component"
+	"github.com/wavekit-dev/wavekit/pkg/engine"
 )
 
 type diffComponentOptions struct {
@@ -69,8 +71,15 @@ Exit code: 0 when nothing would change, 1 when something would, 2 on error.`,
 			return o.run(cmd.Context(), g, args)
 		},
 	}
+	o.addFlags(cmd, "a Component manifest to preview instead of the one in the cluster")
+	return cmd
+}
+
+// addFlags adds the flags of diff component and diff componentset; file
+// says what -f reads.
+func (o *diffComponentOptions) addFlags(cmd *cobra.Command, file string) {
 	flags := cmd.Flags()
-	flags.StringVarP(&o.file, "filename", "f", "", "a Component manifest to preview instead of the one in the cluster")
+	flags.StringVarP(&o.file, "filename", "f", "", file)
 	flags.StringVar(&o.operator, "operator", "", "NAMESPACE/DEPLOYMENT of the running operator: take --operator-name, --default-service-account and --no-cross-namespace-refs from its arguments (flags given here win)")
 	flags.StringVar(&o.path, "path", "", "a local directory that stands for the artifact of spec.sourceRef (spec.path is read inside it), as flux diff kustomization --path")
 	flags.StringArrayVar(&o.sources, "source", nil, "NAME=DIR, a source the operator serves (as its --source flag; repeatable)")
@@ -79,58 +88,75 @@ Exit code: 0 when nothing would change, 1 when something would, 2 on error.`,
 	flags.StringVar(&o.cacheDirectory, "cache-dir", "", "where fetched charts and artifacts are kept (default: a directory in the system's temporary directory)")
 	flags.BoolVar(&o.showSecrets, "show-secrets", false, "print the values of Secrets instead of masks (they end up in logs)")
 	flags.StringVarP(&o.output, "output", "o", "text", "output format: text, yaml or json (schema in docs/schemas/diff.schema.json)")
-	return cmd
 }
 
 func (o *diffComponentOptions) run(ctx context.Context, g *globalOptions, args []string) error {
-	if err := o.check(args); err != nil {
+	if err := o.check(args, "component"); err != nil {
 		return err
 	}
-	sources, err := operator.ParseSources(o.sources)
+	cl, opts, err := o.prepare(ctx, g)
 	if err != nil {
 		return err
-	}
-	cl, err := g.connect(ctx)
-	if err != nil {
-		return err
-	}
-	if err := v1alpha1.AddToScheme(cl.scheme); err != nil {
-		return fmt.Errorf("building the client scheme: %w", err)
-	}
-	opts := operator.Options{Name: g.operatorName, Sources: sources, CacheDir: o.cacheDirectory,
-		Reconciler: component.ReconcilerOptions{DefaultServiceAccount: o.defaultSA, NoCrossNamespaceRefs: o.noCrossNSRefs}}
-	if o.operator != "" {
-		if err := o.takeOperatorFlags(ctx, cl, &opts); err != nil {
-			return err
-		}
 	}
 	c, err := o.component(ctx, cl, args)
 	if err != nil {
 		return err
 	}
-	if served, ok := o.servedByOperator[c.Spec.Source]; ok && opts.Sources[c.Spec.Source] == "" {
-		return fmt.Errorf("Component %s/%s uses source %s, which the operator serves from %s in its image: give --source %s=DIR with a copy of it",
-			c.Namespace, c.Name, c.Spec.Source, served, c.Spec.Source)
-	}
-	if o.path != "" && c.Spec.SourceRef == nil {
-		return fmt.Errorf("--path %s: Component %s/%s has no spec.sourceRef to stand for", o.path, c.Namespace, c.Name)
-	}
-	preview, err := operator.Preview(ctx, cl.config, cl.scheme, opts, c, o.path)
+	preview, err := o.preview(ctx, cl, opts, c)
 	if err != nil {
-		return fmt.Errorf("Component %s/%s: %w", c.Namespace, c.Name, err)
+		return err
 	}
 	return writePlan(g.stdout, o.output, c.Namespace+"/"+c.Name, preview, o.showSecrets)
 }
 
-func (o *diffComponentOptions) check(args []string) error {
+// prepare connects and makes the options of the operator to preview as.
+func (o *diffComponentOptions) prepare(ctx context.Context, g *globalOptions) (*cluster, operator.Options, error) {
+	sources, err := operator.ParseSources(o.sources)
+	if err != nil {
+		return nil, operator.Options{}, err
+	}
+	cl, err := g.connect(ctx)
+	if err != nil {
+		return nil, operator.Options{}, err
+	}
+	if err := v1alpha1.AddToScheme(cl.scheme); err != nil {
+		return nil, operator.Options{}, fmt.Errorf("building the client scheme: %w", err)
+	}
+	opts := operator.Options{Name: g.operatorName, Sources: sources, CacheDir: o.cacheDirectory,
+		Reconciler: component.ReconcilerOptions{DefaultServiceAccount: o.defaultSA, NoCrossNamespaceRefs: o.noCrossNSRefs}}
+	if o.operator != "" {
+		if err := o.takeOperatorFlags(ctx, cl, &opts); err != nil {
+			return nil, operator.Options{}, err
+		}
+	}
+	return cl, opts, nil
+}
+
+// preview previews Component c as the operator of opts.
+func (o *diffComponentOptions) preview(ctx context.Context, cl *cluster, opts operator.Options, c *v1alpha1.Component) (engine.Preview, error) {
+	if served, ok := o.servedByOperator[c.Spec.Source]; ok && opts.Sources[c.Spec.Source] == "" {
+		return engine.Preview{}, fmt.Errorf("Component %s/%s uses source %s, which the operator serves from %s in its image: give --source %s=DIR with a copy of it",
+			c.Namespace, c.Name, c.Spec.Source, served, c.Spec.Source)
+	}
+	if o.path != "" && c.Spec.SourceRef == nil {
+		return engine.Preview{}, fmt.Errorf("--path %s: Component %s/%s has no spec.sourceRef to stand for", o.path, c.Namespace, c.Name)
+	}
+	preview, err := operator.Preview(ctx, cl.config, cl.scheme, opts, c, o.path)
+	if err != nil {
+		return engine.Preview{}, fmt.Errorf("Component %s/%s: %w", c.Namespace, c.Name, err)
+	}
+	return preview, nil
+}
+
+func (o *diffComponentOptions) check(args []string, command string) error {
 	if err := checkPlanFormat(o.output); err != nil {
 		return err
 	}
 	switch {
 	case len(args) == 0 && o.file == "":
-		return fmt.Errorf("diff component needs NAMESPACE/NAME or -f FILE (see wavekit diff component --help)")
+		return fmt.Errorf("diff %s needs NAMESPACE/NAME or -f FILE (see wavekit diff %s --help)", command, command)
 	case len(args) == 1 && o.file != "":
-		return fmt.Errorf("diff component takes NAMESPACE/NAME or -f FILE, not both")
+		return fmt.Errorf("diff %s takes NAMESPACE/NAME or -f FILE, not both", command)
 	case len(args) == 1 && strings.Count(args[0], "/") > 1:
 		return fmt.Errorf("%q: want NAMESPACE/NAME or NAME", args[0])
 	}
@@ -156,6 +182,13 @@ func (o *diffComponentOptions) component(ctx context.Context, cl *cluster, args 
 	if err != nil {
 		return nil, err
 	}
+	nextGeneration(c, live)
+	return c, nil
+}
+
+// nextGeneration gives c, a Component to write, the identity, status and
+// generation it would have once written over live (nil: none yet).
+func nextGeneration(c, live *v1alpha1.Component) {
 	c.Generation = 1
 	if live != nil {
 		c.UID, c.Generation, c.Status = live.UID, live.Generation, live.Status
@@ -163,7 +196,6 @@ func (o *diffComponentOptions) component(ctx context.Context, cl *cluster, args 
 			c.Generation++ // as the API server counts a change of the spec
 		}
 	}
-	return c, nil
 }
 
 // previewedComponent reads a Component; nil when there is none.
@@ -191,24 +223,31 @@ func diffComponentName(arg, namespace string) types.NamespacedName {
 // readDiffComponentFile reads one Component manifest; fields it does not know
 // are an error, as kubectl apply --validate=strict makes them.
 func readDiffComponentFile(path, namespace string) (*v1alpha1.Component, error) {
+	c := &v1alpha1.Component{}
+	return c, readManifest(path, "Component", namespace, c)
+}
+
+// readManifest reads one manifest of kind of v1alpha1 into obj strictly,
+// in namespace unless it names one.
+func readManifest(path, kind, namespace string, obj client.Object) error {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", path, err)
+		return fmt.Errorf("reading %s: %w", path, err)
 	}
-	c := &v1alpha1.Component{}
-	if err := yaml.UnmarshalStrict(data, c); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+	if err := yaml.UnmarshalStrict(data, obj); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
 	}
-	if want := v1alpha1.GroupVersion.String(); c.APIVersion != want || c.Kind != "Component" {
-		return nil, fmt.Errorf("%s: holds %s %s, not a Component of %s", path, c.APIVersion, c.Kind, want)
+	gvk := obj.GetObjectKind().GroupVersionKind()
+	if want := v1alpha1.GroupVersion.String(); gvk.GroupVersion().String() != want || gvk.Kind != kind {
+		return fmt.Errorf("%s: holds %s %s, not a %s of %s", path, gvk.GroupVersion().String(), gvk.Kind, kind, want)
 	}
-	if c.Name == "" {
-		return nil, fmt.Errorf("%s: the Component has no metadata.name", path)
+	if obj.GetName() == "" {
+		return fmt.Errorf("%s: the %s has no metadata.name", path, kind)
 	}
-	if c.Namespace == "" {
-		c.Namespace = namespace
+	if obj.GetNamespace() == "" {
+		obj.SetNamespace(namespace)
 	}
-	return c, nil
+	return nil
 }
 
 // takeOperatorFlags reads the arguments of the operator's Deployment and

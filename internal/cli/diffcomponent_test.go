@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -107,19 +106,7 @@ var _ = Describe("diff component", func() {
 		Expect(r.stdout).To(HaveSuffix("Summary: 2 to create, 0 to update, 0 to delete, 0 unchanged\n"))
 	})
 
-	DescribeTable("refuses bad input with exit code 2 and says why",
-		func(args []string, file, message string) {
-			ns := newNamespace()
-			if file != "" {
-				path := writeFile(file)
-				args = append(args, "-f", path)
-				message = strings.ReplaceAll(message, "FILE:", path+":")
-			}
-			message = strings.ReplaceAll(message, "NS/", ns+"/")
-			r := wavekit(append(append([]string{"diff", "component", "-n", ns}, args...), "--cache-dir", GinkgoT().TempDir())...)
-			Expect(r.code).To(Equal(2), r.stdout)
-			Expect(r.stderr).To(Equal("error: " + message + "\n"))
-		},
+	DescribeTable("refuses bad input with exit code 2 and says why", refusesDiffInput("component"),
 		Entry("no Component named", nil, "", "diff component needs NAMESPACE/NAME or -f FILE (see wavekit diff component --help)"),
 		Entry("both a name and a file", []string{"x/y"}, "kind: Component", "diff component takes NAMESPACE/NAME or -f FILE, not both"),
 		Entry("a Component that does not exist", []string{"nowhere/missing"}, "", "Component nowhere/missing not found"),

@@ -29,8 +29,10 @@ const (
 
 // unreachableSignatures are what a Component's Ready message says when its
 // cluster's API server does not answer: the errors of Go's net package and
-// of client-go's transport. The Component has no reason of its own for it
-// yet, so its message is read.
+// of client-go's transport. They are a fallback for the Components of an
+// operator older than component.ReasonTargetUnreachable (which wrote
+// Retrying or Error with the error's text): remove them once no such
+// operator is supported.
 var unreachableSignatures = []string{
 	"connection refused", "no route to host", "i/o timeout", "no such host",
 	"connection reset by peer", "tls handshake timeout", "network is unreachable",
@@ -62,10 +64,13 @@ func classify(c *v1alpha1.Component, hash string, k keys) (state, string) {
 }
 
 // isUnreachable tells whether a Ready condition says the target cluster
-// did not answer.
+// did not answer: by its reason, or by its message (unreachableSignatures).
 func isUnreachable(ready *metav1.Condition) bool {
 	if ready == nil || ready.Status == metav1.ConditionTrue {
 		return false
+	}
+	if ready.Reason == component.ReasonTargetUnreachable {
+		return true
 	}
 	message := strings.ToLower(ready.Message)
 	for _, s := range unreachableSignatures {

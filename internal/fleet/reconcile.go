@@ -225,6 +225,29 @@ func (r *Reconciler) writeComponents(ctx context.Context, set *v1alpha1.Componen
 // writeComponent creates m's Component, or writes the current template and
 // wave to it.
 func (r *Reconciler) writeComponent(ctx context.Context, set *v1alpha1.ComponentSet, m *member) error {
+	c := r.componentOf(set, m)
+	if m.Component != nil {
+		if err := r.client.Update(ctx, c); err != nil {
+			return fmt.Errorf("writing the template to Component %s/%s of cluster %s: %w", c.Namespace, c.Name, m.Cluster.Name, err)
+		}
+		return nil
+	}
+	if err := controllerutil.SetControllerReference(set, c, r.client.Scheme()); err != nil {
+		return fmt.Errorf("owning Component %s/%s: %w", c.Namespace, c.Name, err)
+	}
+	err := r.client.Create(ctx, c)
+	if apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("creating Component %s/%s for cluster %s: a Component of that name exists that ComponentSet %s does not own", c.Namespace, c.Name, m.Cluster.Name, set.Name)
+	}
+	if err != nil {
+		return fmt.Errorf("creating Component %s/%s for cluster %s: %w", c.Namespace, c.Name, m.Cluster.Name, err)
+	}
+	return nil
+}
+
+// componentOf is m's Component as the set writes it: its Component, or a
+// new one, with the current template, labels and wave.
+func (r *Reconciler) componentOf(set *v1alpha1.ComponentSet, m *member) *v1alpha1.Component {
 	c := m.Component
 	if c == nil {
 		c = &v1alpha1.Component{ObjectMeta: metav1.ObjectMeta{Namespace: set.Namespace, Name: componentName(set.Name, m.Cluster.Name)}}
@@ -244,23 +267,7 @@ func (r *Reconciler) writeComponent(ctx context.Context, set *v1alpha1.Component
 	c.Annotations[r.keys.specHash] = m.Desired.Hash
 	c.Annotations[r.keys.wave] = strconv.Itoa(m.Wave)
 	c.Spec = m.Desired.Spec
-	if m.Component != nil {
-		if err := r.client.Update(ctx, c); err != nil {
-			return fmt.Errorf("writing the template to Component %s/%s of cluster %s: %w", c.Namespace, c.Name, m.Cluster.Name, err)
-		}
-		return nil
-	}
-	if err := controllerutil.SetControllerReference(set, c, r.client.Scheme()); err != nil {
-		return fmt.Errorf("owning Component %s/%s: %w", c.Namespace, c.Name, err)
-	}
-	err := r.client.Create(ctx, c)
-	if apierrors.IsAlreadyExists(err) {
-		return fmt.Errorf("creating Component %s/%s for cluster %s: a Component of that name exists that ComponentSet %s does not own", c.Namespace, c.Name, m.Cluster.Name, set.Name)
-	}
-	if err != nil {
-		return fmt.Errorf("creating Component %s/%s for cluster %s: %w", c.Namespace, c.Name, m.Cluster.Name, err)
-	}
-	return nil
+	return c
 }
 
 // remove deletes (policy Delete) or releases (Orphan) the Component of a

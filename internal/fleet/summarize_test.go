@@ -71,7 +71,8 @@ func TestClassifyReadsTheComponent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cases := map[string]state{"ready": stateReady, "failed": stateFailed, "unreachable": stateUnreachable, "pending": stateUpdating}
+	cases := map[string]state{"ready": stateReady, "failed": stateFailed, "unreachable": stateUnreachable,
+		"unreachable-older-operator": stateUnreachable, "pending": stateUpdating}
 	for status, want := range cases {
 		if got, _ := classify(testComponent(t, set, c, 1, false, status), d.Hash, testKeys); got != want {
 			t.Errorf("%s: %s, want %s", status, got, want)

@@ -50,6 +50,7 @@ var stateOf = map[string]State{
 	ReasonWriteLoop:          StateError,
 	ReasonTestFailed:         StateError,
 	ReasonVerificationFailed: StateError,
+	ReasonTargetUnreachable:  StateError,
 }
 
 // setReady records the Ready condition, the state it implies, and the

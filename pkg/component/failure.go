@@ -13,8 +13,13 @@ import (
 // (at once after a write ahead, after a Retriable's wait, on a conflict,
 // with backoff) and whether only a change helps (Stalled: refusals, a
 // failed verification, a status the API server rejects, a write loop, an
-// error only a change fixes).
+// error only a change fixes); a target that did not answer is
+// ReasonTargetUnreachable (unreachable.go).
 func (rn *run[T]) fail(err error) outcome {
+	return unreachable(err, rn.failure(err), rn.r.targets.hostOf(rn.id))
+}
+
+func (rn *run[T]) failure(err error) outcome {
 	if errors.Is(err, errWrittenAhead) {
 		return rn.continued()
 	}

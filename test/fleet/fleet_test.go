@@ -101,6 +101,32 @@ var _ = Describe("a ComponentSet over three clusters in two waves", Ordered, fun
 		Expect(c.Spec.KubeConfig).To(Equal(&v1alpha1.SecretKeyReference{Name: "c3-kubeconfig", Key: "value"}), "Cluster API's Secret")
 	})
 
+	It("previews a change cluster by cluster with wavekit diff componentset, and writes nothing", func() {
+		// A message for region us only, and c2 out of the selection.
+		changed := get(set)
+		changed.Spec.Template.Spec.Values = valuesWith("v1", map[string]any{"motd": map[string]string{"us": "hello us"}})
+		changed.Spec.Placement.ClusterSelector.MatchExpressions = []metav1.LabelSelectorRequirement{
+			{Key: "name", Operator: metav1.LabelSelectorOpNotIn, Values: []string{"c2"}}}
+		r := diffSet("-f", writeSet(changed))
+		Expect(r.code).To(Equal(1), r.stderr)
+		sections := clusterSections(r.stdout)
+		Expect(sections).To(HaveLen(3), r.stdout)
+		Expect(sections["c1"]).To(HavePrefix("cluster c1 (wave 1): Component fleet/web-c1\n"))
+		Expect(sections["c1"]).To(ContainSubstring("Summary: 0 to create, 0 to update, 0 to delete, 2 unchanged\n"), "region eu has no motd")
+		Expect(sections["c1"]).NotTo(ContainSubstring("ConfigMap"))
+		Expect(sections["c3"]).To(HavePrefix("cluster c3 (wave 2): Component fleet/web-c3\n"))
+		Expect(sections["c3"]).To(ContainSubstring("~ update ConfigMap fleet/web-config (data.motd: (none) → hello us)\n"))
+		Expect(sections["c3"]).To(ContainSubstring("Summary: 0 to create, 1 to update, 0 to delete, 1 unchanged\n"))
+		Expect(sections["c2"]).To(HavePrefix("cluster c2 leaves the selection: Component fleet/web-c2 is deleted, and its objects with it\n"))
+		Expect(r.stdout).To(HaveSuffix("Clusters: 1 to change, 1 unchanged, 1 to leave, 0 not previewed\n"))
+
+		Expect(configData(2)).NotTo(HaveKey("motd"), "a preview writes nothing")
+		Expect(get(set).Spec.Template.Spec.Values).To(Equal(values("v1")))
+		r = diffSet("fleet/web")
+		Expect(r.code).To(Equal(0), r.stdout+r.stderr)
+		Expect(r.stdout).To(HaveSuffix("Clusters: 0 to change, 3 unchanged, 0 to leave, 0 not previewed\n"))
+	})
+
 	It("lets a set select only the cluster Secrets of its own namespace", func() {
 		Expect(hub.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "tenant"}})).To(Succeed())
 		tenant := &v1alpha1.ComponentSet{ObjectMeta: metav1.ObjectMeta{Namespace: "tenant", Name: "grab"}, Spec: v1alpha1.ComponentSetSpec{
@@ -161,6 +187,16 @@ var _ = Describe("a ComponentSet over three clusters in two waves", Ordered, fun
 			Eventually(func() v1alpha1.RolloutStatus { return get(set).Status.Rollout }).WithTimeout(timeout).Should(And(
 				HaveField("Unreachable", int32(1)), HaveField("Ready", int32(2))))
 			Expect(get(set).Status.Clusters[0]).To(HavePrefix("c3 (wave 2): Unreachable"))
+			Eventually(componentReady).WithArguments("web-c3").WithTimeout(timeout).
+				Should(HaveField("Reason", component.ReasonTargetUnreachable), "the Component says why, in its reason")
+			Expect(componentReady("web-c1")).To(HaveField("Reason", component.ReasonReady))
+
+			r := diffSet("fleet/web", "--target-timeout", "5s")
+			Expect(r.code).To(Equal(2), r.stdout)
+			Expect(r.stderr).To(Equal("error: 1 of 3 clusters could not be previewed: c3\n"))
+			sections := clusterSections(r.stdout)
+			Expect(sections["c3"]).To(HavePrefix("cluster c3 (wave 2): Component fleet/web-c3\nerror: "))
+			Expect(sections["c1"]).To(ContainSubstring("Summary: 0 to create, 0 to update, 0 to delete, 2 unchanged\n"), "the others are previewed")
 		})).To(Succeed())
 		Eventually(greeting).WithArguments(2).WithTimeout(timeout).Should(Equal("v4"))
 		Eventually(readyReason).WithArguments(set).WithTimeout(timeout).Should(Equal("True/Ready"))
@@ -225,6 +261,16 @@ var _ = Describe("a ComponentSet over three clusters in two waves", Ordered, fun
 		Eventually(componentState).WithArguments("web-c2").WithTimeout(timeout).Should(Equal("gone"))
 		Eventually(greeting).WithArguments(1).WithTimeout(timeout).Should(Equal("gone"))
 		Eventually(func() int32 { return get(set).Status.Rollout.Clusters }).WithTimeout(timeout).Should(Equal(int32(2)))
+
+		widened := get(set)
+		widened.Spec.Placement.ClusterSelector = metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
+			{Key: "fleet", Operator: metav1.LabelSelectorOpIn, Values: []string{"demo", "gone"}}}}
+		r := diffSet("-f", writeSet(widened))
+		Expect(r.code).To(Equal(1), r.stderr)
+		sections := clusterSections(r.stdout)
+		Expect(sections["c2"]).To(HavePrefix("cluster c2 (wave 2, joins the selection): Component fleet/web-c2\n"))
+		Expect(sections["c2"]).To(ContainSubstring("+ create ConfigMap fleet/web-config\n"))
+		Expect(r.stdout).To(HaveSuffix("Clusters: 1 to change, 2 unchanged, 0 to leave, 0 not previewed\n"))
 
 		relabel(1, "demo")
 		Eventually(greeting).WithArguments(1).WithTimeout(timeout).Should(Equal("v5"))
@@ -333,7 +379,16 @@ func eventReasons(set *v1alpha1.ComponentSet) []string {
 }
 
 func values(greeting string) *apiextensionsv1.JSON {
-	raw, err := json.Marshal(map[string]any{"greeting": greeting})
+	return valuesWith(greeting, nil)
+}
+
+// valuesWith are the values of greeting with more.
+func valuesWith(greeting string, more map[string]any) *apiextensionsv1.JSON {
+	values := map[string]any{"greeting": greeting}
+	for k, v := range more {
+		values[k] = v
+	}
+	raw, err := json.Marshal(values)
 	Expect(err).NotTo(HaveOccurred())
 	return &apiextensionsv1.JSON{Raw: raw}
 }
@@ -431,6 +486,18 @@ func meta(set *v1alpha1.ComponentSet, kind string) *metav1.Condition {
 		}
 	}
 	return nil
+}
+
+// componentReady is the Ready condition of the Component name (a zero one
+// when it has none).
+func componentReady(name string) metav1.Condition {
+	GinkgoHelper()
+	var c v1alpha1.Component
+	Expect(hub.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &c)).To(Succeed())
+	if ready := c.Status.ReadyCondition(); ready != nil {
+		return *ready
+	}
+	return metav1.Condition{}
 }
 
 // componentState is "present", "deleting" or "gone".
