@@ -12,7 +12,7 @@ import (
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
 	"github.com/wavekit-dev/wavekit/internal/cli"
-	"github.com/wavekit-dev/wavekit/internal/testenv"
+	"github.com/wavekit-dev/wavekit/internal/testcluster"
 )
 
 // cliResult is what a run of the CLI printed and its exit code.
@@ -26,9 +26,9 @@ type cliResult struct {
 func diffSet(args ...string) cliResult {
 	GinkgoHelper()
 	kubeconfig := filepath.Join(GinkgoT().TempDir(), "kubeconfig")
-	Expect(testenv.WriteKubeconfig(hub.Config, kubeconfig)).To(Succeed())
+	Expect(testcluster.WriteKubeconfig(hub.Config, kubeconfig)).To(Succeed())
 	args = append([]string{"--kubeconfig", kubeconfig, "diff", "componentset", "--cache-dir", GinkgoT().TempDir(),
-		"--source", "site=" + filepath.Join(testenv.ModuleRoot(), "test", "fleet", "testdata", "site")}, args...)
+		"--source", "site=" + filepath.Join(testcluster.ModuleRoot(), "test", "fleet", "testdata", "site")}, args...)
 	var stdout, stderr bytes.Buffer
 	code := cli.Run(ctx, args, &stdout, &stderr)
 	GinkgoWriter.Printf("wavekit %v -> %d\n%s%s", args, code, stdout.String(), stderr.String())
