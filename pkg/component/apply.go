@@ -20,7 +20,7 @@ func (rn *run[T]) apply(ctx context.Context) outcome {
 	if err := rn.ensureFinalizer(ctx); err != nil {
 		return rn.fail(err)
 	}
-	if sc, ok := optional[SuspensionConfiguration](rn.component); ok && sc.IsSuspended() {
+	if rn.settings.suspended {
 		rn.r.targets.stopWaiting(rn.id)
 		return outcome{reason: ReasonSuspended, message: "reconciliation is suspended; objects are left as they are"}
 	}
@@ -137,7 +137,6 @@ const blockedRecheck = 5 * time.Second
 // render calls the generator with the target's reader and discovery and the
 // component's info in the context.
 func (rn *run[T]) render(ctx context.Context, tg *target) ([]client.Object, error) {
-	namespace, name := rn.placement()
 	status := rn.component.GetStatus()
 	ctx = manifests.WithClient(ctx, tg.RenderReader)
 	ctx = manifests.WithDiscovery(ctx, tg.Discovery)
@@ -147,7 +146,7 @@ func (rn *run[T]) render(ctx context.Context, tg *target) ([]client.Object, erro
 	})
 	ctx, reported := manifests.WithSourceReport(ctx)
 	ctx, span := startSpan(ctx, "render")
-	objects, err := rn.r.generator.Generate(ctx, namespace, name, rn.component.GetSpec())
+	objects, err := rn.r.generator.Generate(ctx, rn.settings.namespace, rn.settings.name, rn.component.GetSpec())
 	rn.source = reported()
 	if span.IsRecording() {
 		span.SetAttributes(attrObjects.Int(len(objects)))
@@ -177,7 +176,7 @@ func (rn *run[T]) applied(ctx context.Context, res engine.Result) outcome {
 // objects foreign instances keep.
 func (rn *run[T]) ready(res engine.Result) outcome {
 	message := "every object is applied and ready"
-	requeue := rn.r.requeueInterval(rn.component)
+	requeue := rn.settings.requeue
 	if len(res.Blocked) > 0 {
 		// Foreign instances send this reconciler no events: look again
 		// soon, so that what is kept goes within seconds of the last one.
@@ -192,7 +191,7 @@ func (rn *run[T]) ready(res engine.Result) outcome {
 // has been processing longer than its timeout. It requeues when the
 // timeout is due, so that the timeout shows even without events.
 func (rn *run[T]) waiting(prefix string, waiting []engine.Waiting) outcome {
-	timeout := rn.r.timeout(rn.component)
+	timeout := rn.settings.timeout
 	since := time.Now()
 	if c := rn.written.ReadyCondition(); c != nil && c.Status != "True" {
 		since = c.LastTransitionTime.Time
@@ -204,7 +203,7 @@ func (rn *run[T]) waiting(prefix string, waiting []engine.Waiting) outcome {
 	if left <= 0 {
 		// Stalled, so that waiting tools fail; the next event or retry may still recover.
 		message := fmt.Sprintf("not ready after %s: %s", timeout, describeWaiting(prefix, waiting))
-		return outcome{reason: ReasonTimeout, message: message, requeue: rn.r.retryInterval(rn.component), stalled: true, failedAttempt: true}
+		return outcome{reason: ReasonTimeout, message: message, requeue: rn.settings.retry, stalled: true, failedAttempt: true}
 	}
 	return outcome{reason: ReasonProcessing, message: describeStates(prefix, waiting), requeue: left}
 }
@@ -214,7 +213,7 @@ func (rn *run[T]) waiting(prefix string, waiting []engine.Waiting) outcome {
 // inventory already holds before the pass starts (a handler added later would
 // miss deletions made meanwhile).
 func (rn *run[T]) connect(ctx context.Context) (*target, engine.Owner, error) {
-	tg, err := rn.r.targets.forComponent(ctx, rn.component)
+	tg, err := rn.r.targets.forComponent(ctx, rn.component, rn.settings)
 	if err != nil {
 		return nil, engine.Owner{}, fmt.Errorf("connecting to the target cluster: %w", err)
 	}

@@ -14,14 +14,6 @@ import (
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
-// remediation returns the component's remediation, nil for none.
-func (rn *run[T]) remediation() *Remediation {
-	if rc, ok := optional[RemediationConfiguration](rn.component); ok {
-		return rc.GetRemediation()
-	}
-	return nil
-}
-
 // beginAttempt returns the attempt at this render: the one under way, or a
 // new one for a new generation, render or reconcile request. A failed try
 // whose retry is due starts again, with a timeout of its own.
@@ -37,7 +29,7 @@ func (rn *run[T]) beginAttempt(objects []client.Object) (*Attempt, keptRender, e
 	case !att.sameRender(generation, render.digest, request):
 		att = &Attempt{Generation: generation, RenderDigest: render.digest, ReconcileRequest: request, Started: now}
 		status.Attempt = att
-	case att.retryDue(now.Time, rn.remediation(), rn.r.retryInterval(rn.component)):
+	case att.retryDue(now.Time, rn.settings.remediation, rn.settings.retry):
 		att.Result, att.Started, att.Finished, att.Message, att.Tests = "", now, nil, "", nil
 	}
 	return att, render, nil
@@ -82,9 +74,9 @@ func (rn *run[T]) settleAttempt(ctx context.Context, render keptRender, out outc
 		att.Result, att.Finished, att.Message = ResultFailed, &now, out.message
 		status.addHistory(rn.historyEntry(att, rn.source, ResultFailed, out.message))
 	}
-	remediation := rn.remediation()
+	remediation := rn.settings.remediation
 	if att.Failures <= remediation.retries() {
-		interval := rn.r.retryInterval(rn.component)
+		interval := rn.settings.retry
 		out.message += "; " + att.retriesLeft(remediation, interval)
 		out.requeue, out.stalled, out.err = max(time.Until(att.Finished.Add(interval)), 0), false, nil
 		return out
@@ -113,7 +105,7 @@ func (rn *run[T]) rollback(ctx context.Context, tg *target, owner engine.Owner, 
 	good := status.LastGoodRender
 	if good == nil {
 		att.Result = ResultFailed // nothing to roll back to any more: the failure stays
-		return outcome{reason: ReasonError, message: att.Message + "; no earlier Ready render is kept to roll back to", requeue: rn.r.retryInterval(rn.component), stalled: true}
+		return outcome{reason: ReasonError, message: att.Message + "; no earlier Ready render is kept to roll back to", requeue: rn.settings.retry, stalled: true}
 	}
 	what := fmt.Sprintf("rolling back to the render of generation %d%s", good.Generation, revisionOf(good))
 	objects, err := rn.r.renders.load(ctx, rn.id, good)
@@ -135,7 +127,7 @@ func (rn *run[T]) rollback(ctx context.Context, tg *target, owner engine.Owner, 
 	if last := status.lastHistory(); last == nil || !last.sameOutcome(entry) {
 		status.addHistory(entry) // once: a pass that keeps the rollback in sync writes nothing
 	}
-	return outcome{reason: ReasonRolledBack, message: message, requeue: rn.r.requeueInterval(rn.component), stalled: true}
+	return outcome{reason: ReasonRolledBack, message: message, requeue: rn.settings.requeue, stalled: true}
 }
 
 // keepRender keeps a Ready render for a rollback when the strategy is
@@ -144,7 +136,7 @@ func (rn *run[T]) rollback(ctx context.Context, tg *target, owner engine.Owner, 
 // render (if any) as what a rollback applies.
 func (rn *run[T]) keepRender(ctx context.Context, att *Attempt, render keptRender) string {
 	status := rn.component.GetStatus()
-	remediation := rn.remediation()
+	remediation := rn.settings.remediation
 	if remediation == nil || remediation.Strategy != RemediateRollback {
 		return ""
 	}

@@ -64,10 +64,10 @@ func (rn *run[T]) delete(ctx context.Context) outcome {
 		return rn.fail(err)
 	case len(res.Blocked) > 0:
 		// Foreign instances send no events to this reconciler: look again later.
-		return outcome{reason: ReasonDeletionBlocked, message: withNote(skipped, "deletion blocked: "+res.BlockedMessage()), requeue: min(rn.r.retryInterval(rn.component), blockedRecheck)}
+		return outcome{reason: ReasonDeletionBlocked, message: withNote(skipped, "deletion blocked: "+res.BlockedMessage()), requeue: min(rn.settings.retry, blockedRecheck)}
 	case !res.Done:
 		// Deletions arrive as events; the requeue is only a backstop.
-		requeue := rn.r.retryInterval(rn.component)
+		requeue := rn.settings.retry
 		if newKinds {
 			requeue = newKindRecheck
 		}

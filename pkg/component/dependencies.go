@@ -42,7 +42,7 @@ func dependencies(c Component) []types.NamespacedName {
 // Ready at its current generation, an error outcome for a dependency cycle
 // or a refused reference, and false when the component may be applied.
 func (rn *run[T]) awaitDependencies(ctx context.Context) (outcome, bool) {
-	deps := dependencies(rn.component)
+	deps := rn.settings.dependencies
 	if len(deps) == 0 {
 		return outcome{}, false
 	}
@@ -51,13 +51,13 @@ func (rn *run[T]) awaitDependencies(ctx context.Context) (outcome, bool) {
 	}
 	if cycle := rn.r.deps.path(ctx, rn.id, rn.id); cycle != nil {
 		message := "dependency cycle: " + joinIDs(cycle, " → ") + ": remove one of these dependencies"
-		return outcome{reason: ReasonError, message: message, requeue: rn.r.retryInterval(rn.component), stalled: true}, true
+		return outcome{reason: ReasonError, message: message, requeue: rn.settings.retry, stalled: true}, true
 	}
 	for _, dep := range deps {
 		if why := rn.r.deps.notReady(ctx, dep); why != "" {
 			// Its status changes arrive as events; the requeue is a backstop.
 			message := fmt.Sprintf("waiting for dependency %s: %s", dep, why)
-			return outcome{reason: ReasonPending, message: message, requeue: rn.r.retryInterval(rn.component)}, true
+			return outcome{reason: ReasonPending, message: message, requeue: rn.settings.retry}, true
 		}
 	}
 	return outcome{}, false
@@ -113,7 +113,7 @@ func (rn *run[T]) awaitDependents(ctx context.Context) (outcome, bool) {
 	}
 	message := fmt.Sprintf("deletion waits for %s, which %s on it", names, verb)
 	// Their deletion arrives as an event; the requeue is a backstop.
-	return outcome{reason: ReasonDeletionBlocked, message: message, requeue: rn.r.retryInterval(rn.component)}, true
+	return outcome{reason: ReasonDeletionBlocked, message: message, requeue: rn.settings.retry}, true
 }
 
 func first[E any](s []E, n int) []E { return s[:min(n, len(s))] }

@@ -22,7 +22,7 @@ func (rn *run[T]) fail(err error) outcome {
 		return o
 	}
 	if retry, ok := asRetriable(err); ok {
-		o := outcome{reason: ReasonRetrying, message: err.Error(), requeue: rn.r.retryInterval(rn.component)}
+		o := outcome{reason: ReasonRetrying, message: err.Error(), requeue: rn.settings.retry}
 		if retry.RetryAfter != nil {
 			o.requeue = *retry.RetryAfter
 		}
@@ -38,7 +38,7 @@ func (rn *run[T]) fail(err error) outcome {
 	if errors.As(err, &rejected) {
 		// Only a new CRD helps, and its update sends no event: look again
 		// at the retry interval rather than with ever longer backoff.
-		return outcome{reason: ReasonError, event: ReasonStatusRejected, message: err.Error(), requeue: rn.r.retryInterval(rn.component), stalled: true}
+		return outcome{reason: ReasonError, event: ReasonStatusRejected, message: err.Error(), requeue: rn.settings.retry, stalled: true}
 	}
 	var loop *engine.WriteLoopError
 	if errors.As(err, &loop) {
@@ -49,7 +49,7 @@ func (rn *run[T]) fail(err error) outcome {
 	if engine.NeedsChange(err) || errors.As(err, &tooLarge) {
 		// Trying again unchanged cannot help: look again on a change, or at
 		// the retry interval, rather than with ever longer backoff.
-		return outcome{reason: ReasonError, message: err.Error(), requeue: rn.r.retryInterval(rn.component), stalled: true}
+		return outcome{reason: ReasonError, message: err.Error(), requeue: rn.settings.retry, stalled: true}
 	}
 	return outcome{reason: ReasonError, message: err.Error(), err: err}
 }

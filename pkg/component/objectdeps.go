@@ -48,11 +48,10 @@ const unwatchedRecheck = 10 * time.Second
 // the component may be applied. While the component waits, the watch of
 // that one object enqueues it; it stops once the component waits no more.
 func (rn *run[T]) awaitObjectDependencies(ctx context.Context, tg *target) (outcome, bool) {
-	oc, ok := optional[ObjectDependencyConfiguration](rn.component)
-	if !ok {
+	if !rn.settings.waitsForObjects {
 		return outcome{}, false
 	}
-	for _, dep := range oc.GetObjectDependencies() {
+	for _, dep := range rn.settings.objectDependencies {
 		rd, err := rn.resolveDependency(tg, dep)
 		if err != nil {
 			tg.objects.release(rn.id)
@@ -69,7 +68,7 @@ func (rn *run[T]) awaitObjectDependencies(ctx context.Context, tg *target) (outc
 // awaitObject makes the component wait for rd's object: a Pending outcome
 // that says why, and why the object is not watched when it is not.
 func (rn *run[T]) awaitObject(tg *target, rd resolvedDependency, why string) outcome {
-	requeue := rn.r.retryInterval(rn.component)
+	requeue := rn.settings.retry
 	if rd.mapping == nil {
 		// Its kind is not served (yet): reading it said so.
 		tg.objects.release(rn.id)

@@ -87,7 +87,10 @@ func (r *Reconciler[T]) readTraced(ctx context.Context, id types.NamespacedName)
 
 // pass applies the component, or deletes it once it is being deleted.
 func (rn *run[T]) pass(ctx context.Context) outcome {
-	if err := rn.r.runHooks(ctx, rn.r.postRead, rn.component); err != nil {
+	err := rn.r.runHooks(ctx, rn.r.postRead, rn.component)
+	// After the hooks, which may change the spec; before anything reads them.
+	rn.settings = resolveSettings(rn.component, rn.r.opts)
+	if err != nil {
 		return rn.fail(fmt.Errorf("post-read hook: %w", err))
 	}
 	if rn.component.GetDeletionTimestamp() != nil {

@@ -14,5 +14,5 @@ func (rn *run[T]) refused(err error) (outcome, bool) {
 	if !errors.As(err, &refusal) || refusal.Reason == "" {
 		return outcome{}, false
 	}
-	return outcome{reason: refusal.Reason, message: err.Error(), requeue: rn.r.retryInterval(rn.component), stalled: true, warning: true}, true
+	return outcome{reason: refusal.Reason, message: err.Error(), requeue: rn.settings.retry, stalled: true, warning: true}, true
 }

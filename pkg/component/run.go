@@ -21,6 +21,7 @@ import (
 // before their objects exist, and the Reconcile ends there.
 type run[T Component] struct {
 	r         *Reconciler[T]
+	settings  settings // the component's optional configurations, resolved once
 	component T
 	id        types.NamespacedName
 	written   Status                // the status as last read or written

@@ -14,25 +14,13 @@ import (
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
-// testSettings returns the component's tests when they are enabled, else nil.
-func (rn *run[T]) testSettings() *Test {
-	tc, ok := optional[TestConfiguration](rn.component)
-	if !ok {
-		return nil
-	}
-	if t := tc.GetTest(); t != nil && t.Enable {
-		return t
-	}
-	return nil
-}
-
 // startTests starts the tests of a render applied and ready (ready is that
 // outcome), if they are enabled and have not run for the attempt's try. The
 // start is recorded in the Reconcile's status write, before any test is
 // created, so that a restart of the operator goes on with the same run; the
 // next Reconcile, at once, runs them.
 func (rn *run[T]) startTests(ready outcome) outcome {
-	settings := rn.testSettings()
+	settings := rn.settings.test
 	status := rn.component.GetStatus()
 	switch {
 	case settings == nil:
@@ -53,7 +41,7 @@ func (rn *run[T]) startTests(ready outcome) outcome {
 // the Reconcile: Processing while they run; once they are over, ready with
 // their result in its message, or TestFailed naming the test.
 func (rn *run[T]) tested(ctx context.Context, tg *target, owner engine.Owner, objects []client.Object, ready outcome) outcome {
-	settings := rn.testSettings()
+	settings := rn.settings.test
 	if settings == nil {
 		return rn.startTests(ready)
 	}
@@ -73,7 +61,7 @@ func (rn *run[T]) testsOver(ready outcome, settings *Test, tests *TestRun) outco
 	case settings.IgnoreFailures:
 		ready.message += "; " + tests.Message + " (test failures are ignored)"
 	default:
-		return outcome{reason: ReasonTestFailed, message: tests.Message, requeue: rn.r.retryInterval(rn.component), stalled: true, failedAttempt: true}
+		return outcome{reason: ReasonTestFailed, message: tests.Message, requeue: rn.settings.retry, stalled: true, failedAttempt: true}
 	}
 	return ready
 }
@@ -156,7 +144,7 @@ func (rn *run[T]) testTimeout(settings *Test) time.Duration {
 	if settings.Timeout != nil && settings.Timeout.Duration > 0 {
 		return settings.Timeout.Duration
 	}
-	return rn.r.timeout(rn.component)
+	return rn.settings.timeout
 }
 
 // setTestCondition records the TestSuccess condition.

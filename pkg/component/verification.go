@@ -46,5 +46,5 @@ func (rn *run[T]) verificationFailed(err error) (outcome, bool) {
 	if !errors.As(err, &failed) {
 		return outcome{}, false
 	}
-	return outcome{reason: ReasonVerificationFailed, message: err.Error(), requeue: rn.r.retryInterval(rn.component), stalled: true}, true
+	return outcome{reason: ReasonVerificationFailed, message: err.Error(), requeue: rn.settings.retry, stalled: true}, true
 }
