@@ -72,15 +72,15 @@ func (a *aheadRenders) forget(id types.NamespacedName) {
 // renderOnce is render, or the render that the write ahead of the Reconcile
 // before kept (aheadRenders). It notes the objects for a write ahead of
 // this Reconcile's pass.
-func (rn *run[T]) renderOnce(ctx context.Context, tg *target) ([]client.Object, error) {
-	if objects, source, ok := rn.r.ahead.take(rn.id, rn.component); ok {
-		rn.source, rn.rendered = source, objects
+func (p *pass[T]) renderOnce(ctx context.Context, tg *target) ([]client.Object, error) {
+	if objects, source, ok := p.r.ahead.take(p.id, p.component); ok {
+		p.source, p.rendered = source, objects
 		keptRenderSpan(ctx, len(objects))
 		return objects, nil
 	}
-	objects, err := rn.render(ctx, tg)
+	objects, err := p.render(ctx, tg)
 	if err == nil {
-		rn.rendered = objects
+		p.rendered = objects
 	}
 	return objects, err
 }

@@ -16,64 +16,64 @@ import (
 // apply renders and applies the component's objects: one engine pass, that
 // of the attempt's render, of its tests while they run, or of the render it
 // rolls back to.
-func (rn *run[T]) apply(ctx context.Context) outcome {
-	if err := rn.ensureFinalizer(ctx); err != nil {
-		return rn.fail(err)
+func (p *pass[T]) apply(ctx context.Context) outcome {
+	if err := p.ensureFinalizer(ctx); err != nil {
+		return p.fail(err)
 	}
-	if rn.settings.suspended {
-		rn.r.targets.stopWaiting(rn.id)
+	if p.settings.suspended {
+		p.r.targets.stopWaiting(p.id)
 		return outcome{reason: ReasonSuspended, message: "reconciliation is suspended; objects are left as they are"}
 	}
-	if o, waiting := rn.awaitDependencies(ctx); waiting {
-		rn.r.targets.stopWaiting(rn.id)
+	if o, waiting := p.awaitDependencies(ctx); waiting {
+		p.r.targets.stopWaiting(p.id)
 		return o
 	}
-	tg, owner, err := rn.connect(ctx)
+	tg, owner, err := p.connect(ctx)
 	if err != nil {
-		return rn.fail(err)
+		return p.fail(err)
 	}
-	if o, waiting := rn.awaitObjectDependencies(ctx, tg); waiting {
+	if o, waiting := p.awaitObjectDependencies(ctx, tg); waiting {
 		return o
 	}
-	if err := rn.r.runHooks(ctx, rn.r.preReconcile, rn.component); err != nil {
-		return rn.fail(fmt.Errorf("pre-reconcile hook: %w", err))
+	if err := p.r.runHooks(ctx, p.r.preReconcile, p.component); err != nil {
+		return p.fail(fmt.Errorf("pre-reconcile hook: %w", err))
 	}
-	objects, err := rn.renderOnce(ctx, tg)
-	rn.recordVerification(err)
+	objects, err := p.renderOnce(ctx, tg)
+	p.recordVerification(err)
 	if err != nil {
-		o := rn.fail(renderError(err))
+		o := p.fail(renderError(err))
 		o.warning = true
 		return o
 	}
-	rn.r.hooks.keep(rn.id, rn.component, objects, rn.r.name)
-	att, render, err := rn.beginAttempt(objects)
+	p.r.hooks.keep(p.id, p.component, objects, p.r.name)
+	att, render, err := p.beginAttempt(objects)
 	if err != nil {
-		return rn.fail(err)
+		return p.fail(err)
 	}
 	switch {
 	case att.Result == ResultRolledBack:
-		return rn.rollback(ctx, tg, owner, att)
+		return p.rollback(ctx, tg, owner, att)
 	case att.testsRunning():
 		// The render was applied and ready when its tests began: this
 		// Reconcile's pass is the tests'.
-		out := rn.tested(ctx, tg, owner, objects, rn.ready(engine.Result{}))
-		return rn.settleAttempt(ctx, render, out)
+		out := p.tested(ctx, tg, owner, objects, p.ready(engine.Result{}))
+		return p.settleAttempt(ctx, render, out)
 	}
-	return rn.settleAttempt(ctx, render, rn.applyRender(ctx, tg, owner, objects))
+	return p.settleAttempt(ctx, render, p.applyRender(ctx, tg, owner, objects))
 }
 
 // applyRender applies the attempt's render and, once it is ready, starts its
 // tests if they are enabled.
-func (rn *run[T]) applyRender(ctx context.Context, tg *target, owner engine.Owner, objects []client.Object) outcome {
-	res, newKinds, err := rn.applyObjects(ctx, tg, owner, objects)
+func (p *pass[T]) applyRender(ctx context.Context, tg *target, owner engine.Owner, objects []client.Object) outcome {
+	res, newKinds, err := p.applyObjects(ctx, tg, owner, objects)
 	if err != nil {
-		out := rn.fail(err)
+		out := p.fail(err)
 		out.failedAttempt = isAttemptFailure(err)
 		return out
 	}
-	out := rn.applied(ctx, res)
+	out := p.applied(ctx, res)
 	if out.reason == ReasonReady {
-		out = rn.startTests(out)
+		out = p.startTests(out)
 	}
 	return out.withNewKinds(newKinds, res)
 }
@@ -81,25 +81,25 @@ func (rn *run[T]) applyRender(ctx context.Context, tg *target, owner engine.Owne
 // applyObjects applies objects for owner and records what the pass did:
 // the inventory, a handled force request, Events, drift, and event handlers
 // for kinds new to the target (newKinds).
-func (rn *run[T]) applyObjects(ctx context.Context, tg *target, owner engine.Owner, objects []client.Object) (res engine.Result, newKinds bool, err error) {
-	status := rn.component.GetStatus()
-	owner.Force = rn.forceRequested()
-	if objects, err = rn.withExternals(tg, &owner, objects); err != nil {
+func (p *pass[T]) applyObjects(ctx context.Context, tg *target, owner engine.Owner, objects []client.Object) (res engine.Result, newKinds bool, err error) {
+	status := p.component.GetStatus()
+	owner.Force = p.forceRequested()
+	if objects, err = p.withExternals(tg, &owner, objects); err != nil {
 		return engine.Result{Inventory: status.Inventory}, false, err
 	}
-	res, err = tg.applier.Apply(ctx, owner, objects, status.Inventory, rn.writeAheadWithExternals)
+	res, err = tg.applier.Apply(ctx, owner, objects, status.Inventory, p.writeAheadWithExternals)
 	if errors.Is(err, errWrittenAhead) {
 		return res, false, err // nothing was written but the status
 	}
 	status.Inventory = res.Inventory
 	if owner.Force {
-		status.LastHandledForceAt = rn.requested(AnnotationForce)
+		status.LastHandledForceAt = p.requested(AnnotationForce)
 	}
-	rn.r.recordActions(rn.component, res.Actions)
-	rn.writes += len(res.Actions)
-	rn.reportDrift(owner.Drift.Mode, res)
+	p.r.recordActions(p.component, res.Actions)
+	p.writes += len(res.Actions)
+	p.reportDrift(owner.Drift.Mode, res)
 	if err == nil {
-		newKinds, err = rn.r.watchDependents(ctx, tg, res.Inventory)
+		newKinds, err = p.r.watchDependents(ctx, tg, res.Inventory)
 	}
 	return res, newKinds, err
 }
@@ -136,22 +136,22 @@ const blockedRecheck = 5 * time.Second
 
 // render calls the generator with the target's reader and discovery and the
 // component's info in the context.
-func (rn *run[T]) render(ctx context.Context, tg *target) ([]client.Object, error) {
-	status := rn.component.GetStatus()
+func (p *pass[T]) render(ctx context.Context, tg *target) ([]client.Object, error) {
+	status := p.component.GetStatus()
 	ctx = manifests.WithClient(ctx, tg.RenderReader)
 	ctx = manifests.WithDiscovery(ctx, tg.Discovery)
 	ctx = manifests.WithComponentInfo(ctx, manifests.ComponentInfo{
-		Object: rn.component, OperatorName: rn.r.name,
-		Revision: rn.component.GetGeneration(), FirstApply: status.isInstall(rn.component.GetGeneration()),
+		Object: p.component, OperatorName: p.r.name,
+		Revision: p.component.GetGeneration(), FirstApply: status.isInstall(p.component.GetGeneration()),
 	})
 	ctx, reported := manifests.WithSourceReport(ctx)
 	ctx, span := startSpan(ctx, "render")
-	objects, err := rn.r.generator.Generate(ctx, rn.settings.namespace, rn.settings.name, rn.component.GetSpec())
-	rn.source = reported()
+	objects, err := p.r.generator.Generate(ctx, p.settings.namespace, p.settings.name, p.component.GetSpec())
+	p.source = reported()
 	if span.IsRecording() {
 		span.SetAttributes(attrObjects.Int(len(objects)))
-		if rn.source != nil {
-			span.SetAttributes(attrRevision.String(rn.source.Revision), attrDigest.String(rn.source.Digest))
+		if p.source != nil {
+			span.SetAttributes(attrRevision.String(p.source.Revision), attrDigest.String(p.source.Digest))
 		}
 	}
 	spans.End(span, err)
@@ -159,24 +159,24 @@ func (rn *run[T]) render(ctx context.Context, tg *target) ([]client.Object, erro
 }
 
 // applied turns the applier's result into the outcome.
-func (rn *run[T]) applied(ctx context.Context, res engine.Result) outcome {
+func (p *pass[T]) applied(ctx context.Context, res engine.Result) outcome {
 	if !res.Done {
-		return rn.waiting(fmt.Sprintf("waiting for wave %d", res.Wave), res.Waiting)
+		return p.waiting(fmt.Sprintf("waiting for wave %d", res.Wave), res.Waiting)
 	}
 	// What the generator reported, or nothing once it reports nothing
 	// (a component moved from a fetched chart to a built-in source).
-	rn.component.GetStatus().Source = rn.source
-	if err := rn.r.runHooks(ctx, rn.r.postReconcile, rn.component); err != nil {
-		return rn.fail(fmt.Errorf("post-reconcile hook: %w", err))
+	p.component.GetStatus().Source = p.source
+	if err := p.r.runHooks(ctx, p.r.postReconcile, p.component); err != nil {
+		return p.fail(fmt.Errorf("post-reconcile hook: %w", err))
 	}
-	return rn.ready(res)
+	return p.ready(res)
 }
 
 // ready is the outcome of a render applied and ready: res says which
 // objects foreign instances keep.
-func (rn *run[T]) ready(res engine.Result) outcome {
+func (p *pass[T]) ready(res engine.Result) outcome {
 	message := "every object is applied and ready"
-	requeue := rn.settings.requeue
+	requeue := p.settings.requeue
 	if len(res.Blocked) > 0 {
 		// Foreign instances send this reconciler no events: look again
 		// soon, so that what is kept goes within seconds of the last one.
@@ -190,20 +190,20 @@ func (rn *run[T]) ready(res engine.Result) outcome {
 // states), or a timeout, with the objects' progress, once the component
 // has been processing longer than its timeout. It requeues when the
 // timeout is due, so that the timeout shows even without events.
-func (rn *run[T]) waiting(prefix string, waiting []engine.Waiting) outcome {
-	timeout := rn.settings.timeout
+func (p *pass[T]) waiting(prefix string, waiting []engine.Waiting) outcome {
+	timeout := p.settings.timeout
 	since := time.Now()
-	if c := rn.written.ReadyCondition(); c != nil && c.Status != "True" {
+	if c := p.written.ReadyCondition(); c != nil && c.Status != "True" {
 		since = c.LastTransitionTime.Time
 	}
-	if started, ok := rn.component.GetStatus().Attempt.clockStart(); ok && started.After(since) {
+	if started, ok := p.component.GetStatus().Attempt.clockStart(); ok && started.After(since) {
 		since = started // a retry or a rollback has a timeout of its own
 	}
 	left := timeout - time.Since(since)
 	if left <= 0 {
 		// Stalled, so that waiting tools fail; the next event or retry may still recover.
 		message := fmt.Sprintf("not ready after %s: %s", timeout, describeWaiting(prefix, waiting))
-		return outcome{reason: ReasonTimeout, message: message, requeue: rn.settings.retry, stalled: true, failedAttempt: true}
+		return outcome{reason: ReasonTimeout, message: message, requeue: p.settings.retry, stalled: true, failedAttempt: true}
 	}
 	return outcome{reason: ReasonProcessing, message: describeStates(prefix, waiting), requeue: left}
 }
@@ -212,17 +212,17 @@ func (rn *run[T]) waiting(prefix string, waiting []engine.Waiting) outcome {
 // applier, registers the owner for events, and watches the kinds the
 // inventory already holds before the pass starts (a handler added later would
 // miss deletions made meanwhile).
-func (rn *run[T]) connect(ctx context.Context) (*target, engine.Owner, error) {
-	tg, err := rn.r.targets.forComponent(ctx, rn.component, rn.settings)
+func (p *pass[T]) connect(ctx context.Context) (*target, engine.Owner, error) {
+	tg, err := p.r.targets.forComponent(ctx, p.component, p.settings)
 	if err != nil {
 		return nil, engine.Owner{}, fmt.Errorf("connecting to the target cluster: %w", err)
 	}
-	owner, err := rn.owner()
+	owner, err := p.owner()
 	if err != nil {
 		return nil, engine.Owner{}, err
 	}
-	rn.r.registerOwner(owner.ID, rn.id)
-	if _, err := rn.r.watchDependents(ctx, tg, rn.component.GetStatus().Inventory); err != nil {
+	p.r.registerOwner(owner.ID, p.id)
+	if _, err := p.r.watchDependents(ctx, tg, p.component.GetStatus().Inventory); err != nil {
 		return nil, engine.Owner{}, err
 	}
 	return tg, owner, nil

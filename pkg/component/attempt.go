@@ -17,19 +17,19 @@ import (
 // beginAttempt returns the attempt at this render: the one under way, or a
 // new one for a new generation, render or reconcile request. A failed try
 // whose retry is due starts again, with a timeout of its own.
-func (rn *run[T]) beginAttempt(objects []client.Object) (*Attempt, keptRender, error) {
+func (p *pass[T]) beginAttempt(objects []client.Object) (*Attempt, keptRender, error) {
 	render, err := encodeRender(objects)
 	if err != nil {
 		return nil, render, err
 	}
-	status := rn.component.GetStatus()
-	generation, request, now := rn.component.GetGeneration(), rn.requested(AnnotationReconcileRequestedAt), metav1.Now()
+	status := p.component.GetStatus()
+	generation, request, now := p.component.GetGeneration(), p.requested(AnnotationReconcileRequestedAt), metav1.Now()
 	att := status.Attempt
 	switch {
 	case !att.sameRender(generation, render.digest, request):
 		att = &Attempt{Generation: generation, RenderDigest: render.digest, ReconcileRequest: request, Started: now}
 		status.Attempt = att
-	case att.retryDue(now.Time, rn.settings.remediation, rn.settings.retry):
+	case att.retryDue(now.Time, p.settings.remediation, p.settings.retry):
 		att.Result, att.Started, att.Finished, att.Message, att.Tests = "", now, nil, "", nil
 	}
 	return att, render, nil
@@ -47,8 +47,8 @@ func isAttemptFailure(err error) bool {
 // render for a rollback; a failure is counted once per try and, once the
 // retries are used up, remediated: a rollback is decided here and applied
 // by the next Reconcile, at once.
-func (rn *run[T]) settleAttempt(ctx context.Context, render keptRender, out outcome) outcome {
-	status := rn.component.GetStatus()
+func (p *pass[T]) settleAttempt(ctx context.Context, render keptRender, out outcome) outcome {
+	status := p.component.GetStatus()
 	// The status as the last write returned it: the attempt of
 	// beginAttempt, unless a CRD without the field pruned it.
 	att := status.Attempt
@@ -60,9 +60,9 @@ func (rn *run[T]) settleAttempt(ctx context.Context, render keptRender, out outc
 	case out.reason == ReasonReady:
 		if att.Result != ResultReady {
 			att.Result, att.Finished, att.Message = ResultReady, &now, ""
-			status.addHistory(rn.historyEntry(att, rn.source, ResultReady, out.message))
+			status.addHistory(p.historyEntry(att, p.source, ResultReady, out.message))
 		}
-		if warning := rn.keepRender(ctx, att, render); warning != "" {
+		if warning := p.keepRender(ctx, att, render); warning != "" {
 			out.message += "; " + warning
 		}
 		return out
@@ -72,11 +72,11 @@ func (rn *run[T]) settleAttempt(ctx context.Context, render keptRender, out outc
 	if att.Result == "" {
 		att.Failures++
 		att.Result, att.Finished, att.Message = ResultFailed, &now, out.message
-		status.addHistory(rn.historyEntry(att, rn.source, ResultFailed, out.message))
+		status.addHistory(p.historyEntry(att, p.source, ResultFailed, out.message))
 	}
-	remediation := rn.settings.remediation
+	remediation := p.settings.remediation
 	if att.Failures <= remediation.retries() {
-		interval := rn.settings.retry
+		interval := p.settings.retry
 		out.message += "; " + att.retriesLeft(remediation, interval)
 		out.requeue, out.stalled, out.err = max(time.Until(att.Finished.Add(interval)), 0), false, nil
 		return out
@@ -100,63 +100,63 @@ func (rn *run[T]) settleAttempt(ctx context.Context, render keptRender, out outc
 // Once it is applied and ready the component reports RolledBack, Stalled
 // (only a change helps), and keeps the rollback applied until the
 // generation, the render or a reconcile request changes.
-func (rn *run[T]) rollback(ctx context.Context, tg *target, owner engine.Owner, att *Attempt) outcome {
-	status := rn.component.GetStatus()
+func (p *pass[T]) rollback(ctx context.Context, tg *target, owner engine.Owner, att *Attempt) outcome {
+	status := p.component.GetStatus()
 	good := status.LastGoodRender
 	if good == nil {
 		att.Result = ResultFailed // nothing to roll back to any more: the failure stays
-		return outcome{reason: ReasonError, message: att.Message + "; no earlier Ready render is kept to roll back to", requeue: rn.settings.retry, stalled: true}
+		return outcome{reason: ReasonError, message: att.Message + "; no earlier Ready render is kept to roll back to", requeue: p.settings.retry, stalled: true}
 	}
 	what := fmt.Sprintf("rolling back to the render of generation %d%s", good.Generation, revisionOf(good))
-	objects, err := rn.r.renders.load(ctx, rn.id, good)
+	objects, err := p.r.renders.load(ctx, p.id, good)
 	if err != nil {
-		return rn.fail(fmt.Errorf("%s: %w", what, err))
+		return p.fail(fmt.Errorf("%s: %w", what, err))
 	}
-	res, newKinds, err := rn.applyObjects(ctx, tg, owner, objects)
+	res, newKinds, err := p.applyObjects(ctx, tg, owner, objects)
 	if err != nil {
-		return rn.fail(fmt.Errorf("%s: %w", what, err))
+		return p.fail(fmt.Errorf("%s: %w", what, err))
 	}
 	if !res.Done {
-		return rn.waiting(fmt.Sprintf("%s: waiting for wave %d", what, res.Wave), res.Waiting).withNewKinds(newKinds, res)
+		return p.waiting(fmt.Sprintf("%s: waiting for wave %d", what, res.Wave), res.Waiting).withNewKinds(newKinds, res)
 	}
 	status.Source = good.Source
 	message := fmt.Sprintf("rolled back to the render of generation %d%s after %s of generation %d failed: %s",
 		good.Generation, revisionOf(good), tries(att.Failures), att.Generation, att.Message)
-	entry := rn.historyEntry(att, good.Source, ResultRolledBack, message)
+	entry := p.historyEntry(att, good.Source, ResultRolledBack, message)
 	entry.RenderDigest, entry.Started = good.RenderDigest, *att.Finished
 	if last := status.lastHistory(); last == nil || !last.sameOutcome(entry) {
 		status.addHistory(entry) // once: a pass that keeps the rollback in sync writes nothing
 	}
-	return outcome{reason: ReasonRolledBack, message: message, requeue: rn.settings.requeue, stalled: true}
+	return outcome{reason: ReasonRolledBack, message: message, requeue: p.settings.requeue, stalled: true}
 }
 
 // keepRender keeps a Ready render for a rollback when the strategy is
 // Rollback and it is not the one kept already. It returns what went wrong
 // for the Ready message: the component stays Ready, with its older kept
 // render (if any) as what a rollback applies.
-func (rn *run[T]) keepRender(ctx context.Context, att *Attempt, render keptRender) string {
-	status := rn.component.GetStatus()
-	remediation := rn.settings.remediation
+func (p *pass[T]) keepRender(ctx context.Context, att *Attempt, render keptRender) string {
+	status := p.component.GetStatus()
+	remediation := p.settings.remediation
 	if remediation == nil || remediation.Strategy != RemediateRollback {
 		return ""
 	}
 	if good := status.LastGoodRender; good != nil && good.RenderDigest == render.digest {
 		return ""
 	}
-	gvk, err := apiutil.GVKForObject(rn.component, rn.r.client.Scheme())
+	gvk, err := apiutil.GVKForObject(p.component, p.r.client.Scheme())
 	if err != nil {
 		return "the render is not kept for a rollback: " + err.Error()
 	}
-	name, err := rn.r.renders.save(ctx, rn.component, gvk, att.Generation, render)
+	name, err := p.r.renders.save(ctx, p.component, gvk, att.Generation, render)
 	if err != nil {
 		return "the render is not kept for a rollback: " + err.Error()
 	}
-	status.LastGoodRender = &StoredRender{Generation: att.Generation, RenderDigest: render.digest, Source: rn.source.DeepCopy(), Secret: name}
+	status.LastGoodRender = &StoredRender{Generation: att.Generation, RenderDigest: render.digest, Source: p.source.DeepCopy(), Secret: name}
 	return ""
 }
 
 // historyEntry is the history's record of a try of att that ended now.
-func (rn *run[T]) historyEntry(att *Attempt, source *manifests.SourceInfo, result, message string) HistoryEntry {
+func (p *pass[T]) historyEntry(att *Attempt, source *manifests.SourceInfo, result, message string) HistoryEntry {
 	return HistoryEntry{Generation: att.Generation, Source: source.DeepCopy(), RenderDigest: att.RenderDigest,
 		Started: att.Started, Finished: metav1.Now(), Result: result, Message: message}
 }

@@ -36,13 +36,13 @@ type DriftConfiguration interface {
 // the Drifted condition, and emits one Warning Event for the drift that is
 // new since the applier last reported it: once per change, not per watch
 // event. In other modes the condition is removed.
-func (rn *run[T]) reportDrift(mode manifests.DriftMode, res engine.Result) {
-	status := rn.component.GetStatus()
+func (p *pass[T]) reportDrift(mode manifests.DriftMode, res engine.Result) {
+	status := p.component.GetStatus()
 	if mode != manifests.DriftWarn {
 		meta.RemoveStatusCondition(&status.Conditions, ConditionDrifted)
 		return
 	}
-	generation := rn.component.GetGeneration()
+	generation := p.component.GetGeneration()
 	switch {
 	case len(res.Drifted) > 0:
 		meta.SetStatusCondition(&status.Conditions, metav1.Condition{
@@ -61,9 +61,9 @@ func (rn *run[T]) reportDrift(mode manifests.DriftMode, res engine.Result) {
 			fresh = append(fresh, d)
 		}
 	}
-	if rn.r.recorder != nil && len(fresh) > 0 {
+	if p.r.recorder != nil && len(fresh) > 0 {
 		note := fitProblems(describeDrifts(fresh), "; ", 0, eventNoteLimit)
-		rn.r.recorder.Eventf(rn.component, nil, "Warning", ReasonDriftDetected, "DetectDrift", "%s", note)
+		p.r.recorder.Eventf(p.component, nil, "Warning", ReasonDriftDetected, "DetectDrift", "%s", note)
 	}
 }
 

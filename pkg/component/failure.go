@@ -14,15 +14,15 @@ import (
 // with backoff) and whether only a change helps (Stalled: refusals, a
 // failed verification, a status the API server rejects, a write loop, an
 // error only a change fixes).
-func (rn *run[T]) fail(err error) outcome {
+func (p *pass[T]) fail(err error) outcome {
 	if errors.Is(err, errWrittenAhead) {
-		return rn.continued()
+		return p.continued()
 	}
-	if o, ok := rn.refused(err); ok {
+	if o, ok := p.refused(err); ok {
 		return o
 	}
 	if retry, ok := asRetriable(err); ok {
-		o := outcome{reason: ReasonRetrying, message: err.Error(), requeue: rn.settings.retry}
+		o := outcome{reason: ReasonRetrying, message: err.Error(), requeue: p.settings.retry}
 		if retry.RetryAfter != nil {
 			o.requeue = *retry.RetryAfter
 		}
@@ -31,14 +31,14 @@ func (rn *run[T]) fail(err error) outcome {
 	if apierrors.IsConflict(err) {
 		return outcome{reason: ReasonRetrying, message: err.Error(), requeue: time.Second}
 	}
-	if o, failed := rn.verificationFailed(err); failed {
+	if o, failed := p.verificationFailed(err); failed {
 		return o
 	}
 	var rejected *rejectedStatusError
 	if errors.As(err, &rejected) {
 		// Only a new CRD helps, and its update sends no event: look again
 		// at the retry interval rather than with ever longer backoff.
-		return outcome{reason: ReasonError, event: ReasonStatusRejected, message: err.Error(), requeue: rn.settings.retry, stalled: true}
+		return outcome{reason: ReasonError, event: ReasonStatusRejected, message: err.Error(), requeue: p.settings.retry, stalled: true}
 	}
 	var loop *engine.WriteLoopError
 	if errors.As(err, &loop) {
@@ -49,7 +49,7 @@ func (rn *run[T]) fail(err error) outcome {
 	if engine.NeedsChange(err) || errors.As(err, &tooLarge) {
 		// Trying again unchanged cannot help: look again on a change, or at
 		// the retry interval, rather than with ever longer backoff.
-		return outcome{reason: ReasonError, message: err.Error(), requeue: rn.settings.retry, stalled: true}
+		return outcome{reason: ReasonError, message: err.Error(), requeue: p.settings.retry, stalled: true}
 	}
 	return outcome{reason: ReasonError, message: err.Error(), err: err}
 }

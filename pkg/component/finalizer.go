@@ -13,18 +13,18 @@ import (
 // ensureFinalizer adds the finalizer on first reconcile, replacing the bare
 // operator name that earlier versions set (the API server warns about a
 // finalizer without a path).
-func (rn *run[T]) ensureFinalizer(ctx context.Context) error {
-	return rn.patchFinalizers(ctx, "adding the finalizer to", func() bool {
-		migrated := controllerutil.RemoveFinalizer(rn.component, rn.r.legacyFinalizer())
-		return controllerutil.AddFinalizer(rn.component, rn.r.opts.Finalizer) || migrated
+func (p *pass[T]) ensureFinalizer(ctx context.Context) error {
+	return p.patchFinalizers(ctx, "adding the finalizer to", func() bool {
+		migrated := controllerutil.RemoveFinalizer(p.component, p.r.legacyFinalizer())
+		return controllerutil.AddFinalizer(p.component, p.r.opts.Finalizer) || migrated
 	})
 }
 
 // hasFinalizer tells whether the component carries this reconciler's
 // finalizer, or the one earlier versions set.
-func (rn *run[T]) hasFinalizer() bool {
-	return controllerutil.ContainsFinalizer(rn.component, rn.r.opts.Finalizer) ||
-		controllerutil.ContainsFinalizer(rn.component, rn.r.legacyFinalizer())
+func (p *pass[T]) hasFinalizer() bool {
+	return controllerutil.ContainsFinalizer(p.component, p.r.opts.Finalizer) ||
+		controllerutil.ContainsFinalizer(p.component, p.r.legacyFinalizer())
 }
 
 // patchFinalizers applies change to the component's finalizers and, when it
@@ -34,23 +34,23 @@ func (rn *run[T]) hasFinalizer() bool {
 // operator's and a new component would move to generation 2. The patch is
 // written as it is, not diffed from a copy of the component: two
 // encodings of the whole component for one list.
-func (rn *run[T]) patchFinalizers(ctx context.Context, what string, change func() bool) error {
+func (p *pass[T]) patchFinalizers(ctx context.Context, what string, change func() bool) error {
 	if !change() {
 		return nil
 	}
 	var finalizers []string // null removes the list
-	if f := rn.component.GetFinalizers(); len(f) > 0 {
+	if f := p.component.GetFinalizers(); len(f) > 0 {
 		finalizers = f
 	}
 	data, err := json.Marshal(map[string]any{"metadata": map[string]any{
-		"finalizers": finalizers, "resourceVersion": rn.component.GetResourceVersion(),
+		"finalizers": finalizers, "resourceVersion": p.component.GetResourceVersion(),
 	}})
 	if err != nil {
-		return fmt.Errorf("%s %s: %w", what, rn.id, err)
+		return fmt.Errorf("%s %s: %w", what, p.id, err)
 	}
 	patch := client.RawPatch(types.MergePatchType, data)
-	if err := rn.r.client.Patch(ctx, rn.component, patch, client.FieldOwner(rn.r.opts.FieldOwner)); err != nil {
-		return fmt.Errorf("%s %s: %w", what, rn.id, err)
+	if err := p.r.client.Patch(ctx, p.component, patch, client.FieldOwner(p.r.opts.FieldOwner)); err != nil {
+		return fmt.Errorf("%s %s: %w", what, p.id, err)
 	}
 	return nil
 }

@@ -47,34 +47,34 @@ const unwatchedRecheck = 10 * time.Second
 // readyExpr that does not compile or a refused reference, and false when
 // the component may be applied. While the component waits, the watch of
 // that one object enqueues it; it stops once the component waits no more.
-func (rn *run[T]) awaitObjectDependencies(ctx context.Context, tg *target) (outcome, bool) {
-	if !rn.settings.waitsForObjects {
+func (p *pass[T]) awaitObjectDependencies(ctx context.Context, tg *target) (outcome, bool) {
+	if !p.settings.waitsForObjects {
 		return outcome{}, false
 	}
-	for _, dep := range rn.settings.objectDependencies {
-		rd, err := rn.resolveDependency(tg, dep)
+	for _, dep := range p.settings.objectDependencies {
+		rd, err := p.resolveDependency(tg, dep)
 		if err != nil {
-			tg.objects.release(rn.id)
-			return rn.fail(err), true
+			tg.objects.release(p.id)
+			return p.fail(err), true
 		}
 		if why := rd.notReady(ctx, tg); why != "" {
-			return rn.awaitObject(tg, rd, why), true
+			return p.awaitObject(tg, rd, why), true
 		}
 	}
-	tg.objects.release(rn.id)
+	tg.objects.release(p.id)
 	return outcome{}, false
 }
 
 // awaitObject makes the component wait for rd's object: a Pending outcome
 // that says why, and why the object is not watched when it is not.
-func (rn *run[T]) awaitObject(tg *target, rd resolvedDependency, why string) outcome {
-	requeue := rn.settings.retry
+func (p *pass[T]) awaitObject(tg *target, rd resolvedDependency, why string) outcome {
+	requeue := p.settings.retry
 	if rd.mapping == nil {
 		// Its kind is not served (yet): reading it said so.
-		tg.objects.release(rn.id)
+		tg.objects.release(p.id)
 		return outcome{reason: ReasonPending, message: why, requeue: min(requeue, unwatchedRecheck)}
 	}
-	if err := tg.objects.wait(rn.id, rd.ref, rd.mapping.Resource); err != nil {
+	if err := tg.objects.wait(p.id, rd.ref, rd.mapping.Resource); err != nil {
 		why += "; cannot watch it: " + err.Error()
 		requeue = min(requeue, unwatchedRecheck)
 	}
@@ -92,7 +92,7 @@ type resolvedDependency struct {
 // dependency without a namespace is in the component's, unless its kind is
 // cluster-scoped (unknown kinds count as namespaced; reading them says what
 // is wrong).
-func (rn *run[T]) resolveDependency(tg *target, dep ObjectDependency) (resolvedDependency, error) {
+func (p *pass[T]) resolveDependency(tg *target, dep ObjectDependency) (resolvedDependency, error) {
 	var rd resolvedDependency
 	gv, err := schema.ParseGroupVersion(dep.APIVersion)
 	if err != nil || dep.Kind == "" {
@@ -109,9 +109,9 @@ func (rn *run[T]) resolveDependency(tg *target, dep ObjectDependency) (resolvedD
 	}
 	rd.ref = objectRef{gvk: gvk, NamespacedName: types.NamespacedName{Namespace: dep.Namespace, Name: dep.Name}}
 	if rd.ref.Namespace == "" && (rd.mapping == nil || rd.mapping.Scope.Name() != meta.RESTScopeNameRoot) {
-		rd.ref.Namespace = rn.id.Namespace
+		rd.ref.Namespace = p.id.Namespace
 	}
-	if err := rn.checkDependencyRefs([]types.NamespacedName{rd.ref.NamespacedName}); rd.ref.Namespace != "" && err != nil {
+	if err := p.checkDependencyRefs([]types.NamespacedName{rd.ref.NamespacedName}); rd.ref.Namespace != "" && err != nil {
 		return rd, err
 	}
 	return rd, nil

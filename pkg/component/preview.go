@@ -36,23 +36,23 @@ func (r *Reconciler[T]) Preview(ctx context.Context, cfg *rest.Config, scheme *r
 	ts := &targets{name: r.name, local: cfg, scheme: scheme, reader: r.apiReader, opts: r.opts,
 		byKey: map[targetKey]*target{}, byComponent: map[types.NamespacedName]targetKey{}}
 	defer ts.stopAll()
-	rn := &run[T]{r: r, component: component, id: types.NamespacedName{Namespace: component.GetNamespace(), Name: component.GetName()},
+	p := &pass[T]{r: r, component: component, id: types.NamespacedName{Namespace: component.GetNamespace(), Name: component.GetName()},
 		settings: resolveSettings(component, r.opts)}
-	tg, err := connectForPreview(ctx, ts, component, rn.settings)
+	tg, err := connectForPreview(ctx, ts, component, p.settings)
 	if err != nil {
 		return engine.Preview{}, fmt.Errorf("connecting to the target cluster: %w", err)
 	}
-	owner, err := rn.owner()
+	owner, err := p.owner()
 	if err != nil {
 		return engine.Preview{}, err
 	}
-	objects, err := rn.render(ctx, tg)
+	objects, err := p.render(ctx, tg)
 	if err != nil {
 		return engine.Preview{}, renderError(err)
 	}
 	// A preview is a server-side dry run: dependents outside Kubernetes
 	// are left out of it.
-	if _, objects, err = external.Split(rn.r.name, objects, owner.Defaults.WithFallbacks()); err != nil {
+	if _, objects, err = external.Split(p.r.name, objects, owner.Defaults.WithFallbacks()); err != nil {
 		return engine.Preview{}, err
 	}
 	return tg.applier.Preview(ctx, owner, objects, component.GetStatus().Inventory)

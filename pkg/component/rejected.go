@@ -35,19 +35,19 @@ func (e *rejectedStatusError) Unwrap() error { return e.err }
 
 // rejected turns the API server's refusal of the status into a
 // rejectedStatusError, and logs it.
-func (rn *run[T]) rejected(ctx context.Context, err error) error {
+func (p *pass[T]) rejected(ctx context.Context, err error) error {
 	field, causes := rejectedFields(err)
 	if field != "" {
 		field = " (it rejected " + field + ")"
 	}
 	rejected := &rejectedStatusError{
 		hint: fmt.Sprintf("the API server rejected it: the CustomResourceDefinition %s may be out of date with the framework's Status schema%s; regenerate the CRD with controller-gen (make manifests) and apply it",
-			rn.crdName(), field),
+			p.crdName(), field),
 		causes: causes,
 		err:    err,
 	}
 	log.FromContext(ctx).Error(errors.New(boundMessage(strings.Join(causes, "\n"), eventNoteLimit)),
-		"writing status of "+rn.id.String()+": "+rejected.hint)
+		"writing status of "+p.id.String()+": "+rejected.hint)
 	return rejected
 }
 
@@ -56,14 +56,14 @@ func (rn *run[T]) rejected(ctx context.Context, err error) error {
 // finishTooLarge does: the CRD accepted it, and it already records every
 // object created, since new items are stored before their objects are
 // created. So the component shows why it is stuck.
-func (rn *run[T]) finishRejected(ctx context.Context, rejected error) (ctrl.Result, error) {
-	o := rn.fail(rejected)
-	status := rn.component.GetStatus()
-	status.Inventory = rn.written.Inventory
-	status.setReady(rn.component.GetGeneration(), o.reason, o.message, o.stalled)
-	rn.r.gauge.observe(rn.id.String(), status)
-	rn.r.note(rn.component, o, false, traceID(ctx))
-	if err := rn.writeStatus(ctx); err != nil && !apierrors.IsConflict(err) {
+func (p *pass[T]) finishRejected(ctx context.Context, rejected error) (ctrl.Result, error) {
+	o := p.fail(rejected)
+	status := p.component.GetStatus()
+	status.Inventory = p.written.Inventory
+	status.setReady(p.component.GetGeneration(), o.reason, o.message, o.stalled)
+	p.r.gauge.observe(p.id.String(), status)
+	p.r.note(p.component, o, false, traceID(ctx))
+	if err := p.writeStatus(ctx); err != nil && !apierrors.IsConflict(err) {
 		return ctrl.Result{}, err
 	}
 	return ctrl.Result{RequeueAfter: o.requeue}, nil
@@ -94,12 +94,12 @@ func rejectedFields(err error) (string, []string) {
 
 // crdName names the CustomResourceDefinition of the component's kind
 // (components.wavekit.dev), or its kind when the API is not known.
-func (rn *run[T]) crdName() string {
-	gvk, err := apiutil.GVKForObject(rn.component, rn.r.client.Scheme())
+func (p *pass[T]) crdName() string {
+	gvk, err := apiutil.GVKForObject(p.component, p.r.client.Scheme())
 	if err != nil {
-		return fmt.Sprintf("of %T", rn.component)
+		return fmt.Sprintf("of %T", p.component)
 	}
-	mapping, err := rn.r.client.RESTMapper().RESTMapping(gvk.GroupKind(), gvk.Version)
+	mapping, err := p.r.client.RESTMapper().RESTMapping(gvk.GroupKind(), gvk.Version)
 	if err != nil {
 		return "of " + gvk.GroupKind().String()
 	}

@@ -133,20 +133,20 @@ func policies(c Component, reapply time.Duration) manifests.Defaults {
 }
 
 // owner describes the component to the applier.
-func (rn *run[T]) owner() (engine.Owner, error) {
-	c := rn.component
-	gvk, err := apiutil.GVKForObject(c, rn.r.client.Scheme())
+func (p *pass[T]) owner() (engine.Owner, error) {
+	c := p.component
+	gvk, err := apiutil.GVKForObject(c, p.r.client.Scheme())
 	if err != nil {
-		return engine.Owner{}, fmt.Errorf("finding the kind of %s: %w", rn.id, err)
+		return engine.Owner{}, fmt.Errorf("finding the kind of %s: %w", p.id, err)
 	}
 	return engine.Owner{
 		ID:                     manifests.OwnerID(gvk.Group, gvk.Kind, c.GetNamespace(), c.GetName()),
-		Description:            gvk.Kind + " " + rn.id.String(),
-		Namespace:              rn.settings.namespace,
+		Description:            gvk.Kind + " " + p.id.String(),
+		Namespace:              p.settings.namespace,
 		Generation:             c.GetGeneration(),
-		Defaults:               rn.settings.defaults,
-		AdditionalManagedTypes: rn.settings.managedTypes,
-		Drift:                  rn.settings.drift,
-		HealthChecks:           rn.settings.healthChecks,
+		Defaults:               p.settings.defaults,
+		AdditionalManagedTypes: p.settings.managedTypes,
+		Drift:                  p.settings.drift,
+		HealthChecks:           p.settings.healthChecks,
 	}, nil
 }

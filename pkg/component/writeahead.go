@@ -16,25 +16,25 @@ var errWrittenAhead = errors.New("the inventory was written ahead of its objects
 // writeAhead records new inventory items before the applier creates them,
 // as the Reconcile's one status write, and ends the pass (errWrittenAhead),
 // so that a crash never leaves an object the inventory does not list.
-func (rn *run[T]) writeAhead(ctx context.Context, items []manifests.InventoryItem) error {
-	status := rn.component.GetStatus()
+func (p *pass[T]) writeAhead(ctx context.Context, items []manifests.InventoryItem) error {
+	status := p.component.GetStatus()
 	status.Inventory = items
-	if rn.component.GetDeletionTimestamp() != nil {
-		status.setReady(rn.component.GetGeneration(), ReasonDeleting, "running delete hooks", false)
+	if p.component.GetDeletionTimestamp() != nil {
+		status.setReady(p.component.GetGeneration(), ReasonDeleting, "running delete hooks", false)
 	} else {
-		status.setReady(rn.component.GetGeneration(), ReasonProcessing, "creating objects", false)
+		status.setReady(p.component.GetGeneration(), ReasonProcessing, "creating objects", false)
 	}
-	version := rn.component.GetResourceVersion()
-	if err := rn.writeStatus(ctx); err != nil {
+	version := p.component.GetResourceVersion()
+	if err := p.writeStatus(ctx); err != nil {
 		return err
 	}
-	if rn.component.GetResourceVersion() == version {
+	if p.component.GetResourceVersion() == version {
 		// Nothing was written (a CRD that drops the inventory): ending the
 		// pass would only start the same one again, at once, for ever.
 		return nil
 	}
-	rn.wroteAhead = true
-	rn.r.ahead.keep(rn.id, rn.component, rn.rendered, rn.source)
+	p.wroteAhead = true
+	p.r.ahead.keep(p.id, p.component, p.rendered, p.source)
 	return errWrittenAhead
 }
 
@@ -44,9 +44,9 @@ const nextPassNow = time.Millisecond
 
 // continued is the outcome of a Reconcile that wrote the status ahead of a
 // pass: the status as written, and the next Reconcile at once.
-func (rn *run[T]) continued() outcome {
+func (p *pass[T]) continued() outcome {
 	o := outcome{reason: ReasonProcessing, requeue: nextPassNow}
-	if c := rn.written.ReadyCondition(); c != nil {
+	if c := p.written.ReadyCondition(); c != nil {
 		o.reason, o.message = c.Reason, c.Message
 	}
 	return o

@@ -10,7 +10,7 @@ import (
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
-// run is the state of one reconcile of one component (the package's doc
+// pass is the state of one Reconcile of one component (the package's doc
 // tells the Reconcile step by step). Its files follow a
 // Reconcile: reconcile.go reads the component and picks the pass; apply.go
 // and delete.go run it (one engine pass: the render's, its tests' in
@@ -19,7 +19,7 @@ import (
 // written at most once, and in an Event (events.go). writeahead.go is the
 // one exception to writing at the end: new inventory items are written
 // before their objects exist, and the Reconcile ends there.
-type run[T Component] struct {
+type pass[T Component] struct {
 	r         *Reconciler[T]
 	settings  settings // the component's optional configurations, resolved once
 	component T
