@@ -2,6 +2,7 @@ package component
 
 import (
 	"context"
+	"errors"
 	"sync"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -83,4 +84,15 @@ func (p *pass[T]) renderOnce(ctx context.Context, tg *target) ([]client.Object, 
 		p.rendered = objects
 	}
 	return objects, err
+}
+
+// writeAhead writes the status ahead of the pass's new objects
+// (statusRecorder.writeAhead) and, when it did, keeps the render for the
+// Reconcile after, which creates them.
+func (p *pass[T]) writeAhead(ctx context.Context, items []manifests.InventoryItem) error {
+	err := p.status.writeAhead(ctx, items)
+	if errors.Is(err, errWrittenAhead) {
+		p.r.ahead.keep(p.id, p.component, p.rendered, p.source)
+	}
+	return err
 }

@@ -96,7 +96,7 @@ func (p *pass[T]) applyObjects(ctx context.Context, tg *target, owner engine.Own
 		status.LastHandledForceAt = p.requested(AnnotationForce)
 	}
 	p.r.recordActions(p.component, res.Actions)
-	p.writes += len(res.Actions)
+	p.status.writes += len(res.Actions)
 	p.reportDrift(owner.Drift.Mode, res)
 	if err == nil {
 		newKinds, err = p.r.watchDependents(ctx, tg, res.Inventory)
@@ -193,7 +193,7 @@ func (p *pass[T]) ready(res engine.Result) outcome {
 func (p *pass[T]) waiting(prefix string, waiting []engine.Waiting) outcome {
 	timeout := p.settings.timeout
 	since := time.Now()
-	if c := p.written.ReadyCondition(); c != nil && c.Status != "True" {
+	if c := p.status.written.ReadyCondition(); c != nil && c.Status != "True" {
 		since = c.LastTransitionTime.Time
 	}
 	if started, ok := p.component.GetStatus().Attempt.clockStart(); ok && started.After(since) {

@@ -50,11 +50,11 @@ func (p *pass[T]) delete(ctx context.Context) outcome {
 	}
 	res, err := tg.applier.Delete(ctx, owner, status.Inventory, engine.DeleteOptions{Hooks: hooks, Save: p.writeAhead})
 	if errors.Is(err, errWrittenAhead) {
-		return p.continued() // the next pass creates the hooks
+		return continued(&p.status.written) // the next pass creates the hooks
 	}
 	status.Inventory = res.Inventory
 	p.r.recordActions(p.component, res.Actions)
-	p.writes += len(res.Actions)
+	p.status.writes += len(res.Actions)
 	newKinds := false
 	if err == nil {
 		newKinds, err = p.r.watchDependents(ctx, tg, res.Inventory)
@@ -86,7 +86,7 @@ func (p *pass[T]) removeFinalizer(ctx context.Context, message string) outcome {
 	p.component.GetStatus().setReady(p.component.GetGeneration(), ReasonDeleting, message, false)
 	// Persist the emptied inventory first, so that a crash cannot leave a
 	// finalizer-free component with stale items.
-	err := p.writeStatus(ctx)
+	err := p.status.writeStatus(ctx)
 	if err == nil {
 		err = p.patchFinalizers(ctx, "removing the finalizer from", func() bool {
 			removed := controllerutil.RemoveFinalizer(p.component, p.r.opts.Finalizer)

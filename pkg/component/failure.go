@@ -9,36 +9,37 @@ import (
 	"github.com/wavekit-dev/wavekit/pkg/engine"
 )
 
-// fail turns an error of a Reconcile into its outcome: when to look again
+// failure turns an error of a Reconcile into its outcome, given the
+// component's retry interval and its status as last written: when to look again
 // (at once after a write ahead, after a Retriable's wait, on a conflict,
 // with backoff) and whether only a change helps (Stalled: refusals, a
 // failed verification, a status the API server rejects, a write loop, an
 // error only a change fixes).
-func (p *pass[T]) fail(err error) outcome {
+func failure(err error, retry time.Duration, written *Status) outcome {
 	if errors.Is(err, errWrittenAhead) {
-		return p.continued()
+		return continued(written)
 	}
-	if o, ok := p.refused(err); ok {
+	if o, ok := refused(err, retry); ok {
 		return o
 	}
-	if retry, ok := asRetriable(err); ok {
-		o := outcome{reason: ReasonRetrying, message: err.Error(), requeue: p.settings.retry}
-		if retry.RetryAfter != nil {
-			o.requeue = *retry.RetryAfter
+	if retriable, ok := asRetriable(err); ok {
+		o := outcome{reason: ReasonRetrying, message: err.Error(), requeue: retry}
+		if retriable.RetryAfter != nil {
+			o.requeue = *retriable.RetryAfter
 		}
 		return o
 	}
 	if apierrors.IsConflict(err) {
 		return outcome{reason: ReasonRetrying, message: err.Error(), requeue: time.Second}
 	}
-	if o, failed := p.verificationFailed(err); failed {
+	if o, failed := verificationFailed(err, retry); failed {
 		return o
 	}
 	var rejected *rejectedStatusError
 	if errors.As(err, &rejected) {
 		// Only a new CRD helps, and its update sends no event: look again
 		// at the retry interval rather than with ever longer backoff.
-		return outcome{reason: ReasonError, event: ReasonStatusRejected, message: err.Error(), requeue: p.settings.retry, stalled: true}
+		return outcome{reason: ReasonError, event: ReasonStatusRejected, message: err.Error(), requeue: retry, stalled: true}
 	}
 	var loop *engine.WriteLoopError
 	if errors.As(err, &loop) {
@@ -49,7 +50,7 @@ func (p *pass[T]) fail(err error) outcome {
 	if engine.NeedsChange(err) || errors.As(err, &tooLarge) {
 		// Trying again unchanged cannot help: look again on a change, or at
 		// the retry interval, rather than with ever longer backoff.
-		return outcome{reason: ReasonError, message: err.Error(), requeue: p.settings.retry, stalled: true}
+		return outcome{reason: ReasonError, message: err.Error(), requeue: retry, stalled: true}
 	}
 	return outcome{reason: ReasonError, message: err.Error(), err: err}
 }

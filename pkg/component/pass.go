@@ -1,8 +1,6 @@
 package component
 
 import (
-	"time"
-
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -21,18 +19,18 @@ import (
 // before their objects exist, and the Reconcile ends there.
 type pass[T Component] struct {
 	r         *Reconciler[T]
-	settings  settings // the component's optional configurations, resolved once
+	settings  settings           // the component's optional configurations, resolved once
+	status    *statusRecorder[T] // records the outcome; the one status write
 	component T
 	id        types.NamespacedName
-	written   Status                // the status as last read or written
 	source    *manifests.SourceInfo // where the generator said the objects come from
 	externals *external.Pass        // the pass's dependents outside Kubernetes, if any
-	start     time.Time             // when the reconcile began
-	writes    int                   // the objects the reconcile wrote or deleted
-	// wroteAhead: the status was written ahead of the objects of a pass,
-	// which the next Reconcile creates.
-	wroteAhead bool
 	// rendered is what apply rendered, kept for the next Reconcile when
 	// the pass writes ahead (aheadRenders).
 	rendered []client.Object
+}
+
+// fail turns an error of the pass into its outcome (failure).
+func (p *pass[T]) fail(err error) outcome {
+	return failure(err, p.settings.retry, &p.status.written)
 }

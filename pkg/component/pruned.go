@@ -76,17 +76,17 @@ func (p *prunedStatus) sameButPruned(status, stored *Status) bool {
 // noticePruned compares the status sent with the status the API server
 // stored and, when fields were dropped that were not known to be, says once,
 // in a Warning Event and the log, which and what to do.
-func (p *pass[T]) noticePruned(ctx context.Context, sent map[string]any) {
-	fresh := p.r.pruned.learn(droppedPaths(sent, jsonMap(p.component.GetStatus()), ""))
+func (sr *statusRecorder[T]) noticePruned(ctx context.Context, sent map[string]any) {
+	fresh := sr.r.pruned.learn(droppedPaths(sent, jsonMap(sr.component.GetStatus()), ""))
 	if len(fresh) == 0 {
 		return
 	}
-	note := "the CustomResourceDefinition " + p.crdName() + " drops the status fields " + strings.Join(fresh, ", ") +
+	note := "the CustomResourceDefinition " + sr.crdName() + " drops the status fields " + strings.Join(fresh, ", ") +
 		" that this version of the framework writes: it predates the framework; regenerate it with controller-gen (make manifests) and apply it. " +
 		"Until then the status is not written again for these fields alone"
-	log.FromContext(ctx).Info(note, "component", p.id.String())
-	if p.r.recorder != nil {
-		p.r.recorder.Eventf(p.component, nil, "Warning", ReasonStatusFieldsPruned, "WriteStatus", "%s", note)
+	log.FromContext(ctx).Info(note, "component", sr.id.String())
+	if sr.r.recorder != nil {
+		sr.r.recorder.Eventf(sr.component, nil, "Warning", ReasonStatusFieldsPruned, "WriteStatus", "%s", note)
 	}
 }
 

@@ -22,12 +22,12 @@ func (r *Reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 	reconcilesStarted.WithLabelValues(r.name).Inc()
 	result := resultFailed
 	ctx, span := r.traces.start(ctx, req.NamespacedName)
-	var p *pass[T]
+	var rec *statusRecorder[T]
 	var o *outcome
 	defer func() {
 		reconcileDuration.WithLabelValues(r.name).Observe(time.Since(start).Seconds())
 		reconcilesFinished.WithLabelValues(r.name, result).Inc()
-		r.traces.end(span, req.NamespacedName, result, o, p != nil && p.continues(o))
+		r.traces.end(span, req.NamespacedName, result, o, rec != nil && rec.continues(o))
 	}()
 	component, err := r.readTraced(ctx, req.NamespacedName)
 	if errors.Is(err, errFinalized) {
@@ -57,20 +57,21 @@ func (r *Reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 		return ctrl.Result{}, nil
 	}
 	describeComponent(span, component)
-	p = &pass[T]{r: r, component: component, id: req.NamespacedName, written: *component.GetStatus().DeepCopy(), start: start}
+	rec = &statusRecorder[T]{r: r, component: component, id: req.NamespacedName, written: *component.GetStatus().DeepCopy(), start: start}
+	p := &pass[T]{r: r, status: rec, component: component, id: req.NamespacedName}
 	passed := p.applyOrDelete(ctx)
 	o, result = &passed, passed.result()
-	return p.finish(ctx, passed)
+	return rec.finish(ctx, passed, p.settings.retry)
 }
 
 // continues tells whether the Reconcile that ended with o left work for the
 // next one: a wave waiting, deletion under way, or new inventory items
 // written ahead of their objects. The next one's span links to this one's.
-func (p *pass[T]) continues(o *outcome) bool {
+func (sr *statusRecorder[T]) continues(o *outcome) bool {
 	if o == nil || o.gone {
 		return false
 	}
-	return p.wroteAhead || o.reason == ReasonProcessing || o.reason == ReasonDeleting
+	return sr.wroteAhead || o.reason == ReasonProcessing || o.reason == ReasonDeleting
 }
 
 // readTraced is read, in a span of its own.

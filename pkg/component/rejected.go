@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -35,19 +36,19 @@ func (e *rejectedStatusError) Unwrap() error { return e.err }
 
 // rejected turns the API server's refusal of the status into a
 // rejectedStatusError, and logs it.
-func (p *pass[T]) rejected(ctx context.Context, err error) error {
+func (sr *statusRecorder[T]) rejected(ctx context.Context, err error) error {
 	field, causes := rejectedFields(err)
 	if field != "" {
 		field = " (it rejected " + field + ")"
 	}
 	rejected := &rejectedStatusError{
 		hint: fmt.Sprintf("the API server rejected it: the CustomResourceDefinition %s may be out of date with the framework's Status schema%s; regenerate the CRD with controller-gen (make manifests) and apply it",
-			p.crdName(), field),
+			sr.crdName(), field),
 		causes: causes,
 		err:    err,
 	}
 	log.FromContext(ctx).Error(errors.New(boundMessage(strings.Join(causes, "\n"), eventNoteLimit)),
-		"writing status of "+p.id.String()+": "+rejected.hint)
+		"writing status of "+sr.id.String()+": "+rejected.hint)
 	return rejected
 }
 
@@ -56,14 +57,14 @@ func (p *pass[T]) rejected(ctx context.Context, err error) error {
 // finishTooLarge does: the CRD accepted it, and it already records every
 // object created, since new items are stored before their objects are
 // created. So the component shows why it is stuck.
-func (p *pass[T]) finishRejected(ctx context.Context, rejected error) (ctrl.Result, error) {
-	o := p.fail(rejected)
-	status := p.component.GetStatus()
-	status.Inventory = p.written.Inventory
-	status.setReady(p.component.GetGeneration(), o.reason, o.message, o.stalled)
-	p.r.gauge.observe(p.id.String(), status)
-	p.r.note(p.component, o, false, traceID(ctx))
-	if err := p.writeStatus(ctx); err != nil && !apierrors.IsConflict(err) {
+func (sr *statusRecorder[T]) finishRejected(ctx context.Context, rejected error, retry time.Duration) (ctrl.Result, error) {
+	o := failure(rejected, retry, &sr.written)
+	status := sr.component.GetStatus()
+	status.Inventory = sr.written.Inventory
+	status.setReady(sr.component.GetGeneration(), o.reason, o.message, o.stalled)
+	sr.r.gauge.observe(sr.id.String(), status)
+	sr.r.note(sr.component, o, false, traceID(ctx))
+	if err := sr.writeStatus(ctx); err != nil && !apierrors.IsConflict(err) {
 		return ctrl.Result{}, err
 	}
 	return ctrl.Result{RequeueAfter: o.requeue}, nil
@@ -94,12 +95,12 @@ func rejectedFields(err error) (string, []string) {
 
 // crdName names the CustomResourceDefinition of the component's kind
 // (components.wavekit.dev), or its kind when the API is not known.
-func (p *pass[T]) crdName() string {
-	gvk, err := apiutil.GVKForObject(p.component, p.r.client.Scheme())
+func (sr *statusRecorder[T]) crdName() string {
+	gvk, err := apiutil.GVKForObject(sr.component, sr.r.client.Scheme())
 	if err != nil {
-		return fmt.Sprintf("of %T", p.component)
+		return fmt.Sprintf("of %T", sr.component)
 	}
-	mapping, err := p.r.client.RESTMapper().RESTMapping(gvk.GroupKind(), gvk.Version)
+	mapping, err := sr.r.client.RESTMapper().RESTMapping(gvk.GroupKind(), gvk.Version)
 	if err != nil {
 		return "of " + gvk.GroupKind().String()
 	}

@@ -24,7 +24,12 @@ const (
 // requested returns the value of the component annotation
 // <operator name>/suffix.
 func (p *pass[T]) requested(suffix string) string {
-	return p.component.GetAnnotations()[manifests.Key(p.r.name, suffix)]
+	return requested(p.component, p.r.name, suffix)
+}
+
+// requested returns the value of c's annotation <operator>/suffix.
+func requested(c Component, operator, suffix string) string {
+	return c.GetAnnotations()[manifests.Key(operator, suffix)]
 }
 
 // forceRequested tells whether the component asks for a forced pass that
@@ -36,9 +41,9 @@ func (p *pass[T]) forceRequested() bool {
 
 // recordReconcileRequest records that this pass handled the reconcile
 // request the component carries, whatever its outcome.
-func (p *pass[T]) recordReconcileRequest() {
-	if value := p.requested(AnnotationReconcileRequestedAt); value != "" {
-		p.component.GetStatus().LastHandledReconcileAt = value
+func (sr *statusRecorder[T]) recordReconcileRequest() {
+	if value := requested(sr.component, sr.r.name, AnnotationReconcileRequestedAt); value != "" {
+		sr.component.GetStatus().LastHandledReconcileAt = value
 	}
 }
 

@@ -88,11 +88,11 @@ func (p *pass[T]) runTests(ctx context.Context, tg *target, owner engine.Owner, 
 		Run: p.testRunName(), Deadline: deadline, Save: p.writeAhead,
 	})
 	if errors.Is(err, errWrittenAhead) {
-		return p.continued(), false // the next pass creates the tests
+		return continued(&p.status.written), false // the next pass creates the tests
 	}
 	status.Inventory = res.Inventory
 	p.r.recordActions(p.component, res.Actions)
-	p.writes += len(res.Actions)
+	p.status.writes += len(res.Actions)
 	if err == nil {
 		_, err = p.r.watchDependents(ctx, tg, res.Inventory)
 	}

@@ -2,6 +2,7 @@ package component
 
 import (
 	"errors"
+	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -41,10 +42,10 @@ func (p *pass[T]) recordVerification(renderErr error) {
 // verificationFailed is the outcome of a render stopped by a failed
 // verification: only a change helps (a signed source, the right key), so
 // it is Stalled and looked at again at the retry interval.
-func (p *pass[T]) verificationFailed(err error) (outcome, bool) {
+func verificationFailed(err error, retry time.Duration) (outcome, bool) {
 	var failed *manifests.VerificationError
 	if !errors.As(err, &failed) {
 		return outcome{}, false
 	}
-	return outcome{reason: ReasonVerificationFailed, message: err.Error(), requeue: p.settings.retry, stalled: true}, true
+	return outcome{reason: ReasonVerificationFailed, message: err.Error(), requeue: retry, stalled: true}, true
 }

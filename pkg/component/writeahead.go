@@ -15,26 +15,26 @@ var errWrittenAhead = errors.New("the inventory was written ahead of its objects
 
 // writeAhead records new inventory items before the applier creates them,
 // as the Reconcile's one status write, and ends the pass (errWrittenAhead),
-// so that a crash never leaves an object the inventory does not list.
-func (p *pass[T]) writeAhead(ctx context.Context, items []manifests.InventoryItem) error {
-	status := p.component.GetStatus()
+// so that a crash never leaves an object the inventory does not list. It
+// returns nil when nothing was written.
+func (sr *statusRecorder[T]) writeAhead(ctx context.Context, items []manifests.InventoryItem) error {
+	status := sr.component.GetStatus()
 	status.Inventory = items
-	if p.component.GetDeletionTimestamp() != nil {
-		status.setReady(p.component.GetGeneration(), ReasonDeleting, "running delete hooks", false)
+	if sr.component.GetDeletionTimestamp() != nil {
+		status.setReady(sr.component.GetGeneration(), ReasonDeleting, "running delete hooks", false)
 	} else {
-		status.setReady(p.component.GetGeneration(), ReasonProcessing, "creating objects", false)
+		status.setReady(sr.component.GetGeneration(), ReasonProcessing, "creating objects", false)
 	}
-	version := p.component.GetResourceVersion()
-	if err := p.writeStatus(ctx); err != nil {
+	version := sr.component.GetResourceVersion()
+	if err := sr.writeStatus(ctx); err != nil {
 		return err
 	}
-	if p.component.GetResourceVersion() == version {
+	if sr.component.GetResourceVersion() == version {
 		// Nothing was written (a CRD that drops the inventory): ending the
 		// pass would only start the same one again, at once, for ever.
 		return nil
 	}
-	p.wroteAhead = true
-	p.r.ahead.keep(p.id, p.component, p.rendered, p.source)
+	sr.wroteAhead = true
 	return errWrittenAhead
 }
 
@@ -44,9 +44,9 @@ const nextPassNow = time.Millisecond
 
 // continued is the outcome of a Reconcile that wrote the status ahead of a
 // pass: the status as written, and the next Reconcile at once.
-func (p *pass[T]) continued() outcome {
+func continued(written *Status) outcome {
 	o := outcome{reason: ReasonProcessing, requeue: nextPassNow}
-	if c := p.written.ReadyCondition(); c != nil {
+	if c := written.ReadyCondition(); c != nil {
 		o.reason, o.message = c.Reason, c.Message
 	}
 	return o
