@@ -1,8 +1,6 @@
 package component
 
 import (
-	"context"
-	"errors"
 	"sync"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -68,31 +66,4 @@ func (a *aheadRenders) forget(id types.NamespacedName) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	delete(a.byID, id)
-}
-
-// renderOnce is render, or the render that the write ahead of the Reconcile
-// before kept (aheadRenders). It notes the objects for a write ahead of
-// this Reconcile's pass.
-func (p *pass[T]) renderOnce(ctx context.Context, tg *target) ([]client.Object, error) {
-	if objects, source, ok := p.r.ahead.take(p.id, p.component); ok {
-		p.source, p.rendered = source, objects
-		keptRenderSpan(ctx, len(objects))
-		return objects, nil
-	}
-	objects, err := p.render(ctx, tg)
-	if err == nil {
-		p.rendered = objects
-	}
-	return objects, err
-}
-
-// writeAhead writes the status ahead of the pass's new objects
-// (statusRecorder.writeAhead) and, when it did, keeps the render for the
-// Reconcile after, which creates them.
-func (p *pass[T]) writeAhead(ctx context.Context, items []manifests.InventoryItem) error {
-	err := p.status.writeAhead(ctx, items)
-	if errors.Is(err, errWrittenAhead) {
-		p.r.ahead.keep(p.id, p.component, p.rendered, p.source)
-	}
-	return err
 }

@@ -7,10 +7,10 @@ import (
 	"time"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
 	"github.com/wavekit-dev/wavekit/pkg/engine"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
-	"github.com/wavekit-dev/wavekit/pkg/tracing/spans"
 )
 
 // apply renders and applies the component's objects: one engine pass, that
@@ -62,6 +62,45 @@ func (p *pass[T]) apply(ctx context.Context) outcome {
 	return p.settleAttempt(ctx, render, p.applyRender(ctx, tg, owner, objects))
 }
 
+// connect returns the component's target and its owner identity for the
+// applier, registers the owner for events, and watches the kinds the
+// inventory already holds before the pass starts (a handler added later would
+// miss deletions made meanwhile).
+func (p *pass[T]) connect(ctx context.Context) (*target, engine.Owner, error) {
+	tg, err := p.r.targets.forComponent(ctx, p.component, p.settings)
+	if err != nil {
+		return nil, engine.Owner{}, fmt.Errorf("connecting to the target cluster: %w", err)
+	}
+	owner, err := p.owner()
+	if err != nil {
+		return nil, engine.Owner{}, err
+	}
+	p.r.registerOwner(owner.ID, p.id)
+	if _, err := p.r.watchDependents(ctx, tg, p.component.GetStatus().Inventory); err != nil {
+		return nil, engine.Owner{}, err
+	}
+	return tg, owner, nil
+}
+
+// owner describes the component to the applier.
+func (p *pass[T]) owner() (engine.Owner, error) {
+	c := p.component
+	gvk, err := apiutil.GVKForObject(c, p.r.client.Scheme())
+	if err != nil {
+		return engine.Owner{}, fmt.Errorf("finding the kind of %s: %w", p.id, err)
+	}
+	return engine.Owner{
+		ID:                     manifests.OwnerID(gvk.Group, gvk.Kind, c.GetNamespace(), c.GetName()),
+		Description:            gvk.Kind + " " + p.id.String(),
+		Namespace:              p.settings.namespace,
+		Generation:             c.GetGeneration(),
+		Defaults:               p.settings.defaults,
+		AdditionalManagedTypes: p.settings.managedTypes,
+		Drift:                  p.settings.drift,
+		HealthChecks:           p.settings.healthChecks,
+	}, nil
+}
+
 // applyRender applies the attempt's render and, once it is ready, starts its
 // tests if they are enabled.
 func (p *pass[T]) applyRender(ctx context.Context, tg *target, owner engine.Owner, objects []client.Object) outcome {
@@ -76,6 +115,29 @@ func (p *pass[T]) applyRender(ctx context.Context, tg *target, owner engine.Owne
 		out = p.startTests(out)
 	}
 	return out.withNewKinds(newKinds, res)
+}
+
+// rollback applies the last Ready render again in place of the attempt's,
+// wave by wave as any render: what only the failed render had is pruned.
+// Once it is applied and ready, attempts.rolledBack says so.
+func (p *pass[T]) rollback(ctx context.Context, tg *target, owner engine.Owner, att *Attempt) outcome {
+	good := p.component.GetStatus().LastGoodRender
+	if good == nil {
+		return p.attempts().cannotRollBack(att)
+	}
+	what := fmt.Sprintf("rolling back to the render of generation %d%s", good.Generation, revisionOf(good))
+	objects, err := p.r.renders.load(ctx, p.id, good)
+	if err != nil {
+		return p.fail(fmt.Errorf("%s: %w", what, err))
+	}
+	res, newKinds, err := p.applyObjects(ctx, tg, owner, objects)
+	if err != nil {
+		return p.fail(fmt.Errorf("%s: %w", what, err))
+	}
+	if !res.Done {
+		return p.waiting(fmt.Sprintf("%s: waiting for wave %d", what, res.Wave), res.Waiting).withNewKinds(newKinds, res)
+	}
+	return p.attempts().rolledBack(p.component.GetStatus(), att, good)
 }
 
 // applyObjects applies objects for owner and records what the pass did:
@@ -120,44 +182,6 @@ func (o outcome) withNewKinds(newKinds bool, res engine.Result) outcome {
 	return o
 }
 
-// renderError says the generator failed. A generator error is the input's
-// (a template, values, a chart) unless the generator said to retry.
-func renderError(err error) error {
-	err = fmt.Errorf("rendering: %w", err)
-	if _, retriable := asRetriable(err); retriable {
-		return err
-	}
-	return &manifests.UserError{Err: err}
-}
-
-// blockedRecheck is how soon a component looks again while foreign instances
-// keep one of its objects or block its deletion: one list per kept type.
-const blockedRecheck = 5 * time.Second
-
-// render calls the generator with the target's reader and discovery and the
-// component's info in the context.
-func (p *pass[T]) render(ctx context.Context, tg *target) ([]client.Object, error) {
-	status := p.component.GetStatus()
-	ctx = manifests.WithClient(ctx, tg.RenderReader)
-	ctx = manifests.WithDiscovery(ctx, tg.Discovery)
-	ctx = manifests.WithComponentInfo(ctx, manifests.ComponentInfo{
-		Object: p.component, OperatorName: p.r.name,
-		Revision: p.component.GetGeneration(), FirstApply: status.isInstall(p.component.GetGeneration()),
-	})
-	ctx, reported := manifests.WithSourceReport(ctx)
-	ctx, span := startSpan(ctx, "render")
-	objects, err := p.r.generator.Generate(ctx, p.settings.namespace, p.settings.name, p.component.GetSpec())
-	p.source = reported()
-	if span.IsRecording() {
-		span.SetAttributes(attrObjects.Int(len(objects)))
-		if p.source != nil {
-			span.SetAttributes(attrRevision.String(p.source.Revision), attrDigest.String(p.source.Digest))
-		}
-	}
-	spans.End(span, err)
-	return objects, err
-}
-
 // applied turns the applier's result into the outcome.
 func (p *pass[T]) applied(ctx context.Context, res engine.Result) outcome {
 	if !res.Done {
@@ -186,6 +210,10 @@ func (p *pass[T]) ready(res engine.Result) outcome {
 	return outcome{reason: ReasonReady, message: message, requeue: requeue}
 }
 
+// blockedRecheck is how soon a component looks again while foreign instances
+// keep one of its objects or block its deletion: one list per kept type.
+const blockedRecheck = 5 * time.Second
+
 // waiting reports what a wave waits for (prefix, then the objects in their
 // states), or a timeout, with the objects' progress, once the component
 // has been processing longer than its timeout. It requeues when the
@@ -206,24 +234,4 @@ func (p *pass[T]) waiting(prefix string, waiting []engine.Waiting) outcome {
 		return outcome{reason: ReasonTimeout, message: message, requeue: p.settings.retry, stalled: true, failedAttempt: true}
 	}
 	return outcome{reason: ReasonProcessing, message: describeStates(prefix, waiting), requeue: left}
-}
-
-// connect returns the component's target and its owner identity for the
-// applier, registers the owner for events, and watches the kinds the
-// inventory already holds before the pass starts (a handler added later would
-// miss deletions made meanwhile).
-func (p *pass[T]) connect(ctx context.Context) (*target, engine.Owner, error) {
-	tg, err := p.r.targets.forComponent(ctx, p.component, p.settings)
-	if err != nil {
-		return nil, engine.Owner{}, fmt.Errorf("connecting to the target cluster: %w", err)
-	}
-	owner, err := p.owner()
-	if err != nil {
-		return nil, engine.Owner{}, err
-	}
-	p.r.registerOwner(owner.ID, p.id)
-	if _, err := p.r.watchDependents(ctx, tg, p.component.GetStatus().Inventory); err != nil {
-		return nil, engine.Owner{}, err
-	}
-	return tg, owner, nil
 }

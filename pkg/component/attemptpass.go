@@ -2,13 +2,10 @@ package component
 
 import (
 	"context"
-	"fmt"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
-
-	"github.com/wavekit-dev/wavekit/pkg/engine"
 )
 
 // attempts returns what decides the component's attempts, as of now.
@@ -40,29 +37,6 @@ func (p *pass[T]) settleAttempt(ctx context.Context, render keptRender, out outc
 		out.message += "; " + warning
 	}
 	return out
-}
-
-// rollback applies the last Ready render again in place of the attempt's,
-// wave by wave as any render: what only the failed render had is pruned.
-// Once it is applied and ready, attempts.rolledBack says so.
-func (p *pass[T]) rollback(ctx context.Context, tg *target, owner engine.Owner, att *Attempt) outcome {
-	good := p.component.GetStatus().LastGoodRender
-	if good == nil {
-		return p.attempts().cannotRollBack(att)
-	}
-	what := fmt.Sprintf("rolling back to the render of generation %d%s", good.Generation, revisionOf(good))
-	objects, err := p.r.renders.load(ctx, p.id, good)
-	if err != nil {
-		return p.fail(fmt.Errorf("%s: %w", what, err))
-	}
-	res, newKinds, err := p.applyObjects(ctx, tg, owner, objects)
-	if err != nil {
-		return p.fail(fmt.Errorf("%s: %w", what, err))
-	}
-	if !res.Done {
-		return p.waiting(fmt.Sprintf("%s: waiting for wave %d", what, res.Wave), res.Waiting).withNewKinds(newKinds, res)
-	}
-	return p.attempts().rolledBack(p.component.GetStatus(), att, good)
 }
 
 // keepRender keeps a Ready render for a rollback. It returns what went

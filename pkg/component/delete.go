@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	"github.com/wavekit-dev/wavekit/pkg/engine"
 )
@@ -77,35 +75,6 @@ func (p *pass[T]) delete(ctx context.Context) outcome {
 		return p.fail(fmt.Errorf("post-delete hook: %w", err))
 	}
 	return p.removeFinalizer(ctx, "every object is deleted; removing the finalizer")
-}
-
-// removeFinalizer ends a deletion: the status says Deleting with message
-// (a deletion finished in its first pass never said so), then the
-// finalizer goes.
-func (p *pass[T]) removeFinalizer(ctx context.Context, message string) outcome {
-	p.component.GetStatus().setReady(p.component.GetGeneration(), ReasonDeleting, message, false)
-	// Persist the emptied inventory first, so that a crash cannot leave a
-	// finalizer-free component with stale items.
-	err := p.status.writeStatus(ctx)
-	if err == nil {
-		err = p.patchFinalizers(ctx, "removing the finalizer from", func() bool {
-			removed := controllerutil.RemoveFinalizer(p.component, p.r.opts.Finalizer)
-			return controllerutil.RemoveFinalizer(p.component, p.r.legacyFinalizer()) || removed
-		})
-	}
-	if err != nil && !apierrors.IsNotFound(err) {
-		return p.fail(err)
-	}
-	// Gone, or already gone: a stale read of a component whose deletion had
-	// finished ends here, without an error.
-	p.r.forget(p.id)
-	if err == nil {
-		// A reconcile queued meanwhile may read the component from a cache
-		// that still shows the finalizer (at the same resourceVersion): it
-		// reads as gone, and does not run the deletion and its hooks again.
-		p.r.status.finalized(p.component)
-	}
-	return outcome{gone: true}
 }
 
 // deleteHooks returns the component's delete hooks: those of the render

@@ -4,23 +4,12 @@ import (
 	"context"
 	"fmt"
 
-	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/pkg/engine"
 	"github.com/wavekit-dev/wavekit/pkg/external"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
-
-// newExternals returns the manager of the reconciler's external
-// dependents, nil when no provider is registered. A poll that finds a
-// dependent changed or gone enqueues its component.
-func (r *Reconciler[T]) newExternals() *external.Manager {
-	if len(r.opts.ExternalProviders) == 0 {
-		return nil
-	}
-	return external.NewManager(r.opts.ExternalProviders, r.opts.External, r.Enqueue)
-}
 
 // withExternals takes the external dependents out of objects and, where
 // the component has some (rendered, or recorded from before), hands them
@@ -57,14 +46,6 @@ func (p *pass[T]) externalPass(tg *target, owner engine.Owner, deps []external.D
 		Dependents: deps, Items: &status.Externals, Drift: owner.Drift.Mode,
 		Save: func(ctx context.Context) error { return p.writeAhead(ctx, status.Inventory) },
 	})
-}
-
-// forgetExternals stops polling the dependents of a component that is
-// gone.
-func (r *Reconciler[T]) forgetExternals(id types.NamespacedName) {
-	if r.externals != nil {
-		r.externals.Forget(id)
-	}
 }
 
 // writeAheadWithExternals writes the inventory ahead of its objects, and

@@ -7,6 +7,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/wavekit-dev/wavekit/pkg/engine"
+	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
 // failure turns an error of a Reconcile into its outcome, given the
@@ -53,4 +54,15 @@ func failure(err error, retry time.Duration, written *Status) outcome {
 		return outcome{reason: ReasonError, message: err.Error(), requeue: retry, stalled: true}
 	}
 	return outcome{reason: ReasonError, message: err.Error(), err: err}
+}
+
+// verificationFailed is the outcome of a render stopped by a failed
+// verification: only a change helps (a signed source, the right key), so
+// it is Stalled and looked at again at the retry interval.
+func verificationFailed(err error, retry time.Duration) (outcome, bool) {
+	var failed *manifests.VerificationError
+	if !errors.As(err, &failed) {
+		return outcome{}, false
+	}
+	return outcome{reason: ReasonVerificationFailed, message: err.Error(), requeue: retry, stalled: true}, true
 }

@@ -64,16 +64,6 @@ func (r *Reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 	return rec.finish(ctx, passed, p.settings.retry)
 }
 
-// continues tells whether the Reconcile that ended with o left work for the
-// next one: a wave waiting, deletion under way, or new inventory items
-// written ahead of their objects. The next one's span links to this one's.
-func (sr *statusRecorder[T]) continues(o *outcome) bool {
-	if o == nil || o.gone {
-		return false
-	}
-	return sr.wroteAhead || o.reason == ReasonProcessing || o.reason == ReasonDeleting
-}
-
 // readTraced is read, in a span of its own.
 func (r *Reconciler[T]) readTraced(ctx context.Context, id types.NamespacedName) (T, error) {
 	ctx, span := startSpan(ctx, "read")

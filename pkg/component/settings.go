@@ -1,13 +1,10 @@
 package component
 
 import (
-	"fmt"
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
-	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
-	"github.com/wavekit-dev/wavekit/pkg/engine"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -130,23 +127,4 @@ func policies(c Component, reapply time.Duration) manifests.Defaults {
 		defaults.ReapplyInterval = reapply
 	}
 	return defaults
-}
-
-// owner describes the component to the applier.
-func (p *pass[T]) owner() (engine.Owner, error) {
-	c := p.component
-	gvk, err := apiutil.GVKForObject(c, p.r.client.Scheme())
-	if err != nil {
-		return engine.Owner{}, fmt.Errorf("finding the kind of %s: %w", p.id, err)
-	}
-	return engine.Owner{
-		ID:                     manifests.OwnerID(gvk.Group, gvk.Kind, c.GetNamespace(), c.GetName()),
-		Description:            gvk.Kind + " " + p.id.String(),
-		Namespace:              p.settings.namespace,
-		Generation:             c.GetGeneration(),
-		Defaults:               p.settings.defaults,
-		AdditionalManagedTypes: p.settings.managedTypes,
-		Drift:                  p.settings.drift,
-		HealthChecks:           p.settings.healthChecks,
-	}, nil
 }

@@ -5,13 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
@@ -35,74 +36,6 @@ type statusRecorder[T Component] struct {
 
 // statusWriteTimeout bounds the final status write of a reconcile.
 const statusWriteTimeout = 10 * time.Second
-
-// finish records the outcome in the status, writes it if it changed and
-// emits an event when the outcome is new; retry is the component's retry
-// interval. A status the API server refuses
-// is reported in its stead (finishTooLarge, finishRejected), with an event
-// of its own.
-func (sr *statusRecorder[T]) finish(ctx context.Context, o outcome, retry time.Duration) (ctrl.Result, error) {
-	if o.gone {
-		return ctrl.Result{}, nil
-	}
-	sr.logOutcome(ctx, o)
-	// The outcome is written even when the reconcile ran out of its time: a
-	// fresh context, bounded on its own.
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), statusWriteTimeout)
-	defer cancel()
-	err := sr.writeOutcome(ctx, o)
-	sr.r.gauge.observe(sr.id.String(), sr.component.GetStatus())
-	var tooLarge *tooLargeError
-	var rejected *rejectedStatusError
-	switch {
-	case errors.As(err, &tooLarge):
-		return sr.finishTooLarge(ctx, err)
-	case errors.As(err, &rejected):
-		return sr.finishRejected(ctx, err, retry)
-	case apierrors.IsConflict(err):
-		// Someone changed the component since it was read: start over.
-		return ctrl.Result{RequeueAfter: time.Second}, nil
-	case apierrors.IsNotFound(err):
-		// Deleted meanwhile (a stale read of a component whose deletion
-		// just finished): there is nothing left to report on.
-		sr.r.forget(sr.id)
-		return ctrl.Result{}, nil
-	}
-	if sr.r.note(sr.component, o, sr.writes > 0 || sr.wroteAhead, traceID(ctx)) && o.reason == ReasonWriteLoop {
-		log.FromContext(ctx).Info("stopped writing an object that is changed back after every write", "message", o.message)
-	}
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	return ctrl.Result{RequeueAfter: o.requeue}, o.err
-}
-
-// writeOutcome records the outcome in the status and writes it, unless the
-// Reconcile wrote the status ahead of its pass: a Reconcile writes the
-// status once, and the next one, at once, runs the pass and reports it.
-func (sr *statusRecorder[T]) writeOutcome(ctx context.Context, o outcome) error {
-	if sr.wroteAhead {
-		return nil
-	}
-	sr.component.GetStatus().setReady(sr.component.GetGeneration(), o.reason, o.message, o.stalled)
-	sr.recordReconcileRequest()
-	return sr.writeStatus(ctx)
-}
-
-// finishTooLarge reports a status too large to store. It keeps the inventory
-// as last stored, which already records every object the pass may have
-// created, since new items are stored before their objects are created.
-func (sr *statusRecorder[T]) finishTooLarge(ctx context.Context, tooLarge error) (ctrl.Result, error) {
-	status := sr.component.GetStatus()
-	status.Inventory = sr.written.Inventory
-	status.setReady(sr.component.GetGeneration(), ReasonError, tooLarge.Error(), true)
-	sr.r.gauge.observe(sr.id.String(), status)
-	sr.r.note(sr.component, outcome{reason: ReasonError, message: tooLarge.Error(), stalled: true}, false, traceID(ctx))
-	if err := sr.writeStatus(ctx); err != nil && !apierrors.IsConflict(err) {
-		return ctrl.Result{}, err
-	}
-	return ctrl.Result{}, tooLarge
-}
 
 // sameBesideInventory tells whether two statuses are the same in all but
 // their inventories, which manifests.EqualInventories compares without
@@ -178,16 +111,51 @@ type tooLargeError struct{ message string }
 
 func (e *tooLargeError) Error() string { return e.message }
 
-// logOutcome logs one line at info level for a reconcile that wrote or
-// deleted objects or failed: the component, its revision, the objects
-// written and how long it took. A reconcile that changed nothing logs at
-// debug level only.
-func (sr *statusRecorder[T]) logOutcome(ctx context.Context, o outcome) {
-	logger := log.FromContext(ctx)
-	if sr.writes == 0 && !o.warns() {
-		logger = logger.V(1)
+// noticePruned compares the status sent with the status the API server
+// stored and, when fields were dropped that were not known to be, says once,
+// in a Warning Event and the log, which and what to do.
+func (sr *statusRecorder[T]) noticePruned(ctx context.Context, sent map[string]any) {
+	fresh := sr.r.pruned.learn(droppedPaths(sent, jsonMap(sr.component.GetStatus()), ""))
+	if len(fresh) == 0 {
+		return
 	}
-	logger.Info("reconciled", "component", sr.id.String(), "revision", sr.component.GetGeneration(),
-		"objectsWritten", sr.writes, "duration", time.Since(sr.start).Round(time.Millisecond).String(),
-		"reason", o.reason, "message", o.message, "requeue", o.requeue)
+	note := "the CustomResourceDefinition " + sr.crdName() + " drops the status fields " + strings.Join(fresh, ", ") +
+		" that this version of the framework writes: it predates the framework; regenerate it with controller-gen (make manifests) and apply it. " +
+		"Until then the status is not written again for these fields alone"
+	log.FromContext(ctx).Info(note, "component", sr.id.String())
+	if sr.r.recorder != nil {
+		sr.r.recorder.Eventf(sr.component, nil, "Warning", ReasonStatusFieldsPruned, "WriteStatus", "%s", note)
+	}
+}
+
+// rejected turns the API server's refusal of the status into a
+// rejectedStatusError, and logs it.
+func (sr *statusRecorder[T]) rejected(ctx context.Context, err error) error {
+	field, causes := rejectedFields(err)
+	if field != "" {
+		field = " (it rejected " + field + ")"
+	}
+	rejected := &rejectedStatusError{
+		hint: fmt.Sprintf("the API server rejected it: the CustomResourceDefinition %s may be out of date with the framework's Status schema%s; regenerate the CRD with controller-gen (make manifests) and apply it",
+			sr.crdName(), field),
+		causes: causes,
+		err:    err,
+	}
+	log.FromContext(ctx).Error(errors.New(boundMessage(strings.Join(causes, "\n"), eventNoteLimit)),
+		"writing status of "+sr.id.String()+": "+rejected.hint)
+	return rejected
+}
+
+// crdName names the CustomResourceDefinition of the component's kind
+// (components.wavekit.dev), or its kind when the API is not known.
+func (sr *statusRecorder[T]) crdName() string {
+	gvk, err := apiutil.GVKForObject(sr.component, sr.r.client.Scheme())
+	if err != nil {
+		return fmt.Sprintf("of %T", sr.component)
+	}
+	mapping, err := sr.r.client.RESTMapper().RESTMapping(gvk.GroupKind(), gvk.Version)
+	if err != nil {
+		return "of " + gvk.GroupKind().String()
+	}
+	return mapping.Resource.GroupResource().String()
 }

@@ -2,7 +2,6 @@ package component
 
 import (
 	"errors"
-	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -37,15 +36,4 @@ func (p *pass[T]) recordVerification(renderErr error) {
 	default:
 		meta.RemoveStatusCondition(&status.Conditions, ConditionSourceVerified)
 	}
-}
-
-// verificationFailed is the outcome of a render stopped by a failed
-// verification: only a change helps (a signed source, the right key), so
-// it is Stalled and looked at again at the retry interval.
-func verificationFailed(err error, retry time.Duration) (outcome, bool) {
-	var failed *manifests.VerificationError
-	if !errors.As(err, &failed) {
-		return outcome{}, false
-	}
-	return outcome{reason: ReasonVerificationFailed, message: err.Error(), requeue: retry, stalled: true}, true
 }

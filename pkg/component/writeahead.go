@@ -3,15 +3,9 @@ package component
 import (
 	"context"
 	"errors"
-	"time"
 
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
-
-// errWrittenAhead ends a pass once it has written new inventory items
-// ahead of their objects. A Reconcile writes the status once: the next one,
-// which starts at once, creates the objects and reports what they do.
-var errWrittenAhead = errors.New("the inventory was written ahead of its objects")
 
 // writeAhead records new inventory items before the applier creates them,
 // as the Reconcile's one status write, and ends the pass (errWrittenAhead),
@@ -38,16 +32,13 @@ func (sr *statusRecorder[T]) writeAhead(ctx context.Context, items []manifests.I
 	return errWrittenAhead
 }
 
-// nextPassNow is how soon the Reconcile after one that wrote ahead starts:
-// a status write sends the reconciler no event.
-const nextPassNow = time.Millisecond
-
-// continued is the outcome of a Reconcile that wrote the status ahead of a
-// pass: the status as written, and the next Reconcile at once.
-func continued(written *Status) outcome {
-	o := outcome{reason: ReasonProcessing, requeue: nextPassNow}
-	if c := written.ReadyCondition(); c != nil {
-		o.reason, o.message = c.Reason, c.Message
+// writeAhead writes the status ahead of the pass's new objects
+// (statusRecorder.writeAhead) and, when it did, keeps the render for the
+// Reconcile after, which creates them.
+func (p *pass[T]) writeAhead(ctx context.Context, items []manifests.InventoryItem) error {
+	err := p.status.writeAhead(ctx, items)
+	if errors.Is(err, errWrittenAhead) {
+		p.r.ahead.keep(p.id, p.component, p.rendered, p.source)
 	}
-	return o
+	return err
 }

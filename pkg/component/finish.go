@@ -1,0 +1,120 @@
+package component
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+)
+
+// finish records the outcome in the status, writes it if it changed and
+// emits an event when the outcome is new; retry is the component's retry
+// interval. A status the API server refuses is reported in its stead
+// (finishTooLarge, finishRejected), with an event of its own.
+func (sr *statusRecorder[T]) finish(ctx context.Context, o outcome, retry time.Duration) (ctrl.Result, error) {
+	if o.gone {
+		return ctrl.Result{}, nil
+	}
+	sr.logOutcome(ctx, o)
+	// The outcome is written even when the reconcile ran out of its time: a
+	// fresh context, bounded on its own.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), statusWriteTimeout)
+	defer cancel()
+	err := sr.writeOutcome(ctx, o)
+	sr.r.gauge.observe(sr.id.String(), sr.component.GetStatus())
+	var tooLarge *tooLargeError
+	var rejected *rejectedStatusError
+	switch {
+	case errors.As(err, &tooLarge):
+		return sr.finishTooLarge(ctx, err)
+	case errors.As(err, &rejected):
+		return sr.finishRejected(ctx, err, retry)
+	case apierrors.IsConflict(err):
+		// Someone changed the component since it was read: start over.
+		return ctrl.Result{RequeueAfter: time.Second}, nil
+	case apierrors.IsNotFound(err):
+		// Deleted meanwhile (a stale read of a component whose deletion
+		// just finished): there is nothing left to report on.
+		sr.r.forget(sr.id)
+		return ctrl.Result{}, nil
+	}
+	if sr.r.note(sr.component, o, sr.writes > 0 || sr.wroteAhead, traceID(ctx)) && o.reason == ReasonWriteLoop {
+		log.FromContext(ctx).Info("stopped writing an object that is changed back after every write", "message", o.message)
+	}
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	return ctrl.Result{RequeueAfter: o.requeue}, o.err
+}
+
+// writeOutcome records the outcome in the status and writes it, unless the
+// Reconcile wrote the status ahead of its pass: a Reconcile writes the
+// status once, and the next one, at once, runs the pass and reports it.
+func (sr *statusRecorder[T]) writeOutcome(ctx context.Context, o outcome) error {
+	if sr.wroteAhead {
+		return nil
+	}
+	sr.component.GetStatus().setReady(sr.component.GetGeneration(), o.reason, o.message, o.stalled)
+	sr.recordReconcileRequest()
+	return sr.writeStatus(ctx)
+}
+
+// finishTooLarge reports a status too large to store. It keeps the inventory
+// as last stored, which already records every object the pass may have
+// created, since new items are stored before their objects are created.
+func (sr *statusRecorder[T]) finishTooLarge(ctx context.Context, tooLarge error) (ctrl.Result, error) {
+	status := sr.component.GetStatus()
+	status.Inventory = sr.written.Inventory
+	status.setReady(sr.component.GetGeneration(), ReasonError, tooLarge.Error(), true)
+	sr.r.gauge.observe(sr.id.String(), status)
+	sr.r.note(sr.component, outcome{reason: ReasonError, message: tooLarge.Error(), stalled: true}, false, traceID(ctx))
+	if err := sr.writeStatus(ctx); err != nil && !apierrors.IsConflict(err) {
+		return ctrl.Result{}, err
+	}
+	return ctrl.Result{}, tooLarge
+}
+
+// finishRejected reports an outcome whose status the API server rejected.
+// The outcome is then stored with the inventory as last stored, as
+// finishTooLarge does: the CRD accepted it, and it already records every
+// object created, since new items are stored before their objects are
+// created. So the component shows why it is stuck.
+func (sr *statusRecorder[T]) finishRejected(ctx context.Context, rejected error, retry time.Duration) (ctrl.Result, error) {
+	o := failure(rejected, retry, &sr.written)
+	status := sr.component.GetStatus()
+	status.Inventory = sr.written.Inventory
+	status.setReady(sr.component.GetGeneration(), o.reason, o.message, o.stalled)
+	sr.r.gauge.observe(sr.id.String(), status)
+	sr.r.note(sr.component, o, false, traceID(ctx))
+	if err := sr.writeStatus(ctx); err != nil && !apierrors.IsConflict(err) {
+		return ctrl.Result{}, err
+	}
+	return ctrl.Result{RequeueAfter: o.requeue}, nil
+}
+
+// logOutcome logs one line at info level for a reconcile that wrote or
+// deleted objects or failed: the component, its revision, the objects
+// written and how long it took. A reconcile that changed nothing logs at
+// debug level only.
+func (sr *statusRecorder[T]) logOutcome(ctx context.Context, o outcome) {
+	logger := log.FromContext(ctx)
+	if sr.writes == 0 && !o.warns() {
+		logger = logger.V(1)
+	}
+	logger.Info("reconciled", "component", sr.id.String(), "revision", sr.component.GetGeneration(),
+		"objectsWritten", sr.writes, "duration", time.Since(sr.start).Round(time.Millisecond).String(),
+		"reason", o.reason, "message", o.message, "requeue", o.requeue)
+}
+
+// continues tells whether the Reconcile that ended with o left work for the
+// next one: a wave waiting, deletion under way, or new inventory items
+// written ahead of their objects. The next one's span links to this one's.
+func (sr *statusRecorder[T]) continues(o *outcome) bool {
+	if o == nil || o.gone {
+		return false
+	}
+	return sr.wroteAhead || o.reason == ReasonProcessing || o.reason == ReasonDeleting
+}
