@@ -35,7 +35,7 @@ func (p *pass[T]) apply(ctx context.Context) outcome {
 	if o, waiting := p.awaitObjectDependencies(ctx, tg); waiting {
 		return o
 	}
-	if err := p.r.runHooks(ctx, p.r.preReconcile, p.component); err != nil {
+	if err := p.r.runHooks(ctx, p.r.on.preReconcile, p.component); err != nil {
 		return p.fail(fmt.Errorf("pre-reconcile hook: %w", err))
 	}
 	objects, err := p.renderOnce(ctx, tg)
@@ -190,7 +190,7 @@ func (p *pass[T]) applied(ctx context.Context, res engine.Result) outcome {
 	// What the generator reported, or nothing once it reports nothing
 	// (a component moved from a fetched chart to a built-in source).
 	p.component.GetStatus().Source = p.source
-	if err := p.r.runHooks(ctx, p.r.postReconcile, p.component); err != nil {
+	if err := p.r.runHooks(ctx, p.r.on.postReconcile, p.component); err != nil {
 		return p.fail(fmt.Errorf("post-reconcile hook: %w", err))
 	}
 	return p.ready(res)

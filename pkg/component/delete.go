@@ -29,7 +29,7 @@ func (p *pass[T]) delete(ctx context.Context) outcome {
 	if p.component.GetStatus().State != StateDeleting {
 		// Until objects are being deleted; hooks must be idempotent, since a
 		// blocked deletion calls them again on the next attempt.
-		if err := p.r.runHooks(ctx, p.r.preDelete, p.component); err != nil {
+		if err := p.r.runHooks(ctx, p.r.on.preDelete, p.component); err != nil {
 			return p.fail(fmt.Errorf("pre-delete hook: %w", err))
 		}
 	}
@@ -71,7 +71,7 @@ func (p *pass[T]) delete(ctx context.Context) outcome {
 		}
 		return outcome{reason: ReasonDeleting, message: withNote(skipped, describeWaiting("waiting for objects to be deleted", res.Waiting)), requeue: requeue}
 	}
-	if err := p.r.runHooks(ctx, p.r.postDelete, p.component); err != nil {
+	if err := p.r.runHooks(ctx, p.r.on.postDelete, p.component); err != nil {
 		return p.fail(fmt.Errorf("post-delete hook: %w", err))
 	}
 	return p.removeFinalizer(ctx, "every object is deleted; removing the finalizer")

@@ -78,7 +78,7 @@ func (r *Reconciler[T]) readTraced(ctx context.Context, id types.NamespacedName)
 
 // applyOrDelete applies the component, or deletes it once it is being deleted.
 func (p *pass[T]) applyOrDelete(ctx context.Context) outcome {
-	err := p.r.runHooks(ctx, p.r.postRead, p.component)
+	err := p.r.runHooks(ctx, p.r.on.postRead, p.component)
 	// After the hooks, which may change the spec; before anything reads them.
 	p.settings = resolveSettings(p.component, p.r.opts)
 	if err != nil {

@@ -2,7 +2,6 @@ package component
 
 import (
 	"context"
-	"sync"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -37,12 +36,17 @@ type Reconciler[T Component] struct {
 	externals *external.Manager // dependents outside Kubernetes; nil without providers
 	traces    *passTraces       // nil while tracing is off
 
-	mu     sync.Mutex
-	owners map[string]types.NamespacedName // owner label value → component
-	deps   *dependencyTracker[T]           // set by SetupWithManager
+	owners *ownerIndex           // owner label value → component
+	deps   *dependencyTracker[T] // set by SetupWithManager
 
+	on      reconcileHooks[T] // the hooks added with With…Hook
+	watches []watch
+}
+
+// reconcileHooks are the hooks a Reconcile calls, at each point, in the
+// order they were added.
+type reconcileHooks[T Component] struct {
 	postRead, preReconcile, postReconcile, preDelete, postDelete []HookFunc[T]
-	watches                                                      []watch
 }
 
 // watch is an extra event source added with WithWatch.
@@ -60,39 +64,39 @@ func NewReconciler[T Component](name string, generator manifests.Generator, opti
 		events: make(chan event.GenericEvent, 1024),
 		status: newWrittenStatus[T](), gauge: newStateGauge(name), notes: newEventNotes(),
 		inflight: newInflight(), pruned: &prunedStatus{}, hooks: newKeptHooks(), ahead: newAheadRenders(),
-		owners: map[string]types.NamespacedName{}, traces: newPassTraces(options.TracerProvider),
+		owners: newOwnerIndex(), traces: newPassTraces(options.TracerProvider),
 	}
 }
 
 // WithPostReadHook adds a hook called after the component is read.
 func (r *Reconciler[T]) WithPostReadHook(h HookFunc[T]) *Reconciler[T] {
-	r.postRead = append(r.postRead, h)
+	r.on.postRead = append(r.on.postRead, h)
 	return r
 }
 
 // WithPreReconcileHook adds a hook called before the objects are rendered and applied.
 func (r *Reconciler[T]) WithPreReconcileHook(h HookFunc[T]) *Reconciler[T] {
-	r.preReconcile = append(r.preReconcile, h)
+	r.on.preReconcile = append(r.on.preReconcile, h)
 	return r
 }
 
 // WithPostReconcileHook adds a hook called once every object is applied and ready.
 func (r *Reconciler[T]) WithPostReconcileHook(h HookFunc[T]) *Reconciler[T] {
-	r.postReconcile = append(r.postReconcile, h)
+	r.on.postReconcile = append(r.on.postReconcile, h)
 	return r
 }
 
 // WithPreDeleteHook adds a hook called before deletion starts (again on each
 // attempt while deletion is blocked, so it must be idempotent).
 func (r *Reconciler[T]) WithPreDeleteHook(h HookFunc[T]) *Reconciler[T] {
-	r.preDelete = append(r.preDelete, h)
+	r.on.preDelete = append(r.on.preDelete, h)
 	return r
 }
 
 // WithPostDeleteHook adds a hook called once every object is gone, before
 // the finalizer is removed.
 func (r *Reconciler[T]) WithPostDeleteHook(h HookFunc[T]) *Reconciler[T] {
-	r.postDelete = append(r.postDelete, h)
+	r.on.postDelete = append(r.on.postDelete, h)
 	return r
 }
 
