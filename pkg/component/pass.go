@@ -8,15 +8,12 @@ import (
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
-// pass is the state of one Reconcile of one component (the package's doc
-// tells the Reconcile step by step). Its files follow a
-// Reconcile: reconcile.go reads the component and picks the pass; apply.go
-// and delete.go run it (one engine pass: the render's, its tests' in
-// tests.go, or a rollback's in attempt.go); failure.go turns an error into
-// an outcome (outcome.go); finish.go records the outcome in the status,
-// written at most once, and in an Event (events.go). writeahead.go is the
-// one exception to writing at the end: new inventory items are written
-// before their objects exist, and the Reconcile ends there.
+// pass is one Reconcile's pass over one component: it applies or deletes
+// its objects in one engine pass at most (apply.go, delete.go), renders
+// them (render.go), waits for what they depend on (waits.go), and carries
+// out what attempts decide (attemptpass.go). Its status recorder writes the
+// status and records the outcome (statusRecorder[T]); its settings are the
+// component's optional configurations, resolved once (settings.go).
 type pass[T Component] struct {
 	r         *Reconciler[T]
 	settings  settings           // the component's optional configurations, resolved once
