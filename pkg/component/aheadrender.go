@@ -1,7 +1,6 @@
 package component
 
 import (
-	"context"
 	"sync"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -67,20 +66,4 @@ func (a *aheadRenders) forget(id types.NamespacedName) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	delete(a.byID, id)
-}
-
-// renderOnce is render, or the render that the write ahead of the Reconcile
-// before kept (aheadRenders). It notes the objects for a write ahead of
-// this Reconcile's pass.
-func (rn *run[T]) renderOnce(ctx context.Context, tg *target) ([]client.Object, error) {
-	if objects, source, ok := rn.r.ahead.take(rn.id, rn.component); ok {
-		rn.source, rn.rendered = source, objects
-		keptRenderSpan(ctx, len(objects))
-		return objects, nil
-	}
-	objects, err := rn.render(ctx, tg)
-	if err == nil {
-		rn.rendered = objects
-	}
-	return objects, err
 }

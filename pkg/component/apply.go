@@ -7,99 +7,161 @@ import (
 	"time"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
 	"github.com/wavekit-dev/wavekit/pkg/engine"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
-	"github.com/wavekit-dev/wavekit/pkg/tracing/spans"
 )
 
 // apply renders and applies the component's objects: one engine pass, that
 // of the attempt's render, of its tests while they run, or of the render it
 // rolls back to.
-func (rn *run[T]) apply(ctx context.Context) outcome {
-	if err := rn.ensureFinalizer(ctx); err != nil {
-		return rn.fail(err)
+func (p *pass[T]) apply(ctx context.Context) outcome {
+	if err := p.ensureFinalizer(ctx); err != nil {
+		return p.fail(err)
 	}
-	if sc, ok := optional[SuspensionConfiguration](rn.component); ok && sc.IsSuspended() {
-		rn.r.targets.stopWaiting(rn.id)
+	if p.settings.suspended {
+		p.r.targets.stopWaiting(p.id)
 		return outcome{reason: ReasonSuspended, message: "reconciliation is suspended; objects are left as they are"}
 	}
-	if o, waiting := rn.awaitDependencies(ctx); waiting {
-		rn.r.targets.stopWaiting(rn.id)
+	if o, waiting := p.awaitDependencies(ctx); waiting {
+		p.r.targets.stopWaiting(p.id)
 		return o
 	}
-	tg, owner, err := rn.connect(ctx)
+	tg, owner, err := p.connect(ctx)
 	if err != nil {
-		return rn.fail(err)
+		return p.fail(err)
 	}
-	if o, waiting := rn.awaitObjectDependencies(ctx, tg); waiting {
+	if o, waiting := p.awaitObjectDependencies(ctx, tg); waiting {
 		return o
 	}
-	if err := rn.r.runHooks(ctx, rn.r.preReconcile, rn.component); err != nil {
-		return rn.fail(fmt.Errorf("pre-reconcile hook: %w", err))
+	if err := p.r.runHooks(ctx, p.r.on.preReconcile, p.component); err != nil {
+		return p.fail(fmt.Errorf("pre-reconcile hook: %w", err))
 	}
-	objects, err := rn.renderOnce(ctx, tg)
-	rn.recordVerification(err)
+	objects, err := p.renderOnce(ctx, tg)
+	p.recordVerification(err)
 	if err != nil {
-		o := rn.fail(renderError(err))
+		o := p.fail(renderError(err))
 		o.warning = true
 		return o
 	}
-	rn.r.hooks.keep(rn.id, rn.component, objects, rn.r.name)
-	att, render, err := rn.beginAttempt(objects)
+	p.r.hooks.keep(p.id, p.component, objects, p.r.name)
+	att, render, err := p.beginAttempt(objects)
 	if err != nil {
-		return rn.fail(err)
+		return p.fail(err)
 	}
 	switch {
 	case att.Result == ResultRolledBack:
-		return rn.rollback(ctx, tg, owner, att)
+		return p.rollback(ctx, tg, owner, att)
 	case att.testsRunning():
 		// The render was applied and ready when its tests began: this
 		// Reconcile's pass is the tests'.
-		out := rn.tested(ctx, tg, owner, objects, rn.ready(engine.Result{}))
-		return rn.settleAttempt(ctx, render, out)
+		out := p.tested(ctx, tg, owner, objects, p.ready(engine.Result{}))
+		return p.settleAttempt(ctx, render, out)
 	}
-	return rn.settleAttempt(ctx, render, rn.applyRender(ctx, tg, owner, objects))
+	return p.settleAttempt(ctx, render, p.applyRender(ctx, tg, owner, objects))
+}
+
+// connect returns the component's target and its owner identity for the
+// applier, registers the owner for events, and watches the kinds the
+// inventory already holds before the pass starts (a handler added later would
+// miss deletions made meanwhile).
+func (p *pass[T]) connect(ctx context.Context) (*target, engine.Owner, error) {
+	tg, err := p.r.targets.forComponent(ctx, p.component, p.settings)
+	if err != nil {
+		return nil, engine.Owner{}, fmt.Errorf("connecting to the target cluster: %w", err)
+	}
+	owner, err := p.owner()
+	if err != nil {
+		return nil, engine.Owner{}, err
+	}
+	p.r.registerOwner(owner.ID, p.id)
+	if _, err := p.r.watchDependents(ctx, tg, p.component.GetStatus().Inventory); err != nil {
+		return nil, engine.Owner{}, err
+	}
+	return tg, owner, nil
+}
+
+// owner describes the component to the applier.
+func (p *pass[T]) owner() (engine.Owner, error) {
+	c := p.component
+	gvk, err := apiutil.GVKForObject(c, p.r.client.Scheme())
+	if err != nil {
+		return engine.Owner{}, fmt.Errorf("finding the kind of %s: %w", p.id, err)
+	}
+	return engine.Owner{
+		ID:                     manifests.OwnerID(gvk.Group, gvk.Kind, c.GetNamespace(), c.GetName()),
+		Description:            gvk.Kind + " " + p.id.String(),
+		Namespace:              p.settings.namespace,
+		Generation:             c.GetGeneration(),
+		Defaults:               p.settings.defaults,
+		AdditionalManagedTypes: p.settings.managedTypes,
+		Drift:                  p.settings.drift,
+		HealthChecks:           p.settings.healthChecks,
+	}, nil
 }
 
 // applyRender applies the attempt's render and, once it is ready, starts its
 // tests if they are enabled.
-func (rn *run[T]) applyRender(ctx context.Context, tg *target, owner engine.Owner, objects []client.Object) outcome {
-	res, newKinds, err := rn.applyObjects(ctx, tg, owner, objects)
+func (p *pass[T]) applyRender(ctx context.Context, tg *target, owner engine.Owner, objects []client.Object) outcome {
+	res, newKinds, err := p.applyObjects(ctx, tg, owner, objects)
 	if err != nil {
-		out := rn.fail(err)
+		out := p.fail(err)
 		out.failedAttempt = isAttemptFailure(err)
 		return out
 	}
-	out := rn.applied(ctx, res)
+	out := p.applied(ctx, res)
 	if out.reason == ReasonReady {
-		out = rn.startTests(out)
+		out = p.startTests(out)
 	}
 	return out.withNewKinds(newKinds, res)
+}
+
+// rollback applies the last Ready render again in place of the attempt's,
+// wave by wave as any render: what only the failed render had is pruned.
+// Once it is applied and ready, attempts.rolledBack says so.
+func (p *pass[T]) rollback(ctx context.Context, tg *target, owner engine.Owner, att *Attempt) outcome {
+	good := p.component.GetStatus().LastGoodRender
+	if good == nil {
+		return p.attempts().cannotRollBack(att)
+	}
+	what := fmt.Sprintf("rolling back to the render of generation %d%s", good.Generation, revisionOf(good))
+	objects, err := p.r.renders.load(ctx, p.id, good)
+	if err != nil {
+		return p.fail(fmt.Errorf("%s: %w", what, err))
+	}
+	res, newKinds, err := p.applyObjects(ctx, tg, owner, objects)
+	if err != nil {
+		return p.fail(fmt.Errorf("%s: %w", what, err))
+	}
+	if !res.Done {
+		return p.waiting(fmt.Sprintf("%s: waiting for wave %d", what, res.Wave), res.Waiting).withNewKinds(newKinds, res)
+	}
+	return p.attempts().rolledBack(p.component.GetStatus(), att, good)
 }
 
 // applyObjects applies objects for owner and records what the pass did:
 // the inventory, a handled force request, Events, drift, and event handlers
 // for kinds new to the target (newKinds).
-func (rn *run[T]) applyObjects(ctx context.Context, tg *target, owner engine.Owner, objects []client.Object) (res engine.Result, newKinds bool, err error) {
-	status := rn.component.GetStatus()
-	owner.Force = rn.forceRequested()
-	if objects, err = rn.withExternals(tg, &owner, objects); err != nil {
+func (p *pass[T]) applyObjects(ctx context.Context, tg *target, owner engine.Owner, objects []client.Object) (res engine.Result, newKinds bool, err error) {
+	status := p.component.GetStatus()
+	owner.Force = p.forceRequested()
+	if objects, err = p.withExternals(tg, &owner, objects); err != nil {
 		return engine.Result{Inventory: status.Inventory}, false, err
 	}
-	res, err = tg.applier.Apply(ctx, owner, objects, status.Inventory, rn.writeAheadWithExternals)
+	res, err = tg.applier.Apply(ctx, owner, objects, status.Inventory, p.writeAheadWithExternals)
 	if errors.Is(err, errWrittenAhead) {
 		return res, false, err // nothing was written but the status
 	}
 	status.Inventory = res.Inventory
 	if owner.Force {
-		status.LastHandledForceAt = rn.requested(AnnotationForce)
+		status.LastHandledForceAt = p.requested(AnnotationForce)
 	}
-	rn.r.recordActions(rn.component, res.Actions)
-	rn.writes += len(res.Actions)
-	rn.reportDrift(owner.Drift.Mode, res)
+	p.r.recordActions(p.component, res.Actions)
+	p.status.writes += len(res.Actions)
+	p.reportDrift(owner.Drift.Mode, res)
 	if err == nil {
-		newKinds, err = rn.r.watchDependents(ctx, tg, res.Inventory)
+		newKinds, err = p.r.watchDependents(ctx, tg, res.Inventory)
 	}
 	return res, newKinds, err
 }
@@ -120,64 +182,25 @@ func (o outcome) withNewKinds(newKinds bool, res engine.Result) outcome {
 	return o
 }
 
-// renderError says the generator failed. A generator error is the input's
-// (a template, values, a chart) unless the generator said to retry.
-func renderError(err error) error {
-	err = fmt.Errorf("rendering: %w", err)
-	if _, retriable := asRetriable(err); retriable {
-		return err
-	}
-	return &manifests.UserError{Err: err}
-}
-
-// blockedRecheck is how soon a component looks again while foreign instances
-// keep one of its objects or block its deletion: one list per kept type.
-const blockedRecheck = 5 * time.Second
-
-// render calls the generator with the target's reader and discovery and the
-// component's info in the context.
-func (rn *run[T]) render(ctx context.Context, tg *target) ([]client.Object, error) {
-	namespace, name := rn.placement()
-	status := rn.component.GetStatus()
-	ctx = manifests.WithClient(ctx, tg.RenderReader)
-	ctx = manifests.WithDiscovery(ctx, tg.Discovery)
-	ctx = manifests.WithComponentInfo(ctx, manifests.ComponentInfo{
-		Object: rn.component, OperatorName: rn.r.name,
-		Revision: rn.component.GetGeneration(), FirstApply: status.isInstall(rn.component.GetGeneration()),
-	})
-	ctx, reported := manifests.WithSourceReport(ctx)
-	ctx, span := startSpan(ctx, "render")
-	objects, err := rn.r.generator.Generate(ctx, namespace, name, rn.component.GetSpec())
-	rn.source = reported()
-	if span.IsRecording() {
-		span.SetAttributes(attrObjects.Int(len(objects)))
-		if rn.source != nil {
-			span.SetAttributes(attrRevision.String(rn.source.Revision), attrDigest.String(rn.source.Digest))
-		}
-	}
-	spans.End(span, err)
-	return objects, err
-}
-
 // applied turns the applier's result into the outcome.
-func (rn *run[T]) applied(ctx context.Context, res engine.Result) outcome {
+func (p *pass[T]) applied(ctx context.Context, res engine.Result) outcome {
 	if !res.Done {
-		return rn.waiting(fmt.Sprintf("waiting for wave %d", res.Wave), res.Waiting)
+		return p.waiting(fmt.Sprintf("waiting for wave %d", res.Wave), res.Waiting)
 	}
 	// What the generator reported, or nothing once it reports nothing
 	// (a component moved from a fetched chart to a built-in source).
-	rn.component.GetStatus().Source = rn.source
-	if err := rn.r.runHooks(ctx, rn.r.postReconcile, rn.component); err != nil {
-		return rn.fail(fmt.Errorf("post-reconcile hook: %w", err))
+	p.component.GetStatus().Source = p.source
+	if err := p.r.runHooks(ctx, p.r.on.postReconcile, p.component); err != nil {
+		return p.fail(fmt.Errorf("post-reconcile hook: %w", err))
 	}
-	return rn.ready(res)
+	return p.ready(res)
 }
 
 // ready is the outcome of a render applied and ready: res says which
 // objects foreign instances keep.
-func (rn *run[T]) ready(res engine.Result) outcome {
+func (p *pass[T]) ready(res engine.Result) outcome {
 	message := "every object is applied and ready"
-	requeue := rn.r.requeueInterval(rn.component)
+	requeue := p.settings.requeue
 	if len(res.Blocked) > 0 {
 		// Foreign instances send this reconciler no events: look again
 		// soon, so that what is kept goes within seconds of the last one.
@@ -187,44 +210,28 @@ func (rn *run[T]) ready(res engine.Result) outcome {
 	return outcome{reason: ReasonReady, message: message, requeue: requeue}
 }
 
+// blockedRecheck is how soon a component looks again while foreign instances
+// keep one of its objects or block its deletion: one list per kept type.
+const blockedRecheck = 5 * time.Second
+
 // waiting reports what a wave waits for (prefix, then the objects in their
 // states), or a timeout, with the objects' progress, once the component
 // has been processing longer than its timeout. It requeues when the
 // timeout is due, so that the timeout shows even without events.
-func (rn *run[T]) waiting(prefix string, waiting []engine.Waiting) outcome {
-	timeout := rn.r.timeout(rn.component)
+func (p *pass[T]) waiting(prefix string, waiting []engine.Waiting) outcome {
+	timeout := p.settings.timeout
 	since := time.Now()
-	if c := rn.written.ReadyCondition(); c != nil && c.Status != "True" {
+	if c := p.status.written.ReadyCondition(); c != nil && c.Status != "True" {
 		since = c.LastTransitionTime.Time
 	}
-	if started, ok := rn.component.GetStatus().Attempt.clockStart(); ok && started.After(since) {
+	if started, ok := p.component.GetStatus().Attempt.clockStart(); ok && started.After(since) {
 		since = started // a retry or a rollback has a timeout of its own
 	}
 	left := timeout - time.Since(since)
 	if left <= 0 {
 		// Stalled, so that waiting tools fail; the next event or retry may still recover.
 		message := fmt.Sprintf("not ready after %s: %s", timeout, describeWaiting(prefix, waiting))
-		return outcome{reason: ReasonTimeout, message: message, requeue: rn.r.retryInterval(rn.component), stalled: true, failedAttempt: true}
+		return outcome{reason: ReasonTimeout, message: message, requeue: p.settings.retry, stalled: true, failedAttempt: true}
 	}
 	return outcome{reason: ReasonProcessing, message: describeStates(prefix, waiting), requeue: left}
-}
-
-// connect returns the component's target and its owner identity for the
-// applier, registers the owner for events, and watches the kinds the
-// inventory already holds before the pass starts (a handler added later would
-// miss deletions made meanwhile).
-func (rn *run[T]) connect(ctx context.Context) (*target, engine.Owner, error) {
-	tg, err := rn.r.targets.forComponent(ctx, rn.component)
-	if err != nil {
-		return nil, engine.Owner{}, fmt.Errorf("connecting to the target cluster: %w", err)
-	}
-	owner, err := rn.owner()
-	if err != nil {
-		return nil, engine.Owner{}, err
-	}
-	rn.r.registerOwner(owner.ID, rn.id)
-	if _, err := rn.r.watchDependents(ctx, tg, rn.component.GetStatus().Inventory); err != nil {
-		return nil, engine.Owner{}, err
-	}
-	return tg, owner, nil
 }

@@ -1,77 +1,59 @@
 package component
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
 	"github.com/wavekit-dev/wavekit/pkg/engine"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
-// remediation returns the component's remediation, nil for none.
-func (rn *run[T]) remediation() *Remediation {
-	if rc, ok := optional[RemediationConfiguration](rn.component); ok {
-		return rc.GetRemediation()
-	}
-	return nil
+// attempts decides the course of a component's attempts at its renders and
+// records it in the status: which attempt a render is, how a try ended,
+// when the next one is due, whether to roll back, what the history says.
+// Its methods take the status and the pass's inputs and do no I/O; now is
+// given, not read. The pass does what they decide (attemptpass.go).
+type attempts struct {
+	remediation *Remediation  // nil for none
+	retry       time.Duration // the retry interval: between tries
+	requeue     time.Duration // the requeue interval: after a rollback
+	now         metav1.Time
 }
 
-// beginAttempt returns the attempt at this render: the one under way, or a
-// new one for a new generation, render or reconcile request. A failed try
+// begin returns the attempt at the render of digest: the one under way, or
+// a new one for a new generation, render or reconcile request. A failed try
 // whose retry is due starts again, with a timeout of its own.
-func (rn *run[T]) beginAttempt(objects []client.Object) (*Attempt, keptRender, error) {
-	render, err := encodeRender(objects)
-	if err != nil {
-		return nil, render, err
-	}
-	status := rn.component.GetStatus()
-	generation, request, now := rn.component.GetGeneration(), rn.requested(AnnotationReconcileRequestedAt), metav1.Now()
+func (a attempts) begin(status *Status, generation int64, digest, request string) *Attempt {
 	att := status.Attempt
 	switch {
-	case !att.sameRender(generation, render.digest, request):
-		att = &Attempt{Generation: generation, RenderDigest: render.digest, ReconcileRequest: request, Started: now}
+	case !att.sameRender(generation, digest, request):
+		att = &Attempt{Generation: generation, RenderDigest: digest, ReconcileRequest: request, Started: a.now}
 		status.Attempt = att
-	case att.retryDue(now.Time, rn.remediation(), rn.r.retryInterval(rn.component)):
-		att.Result, att.Started, att.Finished, att.Message, att.Tests = "", now, nil, "", nil
+	case att.retryDue(a.now.Time, a.remediation, a.retry):
+		att.Result, att.Started, att.Finished, att.Message, att.Tests = "", a.now, nil, "", nil
 	}
-	return att, render, nil
+	return att
 }
 
-// isAttemptFailure tells whether an error of the apply fails the attempt: an
-// object failed, or the API server refused what the render asks for. An
-// error in reaching the cluster does not: it is retried as it always was.
-func isAttemptFailure(err error) bool {
-	var objErr *engine.ObjectError
-	return engine.NeedsChange(err) || (errors.As(err, &objErr) && objErr.Action == engine.ActionReady)
-}
-
-// settleAttempt records how a try at the render ended: Ready keeps the
-// render for a rollback; a failure is counted once per try and, once the
-// retries are used up, remediated: a rollback is decided here and applied
-// by the next Reconcile, at once.
-func (rn *run[T]) settleAttempt(ctx context.Context, render keptRender, out outcome) outcome {
-	status := rn.component.GetStatus()
-	// The status as the last write returned it: the attempt of
-	// beginAttempt, unless a CRD without the field pruned it.
+// settle records how a try at the render ended, the pass's outcome out
+// (source is where its render came from), and returns the Reconcile's
+// outcome: a failure is counted once per try and, once the retries are
+// used up, remediated: a rollback is decided here and applied by the next
+// Reconcile, at once.
+func (a attempts) settle(status *Status, source *manifests.SourceInfo, out outcome) outcome {
+	// The status as the last write returned it: the attempt of begin,
+	// unless a CRD without the field pruned it.
 	att := status.Attempt
-	if att == nil {
-		return out
-	}
-	now := metav1.Now()
 	switch {
+	case att == nil:
+		return out
 	case out.reason == ReasonReady:
 		if att.Result != ResultReady {
-			att.Result, att.Finished, att.Message = ResultReady, &now, ""
-			status.addHistory(rn.historyEntry(att, rn.source, ResultReady, out.message))
-		}
-		if warning := rn.keepRender(ctx, att, render); warning != "" {
-			out.message += "; " + warning
+			att.Result, att.Finished, att.Message = ResultReady, &a.now, ""
+			status.addHistory(a.historyEntry(att, source, ResultReady, out.message))
 		}
 		return out
 	case !out.failedAttempt:
@@ -79,17 +61,15 @@ func (rn *run[T]) settleAttempt(ctx context.Context, render keptRender, out outc
 	}
 	if att.Result == "" {
 		att.Failures++
-		att.Result, att.Finished, att.Message = ResultFailed, &now, out.message
-		status.addHistory(rn.historyEntry(att, rn.source, ResultFailed, out.message))
+		att.Result, att.Finished, att.Message = ResultFailed, &a.now, out.message
+		status.addHistory(a.historyEntry(att, source, ResultFailed, out.message))
 	}
-	remediation := rn.remediation()
-	if att.Failures <= remediation.retries() {
-		interval := rn.r.retryInterval(rn.component)
-		out.message += "; " + att.retriesLeft(remediation, interval)
-		out.requeue, out.stalled, out.err = max(time.Until(att.Finished.Add(interval)), 0), false, nil
+	if att.Failures <= a.remediation.retries() {
+		out.message += "; " + att.retriesLeft(a.remediation, a.retry)
+		out.requeue, out.stalled, out.err = max(att.Finished.Add(a.retry).Sub(a.now.Time), 0), false, nil
 		return out
 	}
-	if !remediation.rollsBack() {
+	if !a.remediation.rollsBack() {
 		return out
 	}
 	good := status.LastGoodRender
@@ -103,70 +83,51 @@ func (rn *run[T]) settleAttempt(ctx context.Context, render keptRender, out outc
 	return out
 }
 
-// rollback applies the last Ready render again in place of the attempt's,
-// wave by wave as any render: what only the failed render had is pruned.
-// Once it is applied and ready the component reports RolledBack, Stalled
-// (only a change helps), and keeps the rollback applied until the
-// generation, the render or a reconcile request changes.
-func (rn *run[T]) rollback(ctx context.Context, tg *target, owner engine.Owner, att *Attempt) outcome {
-	status := rn.component.GetStatus()
+// keepsRender tells whether a Ready render of digest is to be kept for a
+// rollback: the strategy is Rollback and it is not the one kept already.
+func (a attempts) keepsRender(status *Status, digest string) bool {
+	if a.remediation == nil || a.remediation.Strategy != RemediateRollback {
+		return false
+	}
 	good := status.LastGoodRender
-	if good == nil {
-		att.Result = ResultFailed // nothing to roll back to any more: the failure stays
-		return outcome{reason: ReasonError, message: att.Message + "; no earlier Ready render is kept to roll back to", requeue: rn.r.retryInterval(rn.component), stalled: true}
-	}
-	what := fmt.Sprintf("rolling back to the render of generation %d%s", good.Generation, revisionOf(good))
-	objects, err := rn.r.renders.load(ctx, rn.id, good)
-	if err != nil {
-		return rn.fail(fmt.Errorf("%s: %w", what, err))
-	}
-	res, newKinds, err := rn.applyObjects(ctx, tg, owner, objects)
-	if err != nil {
-		return rn.fail(fmt.Errorf("%s: %w", what, err))
-	}
-	if !res.Done {
-		return rn.waiting(fmt.Sprintf("%s: waiting for wave %d", what, res.Wave), res.Waiting).withNewKinds(newKinds, res)
-	}
+	return good == nil || good.RenderDigest != digest
+}
+
+// cannotRollBack is the outcome of a rollback with no Ready render kept any
+// more: the failure stays.
+func (a attempts) cannotRollBack(att *Attempt) outcome {
+	att.Result = ResultFailed
+	return outcome{reason: ReasonError, message: att.Message + "; no earlier Ready render is kept to roll back to", requeue: a.retry, stalled: true}
+}
+
+// rolledBack records a rollback to the kept render good, applied and ready,
+// and returns its outcome: RolledBack, Stalled (only a change helps), the
+// rollback kept applied until the generation, the render or a reconcile
+// request changes.
+func (a attempts) rolledBack(status *Status, att *Attempt, good *StoredRender) outcome {
 	status.Source = good.Source
 	message := fmt.Sprintf("rolled back to the render of generation %d%s after %s of generation %d failed: %s",
 		good.Generation, revisionOf(good), tries(att.Failures), att.Generation, att.Message)
-	entry := rn.historyEntry(att, good.Source, ResultRolledBack, message)
+	entry := a.historyEntry(att, good.Source, ResultRolledBack, message)
 	entry.RenderDigest, entry.Started = good.RenderDigest, *att.Finished
 	if last := status.lastHistory(); last == nil || !last.sameOutcome(entry) {
 		status.addHistory(entry) // once: a pass that keeps the rollback in sync writes nothing
 	}
-	return outcome{reason: ReasonRolledBack, message: message, requeue: rn.r.requeueInterval(rn.component), stalled: true}
-}
-
-// keepRender keeps a Ready render for a rollback when the strategy is
-// Rollback and it is not the one kept already. It returns what went wrong
-// for the Ready message: the component stays Ready, with its older kept
-// render (if any) as what a rollback applies.
-func (rn *run[T]) keepRender(ctx context.Context, att *Attempt, render keptRender) string {
-	status := rn.component.GetStatus()
-	remediation := rn.remediation()
-	if remediation == nil || remediation.Strategy != RemediateRollback {
-		return ""
-	}
-	if good := status.LastGoodRender; good != nil && good.RenderDigest == render.digest {
-		return ""
-	}
-	gvk, err := apiutil.GVKForObject(rn.component, rn.r.client.Scheme())
-	if err != nil {
-		return "the render is not kept for a rollback: " + err.Error()
-	}
-	name, err := rn.r.renders.save(ctx, rn.component, gvk, att.Generation, render)
-	if err != nil {
-		return "the render is not kept for a rollback: " + err.Error()
-	}
-	status.LastGoodRender = &StoredRender{Generation: att.Generation, RenderDigest: render.digest, Source: rn.source.DeepCopy(), Secret: name}
-	return ""
+	return outcome{reason: ReasonRolledBack, message: message, requeue: a.requeue, stalled: true}
 }
 
 // historyEntry is the history's record of a try of att that ended now.
-func (rn *run[T]) historyEntry(att *Attempt, source *manifests.SourceInfo, result, message string) HistoryEntry {
+func (a attempts) historyEntry(att *Attempt, source *manifests.SourceInfo, result, message string) HistoryEntry {
 	return HistoryEntry{Generation: att.Generation, Source: source.DeepCopy(), RenderDigest: att.RenderDigest,
-		Started: att.Started, Finished: metav1.Now(), Result: result, Message: message}
+		Started: att.Started, Finished: a.now, Result: result, Message: message}
+}
+
+// isAttemptFailure tells whether an error of the apply fails the attempt: an
+// object failed, or the API server refused what the render asks for. An
+// error in reaching the cluster does not: it is retried as it always was.
+func isAttemptFailure(err error) bool {
+	var objErr *engine.ObjectError
+	return engine.NeedsChange(err) || (errors.As(err, &objErr) && objErr.Action == engine.ActionReady)
 }
 
 // revisionOf names a kept render's source revision for a message.

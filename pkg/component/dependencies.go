@@ -1,13 +1,9 @@
 package component
 
 import (
-	"context"
-	"fmt"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/types"
-
-	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
 // DependencyConfiguration names the components, of the same type, that must
@@ -36,84 +32,6 @@ func dependencies(c Component) []types.NamespacedName {
 		out = append(out, d)
 	}
 	return out
-}
-
-// awaitDependencies returns a Pending outcome while a dependency is not
-// Ready at its current generation, an error outcome for a dependency cycle
-// or a refused reference, and false when the component may be applied.
-func (rn *run[T]) awaitDependencies(ctx context.Context) (outcome, bool) {
-	deps := dependencies(rn.component)
-	if len(deps) == 0 {
-		return outcome{}, false
-	}
-	if err := rn.checkDependencyRefs(deps); err != nil {
-		return rn.fail(err), true
-	}
-	if cycle := rn.r.deps.path(ctx, rn.id, rn.id); cycle != nil {
-		message := "dependency cycle: " + joinIDs(cycle, " → ") + ": remove one of these dependencies"
-		return outcome{reason: ReasonError, message: message, requeue: rn.r.retryInterval(rn.component), stalled: true}, true
-	}
-	for _, dep := range deps {
-		if why := rn.r.deps.notReady(ctx, dep); why != "" {
-			// Its status changes arrive as events; the requeue is a backstop.
-			message := fmt.Sprintf("waiting for dependency %s: %s", dep, why)
-			return outcome{reason: ReasonPending, message: message, requeue: rn.r.retryInterval(rn.component)}, true
-		}
-	}
-	return outcome{}, false
-}
-
-// checkDependencyRefs refuses dependencies in other namespaces when the
-// reconciler refuses cross-namespace references.
-func (rn *run[T]) checkDependencyRefs(deps []types.NamespacedName) error {
-	if !rn.r.opts.NoCrossNamespaceRefs {
-		return nil
-	}
-	for _, d := range deps {
-		if d.Namespace != rn.id.Namespace {
-			return &manifests.UserError{Err: fmt.Errorf("dependency %s is not in the component's namespace %s: cross-namespace references are refused (NoCrossNamespaceRefs, --no-cross-namespace-refs)", d, rn.id.Namespace)}
-		}
-	}
-	return nil
-}
-
-// dependents returns the components that depend on the component being
-// run, except those in a dependency cycle with it (deleting them waits for
-// neither, so that a cycle cannot block deletion for ever).
-func (rn *run[T]) dependents(ctx context.Context) ([]types.NamespacedName, error) {
-	all, err := rn.r.deps.dependentsOf(ctx, rn.id)
-	if err != nil {
-		return nil, err
-	}
-	var out []types.NamespacedName
-	for _, d := range all {
-		if d != rn.id && rn.r.deps.path(ctx, rn.id, d) == nil {
-			out = append(out, d)
-		}
-	}
-	return out, nil
-}
-
-// awaitDependents returns a DeletionPending outcome while components that
-// depend on this one exist, and false when it may be deleted.
-func (rn *run[T]) awaitDependents(ctx context.Context) (outcome, bool) {
-	dependents, err := rn.dependents(ctx)
-	if err != nil {
-		return rn.fail(err), true
-	}
-	if len(dependents) == 0 {
-		return outcome{}, false
-	}
-	names, verb := joinIDs(first(dependents, 5), ", "), "depends"
-	if len(dependents) > 1 {
-		verb = "depend"
-	}
-	if len(dependents) > 5 {
-		names += fmt.Sprintf(" and %d more", len(dependents)-5)
-	}
-	message := fmt.Sprintf("deletion waits for %s, which %s on it", names, verb)
-	// Their deletion arrives as an event; the requeue is a backstop.
-	return outcome{reason: ReasonDeletionBlocked, message: message, requeue: rn.r.retryInterval(rn.component)}, true
 }
 
 func first[E any](s []E, n int) []E { return s[:min(n, len(s))] }

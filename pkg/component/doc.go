@@ -11,33 +11,38 @@
 // # One Reconcile, step by step
 //
 // Each Reconcile is one engine pass at most, and writes the component's
-// status at most once, at its end (the files named are where each step
-// lives):
+// status at most once, at its end. Three types share the work: the pass
+// (pass[T]: the render and the engine pass), the status recorder
+// (statusRecorder[T]: the one status write and what precedes it) and the
+// settings (what the component's optional *Configuration interfaces say,
+// resolved once); attempts decide, from the status alone, the course of
+// the attempts at a render. The files named are where each step lives:
 //
 //  1. Read (reconcile.go): the component from the cache, or the newer status
 //     this reconciler wrote last; a component whose finalizer is gone ends
-//     here. The post-read hooks run.
+//     here. A statusRecorder and a pass are made; the post-read hooks run,
+//     then resolveSettings (settings.go) reads the optional configurations.
 //  2. Apply or delete (apply.go, delete.go): with a deletion timestamp the
 //     component's objects are deleted in delete waves (foreign instances of
-//     its CRDs block it); otherwise the finalizer is ensured, a suspended
-//     component or one waiting on dependsOn stops here, the target is
-//     connected (targets.go: its cache, or a remote cluster's), and the
-//     render is made once (aheadrender.go keeps a render across a write
-//     ahead).
-//  3. The attempt (attempt.go, remediation.go, history.go): a new render
-//     starts an attempt; a failed one is retried or rolled back to the last
-//     Ready render, as spec.remediation says; chart tests run once the render
-//     is Ready (tests.go).
+//     its CRDs block it); otherwise the finalizer is ensured (finalizer.go),
+//     a suspended component or one waiting on dependsOn or on an object
+//     stops here (waits.go), the target is connected (targets.go: its
+//     cache, or a remote cluster's), and the render is made once (render.go;
+//     aheadrender.go keeps a render across a write ahead).
+//  3. The attempt (attempt.go decides, attemptpass.go does; remediation.go,
+//     history.go): a new render starts an attempt; a failed one is retried
+//     or rolled back to the last Ready render, as spec.remediation says;
+//     chart tests run once the render is Ready (tests.go).
 //  4. One engine pass (engine.Applier.Apply or Delete): plan, waves,
-//     readiness, drift. New inventory items are written ahead of their
-//     objects (writeahead.go), and the Reconcile ends there: the next one
-//     creates them. Dependents outside Kubernetes go in the same waves
-//     (externals.go).
+//     readiness, drift (driftreport.go). New inventory items are written
+//     ahead of their objects (writeahead.go), and the Reconcile ends there:
+//     the next one creates them. Dependents outside Kubernetes go in the
+//     same waves (externals.go).
 //  5. Outcome (failure.go, outcome.go): what the pass or its error means for
 //     the conditions, the state, the requeue.
-//  6. Finish (finish.go, events.go): the status is written if it changed,
-//     one Event says what happened, and the Reconcile's span ends
-//     (tracing.go).
+//  6. Finish (finish.go, statusrecorder.go, events.go): the status is
+//     written if it changed, one Event says what happened, and the
+//     Reconcile's span ends (tracing.go).
 //
 // # Dependencies
 //

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/pkg/engine"
@@ -12,68 +11,50 @@ import (
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
-// newExternals returns the manager of the reconciler's external
-// dependents, nil when no provider is registered. A poll that finds a
-// dependent changed or gone enqueues its component.
-func (r *Reconciler[T]) newExternals() *external.Manager {
-	if len(r.opts.ExternalProviders) == 0 {
-		return nil
-	}
-	return external.NewManager(r.opts.ExternalProviders, r.opts.External, r.Enqueue)
-}
-
 // withExternals takes the external dependents out of objects and, where
 // the component has some (rendered, or recorded from before), hands them
 // to the engine pass through owner.Externals.
-func (rn *run[T]) withExternals(tg *target, owner *engine.Owner, objects []client.Object) ([]client.Object, error) {
-	deps, objects, err := external.Split(rn.r.name, objects, owner.Defaults.WithFallbacks())
+func (p *pass[T]) withExternals(tg *target, owner *engine.Owner, objects []client.Object) ([]client.Object, error) {
+	deps, objects, err := external.Split(p.r.name, objects, owner.Defaults.WithFallbacks())
 	if err != nil {
 		return nil, err
 	}
-	pass, err := rn.externalPass(tg, *owner, deps)
-	if err != nil || pass == nil {
+	ext, err := p.externalPass(tg, *owner, deps)
+	if err != nil || ext == nil {
 		return objects, err
 	}
-	rn.externals = pass
-	pass.Record()
-	owner.Externals = pass
+	p.externals = ext
+	ext.Record()
+	owner.Externals = ext
 	return objects, nil
 }
 
 // externalPass is the Pass of the component's dependents (deps rendered,
 // none on deletion), nil when it has none.
-func (rn *run[T]) externalPass(tg *target, owner engine.Owner, deps []external.Dependent) (*external.Pass, error) {
-	status := rn.component.GetStatus()
+func (p *pass[T]) externalPass(tg *target, owner engine.Owner, deps []external.Dependent) (*external.Pass, error) {
+	status := p.component.GetStatus()
 	if len(deps) == 0 && len(status.Externals) == 0 {
 		return nil, nil
 	}
-	m := rn.r.externals
+	m := p.r.externals
 	if m == nil {
 		return nil, noProviders(deps, status.Externals)
 	}
 	return m.Pass(external.PassConfig{
-		Component: rn.id, Namespace: owner.Namespace, Client: tg.Client,
-		OwnerLabel: manifests.Key(rn.r.name, manifests.LabelOwnerID), OwnerID: owner.ID,
+		Component: p.id, Namespace: owner.Namespace, Client: tg.Client,
+		OwnerLabel: manifests.Key(p.r.name, manifests.LabelOwnerID), OwnerID: owner.ID,
 		Dependents: deps, Items: &status.Externals, Drift: owner.Drift.Mode,
-		Save: func(ctx context.Context) error { return rn.writeAhead(ctx, status.Inventory) },
+		Save: func(ctx context.Context) error { return p.writeAhead(ctx, status.Inventory) },
 	})
-}
-
-// forgetExternals stops polling the dependents of a component that is
-// gone.
-func (r *Reconciler[T]) forgetExternals(id types.NamespacedName) {
-	if r.externals != nil {
-		r.externals.Forget(id)
-	}
 }
 
 // writeAheadWithExternals writes the inventory ahead of its objects, and
 // with it the external dependents the pass recorded.
-func (rn *run[T]) writeAheadWithExternals(ctx context.Context, items []manifests.InventoryItem) error {
-	if rn.externals != nil {
-		rn.externals.Saved()
+func (p *pass[T]) writeAheadWithExternals(ctx context.Context, items []manifests.InventoryItem) error {
+	if p.externals != nil {
+		p.externals.Saved()
 	}
-	return rn.writeAhead(ctx, items)
+	return p.writeAhead(ctx, items)
 }
 
 // noProviders says that the component has external dependents, rendered

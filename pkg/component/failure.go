@@ -7,43 +7,40 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/wavekit-dev/wavekit/pkg/engine"
+	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
-// fail turns an error of a Reconcile into its outcome: when to look again
+// failure turns an error of a Reconcile into its outcome, given the
+// component's retry interval and its status as last written: when to look again
 // (at once after a write ahead, after a Retriable's wait, on a conflict,
 // with backoff) and whether only a change helps (Stalled: refusals, a
 // failed verification, a status the API server rejects, a write loop, an
-// error only a change fixes); a target that did not answer is
-// ReasonTargetUnreachable (unreachable.go).
-func (rn *run[T]) fail(err error) outcome {
-	return unreachable(err, rn.failure(err), rn.r.targets.hostOf(rn.id))
-}
-
-func (rn *run[T]) failure(err error) outcome {
+// error only a change fixes).
+func failure(err error, retry time.Duration, written *Status) outcome {
 	if errors.Is(err, errWrittenAhead) {
-		return rn.continued()
+		return continued(written)
 	}
-	if o, ok := rn.refused(err); ok {
+	if o, ok := refused(err, retry); ok {
 		return o
 	}
-	if retry, ok := asRetriable(err); ok {
-		o := outcome{reason: ReasonRetrying, message: err.Error(), requeue: rn.r.retryInterval(rn.component)}
-		if retry.RetryAfter != nil {
-			o.requeue = *retry.RetryAfter
+	if retriable, ok := asRetriable(err); ok {
+		o := outcome{reason: ReasonRetrying, message: err.Error(), requeue: retry}
+		if retriable.RetryAfter != nil {
+			o.requeue = *retriable.RetryAfter
 		}
 		return o
 	}
 	if apierrors.IsConflict(err) {
 		return outcome{reason: ReasonRetrying, message: err.Error(), requeue: time.Second}
 	}
-	if o, failed := rn.verificationFailed(err); failed {
+	if o, failed := verificationFailed(err, retry); failed {
 		return o
 	}
 	var rejected *rejectedStatusError
 	if errors.As(err, &rejected) {
 		// Only a new CRD helps, and its update sends no event: look again
 		// at the retry interval rather than with ever longer backoff.
-		return outcome{reason: ReasonError, event: ReasonStatusRejected, message: err.Error(), requeue: rn.r.retryInterval(rn.component), stalled: true}
+		return outcome{reason: ReasonError, event: ReasonStatusRejected, message: err.Error(), requeue: retry, stalled: true}
 	}
 	var loop *engine.WriteLoopError
 	if errors.As(err, &loop) {
@@ -54,7 +51,18 @@ func (rn *run[T]) failure(err error) outcome {
 	if engine.NeedsChange(err) || errors.As(err, &tooLarge) {
 		// Trying again unchanged cannot help: look again on a change, or at
 		// the retry interval, rather than with ever longer backoff.
-		return outcome{reason: ReasonError, message: err.Error(), requeue: rn.r.retryInterval(rn.component), stalled: true}
+		return outcome{reason: ReasonError, message: err.Error(), requeue: retry, stalled: true}
 	}
 	return outcome{reason: ReasonError, message: err.Error(), err: err}
+}
+
+// verificationFailed is the outcome of a render stopped by a failed
+// verification: only a change helps (a signed source, the right key), so
+// it is Stalled and looked at again at the retry interval.
+func verificationFailed(err error, retry time.Duration) (outcome, bool) {
+	var failed *manifests.VerificationError
+	if !errors.As(err, &failed) {
+		return outcome{}, false
+	}
+	return outcome{reason: ReasonVerificationFailed, message: err.Error(), requeue: retry, stalled: true}, true
 }

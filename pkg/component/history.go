@@ -51,30 +51,6 @@ type StoredRender struct {
 	Secret string `json:"secret"`
 }
 
-// addHistory records an attempt's end. An entry of the same outcome as the
-// newest one (generation, render, source and result: another failed try of
-// one render) is merged into it, taking its message and finished time; the
-// oldest entries go past HistoryLimit.
-func (s *Status) addHistory(entry HistoryEntry) {
-	entry.Message = boundMessage(entry.Message, historyMessageLimit)
-	if last := s.lastHistory(); last != nil && last.sameOutcome(entry) {
-		last.Message, last.Finished = entry.Message, entry.Finished
-		return
-	}
-	s.History = append(s.History, entry)
-	if extra := len(s.History) - HistoryLimit; extra > 0 {
-		s.History = append([]HistoryEntry(nil), s.History[extra:]...)
-	}
-}
-
-// lastHistory returns the newest entry, or nil.
-func (s *Status) lastHistory() *HistoryEntry {
-	if len(s.History) == 0 {
-		return nil
-	}
-	return &s.History[len(s.History)-1]
-}
-
 // sameOutcome tells whether two entries record the same outcome of the
 // same render.
 func (e HistoryEntry) sameOutcome(o HistoryEntry) bool {

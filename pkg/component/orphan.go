@@ -12,9 +12,9 @@ import (
 // is deleted: the way out for a component whose target cluster is gone (or
 // whose identity may no longer delete there), since deletion otherwise waits
 // for that cluster.
-func (rn *run[T]) orphansOnDelete() (bool, error) {
-	key := manifests.Key(rn.r.name, manifests.AnnotationDeletePolicy)
-	value, ok := rn.component.GetAnnotations()[key]
+func (p *pass[T]) orphansOnDelete() (bool, error) {
+	key := manifests.Key(p.r.name, manifests.AnnotationDeletePolicy)
+	value, ok := p.component.GetAnnotations()[key]
 	if !ok {
 		return false, nil
 	}
@@ -25,19 +25,19 @@ func (rn *run[T]) orphansOnDelete() (bool, error) {
 		return false, nil
 	}
 	return false, &manifests.UserError{Err: fmt.Errorf("%s: annotation %s has invalid value %q (allowed: %s, %s, %s, %s)",
-		rn.id, key, value, manifests.DeleteOrphan, manifests.DeleteOrphanOnDelete, manifests.DeleteDefault, manifests.DeleteDelete)}
+		p.id, key, value, manifests.DeleteOrphan, manifests.DeleteOrphanOnDelete, manifests.DeleteDefault, manifests.DeleteDelete)}
 }
 
 // orphanAll ends the deletion without contacting the target: the objects in
 // the inventory stay as they are, with their owner label, and an event says
 // how many were left.
-func (rn *run[T]) orphanAll(ctx context.Context) outcome {
-	left := len(rn.component.GetStatus().Inventory)
-	if rn.r.recorder != nil {
-		rn.r.recorder.Eventf(rn.component, nil, "Warning", "Orphaned", "Delete",
+func (p *pass[T]) orphanAll(ctx context.Context) outcome {
+	left := len(p.component.GetStatus().Inventory)
+	if p.r.recorder != nil {
+		p.r.recorder.Eventf(p.component, nil, "Warning", "Orphaned", "Delete",
 			"deleted without contacting the target: %d objects left as they are (annotation %s)",
-			left, manifests.Key(rn.r.name, manifests.AnnotationDeletePolicy))
+			left, manifests.Key(p.r.name, manifests.AnnotationDeletePolicy))
 	}
-	rn.component.GetStatus().Inventory = nil
-	return rn.removeFinalizer(ctx, "objects left as they are; removing the finalizer")
+	p.component.GetStatus().Inventory = nil
+	return p.removeFinalizer(ctx, "objects left as they are; removing the finalizer")
 }

@@ -1,6 +1,7 @@
 package component
 
 import (
+	"errors"
 	"time"
 
 	"github.com/wavekit-dev/wavekit/pkg/engine"
@@ -60,4 +61,23 @@ func describeWith(prefix string, waiting []engine.Waiting, summarize func([]engi
 		return prefix
 	}
 	return prefix + ": " + summarize(waiting, 5)
+}
+
+// errWrittenAhead ends a pass once it has written new inventory items
+// ahead of their objects. A Reconcile writes the status once: the next one,
+// which starts at once, creates the objects and reports what they do.
+var errWrittenAhead = errors.New("the inventory was written ahead of its objects")
+
+// nextPassNow is how soon the Reconcile after one that wrote ahead starts:
+// a status write sends the reconciler no event.
+const nextPassNow = time.Millisecond
+
+// continued is the outcome of a Reconcile that wrote the status ahead of a
+// pass: the status as written, and the next Reconcile at once.
+func continued(written *Status) outcome {
+	o := outcome{reason: ReasonProcessing, requeue: nextPassNow}
+	if c := written.ReadyCondition(); c != nil {
+		o.reason, o.message = c.Reason, c.Message
+	}
+	return o
 }

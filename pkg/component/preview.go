@@ -36,22 +36,23 @@ func (r *Reconciler[T]) Preview(ctx context.Context, cfg *rest.Config, scheme *r
 	ts := &targets{name: r.name, local: cfg, scheme: scheme, reader: r.apiReader, opts: r.opts,
 		byKey: map[targetKey]*target{}, byComponent: map[types.NamespacedName]targetKey{}}
 	defer ts.stopAll()
-	rn := &run[T]{r: r, component: component, id: types.NamespacedName{Namespace: component.GetNamespace(), Name: component.GetName()}}
-	tg, err := connectForPreview(ctx, ts, component)
+	p := &pass[T]{r: r, component: component, id: types.NamespacedName{Namespace: component.GetNamespace(), Name: component.GetName()},
+		settings: resolveSettings(component, r.opts)}
+	tg, err := connectForPreview(ctx, ts, component, p.settings)
 	if err != nil {
 		return engine.Preview{}, fmt.Errorf("connecting to the target cluster: %w", err)
 	}
-	owner, err := rn.owner()
+	owner, err := p.owner()
 	if err != nil {
 		return engine.Preview{}, err
 	}
-	objects, err := rn.render(ctx, tg)
+	objects, err := p.render(ctx, tg)
 	if err != nil {
 		return engine.Preview{}, renderError(err)
 	}
 	// A preview is a server-side dry run: dependents outside Kubernetes
 	// are left out of it.
-	if _, objects, err = external.Split(rn.r.name, objects, owner.Defaults.WithFallbacks()); err != nil {
+	if _, objects, err = external.Split(p.r.name, objects, owner.Defaults.WithFallbacks()); err != nil {
 		return engine.Preview{}, err
 	}
 	return tg.applier.Preview(ctx, owner, objects, component.GetStatus().Inventory)
@@ -60,9 +61,9 @@ func (r *Reconciler[T]) Preview(ctx context.Context, cfg *rest.Config, scheme *r
 // connectForPreview waits until the component's target is connected: a
 // pass gives its worker back while it connects, a preview has nothing else
 // to do.
-func connectForPreview(ctx context.Context, ts *targets, c Component) (*target, error) {
+func connectForPreview(ctx context.Context, ts *targets, c Component, s settings) (*target, error) {
 	for {
-		tg, err := ts.forComponent(ctx, c)
+		tg, err := ts.forComponent(ctx, c, s)
 		if _, retriable := asRetriable(err); err == nil || !retriable || !ts.connecting(c) {
 			return tg, err
 		}

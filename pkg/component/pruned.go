@@ -1,15 +1,12 @@
 package component
 
 import (
-	"context"
 	"encoding/json"
 	"reflect"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
-
-	"sigs.k8s.io/controller-runtime/pkg/log"
 )
 
 // ReasonStatusFieldsPruned is the reason of the Warning Event that says the
@@ -71,23 +68,6 @@ func (p *prunedStatus) sameButPruned(status, stored *Status) bool {
 		return false
 	}
 	return reflect.DeepEqual(withoutPaths(jsonMap(status), paths), withoutPaths(jsonMap(stored), paths))
-}
-
-// noticePruned compares the status sent with the status the API server
-// stored and, when fields were dropped that were not known to be, says once,
-// in a Warning Event and the log, which and what to do.
-func (rn *run[T]) noticePruned(ctx context.Context, sent map[string]any) {
-	fresh := rn.r.pruned.learn(droppedPaths(sent, jsonMap(rn.component.GetStatus()), ""))
-	if len(fresh) == 0 {
-		return
-	}
-	note := "the CustomResourceDefinition " + rn.crdName() + " drops the status fields " + strings.Join(fresh, ", ") +
-		" that this version of the framework writes: it predates the framework; regenerate it with controller-gen (make manifests) and apply it. " +
-		"Until then the status is not written again for these fields alone"
-	log.FromContext(ctx).Info(note, "component", rn.id.String())
-	if rn.r.recorder != nil {
-		rn.r.recorder.Eventf(rn.component, nil, "Warning", ReasonStatusFieldsPruned, "WriteStatus", "%s", note)
-	}
 }
 
 // jsonMap is v as JSON decoded into a map: what the API server sees.

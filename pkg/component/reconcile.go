@@ -22,12 +22,12 @@ func (r *Reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 	reconcilesStarted.WithLabelValues(r.name).Inc()
 	result := resultFailed
 	ctx, span := r.traces.start(ctx, req.NamespacedName)
-	var rn *run[T]
+	var rec *statusRecorder[T]
 	var o *outcome
 	defer func() {
 		reconcileDuration.WithLabelValues(r.name).Observe(time.Since(start).Seconds())
 		reconcilesFinished.WithLabelValues(r.name, result).Inc()
-		r.traces.end(span, req.NamespacedName, result, o, rn != nil && rn.continues(o))
+		r.traces.end(span, req.NamespacedName, result, o, rec != nil && rec.continues(o))
 	}()
 	component, err := r.readTraced(ctx, req.NamespacedName)
 	if errors.Is(err, errFinalized) {
@@ -57,20 +57,11 @@ func (r *Reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 		return ctrl.Result{}, nil
 	}
 	describeComponent(span, component)
-	rn = &run[T]{r: r, component: component, id: req.NamespacedName, written: *component.GetStatus().DeepCopy(), start: start}
-	passed := rn.pass(ctx)
+	rec = &statusRecorder[T]{r: r, component: component, id: req.NamespacedName, written: *component.GetStatus().DeepCopy(), start: start}
+	p := &pass[T]{r: r, status: rec, component: component, id: req.NamespacedName}
+	passed := p.applyOrDelete(ctx)
 	o, result = &passed, passed.result()
-	return rn.finish(ctx, passed)
-}
-
-// continues tells whether the Reconcile that ended with o left work for the
-// next one: a wave waiting, deletion under way, or new inventory items
-// written ahead of their objects. The next one's span links to this one's.
-func (rn *run[T]) continues(o *outcome) bool {
-	if o == nil || o.gone {
-		return false
-	}
-	return rn.wroteAhead || o.reason == ReasonProcessing || o.reason == ReasonDeleting
+	return rec.finish(ctx, passed, p.settings.retry)
 }
 
 // readTraced is read, in a span of its own.
@@ -85,15 +76,18 @@ func (r *Reconciler[T]) readTraced(ctx context.Context, id types.NamespacedName)
 	return component, err
 }
 
-// pass applies the component, or deletes it once it is being deleted.
-func (rn *run[T]) pass(ctx context.Context) outcome {
-	if err := rn.r.runHooks(ctx, rn.r.postRead, rn.component); err != nil {
-		return rn.fail(fmt.Errorf("post-read hook: %w", err))
+// applyOrDelete applies the component, or deletes it once it is being deleted.
+func (p *pass[T]) applyOrDelete(ctx context.Context) outcome {
+	err := p.r.runHooks(ctx, p.r.on.postRead, p.component)
+	// After the hooks, which may change the spec; before anything reads them.
+	p.settings = resolveSettings(p.component, p.r.opts)
+	if err != nil {
+		return p.fail(fmt.Errorf("post-read hook: %w", err))
 	}
-	if rn.component.GetDeletionTimestamp() != nil {
-		return rn.delete(ctx)
+	if p.component.GetDeletionTimestamp() != nil {
+		return p.delete(ctx)
 	}
-	return rn.apply(ctx)
+	return p.apply(ctx)
 }
 
 // errFinalized is read's answer for a component whose finalizer this

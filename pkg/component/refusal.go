@@ -2,6 +2,7 @@ package component
 
 import (
 	"errors"
+	"time"
 
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
@@ -9,10 +10,10 @@ import (
 // refused turns a manifests.RefusalError into its outcome: Ready False with
 // the error's own reason, Stalled (only a change helps), looked at again
 // at the retry interval, and a Warning event.
-func (rn *run[T]) refused(err error) (outcome, bool) {
+func refused(err error, retry time.Duration) (outcome, bool) {
 	var refusal *manifests.RefusalError
 	if !errors.As(err, &refusal) || refusal.Reason == "" {
 		return outcome{}, false
 	}
-	return outcome{reason: refusal.Reason, message: err.Error(), requeue: rn.r.retryInterval(rn.component), stalled: true, warning: true}, true
+	return outcome{reason: refusal.Reason, message: err.Error(), requeue: retry, stalled: true, warning: true}, true
 }

@@ -1,15 +1,10 @@
 package component
 
 import (
-	"context"
 	"errors"
-	"fmt"
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
-	"sigs.k8s.io/controller-runtime/pkg/log"
 )
 
 // ReasonStatusRejected is the reason of the Event that says the API server
@@ -33,42 +28,6 @@ func (e *rejectedStatusError) Error() string {
 
 func (e *rejectedStatusError) Unwrap() error { return e.err }
 
-// rejected turns the API server's refusal of the status into a
-// rejectedStatusError, and logs it.
-func (rn *run[T]) rejected(ctx context.Context, err error) error {
-	field, causes := rejectedFields(err)
-	if field != "" {
-		field = " (it rejected " + field + ")"
-	}
-	rejected := &rejectedStatusError{
-		hint: fmt.Sprintf("the API server rejected it: the CustomResourceDefinition %s may be out of date with the framework's Status schema%s; regenerate the CRD with controller-gen (make manifests) and apply it",
-			rn.crdName(), field),
-		causes: causes,
-		err:    err,
-	}
-	log.FromContext(ctx).Error(errors.New(boundMessage(strings.Join(causes, "\n"), eventNoteLimit)),
-		"writing status of "+rn.id.String()+": "+rejected.hint)
-	return rejected
-}
-
-// finishRejected reports an outcome whose status the API server rejected.
-// The outcome is then stored with the inventory as last stored, as
-// finishTooLarge does: the CRD accepted it, and it already records every
-// object created, since new items are stored before their objects are
-// created. So the component shows why it is stuck.
-func (rn *run[T]) finishRejected(ctx context.Context, rejected error) (ctrl.Result, error) {
-	o := rn.fail(rejected)
-	status := rn.component.GetStatus()
-	status.Inventory = rn.written.Inventory
-	status.setReady(rn.component.GetGeneration(), o.reason, o.message, o.stalled)
-	rn.r.gauge.observe(rn.id.String(), status)
-	rn.r.note(rn.component, o, false, traceID(ctx))
-	if err := rn.writeStatus(ctx); err != nil && !apierrors.IsConflict(err) {
-		return ctrl.Result{}, err
-	}
-	return ctrl.Result{RequeueAfter: o.requeue}, nil
-}
-
 // rejectedFields returns the first field the API server rejected and what
 // it said of each ("status.inventory[0].digest: Required value"), in its
 // order, or its whole message when it named no field.
@@ -90,18 +49,4 @@ func rejectedFields(err error) (string, []string) {
 		causes = append(causes, c.Field+": "+c.Message)
 	}
 	return first, causes
-}
-
-// crdName names the CustomResourceDefinition of the component's kind
-// (components.wavekit.dev), or its kind when the API is not known.
-func (rn *run[T]) crdName() string {
-	gvk, err := apiutil.GVKForObject(rn.component, rn.r.client.Scheme())
-	if err != nil {
-		return fmt.Sprintf("of %T", rn.component)
-	}
-	mapping, err := rn.r.client.RESTMapper().RESTMapping(gvk.GroupKind(), gvk.Version)
-	if err != nil {
-		return "of " + gvk.GroupKind().String()
-	}
-	return mapping.Resource.GroupResource().String()
 }

@@ -23,22 +23,27 @@ const (
 
 // requested returns the value of the component annotation
 // <operator name>/suffix.
-func (rn *run[T]) requested(suffix string) string {
-	return rn.component.GetAnnotations()[manifests.Key(rn.r.name, suffix)]
+func (p *pass[T]) requested(suffix string) string {
+	return requested(p.component, p.r.name, suffix)
+}
+
+// requested returns the value of c's annotation <operator>/suffix.
+func requested(c Component, operator, suffix string) string {
+	return c.GetAnnotations()[manifests.Key(operator, suffix)]
 }
 
 // forceRequested tells whether the component asks for a forced pass that
 // no pass has handled yet.
-func (rn *run[T]) forceRequested() bool {
-	value := rn.requested(AnnotationForce)
-	return value != "" && value != rn.component.GetStatus().LastHandledForceAt
+func (p *pass[T]) forceRequested() bool {
+	value := p.requested(AnnotationForce)
+	return value != "" && value != p.component.GetStatus().LastHandledForceAt
 }
 
 // recordReconcileRequest records that this pass handled the reconcile
 // request the component carries, whatever its outcome.
-func (rn *run[T]) recordReconcileRequest() {
-	if value := rn.requested(AnnotationReconcileRequestedAt); value != "" {
-		rn.component.GetStatus().LastHandledReconcileAt = value
+func (sr *statusRecorder[T]) recordReconcileRequest() {
+	if value := requested(sr.component, sr.r.name, AnnotationReconcileRequestedAt); value != "" {
+		sr.component.GetStatus().LastHandledReconcileAt = value
 	}
 }
 

@@ -1,83 +1,130 @@
 package component
 
 import (
-	"fmt"
 	"time"
 
-	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
+	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/wavekit-dev/wavekit/pkg/engine"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
-// owner describes the component to the applier.
-func (rn *run[T]) owner() (engine.Owner, error) {
-	c := rn.component
-	gvk, err := apiutil.GVKForObject(c, rn.r.client.Scheme())
-	if err != nil {
-		return engine.Owner{}, fmt.Errorf("finding the kind of %s: %w", rn.id, err)
+// settings are what a component's optional configurations (the
+// *Configuration interfaces its type or spec implements) say, with the
+// reconciler's options for what they leave out. resolveSettings fills them
+// once per Reconcile; the rest of the Reconcile reads them and asks the
+// component for none of its interfaces again.
+type settings struct {
+	// namespace and name the objects are rendered for (PlacementConfiguration).
+	namespace, name string
+	// kubeConfigSecret and kubeConfigKey name the kubeconfig of a remote
+	// target (ClientConfiguration); no Secret for the local cluster.
+	kubeConfigSecret, kubeConfigKey string
+	// user and groups the target is used as (ImpersonationConfiguration, or
+	// the lockdown's default service account); no user for the operator's own.
+	user   string
+	groups []string
+	// suspended: nothing is applied (SuspensionConfiguration).
+	suspended bool
+	// defaults are the object policies (PolicyConfiguration, with the reapply
+	// interval of ReapplyConfiguration or the reconciler's).
+	defaults     manifests.Defaults
+	managedTypes []manifests.TypeInfo    // TypeConfiguration
+	drift        manifests.DriftSettings // DriftConfiguration
+	healthChecks []manifests.HealthCheck // HealthCheckConfiguration
+	// requeue, retry and timeout are the intervals of RequeueConfiguration,
+	// RetryConfiguration and TimeoutConfiguration, or the reconciler's.
+	requeue, retry, timeout time.Duration
+	dependencies            []types.NamespacedName // DependencyConfiguration, namespaces filled in
+	// objectDependencies of ObjectDependencyConfiguration; waitsForObjects
+	// tells whether the component implements it at all.
+	objectDependencies []ObjectDependency
+	waitsForObjects    bool
+	remediation        *Remediation // RemediationConfiguration; nil for none
+	test               *Test        // TestConfiguration, when its tests are enabled; else nil
+}
+
+// resolveSettings asks c for each of its optional configurations, once.
+func resolveSettings(c Component, opts ReconcilerOptions) settings {
+	s := settings{namespace: c.GetNamespace(), name: c.GetName(), dependencies: dependencies(c),
+		requeue: opts.RequeueInterval, retry: opts.RetryInterval, timeout: opts.Timeout}
+	if pc, ok := optional[PlacementConfiguration](c); ok {
+		s.namespace, s.name = orDefault(pc.GetDeploymentNamespace(), s.namespace), orDefault(pc.GetDeploymentName(), s.name)
 	}
-	namespace, _ := rn.placement()
-	owner := engine.Owner{
-		ID:          manifests.OwnerID(gvk.Group, gvk.Kind, c.GetNamespace(), c.GetName()),
-		Description: gvk.Kind + " " + rn.id.String(),
-		Namespace:   namespace,
-		Generation:  c.GetGeneration(),
+	if cc, ok := optional[ClientConfiguration](c); ok {
+		s.kubeConfigSecret, s.kubeConfigKey = cc.GetKubeConfigSecret()
 	}
-	if pc, ok := optional[PolicyConfiguration](c); ok {
-		owner.Defaults = pc.GetPolicies()
+	s.user, s.groups = identity(c, opts.DefaultServiceAccount)
+	if sc, ok := optional[SuspensionConfiguration](c); ok {
+		s.suspended = sc.IsSuspended()
 	}
-	// An object's annotation wins over these (ParsePolicies); the
-	// component's own setting over the reconciler's.
-	if rc, ok := optional[ReapplyConfiguration](c); ok && rc.GetReapplyInterval() > 0 {
-		owner.Defaults.ReapplyInterval = rc.GetReapplyInterval()
-	}
-	if owner.Defaults.ReapplyInterval == 0 {
-		owner.Defaults.ReapplyInterval = rn.r.opts.ReapplyInterval
-	}
+	s.defaults = policies(c, opts.ReapplyInterval)
 	if tc, ok := optional[TypeConfiguration](c); ok {
-		owner.AdditionalManagedTypes = tc.GetAdditionalManagedTypes()
+		s.managedTypes = tc.GetAdditionalManagedTypes()
 	}
 	if dc, ok := optional[DriftConfiguration](c); ok {
-		owner.Drift = dc.GetDrift()
+		s.drift = dc.GetDrift()
 	}
 	if hc, ok := optional[HealthCheckConfiguration](c); ok {
-		owner.HealthChecks = hc.GetHealthChecks()
+		s.healthChecks = hc.GetHealthChecks()
 	}
-	return owner, nil
-}
-
-// placement returns the namespace and name the objects are rendered for.
-func (rn *run[T]) placement() (string, string) {
-	namespace, name := rn.component.GetNamespace(), rn.component.GetName()
-	if pc, ok := optional[PlacementConfiguration](rn.component); ok {
-		if ns := pc.GetDeploymentNamespace(); ns != "" {
-			namespace = ns
-		}
-		if n := pc.GetDeploymentName(); n != "" {
-			name = n
-		}
-	}
-	return namespace, name
-}
-
-func (r *Reconciler[T]) retryInterval(c T) time.Duration {
-	if rc, ok := optional[RetryConfiguration](c); ok && rc.GetRetryInterval() > 0 {
-		return rc.GetRetryInterval()
-	}
-	return r.opts.RetryInterval
-}
-
-func (r *Reconciler[T]) requeueInterval(c T) time.Duration {
 	if rc, ok := optional[RequeueConfiguration](c); ok && rc.GetRequeueInterval() > 0 {
-		return rc.GetRequeueInterval()
+		s.requeue = rc.GetRequeueInterval()
 	}
-	return r.opts.RequeueInterval
+	if rc, ok := optional[RetryConfiguration](c); ok && rc.GetRetryInterval() > 0 {
+		s.retry = rc.GetRetryInterval()
+	}
+	if tc, ok := optional[TimeoutConfiguration](c); ok && tc.GetTimeout() > 0 {
+		s.timeout = tc.GetTimeout()
+	}
+	if oc, ok := optional[ObjectDependencyConfiguration](c); ok {
+		s.objectDependencies, s.waitsForObjects = oc.GetObjectDependencies(), true
+	}
+	if rc, ok := optional[RemediationConfiguration](c); ok {
+		s.remediation = rc.GetRemediation()
+	}
+	if tc, ok := optional[TestConfiguration](c); ok {
+		if t := tc.GetTest(); t != nil && t.Enable {
+			s.test = t
+		}
+	}
+	return s
 }
 
-func (r *Reconciler[T]) timeout(c T) time.Duration {
-	if tc, ok := optional[TimeoutConfiguration](c); ok && tc.GetTimeout() > 0 {
-		return tc.GetTimeout()
+// orDefault is value, or fallback when value is empty.
+func orDefault(value, fallback string) string {
+	if value == "" {
+		return fallback
 	}
-	return r.opts.Timeout
+	return value
+}
+
+// identity returns the user and groups a component's target is used as: the
+// service account it names, else, with the lockdown on
+// (ReconcilerOptions.DefaultServiceAccount), the default service account of
+// its own namespace; empty for the operator's own identity.
+func identity(c Component, defaultServiceAccount string) (string, []string) {
+	if ic, ok := optional[ImpersonationConfiguration](c); ok && ic.GetImpersonationUser() != "" {
+		return ic.GetImpersonationUser(), ic.GetImpersonationGroups()
+	}
+	if defaultServiceAccount != "" {
+		return "system:serviceaccount:" + c.GetNamespace() + ":" + defaultServiceAccount, nil
+	}
+	return "", nil
+}
+
+// policies returns the component's object policies. An object's annotation
+// wins over these (ParsePolicies); the component's own reapply interval over
+// the reconciler's.
+func policies(c Component, reapply time.Duration) manifests.Defaults {
+	var defaults manifests.Defaults
+	if pc, ok := optional[PolicyConfiguration](c); ok {
+		defaults = pc.GetPolicies()
+	}
+	if rc, ok := optional[ReapplyConfiguration](c); ok && rc.GetReapplyInterval() > 0 {
+		defaults.ReapplyInterval = rc.GetReapplyInterval()
+	}
+	if defaults.ReapplyInterval == 0 {
+		defaults.ReapplyInterval = reapply
+	}
+	return defaults
 }

@@ -2,6 +2,7 @@ package component
 
 import (
 	"fmt"
+	"maps"
 
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/selection"
@@ -89,4 +90,21 @@ func (r *Reconciler[T]) componentEvents() predicate.Predicate {
 
 func (r *Reconciler[T]) selects(obj client.Object) bool {
 	return r.opts.Selector == nil || r.opts.Selector.Matches(labels.Set(obj.GetLabels()))
+}
+
+// specOrDeletionChanged lets through creations, deletions, spec changes
+// (generation), the start of deletion and annotation edits during it; not
+// other status or metadata edits.
+func specOrDeletionChanged() predicate.Predicate {
+	return predicate.Funcs{
+		UpdateFunc: func(e event.UpdateEvent) bool {
+			if e.ObjectOld.GetGeneration() != e.ObjectNew.GetGeneration() {
+				return true
+			}
+			if e.ObjectNew.GetDeletionTimestamp() != nil && !maps.Equal(e.ObjectOld.GetAnnotations(), e.ObjectNew.GetAnnotations()) {
+				return true // e.g. delete-policy: orphan, to end a deletion that waits for a lost target
+			}
+			return (e.ObjectOld.GetDeletionTimestamp() == nil) != (e.ObjectNew.GetDeletionTimestamp() == nil)
+		},
+	}
 }

@@ -76,11 +76,11 @@ type targets struct {
 // use. A target that is still connecting after connectWait is a retriable
 // error, so that a slow or dead cluster never holds a worker; one that
 // failed to connect is an error that names it, and the next call tries anew.
-func (t *targets) forComponent(ctx context.Context, c Component) (*target, error) {
-	if err := t.checkRefs(c); err != nil {
+func (t *targets) forComponent(ctx context.Context, c Component, s settings) (*target, error) {
+	if err := t.checkRefs(c, s); err != nil {
 		return nil, err
 	}
-	cfg, key, err := t.configFor(ctx, c)
+	cfg, key, err := t.configFor(ctx, c, s)
 	if err != nil {
 		return nil, err
 	}
@@ -226,24 +226,31 @@ func (t *targets) stopAll() {
 // identity (the component's own service account, or the default one of the
 // lockdown) is applied to the kubeconfig's too, and scopes the target's
 // informers to the component's placement namespace.
-func (t *targets) configFor(ctx context.Context, c Component) (*rest.Config, targetKey, error) {
+func (t *targets) configFor(ctx context.Context, c Component, s settings) (*rest.Config, targetKey, error) {
 	cfg := rest.CopyConfig(t.local)
 	var key targetKey
-	if cc, ok := optional[ClientConfiguration](c); ok {
-		if name, dataKey := cc.GetKubeConfigSecret(); name != "" {
-			remote, hash, err := t.remoteConfig(ctx, c.GetNamespace(), name, dataKey)
-			if err != nil {
-				return nil, key, err
-			}
-			cfg, key.kubeconfig = remote, hash
+	if s.kubeConfigSecret != "" {
+		remote, hash, err := t.remoteConfig(ctx, c.GetNamespace(), s.kubeConfigSecret, s.kubeConfigKey)
+		if err != nil {
+			return nil, key, err
 		}
+		cfg, key.kubeconfig = remote, hash
 	}
-	if user, groups := t.identity(c); user != "" {
-		cfg.Impersonate = rest.ImpersonationConfig{UserName: user, Groups: groups}
-		key.user, key.groups = user, strings.Join(groups, ",")
-		key.scope = placementNamespace(c)
+	if s.user != "" {
+		cfg.Impersonate = rest.ImpersonationConfig{UserName: s.user, Groups: s.groups}
+		key.user, key.groups = s.user, strings.Join(s.groups, ",")
+		key.scope = s.namespace
 	}
 	return cfg, key, nil
+}
+
+// checkRefs refuses, with ReconcilerOptions.NoCrossNamespaceRefs, a
+// component that places its objects in a namespace other than its own.
+func (t *targets) checkRefs(c Component, s settings) error {
+	if t.opts.NoCrossNamespaceRefs && s.namespace != c.GetNamespace() {
+		return fmt.Errorf("placement namespace %s is not the component's namespace %s: cross-namespace references are refused (NoCrossNamespaceRefs, --no-cross-namespace-refs)", s.namespace, c.GetNamespace())
+	}
+	return nil
 }
 
 func (t *targets) remoteConfig(ctx context.Context, namespace, name, dataKey string) (*rest.Config, string, error) {

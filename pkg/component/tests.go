@@ -14,37 +14,25 @@ import (
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
-// testSettings returns the component's tests when they are enabled, else nil.
-func (rn *run[T]) testSettings() *Test {
-	tc, ok := optional[TestConfiguration](rn.component)
-	if !ok {
-		return nil
-	}
-	if t := tc.GetTest(); t != nil && t.Enable {
-		return t
-	}
-	return nil
-}
-
 // startTests starts the tests of a render applied and ready (ready is that
 // outcome), if they are enabled and have not run for the attempt's try. The
 // start is recorded in the Reconcile's status write, before any test is
 // created, so that a restart of the operator goes on with the same run; the
 // next Reconcile, at once, runs them.
-func (rn *run[T]) startTests(ready outcome) outcome {
-	settings := rn.testSettings()
-	status := rn.component.GetStatus()
+func (p *pass[T]) startTests(ready outcome) outcome {
+	test := p.settings.test
+	status := p.component.GetStatus()
 	switch {
-	case settings == nil:
+	case test == nil:
 		meta.RemoveStatusCondition(&status.Conditions, ConditionTestSuccess)
 		return ready
-	case status.Attempt == nil || rn.r.pruned.drops("attempt.tests"):
-		return rn.fail(rn.outdatedCRD())
+	case status.Attempt == nil || p.r.pruned.drops("attempt.tests"):
+		return p.fail(p.outdatedCRD())
 	case status.Attempt.Tests != nil:
-		return rn.testsOver(ready, settings, status.Attempt.Tests)
+		return p.testsOver(ready, test, status.Attempt.Tests)
 	}
 	status.Attempt.Tests = &TestRun{Started: metav1.Now()}
-	status.setTestCondition(rn.component.GetGeneration(), metav1.ConditionUnknown, ReasonTestRunning, "running the tests")
+	status.setTestCondition(p.component.GetGeneration(), metav1.ConditionUnknown, ReasonTestRunning, "running the tests")
 	return outcome{reason: ReasonProcessing, message: "running the tests", requeue: nextPassNow}
 }
 
@@ -52,28 +40,28 @@ func (rn *run[T]) startTests(ready outcome) outcome {
 // outcome the render's pass had when they began) and returns the outcome of
 // the Reconcile: Processing while they run; once they are over, ready with
 // their result in its message, or TestFailed naming the test.
-func (rn *run[T]) tested(ctx context.Context, tg *target, owner engine.Owner, objects []client.Object, ready outcome) outcome {
-	settings := rn.testSettings()
-	if settings == nil {
-		return rn.startTests(ready)
+func (p *pass[T]) tested(ctx context.Context, tg *target, owner engine.Owner, objects []client.Object, ready outcome) outcome {
+	test := p.settings.test
+	if test == nil {
+		return p.startTests(ready)
 	}
-	if o, over := rn.runTests(ctx, tg, owner, objects, settings); !over {
+	if o, over := p.runTests(ctx, tg, owner, objects, test); !over {
 		return o
 	}
-	return rn.testsOver(ready, settings, rn.component.GetStatus().Attempt.Tests)
+	return p.testsOver(ready, test, p.component.GetStatus().Attempt.Tests)
 }
 
 // testsOver is the outcome of a test run that is over: ready, with the
 // tests' result in its message, once they passed or their failures are
 // ignored; TestFailed, naming the test, once one failed.
-func (rn *run[T]) testsOver(ready outcome, settings *Test, tests *TestRun) outcome {
+func (p *pass[T]) testsOver(ready outcome, test *Test, tests *TestRun) outcome {
 	switch {
 	case tests.Result == TestsPassed:
 		ready.message += "; " + tests.Message
-	case settings.IgnoreFailures:
+	case test.IgnoreFailures:
 		ready.message += "; " + tests.Message + " (test failures are ignored)"
 	default:
-		return outcome{reason: ReasonTestFailed, message: tests.Message, requeue: rn.r.retryInterval(rn.component), stalled: true, failedAttempt: true}
+		return outcome{reason: ReasonTestFailed, message: tests.Message, requeue: p.settings.retry, stalled: true, failedAttempt: true}
 	}
 	return ready
 }
@@ -84,8 +72,8 @@ func (a *Attempt) testsRunning() bool {
 }
 
 // outdatedCRD says that the component's CRD drops status.attempt.tests.
-func (rn *run[T]) outdatedCRD() error {
-	return &manifests.UserError{Err: errors.New("the API server dropped status.attempt.tests: the CRD of " + rn.id.String() +
+func (p *pass[T]) outdatedCRD() error {
+	return &manifests.UserError{Err: errors.New("the API server dropped status.attempt.tests: the CRD of " + p.id.String() +
 		" predates tests; regenerate it with controller-gen and apply it before enabling tests")}
 }
 
@@ -93,38 +81,38 @@ func (rn *run[T]) outdatedCRD() error {
 // run is over (the result is then recorded in the attempt and the
 // TestSuccess condition); until then its outcome says what the run waits
 // for.
-func (rn *run[T]) runTests(ctx context.Context, tg *target, owner engine.Owner, objects []client.Object, settings *Test) (outcome, bool) {
-	status := rn.component.GetStatus()
-	deadline := status.Attempt.Tests.Started.Add(rn.testTimeout(settings))
+func (p *pass[T]) runTests(ctx context.Context, tg *target, owner engine.Owner, objects []client.Object, test *Test) (outcome, bool) {
+	status := p.component.GetStatus()
+	deadline := status.Attempt.Tests.Started.Add(p.testTimeout(test))
 	res, err := tg.applier.Test(ctx, owner, objects, status.Inventory, engine.TestOptions{
-		Run: rn.testRunName(), Deadline: deadline, Save: rn.writeAhead,
+		Run: p.testRunName(), Deadline: deadline, Save: p.writeAhead,
 	})
 	if errors.Is(err, errWrittenAhead) {
-		return rn.continued(), false // the next pass creates the tests
+		return continued(&p.status.written), false // the next pass creates the tests
 	}
 	status.Inventory = res.Inventory
-	rn.r.recordActions(rn.component, res.Actions)
-	rn.writes += len(res.Actions)
+	p.r.recordActions(p.component, res.Actions)
+	p.status.writes += len(res.Actions)
 	if err == nil {
-		_, err = rn.r.watchDependents(ctx, tg, res.Inventory)
+		_, err = p.r.watchDependents(ctx, tg, res.Inventory)
 	}
 	if err != nil {
-		o := rn.fail(fmt.Errorf("running the tests: %w", err))
+		o := p.fail(fmt.Errorf("running the tests: %w", err))
 		o.failedAttempt = isAttemptFailure(err)
 		return o, false
 	}
-	generation := rn.component.GetGeneration()
+	generation := p.component.GetGeneration()
 	if !res.Done {
 		message := describeWaiting("running the tests", res.Waiting)
 		status.setTestCondition(generation, metav1.ConditionUnknown, ReasonTestRunning, message)
 		return outcome{reason: ReasonProcessing, message: message, requeue: max(time.Until(deadline), 0) + time.Second}, false
 	}
-	run := status.Attempt.Tests
-	run.Result, run.Message = testsResult(res)
-	if run.Result == TestsPassed {
-		status.setTestCondition(generation, metav1.ConditionTrue, ReasonTestSucceeded, run.Message)
+	tests := status.Attempt.Tests
+	tests.Result, tests.Message = testsResult(res)
+	if tests.Result == TestsPassed {
+		status.setTestCondition(generation, metav1.ConditionTrue, ReasonTestSucceeded, tests.Message)
 	} else {
-		status.setTestCondition(generation, metav1.ConditionFalse, ReasonTestFailed, run.Message)
+		status.setTestCondition(generation, metav1.ConditionFalse, ReasonTestFailed, tests.Message)
 	}
 	return outcome{}, true
 }
@@ -146,17 +134,17 @@ func testsResult(res engine.TestResult) (string, string) {
 
 // testRunName names the test run of the attempt's try: the attempt, its
 // failures so far and when the run started.
-func (rn *run[T]) testRunName() string {
-	att := rn.component.GetStatus().Attempt
+func (p *pass[T]) testRunName() string {
+	att := p.component.GetStatus().Attempt
 	return fmt.Sprintf("%d/%s/%s/%d/%s", att.Generation, att.RenderDigest, att.ReconcileRequest, att.Failures,
 		att.Tests.Started.UTC().Format(time.RFC3339))
 }
 
-func (rn *run[T]) testTimeout(settings *Test) time.Duration {
-	if settings.Timeout != nil && settings.Timeout.Duration > 0 {
-		return settings.Timeout.Duration
+func (p *pass[T]) testTimeout(test *Test) time.Duration {
+	if test.Timeout != nil && test.Timeout.Duration > 0 {
+		return test.Timeout.Duration
 	}
-	return rn.r.timeout(rn.component)
+	return p.settings.timeout
 }
 
 // setTestCondition records the TestSuccess condition.

@@ -21,30 +21,19 @@ const ReasonVerified = "Succeeded"
 // recordVerification sets SourceVerified after a render: from what the
 // generator reported of its source, or from the verification error that
 // stopped the render. Any other render error leaves it as it was.
-func (rn *run[T]) recordVerification(renderErr error) {
-	status := rn.component.GetStatus()
-	generation := rn.component.GetGeneration()
+func (p *pass[T]) recordVerification(renderErr error) {
+	status := p.component.GetStatus()
+	generation := p.component.GetGeneration()
 	var failed *manifests.VerificationError
 	switch {
 	case errors.As(renderErr, &failed):
 		meta.SetStatusCondition(&status.Conditions, metav1.Condition{Type: ConditionSourceVerified, Status: metav1.ConditionFalse,
 			Reason: ReasonVerificationFailed, Message: boundMessage(failed.Error(), conditionMessageLimit), ObservedGeneration: generation})
 	case renderErr != nil:
-	case rn.source != nil && rn.source.Verified != "":
+	case p.source != nil && p.source.Verified != "":
 		meta.SetStatusCondition(&status.Conditions, metav1.Condition{Type: ConditionSourceVerified, Status: metav1.ConditionTrue,
-			Reason: ReasonVerified, Message: boundMessage(rn.source.Verified, conditionMessageLimit), ObservedGeneration: generation})
+			Reason: ReasonVerified, Message: boundMessage(p.source.Verified, conditionMessageLimit), ObservedGeneration: generation})
 	default:
 		meta.RemoveStatusCondition(&status.Conditions, ConditionSourceVerified)
 	}
-}
-
-// verificationFailed is the outcome of a render stopped by a failed
-// verification: only a change helps (a signed source, the right key), so
-// it is Stalled and looked at again at the retry interval.
-func (rn *run[T]) verificationFailed(err error) (outcome, bool) {
-	var failed *manifests.VerificationError
-	if !errors.As(err, &failed) {
-		return outcome{}, false
-	}
-	return outcome{reason: ReasonVerificationFailed, message: err.Error(), requeue: rn.r.retryInterval(rn.component), stalled: true}, true
 }

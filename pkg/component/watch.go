@@ -19,9 +19,7 @@ import (
 
 // registerOwner maps a component's owner label value back to the component.
 func (r *Reconciler[T]) registerOwner(ownerID string, id types.NamespacedName) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.owners[ownerID] = id
+	r.owners.set(ownerID, id)
 }
 
 // watchDependents makes sure every kind in the inventory has an event handler
@@ -156,9 +154,7 @@ func (r *Reconciler[T]) enqueueOwner(ownerID string) {
 	if ownerID == "" {
 		return
 	}
-	r.mu.Lock()
-	id, known := r.owners[ownerID]
-	r.mu.Unlock()
+	id, known := r.owners.get(ownerID)
 	if !known {
 		return
 	}

@@ -1,0 +1,56 @@
+package component
+
+import (
+	"context"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
+)
+
+// attempts returns what decides the component's attempts, as of now.
+func (p *pass[T]) attempts() attempts {
+	return attempts{remediation: p.settings.remediation, retry: p.settings.retry, requeue: p.settings.requeue, now: metav1.Now()}
+}
+
+// beginAttempt returns the attempt at this render (attempts.begin) and the
+// render, encoded for a rollback.
+func (p *pass[T]) beginAttempt(objects []client.Object) (*Attempt, keptRender, error) {
+	render, err := encodeRender(objects)
+	if err != nil {
+		return nil, render, err
+	}
+	att := p.attempts().begin(p.component.GetStatus(), p.component.GetGeneration(), render.digest, p.requested(AnnotationReconcileRequestedAt))
+	return att, render, nil
+}
+
+// settleAttempt records how a try at the render ended (attempts.settle);
+// Ready keeps the render for a rollback.
+func (p *pass[T]) settleAttempt(ctx context.Context, render keptRender, out outcome) outcome {
+	a := p.attempts()
+	status := p.component.GetStatus()
+	out = a.settle(status, p.source, out)
+	if out.reason != ReasonReady || status.Attempt == nil || !a.keepsRender(status, render.digest) {
+		return out
+	}
+	if warning := p.keepRender(ctx, status.Attempt, render); warning != "" {
+		out.message += "; " + warning
+	}
+	return out
+}
+
+// keepRender keeps a Ready render for a rollback. It returns what went
+// wrong for the Ready message: the component stays Ready, with its older
+// kept render (if any) as what a rollback applies.
+func (p *pass[T]) keepRender(ctx context.Context, att *Attempt, render keptRender) string {
+	gvk, err := apiutil.GVKForObject(p.component, p.r.client.Scheme())
+	if err != nil {
+		return "the render is not kept for a rollback: " + err.Error()
+	}
+	name, err := p.r.renders.save(ctx, p.component, gvk, att.Generation, render)
+	if err != nil {
+		return "the render is not kept for a rollback: " + err.Error()
+	}
+	p.component.GetStatus().LastGoodRender = &StoredRender{Generation: att.Generation, RenderDigest: render.digest, Source: p.source.DeepCopy(), Secret: name}
+	return ""
+}

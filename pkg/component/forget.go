@@ -1,0 +1,32 @@
+package component
+
+import "k8s.io/apimachinery/pkg/types"
+
+// forget drops what the reconciler keeps of a component that is gone or
+// no longer its own (another shard's, filtered out): its written status,
+// Event notes, hooks, kept renders, span links, external dependents,
+// metrics and its use of a target.
+func (r *Reconciler[T]) forget(id types.NamespacedName) {
+	r.status.forget(id)
+	r.notes.forget(id)
+	r.hooks.forget(id)
+	r.ahead.forget(id)
+	r.traces.forget(id)
+	r.forgetExternals(id)
+	if r.renders != nil {
+		r.renders.forget(id)
+	}
+	r.gauge.observe(id.String(), nil)
+	objectWrites.DeleteLabelValues(r.name, id.Namespace, id.Name)
+	if r.targets != nil {
+		r.targets.release(id)
+	}
+}
+
+// forgetExternals stops polling the dependents of a component that is
+// gone.
+func (r *Reconciler[T]) forgetExternals(id types.NamespacedName) {
+	if r.externals != nil {
+		r.externals.Forget(id)
+	}
+}

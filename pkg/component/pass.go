@@ -1,0 +1,34 @@
+package component
+
+import (
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/wavekit-dev/wavekit/pkg/external"
+	"github.com/wavekit-dev/wavekit/pkg/manifests"
+)
+
+// pass is one Reconcile's pass over one component: it applies or deletes
+// its objects in one engine pass at most (apply.go, delete.go), renders
+// them (render.go), waits for what they depend on (waits.go), and carries
+// out what attempts decide (attemptpass.go). Its status recorder writes the
+// status and records the outcome (statusRecorder[T]); its settings are the
+// component's optional configurations, resolved once (settings.go).
+type pass[T Component] struct {
+	r         *Reconciler[T]
+	settings  settings           // the component's optional configurations, resolved once
+	status    *statusRecorder[T] // records the outcome; the one status write
+	component T
+	id        types.NamespacedName
+	source    *manifests.SourceInfo // where the generator said the objects come from
+	externals *external.Pass        // the pass's dependents outside Kubernetes, if any
+	// rendered is what apply rendered, kept for the next Reconcile when
+	// the pass writes ahead (aheadRenders).
+	rendered []client.Object
+}
+
+// fail turns an error of the pass into its outcome (failure); a target
+// that did not answer is ReasonTargetUnreachable (unreachable.go).
+func (p *pass[T]) fail(err error) outcome {
+	return unreachable(err, failure(err, p.settings.retry, &p.status.written), p.r.targets.hostOf(p.id))
+}

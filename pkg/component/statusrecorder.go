@@ -1,0 +1,161 @@
+package component
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+
+	"github.com/wavekit-dev/wavekit/pkg/manifests"
+	"github.com/wavekit-dev/wavekit/pkg/tracing/spans"
+)
+
+// statusRecorder records the outcome of one Reconcile: in the component's
+// status, written at most once per Reconcile (at its end, or ahead of the
+// new objects of its pass: writeahead.go), in an Event (events.go) and in
+// the log. A status the API server refuses is reported in its stead
+// (rejected.go), and fields its CRD drops are noticed (pruned.go).
+type statusRecorder[T Component] struct {
+	r          *Reconciler[T]
+	component  T
+	id         types.NamespacedName
+	written    Status    // the status as last read or written
+	start      time.Time // when the Reconcile began
+	writes     int       // the objects the Reconcile wrote or deleted
+	wroteAhead bool      // the status was written ahead of the objects of the pass, which the next Reconcile creates
+}
+
+// statusWriteTimeout bounds the final status write of a reconcile.
+const statusWriteTimeout = 10 * time.Second
+
+// sameBesideInventory tells whether two statuses are the same in all but
+// their inventories, which manifests.EqualInventories compares without
+// reflection.
+func sameBesideInventory(a, b Status) bool {
+	a.Inventory, b.Inventory = nil, nil
+	return apiequality.Semantic.DeepEqual(a, b)
+}
+
+// writeStatus writes the status if it differs from what was read or last
+// written (optimistic locking through the resourceVersion).
+func (sr *statusRecorder[T]) writeStatus(ctx context.Context) error {
+	status := sr.component.GetStatus()
+	sameInventory := manifests.EqualInventories(status.Inventory, sr.written.Inventory)
+	if sameInventory && sameBesideInventory(*status, sr.written) || sr.r.pruned.sameButPruned(status, &sr.written) {
+		return nil
+	}
+	if !sameInventory {
+		if err := sr.checkSize(); err != nil {
+			return err
+		}
+	}
+	status.LastTraceID = traceID(ctx)
+	sent := jsonMap(status)
+	if err := sr.updateStatus(ctx); err != nil {
+		if apierrors.IsInvalid(err) {
+			err = sr.rejected(ctx, err)
+		}
+		return fmt.Errorf("writing status of %s: %w", sr.id, err)
+	}
+	sr.noticePruned(ctx, sent)
+	sr.written = *status.DeepCopy()
+	sr.r.status.remember(sr.component)
+	return nil
+}
+
+// updateStatus sends the status to the API server, in a span of its own.
+func (sr *statusRecorder[T]) updateStatus(ctx context.Context) error {
+	ctx, span := startSpan(ctx, "write status")
+	if span.IsRecording() {
+		span.SetAttributes(attrObjects.Int(len(sr.component.GetStatus().Inventory)))
+	}
+	err := sr.r.client.Status().Update(ctx, sr.component, client.FieldOwner(sr.r.opts.FieldOwner))
+	spans.End(span, err)
+	return err
+}
+
+// checkSize refuses an inventory that would make the component larger than
+// the API server can store once its objects are applied, with a message that
+// says what to do, rather than letting etcd reject the write ("request is too
+// large") or, worse, accept it and reject the next one.
+func (sr *statusRecorder[T]) checkSize() error {
+	data, err := json.Marshal(sr.component)
+	if err != nil {
+		return fmt.Errorf("encoding %s: %w", sr.id, err)
+	}
+	inventory := sr.component.GetStatus().Inventory
+	size := len(data)
+	for _, item := range inventory {
+		size += item.AppliedGrowth()
+	}
+	if limit := sr.r.opts.MaxObjectBytes; size > limit {
+		return &tooLargeError{message: fmt.Sprintf(
+			"component %s would take %s with an inventory of %d objects, more than the %s an object may take (etcd's default request limit is 1.5 MiB): split it into smaller components",
+			sr.id, byteSize(size), len(inventory), byteSize(limit))}
+	}
+	return nil
+}
+
+// tooLargeError says that a status was not written because the component
+// would be too large to store.
+type tooLargeError struct{ message string }
+
+func (e *tooLargeError) Error() string { return e.message }
+
+// noticePruned compares the status sent with the status the API server
+// stored and, when fields were dropped that were not known to be, says once,
+// in a Warning Event and the log, which and what to do.
+func (sr *statusRecorder[T]) noticePruned(ctx context.Context, sent map[string]any) {
+	fresh := sr.r.pruned.learn(droppedPaths(sent, jsonMap(sr.component.GetStatus()), ""))
+	if len(fresh) == 0 {
+		return
+	}
+	note := "the CustomResourceDefinition " + sr.crdName() + " drops the status fields " + strings.Join(fresh, ", ") +
+		" that this version of the framework writes: it predates the framework; regenerate it with controller-gen (make manifests) and apply it. " +
+		"Until then the status is not written again for these fields alone"
+	log.FromContext(ctx).Info(note, "component", sr.id.String())
+	if sr.r.recorder != nil {
+		sr.r.recorder.Eventf(sr.component, nil, "Warning", ReasonStatusFieldsPruned, "WriteStatus", "%s", note)
+	}
+}
+
+// rejected turns the API server's refusal of the status into a
+// rejectedStatusError, and logs it.
+func (sr *statusRecorder[T]) rejected(ctx context.Context, err error) error {
+	field, causes := rejectedFields(err)
+	if field != "" {
+		field = " (it rejected " + field + ")"
+	}
+	rejected := &rejectedStatusError{
+		hint: fmt.Sprintf("the API server rejected it: the CustomResourceDefinition %s may be out of date with the framework's Status schema%s; regenerate the CRD with controller-gen (make manifests) and apply it",
+			sr.crdName(), field),
+		causes: causes,
+		err:    err,
+	}
+	log.FromContext(ctx).Error(errors.New(boundMessage(strings.Join(causes, "\n"), eventNoteLimit)),
+		"writing status of "+sr.id.String()+": "+rejected.hint)
+	return rejected
+}
+
+// crdName names the CustomResourceDefinition of the component's kind
+// (components.wavekit.dev), or its kind when the API is not known.
+func (sr *statusRecorder[T]) crdName() string {
+	gvk, err := apiutil.GVKForObject(sr.component, sr.r.client.Scheme())
+	if err != nil {
+		return fmt.Sprintf("of %T", sr.component)
+	}
+	mapping, err := sr.r.client.RESTMapper().RESTMapping(gvk.GroupKind(), gvk.Version)
+	if err != nil {
+		return "of " + gvk.GroupKind().String()
+	}
+	return mapping.Resource.GroupResource().String()
+}
