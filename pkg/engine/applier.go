@@ -81,8 +81,9 @@ type Target struct {
 	// whose answers say whether an object is gone at once.
 	deleter *restDeleter
 	// ends, when set (NewCachedTarget sets it), holds the last state the
-	// cache saw of run-once objects (runends.go).
-	ends *runEnds
+	// cache saw of the objects that run to completion: run-once objects and
+	// tests (endstates.go).
+	ends *endStates
 }
 
 // Owner is the component that owns the objects of an Apply or Delete.
@@ -136,8 +137,6 @@ type Applier struct {
 	loops     *writeLoops
 	own       *ownWrites
 	purges    *purges
-	// finals: the last states of deleted test objects (ObjectGone).
-	finals *finalStates
 }
 
 // withDefaults fills in what o leaves to its defaults.
@@ -180,7 +179,6 @@ func NewApplier(target Target, opts Options) (*Applier, error) {
 		loops:     newWriteLoops(opts.WriteLoop, opts.Now),
 		own:       newOwnWrites(),
 		purges:    newPurges(opts.Now),
-		finals:    newFinalStates(opts.Now),
 	}, nil
 }
 
@@ -218,13 +216,8 @@ func (a *Applier) ClaimEvent(obj client.Object, react func()) bool {
 
 // ObjectGone tells the applier that a delete event took obj out of the
 // cache, so the record it kept of deleting obj (which makes a lagging cache
-// read as "being deleted") has served. For a test's object it keeps obj, the
-// state it was deleted in: Test judges a test deleted before a pass saw it
-// finish (a Job's ttlSecondsAfterFinished) by that state.
+// read as "being deleted") has served. The state a test or a Job was
+// deleted in needs no report: the cache of a NewCachedTarget keeps it.
 func (a *Applier) ObjectGone(obj client.Object) {
-	key := keyOf(obj)
-	a.live.gone(key, obj.GetUID())
-	if manifests.IsTestHook(obj.GetAnnotations()[manifests.Key(a.opts.Name, manifests.AnnotationTestHook)]) {
-		a.finals.record(key, obj)
-	}
+	a.live.gone(keyOf(obj), obj.GetUID())
 }

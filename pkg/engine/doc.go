@@ -33,8 +33,9 @@
 //     writes, readiness.go reads kstatus and status hints, deletehooks.go
 //     runs delete hooks.
 //     runonce.go creates a Job at most once per render and judges one that
-//     is gone by what runends.go saw of it (the cache's transform keeps the
-//     last state of every Job, a deletion's final one included).
+//     is gone by what endstates.go saw of it (the cache's transform keeps the
+//     last state of every Job and test, a deletion's final one included;
+//     Test judges a test that is gone by it too).
 //     restdeleter.go reads the API server's answer to a delete, so an object
 //     removed at once is gone in the same pass.
 //   - settle (outcome.go): steps return outcomes instead of writing the

@@ -16,6 +16,16 @@ import (
 // maxDriftPaths bounds the field paths reported for one drifted object.
 const maxDriftPaths = 20
 
+// Drift is an object that no longer holds what was applied.
+type Drift struct {
+	Object manifests.ObjectKey
+	// Paths are JSON pointers of the fields that differ (at most 20).
+	Paths []string
+	// New is true the first time this drift (these paths with these live
+	// values) is reported by this applier: report it once per change.
+	New bool
+}
+
 // driftDetector decides whether a live object still holds what the applier
 // applied. It compares the rendered fields with the live ones (fields the
 // server or other controllers add are ignored, and so are the fields of

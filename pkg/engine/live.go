@@ -32,30 +32,29 @@ type LiveReader interface {
 type liveObjects struct {
 	reader LiveReader
 	direct client.Reader // confirms a cache miss for an object the applier wrote
-	ttl    time.Duration
-	now    func() time.Time
 
-	mu         sync.Mutex
-	probes     map[schema.GroupVersionKind]*probeCall // in flight, or succeeded
-	written    map[manifests.ObjectKey]writtenObject
-	tombstones map[manifests.ObjectKey]tombstone // objects the applier deleted, until the cache sees them go
-	swept      time.Time                         // when entries older than ttl were last dropped
+	// mu guards probes, and makes each step over written and tombstones
+	// together one.
+	mu     sync.Mutex
+	probes map[schema.GroupVersionKind]*probeCall // in flight, or succeeded
+	// written are the objects the applier wrote, as the API server returned
+	// them, until the cache holds that version or liveMemory has passed.
+	written *expiring[manifests.ObjectKey, *unstructured.Unstructured]
+	// tombstones are the UIDs of the objects the applier deleted, until the
+	// cache sees them go or liveMemory has passed.
+	tombstones *expiring[manifests.ObjectKey, types.UID]
 }
 
-type writtenObject struct {
-	object *unstructured.Unstructured
-	at     time.Time
-}
-
-type tombstone struct {
-	uid types.UID
-	at  time.Time
-}
+// liveMemory is how long liveObjects serves what it remembers of a write or
+// a deletion when the cache has not caught up: far longer than a cache
+// lags.
+const liveMemory = time.Minute
 
 func newLiveObjects(reader LiveReader, direct client.Reader, now func() time.Time) *liveObjects {
 	return &liveObjects{
-		reader: reader, direct: direct, ttl: time.Minute, now: now, swept: now(),
-		written: map[manifests.ObjectKey]writtenObject{}, probes: map[schema.GroupVersionKind]*probeCall{}, tombstones: map[manifests.ObjectKey]tombstone{},
+		reader: reader, direct: direct, probes: map[schema.GroupVersionKind]*probeCall{},
+		written:    newExpiring[manifests.ObjectKey, *unstructured.Unstructured](liveMemory, now),
+		tombstones: newExpiring[manifests.ObjectKey, types.UID](liveMemory, now),
 	}
 }
 
@@ -170,9 +169,7 @@ func read(ctx context.Context, reader LiveReader, gvk schema.GroupVersionKind, k
 }
 
 func (l *liveObjects) remembers(key manifests.ObjectKey) bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	_, ok := l.written[key]
+	_, ok := l.written.get(key)
 	return ok
 }
 
@@ -191,29 +188,25 @@ func (l *liveObjects) confirm(ctx context.Context, gvk schema.GroupVersionKind, 
 func (l *liveObjects) newest(key manifests.ObjectKey, cached *unstructured.Unstructured) *unstructured.Unstructured {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if t, ok := l.tombstones[key]; ok {
-		if cached != nil && cached.GetUID() == t.uid {
+	if uid, ok := l.tombstones.get(key); ok {
+		if cached != nil && cached.GetUID() == uid {
 			return markedDeleted(cached)
 		}
-		delete(l.tombstones, key)
+		l.tombstones.delete(key)
 	}
-	w, ok := l.written[key]
+	w, ok := l.written.get(key)
 	if !ok {
 		return cached
 	}
-	if l.now().Sub(w.at) > l.ttl {
-		delete(l.written, key)
-		return cached
-	}
 	if cached == nil {
-		return w.object.DeepCopy()
+		return w.DeepCopy()
 	}
-	cmp, err := resourceversion.CompareResourceVersion(cached.GetResourceVersion(), w.object.GetResourceVersion())
+	cmp, err := resourceversion.CompareResourceVersion(cached.GetResourceVersion(), w.GetResourceVersion())
 	if err != nil || cmp >= 0 {
-		delete(l.written, key)
+		l.written.delete(key)
 		return cached
 	}
-	return w.object.DeepCopy()
+	return w.DeepCopy()
 }
 
 // remember records an object the applier has just written, as the API
@@ -221,10 +214,7 @@ func (l *liveObjects) newest(key manifests.ObjectKey, cached *unstructured.Unstr
 // cache does), and hands out copies: the caller must not change obj later.
 func (l *liveObjects) remember(key manifests.ObjectKey, obj *unstructured.Unstructured) {
 	obj.SetManagedFields(nil)
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.written[key] = writtenObject{object: obj, at: l.now()}
-	l.sweep()
+	l.written.put(key, obj)
 }
 
 // deleted records that the applier deleted the object with uid; until the
@@ -232,9 +222,8 @@ func (l *liveObjects) remember(key manifests.ObjectKey, obj *unstructured.Unstru
 func (l *liveObjects) deleted(key manifests.ObjectKey, uid types.UID) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	delete(l.written, key)
-	l.tombstones[key] = tombstone{uid: uid, at: l.now()}
-	l.sweep()
+	l.written.delete(key)
+	l.tombstones.put(key, uid)
 }
 
 // undelete drops the record that the applier deleted the object of key with
@@ -246,50 +235,19 @@ func (l *liveObjects) undelete(key manifests.ObjectKey, uid types.UID) {
 // gone records that the cache no longer holds the object of key with uid (a
 // delete event): its tombstone has served.
 func (l *liveObjects) gone(key manifests.ObjectKey, uid types.UID) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if t, ok := l.tombstones[key]; ok && t.uid == uid {
-		delete(l.tombstones, key)
-	}
-}
-
-// sweep drops, at most once per ttl, the copies and tombstones older than
-// ttl: those of objects that were never read again would otherwise stay for
-// the life of the process. The caller holds l.mu.
-func (l *liveObjects) sweep() {
-	now := l.now()
-	if now.Sub(l.swept) < l.ttl {
-		return
-	}
-	l.swept = now
-	for key, w := range l.written {
-		if now.Sub(w.at) > l.ttl {
-			delete(l.written, key)
-		}
-	}
-	for key, t := range l.tombstones {
-		if now.Sub(t.at) > l.ttl {
-			delete(l.tombstones, key)
-		}
-	}
+	l.tombstones.deleteIf(key, func(deleted types.UID) bool { return deleted == uid })
 }
 
 // caughtUp drops the copy of key written at resourceVersion: the cache
 // holds that version now.
 func (l *liveObjects) caughtUp(key manifests.ObjectKey, resourceVersion string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if w, ok := l.written[key]; ok && w.object.GetResourceVersion() == resourceVersion {
-		delete(l.written, key)
-	}
+	l.written.deleteIf(key, func(w *unstructured.Unstructured) bool { return w.GetResourceVersion() == resourceVersion })
 }
 
 // deletedHere tells whether the applier deleted the object of key and the
 // cache has not yet been seen without it.
 func (l *liveObjects) deletedHere(key manifests.ObjectKey) bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	_, ok := l.tombstones[key]
+	_, ok := l.tombstones.get(key)
 	return ok
 }
 
@@ -297,8 +255,8 @@ func (l *liveObjects) deletedHere(key manifests.ObjectKey) bool {
 func (l *liveObjects) forget(key manifests.ObjectKey) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	delete(l.written, key)
-	delete(l.tombstones, key)
+	l.written.delete(key)
+	l.tombstones.delete(key)
 }
 
 func markedDeleted(obj *unstructured.Unstructured) *unstructured.Unstructured {

@@ -28,7 +28,7 @@ type step struct {
 
 // group is a set of steps the executor may run concurrently.
 type group struct {
-	kind  GroupKind
+	kind  PlanGroupKind
 	wave  int16
 	stage stage
 	steps []step
@@ -215,7 +215,7 @@ func planDeletion(items []*manifests.InventoryItem, served []manifests.TypeInfo,
 			deletionStage(sorted[end], served) == deletionStage(first, served) {
 			end++
 		}
-		g := group{kind: mode.groupKind(), wave: first.DeleteOrder, stage: deletionStage(first, served)}
+		g := group{kind: mode.planGroupKind(), wave: first.DeleteOrder, stage: deletionStage(first, served)}
 		for _, item := range sorted[start:end] {
 			g.steps = append(g.steps, deletionStep(item, mode))
 		}
@@ -225,9 +225,9 @@ func planDeletion(items []*manifests.InventoryItem, served []manifests.TypeInfo,
 	return p
 }
 
-// groupKind is the kind of a deletion group: a prune on apply, a delete of
+// planGroupKind is the kind of a deletion group: a prune on apply, a delete of
 // the component on delete.
-func (m deletionMode) groupKind() GroupKind {
+func (m deletionMode) planGroupKind() PlanGroupKind {
 	if m == onApply {
 		return GroupPrune
 	}

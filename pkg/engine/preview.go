@@ -24,7 +24,7 @@ type Preview struct {
 // PreviewStep is one step of a Preview.
 type PreviewStep struct {
 	// Group is what the step's group does: apply, wait, purge or prune.
-	Group GroupKind
+	Group PlanGroupKind
 	// Wave is the apply order of the group (its delete order for a prune).
 	Wave int16
 	// Stage names the kinds of an apply or delete group: namespaces,

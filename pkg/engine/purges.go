@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"sync"
 	"time"
 
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
@@ -18,39 +17,21 @@ const purgeMemoryTTL = 10 * time.Minute
 // does not create a purged object again at the same render: a Helm hook
 // with hook-succeeded would run a second time.
 type purges struct {
-	now func() time.Time
-
-	mu     sync.Mutex
-	digest map[manifests.ObjectKey]purge
-}
-
-type purge struct {
-	digest string
-	at     time.Time
+	digest *expiring[manifests.ObjectKey, string]
 }
 
 func newPurges(now func() time.Time) *purges {
-	return &purges{now: now, digest: map[manifests.ObjectKey]purge{}}
+	return &purges{digest: newExpiring[manifests.ObjectKey, string](purgeMemoryTTL, now)}
 }
 
-// record notes that the object of key, rendered at digest, is purged, and
-// forgets the purges older than purgeMemoryTTL.
+// record notes that the object of key, rendered at digest, is purged.
 func (p *purges) record(key manifests.ObjectKey, digest string) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	now := p.now()
-	for k, old := range p.digest {
-		if now.Sub(old.at) > purgeMemoryTTL {
-			delete(p.digest, k)
-		}
-	}
-	p.digest[key] = purge{digest: digest, at: now}
+	p.digest.put(key, digest)
 }
 
-// purgedAt tells whether the object of key was purged at digest.
+// purgedAt tells whether the object of key was purged at digest, within
+// purgeMemoryTTL.
 func (p *purges) purgedAt(key manifests.ObjectKey, digest string) bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	old, ok := p.digest[key]
-	return ok && old.digest == digest && p.now().Sub(old.at) <= purgeMemoryTTL
+	purged, ok := p.digest.get(key)
+	return ok && purged == digest
 }

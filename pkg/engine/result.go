@@ -109,13 +109,3 @@ func (b Blocker) String() string {
 	}
 	return b.Object.String() + " is kept: " + b.Reason
 }
-
-// Drift is an object that no longer holds what was applied.
-type Drift struct {
-	Object manifests.ObjectKey
-	// Paths are JSON pointers of the fields that differ (at most 20).
-	Paths []string
-	// New is true the first time this drift (these paths with these live
-	// values) is reported by this applier: report it once per change.
-	New bool
-}

@@ -15,10 +15,10 @@ import (
 // item records it (InventoryItem.Ran), and a Job of that render that is gone
 // is not created again, whoever deleted it (the TTL-after-finished
 // controller, a person, the job controller's cleanup). Its outcome is what
-// was observed of it (runEnd): complete, failed, deleted before it
-// finished, or gone before its outcome was seen, which counts as done, as
-// Helm counts a hook Job that was deleted while it waited. A new render (an
-// upgrade, a changed manifest) runs it again.
+// was observed of it (runEnded, endstates.go): complete, failed, deleted
+// before it finished, or gone before its outcome was seen, which counts as
+// done, as Helm counts a hook Job that was deleted while it waited. A new
+// render (an upgrade, a changed manifest) runs it again.
 
 // Words of the status of a run-once object that is gone.
 const (

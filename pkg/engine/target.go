@@ -108,15 +108,15 @@ func NewCachedTarget(ctx context.Context, cfg *rest.Config, scheme *runtime.Sche
 	if err != nil {
 		return nil, err
 	}
-	ends := newRunEnds(opts.Now)
+	ends := newEndStates(operatorName, opts.Now)
 	cacheOpts := cache.Options{
 		HTTPClient: httpClient, Scheme: scheme, Mapper: mapper,
 		DefaultLabelSelector: selector,
 		DefaultNamespaces:    namespaceConfigs(opts.Namespaces),
 		// managedFields are often the larger half of an object: the cache
 		// keeps them only where a write must take fields over first. The
-		// transform also notes the last state of each Job, which a
-		// deletion's event carries (runends.go).
+		// transform also notes the last state of each Job and test, which a
+		// deletion's event carries (endstates.go).
 		DefaultTransform: ends.observing(TakeOverTransform(opts.FieldOwner, opts.TakeOver)),
 	}
 	if crdsReadable {

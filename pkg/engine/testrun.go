@@ -166,10 +166,10 @@ func (t *testRun) observe(ctx context.Context, d *desired, item *manifests.Inven
 }
 
 // judgeGone judges a test whose object is gone by the state it was deleted
-// in, if the applier saw it go (ObjectGone). It is never created again in
-// this run: a gone test whose end nobody saw has failed.
+// in, if the target's cache saw it go (endstates.go). It is never created
+// again in this run: a gone test whose end nobody saw has failed.
 func (t *testRun) judgeGone(d *desired) (TestPhase, string) {
-	final := t.s.a.finals.last(d.key)
+	final := t.s.a.target.ends.lastSeen(d.key)
 	if final == nil || t.s.ownership().createdFrom(final) != d.digest {
 		return TestFailed, "its object is gone and was not seen to finish (deleted while wavekit was not watching); it is not run again in this run"
 	}

@@ -42,9 +42,9 @@ func (r TestResult) Failed() (TestStatus, bool) {
 // deleted, and so are the objects of tests that left the render. Like
 // Apply, it makes one pass: call it again, with the same run, until Done,
 // and record that the run is over, for a later call with the same run would
-// start again the tests whose objects it deleted. Report deletions with
-// ObjectGone: a test deleted before a pass saw it finish is judged by the
-// state it was deleted in.
+// start again the tests whose objects it deleted. A test deleted before a
+// pass saw it finish is judged by the state it was deleted in, which the
+// cache of a NewCachedTarget keeps; on another Target it has failed.
 func (a *Applier) Test(ctx context.Context, owner Owner, objects []client.Object, inventory []manifests.InventoryItem, opts TestOptions) (TestResult, error) {
 	failed := TestResult{Result: Result{Inventory: inventory}}
 	if opts.Run == "" || opts.Save == nil {
