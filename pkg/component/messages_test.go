@@ -238,5 +238,11 @@ func installComponentCRD(ctx context.Context, group schema.GroupVersion, edit fu
 		}
 		return false
 	}).Should(BeTrue())
+	// Discovery may serve the new group a moment after the CRD is
+	// Established: until then a client's mapper finds no such kind.
+	eventually(func() error {
+		_, err := c.RESTMapper().RESTMapping(schema.GroupKind{Group: group.Group, Kind: "Component"}, group.Version)
+		return err
+	}).Should(Succeed())
 	return s, c
 }
