@@ -54,8 +54,11 @@ func (e *endStates) observing(next toolscache.TransformFunc) toolscache.Transfor
 // keep returns what a verdict needs of u, or nil when u does not run to
 // completion.
 func (e *endStates) keep(u *unstructured.Unstructured) *unstructured.Unstructured {
+	// Every watch event comes here: read the annotation without copying
+	// the object's annotations, as GetAnnotations would.
+	hook, _, _ := unstructured.NestedString(u.Object, "metadata", "annotations", e.testHook)
 	switch {
-	case manifests.IsTestHook(u.GetAnnotations()[e.testHook]):
+	case manifests.IsTestHook(hook):
 		kept := u.DeepCopy()
 		kept.SetManagedFields(nil)
 		return kept
