@@ -38,7 +38,7 @@ func (p *pass[T]) apply(ctx context.Context) outcome {
 	if err := p.r.runHooks(ctx, p.r.on.preReconcile, p.component); err != nil {
 		return p.fail(fmt.Errorf("pre-reconcile hook: %w", err))
 	}
-	objects, err := p.renderOnce(ctx, tg)
+	objects, render, err := p.renderOnce(ctx, tg)
 	p.recordVerification(err)
 	if err != nil {
 		o := p.fail(renderError(err))
@@ -46,10 +46,7 @@ func (p *pass[T]) apply(ctx context.Context) outcome {
 		return o
 	}
 	p.r.hooks.keep(p.id, p.component, objects, p.r.name)
-	att, render, err := p.beginAttempt(objects)
-	if err != nil {
-		return p.fail(err)
-	}
+	att := p.beginAttempt(render)
 	switch {
 	case att.Result == ResultRolledBack:
 		return p.rollback(ctx, tg, owner, att)
@@ -200,6 +197,9 @@ func (p *pass[T]) applied(ctx context.Context, res engine.Result) outcome {
 // objects foreign instances keep.
 func (p *pass[T]) ready(res engine.Result) outcome {
 	message := "every object is applied and ready"
+	if p.renderNotKept != "" {
+		message += "; " + p.renderNotKept
+	}
 	requeue := p.settings.requeue
 	if len(res.Blocked) > 0 {
 		// Foreign instances send this reconciler no events: look again

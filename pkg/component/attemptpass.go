@@ -4,7 +4,6 @@ import (
 	"context"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 )
 
@@ -13,15 +12,9 @@ func (p *pass[T]) attempts() attempts {
 	return attempts{remediation: p.settings.remediation, retry: p.settings.retry, requeue: p.settings.requeue, now: metav1.Now()}
 }
 
-// beginAttempt returns the attempt at this render (attempts.begin) and the
-// render, encoded for a rollback.
-func (p *pass[T]) beginAttempt(objects []client.Object) (*Attempt, keptRender, error) {
-	render, err := encodeRender(objects)
-	if err != nil {
-		return nil, render, err
-	}
-	att := p.attempts().begin(p.component.GetStatus(), p.component.GetGeneration(), render.digest, p.requested(AnnotationReconcileRequestedAt))
-	return att, render, nil
+// beginAttempt returns the attempt at this render (attempts.begin).
+func (p *pass[T]) beginAttempt(render keptRender) *Attempt {
+	return p.attempts().begin(p.component.GetStatus(), p.component.GetGeneration(), render.digest, p.requested(AnnotationReconcileRequestedAt))
 }
 
 // settleAttempt records how a try at the render ended (attempts.settle);

@@ -27,8 +27,10 @@
 //     its CRDs block it); otherwise the finalizer is ensured (finalizer.go),
 //     a suspended component or one waiting on dependsOn or on an object
 //     stops here (waits.go), the target is connected (targets.go: its
-//     cache, or a remote cluster's), and the render is made once (render.go;
-//     aheadrender.go keeps a render across a write ahead).
+//     cache, or a remote cluster's), and the digest of the render's inputs
+//     is taken (inputs.go): while it stays the same, the pass applies the
+//     current render again (currentrender.go, kept in memory and in a
+//     Secret); when it changes, the generator renders anew (render.go).
 //  3. The attempt (attempt.go decides, attemptpass.go does; remediation.go,
 //     history.go): a new render starts an attempt; a failed one is retried
 //     or rolled back to the last Ready render, as spec.remediation says;
@@ -43,6 +45,19 @@
 //  6. Finish (finish.go, statusrecorder.go, events.go): the status is
 //     written if it changed, one Event says what happened, and the
 //     Reconcile's span ends (tracing.go).
+//
+// # When a component renders
+//
+// A pass renders only when the digest of the render's inputs changes: the
+// component's UID, generation, spec and placement, install or upgrade, its
+// reconcile-requested-at annotation, and what the generator declares with
+// manifests.InputsDeclarer (or, for one that declares nothing, the
+// operator's executable). Otherwise it applies the current render again,
+// from memory or from the Secret <name>.<kind>.current-render that keeps it
+// (read once after a restart), so random and generated output stays as
+// first rendered and drift is corrected against it. The operator needs
+// get, create and update on Secrets for that Secret; without them the
+// render is kept in memory only, and the Ready message says so.
 //
 // # Dependencies
 //

@@ -10,11 +10,11 @@ func (r *Reconciler[T]) forget(id types.NamespacedName) {
 	r.status.forget(id)
 	r.notes.forget(id)
 	r.hooks.forget(id)
-	r.ahead.forget(id)
 	r.traces.forget(id)
 	r.forgetExternals(id)
 	if r.renders != nil {
 		r.renders.forget(id)
+		r.current.forget(id)
 	}
 	r.gauge.observe(id.String(), nil)
 	objectWrites.DeleteLabelValues(r.name, id.Namespace, id.Name)

@@ -49,12 +49,19 @@ type operatorHarness struct {
 // Every test's operator handles only the components of its own namespace,
 // as several reference operators share a cluster by source.
 func startOperator(ctx context.Context, ns string, opts component.ReconcilerOptions, configure ...func(*component.Reconciler[*v1alpha1.Component])) *operatorHarness {
+	return startOperatorWith(ctx, ns, opts, func(g *valuesGenerator) manifests.Generator { return g }, configure...)
+}
+
+// startOperatorWith is startOperator with the values generator wrapped by
+// wrap.
+func startOperatorWith(ctx context.Context, ns string, opts component.ReconcilerOptions, wrap func(*valuesGenerator) manifests.Generator,
+	configure ...func(*component.Reconciler[*v1alpha1.Component])) *operatorHarness {
 	opts.Filter = func(c component.Component) bool { return c.GetNamespace() == ns }
 	counter := apicount.New()
 	mgr, err := ctrl.NewManager(counter.Wrap(env.Config), componenttest.ManagerOptions(scheme))
 	Expect(err).NotTo(HaveOccurred())
 	gen := &valuesGenerator{}
-	r := component.NewReconciler[*v1alpha1.Component](operator, gen, opts)
+	r := component.NewReconciler[*v1alpha1.Component](operator, wrap(gen), opts)
 	for _, c := range configure {
 		c(r)
 	}
@@ -68,12 +75,18 @@ func startOperator(ctx context.Context, ns string, opts component.ReconcilerOpti
 //	configMaps: {name: {data..., annotations...}} and widgets: [names]
 //	nestedIn: a namespace for a nested Component that nobody reconciles
 //	unnamed: a number of ConfigMaps with a generateName, each invalid
+//	random: the name of a ConfigMap whose data.value is new on each render,
+//	        as a chart's randAlphaNum
 //
 // and fails with values.fail when set.
 type valuesGenerator struct {
 	mu    sync.Mutex
 	calls int
 }
+
+// randomRenders numbers the renders of values.random across every
+// generator of the suite, so that no two renders give one value.
+var randomRenders atomic.Int64
 
 // renders returns how many times the generator rendered.
 func (g *valuesGenerator) renders() int {
@@ -110,6 +123,13 @@ func (g *valuesGenerator) Generate(ctx context.Context, namespace, _ string, p m
 			}
 			cm.SetAnnotations(a)
 		}
+		objects = append(objects, cm)
+	}
+	if name, ok := values["random"].(string); ok {
+		cm := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
+			"data": map[string]any{"value": fmt.Sprintf("render %d", randomRenders.Add(1))}}}
+		cm.SetNamespace(namespace)
+		cm.SetName(name)
 		objects = append(objects, cm)
 	}
 	unnamed, _ := values["unnamed"].(float64)

@@ -2,7 +2,6 @@ package component
 
 import (
 	"k8s.io/apimachinery/pkg/types"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/pkg/external"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
@@ -22,9 +21,9 @@ type pass[T Component] struct {
 	id        types.NamespacedName
 	source    *manifests.SourceInfo // where the generator said the objects come from
 	externals *external.Pass        // the pass's dependents outside Kubernetes, if any
-	// rendered is what apply rendered, kept for the next Reconcile when
-	// the pass writes ahead (aheadRenders).
-	rendered []client.Object
+	// renderNotKept says why a new render is kept in memory only
+	// (currentRenders.keep), for the Ready message.
+	renderNotKept string
 }
 
 // fail turns an error of the pass into its outcome (failure); a target

@@ -29,9 +29,9 @@ type Reconciler[T Component] struct {
 	gauge     *stateGauge
 	notes     *eventNotes
 	inflight  *inflight
-	renders   *renderStore // kept renders, for a rollback
+	renders   *renderStore    // kept renders, for a rollback
+	current   *currentRenders // each component's current render, applied until its inputs change
 	hooks     *keptHooks
-	ahead     *aheadRenders     // the render of a write ahead, for the Reconcile after it
 	pruned    *prunedStatus     // status fields the component's CRD drops
 	externals *external.Manager // dependents outside Kubernetes; nil without providers
 	traces    *passTraces       // nil while tracing is off
@@ -63,7 +63,7 @@ func NewReconciler[T Component](name string, generator manifests.Generator, opti
 		name: name, generator: generator, opts: options.withDefaults(name),
 		events: make(chan event.GenericEvent, 1024),
 		status: newWrittenStatus[T](), gauge: newStateGauge(name), notes: newEventNotes(),
-		inflight: newInflight(), pruned: &prunedStatus{}, hooks: newKeptHooks(), ahead: newAheadRenders(),
+		inflight: newInflight(), pruned: &prunedStatus{}, hooks: newKeptHooks(),
 		owners: newOwnerIndex(), traces: newPassTraces(options.TracerProvider),
 	}
 }

@@ -4,31 +4,63 @@ import (
 	"context"
 	"fmt"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 	"github.com/wavekit-dev/wavekit/pkg/tracing/spans"
 )
 
-// renderOnce is render, or the render that the write ahead of the Reconcile
-// before kept (aheadRenders). It notes the objects for a write ahead of
-// this Reconcile's pass.
-func (p *pass[T]) renderOnce(ctx context.Context, tg *target) ([]client.Object, error) {
-	if objects, source, ok := p.r.ahead.take(p.id, p.component); ok {
-		p.source, p.rendered = source, objects
+// renderOnce returns the objects to apply and their render: the current
+// render while the inputs of a render (renderInputs) are those it was made
+// from, else a new render, kept (currentRenders) before any of it is
+// applied. The objects are decoded from the render on every pass, so that
+// each pass, and the pass after a restart, applies the same objects in the
+// same form.
+func (p *pass[T]) renderOnce(ctx context.Context, tg *target) ([]client.Object, keptRender, error) {
+	ctx, reported := p.renderContext(ctx, tg)
+	inputs, err := p.renderInputs(ctx)
+	if err != nil {
+		return nil, keptRender{}, err
+	}
+	gvk, err := apiutil.GVKForObject(p.component, p.r.client.Scheme())
+	if err != nil {
+		return nil, keptRender{}, fmt.Errorf("finding the kind of %s: %w", p.id, err)
+	}
+	cur, found, err := p.r.current.get(ctx, p.id, p.component, gvk, inputs, p.mayHaveKept())
+	if err != nil {
+		return nil, keptRender{}, Retriable(err, 0)
+	}
+	if !found {
+		if cur, err = p.renderNew(ctx, inputs, reported); err != nil {
+			return nil, keptRender{}, err
+		}
+		cur = p.r.current.keep(ctx, p.id, p.component, gvk, p.component.GetGeneration(), cur)
+	}
+	objects, err := cur.render.objects()
+	if err != nil {
+		return nil, keptRender{}, err
+	}
+	if found {
 		keptRenderSpan(ctx, len(objects))
-		return objects, nil
 	}
-	objects, err := p.render(ctx, tg)
-	if err == nil {
-		p.rendered = objects
-	}
-	return objects, err
+	p.source, p.renderNotKept = cur.source, cur.notKept
+	return objects, cur.render, nil
 }
 
-// render calls the generator with the target's reader and discovery and the
-// component's info in the context.
-func (p *pass[T]) render(ctx context.Context, tg *target) ([]client.Object, error) {
+// mayHaveKept tells whether a render of the component may be kept in a
+// Secret: not before its first attempt, which the pass that keeps the
+// first render records (so a new component costs no read).
+func (p *pass[T]) mayHaveKept() bool {
+	status := p.component.GetStatus()
+	return status.Attempt != nil || len(status.Inventory) > 0
+}
+
+// renderContext is ctx with what a generator reads: the target's reader
+// and discovery, the component's info, and a report of its source.
+func (p *pass[T]) renderContext(ctx context.Context, tg *target) (context.Context, func() *manifests.SourceInfo) {
 	status := p.component.GetStatus()
 	ctx = manifests.WithClient(ctx, tg.RenderReader)
 	ctx = manifests.WithDiscovery(ctx, tg.Discovery)
@@ -36,7 +68,33 @@ func (p *pass[T]) render(ctx context.Context, tg *target) ([]client.Object, erro
 		Object: p.component, OperatorName: p.r.name,
 		Revision: p.component.GetGeneration(), FirstApply: status.isInstall(p.component.GetGeneration()),
 	})
-	ctx, reported := manifests.WithSourceReport(ctx)
+	return manifests.WithSourceReport(ctx)
+}
+
+// renderNew calls the generator and encodes its objects as the render of
+// inputs.
+func (p *pass[T]) renderNew(ctx context.Context, inputs string, reported func() *manifests.SourceInfo) (currentRender, error) {
+	objects, err := p.generate(ctx, reported)
+	if err != nil {
+		return currentRender{}, err
+	}
+	if objects, err = asUnstructured(objects, p.r.client.Scheme()); err != nil {
+		return currentRender{}, err
+	}
+	render, err := encodeRender(objects)
+	return currentRender{inputs: inputs, render: render, source: p.source}, err
+}
+
+// render calls the generator now, whatever the current render: for a
+// preview of a spec, and for the delete hooks of one.
+func (p *pass[T]) render(ctx context.Context, tg *target) ([]client.Object, error) {
+	ctx, reported := p.renderContext(ctx, tg)
+	return p.generate(ctx, reported)
+}
+
+// generate calls the generator in a span of its own, and notes the source
+// it reported.
+func (p *pass[T]) generate(ctx context.Context, reported func() *manifests.SourceInfo) ([]client.Object, error) {
 	ctx, span := startSpan(ctx, "render")
 	objects, err := p.r.generator.Generate(ctx, p.settings.namespace, p.settings.name, p.component.GetSpec())
 	p.source = reported()
@@ -48,6 +106,32 @@ func (p *pass[T]) render(ctx context.Context, tg *target) ([]client.Object, erro
 	}
 	spans.End(span, err)
 	return objects, err
+}
+
+// asUnstructured converts the typed objects of a render, with their kind,
+// so that the render's encoding carries every object's apiVersion and kind.
+func asUnstructured(objects []client.Object, scheme *runtime.Scheme) ([]client.Object, error) {
+	out := make([]client.Object, len(objects))
+	for i, o := range objects {
+		if _, ok := o.(*unstructured.Unstructured); ok || o == nil {
+			out[i] = o
+			continue
+		}
+		u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(o)
+		if err != nil {
+			return nil, fmt.Errorf("object %d: converting %T: %w", i+1, o, err)
+		}
+		converted := &unstructured.Unstructured{Object: u}
+		if converted.GetKind() == "" {
+			gvk, err := apiutil.GVKForObject(o, scheme)
+			if err != nil {
+				return nil, fmt.Errorf("object %d: finding the kind of %T: %w", i+1, o, err)
+			}
+			converted.SetGroupVersionKind(gvk)
+		}
+		out[i] = converted
+	}
+	return out, nil
 }
 
 // renderError says the generator failed. A generator error is the input's

@@ -117,10 +117,16 @@ func (k keptRender) objects() ([]client.Object, error) {
 	return objects, nil
 }
 
-// renderSecretName names the Secret of a component's render; a name too
-// long for a Secret is cut and made unique by a hash of the whole.
+// renderSecretName names the Secret of a component's last Ready render.
 func renderSecretName(kind, name string) string {
-	full := name + "." + strings.ToLower(kind) + ".render"
+	return keptSecretName(kind, name, "render")
+}
+
+// keptSecretName names a Secret that keeps something of a component,
+// "<name>.<kind>.<what>"; a name too long for a Secret is cut and made
+// unique by a hash of the whole.
+func keptSecretName(kind, name, what string) string {
+	full := name + "." + strings.ToLower(kind) + "." + what
 	if len(full) <= 253 {
 		return full
 	}
@@ -133,18 +139,42 @@ func renderSecretName(kind, name string) string {
 // larger than RenderLimit gzipped, and a Secret of that name that is not
 // the component's.
 func (s *renderStore) save(ctx context.Context, component client.Object, gvk schema.GroupVersionKind, generation int64, render keptRender) (string, error) {
-	secret, err := renderSecret(component, gvk, generation, render)
+	name := renderSecretName(gvk.Kind, component.GetName())
+	secret, err := renderSecret(component, gvk, name, renderAnnotations(generation, render), render)
 	if err != nil {
 		return "", err
 	}
-	err = s.client.Create(ctx, secret)
-	if apierrors.IsAlreadyExists(err) {
+	_, err = s.write(ctx, component, secret, "")
+	return secret.Name, err
+}
+
+// write creates secret, or updates the one of its name the component owns,
+// and returns the resourceVersion written. version is that of the Secret
+// as this store last wrote or read it as the component's: it is updated at
+// that version, and read again (and checked) only when it changed since.
+func (s *renderStore) write(ctx context.Context, component client.Object, secret *corev1.Secret, version string) (string, error) {
+	var err error
+	if version != "" {
+		secret.ResourceVersion = version
+		err = s.client.Update(ctx, secret)
+	}
+	if version == "" || apierrors.IsNotFound(err) {
+		secret.ResourceVersion = ""
+		err = s.client.Create(ctx, secret)
+	}
+	if apierrors.IsAlreadyExists(err) || apierrors.IsConflict(err) {
 		err = s.replace(ctx, component, secret)
 	}
 	if err != nil {
 		return "", fmt.Errorf("keeping the render in Secret %s/%s: %w", secret.Namespace, secret.Name, err)
 	}
-	return secret.Name, nil
+	return secret.ResourceVersion, nil
+}
+
+// renderAnnotations are the annotations of a kept render's Secret: its
+// digest and the generation it is of.
+func renderAnnotations(generation int64, render keptRender) map[string]string {
+	return map[string]string{renderAnnotationDigest: render.digest, renderAnnotationGeneration: strconv.FormatInt(generation, 10)}
 }
 
 // replace updates the component's existing render Secret with secret.
@@ -160,7 +190,9 @@ func (s *renderStore) replace(ctx context.Context, component client.Object, secr
 	return s.client.Update(ctx, secret)
 }
 
-func renderSecret(component client.Object, gvk schema.GroupVersionKind, generation int64, render keptRender) (*corev1.Secret, error) {
+// renderSecret is the Secret name that keeps render for component, with
+// annotations, owned by the component.
+func renderSecret(component client.Object, gvk schema.GroupVersionKind, name string, annotations map[string]string, render keptRender) (*corev1.Secret, error) {
 	compressed, err := manifests.Compress(render.data)
 	if err != nil {
 		return nil, fmt.Errorf("keeping the render: %w", err)
@@ -171,8 +203,7 @@ func renderSecret(component client.Object, gvk schema.GroupVersionKind, generati
 	controller := true
 	return &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{
-			Namespace: component.GetNamespace(), Name: renderSecretName(gvk.Kind, component.GetName()),
-			Annotations: map[string]string{renderAnnotationDigest: render.digest, renderAnnotationGeneration: strconv.FormatInt(generation, 10)},
+			Namespace: component.GetNamespace(), Name: name, Annotations: annotations,
 			OwnerReferences: []metav1.OwnerReference{{APIVersion: gvk.GroupVersion().String(), Kind: gvk.Kind,
 				Name: component.GetName(), UID: component.GetUID(), Controller: &controller}},
 		},
@@ -206,6 +237,12 @@ func (s *renderStore) read(ctx context.Context, key types.NamespacedName, digest
 	if secret.Type != RenderSecretType {
 		return keptRender{}, fmt.Errorf("Secret %s is not a kept render (type %s)", key, secret.Type)
 	}
+	return renderIn(secret, digest)
+}
+
+// renderIn returns the render secret keeps, which must have digest.
+func renderIn(secret *corev1.Secret, digest string) (keptRender, error) {
+	key := client.ObjectKeyFromObject(secret)
 	data, err := manifests.Decompress(secret.Data[renderSecretKey])
 	if err != nil {
 		return keptRender{}, fmt.Errorf("reading the kept render, Secret %s: %w", key, err)

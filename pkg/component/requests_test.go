@@ -44,8 +44,9 @@ var _ = Describe("a pass on request", func() {
 		annotate(ctx, c, component.AnnotationReconcileRequestedAt, "first")
 		eventually(func() string { return getComponent(ctx, c).Status.LastHandledReconcileAt }).Should(Equal("first"))
 		Consistently(h.generator.renders).WithTimeout(2*time.Second).Should(Equal(before+1), "exactly one render for the request")
-		Expect(h.counter.Writes()).To(Equal(1), "the status write that records the request: %s", h.counter)
+		Expect(h.counter.Writes()).To(Equal(2), "the status write that records the request, and the new render's Secret: %s", h.counter)
 		Expect(h.counter.Count("update", "components/status")).To(Equal(1), h.counter.String())
+		Expect(h.counter.Count("update", "secrets")).To(Equal(1), h.counter.String())
 		Expect(readyCondition(ctx, c)).To(HavePrefix("True/Ready"))
 
 		update(ctx, c, func(c *v1alpha1.Component) { c.Annotations["someone/else"] = "edited" })

@@ -29,6 +29,7 @@ func (r *Reconciler[T]) SetupWithManager(mgr ctrl.Manager) error {
 	r.client = mgr.GetClient()
 	r.apiReader = mgr.GetAPIReader()
 	r.renders = newRenderStore(r.client, r.apiReader)
+	r.current = newCurrentRenders(r.renders)
 	r.deps = newDependencyTracker[T](r.client, r.apiReader, r.opts.Selector)
 	r.recorder = &boundedRecorder{mgr.GetEventRecorder(r.name)}
 	r.targets = &targets{

@@ -122,9 +122,9 @@ func describeComponent(span trace.Span, c Component) {
 	}
 }
 
-// keptRenderSpan records, as the render's span, that the pass reuses the
-// render the Reconcile before it kept when it wrote ahead: the generator
-// did not run again.
+// keptRenderSpan records, as the render's span, that the pass applies the
+// current render, whose inputs did not change (currentRenders): the
+// generator did not run.
 func keptRenderSpan(ctx context.Context, objects int) {
 	_, span := startSpan(ctx, "render")
 	if span.IsRecording() {

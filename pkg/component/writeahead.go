@@ -2,7 +2,6 @@ package component
 
 import (
 	"context"
-	"errors"
 
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
@@ -33,12 +32,8 @@ func (sr *statusRecorder[T]) writeAhead(ctx context.Context, items []manifests.I
 }
 
 // writeAhead writes the status ahead of the pass's new objects
-// (statusRecorder.writeAhead) and, when it did, keeps the render for the
-// Reconcile after, which creates them.
+// (statusRecorder.writeAhead); the Reconcile after, which creates them,
+// applies the same current render.
 func (p *pass[T]) writeAhead(ctx context.Context, items []manifests.InventoryItem) error {
-	err := p.status.writeAhead(ctx, items)
-	if errors.Is(err, errWrittenAhead) {
-		p.r.ahead.keep(p.id, p.component, p.rendered, p.source)
-	}
-	return err
+	return p.status.writeAhead(ctx, items)
 }
