@@ -34,6 +34,9 @@ const ReasonDecryptionFailed = "DecryptionFailed"
 type rooted struct {
 	manifests.Generator
 	root string
+	// identity names what it was loaded from, for its render's inputs: a
+	// fetched source's digest and path, a served source's content.
+	identity string
 }
 
 // decrypted returns objects with every object that carries SOPS metadata

@@ -149,7 +149,7 @@ func (r *resolver) chart(ctx context.Context, c *v1alpha1.Component, reader clie
 		return nil, fetchError(fmt.Errorf("spec.chart: %w", err))
 	}
 	manifests.ReportSource(ctx, manifests.SourceInfo{URL: fetched.URL, Revision: fetched.Revision, Digest: fetched.Digest, Verified: fetched.Verified})
-	return r.load(fetched.Digest, fetched.Dir, fetched.Dir)
+	return r.load(fetched.Digest, "chart "+fetched.Digest, fetched.Dir, fetched.Dir)
 }
 
 // artifact fetches the artifact of spec.sourceRef and loads spec.path in it.
@@ -159,7 +159,7 @@ func (r *resolver) artifact(ctx context.Context, c *v1alpha1.Component) (manifes
 		if err != nil {
 			return nil, err
 		}
-		return r.load("local\x00"+dir, dir, r.localArtifact)
+		return r.load("local\x00"+dir, "local "+dir, dir, r.localArtifact)
 	}
 	a, err := r.flux.artifact(ctx, c)
 	if err != nil {
@@ -174,12 +174,13 @@ func (r *resolver) artifact(ctx context.Context, c *v1alpha1.Component) (manifes
 		return nil, err
 	}
 	manifests.ReportSource(ctx, manifests.SourceInfo{URL: a.URL, Revision: a.Revision, Digest: fetched.Digest})
-	return r.load(fetched.Digest+"\x00"+dir, dir, fetched.Dir)
+	return r.load(fetched.Digest+"\x00"+dir, "artifact "+fetched.Digest+" "+c.Spec.Path, dir, fetched.Dir)
 }
 
 // load returns the generator of dir, loaded once per key; root bounds the
-// bases a kustomization may use.
-func (r *resolver) load(key, dir, root string) (manifests.Generator, error) {
+// bases a kustomization may use, and identity names the source for the
+// render's inputs.
+func (r *resolver) load(key, identity, dir, root string) (manifests.Generator, error) {
 	if gen, ok := r.loaded.Get(key); ok {
 		return gen.(manifests.Generator), nil
 	}
@@ -187,8 +188,9 @@ func (r *resolver) load(key, dir, root string) (manifests.Generator, error) {
 	if err != nil {
 		return nil, &manifests.UserError{Err: err}
 	}
-	r.loaded.Add(key, rooted{Generator: gen, root: root})
-	return rooted{Generator: gen, root: root}, nil
+	loaded := rooted{Generator: gen, root: root, identity: identity}
+	r.loaded.Add(key, loaded)
+	return loaded, nil
 }
 
 // pathIn returns spec.path inside an artifact's root, which must stay

@@ -124,10 +124,15 @@ func loadSources(name string, sources map[string]string, log bool) (map[string]m
 			errs = append(errs, fmt.Errorf("--source %s=%s: %w", sourceName, dir, err))
 			continue
 		}
-		if log {
-			ctrl.Log.WithName("operator").Info("serving source", "source", sourceName, "dir", dir, "kind", kind)
+		digest, err := dirDigest(dir)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("--source %s=%s: %w", sourceName, dir, err))
+			continue
 		}
-		generators[sourceName] = rooted{Generator: gen, root: dir}
+		if log {
+			ctrl.Log.WithName("operator").Info("serving source", "source", sourceName, "dir", dir, "kind", kind, "digest", digest)
+		}
+		generators[sourceName] = rooted{Generator: gen, root: dir, identity: "served " + sourceName + " " + digest}
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err

@@ -126,8 +126,9 @@ The rules the operator needs in its scope (cluster, or each watched namespace).
   verbs: ["get", "list", "watch"]
 {{- end }}
 {{- if .Values.rbac.keepRenders }}
-# The last Ready render of a Component with spec.remediation.strategy
-# Rollback, kept in a Secret of its namespace that it owns.
+# Each Component's current render (<name>.component.current-render), and the
+# last Ready render of one with spec.remediation.strategy Rollback
+# (<name>.component.render): Secrets of its namespace that it owns.
 - apiGroups: [""]
   resources: ["secrets"]
   verbs: ["get", "create", "update"]
