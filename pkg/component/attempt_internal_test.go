@@ -43,6 +43,15 @@ func TestRenderDigestAndRoundTrip(t *testing.T) {
 	if back.digest != one.digest {
 		t.Fatalf("decoded objects have digest %s, want %s", back.digest, one.digest)
 	}
+	kept, err := reordered.objects()
+	if err != nil || kept[0].GetName() != "b" || kept[1].GetName() != "a" {
+		t.Fatalf("the kept render does not keep the generator's order: %v, %v", kept, err)
+	}
+	for _, r := range []keptRender{one, reordered} {
+		if got, err := digestOf(r.data); err != nil || got != one.digest {
+			t.Fatalf("digestOf(%s) = %s, %v; want %s", r.data, got, err, one.digest)
+		}
+	}
 }
 
 func TestRenderSecretName(t *testing.T) {

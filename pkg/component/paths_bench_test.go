@@ -62,14 +62,13 @@ func benchmarkComponentPaths(b *testing.B, n int) {
 	}
 	waitReadyQuickly(b, ctx, e.Client, warmup)
 	c := &v1alpha1.Component{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "paths"}, Spec: v1alpha1.ComponentSpec{Source: "bench"}}
-	p := &pathRun{b: b, counter: counter}
+	p := &pathRun{b: b, counter: counter, renders: &renders}
 	p.phase("apply", 1, func() {
 		if err := e.Client.Create(ctx, c); err != nil {
 			b.Fatal(err)
 		}
 		waitReadyQuickly(b, ctx, e.Client, c)
 	})
-	b.ReportMetric(float64(renders.Load()), "apply-renders")
 	time.Sleep(time.Second) // the write's own watch events settle
 	req := ctrl.Request{NamespacedName: types.NamespacedName{Namespace: ns, Name: c.Name}}
 	p.phase("noop", pathRounds, func() {
@@ -108,13 +107,15 @@ func warmedUp(gen manifests.Generator, renders *atomic.Int64) manifests.Generato
 type pathRun struct {
 	b       *testing.B
 	counter *apicount.Counter
+	renders *atomic.Int64 // the measured Component's renders
 }
 
-// phase runs fn, which does rounds of the phase, and reports its time, CPU
-// and requests per round.
+// phase runs fn, which does rounds of the phase, and reports its time, CPU,
+// requests and renders per round.
 func (p *pathRun) phase(name string, rounds int, fn func()) {
 	stop := p.profile(name)
 	p.counter.Reset()
+	renders := p.renders.Load()
 	cpu, start := cpuTime(), time.Now()
 	fn()
 	elapsed, used := time.Since(start), cpuTime()-cpu
@@ -125,6 +126,7 @@ func (p *pathRun) phase(name string, rounds int, fn func()) {
 	p.b.ReportMetric(float64(p.counter.Writes())/float64(rounds), name+"-writes")
 	verbs := p.counter.Verbs()
 	p.b.ReportMetric(float64(verbs["get"]+verbs["list"])/float64(rounds), name+"-reads")
+	p.b.ReportMetric(float64(p.renders.Load()-renders)/float64(rounds), name+"-renders")
 }
 
 // profile starts the CPU profile of phase name when WAVEKIT_BENCH_PROFILE

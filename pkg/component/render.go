@@ -111,6 +111,9 @@ func (p *pass[T]) generate(ctx context.Context, reported func() *manifests.Sourc
 // asUnstructured converts the typed objects of a render, with their kind,
 // so that the render's encoding carries every object's apiVersion and kind.
 func asUnstructured(objects []client.Object, scheme *runtime.Scheme) ([]client.Object, error) {
+	if objects == nil {
+		return nil, nil
+	}
 	out := make([]client.Object, len(objects))
 	for i, o := range objects {
 		if _, ok := o.(*unstructured.Unstructured); ok || o == nil {

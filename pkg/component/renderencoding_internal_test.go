@@ -11,9 +11,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// TestEncodeObjectsIsJSONMarshal checks that encodeObjects gives the bytes
-// json.Marshal gives, so that render digests stay as they were.
-func TestEncodeObjectsIsJSONMarshal(t *testing.T) {
+// TestEncodeEachIsJSONMarshal checks that the joined encodings of
+// encodeEach are the bytes json.Marshal gives, so that render digests stay
+// as they were.
+func TestEncodeEachIsJSONMarshal(t *testing.T) {
 	escaped := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "e"},
 		"data": map[string]any{"html": "<a href='x'>&</a>", "line": "\u2028", "n": int64(3), "f": 1.5e-7, "list": []any{nil, true}},
@@ -24,9 +25,10 @@ func TestEncodeObjectsIsJSONMarshal(t *testing.T) {
 		{&unstructured.Unstructured{}}, {nil},
 	} {
 		want, wantErr := json.Marshal(objects)
-		got, err := encodeObjects(objects)
-		if (err != nil) != (wantErr != nil) || !bytes.Equal(got, want) {
-			t.Errorf("encodeObjects(%v) = %s, %v; json.Marshal gives %s, %v", objects, got, err, want, wantErr)
+		encoded, err := encodeEach(objects)
+		got := joinArray(encoded)
+		if (err != nil) != (wantErr != nil) || (err == nil && !bytes.Equal(got, want)) {
+			t.Errorf("encodeEach(%v) = %s, %v; json.Marshal gives %s, %v", objects, got, err, want, wantErr)
 		}
 	}
 }

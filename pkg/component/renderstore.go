@@ -1,13 +1,10 @@
 package component
 
 import (
-	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -15,7 +12,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -46,76 +42,10 @@ type renderStore struct {
 	last map[types.NamespacedName]keptRender
 }
 
-// keptRender is a render's JSON and its digest.
-type keptRender struct {
-	digest string
-	data   []byte
-}
-
 func newRenderStore(c client.Client, reader client.Reader) *renderStore {
 	return &renderStore{client: c, reader: reader, last: map[types.NamespacedName]keptRender{}}
 }
 
-// encodeRender returns the objects as a JSON array, sorted by kind,
-// namespace and name so that a generator that returns them in another order
-// (from a map, say) renders the same digest, and the digest of that array.
-func encodeRender(objects []client.Object) (keptRender, error) {
-	sorted := slices.Clone(objects)
-	slices.SortStableFunc(sorted, func(a, b client.Object) int {
-		return cmp.Compare(renderSortKey(a), renderSortKey(b))
-	})
-	data, err := encodeObjects(sorted)
-	if err != nil {
-		return keptRender{}, fmt.Errorf("encoding the rendered objects: %w", err)
-	}
-	sum := sha256.Sum256(data)
-	return keptRender{digest: "sha256:" + hex.EncodeToString(sum[:]), data: data}, nil
-}
-
-// encodeObjects is json.Marshal(objects), byte for byte, without its second
-// pass: the encoding of an Unstructured is that of its map, which
-// json.Marshal would encode, then check and compact again as the output of
-// a MarshalJSON method (a fifth of a no-op Reconcile's CPU at 500 objects).
-func encodeObjects(objects []client.Object) ([]byte, error) {
-	if objects == nil {
-		return []byte("null"), nil
-	}
-	out := []byte{'['}
-	for i, o := range objects {
-		if i > 0 {
-			out = append(out, ',')
-		}
-		var v any = o
-		if u, ok := o.(*unstructured.Unstructured); ok && u != nil {
-			v = u.Object
-		}
-		data, err := json.Marshal(v)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, data...)
-	}
-	return append(out, ']'), nil
-}
-
-// renderSortKey orders the objects of a render.
-func renderSortKey(o client.Object) string {
-	gvk := o.GetObjectKind().GroupVersionKind()
-	return gvk.Group + "/" + gvk.Kind + "/" + o.GetNamespace() + "/" + o.GetName()
-}
-
-// objects decodes the render into new objects.
-func (k keptRender) objects() ([]client.Object, error) {
-	var raw []map[string]any
-	if err := json.Unmarshal(k.data, &raw); err != nil {
-		return nil, fmt.Errorf("decoding the kept render: %w", err)
-	}
-	objects := make([]client.Object, len(raw))
-	for i, o := range raw {
-		objects[i] = &unstructured.Unstructured{Object: o}
-	}
-	return objects, nil
-}
 
 // renderSecretName names the Secret of a component's last Ready render.
 func renderSecretName(kind, name string) string {
@@ -247,8 +177,11 @@ func renderIn(secret *corev1.Secret, digest string) (keptRender, error) {
 	if err != nil {
 		return keptRender{}, fmt.Errorf("reading the kept render, Secret %s: %w", key, err)
 	}
-	sum := sha256.Sum256(data)
-	if got := "sha256:" + hex.EncodeToString(sum[:]); got != digest {
+	got, err := digestOf(data)
+	if err != nil {
+		return keptRender{}, fmt.Errorf("reading the kept render, Secret %s: %w", key, err)
+	}
+	if got != digest {
 		return keptRender{}, fmt.Errorf("Secret %s holds render %s, not %s: it was changed", key, got, digest)
 	}
 	return keptRender{digest: digest, data: data}, nil

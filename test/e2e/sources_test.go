@@ -185,7 +185,8 @@ var _ = Describe("Components from repositories and Flux sources", Ordered, func(
 		Expect(now).To(HaveKey("plan-new"), "created")
 		Expect(now["plan"]).NotTo(Equal(was["plan"]), "updated")
 		Expect(now["plan-keep"]).To(Equal(was["plan-keep"]), "unchanged")
-		Expect(reasonsFor(ctx, env, ns, "plan")).To(ContainElements(
+		// Events are written by the recorder after the pass, in any order.
+		Eventually(func() []string { return reasonsFor(ctx, env, ns, "plan") }).WithTimeout(30 * time.Second).Should(ContainElements(
 			ContainSubstring("Created: created 2 objects: ConfigMap "+ns+"/plan-hook, ConfigMap "+ns+"/plan-new"),
 			ContainSubstring("Updated: updated 1 object: ConfigMap "+ns+"/plan"),
 		))
