@@ -53,8 +53,8 @@ func testComponent(t *testing.T, set *v1alpha1.ComponentSet, c cluster, wave int
 		comp.Status.Attempt = &component.Attempt{Generation: 3, Result: component.ResultFailed, Failures: 1, Message: "health check failed"}
 	case "unreachable": // read by its reason: the message has no signature
 		ready.Status, ready.Reason, ready.Message = metav1.ConditionFalse, component.ReasonTargetUnreachable, `Patch "https://127.0.0.1:1/api/v1/namespaces/a/configmaps/x": EOF`
-	case "unreachable-older-operator": // read by its message
-		ready.Status, ready.Reason, ready.Message = metav1.ConditionFalse, "Error", `Get "https://127.0.0.1:1/api": dial tcp 127.0.0.1:1: connect: connection refused`
+	case "retrying-with-an-unreachable-message": // the reason decides, not the text
+		ready.Status, ready.Reason, ready.Message = metav1.ConditionFalse, component.ReasonRetrying, `Get "https://127.0.0.1:1/api": dial tcp 127.0.0.1:1: connect: connection refused`
 	case "pending":
 		ready.Status, ready.Reason = metav1.ConditionFalse, "Processing"
 	}

@@ -72,7 +72,7 @@ func TestClassifyReadsTheComponent(t *testing.T) {
 		t.Fatal(err)
 	}
 	cases := map[string]state{"ready": stateReady, "failed": stateFailed, "unreachable": stateUnreachable,
-		"unreachable-older-operator": stateUnreachable, "pending": stateUpdating}
+		"retrying-with-an-unreachable-message": stateUpdating, "pending": stateUpdating}
 	for status, want := range cases {
 		if got, _ := classify(testComponent(t, set, c, 1, false, status), d.Hash, testKeys); got != want {
 			t.Errorf("%s: %s, want %s", status, got, want)
