@@ -23,6 +23,9 @@ const (
 	// stateWaiting: in a wave the rollout has not reached; it keeps the
 	// template it had.
 	stateWaiting state = "Waiting"
+	// statePaused: the set is paused; the message says what it would do
+	// there. Counted as waiting: the cluster keeps the template it had.
+	statePaused state = "Paused"
 )
 
 // classify says where c stands at the template of hash; a Component at

@@ -250,3 +250,38 @@ func TestCAPIClustersNeedTheirKubeconfigSecret(t *testing.T) {
 		t.Errorf("kubeConfig %+v (%v), want east-kubeconfig", d.Spec.KubeConfig, err)
 	}
 }
+
+func TestAPausedSetSaysWhatItWouldDo(t *testing.T) {
+	set := testSet(v1alpha1.Rollout{WaveLabel: "wave", WaveOrder: []string{"canary", "eu"}})
+	set.Spec.Paused = true
+	clusters := testClusters("canary", "eu", "eu", "eu") // a, b, c, d
+	owned := map[string]*v1alpha1.Component{
+		"a": testComponent(t, set, clusters[0], 1, true, "ready"),
+		"b": testComponent(t, set, clusters[1], 2, true, "ready"),
+		"c": testComponent(t, set, clusters[2], 2, true, "unreachable"),
+	}
+	p, err := makePlan(set, clusters, owned, testKeys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"a": "Paused: would write the new template",
+		"b": "Paused: would write the new template once the earlier waves are Ready",
+		"c": "Unreachable: ",
+		"d": "Paused: would create its Component once the earlier waves are Ready",
+	}
+	for _, m := range p.Members {
+		if got := string(m.State) + ": " + m.Message; !strings.HasPrefix(got, want[m.Cluster.Name]) {
+			t.Errorf("cluster %s: %q, want %q", m.Cluster.Name, got, want[m.Cluster.Name])
+		}
+	}
+	var status v1alpha1.ComponentSetStatus
+	summarize(set, p, &status)
+	if status.Rollout.Waiting != 3 || status.Rollout.Updating != 0 {
+		t.Errorf("rollout %+v: want the paused clusters waiting, none updating", status.Rollout)
+	}
+	ready := status.Conditions[0]
+	if !strings.Contains(ready.Message, "writing nothing: it would write the new template to 2 Components, create 1 and remove 0") {
+		t.Errorf("Ready message %q", ready.Message)
+	}
+}

@@ -36,7 +36,7 @@ const (
 )
 
 // stateOrder lists problems first in status.clusters.
-var stateOrder = map[state]int{stateFailed: 0, stateUnreachable: 1, stateUpdating: 2, stateWaiting: 3, stateReady: 4}
+var stateOrder = map[state]int{stateFailed: 0, stateUnreachable: 1, stateUpdating: 2, statePaused: 3, stateWaiting: 3, stateReady: 4}
 
 // summarize writes the plan's rollout, lines and conditions into status.
 func summarize(set *v1alpha1.ComponentSet, p *plan, status *v1alpha1.ComponentSetStatus) {
@@ -49,7 +49,7 @@ func summarize(set *v1alpha1.ComponentSet, p *plan, status *v1alpha1.ComponentSe
 			r.Failed++
 		case stateUnreachable:
 			r.Unreachable++
-		case stateWaiting:
+		case stateWaiting, statePaused:
 			r.Waiting++
 		default:
 			r.Updating++
@@ -64,12 +64,34 @@ func summarize(set *v1alpha1.ComponentSet, p *plan, status *v1alpha1.ComponentSe
 		setConditions(status, set.Generation, ReasonFailed, true, fmt.Sprintf("the rollout stopped at wave %d of %d: cluster %s failed (Component %s): %s; "+
 			"the clusters of later waves keep their template", p.Wave, p.Waves, m.Cluster.Name, componentName(set.Name, m.Cluster.Name), m.Message))
 	case set.Spec.Paused:
-		setConditions(status, set.Generation, ReasonPaused, false, fmt.Sprintf("paused at wave %d of %d: %s", p.Wave, p.Waves, counts(r)))
+		setConditions(status, set.Generation, ReasonPaused, false, pausedMessage(set, p, r))
 	case r.Ready+r.Unreachable == r.Clusters && r.Unreachable == 0:
 		setConditions(status, set.Generation, ReasonReady, false, fmt.Sprintf("%d of %d clusters Ready", r.Ready, r.Clusters))
 	default:
 		setConditions(status, set.Generation, ReasonProgressing, false, fmt.Sprintf("wave %d of %d: %s", p.Wave, p.Waves, counts(r)))
 	}
+}
+
+// pausedMessage says where a paused set stands and what it would do:
+// the Components it would create, write the new template to, or remove.
+func pausedMessage(set *v1alpha1.ComponentSet, p *plan, r v1alpha1.RolloutStatus) string {
+	create, write := 0, 0
+	for _, m := range p.Members {
+		switch {
+		case m.State != statePaused:
+		case m.Component == nil:
+			create++
+		default:
+			write++
+		}
+	}
+	remove := "remove"
+	if set.Spec.RemovalPolicy == v1alpha1.RemovalOrphan {
+		remove = "release"
+	}
+	return fmt.Sprintf("paused at wave %d of %d, writing nothing: it would write the new template to %d Components, create %d and %s %d; "+
+		"%d of %d clusters Ready, %d updating, %d failed, %d unreachable", p.Wave, p.Waves, write, create, remove, len(p.Leaving),
+		r.Ready, r.Clusters, r.Updating, r.Failed, r.Unreachable)
 }
 
 // counts says how many clusters are in which state, in words.

@@ -36,7 +36,7 @@ func TestSummarizeSaysWhereTheRolloutIs(t *testing.T) {
 			ready: metav1.ConditionFalse, reason: ReasonFailed, stall: true,
 			message: "the rollout stopped at wave 1 of 2: cluster a failed (Component web-a): health check failed"},
 		{name: "paused", paused: true, members: []*member{{State: stateReady}, {State: stateWaiting}}, wave: 1,
-			ready: metav1.ConditionFalse, reason: ReasonPaused, message: "paused at wave 1 of 2"},
+			ready: metav1.ConditionFalse, reason: ReasonPaused, message: "paused at wave 1 of 2, writing nothing"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -208,6 +208,9 @@ var _ = Describe("a ComponentSet over three clusters in two waves", Ordered, fun
 			s.Spec.Template.Spec.Values = values("v5")
 		})
 		Eventually(readyReason).WithArguments(set).WithTimeout(timeout).Should(Equal("False/Paused"))
+		Expect(get(set).Status.Clusters).To(ConsistOf(HavePrefix("c1 (wave 1): Paused: would write the new template"),
+			HavePrefix("c2 (wave 2): Paused: would write the new template"), HavePrefix("c3 (wave 2): Paused: would write the new template")),
+			"a paused set's lines say it is paused and what it would do, not that a template is being written")
 		Consistently(func() []string { return []string{greeting(0), greeting(1), greeting(2)} }).WithTimeout(3 * time.Second).
 			Should(Equal([]string{"v4", "v4", "v4"}))
 		update(set, func(s *v1alpha1.ComponentSet) { s.Spec.Paused = false })
