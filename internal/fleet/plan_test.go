@@ -228,7 +228,7 @@ func TestDesireWithoutClusterValues(t *testing.T) {
 	}
 }
 
-func TestCAPIClustersNeedTheirKubeconfigSecret(t *testing.T) {
+func TestCAPIClustersNeedTheirKubeconfigSecretAndLeaveWhenDeleted(t *testing.T) {
 	meta := func(name string, labels map[string]string) metav1.PartialObjectMetadata {
 		return metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}}
 	}
@@ -236,10 +236,14 @@ func TestCAPIClustersNeedTheirKubeconfigSecret(t *testing.T) {
 		meta("east", map[string]string{"region": "eu"}),
 		meta("west", nil),  // provisioning: no Secret yet
 		meta("north", nil), // a Secret of another name
+		meta("south", nil), // being deleted
 	}
+	deleted := metav1.Now()
+	clusters[3].DeletionTimestamp = &deleted
 	secrets := []metav1.PartialObjectMetadata{
 		meta("east-kubeconfig", map[string]string{capiClusterNameLabel: "east"}),
 		meta("north-ca", map[string]string{capiClusterNameLabel: "north"}),
+		meta("south-kubeconfig", map[string]string{capiClusterNameLabel: "south"}),
 	}
 	got := capiClusters(clusters, secrets)
 	if len(got) != 1 || got[0].Name != "east" || got[0].Secret != "east-kubeconfig" || got[0].Key != "value" || got[0].Labels["region"] != "eu" {
