@@ -147,14 +147,8 @@ func (t *targets) connect(ctx context.Context, tg *target, cfg *rest.Config, nam
 // failed, and while a target connects for longer than connectingBound or
 // again after such a failure.
 func (t *targets) await(ctx context.Context, key targetKey, tg *target) (*target, error) {
-	wait := time.NewTimer(connectWait)
-	defer wait.Stop()
-	select {
-	case <-tg.ready:
-	case <-wait.C:
-		return nil, Retriable(t.stillConnecting(key, tg, time.Now()), time.Second)
-	case <-ctx.Done():
-		return nil, fmt.Errorf("connecting to %s: %w", tg.host, ctx.Err())
+	if err := t.waitReady(ctx, key, tg); err != nil {
+		return nil, err
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -167,6 +161,33 @@ func (t *targets) await(ctx context.Context, key targetKey, tg *target) (*target
 		delete(t.byKey, key) // the next call connects again
 	}
 	return nil, Retriable(t.failedLocked(key, tg), 0)
+}
+
+// waitReady waits up to connectWait for tg to be connected or failed — not
+// at all when its key's cluster is known not to answer, so the worker goes
+// back at once — and returns the error of a target still connecting.
+func (t *targets) waitReady(ctx context.Context, key targetKey, tg *target) error {
+	select {
+	case <-tg.ready:
+		return nil
+	default:
+	}
+	t.mu.Lock()
+	_, down := t.down[key]
+	t.mu.Unlock()
+	if down {
+		return Retriable(t.stillConnecting(key, tg, time.Now()), time.Second)
+	}
+	wait := time.NewTimer(connectWait)
+	defer wait.Stop()
+	select {
+	case <-tg.ready:
+		return nil
+	case <-wait.C:
+		return Retriable(t.stillConnecting(key, tg, time.Now()), time.Second)
+	case <-ctx.Done():
+		return fmt.Errorf("connecting to %s: %w", tg.host, ctx.Err())
+	}
 }
 
 // release stops using the component's target (after its deletion).

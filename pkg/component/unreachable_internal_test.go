@@ -173,3 +173,19 @@ func TestDownSinceTheFirstFailure(t *testing.T) {
 		t.Errorf("a connection to %s must count for that host only: %v", other, err)
 	}
 }
+
+// A target known not to answer gives its worker back without waiting; one
+// that is ready is used, known down or not.
+func TestWaitReadyForATargetKnownDown(t *testing.T) {
+	key := targetKey{kubeconfig: "k"}
+	ts := &targets{down: map[targetKey]downState{key: {since: time.Now(), err: errors.New("refused")}}}
+	connecting := &target{host: targetHost, since: time.Now(), ready: make(chan struct{})}
+	if err := ts.waitReady(context.Background(), key, connecting); !IsTargetUnreachable(err, targetHost) {
+		t.Errorf("a target connecting again after a failure: %v, want unreachable", err)
+	}
+	ready := &target{host: targetHost, since: time.Now(), ready: make(chan struct{})}
+	close(ready.ready)
+	if err := ts.waitReady(context.Background(), key, ready); err != nil {
+		t.Errorf("a ready target: %v", err)
+	}
+}
