@@ -203,7 +203,7 @@ func TestClusterLinesAreBounded(t *testing.T) {
 		members = append(members, &member{Cluster: cluster{Name: itoa(int64(i))}, Wave: 1, State: stateReady})
 	}
 	members[60].State, members[60].Message = stateFailed, strings.Repeat("long ", 100)
-	lines := clusterLines(members)
+	lines := clusterLines(members, nil, nil)
 	if len(lines) != maxClusterLines+1 || lines[maxClusterLines] != "… and 20 more" {
 		t.Fatalf("%d lines ending %q, want %d and a count", len(lines), lines[len(lines)-1], maxClusterLines+1)
 	}
@@ -280,7 +280,7 @@ func TestAPausedSetSaysWhatItWouldDo(t *testing.T) {
 		}
 	}
 	var status v1alpha1.ComponentSetStatus
-	summarize(set, p, &status)
+	summarize(set, p, nil, &status)
 	if status.Rollout.Waiting != 3 || status.Rollout.Updating != 0 {
 		t.Errorf("rollout %+v: want the paused clusters waiting, none updating", status.Rollout)
 	}
