@@ -72,7 +72,8 @@ type ComponentSetSpec struct {
 	// cluster's objects once the cluster answers; an Event of the set
 	// (reason LeftBehind) names it. When the cluster's Secret is gone too and
 	// only the set's copy of its kubeconfig is left, the set releases the
-	// Component instead: the objects stay on the cluster, and an Event
+	// Component instead, past the same time, if the cluster does not answer
+	// or the deletion fails: the objects stay on the cluster, and an Event
 	// (reason ObjectsLeft) and status.leftClusters name them.
 	// +optional
 	UnreachableTimeout *metav1.Duration `json:"unreachableTimeout,omitempty"`
@@ -166,9 +167,10 @@ type ComponentSetStatus struct {
 	Clusters []string `json:"clusters,omitempty"`
 	// LeftClusters are the clusters that left the set with objects still
 	// on them: the set could not delete those objects (the cluster's
-	// kubeconfig Secret was gone and the set had no copy of it, or the
-	// cluster did not answer for unreachableTimeout with only the set's copy
-	// left) and released the cluster's Component without them. Newest
+	// kubeconfig Secret was gone and the set had no copy of it, or, with
+	// only the set's copy left, the cluster did not answer or the deletion
+	// failed for unreachableTimeout) and released the cluster's Component
+	// without them. Newest
 	// first, at most 20; a cluster's entry goes when the set selects the
 	// cluster again.
 	// +kubebuilder:validation:MaxItems=20

@@ -9,6 +9,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
+	"github.com/wavekit-dev/wavekit/pkg/component"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -91,19 +92,35 @@ func (r *Reconciler) depart(ctx context.Context, set *v1alpha1.ComponentSet, c *
 	}
 	d.Message = deletingMessage(c, creds == credsCopy)
 	timeout := set.Spec.GetUnreachableTimeout()
-	if !isUnreachable(c.Status.ReadyCondition()) {
+	ready := c.Status.ReadyCondition()
+	if !isUnreachable(ready) && (creds != credsCopy || !failing(ready)) {
 		return d, 0, nil
 	}
 	if left := c.DeletionTimestamp.Add(timeout).Sub(now); left > 0 {
 		return d, left, nil
 	}
 	if creds == credsCopy {
-		return d, 0, r.abandon(ctx, set, &d, fmt.Sprintf("its kubeconfig Secret is gone and the cluster has not answered for %s", timeout), now)
+		why := fmt.Sprintf("its kubeconfig Secret is gone and the cluster has not answered for %s", timeout)
+		if !isUnreachable(ready) {
+			why = fmt.Sprintf("its kubeconfig Secret is gone and its objects could not be deleted for %s: %s: %s", timeout, ready.Reason, bound(ready.Message, 200))
+		}
+		return d, 0, r.abandon(ctx, set, &d, why, now)
 	}
 	d.State = departLeftBehind
 	d.Message = fmt.Sprintf("has not answered for %s: its Component %s stays, being deleted, with %d objects on the cluster, and deletes them when the cluster answers again",
 		timeout, c.Name, len(c.Status.Inventory))
 	return d, 0, r.leaveBehind(ctx, set, c, timeout, now)
+}
+
+// failing tells whether a deleting Component's Ready condition says it
+// fails rather than waits: anything but the deletion under way (Deleting)
+// or held by other people's instances of its CRDs (DeletionBlocked). With
+// only the set's copy of a kubeconfig left, a cluster that refuses those
+// credentials (its owner revoked them with the Secret) cannot be cleaned
+// any more than one that does not answer.
+func failing(ready *metav1.Condition) bool {
+	return ready != nil && ready.Status != metav1.ConditionTrue &&
+		ready.Reason != component.ReasonDeleting && ready.Reason != component.ReasonDeletionBlocked
 }
 
 // deletingMessage says what the Component c of a departing cluster is
