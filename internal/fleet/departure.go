@@ -59,9 +59,10 @@ const (
 // deletes the objects; with the Secret gone, c is first pointed to the
 // set's copy of it. The set lets c go without its objects — status line,
 // status.leftClusters and a Warning Event name them — when no kubeconfig is
-// left at all, or when the cluster has not answered for
-// spec.unreachableTimeout and only the copy is left (its owner deleted the
-// cluster's credentials: the set does not keep them for ever). With the
+// left at all, or when only the copy is left and, spec.unreachableTimeout
+// after the deletion began, the cluster does not answer or the deletion
+// fails (its owner deleted the cluster's credentials: the set does not keep
+// them for ever). With the
 // Secret still there, such a Component is left behind, being deleted, and
 // deletes the objects when the cluster answers again. Nothing is deleted on
 // a cluster for want of knowing: an unreachable cluster keeps its objects.
