@@ -59,16 +59,22 @@ type ComponentSetSpec struct {
 	ClusterValuesKey string `json:"clusterValuesKey,omitempty"`
 	// RemovalPolicy says what happens to the Component of a cluster that
 	// leaves the selection (its Secret deleted or relabelled): Delete (the
-	// default) deletes it and its objects on the cluster, Orphan leaves both
-	// in place. A cluster list that cannot be read removes nothing.
+	// default) deletes it and its objects on the cluster, with the set's copy
+	// of the cluster's kubeconfig when its Secret went first; Orphan leaves
+	// both in place. A cluster list that cannot be read removes nothing.
 	// +optional
 	RemovalPolicy RemovalPolicy `json:"removalPolicy,omitempty"`
-	// UnreachableTimeout bounds how long the set's deletion waits for a
-	// cluster whose API server does not answer (default 10m). Past it, the
-	// set goes on with the next cluster wave and leaves that cluster's
-	// Component behind, still being deleted: it stays, says what it waits
-	// for, and deletes the cluster's objects once the cluster answers. An
-	// Event of the set (reason LeftBehind) names it.
+	// UnreachableTimeout bounds how long the set waits for a cluster whose
+	// API server does not answer while its Component is being deleted, by
+	// the set's deletion or because the cluster left (default 10m). Past it,
+	// the set goes on and leaves that cluster's Component behind, still
+	// being deleted: it stays, says what it waits for, and deletes the
+	// cluster's objects once the cluster answers; an Event of the set
+	// (reason LeftBehind) names it. When the cluster's Secret is gone too and
+	// only the set's copy of its kubeconfig is left, the set releases the
+	// Component instead, past the same time, if the cluster does not answer
+	// or the deletion fails: the objects stay on the cluster, and an Event
+	// (reason ObjectsLeft) and status.leftClusters name them.
 	// +optional
 	UnreachableTimeout *metav1.Duration `json:"unreachableTimeout,omitempty"`
 }
@@ -153,11 +159,47 @@ type ComponentSetStatus struct {
 	// Rollout sums the clusters up.
 	// +optional
 	Rollout RolloutStatus `json:"rollout,omitempty"`
-	// Clusters is one line per cluster, at most 50, then "… and N more";
+	// Clusters is one line per cluster, those that are leaving and those
+	// that left objects behind included, at most 50, then "… and N more";
 	// the details are in each cluster's Component.
 	// +kubebuilder:validation:MaxItems=51
 	// +optional
 	Clusters []string `json:"clusters,omitempty"`
+	// LeftClusters are the clusters that left the set with objects still
+	// on them: the set could not delete those objects (the cluster's
+	// kubeconfig Secret was gone and the set had no copy of it, or, with
+	// only the set's copy left, the cluster did not answer or the deletion
+	// failed for unreachableTimeout) and released the cluster's Component
+	// without them. Newest
+	// first, at most 20; a cluster's entry goes when the set selects the
+	// cluster again.
+	// +kubebuilder:validation:MaxItems=20
+	// +optional
+	LeftClusters []LeftCluster `json:"leftClusters,omitempty"`
+}
+
+// MaxLeftClusters bounds status.leftClusters.
+const MaxLeftClusters = 20
+
+// LeftCluster is a cluster that left a ComponentSet with objects on it.
+type LeftCluster struct {
+	// Cluster is the cluster's name.
+	Cluster string `json:"cluster"`
+	// Component is the name of the cluster's Component, which the set
+	// released.
+	Component string `json:"component"`
+	// Time is when the set released the Component.
+	Time metav1.Time `json:"time"`
+	// Reason says why the set could not delete the objects.
+	// +kubebuilder:validation:MaxLength=1024
+	Reason string `json:"reason"`
+	// Objects names the first objects left on the cluster ("Kind
+	// namespace/name", or "Kind name" for a cluster-scoped one).
+	// +kubebuilder:validation:MaxItems=10
+	// +optional
+	Objects []string `json:"objects,omitempty"`
+	// ObjectCount is how many objects were left on the cluster.
+	ObjectCount int32 `json:"objectCount"`
 }
 
 // RolloutStatus sums a set's clusters up.

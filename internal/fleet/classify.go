@@ -1,8 +1,6 @@
 package fleet
 
 import (
-	"strings"
-
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -25,20 +23,10 @@ const (
 	// stateWaiting: in a wave the rollout has not reached; it keeps the
 	// template it had.
 	stateWaiting state = "Waiting"
+	// statePaused: the set is paused; the message says what it would do
+	// there. Counted as waiting: the cluster keeps the template it had.
+	statePaused state = "Paused"
 )
-
-// unreachableSignatures are what a Component's Ready message says when its
-// cluster's API server does not answer: the errors of Go's net package and
-// of client-go's transport. They are a fallback for the Components of an
-// operator older than component.ReasonTargetUnreachable (which wrote
-// Retrying or Error with the error's text): remove them once no such
-// operator is supported.
-var unreachableSignatures = []string{
-	"connection refused", "no route to host", "i/o timeout", "no such host",
-	"connection reset by peer", "tls handshake timeout", "network is unreachable",
-	"client rate limiter wait returned an error", "http2: client connection lost",
-	"the server is currently unable to handle the request",
-}
 
 // classify says where c stands at the template of hash; a Component at
 // another template is Updating (the caller writes the template first).
@@ -64,21 +52,11 @@ func classify(c *v1alpha1.Component, hash string, k keys) (state, string) {
 }
 
 // isUnreachable tells whether a Ready condition says the target cluster
-// did not answer: by its reason, or by its message (unreachableSignatures).
+// did not answer: by its reason alone, which the Component decides from
+// the error's type (component.ReasonTargetUnreachable), for a cluster that
+// never answered as for one that stopped answering; never by its message.
 func isUnreachable(ready *metav1.Condition) bool {
-	if ready == nil || ready.Status == metav1.ConditionTrue {
-		return false
-	}
-	if ready.Reason == component.ReasonTargetUnreachable {
-		return true
-	}
-	message := strings.ToLower(ready.Message)
-	for _, s := range unreachableSignatures {
-		if strings.Contains(message, s) {
-			return true
-		}
-	}
-	return false
+	return ready != nil && ready.Status != metav1.ConditionTrue && ready.Reason == component.ReasonTargetUnreachable
 }
 
 // hasFailed tells whether c failed at its generation: Stalled (only a

@@ -48,7 +48,10 @@ func (r *Reconciler) selectCAPIClusters(ctx context.Context, set *v1alpha1.Compo
 }
 
 // capiClusters pairs Clusters with their kubeconfig Secrets; a Cluster
-// without one (still provisioning) is not a cluster yet.
+// without one (still provisioning) is not a cluster yet, and one being
+// deleted is no longer one: Cluster API tears its machines down before the
+// Cluster and its Secret go, so its Component deletes the objects while the
+// cluster still answers.
 func capiClusters(clusters, secrets []metav1.PartialObjectMetadata) []cluster {
 	kubeconfigs := map[string]bool{}
 	for _, s := range secrets {
@@ -58,7 +61,7 @@ func capiClusters(clusters, secrets []metav1.PartialObjectMetadata) []cluster {
 	}
 	var out []cluster
 	for _, c := range clusters {
-		if kubeconfigs[c.Name] {
+		if kubeconfigs[c.Name] && c.DeletionTimestamp.IsZero() {
 			out = append(out, cluster{Name: c.Name, Secret: c.Name + capiKubeConfigSuffix, Key: capiKubeConfigKey,
 				Labels: c.Labels, Annotations: c.Annotations})
 		}

@@ -9,8 +9,6 @@ import (
 	"strings"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -23,8 +21,12 @@ const maxNamed = 10
 
 // delete deletes the set's Components in reverse cluster waves, the last
 // wave first, each wave once the later ones are gone (each Component's own
-// finalizer deletes its objects on its cluster); with removal policy Orphan
-// it releases them instead. The finalizer goes once none is left.
+// finalizer deletes its objects on its cluster, with the set's copy of its
+// kubeconfig when its Secret is gone: departure.go); with removal policy
+// Orphan it releases them instead. A Component whose cluster has not
+// answered for spec.unreachableTimeout no longer holds its wave: it is left
+// behind, or released when only the set's copy of its kubeconfig is left.
+// The finalizer goes once none is left.
 func (r *Reconciler) delete(ctx context.Context, set *v1alpha1.ComponentSet) (ctrl.Result, error) {
 	if !controllerutil.ContainsFinalizer(set, r.keys.finalizer) {
 		return ctrl.Result{}, nil
@@ -34,7 +36,8 @@ func (r *Reconciler) delete(ctx context.Context, set *v1alpha1.ComponentSet) (ct
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	recheck, err := r.leaveUnreachable(ctx, set, owned, time.Now())
+	now := time.Now()
+	recheck, err := r.settleDeleting(ctx, set, owned, now)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
@@ -56,7 +59,8 @@ func (r *Reconciler) delete(ctx context.Context, set *v1alpha1.ComponentSet) (ct
 	wave, last := lastWave(owned, r.keys)
 	for _, c := range last {
 		if c.DeletionTimestamp.IsZero() {
-			errs = append(errs, client.IgnoreNotFound(r.client.Delete(ctx, c, client.Preconditions{UID: &c.UID})))
+			_, _, err := r.depart(ctx, set, c, now)
+			errs = append(errs, err)
 		}
 	}
 	setConditions(&set.Status, set.Generation, ReasonDeleting, false, deletionMessage(wave, last, len(owned)))
@@ -64,42 +68,28 @@ func (r *Reconciler) delete(ctx context.Context, set *v1alpha1.ComponentSet) (ct
 	return ctrl.Result{RequeueAfter: recheck}, errors.Join(errs...)
 }
 
-// leaveUnreachable takes out of owned the Components being deleted whose
-// cluster has not answered for longer than spec.unreachableTimeout since
-// their deletion began: the set's deletion no longer waits for them. Each
-// stays, being deleted, and deletes its cluster's objects when the cluster
-// answers again; the first time, it is marked (leftBehind annotation) and
-// an Event of the set names it. It returns when to look again for a
-// Component that is unreachable but not yet past the timeout (0: none).
-func (r *Reconciler) leaveUnreachable(ctx context.Context, set *v1alpha1.ComponentSet, owned map[string]*v1alpha1.Component, now time.Time) (time.Duration, error) {
-	timeout := set.Spec.GetUnreachableTimeout()
+// settleDeleting takes each of owned that is being deleted a step further
+// (depart), and takes out of owned those that no longer hold their wave:
+// left behind or released. It returns when to look again for one whose
+// cluster does not answer but is not yet past the timeout (0: none).
+func (r *Reconciler) settleDeleting(ctx context.Context, set *v1alpha1.ComponentSet, owned map[string]*v1alpha1.Component, now time.Time) (time.Duration, error) {
+	if set.Spec.RemovalPolicy == v1alpha1.RemovalOrphan {
+		return 0, nil
+	}
 	var recheck time.Duration
-	for name, c := range owned {
-		if c.DeletionTimestamp.IsZero() || !isUnreachable(c.Status.ReadyCondition()) {
+	for _, name := range sortedKeys(owned) {
+		c := owned[name]
+		if c.DeletionTimestamp.IsZero() {
 			continue
 		}
-		if left := c.DeletionTimestamp.Add(timeout).Sub(now); left > 0 {
-			if recheck == 0 || left < recheck {
-				recheck = left
-			}
-			continue
+		d, again, err := r.depart(ctx, set, c, now)
+		if err != nil {
+			return 0, err
 		}
-		delete(owned, name)
-		if _, marked := c.Annotations[r.keys.leftBehind]; marked {
-			continue
+		recheck = soonest(recheck, again)
+		if d.State != departLeaving {
+			delete(owned, name)
 		}
-		patch := client.MergeFrom(c.DeepCopy())
-		metav1.SetMetaDataAnnotation(&c.ObjectMeta, r.keys.leftBehind, now.UTC().Format(time.RFC3339))
-		if err := r.client.Patch(ctx, c, patch); client.IgnoreNotFound(err) != nil {
-			return 0, fmt.Errorf("marking Component %s/%s left behind: %w", c.Namespace, c.Name, err)
-		}
-		cluster := c.Annotations[r.keys.clusterName]
-		if cluster == "" {
-			cluster = c.Name
-		}
-		r.recorder.Eventf(set, nil, "Warning", ReasonLeftBehind, "Delete", "%s", bound(fmt.Sprintf(
-			"cluster %s has not answered for %s: its Component %s is left behind, being deleted, with %d objects on the cluster; it deletes them when the cluster answers again (kubectl get component -n %s %s)",
-			cluster, timeout, c.Name, len(c.Status.Inventory), c.Namespace, c.Name), maxEventNote))
 	}
 	return recheck, nil
 }

@@ -5,7 +5,12 @@
 // ones is Ready at its new generation.
 //
 // Planning is pure (plan.go: clusters, Components and the set in, writes
-// and status out); reconcile.go reads and writes. What the controller does
-// not know it does not act on: a cluster list that cannot be read, or an
-// unreachable cluster, never deletes anything (DESIGN.md, invariant 18).
+// and status out); reconcile.go reads and writes. A cluster that leaves, or
+// every cluster when the set is deleted, goes through departure.go: its
+// Component is deleted, with the set's copy of the cluster's kubeconfig
+// (copies.go) when its Secret went first, or released with what is left on
+// the cluster recorded (left.go) when it cannot be cleaned. What the
+// controller does not know it does not act on: a cluster list that cannot
+// be read, or an unreachable cluster, never deletes anything (DESIGN.md,
+// invariant 18).
 package fleet

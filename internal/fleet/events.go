@@ -21,6 +21,9 @@ const (
 	ReasonClusterReleased = "ClusterReleased"
 	ReasonRolloutStopped  = "RolloutStopped"
 	ReasonLeftBehind      = "LeftBehind"
+	// ReasonObjectsLeft: a cluster left and the set could not delete its
+	// objects there (departure.go).
+	ReasonObjectsLeft = "ObjectsLeft"
 )
 
 // setEvent is one Event to record about a set.

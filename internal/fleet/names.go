@@ -3,6 +3,8 @@ package fleet
 import (
 	"crypto/sha256"
 	"encoding/hex"
+
+	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
 // maxComponentName bounds the name of a cluster's Component, so that it
@@ -28,21 +30,36 @@ const (
 	// deletion left behind: its cluster did not answer for longer than
 	// spec.unreachableTimeout.
 	leftBehindAnnotation = "set-left-behind"
+	// copyOfAnnotation names, on the set's copy of a cluster's kubeconfig,
+	// the Secret it copies; copyVersionAnnotation is that Secret's UID and
+	// resourceVersion when it was copied.
+	copyOfAnnotation      = "set-copy-of"
+	copyVersionAnnotation = "set-copy-version"
+	// copySuffix ends the name of the set's copy of a cluster's kubeconfig:
+	// <component>.set.kubeconfig.
+	copySuffix = ".set.kubeconfig"
 )
 
 // keys are the label, annotation and finalizer keys of one operator.
 type keys struct {
 	cluster, clusterName, specHash, wave, finalizer, leftBehind string
+	copyOf, copyVersion                                         string
+	// deletePolicy is a Component's own annotation that, set to orphan,
+	// ends its deletion without contacting its cluster.
+	deletePolicy string
 }
 
 func keysFor(operator string) keys {
 	return keys{
-		cluster:     operator + "/" + clusterLabel,
-		clusterName: operator + "/" + clusterAnnotation,
-		specHash:    operator + "/" + specHashAnnotation,
-		wave:        operator + "/" + waveAnnotation,
-		finalizer:   operator + "/" + finalizerName,
-		leftBehind:  operator + "/" + leftBehindAnnotation,
+		cluster:      operator + "/" + clusterLabel,
+		clusterName:  operator + "/" + clusterAnnotation,
+		specHash:     operator + "/" + specHashAnnotation,
+		wave:         operator + "/" + waveAnnotation,
+		finalizer:    operator + "/" + finalizerName,
+		leftBehind:   operator + "/" + leftBehindAnnotation,
+		copyOf:       operator + "/" + copyOfAnnotation,
+		copyVersion:  operator + "/" + copyVersionAnnotation,
+		deletePolicy: manifests.Key(operator, manifests.AnnotationDeletePolicy),
 	}
 }
 

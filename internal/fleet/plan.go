@@ -115,7 +115,32 @@ func (p *plan) place(set *v1alpha1.ComponentSet, c cluster, wave int, existing *
 			p.Writes = append(p.Writes, write{Member: m})
 		}
 	}
+	if set.Spec.Paused {
+		m.pause(reached, k)
+	}
 	return m, nil
+}
+
+// pause says, for the member of a paused set, what the set would do there
+// instead of what it does when it is not paused: create the cluster's
+// Component or write the new template to it, now or once the earlier
+// waves are Ready. An unreachable cluster still says so.
+func (m *member) pause(reached bool, k keys) {
+	if m.State == stateUnreachable {
+		return
+	}
+	switch {
+	case m.Component == nil:
+		m.Message = "would create its Component"
+	case m.Component.Annotations[k.specHash] != m.Desired.Hash:
+		m.Message = "would write the new template"
+	default:
+		return
+	}
+	m.State = statePaused
+	if !reached {
+		m.Message += " once the earlier waves are Ready"
+	}
 }
 
 func sortedKeys[V any](m map[string]V) []string {

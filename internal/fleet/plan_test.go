@@ -53,8 +53,8 @@ func testComponent(t *testing.T, set *v1alpha1.ComponentSet, c cluster, wave int
 		comp.Status.Attempt = &component.Attempt{Generation: 3, Result: component.ResultFailed, Failures: 1, Message: "health check failed"}
 	case "unreachable": // read by its reason: the message has no signature
 		ready.Status, ready.Reason, ready.Message = metav1.ConditionFalse, component.ReasonTargetUnreachable, `Patch "https://127.0.0.1:1/api/v1/namespaces/a/configmaps/x": EOF`
-	case "unreachable-older-operator": // read by its message
-		ready.Status, ready.Reason, ready.Message = metav1.ConditionFalse, "Error", `Get "https://127.0.0.1:1/api": dial tcp 127.0.0.1:1: connect: connection refused`
+	case "retrying-with-an-unreachable-message": // the reason decides, not the text
+		ready.Status, ready.Reason, ready.Message = metav1.ConditionFalse, component.ReasonRetrying, `Get "https://127.0.0.1:1/api": dial tcp 127.0.0.1:1: connect: connection refused`
 	case "pending":
 		ready.Status, ready.Reason = metav1.ConditionFalse, "Processing"
 	}
@@ -203,7 +203,7 @@ func TestClusterLinesAreBounded(t *testing.T) {
 		members = append(members, &member{Cluster: cluster{Name: itoa(int64(i))}, Wave: 1, State: stateReady})
 	}
 	members[60].State, members[60].Message = stateFailed, strings.Repeat("long ", 100)
-	lines := clusterLines(members)
+	lines := clusterLines(members, nil, nil)
 	if len(lines) != maxClusterLines+1 || lines[maxClusterLines] != "… and 20 more" {
 		t.Fatalf("%d lines ending %q, want %d and a count", len(lines), lines[len(lines)-1], maxClusterLines+1)
 	}
@@ -228,7 +228,7 @@ func TestDesireWithoutClusterValues(t *testing.T) {
 	}
 }
 
-func TestCAPIClustersNeedTheirKubeconfigSecret(t *testing.T) {
+func TestCAPIClustersNeedTheirKubeconfigSecretAndLeaveWhenDeleted(t *testing.T) {
 	meta := func(name string, labels map[string]string) metav1.PartialObjectMetadata {
 		return metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}}
 	}
@@ -236,10 +236,14 @@ func TestCAPIClustersNeedTheirKubeconfigSecret(t *testing.T) {
 		meta("east", map[string]string{"region": "eu"}),
 		meta("west", nil),  // provisioning: no Secret yet
 		meta("north", nil), // a Secret of another name
+		meta("south", nil), // being deleted
 	}
+	deleted := metav1.Now()
+	clusters[3].DeletionTimestamp = &deleted
 	secrets := []metav1.PartialObjectMetadata{
 		meta("east-kubeconfig", map[string]string{capiClusterNameLabel: "east"}),
 		meta("north-ca", map[string]string{capiClusterNameLabel: "north"}),
+		meta("south-kubeconfig", map[string]string{capiClusterNameLabel: "south"}),
 	}
 	got := capiClusters(clusters, secrets)
 	if len(got) != 1 || got[0].Name != "east" || got[0].Secret != "east-kubeconfig" || got[0].Key != "value" || got[0].Labels["region"] != "eu" {
@@ -248,5 +252,40 @@ func TestCAPIClustersNeedTheirKubeconfigSecret(t *testing.T) {
 	d, err := desire(testSet(v1alpha1.Rollout{}), got[0])
 	if err != nil || d.Spec.KubeConfig.Name != "east-kubeconfig" {
 		t.Errorf("kubeConfig %+v (%v), want east-kubeconfig", d.Spec.KubeConfig, err)
+	}
+}
+
+func TestAPausedSetSaysWhatItWouldDo(t *testing.T) {
+	set := testSet(v1alpha1.Rollout{WaveLabel: "wave", WaveOrder: []string{"canary", "eu"}})
+	set.Spec.Paused = true
+	clusters := testClusters("canary", "eu", "eu", "eu") // a, b, c, d
+	owned := map[string]*v1alpha1.Component{
+		"a": testComponent(t, set, clusters[0], 1, true, "ready"),
+		"b": testComponent(t, set, clusters[1], 2, true, "ready"),
+		"c": testComponent(t, set, clusters[2], 2, true, "unreachable"),
+	}
+	p, err := makePlan(set, clusters, owned, testKeys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"a": "Paused: would write the new template",
+		"b": "Paused: would write the new template once the earlier waves are Ready",
+		"c": "Unreachable: ",
+		"d": "Paused: would create its Component once the earlier waves are Ready",
+	}
+	for _, m := range p.Members {
+		if got := string(m.State) + ": " + m.Message; !strings.HasPrefix(got, want[m.Cluster.Name]) {
+			t.Errorf("cluster %s: %q, want %q", m.Cluster.Name, got, want[m.Cluster.Name])
+		}
+	}
+	var status v1alpha1.ComponentSetStatus
+	summarize(set, p, nil, &status)
+	if status.Rollout.Waiting != 3 || status.Rollout.Updating != 0 {
+		t.Errorf("rollout %+v: want the paused clusters waiting, none updating", status.Rollout)
+	}
+	ready := status.Conditions[0]
+	if !strings.Contains(ready.Message, "writing nothing: it would write the new template to 2 Components, create 1 and remove 0") {
+		t.Errorf("Ready message %q", ready.Message)
 	}
 }

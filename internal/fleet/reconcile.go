@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -56,72 +57,132 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		}
 	}
 	before := set.Status.DeepCopy()
-	err := r.rollOut(ctx, set)
+	recheck, err := r.rollOut(ctx, set)
 	statusErr := r.writeStatus(ctx, set, before)
 	if apierrors.IsConflict(statusErr) {
 		// The set changed since the cache read it: its event brings the
 		// next pass, which plans from the newer set.
 		statusErr = nil
 	}
-	return ctrl.Result{}, errors.Join(err, statusErr)
+	return ctrl.Result{RequeueAfter: recheck}, errors.Join(err, statusErr)
 }
 
-// rollOut plans and, unless the set is paused, writes the Components and
-// removes those of clusters that left; the status says what it found.
-func (r *Reconciler) rollOut(ctx context.Context, set *v1alpha1.ComponentSet) error {
+// rollOut plans and, unless the set is paused, writes the Components,
+// removes those of clusters that left and keeps the set's copies of the
+// clusters' kubeconfigs; the status says what it found. It returns when to
+// look again at a cluster that left and does not answer (0: at the next
+// event).
+func (r *Reconciler) rollOut(ctx context.Context, set *v1alpha1.ComponentSet) (time.Duration, error) {
 	reasonBefore := ""
 	if ready := meta.FindStatusCondition(set.Status.Conditions, component.ConditionReady); ready != nil {
 		reasonBefore = ready.Reason
 	}
-	owned, err := r.ownedComponents(ctx, set)
+	p, err := r.planPass(ctx, set)
 	if err != nil {
-		return r.unknown(set, err, reasonBefore)
+		return 0, r.unknown(set, err, reasonBefore)
 	}
-	clusters, err := r.selectClusters(ctx, set, r.client)
-	if err != nil {
-		return r.unknown(set, err, reasonBefore)
+	if p == nil {
+		return 0, nil // invalid: the status says why
 	}
-	p, err := makePlan(set, clusters, owned, r.keys)
-	if err != nil {
-		setConditions(&set.Status, set.Generation, ReasonInvalid, true, err.Error())
-		return nil
-	}
-	if len(p.Leaving) > 0 && !set.Spec.Paused {
-		// The cache says clusters left: only a fresh list may confirm it.
-		if clusters, err = r.selectClusters(ctx, set, r.live); err != nil {
-			return r.unknown(set, err, reasonBefore)
-		}
-		if p, err = makePlan(set, clusters, owned, r.keys); err != nil {
-			setConditions(&set.Status, set.Generation, ReasonInvalid, true, err.Error())
-			return nil
-		}
-	}
-	summarize(set, p, &set.Status)
+	forgetRejoined(&set.Status, p.Members)
 	if set.Spec.Paused {
-		return nil
+		summarize(set, p, pausedDepartures(set, p.Leaving, r.keys), &set.Status)
+		return 0, nil
 	}
 	errs := r.writeComponents(ctx, set, p.Writes)
-	var written, removed []string
+	var written []string
 	for i, w := range p.Writes {
 		if m := w.Member; errs[i] == nil && (m.Component == nil || m.Component.Annotations[r.keys.specHash] != m.Desired.Hash) {
 			written = append(written, m.Cluster.Name)
 		}
 	}
-	for _, c := range p.Leaving {
-		err := r.remove(ctx, set, c)
-		if err == nil && c.DeletionTimestamp.IsZero() {
-			removed = append(removed, c.Annotations[r.keys.clusterName])
-		}
-		errs = append(errs, err)
-	}
+	departures, removed, recheck, err := r.removeLeaving(ctx, set, p.Leaving)
+	errs = append(errs, err, r.keepCopies(ctx, memberComponents(p)))
+	summarize(set, p, departures, &set.Status)
 	for _, e := range rolloutEvents(set, p, written, removed, reasonBefore) {
 		r.recorder.Eventf(set, nil, e.Type, e.Reason, e.Action, "%s", e.Note)
 	}
 	if err := errors.Join(errs...); err != nil {
 		setConditions(&set.Status, set.Generation, ReasonProgressing, false, err.Error())
-		return err
+		return recheck, err
 	}
-	return nil
+	return recheck, nil
+}
+
+// planPass reads the set's Components and clusters and plans; a plan with
+// clusters leaving is made again from a fresh list of the API server, since
+// only that may confirm that they left. A nil plan without an error: the
+// set is invalid, and its status says why.
+func (r *Reconciler) planPass(ctx context.Context, set *v1alpha1.ComponentSet) (*plan, error) {
+	owned, err := r.ownedComponents(ctx, set)
+	if err != nil {
+		return nil, err
+	}
+	clusters, err := r.selectClusters(ctx, set, r.client)
+	if err != nil {
+		return nil, err
+	}
+	p, err := makePlan(set, clusters, owned, r.keys)
+	if err == nil && len(p.Leaving) > 0 && !set.Spec.Paused {
+		if clusters, err = r.selectClusters(ctx, set, r.live); err != nil {
+			return nil, err
+		}
+		p, err = makePlan(set, clusters, owned, r.keys)
+	}
+	if err != nil {
+		setConditions(&set.Status, set.Generation, ReasonInvalid, true, err.Error())
+		return nil, nil
+	}
+	return p, nil
+}
+
+// removeLeaving deletes (policy Delete: departure.go) or releases (Orphan)
+// the Components of the clusters that left. It returns where the deleted
+// ones stand, the clusters whose removal began in this pass, and when to
+// look again.
+func (r *Reconciler) removeLeaving(ctx context.Context, set *v1alpha1.ComponentSet, leaving []*v1alpha1.Component) ([]departure, []string, time.Duration, error) {
+	var departures []departure
+	var removed []string
+	var recheck time.Duration
+	var errs []error
+	now := time.Now()
+	for _, c := range leaving {
+		began := c.DeletionTimestamp.IsZero()
+		var err error
+		if set.Spec.RemovalPolicy == v1alpha1.RemovalOrphan {
+			err = r.release(ctx, c)
+		} else {
+			var d departure
+			var again time.Duration
+			d, again, err = r.depart(ctx, set, c, now)
+			departures = append(departures, d)
+			recheck = soonest(recheck, again)
+		}
+		if err == nil && began {
+			removed = append(removed, clusterOf(c, r.keys))
+		}
+		errs = append(errs, err)
+	}
+	return departures, removed, recheck, errors.Join(errs...)
+}
+
+// soonest is the earlier of two rechecks, 0 meaning none.
+func soonest(a, b time.Duration) time.Duration {
+	if a == 0 || (b > 0 && b < a) {
+		return b
+	}
+	return a
+}
+
+// memberComponents are the Components of the selected clusters, by cluster.
+func memberComponents(p *plan) map[string]*v1alpha1.Component {
+	out := map[string]*v1alpha1.Component{}
+	for _, m := range p.Members {
+		if m.Component != nil {
+			out[m.Cluster.Name] = m.Component
+		}
+	}
+	return out
 }
 
 // unknown reports that the set's clusters or Components could not be read:
@@ -268,22 +329,6 @@ func (r *Reconciler) componentOf(set *v1alpha1.ComponentSet, m *member) *v1alpha
 	c.Annotations[r.keys.wave] = strconv.Itoa(m.Wave)
 	c.Spec = m.Desired.Spec
 	return c
-}
-
-// remove deletes (policy Delete) or releases (Orphan) the Component of a
-// cluster that left the selection.
-func (r *Reconciler) remove(ctx context.Context, set *v1alpha1.ComponentSet, c *v1alpha1.Component) error {
-	if set.Spec.RemovalPolicy == v1alpha1.RemovalOrphan {
-		return r.release(ctx, c)
-	}
-	if !c.DeletionTimestamp.IsZero() {
-		return nil
-	}
-	err := r.client.Delete(ctx, c, client.Preconditions{UID: &c.UID})
-	if client.IgnoreNotFound(err) != nil {
-		return fmt.Errorf("deleting Component %s/%s of cluster %s, which left the selection: %w", c.Namespace, c.Name, c.Annotations[r.keys.clusterName], err)
-	}
-	return nil
 }
 
 // release removes the set's owner reference and annotations from c, which

@@ -36,10 +36,42 @@ const (
 )
 
 // stateOrder lists problems first in status.clusters.
-var stateOrder = map[state]int{stateFailed: 0, stateUnreachable: 1, stateUpdating: 2, stateWaiting: 3, stateReady: 4}
+var stateOrder = map[state]int{stateFailed: 0, stateUnreachable: 1, stateUpdating: 3, statePaused: 4, stateWaiting: 4, stateReady: 5}
 
-// summarize writes the plan's rollout, lines and conditions into status.
-func summarize(set *v1alpha1.ComponentSet, p *plan, status *v1alpha1.ComponentSetStatus) {
+// summarize writes the plan's rollout, lines and conditions into status,
+// with where the departing clusters stand and the clusters that left
+// objects behind (status.leftClusters).
+func summarize(set *v1alpha1.ComponentSet, p *plan, departures []departure, status *v1alpha1.ComponentSetStatus) {
+	r := rolloutOf(p)
+	status.Rollout = r
+	status.Clusters = clusterLines(p.Members, departures, status.LeftClusters)
+	status.ObservedGeneration = set.Generation
+	var leaving []string
+	for _, d := range departures {
+		if d.State == departLeaving {
+			leaving = append(leaving, d.Cluster)
+		}
+	}
+	note := departureNote(departures, status.LeftClusters)
+	switch {
+	case p.FailedAt != nil:
+		m := p.FailedAt
+		setConditions(status, set.Generation, ReasonFailed, true, fmt.Sprintf("the rollout stopped at wave %d of %d: cluster %s failed (Component %s): %s; "+
+			"the clusters of later waves keep their template", p.Wave, p.Waves, m.Cluster.Name, componentName(set.Name, m.Cluster.Name), m.Message)+note)
+	case set.Spec.Paused:
+		setConditions(status, set.Generation, ReasonPaused, false, pausedMessage(set, p, r)+note)
+	case len(leaving) > 0:
+		setConditions(status, set.Generation, ReasonProgressing, false, fmt.Sprintf("wave %d of %d: %s; removing %s that left: %s",
+			p.Wave, p.Waves, counts(r), count(len(leaving), "cluster"), names(leaving))+note)
+	case r.Ready == r.Clusters:
+		setConditions(status, set.Generation, ReasonReady, false, fmt.Sprintf("%d of %d clusters Ready", r.Ready, r.Clusters)+note)
+	default:
+		setConditions(status, set.Generation, ReasonProgressing, false, fmt.Sprintf("wave %d of %d: %s", p.Wave, p.Waves, counts(r))+note)
+	}
+}
+
+// rolloutOf counts the plan's clusters by state.
+func rolloutOf(p *plan) v1alpha1.RolloutStatus {
 	r := v1alpha1.RolloutStatus{Wave: int32(p.Wave), Waves: int32(p.Waves), Clusters: int32(len(p.Members))}
 	for _, m := range p.Members {
 		switch m.State {
@@ -49,27 +81,58 @@ func summarize(set *v1alpha1.ComponentSet, p *plan, status *v1alpha1.ComponentSe
 			r.Failed++
 		case stateUnreachable:
 			r.Unreachable++
-		case stateWaiting:
+		case stateWaiting, statePaused:
 			r.Waiting++
 		default:
 			r.Updating++
 		}
 	}
-	status.Rollout = r
-	status.Clusters = clusterLines(p.Members)
-	status.ObservedGeneration = set.Generation
-	switch {
-	case p.FailedAt != nil:
-		m := p.FailedAt
-		setConditions(status, set.Generation, ReasonFailed, true, fmt.Sprintf("the rollout stopped at wave %d of %d: cluster %s failed (Component %s): %s; "+
-			"the clusters of later waves keep their template", p.Wave, p.Waves, m.Cluster.Name, componentName(set.Name, m.Cluster.Name), m.Message))
-	case set.Spec.Paused:
-		setConditions(status, set.Generation, ReasonPaused, false, fmt.Sprintf("paused at wave %d of %d: %s", p.Wave, p.Waves, counts(r)))
-	case r.Ready+r.Unreachable == r.Clusters && r.Unreachable == 0:
-		setConditions(status, set.Generation, ReasonReady, false, fmt.Sprintf("%d of %d clusters Ready", r.Ready, r.Clusters))
-	default:
-		setConditions(status, set.Generation, ReasonProgressing, false, fmt.Sprintf("wave %d of %d: %s", p.Wave, p.Waves, counts(r)))
+	return r
+}
+
+// departureNote names, for the Ready message, the clusters left behind
+// and those that left objects on them: a set is never silently Ready
+// while something it placed is left on a cluster.
+func departureNote(departures []departure, left []v1alpha1.LeftCluster) string {
+	var behind, objects []string
+	for _, d := range departures {
+		if d.State == departLeftBehind {
+			behind = append(behind, d.Cluster)
+		}
 	}
+	for _, l := range left {
+		objects = append(objects, l.Cluster)
+	}
+	note := ""
+	if len(behind) > 0 {
+		note += fmt.Sprintf("; left behind, being deleted until they answer: %s", names(behind))
+	}
+	if len(objects) > 0 {
+		note += fmt.Sprintf("; objects were left on %s that left: %s (status.leftClusters)", count(len(objects), "cluster"), names(objects))
+	}
+	return note
+}
+
+// pausedMessage says where a paused set stands and what it would do:
+// the Components it would create, write the new template to, or remove.
+func pausedMessage(set *v1alpha1.ComponentSet, p *plan, r v1alpha1.RolloutStatus) string {
+	create, write := 0, 0
+	for _, m := range p.Members {
+		switch {
+		case m.State != statePaused:
+		case m.Component == nil:
+			create++
+		default:
+			write++
+		}
+	}
+	remove := "remove"
+	if set.Spec.RemovalPolicy == v1alpha1.RemovalOrphan {
+		remove = "release"
+	}
+	return fmt.Sprintf("paused at wave %d of %d, writing nothing: it would write the new template to %d Components, create %d and %s %d; "+
+		"%d of %d clusters Ready, %d updating, %d failed, %d unreachable", p.Wave, p.Waves, write, create, remove, len(p.Leaving),
+		r.Ready, r.Clusters, r.Updating, r.Failed, r.Unreachable)
 }
 
 // counts says how many clusters are in which state, in words.
@@ -78,25 +141,48 @@ func counts(r v1alpha1.RolloutStatus) string {
 		r.Ready, r.Clusters, r.Updating, r.Failed, r.Unreachable, r.Waiting)
 }
 
-// clusterLines is one line per member, problems first, at most
+// line is one line of status.clusters and where it sorts.
+type line struct {
+	order, wave int
+	cluster     string
+	text        string
+}
+
+// departureOrder sorts the lines of departing clusters and of clusters that
+// left objects behind after those that failed or do not answer, before
+// those under way.
+const departureOrder = 2
+
+// clusterLines is one line per member, per departing cluster and per
+// cluster that left objects behind, problems first, at most
 // maxClusterLines and then one that says how many more there are.
-func clusterLines(members []*member) []string {
-	sorted := slices.Clone(members)
-	slices.SortStableFunc(sorted, func(a, b *member) int {
-		return cmp.Or(cmp.Compare(stateOrder[a.State], stateOrder[b.State]), cmp.Compare(a.Wave, b.Wave),
-			strings.Compare(a.Cluster.Name, b.Cluster.Name))
+func clusterLines(members []*member, departures []departure, left []v1alpha1.LeftCluster) []string {
+	all := make([]line, 0, len(members)+len(departures)+len(left))
+	for _, m := range members {
+		text := fmt.Sprintf("%s (wave %d): %s", m.Cluster.Name, m.Wave, m.State)
+		if m.Message != "" {
+			text += ": " + m.Message
+		}
+		all = append(all, line{order: stateOrder[m.State], wave: m.Wave, cluster: m.Cluster.Name, text: text})
+	}
+	for _, d := range departures {
+		if d.State != departReleased { // a released one has its record
+			all = append(all, line{order: departureOrder, cluster: d.Cluster, text: fmt.Sprintf("%s (%s): %s", d.Cluster, d.State, d.Message)})
+		}
+	}
+	for _, l := range left {
+		all = append(all, line{order: departureOrder, cluster: l.Cluster, text: leftLine(l)})
+	}
+	slices.SortStableFunc(all, func(a, b line) int {
+		return cmp.Or(cmp.Compare(a.order, b.order), cmp.Compare(a.wave, b.wave), strings.Compare(a.cluster, b.cluster))
 	})
 	var lines []string
-	for i, m := range sorted {
+	for i, l := range all {
 		if i == maxClusterLines {
-			lines = append(lines, fmt.Sprintf("… and %d more", len(sorted)-maxClusterLines))
+			lines = append(lines, fmt.Sprintf("… and %d more", len(all)-maxClusterLines))
 			break
 		}
-		line := fmt.Sprintf("%s (wave %d): %s", m.Cluster.Name, m.Wave, m.State)
-		if m.Message != "" {
-			line += ": " + m.Message
-		}
-		lines = append(lines, bound(line, maxLineLength))
+		lines = append(lines, bound(l.text, maxLineLength))
 	}
 	return lines
 }

@@ -3,12 +3,14 @@ package fleet
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
 	"github.com/wavekit-dev/wavekit/pkg/component"
+	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
 func TestSummarizeSaysWhereTheRolloutIs(t *testing.T) {
@@ -36,7 +38,7 @@ func TestSummarizeSaysWhereTheRolloutIs(t *testing.T) {
 			ready: metav1.ConditionFalse, reason: ReasonFailed, stall: true,
 			message: "the rollout stopped at wave 1 of 2: cluster a failed (Component web-a): health check failed"},
 		{name: "paused", paused: true, members: []*member{{State: stateReady}, {State: stateWaiting}}, wave: 1,
-			ready: metav1.ConditionFalse, reason: ReasonPaused, message: "paused at wave 1 of 2"},
+			ready: metav1.ConditionFalse, reason: ReasonPaused, message: "paused at wave 1 of 2, writing nothing"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -46,7 +48,7 @@ func TestSummarizeSaysWhereTheRolloutIs(t *testing.T) {
 				m.Cluster.Name = string(rune('a' + i))
 			}
 			var status v1alpha1.ComponentSetStatus
-			summarize(set, &plan{Members: tc.members, FailedAt: tc.failedAt, Wave: tc.wave, Waves: 2}, &status)
+			summarize(set, &plan{Members: tc.members, FailedAt: tc.failedAt, Wave: tc.wave, Waves: 2}, nil, &status)
 			ready := meta.FindStatusCondition(status.Conditions, component.ConditionReady)
 			if ready == nil || ready.Status != tc.ready || ready.Reason != tc.reason || !strings.HasPrefix(ready.Message, tc.message) {
 				t.Errorf("Ready %+v, want %s/%s %q…", ready, tc.ready, tc.reason, tc.message)
@@ -72,7 +74,7 @@ func TestClassifyReadsTheComponent(t *testing.T) {
 		t.Fatal(err)
 	}
 	cases := map[string]state{"ready": stateReady, "failed": stateFailed, "unreachable": stateUnreachable,
-		"unreachable-older-operator": stateUnreachable, "pending": stateUpdating}
+		"retrying-with-an-unreachable-message": stateUpdating, "pending": stateUpdating}
 	for status, want := range cases {
 		if got, _ := classify(testComponent(t, set, c, 1, false, status), d.Hash, testKeys); got != want {
 			t.Errorf("%s: %s, want %s", status, got, want)
@@ -112,5 +114,70 @@ func TestRolloutEventsAreBoundedAndSaidOnce(t *testing.T) {
 	}
 	if again := rolloutEvents(set, p, nil, nil, ReasonFailed); len(again) != 0 {
 		t.Errorf("a pass that finds the rollout stopped again records %+v", again)
+	}
+}
+
+func TestDeparturesAreNeverASilentReady(t *testing.T) {
+	set := testSet(v1alpha1.Rollout{})
+	members := []*member{{Cluster: cluster{Name: "a"}, Wave: 1, State: stateReady}}
+	leaving := &v1alpha1.Component{ObjectMeta: metav1.ObjectMeta{Name: "web-b"}}
+	cases := []struct {
+		name       string
+		departures []departure
+		left       []v1alpha1.LeftCluster
+		reason     string
+		message    string
+		line       string
+	}{
+		{name: "a cluster leaving holds Ready", departures: []departure{{Cluster: "b", Component: leaving, State: departLeaving, Message: "deleting"}},
+			reason: ReasonProgressing, message: "removing 1 cluster that left: b", line: "b (leaving): deleting"},
+		{name: "a cluster left behind is named", departures: []departure{{Cluster: "b", Component: leaving, State: departLeftBehind, Message: "has not answered"}},
+			reason: ReasonReady, message: "1 of 1 clusters Ready; left behind, being deleted until they answer: b", line: "b (left behind): has not answered"},
+		{name: "objects left on a cluster are named", left: []v1alpha1.LeftCluster{{Cluster: "c", Component: "web-c", Reason: "its Secret is gone",
+			Objects: []string{"ConfigMap shop/web"}, ObjectCount: 3}},
+			reason: ReasonReady, message: "1 of 1 clusters Ready; objects were left on 1 cluster that left: c (status.leftClusters)",
+			line: "c (left): 3 objects left on the cluster, not deleted: ConfigMap shop/web … and 2 more (its Secret is gone; its Component web-c was released)"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			status := v1alpha1.ComponentSetStatus{LeftClusters: tc.left}
+			summarize(set, &plan{Members: members, Wave: 1, Waves: 1}, tc.departures, &status)
+			ready := meta.FindStatusCondition(status.Conditions, component.ConditionReady)
+			if ready.Reason != tc.reason || !strings.Contains(ready.Message, tc.message) {
+				t.Errorf("Ready %s %q, want %s with %q", ready.Reason, ready.Message, tc.reason, tc.message)
+			}
+			if len(status.Clusters) != 2 || status.Clusters[0] != tc.line {
+				t.Errorf("lines %q, want %q first", status.Clusters, tc.line)
+			}
+		})
+	}
+}
+
+func TestLeftClustersAreRecordedOnceAndBounded(t *testing.T) {
+	var status v1alpha1.ComponentSetStatus
+	c := &v1alpha1.Component{ObjectMeta: metav1.ObjectMeta{Name: "web-a"}}
+	for i := range 12 {
+		c.Status.Inventory = append(c.Status.Inventory, manifests.InventoryItem{Version: "v1", Kind: "ConfigMap", Namespace: "shop", Name: itoa(int64(i))})
+	}
+	c.Status.Inventory = append(c.Status.Inventory, manifests.InventoryItem{Version: "v1", Kind: "Namespace", Name: "shop"})
+	left := leftClusterOf("a", c, "gone", time.Now())
+	if len(left.Objects) != maxLeftObjects || left.ObjectCount != 13 || left.Objects[0] != "ConfigMap shop/0" {
+		t.Errorf("record %+v: want the first %d objects of 13", left, maxLeftObjects)
+	}
+	if !recordLeft(&status, left) || recordLeft(&status, left) {
+		t.Error("the same Component is recorded once")
+	}
+	for i := range v1alpha1.MaxLeftClusters + 5 {
+		recordLeft(&status, v1alpha1.LeftCluster{Cluster: "x" + itoa(int64(i)), Component: "web-x"})
+	}
+	if len(status.LeftClusters) != v1alpha1.MaxLeftClusters || status.LeftClusters[0].Cluster != "x24" {
+		t.Errorf("%d records, the newest %q: want %d, newest first", len(status.LeftClusters), status.LeftClusters[0].Cluster, v1alpha1.MaxLeftClusters)
+	}
+	forgetRejoined(&status, []*member{{Cluster: cluster{Name: "x24"}}})
+	if status.LeftClusters[0].Cluster != "x23" {
+		t.Errorf("a cluster selected again keeps its record: %+v", status.LeftClusters[0])
+	}
+	if got := objectName(c.Status.Inventory[12]); got != "Namespace shop" {
+		t.Errorf("a cluster-scoped object is %q", got)
 	}
 }

@@ -33,6 +33,7 @@ type target struct {
 	cancel  context.CancelFunc
 	users   map[types.NamespacedName]bool
 	host    string
+	since   time.Time // when it started connecting
 	ready   chan struct{}
 	err     error
 	objects *objectWatches // of the objects its components wait for
@@ -70,6 +71,9 @@ type targets struct {
 	mu          sync.Mutex
 	byKey       map[targetKey]*target
 	byComponent map[types.NamespacedName]targetKey
+	// down holds the keys whose last connection failed because the
+	// cluster did not answer (unreachable.go).
+	down map[targetKey]downState
 }
 
 // forComponent returns the target of a component, connecting it on first
@@ -103,7 +107,7 @@ func (t *targets) forComponent(ctx context.Context, c Component, s settings) (*t
 func (t *targets) startLocked(key targetKey, cfg *rest.Config) *target {
 	ctx, cancel := context.WithCancel(context.Background())
 	cfg = CountRequests(cfg)
-	tg := &target{cancel: cancel, host: cfg.Host, ready: make(chan struct{}),
+	tg := &target{cancel: cancel, host: cfg.Host, since: time.Now(), ready: make(chan struct{}),
 		users: map[types.NamespacedName]bool{}, watched: map[string]bool{},
 		objects: newObjectWatches(ctx, cfg, t.enqueue)}
 	t.byKey[key] = tg
@@ -138,27 +142,52 @@ func (t *targets) connect(ctx context.Context, tg *target, cfg *rest.Config, nam
 	return nil
 }
 
-// await waits a little for a connecting target.
+// await waits a little for a connecting target. A cluster that does not
+// answer is an unreachableError (unreachable.go): once its connection
+// failed, and while a target connects for longer than connectingBound or
+// again after such a failure.
 func (t *targets) await(ctx context.Context, key targetKey, tg *target) (*target, error) {
-	wait := time.NewTimer(connectWait)
-	defer wait.Stop()
-	select {
-	case <-tg.ready:
-	case <-wait.C:
-		return nil, Retriable(fmt.Errorf("still connecting to %s", tg.host), time.Second)
-	case <-ctx.Done():
-		return nil, fmt.Errorf("connecting to %s: %w", tg.host, ctx.Err())
-	}
-	if tg.err == nil {
-		return tg, nil
+	if err := t.waitReady(ctx, key, tg); err != nil {
+		return nil, err
 	}
 	t.mu.Lock()
+	defer t.mu.Unlock()
+	if tg.err == nil {
+		delete(t.down, key)
+		return tg, nil
+	}
 	if t.byKey[key] == tg {
 		tg.cancel()
 		delete(t.byKey, key) // the next call connects again
 	}
+	return nil, Retriable(t.failedLocked(key, tg), 0)
+}
+
+// waitReady waits up to connectWait for tg to be connected or failed — not
+// at all when its key's cluster is known not to answer, so the worker goes
+// back at once — and returns the error of a target still connecting.
+func (t *targets) waitReady(ctx context.Context, key targetKey, tg *target) error {
+	select {
+	case <-tg.ready:
+		return nil
+	default:
+	}
+	t.mu.Lock()
+	_, down := t.down[key]
 	t.mu.Unlock()
-	return nil, Retriable(tg.err, 0)
+	if down {
+		return Retriable(t.stillConnecting(key, tg, time.Now()), time.Second)
+	}
+	wait := time.NewTimer(connectWait)
+	defer wait.Stop()
+	select {
+	case <-tg.ready:
+		return nil
+	case <-wait.C:
+		return Retriable(t.stillConnecting(key, tg, time.Now()), time.Second)
+	case <-ctx.Done():
+		return fmt.Errorf("connecting to %s: %w", tg.host, ctx.Err())
+	}
 }
 
 // release stops using the component's target (after its deletion).
@@ -176,6 +205,7 @@ func (t *targets) releaseLocked(id types.NamespacedName) {
 	delete(t.byComponent, id)
 	tg, ok := t.byKey[key]
 	if !ok {
+		t.forgetDownLocked(key)
 		return // it failed to connect and was dropped
 	}
 	delete(tg.users, id)

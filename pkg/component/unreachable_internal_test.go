@@ -107,3 +107,85 @@ func TestUnreachableOutcome(t *testing.T) {
 		})
 	}
 }
+
+// A cluster that never answered: the errors of its connection, whatever
+// their text, are unreachable by their type.
+func TestConnectionUnreachable(t *testing.T) {
+	refused := request(&net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)})
+	unauthorized := apierrors.NewUnauthorized("bad token")
+	now := time.Now()
+	for _, tc := range []struct {
+		name        string
+		since       time.Time // when the target started connecting
+		down        bool      // the key's last connection found the cluster down
+		err         error     // nil: still connecting
+		unreachable bool
+		keepsDown   bool
+	}{
+		{name: "connecting, within the bound", since: now.Add(-connectingBound + time.Second)},
+		{name: "connecting for the bound", since: now.Add(-connectingBound), unreachable: true},
+		{name: "connecting again after the cluster did not answer", since: now, down: true, unreachable: true, keepsDown: true},
+		{name: "a refused connection", since: now, err: refused, unreachable: true, keepsDown: true},
+		{name: "the connection's start timeout", since: now, err: fmt.Errorf("target cluster does not answer within 30s: %w", context.DeadlineExceeded), unreachable: true, keepsDown: true},
+		{name: "an answer: unauthorized", since: now, down: true, err: unauthorized},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ts := &targets{}
+			key := targetKey{kubeconfig: "k"}
+			if tc.down {
+				ts.down = map[targetKey]downState{key: {since: now.Add(-time.Minute), err: refused}}
+			}
+			tg := &target{host: targetHost, since: tc.since, err: tc.err}
+			var err error
+			if tc.err == nil {
+				err = ts.stillConnecting(key, tg, now)
+			} else {
+				err = ts.failedLocked(key, tg)
+			}
+			if got := IsTargetUnreachable(err, targetHost); got != tc.unreachable {
+				t.Errorf("IsTargetUnreachable(%v) = %t, want %t", err, got, tc.unreachable)
+			}
+			got := unreachable(Retriable(err, 0), outcome{reason: ReasonRetrying}, "").reason
+			if want := map[bool]string{true: ReasonTargetUnreachable, false: ReasonRetrying}[tc.unreachable]; got != want {
+				t.Errorf("the pass's reason is %s with no target host to compare, want %s", got, want)
+			}
+			if _, down := ts.down[key]; tc.err != nil && down != tc.keepsDown {
+				t.Errorf("the key is down: %t, want %t", down, tc.keepsDown)
+			}
+		})
+	}
+}
+
+// The first failure's time stays while the cluster keeps not answering.
+func TestDownSinceTheFirstFailure(t *testing.T) {
+	refused := request(&net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)})
+	first := time.Now().Add(-time.Hour)
+	ts := &targets{}
+	key := targetKey{kubeconfig: "k"}
+	_ = ts.failedLocked(key, &target{host: targetHost, since: first, err: refused})
+	_ = ts.failedLocked(key, &target{host: targetHost, since: time.Now(), err: refused})
+	if got := ts.down[key].since; !got.Equal(first) {
+		t.Errorf("down since %s, want the first failure's %s", got, first)
+	}
+	other := "https://10.0.0.2:6443"
+	err := ts.stillConnecting(key, &target{host: other, since: time.Now()}, time.Now())
+	if !IsTargetUnreachable(err, other) || IsTargetUnreachable(err, targetHost) {
+		t.Errorf("a connection to %s must count for that host only: %v", other, err)
+	}
+}
+
+// A target known not to answer gives its worker back without waiting; one
+// that is ready is used, known down or not.
+func TestWaitReadyForATargetKnownDown(t *testing.T) {
+	key := targetKey{kubeconfig: "k"}
+	ts := &targets{down: map[targetKey]downState{key: {since: time.Now(), err: errors.New("refused")}}}
+	connecting := &target{host: targetHost, since: time.Now(), ready: make(chan struct{})}
+	if err := ts.waitReady(context.Background(), key, connecting); !IsTargetUnreachable(err, targetHost) {
+		t.Errorf("a target connecting again after a failure: %v, want unreachable", err)
+	}
+	ready := &target{host: targetHost, since: time.Now(), ready: make(chan struct{})}
+	close(ready.ready)
+	if err := ts.waitReady(context.Background(), key, ready); err != nil {
+		t.Errorf("a ready target: %v", err)
+	}
+}

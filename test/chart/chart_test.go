@@ -168,6 +168,7 @@ var _ = Describe("helm template with the default values and one source", func() 
 			rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"configmaps", "secrets"}, Verbs: []string{"get", "list", "watch"}},
 			HaveField("APIGroups", []string{"source.toolkit.fluxcd.io"}),
 			rule("", "secrets", "get", "create", "update"),
+			rule("", "secrets", "create", "update"),
 		))
 		Expect(wildcards(role.Rules)).To(BeEmpty())
 		noReads := render("wavekit", "wavekit-system", append(oneSource, "--set", "rbac.readSources=false", "--set", "rbac.keepRenders=false")...)

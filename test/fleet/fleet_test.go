@@ -15,7 +15,6 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
@@ -55,17 +54,7 @@ var _ = Describe("a ComponentSet over three clusters in two waves", Ordered, fun
 		}
 		// c3 is registered as Cluster API registers a cluster: a Cluster,
 		// whose labels select it, and its Secret c3-kubeconfig.
-		capi := &unstructured.Unstructured{}
-		capi.SetAPIVersion("cluster.x-k8s.io/v1beta1")
-		capi.SetKind("Cluster")
-		capi.SetNamespace(ns)
-		capi.SetName("c3")
-		capi.SetLabels(map[string]string{"fleet": "demo", "name": "c3", "wave": "main", "region": "us"})
-		Expect(hub.Client.Create(ctx, capi)).To(Succeed())
-		secret, err := clusters[2].KubeconfigSecret(ns, "c3-kubeconfig", map[string]string{"cluster.x-k8s.io/cluster-name": "c3"})
-		Expect(err).NotTo(HaveOccurred())
-		secret.Type = "cluster.x-k8s.io/secret"
-		Expect(hub.Client.Create(ctx, secret)).To(Succeed())
+		createCAPICluster(ns, "c3", map[string]string{"fleet": "demo", "name": "c3", "wave": "main", "region": "us"}, clusters[2])
 		set.Spec = v1alpha1.ComponentSetSpec{
 			Template: v1alpha1.ComponentTemplate{Spec: v1alpha1.ComponentSpec{
 				Source: "site",
@@ -208,6 +197,9 @@ var _ = Describe("a ComponentSet over three clusters in two waves", Ordered, fun
 			s.Spec.Template.Spec.Values = values("v5")
 		})
 		Eventually(readyReason).WithArguments(set).WithTimeout(timeout).Should(Equal("False/Paused"))
+		Expect(get(set).Status.Clusters).To(ConsistOf(HavePrefix("c1 (wave 1): Paused: would write the new template"),
+			HavePrefix("c2 (wave 2): Paused: would write the new template"), HavePrefix("c3 (wave 2): Paused: would write the new template")),
+			"a paused set's lines say it is paused and what it would do, not that a template is being written")
 		Consistently(func() []string { return []string{greeting(0), greeting(1), greeting(2)} }).WithTimeout(3 * time.Second).
 			Should(Equal([]string{"v4", "v4", "v4"}))
 		update(set, func(s *v1alpha1.ComponentSet) { s.Spec.Paused = false })
@@ -403,9 +395,13 @@ func configData(i int) map[string]string {
 }
 
 // greeting is the greeting of the ConfigMap on cluster i, or "gone".
-func greeting(i int) string {
+func greeting(i int) string { return greetingIn(i, ns, "web-config") }
+
+// greetingIn is the greeting of the ConfigMap namespace/name on cluster i,
+// or "gone".
+func greetingIn(i int, namespace, name string) string {
 	var cm corev1.ConfigMap
-	err := clusters[i].Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "web-config"}, &cm)
+	err := clusters[i].Client.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, &cm)
 	if apierrors.IsNotFound(err) {
 		return "gone"
 	}
@@ -490,10 +486,14 @@ func meta(set *v1alpha1.ComponentSet, kind string) *metav1.Condition {
 
 // componentReady is the Ready condition of the Component name (a zero one
 // when it has none).
-func componentReady(name string) metav1.Condition {
+func componentReady(name string) metav1.Condition { return componentReadyIn(ns, name) }
+
+// componentReadyIn is the Ready condition of the Component namespace/name
+// (a zero one when it has none).
+func componentReadyIn(namespace, name string) metav1.Condition {
 	GinkgoHelper()
 	var c v1alpha1.Component
-	Expect(hub.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &c)).To(Succeed())
+	Expect(hub.Client.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, &c)).To(Succeed())
 	if ready := c.Status.ReadyCondition(); ready != nil {
 		return *ready
 	}
@@ -501,9 +501,13 @@ func componentReady(name string) metav1.Condition {
 }
 
 // componentState is "present", "deleting" or "gone".
-func componentState(name string) string {
+func componentState(name string) string { return componentStateIn(ns, name) }
+
+// componentStateIn is "present", "deleting" or "gone" for the Component
+// namespace/name.
+func componentStateIn(namespace, name string) string {
 	var c v1alpha1.Component
-	err := hub.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &c)
+	err := hub.Client.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, &c)
 	switch {
 	case apierrors.IsNotFound(err):
 		return "gone"

@@ -125,6 +125,14 @@ The rules the operator needs in its scope (cluster, or each watched namespace).
   resources: ["gitrepositories", "ocirepositories", "buckets", "helmcharts", "helmrepositories", "externalartifacts"]
   verbs: ["get", "list", "watch"]
 {{- end }}
+{{- if and .Values.componentSets .Values.rbac.readSources }}
+# ComponentSets keep a copy of each cluster's kubeconfig Secret, owned by
+# that cluster's Component (removed with it), so that its objects can be
+# deleted when the Secret goes first (docs/fleet.md).
+- apiGroups: [""]
+  resources: ["secrets"]
+  verbs: ["create", "update"]
+{{- end }}
 {{- if .Values.rbac.keepRenders }}
 # Each Component's current render (<name>.component.current-render), and the
 # last Ready render of one with spec.remediation.strategy Rollback
