@@ -53,9 +53,10 @@ func failOpenCount(ctx context.Context, g Gomega, cs kubernetes.Interface) float
 	return 0
 }
 
-// expectFailClosed creates a ConfigMap that the validating webhook (Fail)
-// matches until the API server refuses it with the gate's reason.
-func expectFailClosed(ctx context.Context, cs kubernetes.Interface, ns string) {
+// ExpectFailClosed creates a ConfigMap that the validating webhook (Fail)
+// of the chart installed in ns matches until the API server refuses it with
+// the gate's reason.
+func ExpectFailClosed(ctx context.Context, cs kubernetes.Interface, ns string) {
 	GinkgoHelper()
 	checked := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "checked", Labels: map[string]string{CheckLabel: "true"}}}
 	Eventually(func() error {

@@ -109,7 +109,7 @@ func ExpectRefusals(ctx context.Context, cfg *rest.Config, ns string) {
 	cs, err := kubernetes.NewForConfig(cfg)
 	Expect(err).NotTo(HaveOccurred())
 	expectFailOpen(ctx, cs, ns)
-	expectFailClosed(ctx, cs, ns)
+	ExpectFailClosed(ctx, cs, ns)
 	expectAPIServiceUnavailable(ctx, cfg, ns)
 	expectNoLogs(ctx, cs, ns)
 }
