@@ -57,8 +57,9 @@ type Environment struct {
 	logDir string
 }
 
-// Start starts kube-apiserver and etcd, installs the CRDs and waits until
-// they are established (envtest), then, unless APIServerOnly, starts
+// Start starts the egress gate, kube-apiserver and etcd, installs the CRDs
+// and waits until they are established (envtest), then, unless
+// APIServerOnly, starts
 // kube-controller-manager, kube-scheduler and kwok, waits until the Nodes
 // are Ready, and starts the simulated cloud of Cloud. It returns a configuration of a cluster administrator; stop it
 // with Stop. After an error, it has stopped what it started.
