@@ -14,8 +14,8 @@ import (
 
 // The ranges of a cluster created before they were recorded.
 const (
-	LegacyServiceRange = "10.96.0.0/16"
-	LegacyPodRange     = "10.244.0.0/16"
+	legacyServiceRange = "10.96.0.0/16"
+	legacyPodRange     = "10.244.0.0/16"
 )
 
 // egressGateLog names the log of the egress gate's process, and the
@@ -35,18 +35,21 @@ type EgressGate struct {
 	Executable string `json:"executable"`
 }
 
-// ServiceRange is the range of the cluster's Services' addresses.
+// ServiceRange is the range of the cluster's Services' addresses (the one
+// of a cluster created before it was recorded, 10.96.0.0/16, when the
+// record has none).
 func (s *State) ServiceRange() string {
 	if s.ServiceCIDR == "" {
-		return LegacyServiceRange
+		return legacyServiceRange
 	}
 	return s.ServiceCIDR
 }
 
-// PodRange is the range kwok gives the cluster's pods addresses from.
+// PodRange is the range kwok gives the cluster's pods addresses from
+// (10.244.0.0/16 when the record has none).
 func (s *State) PodRange() string {
 	if s.PodCIDR == "" {
-		return LegacyPodRange
+		return legacyPodRange
 	}
 	return s.PodCIDR
 }
@@ -54,10 +57,10 @@ func (s *State) PodRange() string {
 // EgressGateLog is the file the egress gate logs its refusals into.
 func (c *Cluster) EgressGateLog() string { return c.path("logs", egressGateLog+".log") }
 
-// EgressSocket is the gate's socket as kube-apiserver and the gate name it:
+// egressSocket is the gate's socket as kube-apiserver and the gate name it:
 // in the cluster's directory, or, where that path is too long for a
 // socket, relative to the directory of the logs, where both processes run.
-func (c *Cluster) EgressSocket() string {
+func (c *Cluster) egressSocket() string {
 	if path := c.path(egress.SocketFile); len(path) <= maxSocketPath {
 		return path
 	}
@@ -69,7 +72,7 @@ func (c *Cluster) EgressSocket() string {
 // waits until it listens. Without a gate kube-apiserver reaches none of the
 // cluster's addresses either: its connections to the socket fail.
 func (c *Cluster) startEgressGate(ctx context.Context, s *State) error {
-	if err := egress.WriteConfig(c.path(egress.ConfigFile), c.EgressSocket()); err != nil {
+	if err := egress.WriteConfig(c.path(egress.ConfigFile), c.egressSocket()); err != nil {
 		return err
 	}
 	socket := c.path(egress.SocketFile)
@@ -79,7 +82,7 @@ func (c *Cluster) startEgressGate(ctx context.Context, s *State) error {
 	if s.EgressGate == nil {
 		return nil
 	}
-	args := []string{"cluster", "egress-gate", "--kubeconfig", c.path(adminKubeconfigFile), "--socket", c.EgressSocket()}
+	args := []string{"cluster", "egress-gate", "--kubeconfig", c.path(adminKubeconfigFile), "--socket", c.egressSocket()}
 	if err := c.startWavekit(s, s.EgressGate.Executable, egressGateLog, args); err != nil {
 		return err
 	}

@@ -57,11 +57,11 @@ var _ = Describe("the address ranges and the egress gate of a cluster", func() {
 	})
 
 	It("names the gate's socket relative to the logs, where kube-apiserver and the gate run, when its path is too long for a socket", func() {
-		Expect((&Cluster{Dir: "/home/me/.local/state/wavekit/clusters/wavekit"}).EgressSocket()).
+		Expect((&Cluster{Dir: "/home/me/.local/state/wavekit/clusters/wavekit"}).egressSocket()).
 			To(Equal("/home/me/.local/state/wavekit/clusters/wavekit/egress.sock"))
 		long := &Cluster{Dir: "/home/me/.local/state/wavekit/clusters/" + strings.Repeat("a", 63)}
-		Expect(long.EgressSocket()).To(Equal("../egress.sock"))
-		Expect(filepath.Join(long.LogDir(), long.EgressSocket())).To(Equal(filepath.Join(long.Dir, "egress.sock")))
+		Expect(long.egressSocket()).To(Equal("../egress.sock"))
+		Expect(filepath.Join(long.LogDir(), long.egressSocket())).To(Equal(filepath.Join(long.Dir, "egress.sock")))
 	})
 })
 

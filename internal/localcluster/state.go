@@ -44,8 +44,8 @@ type State struct {
 	// ServiceCIDR and PodCIDR are the ranges of the Services' and the pods'
 	// addresses, chosen when the cluster was created and kept, since the
 	// Services keep their addresses in etcd; empty in a cluster created
-	// before they were recorded, which keeps LegacyServiceRange and
-	// LegacyPodRange (see ServiceRange and PodRange).
+	// before they were recorded, which keeps the ranges it had (see
+	// ServiceRange and PodRange).
 	ServiceCIDR string `json:"serviceCIDR,omitempty"`
 	PodCIDR     string `json:"podCIDR,omitempty"`
 	// Processes are the processes last started, in the order of their start.

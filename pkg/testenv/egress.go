@@ -27,17 +27,18 @@ func (e *Environment) EgressSocket() string {
 	if e.gate == nil {
 		return ""
 	}
-	return e.gate.gate.Socket
+	return e.gate.Socket
 }
 
 // egressGateLog names the egress gate's log in its directory.
 const egressGateLog = "egress-gate.log"
 
-// runningGate is the egress gate of the environment, in this process.
+// runningGate is the egress gate of the environment, in this process, with
+// its directory and log.
 type runningGate struct {
-	gate *egress.Gate
-	dir  string
-	log  *os.File
+	*egress.Gate
+	dir string
+	log *os.File
 }
 
 // configureAPIServer points kube-apiserver at the egress gate, which it
@@ -69,10 +70,10 @@ func startGate() (*runningGate, error) {
 	if r.log, err = os.Create(filepath.Join(dir, egressGateLog)); err != nil {
 		return nil, errors.Join(fmt.Errorf("creating the egress gate's log: %w", err), os.RemoveAll(dir))
 	}
-	if r.gate, err = egress.Listen(filepath.Join(dir, egress.SocketFile), zap.New(zap.WriteTo(r.log))); err != nil {
+	if r.Gate, err = egress.Listen(filepath.Join(dir, egress.SocketFile), zap.New(zap.WriteTo(r.log))); err != nil {
 		return nil, errors.Join(err, r.stop())
 	}
-	if err := egress.WriteConfig(filepath.Join(dir, egress.ConfigFile), r.gate.Socket); err != nil {
+	if err := egress.WriteConfig(filepath.Join(dir, egress.ConfigFile), r.Socket); err != nil {
 		return nil, errors.Join(err, r.stop())
 	}
 	return r, nil
@@ -81,8 +82,8 @@ func startGate() (*runningGate, error) {
 // stop closes the gate and removes its directory.
 func (r *runningGate) stop() error {
 	var errs []error
-	if r.gate != nil {
-		errs = append(errs, r.gate.Close())
+	if r.Gate != nil {
+		errs = append(errs, r.Close())
 	}
 	errs = append(errs, r.log.Close(), os.RemoveAll(r.dir))
 	return errors.Join(errs...)

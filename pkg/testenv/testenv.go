@@ -88,7 +88,7 @@ func (e *Environment) Start() (*rest.Config, error) {
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("starting kube-apiserver and etcd from %s: %w", e.BinaryAssetsDirectory, err), e.Stop())
 	}
-	if err := e.gate.gate.WatchCluster(cfg); err != nil {
+	if err := e.gate.WatchCluster(cfg); err != nil {
 		return nil, errors.Join(err, e.Stop())
 	}
 	if e.APIServerOnly {
