@@ -25,7 +25,7 @@ demo: ## Run the demo: a local control plane, the reference operator, a componen
 	KUBEBUILDER_ASSETS="$$assets" $(GO) run ./cmd/wavekit demo
 
 .PHONY: test
-test: fmt-check vet check-generated postgres chromium ## Check formatting, vet, check generated files, and run every suite against a real API server.
+test: fmt-check vet check-generated postgres chromium strace ## Check formatting, vet, check generated files, and run every suite against a real API server.
 	@assets="$$($(CONTROL_PLANE))"; \
 	race=""; if [[ "$(RACE)" == 1 ]]; then race="-race"; fi; \
 	echo "KUBEBUILDER_ASSETS=$$assets"; \
@@ -45,6 +45,14 @@ chromium: ## Install Chromium (Debian's chromium package) for the status page's 
 	  sudo=""; if [[ "$$(id -u)" != 0 ]]; then sudo="sudo"; fi; \
 	  echo "installing Debian's chromium package for the status page's browser tests"; \
 	  $$sudo apt-get update && $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; \
+	fi
+
+.PHONY: strace
+strace: ## Install strace (Debian's strace package), with which the tests watch kube-apiserver's connections, only when it is missing.
+	@if ! command -v strace >/dev/null 2>&1; then \
+	  sudo=""; if [[ "$$(id -u)" != 0 ]]; then sudo="sudo"; fi; \
+	  echo "installing Debian's strace package for the tests that watch kube-apiserver's connections"; \
+	  $$sudo apt-get update && $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y strace; \
 	fi
 
 ##@ Development

@@ -27,7 +27,14 @@ The binaries are built from the Go module proxy on first use (a few minutes,
 once) into wavekit's cache, or taken from --binaries or KUBEBUILDER_ASSETS.
 Each cluster keeps its data, certificates and logs under
 $XDG_STATE_HOME/wavekit/clusters/NAME (default ~/.local/state/...); its API
-server listens on 127.0.0.1 only and takes client certificates.`,
+server listens on 127.0.0.1 only and takes client certificates.
+
+A local cluster sends nothing off this machine: the API server connects to
+the cluster's own addresses (webhooks, APIServices, kubelets) through an
+egress gate that passes 127.0.0.0/8 and refuses everything else at once,
+with a reason ("no container serves Service NS/NAME in the local cluster").
+Services get addresses from 198.18.0.0/16 and pods from 198.19.0.0/16,
+which no network uses.`,
 		Example: `  wavekit cluster create
   kubectl get nodes
   wavekit cluster list
@@ -35,7 +42,7 @@ server listens on 127.0.0.1 only and takes client certificates.`,
   wavekit cluster delete`,
 	}
 	cmd.AddCommand(newClusterCreateCommand(g), newClusterDeleteCommand(g), newClusterListCommand(g), newClusterKubeconfigCommand(),
-		newClusterOperatorCommand(g), newClusterCloudCommand(g))
+		newClusterOperatorCommand(g), newClusterCloudCommand(g), newClusterEgressGateCommand(g))
 	return cmd
 }
 
@@ -90,6 +97,9 @@ starts it again on its data and ports: what was in it is still there.`,
 				return err
 			}
 			opts.Cloud = simulated
+			if opts.EgressGate, err = egressGate(); err != nil {
+				return err
+			}
 			if withOperator || len(sources) > 0 || len(charts) > 0 {
 				op, err := operatorOptions(sources, charts, chartsPort)
 				if err != nil {
@@ -174,6 +184,10 @@ func printClusterWhere(out io.Writer, c *localcluster.Cluster, s *localcluster.S
 	}
 	fmt.Fprintf(out, "  kubeconfig: context %s in %s%s\n", c.ContextName(), kubeconfig, how)
 	fmt.Fprintf(out, "  logs:       %s\n", c.LogDir())
+	if s.EgressGate != nil {
+		fmt.Fprintf(out, "  addresses:  Services %s, pods %s: the API server connects to none of them, nor off this machine (egress gate log %s)\n",
+			s.ServiceRange(), s.PodRange(), c.EgressGateLog())
+	}
 	if s.Cloud != nil && (!s.Cloud.NoStorage || !s.Cloud.NoLoadBalancers) {
 		fmt.Fprintf(out, "  cloud:      %s, log %s\n", s.Cloud.Summary(), c.CloudLog())
 	}

@@ -40,3 +40,13 @@ func must(s string, err error) string {
 	}
 	return s
 }
+
+// What create runs in the background refuses to start without what create
+// gives it; test/e2e runs it in its clusters.
+var _ = Describe("cluster egress-gate", func() {
+	It("needs the kubeconfig and the socket that create gives it", func() {
+		r := wavekitAlone("cluster", "egress-gate", "--socket", filepath.Join(GinkgoT().TempDir(), "egress.sock"))
+		Expect(r.code).To(Equal(1))
+		Expect(r.stderr).To(Equal("error: egress-gate needs --kubeconfig and --socket\n"))
+	})
+})

@@ -40,9 +40,10 @@ const (
 )
 
 // writePKI creates the cluster's CA, the API server's serving certificate
-// for 127.0.0.1 and localhost, a client certificate of a cluster
-// administrator, and the key that signs service account tokens.
-func writePKI(dir string) error {
+// for 127.0.0.1, localhost and the Service kubernetes (kubernetesIP), a
+// client certificate of a cluster administrator, and the key that signs
+// service account tokens.
+func writePKI(dir, kubernetesIP string) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("creating %s: %w", dir, err)
 	}
@@ -63,7 +64,7 @@ func writePKI(dir string) error {
 	}
 	server := template(pkix.Name{CommonName: "kube-apiserver"})
 	server.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}
-	server.IPAddresses = []net.IP{net.ParseIP("127.0.0.1"), net.ParseIP("10.96.0.1")}
+	server.IPAddresses = []net.IP{net.ParseIP("127.0.0.1"), net.ParseIP(kubernetesIP)}
 	server.DNSNames = []string{"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc"}
 	admin := template(pkix.Name{CommonName: adminUser, Organization: []string{adminGroup}})
 	admin.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}

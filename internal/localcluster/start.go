@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/pkg/testenv/clusterrun"
+	"github.com/wavekit-dev/wavekit/pkg/testenv/egress"
 	"github.com/wavekit-dev/wavekit/pkg/testenv/k8sbin"
 )
 
@@ -38,6 +39,11 @@ type Options struct {
 	// Cloud, when set, runs the simulated cloud (on a cluster that exists,
 	// it replaces how the cloud runs).
 	Cloud *Cloud
+	// EgressGate, when set, runs the egress gate (on a cluster that exists,
+	// it replaces how the gate runs). Without one kube-apiserver reaches
+	// none of the cluster's addresses, and says only that the socket is
+	// missing.
+	EgressGate *EgressGate
 	// Progress receives what the start does.
 	Progress io.Writer
 }
@@ -66,18 +72,7 @@ func (c *Cluster) Start(ctx context.Context, opts Options) (*State, error) {
 		if err := c.stopRecorded(s); err != nil {
 			return nil, err
 		}
-		if opts.Nodes > 0 {
-			s.Nodes = opts.Nodes
-		}
-		if opts.Binaries != "" {
-			s.Binaries = opts.Binaries
-		}
-		if opts.Operator != nil {
-			s.Operator = opts.Operator
-		}
-		if opts.Cloud != nil {
-			s.Cloud = opts.Cloud
-		}
+		s.update(opts)
 	}
 	if err := c.run(ctx, s, opts.Progress); err != nil {
 		stopped := c.stopRecorded(s)
@@ -87,6 +82,27 @@ func (c *Cluster) Start(ctx context.Context, opts Options) (*State, error) {
 		return nil, errors.Join(err, stopped)
 	}
 	return s, nil
+}
+
+// update takes into the record of a cluster that exists what opts
+// changes: its Nodes, binaries, operator, cloud and egress gate. Its ports
+// and address ranges stay.
+func (s *State) update(opts Options) {
+	if opts.Nodes > 0 {
+		s.Nodes = opts.Nodes
+	}
+	if opts.Binaries != "" {
+		s.Binaries = opts.Binaries
+	}
+	if opts.Operator != nil {
+		s.Operator = opts.Operator
+	}
+	if opts.Cloud != nil {
+		s.Cloud = opts.Cloud
+	}
+	if opts.EgressGate != nil {
+		s.EgressGate = opts.EgressGate
+	}
 }
 
 // create makes the cluster's directory, certificates and record.
@@ -102,7 +118,8 @@ func (c *Cluster) create(opts Options) (*State, error) {
 	if err := k8sbin.Check(binaries, k8sbin.All...); err != nil {
 		return nil, err
 	}
-	s := &State{Binaries: binaries, Nodes: opts.Nodes, APIServerPort: opts.APIServerPort, Operator: opts.Operator, Cloud: opts.Cloud}
+	s := &State{Binaries: binaries, Nodes: opts.Nodes, APIServerPort: opts.APIServerPort, Operator: opts.Operator, Cloud: opts.Cloud,
+		EgressGate: opts.EgressGate, ServiceCIDR: clusterrun.ServiceRange, PodCIDR: clusterrun.PodRange}
 	if s.Nodes == 0 {
 		s.Nodes = DefaultNodes
 	}
@@ -119,7 +136,11 @@ func (c *Cluster) create(opts Options) (*State, error) {
 			return nil, fmt.Errorf("creating %s: %w", dir, err)
 		}
 	}
-	if err := writePKI(c.path("pki")); err != nil {
+	kubernetesIP, err := firstAddress(s.ServiceRange())
+	if err != nil {
+		return nil, err
+	}
+	if err := writePKI(c.path("pki"), kubernetesIP); err != nil {
 		return nil, errors.Join(err, os.RemoveAll(c.Dir))
 	}
 	if err := c.writeState(s); err != nil {
@@ -181,8 +202,11 @@ func (c *Cluster) run(ctx context.Context, s *State, progress io.Writer) error {
 	if err != nil {
 		return err
 	}
-	say(progress, "starting etcd and kube-apiserver on 127.0.0.1:%d", s.APIServerPort)
+	say(progress, "starting etcd, the egress gate and kube-apiserver on 127.0.0.1:%d", s.APIServerPort)
 	if err := c.startPart(s, "etcd", c.etcdArgs(s)); err != nil {
+		return err
+	}
+	if err := c.startEgressGate(ctx, s); err != nil {
 		return err
 	}
 	if err := c.startPart(s, "kube-apiserver", c.apiServerArgs(s)); err != nil {
@@ -194,7 +218,7 @@ func (c *Cluster) run(ctx context.Context, s *State, progress io.Writer) error {
 	say(progress, "starting kube-controller-manager, kube-scheduler and kwok with %d Nodes", s.Nodes)
 	parts, err := clusterrun.Parts(clusterrun.Files{
 		Kubeconfig: c.path(adminKubeconfigFile), CAFile: c.path("pki", caCertFile),
-		SigningKey: c.path("pki", saKeyFile), Dir: c.path("kwok"),
+		SigningKey: c.path("pki", saKeyFile), Dir: c.path("kwok"), PodRange: s.PodRange(),
 	})
 	if err != nil {
 		return err
@@ -264,7 +288,8 @@ func (c *Cluster) apiServerArgs(s *State) []string {
 		"--anonymous-auth=false",
 		"--authorization-mode=RBAC",
 		"--allow-privileged=true",
-		"--service-cluster-ip-range=10.96.0.0/16",
+		"--service-cluster-ip-range=" + s.ServiceRange(),
+		"--" + egress.Flag + "=" + c.path(egress.ConfigFile),
 		"--service-account-issuer=https://127.0.0.1:" + strconv.Itoa(s.APIServerPort),
 		"--service-account-key-file=" + pki + "/" + saKeyFile,
 		"--service-account-signing-key-file=" + pki + "/" + saKeyFile,

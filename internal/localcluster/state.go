@@ -38,6 +38,16 @@ type State struct {
 	Operator *Operator `json:"operator,omitempty"`
 	// Cloud, when set, runs the simulated cloud.
 	Cloud *Cloud `json:"cloud,omitempty"`
+	// EgressGate, when set, runs the egress gate (a cluster created before
+	// there was one gets one at its next start).
+	EgressGate *EgressGate `json:"egressGate,omitempty"`
+	// ServiceCIDR and PodCIDR are the ranges of the Services' and the pods'
+	// addresses, chosen when the cluster was created and kept, since the
+	// Services keep their addresses in etcd; empty in a cluster created
+	// before they were recorded, which keeps the ranges it had (see
+	// ServiceRange and PodRange).
+	ServiceCIDR string `json:"serviceCIDR,omitempty"`
+	PodCIDR     string `json:"podCIDR,omitempty"`
 	// Processes are the processes last started, in the order of their start.
 	Processes []ProcessRecord `json:"processes,omitempty"`
 }

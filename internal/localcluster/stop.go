@@ -21,11 +21,11 @@ func (c *Cluster) Stop() error {
 }
 
 // stopRecorded stops the recorded processes that are still the cluster's
-// and clears the record.
+// (see stopOrder) and clears the record.
 func (c *Cluster) stopRecorded(s *State) error {
 	var errs []error
-	for i := len(s.Processes) - 1; i >= 0; i-- {
-		if p := s.Processes[i]; c.owns(p) {
+	for _, p := range stopOrder(s.Processes) {
+		if c.owns(p) {
 			errs = append(errs, stopProcess(p, stopGrace))
 		}
 	}

@@ -31,7 +31,8 @@
 // none is checked), no command runs, no probe is called, so readiness is
 // kwok's stage and not the program's. There is no network either: pods get
 // IPs from kwok and Services list them as endpoints, but nothing answers on
-// them. The ServiceAccount admission plugin is on (envtest turns
+// them, and kube-apiserver, with or without Controllers, reaches none of
+// them: pkg/testenv's egress gate refuses them with a reason. The ServiceAccount admission plugin is on (envtest turns
 // it off for the bare API server): a pod runs as an account that exists, or
 // the API server refuses it, as a real cluster does.
 package testcluster

@@ -76,6 +76,17 @@ func (e *Env) RestartAPIServer(ctx context.Context, down func()) error {
 	return e.waitReady(ctx, p)
 }
 
+// APIServerPID is the process id of the running kube-apiserver: the one
+// RestartAPIServer started last, else envtest's. Linux only: envtest's is
+// found in /proc.
+func (e *Env) APIServerPID() (int, error) {
+	if p := e.apiserver; p != nil {
+		return p.cmd.Process.Pid, nil
+	}
+	pid, _, err := findAPIServer(e.environment.ControlPlane.APIServer.CertDir)
+	return pid, err
+}
+
 // stopAPIServer stops the running kube-apiserver (the one RestartAPIServer
 // started last, else envtest's) and returns how it was started.
 func (e *Env) stopAPIServer(ctx context.Context) (path string, args, environ []string, err error) {

@@ -17,3 +17,8 @@ func (e *Env) RestartAPIServer(context.Context, func()) error {
 }
 
 func (e *Env) stopRestarted() error { return nil }
+
+// APIServerPID is only implemented on Linux (it finds kube-apiserver in /proc).
+func (e *Env) APIServerPID() (int, error) {
+	return 0, fmt.Errorf("finding kube-apiserver: %w", errors.ErrUnsupported)
+}

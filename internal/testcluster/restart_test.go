@@ -2,6 +2,10 @@ package testcluster_test
 
 import (
 	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -16,7 +20,7 @@ import (
 var _ = Describe("restarting the API server", func() {
 	ctx := context.Background()
 
-	It("keeps the data, address and certificates, and Stop stops the new process", func() {
+	It("keeps the data, address, certificates and egress gate, and Stop stops the new process", func() {
 		env, err := testcluster.Start(testcluster.Options{})
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(func() { Expect(env.Stop()).To(Succeed()) })
@@ -37,6 +41,14 @@ var _ = Describe("restarting the API server", func() {
 			var got corev1.ConfigMap
 			Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(cm), &got)).To(Succeed(), "restart %d", i)
 			Expect(got.UID).To(Equal(cm.UID), "restart %d", i)
+
+			pid, err := env.APIServerPID()
+			Expect(err).NotTo(HaveOccurred())
+			cmdline, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline"))
+			Expect(err).NotTo(HaveOccurred())
+			Expect(strings.Split(string(cmdline), "\x00")).To(ContainElement(HavePrefix("--egress-selector-config-file=")),
+				"restart %d: the new kube-apiserver connects to the cluster's addresses past the egress gate", i)
+			Expect(env.EgressSocket()).To(BeAnExistingFile(), "restart %d", i)
 		}
 	})
 })

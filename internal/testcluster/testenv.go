@@ -86,9 +86,6 @@ func Start(opts Options) (*Env, error) {
 		ErrorIfCRDPathMissing: true,
 		Scheme:                scheme,
 	}}
-	// envtest's default Service range is a /24: 254 Services, too few for
-	// the scale benchmarks.
-	environment.ControlPlane.GetAPIServer().Configure().Set("service-cluster-ip-range", "10.96.0.0/16")
 	cfg, err := environment.Start()
 	if err != nil {
 		return nil, fmt.Errorf("starting test control plane: %w", err)
@@ -99,6 +96,10 @@ func Start(opts Options) (*Env, error) {
 	}
 	return &Env{Config: cfg, Client: c, Scheme: scheme, environment: environment}, nil
 }
+
+// EgressSocket is the Unix socket of the egress gate that kube-apiserver
+// connects through to the cluster's addresses (see pkg/testenv).
+func (e *Env) EgressSocket() string { return e.environment.EgressSocket() }
 
 // Stop stops the controllers, the scheduler and kwok if they run, then
 // kube-apiserver and etcd, and removes their data.

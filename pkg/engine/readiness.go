@@ -16,6 +16,11 @@ type readiness struct {
 	Status status.Status
 	// Message explains a status other than Current.
 	Message string
+	// Verdict says that Message is why the object is not ready, which
+	// changes only when the object's state does (an APIService the
+	// aggregator cannot reach), rather than how far it got (Available:
+	// 1/3): the status keeps it.
+	Verdict bool
 }
 
 func (r readiness) ready() bool { return r.Status == status.CurrentStatus }
@@ -56,7 +61,9 @@ func computeReadiness(u *unstructured.Unstructured, hint manifests.StatusHint) r
 	case isCRD(gvk.Group, gvk.Kind):
 		return requireConditions(u, r, "Established", "NamesAccepted")
 	case isAPIService(gvk.Group, gvk.Kind):
-		return requireConditions(u, r, "Available")
+		r = requireConditions(u, r, "Available")
+		r.Verdict = !r.ready()
+		return r
 	}
 	return applyHint(u, r, hint)
 }

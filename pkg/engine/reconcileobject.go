@@ -114,7 +114,9 @@ func writePhase(previous manifests.Phase, created bool) manifests.Phase {
 // object's status says why; an object in progress has its kstatus status
 // only ("InProgress"), and what it says of its progress ("Available: 1/2")
 // is returned apart, for waits, so that the inventory does not change with
-// every replica that becomes available.
+// every replica that becomes available — unless what it says is a verdict
+// (an APIService's Available condition False, with the aggregator's
+// reason), which the status keeps.
 func readinessPhase(phase manifests.Phase, live *unstructured.Unstructured, health healthChecks, hint manifests.StatusHint) (manifests.Phase, string, string) {
 	if live == nil {
 		return phase, "waiting for the old object to be deleted", ""
@@ -123,17 +125,25 @@ func readinessPhase(phase manifests.Phase, live *unstructured.Unstructured, heal
 	if !judged {
 		r = computeReadiness(live, hint)
 	}
+	state, progress := string(r.Status), r.Message
 	switch {
 	case r.ready():
 		return manifests.PhaseReady, "", "" // Ready says Current
 	case r.failed():
-		status := string(r.Status)
-		if r.Message != "" {
-			status += ": " + r.Message
-		}
-		return manifests.PhaseError, status, ""
-	case phase == manifests.PhaseReady || phase == manifests.PhaseError:
-		return manifests.PhaseUpdating, string(r.Status), r.Message
+		return manifests.PhaseError, withMessage(state, r.Message), ""
+	case r.Verdict:
+		state, progress = withMessage(state, r.Message), ""
 	}
-	return phase, string(r.Status), r.Message
+	if phase == manifests.PhaseReady || phase == manifests.PhaseError {
+		phase = manifests.PhaseUpdating
+	}
+	return phase, state, progress
+}
+
+// withMessage is "status: message", or status when there is no message.
+func withMessage(status, message string) string {
+	if message == "" {
+		return status
+	}
+	return status + ": " + message
 }

@@ -38,6 +38,28 @@
 // become Ready. APIServerOnly starts kube-apiserver and etcd alone, as envtest
 // does: objects are stored and validated, but nothing reconciles them.
 //
+// The cluster sends nothing off the machine, with or without APIServerOnly.
+// Before kube-apiserver starts, Start runs an egress gate (package egress)
+// in the test process and gives kube-apiserver an egress selector
+// configuration (--egress-selector-config-file) that sends every connection
+// to the cluster's own addresses through it: admission webhooks, aggregated
+// APIs (APIServices), kubelets (logs, exec, port-forward). The gate passes a
+// loopback target straight through — a webhook server of the test on
+// https://127.0.0.1:PORT, as envtest's WebhookInstallOptions serves, works
+// as before — and refuses any other at once, with a reason that
+// kube-apiserver puts into its error: a webhook with failurePolicy Ignore
+// costs nothing, one with Fail refuses with "no container serves Service
+// NS/NAME in the local cluster", an APIService is Available=False with that
+// reason, and reading a pod's logs says that kwok runs no kubelet.
+// EgressSocket names the gate's socket.
+//
+// Services take their addresses from ServiceRange (198.18.0.0/16; envtest's
+// default is 10.0.0.0/24), unless the APIServer's configuration sets
+// --service-cluster-ip-range, and kwok gives pods addresses from PodRange
+// (198.19.0.0/16): RFC 2544 sets 198.18.0.0/15 aside for network
+// benchmarks, so no company network gives its hosts these addresses, and a
+// test that dials one does not reach a host of the network instead.
+//
 // It stands on two packages of its own, which `wavekit cluster up` uses too:
 // k8sbin finds (and builds on first use) the binaries, clusterrun runs the
 // parts beside the API server and creates the Nodes.

@@ -53,11 +53,13 @@ type Environment struct {
 
 	parts  *clusterrun.Group
 	cloud  *runningCloud
+	gate   *runningGate
 	logDir string
 }
 
-// Start starts kube-apiserver and etcd, installs the CRDs and waits until
-// they are established (envtest), then, unless APIServerOnly, starts
+// Start starts the egress gate, kube-apiserver and etcd, installs the CRDs
+// and waits until they are established (envtest), then, unless
+// APIServerOnly, starts
 // kube-controller-manager, kube-scheduler and kwok, waits until the Nodes
 // are Ready, and starts the simulated cloud of Cloud. It returns a configuration of a cluster administrator; stop it
 // with Stop. After an error, it has stopped what it started.
@@ -79,9 +81,15 @@ func (e *Environment) Start() (*rest.Config, error) {
 		// that exists or is refused, as in a real cluster.
 		e.ControlPlane.GetAPIServer().Configure().Disable("disable-admission-plugins")
 	}
+	if err := e.configureAPIServer(); err != nil {
+		return nil, err
+	}
 	cfg, err := e.Environment.Start()
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("starting kube-apiserver and etcd from %s: %w", e.BinaryAssetsDirectory, err), e.Stop())
+	}
+	if err := e.gate.WatchCluster(cfg); err != nil {
+		return nil, errors.Join(err, e.Stop())
 	}
 	if e.APIServerOnly {
 		return cfg, nil
@@ -169,8 +177,8 @@ func serviceAccountSigningKey(apiserver *envtest.APIServer) (string, error) {
 }
 
 // Stop stops the simulated cloud, the controllers, the scheduler and kwok if
-// they run, then
-// kube-apiserver and etcd, and removes their data and logs.
+// they run, the egress gate, then kube-apiserver and etcd, and removes their
+// data and logs.
 func (e *Environment) Stop() error {
 	var errs []error
 	if e.cloud != nil {
@@ -188,6 +196,12 @@ func (e *Environment) Stop() error {
 			errs = append(errs, err)
 		}
 		e.logDir = ""
+	}
+	// The gate first: kube-apiserver would wait for the gate's watches
+	// before it exits.
+	if e.gate != nil {
+		errs = append(errs, e.gate.stop())
+		e.gate = nil
 	}
 	if err := e.Environment.Stop(); err != nil {
 		errs = append(errs, fmt.Errorf("stopping kube-apiserver and etcd: %w", err))

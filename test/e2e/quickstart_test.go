@@ -50,7 +50,7 @@ var _ = Describe("the README's offline quick start", Ordered, func() {
 				Expect(shell.run("kubectl get component hello -o jsonpath={.status.source}")).To(ContainSubstring("0.1.0"))
 			}
 		}
-		Expect(state.Processes).To(HaveLen(7), "etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok, the simulated cloud and the operator")
+		Expect(state.Processes).To(HaveLen(8), "etcd, the egress gate, kube-apiserver, kube-controller-manager, kube-scheduler, kwok, the simulated cloud and the operator")
 		for _, p := range state.Processes {
 			Expect(processRuns(p.PID)).To(BeFalse(), "%s (pid %d) still runs", p.Name, p.PID)
 		}
@@ -63,9 +63,11 @@ var _ = Describe("the README's offline quick start", Ordered, func() {
 		Expect(os.ReadFile(shell.kubeconfig)).NotTo(ContainSubstring("wavekit-wavekit"))
 	})
 
-	It("starts a stopped cluster again with what was in it, on the same kubeconfig", func() {
-		shell.run("wavekit cluster create --name again --nodes 1 --switch-context=false")
+	It("starts a stopped cluster again with what was in it, on the same kubeconfig, behind its egress gate even if it was created without one", func() {
+		out := shell.run("wavekit cluster create --name again --nodes 1 --switch-context=false")
+		Expect(out).To(ContainSubstring("addresses:  Services 198.18.0.0/16, pods 198.19.0.0/16: the API server connects to none of them, nor off this machine"))
 		DeferCleanup(func() { shell.run("wavekit cluster delete --name again") })
+		shell.expectClosedBox("again")
 		ctx := "--context wavekit-again"
 		shell.run("kubectl " + ctx + " create configmap kept --from-literal=day=one")
 		shell.run("wavekit cluster delete --name again --keep")
@@ -73,8 +75,11 @@ var _ = Describe("the README's offline quick start", Ordered, func() {
 		for _, p := range shell.state("again").Processes {
 			Expect(processRuns(p.PID)).To(BeFalse(), "%s (pid %d) still runs after delete --keep", p.Name, p.PID)
 		}
+		shell.forgetEgressGate("again") // as a cluster created before there was one
 		Expect(shell.run("wavekit cluster create --name again --switch-context=false")).To(ContainSubstring("1 Nodes Ready"))
 		Expect(shell.run("kubectl " + ctx + " get configmap kept -o jsonpath={.data.day}")).To(Equal("one"))
+		Expect(shell.run("kubectl " + ctx + " get service kubernetes -o jsonpath={.spec.clusterIP}")).To(Equal("198.18.0.1"))
+		shell.expectGate("again")
 	})
 
 	It("serves --charts again at each start, packaged anew, and refuses a --charts-port another program listens on", func() {
@@ -166,8 +171,9 @@ func (s *quickstartShell) try(line string) (string, error) {
 
 // clusterState is what a local cluster records about itself.
 type clusterState struct {
-	APIServerPort int `json:"apiServerPort"`
-	EtcdPort      int `json:"etcdPort"`
+	APIServerPort int    `json:"apiServerPort"`
+	EtcdPort      int    `json:"etcdPort"`
+	ServiceCIDR   string `json:"serviceCIDR"`
 	Operator      struct {
 		ChartsPort int `json:"chartsPort"`
 	} `json:"operator"`

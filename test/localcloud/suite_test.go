@@ -27,6 +27,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
+	"github.com/wavekit-dev/wavekit/internal/egresstest"
 	"github.com/wavekit-dev/wavekit/internal/operatortest"
 	"github.com/wavekit-dev/wavekit/internal/testcluster"
 )
@@ -72,7 +73,8 @@ const (
 )
 
 // startOperator runs the operator binary as the chart's ServiceAccount,
-// with the rules vault's shape needs granted through rbac.extraRules, until
+// with the rules vault's shape and egress need granted through
+// rbac.extraRules and rbac.extraClusterRules, until
 // the suite ends, and waits until it is ready.
 func startOperator(ctx context.Context) {
 	GinkgoHelper()
@@ -80,8 +82,11 @@ func startOperator(ctx context.Context) {
 	verbs := []any{"get", "list", "watch", "create", "update", "patch", "delete"}
 	Expect(operatortest.ApplyRBAC(ctx, env.Client, testcluster.ModuleRoot(), "wavekit", systemNS, map[string]any{
 		"rbac": map[string]any{"extraRules": []any{
-			map[string]any{"apiGroups": []any{""}, "resources": []any{"services", "persistentvolumeclaims"}, "verbs": verbs},
-			map[string]any{"apiGroups": []any{"apps"}, "resources": []any{"statefulsets"}, "verbs": verbs},
+			map[string]any{"apiGroups": []any{""}, "resources": []any{"services", "persistentvolumeclaims", "secrets"}, "verbs": verbs},
+			map[string]any{"apiGroups": []any{"apps"}, "resources": []any{"statefulsets", "deployments"}, "verbs": verbs},
+		}, "extraClusterRules": []any{ // egress's webhooks and APIService
+			map[string]any{"apiGroups": []any{"admissionregistration.k8s.io"}, "resources": []any{"mutatingwebhookconfigurations", "validatingwebhookconfigurations"}, "verbs": verbs},
+			map[string]any{"apiGroups": []any{"apiregistration.k8s.io"}, "resources": []any{"apiservices"}, "verbs": verbs},
 		}},
 	})).To(Succeed())
 	binary, err := operatortest.BuildOperator(testcluster.ModuleRoot(), GinkgoT().TempDir())
@@ -91,7 +96,8 @@ func startOperator(ctx context.Context) {
 	probes, err := operatortest.FreeLocalAddress()
 	Expect(err).NotTo(HaveOccurred())
 	session, err := operatortest.Operator{Binary: binary, Config: cfg, Dir: GinkgoT().TempDir(), Out: GinkgoWriter,
-		Args: []string{"--operator-name", operatorName, "--source", "vault=" + chartDir("vault"), "--health-probe-bind-address", probes}}.Start()
+		Args: []string{"--operator-name", operatorName, "--source", "vault=" + chartDir("vault"), "--source", "egress=" + egresstest.ChartDir(),
+			"--health-probe-bind-address", probes}}.Start()
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(func() { session.Terminate().Wait(10 * time.Second) })
 	eventually(func() (int, error) {

@@ -8,6 +8,7 @@
 //
 // kwok simulates no containers: no image is pulled, no command runs, no
 // probe is called, so readiness is kwok's stage and not the program's. There
-// is no network either: pods get IPs from kwok and Services list them as
-// endpoints, but nothing answers on them.
+// is no network either: pods get IPs from kwok (PodRange) and Services list
+// them as endpoints, but nothing answers on them, and kube-apiserver reaches
+// none of them: its egress gate (package egress) refuses them.
 package clusterrun

@@ -25,14 +25,27 @@ const NotReadyAnnotation = "wavekit.dev/test-not-ready"
 //go:embed stages.yaml
 var stages []byte
 
+// ServiceRange and PodRange are the addresses of a new local cluster's
+// Services and pods: 198.18.0.0/15, which RFC 2544 sets aside for
+// benchmarking, so that no company network uses them and a connection to
+// one that ever left the machine (a program on the host dialing a cluster
+// IP) reaches nothing. kube-apiserver connects to none of them: its egress
+// gate (package egress) refuses them.
+const (
+	ServiceRange = "198.18.0.0/16"
+	PodRange     = "198.19.0.0/16"
+)
+
 // Files are what the parts read: a kubeconfig of a cluster administrator, the
 // cluster's CA, the key kube-apiserver verifies service account tokens with,
-// and a directory for kwok's stages and home.
+// and a directory for kwok's stages and home; and the range kwok gives pod
+// IPs from (PodRange when empty).
 type Files struct {
 	Kubeconfig string
 	CAFile     string
 	SigningKey string
 	Dir        string
+	PodRange   string
 }
 
 // Part is one process of the cluster: a binary and its arguments and extra
@@ -46,6 +59,10 @@ type Part struct {
 // Parts writes kwok's stages into f.Dir and returns the processes to run,
 // in the order to start them.
 func Parts(f Files) ([]Part, error) {
+	podRange := f.PodRange
+	if podRange == "" {
+		podRange = PodRange
+	}
 	stagesFile := filepath.Join(f.Dir, "kwok-stages.yaml")
 	if err := os.WriteFile(stagesFile, stages, 0o600); err != nil {
 		return nil, fmt.Errorf("writing %s: %w", stagesFile, err)
@@ -75,7 +92,7 @@ func Parts(f Files) ([]Part, error) {
 			"--config=" + stagesFile,
 			"--manage-nodes-with-annotation-selector=" + FakeNodeAnnotation + "=fake",
 			"--node-lease-duration-seconds=40",
-			"--cidr=10.244.0.0/16", // pod IPs; kwok's default /24 has 254
+			"--cidr=" + podRange, // pod IPs; kwok's default /24 has 254
 		}, Env: []string{"HOME=" + f.Dir}}, // no ~/.kwok/kwok.yaml of the user
 	}, nil
 }
