@@ -51,7 +51,10 @@
 // costs nothing, one with Fail refuses with "no container serves Service
 // NS/NAME in the local cluster", an APIService is Available=False with that
 // reason, and reading a pod's logs says that kwok runs no kubelet.
-// EgressSocket names the gate's socket.
+// EgressSocket names the gate's socket. The flag replaces one that the
+// APIServer's own configuration sets. The gate names a refused address's
+// owner from informers on Services, Nodes and pods that start at its first
+// refusal, so a cluster whose API server never dials out watches nothing.
 //
 // Services take their addresses from ServiceRange (198.18.0.0/16; envtest's
 // default is 10.0.0.0/24), unless the APIServer's configuration sets

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/netip"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -21,14 +22,23 @@ const addressIndex = "address"
 
 // ClusterOwners names the owners of addresses from informer caches of a
 // cluster's Services (cluster IPs), Nodes (every address, host names too)
-// and pods (pod IPs), kept to names and addresses: a lookup reads memory and
-// never waits. Until the caches have synced an address may have no owner
-// yet.
+// and pods (pod IPs), kept to names and addresses. The informers start at
+// the first lookup, so a cluster whose API server never dials out (most
+// test clusters) costs nothing; that lookup waits up to firstLookupWait
+// for them to sync, every later one reads memory and never waits. An
+// address may have no owner while they sync.
 type ClusterOwners struct {
-	kinds  []kindInformer // in the order of lookup
-	cancel context.CancelFunc
-	done   chan struct{}
+	kinds   []kindInformer // in the order of lookup
+	ctx     context.Context
+	cancel  context.CancelFunc
+	start   sync.Once
+	started chan struct{} // closed at the first lookup
+	done    chan struct{}
 }
+
+// firstLookupWait bounds how long the first lookup waits for the informers
+// to sync: one refusal, once per cluster.
+const firstLookupWait = 3 * time.Second
 
 type kindInformer struct {
 	kind     string
@@ -47,7 +57,7 @@ func WatchOwners(cfg *rest.Config) (*ClusterOwners, error) {
 	}
 	factory := informers.NewSharedInformerFactoryWithOptions(clientset, 0, informers.WithTransform(keepAddresses))
 	core := factory.Core().V1()
-	o := &ClusterOwners{done: make(chan struct{})}
+	o := &ClusterOwners{started: make(chan struct{}), done: make(chan struct{})}
 	// A Service's address first; a Node's before a pod's, since pods on
 	// the host network share it.
 	o.kinds = []kindInformer{
@@ -60,17 +70,34 @@ func WatchOwners(cfg *rest.Config) (*ClusterOwners, error) {
 			return nil, fmt.Errorf("indexing %ss by address: %w", k.kind, err)
 		}
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	o.cancel = cancel
+	o.ctx, o.cancel = context.WithCancel(context.Background())
 	go func() {
 		defer close(o.done)
-		if waitForAPIServer(ctx, clientset) == nil {
-			factory.Start(ctx.Done())
+		select {
+		case <-o.started:
+		case <-o.ctx.Done():
+			return
 		}
-		<-ctx.Done()
+		if waitForAPIServer(o.ctx, clientset) == nil {
+			factory.Start(o.ctx.Done())
+		}
+		<-o.ctx.Done()
 		factory.Shutdown()
 	}()
 	return o, nil
+}
+
+// synced starts the informers at the first lookup and waits, up to
+// firstLookupWait, until they have synced.
+func (o *ClusterOwners) synced() {
+	o.start.Do(func() { close(o.started) })
+	synced := make([]cache.InformerSynced, len(o.kinds))
+	for i, k := range o.kinds {
+		synced[i] = k.informer.HasSynced
+	}
+	ctx, cancel := context.WithTimeout(o.ctx, firstLookupWait)
+	defer cancel()
+	cache.WaitForCacheSync(ctx.Done(), synced...)
 }
 
 // waitForAPIServer polls until the API server answers /version, so that the
@@ -89,6 +116,7 @@ func (o *ClusterOwners) Stop() {
 
 // Owner returns the Service, Node or pod that host is an address of.
 func (o *ClusterOwners) Owner(host string) (Owner, bool) {
+	o.synced()
 	key := canonical(host)
 	for _, k := range o.kinds {
 		objects, err := k.informer.GetIndexer().ByIndex(addressIndex, key)
