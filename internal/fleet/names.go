@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 
+	"github.com/wavekit-dev/wavekit/pkg/component"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -47,6 +48,9 @@ type keys struct {
 	// deletePolicy is a Component's own annotation that, set to orphan,
 	// ends its deletion without contacting its cluster.
 	deletePolicy string
+	// request is the annotation that asks a set, and a Component, for a
+	// reconcile (component.AnnotationReconcileRequestedAt).
+	request string
 }
 
 func keysFor(operator string) keys {
@@ -60,6 +64,7 @@ func keysFor(operator string) keys {
 		copyOf:       operator + "/" + copyOfAnnotation,
 		copyVersion:  operator + "/" + copyVersionAnnotation,
 		deletePolicy: manifests.Key(operator, manifests.AnnotationDeletePolicy),
+		request:      manifests.Key(operator, component.AnnotationReconcileRequestedAt),
 	}
 }
 
