@@ -83,3 +83,10 @@ func componentName(set, cluster string) string {
 	}
 	return head + "-" + suffix
 }
+
+// MemberAnnotations are the annotations of a set's Component that name its
+// cluster and its wave (1-based), for readers such as the status page.
+func MemberAnnotations(operator string) (cluster, wave string) {
+	k := keysFor(operator)
+	return k.clusterName, k.wave
+}
