@@ -19,7 +19,7 @@ import (
 
 // stubSource is one Receiver with a token.
 type stubSource struct {
-	r     *v1alpha1.Receiver
+	r      *v1alpha1.Receiver
 	secret []byte
 }
 

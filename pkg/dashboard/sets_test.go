@@ -56,8 +56,8 @@ var _ = Describe("a ComponentSet on the page", Ordered, func() {
 		Eventually(func() string { return get(page.URL + "/") }).WithTimeout(10 * time.Second).
 			Should(ContainSubstring(`data-set="fleet/edge" data-reason="Progressing"`))
 		Expect(get(page.URL + "/")).To(ContainSubstring(`<td class="waves">1/4</td>`))
-		Expect(get(page.URL + "/?namespace=shop")).NotTo(ContainSubstring(`data-set=`), "the namespace filter applies to sets")
-		Expect(get(local.URL + "/")).NotTo(ContainSubstring(`data-set=`), "a page without set kinds shows none")
+		Expect(get(page.URL+"/?namespace=shop")).NotTo(ContainSubstring(`data-set=`), "the namespace filter applies to sets")
+		Expect(get(local.URL+"/")).NotTo(ContainSubstring(`data-set=`), "a page without set kinds shows none")
 	})
 
 	It("shows the waves in order, the cluster that holds wave 2, the unreachable one, and only the set's Components", func() {
