@@ -1,6 +1,8 @@
 package dashboard_test
 
 import (
+	"context"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -104,3 +106,41 @@ func member(set *v1alpha1.ComponentSet, cluster string, wave int, status compone
 	c.Status = status
 	Expect(env.Client.Status().Update(ctx, c)).To(Succeed())
 }
+
+// setsOnly lets every token list ComponentSets and Events, and nothing else.
+type setsOnly struct{}
+
+func (setsOnly) Authenticate(context.Context, string) error { return nil }
+
+func (setsOnly) Allowed(_ context.Context, _ string, access dashboard.Access) (bool, error) {
+	return access.Resource == "componentsets" || access.Resource == "events", nil
+}
+
+var _ = Describe("a ComponentSet to a viewer who may list sets and not Components", func() {
+	It("shows the set's counts and conditions, and none of its clusters", func() {
+		h, err := startPage(ctx, env.Config, dashboard.Options{Auth: setsOnly{}, Log: zap.New(zap.WriteTo(GinkgoWriter)), Sets: []dashboard.SetKind{{
+			Kind: v1alpha1.GroupVersion.WithKind("ComponentSet"), Member: componentKind,
+			ClusterAnnotation: "wavekit.dev/set-cluster", WaveAnnotation: "wavekit.dev/set-wave"}}}, func(f func()) { DeferCleanup(f) })
+		Expect(err).NotTo(HaveOccurred())
+		page := httptest.NewServer(h)
+		DeferCleanup(page.Close)
+		set := &v1alpha1.ComponentSet{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "counted"}}
+		set.Spec.Template.Spec.Source = "app"
+		Expect(env.Client.Create(ctx, set)).To(Succeed())
+		member(set, "east", 1, readyStatus())
+		body := func() string {
+			req, err := http.NewRequest(http.MethodGet, page.URL+"/s/componentset.wavekit.dev/default/counted", nil)
+			Expect(err).NotTo(HaveOccurred())
+			req.Header.Set("Authorization", "Bearer any")
+			resp, err := http.DefaultClient.Do(req)
+			Expect(err).NotTo(HaveOccurred())
+			defer resp.Body.Close()
+			data, err := io.ReadAll(resp.Body)
+			Expect(err).NotTo(HaveOccurred())
+			return string(data)
+		}
+		Eventually(body).WithTimeout(10 * time.Second).Should(ContainSubstring("You may not list the components of this namespace"))
+		Expect(body()).NotTo(ContainSubstring(`data-cluster=`))
+		Expect(body()).NotTo(ContainSubstring("counted-east"))
+	})
+})
