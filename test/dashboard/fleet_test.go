@@ -22,8 +22,8 @@ import (
 // gone in wave main.
 var _ = Describe("a ComponentSet on the status page", Ordered, func() {
 	const fleetNS = "fleet"
-	var fleetViewer, noSets string
-	setPage := base + "/s/componentset.wavekit.dev/" + fleetNS + "/edge"
+	// setPage is the set's page, once the suite knows base.
+	var fleetViewer, noSets, setPage string
 
 	BeforeAll(func() {
 		setPage = base + "/s/componentset.wavekit.dev/" + fleetNS + "/edge"
@@ -36,7 +36,7 @@ var _ = Describe("a ComponentSet on the status page", Ordered, func() {
 		set := &v1alpha1.ComponentSet{ObjectMeta: metav1.ObjectMeta{Namespace: fleetNS, Name: "edge"}, Spec: v1alpha1.ComponentSetSpec{
 			Template: v1alpha1.ComponentTemplate{Spec: v1alpha1.ComponentSpec{Source: "site", HealthChecks: []manifests.HealthCheck{{
 				APIVersion: "v1", Kind: "ConfigMap",
-				Current:    "!has(self.metadata.annotations) || !('test.wavekit.dev/hold' in self.metadata.annotations)"}}}},
+				Current: "!has(self.metadata.annotations) || !('test.wavekit.dev/hold' in self.metadata.annotations)"}}}},
 			Placement: v1alpha1.Placement{ClusterSelector: metav1.LabelSelector{MatchLabels: map[string]string{"fleet": "edge"}}},
 			Rollout:   v1alpha1.Rollout{WaveLabel: "wave", WaveOrder: []string{"canary", "main"}},
 		}}
@@ -64,7 +64,7 @@ var _ = Describe("a ComponentSet on the status page", Ordered, func() {
 		Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: fleetNS, Name: "edge"}, set)).To(Succeed())
 		set.Spec.Paused = true
 		Expect(env.Client.Update(ctx, set)).To(Succeed())
-		Eventually(func() (string, error) { return evaluate[string](tab, waves) }).WithTimeout(time.Minute).WithPolling(200*time.Millisecond).
+		Eventually(func() (string, error) { return evaluate[string](tab, waves) }).WithTimeout(time.Minute).WithPolling(200 * time.Millisecond).
 			Should(Equal("1:done,2:paused"))
 		Expect(evaluate[bool](tab, `document.getElementById("paused") !== null && window.notReloaded === true`)).To(BeTrue())
 	})
