@@ -148,6 +148,12 @@ type ComponentSetStatus struct {
 	// ObservedGeneration is the set generation the status describes.
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+	// LastHandledReconcileAt is the value of the set's annotation
+	// <operator>/reconcile-requested-at that the set last passed on to its
+	// clusters' Components (which then reconcile, as that annotation asks
+	// of a Component); a paused set passes none on until it is resumed.
+	// +optional
+	LastHandledReconcileAt string `json:"lastHandledReconcileAt,omitempty"`
 	// Conditions hold Ready (every selected cluster's Component is Ready at
 	// the current template), Reconciling while the rollout goes on, and
 	// Stalled when it stopped at a failed cluster or could not read the

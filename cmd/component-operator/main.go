@@ -31,6 +31,7 @@ import (
 	"github.com/wavekit-dev/wavekit/internal/errlines"
 	"github.com/wavekit-dev/wavekit/internal/fleet"
 	"github.com/wavekit-dev/wavekit/internal/operator"
+	"github.com/wavekit-dev/wavekit/internal/receiver"
 	"github.com/wavekit-dev/wavekit/internal/version"
 	"github.com/wavekit-dev/wavekit/pkg/component"
 	"github.com/wavekit-dev/wavekit/pkg/engine"
@@ -90,6 +91,7 @@ func run() error {
 	metrics := bindMetricsFlags(flag.CommandLine)
 	flag.StringVar(&probeAddr, "health-probe-bind-address", ":8081", "address of /healthz and /readyz")
 	webAddr := flag.String("web-bind-address", "", "address of the read-only status page, for viewers with a Kubernetes token (default: off)")
+	receiverAddr := flag.String("receiver-bind-address", "", "address of the webhook receiver, which takes the webhooks of the Receivers' paths (GitHub, GitLab, Harbor, generic HMAC) and asks for a reconcile of what they name (default: off)")
 	flag.StringVar(&pprofAddr, "pprof-bind-address", "", "address of Go's /debug/pprof profiles, for diagnosing CPU and memory use (default: off; bind it to localhost)")
 	flag.BoolVar(&leaderElect, "leader-elect", false, "elect a leader, for more than one replica")
 	flag.StringVar(&leaderNamespace, "leader-election-namespace", "", "namespace of the leader-election Lease (default: the pod's namespace; required outside a pod)")
@@ -186,7 +188,10 @@ func run() error {
 			return err
 		}
 	}
-	if err := addDashboard(mgr, *webAddr); err != nil {
+	if err := receiver.Setup(mgr, name, *receiverAddr); err != nil {
+		return err
+	}
+	if err := addDashboard(mgr, *webAddr, name, *componentSets); err != nil {
 		return err
 	}
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {

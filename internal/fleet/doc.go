@@ -12,5 +12,7 @@
 // the cluster recorded (left.go) when it cannot be cleaned. What the
 // controller does not know it does not act on: a cluster list that cannot
 // be read, or an unreachable cluster, never deletes anything (DESIGN.md,
-// invariant 18).
+// invariant 18). A reconcile request on the set (its annotation
+// <operator>/reconcile-requested-at) is passed on to the clusters'
+// Components (requests.go).
 package fleet

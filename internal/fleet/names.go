@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 
+	"github.com/wavekit-dev/wavekit/pkg/component"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -47,6 +48,9 @@ type keys struct {
 	// deletePolicy is a Component's own annotation that, set to orphan,
 	// ends its deletion without contacting its cluster.
 	deletePolicy string
+	// request is the annotation that asks a set, and a Component, for a
+	// reconcile (component.AnnotationReconcileRequestedAt).
+	request string
 }
 
 func keysFor(operator string) keys {
@@ -60,6 +64,7 @@ func keysFor(operator string) keys {
 		copyOf:       operator + "/" + copyOfAnnotation,
 		copyVersion:  operator + "/" + copyVersionAnnotation,
 		deletePolicy: manifests.Key(operator, manifests.AnnotationDeletePolicy),
+		request:      manifests.Key(operator, component.AnnotationReconcileRequestedAt),
 	}
 }
 
@@ -77,4 +82,11 @@ func componentName(set, cluster string) string {
 		head = head[:len(head)-1]
 	}
 	return head + "-" + suffix
+}
+
+// MemberAnnotations are the annotations of a set's Component that name its
+// cluster and its wave (1-based), for readers such as the status page.
+func MemberAnnotations(operator string) (cluster, wave string) {
+	k := keysFor(operator)
+	return k.clusterName, k.wave
 }

@@ -97,7 +97,7 @@ func (r *Reconciler) rollOut(ctx context.Context, set *v1alpha1.ComponentSet) (t
 		}
 	}
 	departures, removed, recheck, err := r.removeLeaving(ctx, set, p.Leaving)
-	errs = append(errs, err, r.keepCopies(ctx, memberComponents(p)))
+	errs = append(errs, err, r.keepCopies(ctx, memberComponents(p)), r.passRequest(ctx, set, p.Members))
 	summarize(set, p, departures, &set.Status)
 	for _, e := range rolloutEvents(set, p, written, removed, reasonBefore) {
 		r.recorder.Eventf(set, nil, e.Type, e.Reason, e.Action, "%s", e.Note)

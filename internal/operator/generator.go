@@ -126,7 +126,8 @@ func (r *resolver) generatorFor(ctx context.Context, c *v1alpha1.Component, read
 }
 
 // chart fetches spec.chart (the repository is asked again for new versions
-// at the requeue interval, not more often) and loads it.
+// at the requeue interval, not more often, or at once for a reconcile
+// request: requestMaxAge) and loads it.
 func (r *resolver) chart(ctx context.Context, c *v1alpha1.Component, reader client.Reader) (manifests.Generator, error) {
 	spec := c.Spec.Chart
 	creds, err := chartCredentials(ctx, reader, c)
@@ -137,6 +138,7 @@ func (r *resolver) chart(ctx context.Context, c *v1alpha1.Component, reader clie
 	if d := c.GetRequeueInterval(); d > 0 {
 		maxAge = d
 	}
+	maxAge = requestMaxAge(c, r.name, maxAge, time.Now())
 	verifier, err := r.chartVerifier(ctx, reader, c, maxAge)
 	if err != nil {
 		return nil, err
@@ -150,6 +152,26 @@ func (r *resolver) chart(ctx context.Context, c *v1alpha1.Component, reader clie
 	}
 	manifests.ReportSource(ctx, manifests.SourceInfo{URL: fetched.URL, Revision: fetched.Revision, Digest: fetched.Digest, Verified: fetched.Verified})
 	return r.load(fetched.Digest, "chart "+fetched.Digest, fetched.Dir, fetched.Dir)
+}
+
+// requestMaxAge bounds how old the versions of c's chart repository may be
+// while c carries a reconcile request that no pass has handled yet (its
+// annotation <operator>/reconcile-requested-at, as a Receiver or wavekit
+// reconcile sets it): no older than the request, so that a chart published
+// just before it (the push a webhook announces) is found now rather than at
+// the requeue interval, and the passes of many Components asked at once
+// share one look at the repository. A value that is not a time asks the
+// repository again.
+func requestMaxAge(c *v1alpha1.Component, operator string, maxAge time.Duration, now time.Time) time.Duration {
+	requested := c.Annotations[manifests.Key(operator, component.AnnotationReconcileRequestedAt)]
+	if requested == "" || requested == c.Status.LastHandledReconcileAt {
+		return maxAge
+	}
+	at, err := time.Parse(time.RFC3339Nano, requested)
+	if err != nil {
+		return 0
+	}
+	return min(maxAge, max(now.Sub(at), 0))
 }
 
 // artifact fetches the artifact of spec.sourceRef and loads spec.path in it.

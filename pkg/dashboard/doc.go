@@ -1,7 +1,11 @@
 // Package dashboard serves a read-only status page of component operators
 // built on pkg/component: an overview of every component a viewer may list
 // and a page per component with its waves, conditions, Events, history,
-// drift and dependencies, updated live by server-sent events.
+// drift and dependencies, updated live by server-sent events; with
+// Options.Sets, also every set of components (the reference operator's
+// ComponentSet) with its cluster waves, each cluster's component, the ones
+// that hold the wave the rollout is at and the unreachable ones (setpage.go),
+// under the same RBAC rule as components: the viewer may list the kind.
 //
 // The page reads the components as unstructured objects of the kinds it is
 // given, from one informer cache shared by every viewer; it never reads a

@@ -9,6 +9,7 @@ import (
 type Handler struct {
 	opts  Options
 	kinds []kindInfo
+	sets  []setKindInfo
 	store *store
 	live  *broker
 	mux   *http.ServeMux
@@ -29,6 +30,7 @@ func (h *Handler) routes() {
 	h.mux = http.NewServeMux()
 	h.mux.HandleFunc("GET /{$}", h.authed(h.fewAtATime(h.serveOverview)))
 	h.mux.HandleFunc("GET /c/{kind}/{namespace}/{name}", h.authed(h.fewAtATime(h.serveComponent)))
+	h.mux.HandleFunc("GET /s/{kind}/{namespace}/{name}", h.authed(h.fewAtATime(h.serveSet)))
 	h.mux.HandleFunc("GET /live", h.authed(h.serveLive))
 	h.mux.HandleFunc("GET /login", h.serveLoginForm)
 	h.mux.HandleFunc("POST /login", h.serveLogin)

@@ -91,6 +91,11 @@ func (h *Handler) serveLive(w http.ResponseWriter, r *http.Request, v *viewer) {
 				return true
 			}
 		}
+		for _, set := range h.sets {
+			if v.mayList(r.Context(), set.kindInfo, namespace) {
+				return true
+			}
+		}
 		return false
 	}
 	// The memo of the request would keep answers for the stream's whole

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/go-logr/logr"
@@ -33,6 +34,23 @@ type Options struct {
 	Title string
 	// Log receives errors; never a token or a Secret.
 	Log logr.Logger
+	// Sets are kinds of sets of components to show with their cluster
+	// waves, such as the reference operator's ComponentSet. A kind the API
+	// server does not serve is left out.
+	Sets []SetKind
+}
+
+// SetKind is a kind whose objects each place one component per cluster,
+// controlled by the set, and roll a template out to them in cluster waves
+// (the reference operator's ComponentSet). The page reads a set's
+// spec.paused and status: rollout (wave, waves and the clusters by state),
+// conditions and leftClusters; and of the components it controls, the two
+// annotations that name their cluster and wave (1-based).
+type SetKind struct {
+	Kind schema.GroupVersionKind
+	// Member is the kind of the set's components: one of Options.Kinds.
+	Member                            schema.GroupVersionKind
+	ClusterAnnotation, WaveAnnotation string
 }
 
 // New returns the page's handler. It registers event handlers on the
@@ -53,16 +71,58 @@ func New(ctx context.Context, informers cache.Informers, mapper meta.RESTMapper,
 		if err != nil {
 			return nil, err
 		}
-		if err := h.watch(ctx, informers, newObject(opts.Scheme, gvk), h.store.componentHandler(kind)); err != nil {
+		h.kinds = append(h.kinds, kind)
+	}
+	if err := h.lookupSets(mapper); err != nil {
+		return nil, err
+	}
+	for _, kind := range h.kinds {
+		if err := h.watch(ctx, informers, newObject(opts.Scheme, kind.gvk), h.store.componentHandler(kind, h.memberKeys(kind))); err != nil {
 			return nil, err
 		}
-		h.kinds = append(h.kinds, kind)
+	}
+	for _, set := range h.sets {
+		if err := h.watch(ctx, informers, newObject(opts.Scheme, set.gvk), h.store.setHandler(set)); err != nil {
+			return nil, err
+		}
 	}
 	if err := h.watch(ctx, informers, &corev1.Event{}, h.store.eventHandler()); err != nil {
 		return nil, err
 	}
 	h.routes()
 	return h, nil
+}
+
+// lookupSets finds the set kinds' resources; one the API server does not
+// serve (an older CRD) is left out, and said so.
+func (h *Handler) lookupSets(mapper meta.RESTMapper) error {
+	for _, s := range h.opts.Sets {
+		kind, err := lookupKind(mapper, s.Kind)
+		if meta.IsNoMatchError(err) {
+			h.opts.Log.Info("the API server does not serve this kind of set: the page leaves it out", "kind", s.Kind.String())
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		member := slices.IndexFunc(h.kinds, func(k kindInfo) bool { return k.gvk == s.Member })
+		if member < 0 {
+			return fmt.Errorf("dashboard: the members of %s, %s, are not one of the kinds shown", s.Kind, s.Member)
+		}
+		h.sets = append(h.sets, setKindInfo{kindInfo: kind, member: h.kinds[member],
+			keys: &memberKeys{cluster: s.ClusterAnnotation, wave: s.WaveAnnotation}})
+	}
+	return nil
+}
+
+// memberKeys are the annotations of kind's components that sets control.
+func (h *Handler) memberKeys(kind kindInfo) *memberKeys {
+	for _, s := range h.sets {
+		if s.member.key == kind.key {
+			return s.keys
+		}
+	}
+	return nil
 }
 
 // watch adds handler to the informer of obj's kind.

@@ -21,9 +21,12 @@ type overviewPage struct {
 	States     []string
 	Counts     []stateCount
 	Rows       []overviewRow
-	Visible    int
-	ManyKinds  bool
-	Command    string
+	// Sets are the sets the viewer may list, by the namespace and name
+	// filters (the state filter is the components').
+	Sets      []setRow
+	Visible   int
+	ManyKinds bool
+	Command   string
 }
 
 // stateCount is how many visible components are in one state.
@@ -83,6 +86,11 @@ func (h *Handler) overview(r *http.Request, v *viewer) overviewPage {
 		}
 	}
 	page.Visible = len(visible)
+	for _, set := range h.store.listSets(func(s *setRecord) bool { return v.mayList(r.Context(), s.kind.kindInfo, s.namespace) }) {
+		if (page.Namespace == "" || set.namespace == page.Namespace) && strings.Contains(set.name, strings.ToLower(page.Query)) {
+			page.Sets = append(page.Sets, newSetRow(set, maxRowMessage))
+		}
+	}
 	for ns := range namespaces {
 		page.Namespaces = append(page.Namespaces, ns)
 	}

@@ -1,9 +1,10 @@
 package dashboard
 
 import (
+	"cmp"
 	"fmt"
 	"html/template"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -28,6 +29,11 @@ type record struct {
 	created   time.Time
 	deleting  bool
 	suspended bool
+	// generation is metadata.generation, to tell whether Ready is current.
+	generation int64
+	// member says, for a component a set controls, which set, cluster and
+	// wave; nil for others.
+	member    *membership
 	source    string
 	dependsOn []reference
 	drift     manifests.DriftSettings
@@ -84,12 +90,13 @@ func toUnstructured(obj any) (map[string]any, error) {
 	return m, nil
 }
 
-// newRecord reads one component. Only the spec's source, dependsOn,
-// suspend and drift fields are decoded.
-func newRecord(kind kindInfo, obj map[string]any) (*record, error) {
+// newRecord reads one component; with keys, the set that controls it. Only
+// the spec's source, dependsOn, suspend and drift fields are decoded.
+func newRecord(kind kindInfo, obj map[string]any, keys *memberKeys) (*record, error) {
 	u := unstructured.Unstructured{Object: obj}
 	r := &record{kind: kind, namespace: u.GetNamespace(), name: u.GetName(), uid: string(u.GetUID()),
-		created: u.GetCreationTimestamp().Time, deleting: u.GetDeletionTimestamp() != nil}
+		created: u.GetCreationTimestamp().Time, deleting: u.GetDeletionTimestamp() != nil, generation: u.GetGeneration(),
+		member: keys.of(&u)}
 	var spec specFields
 	if m, ok := obj["spec"].(map[string]any); ok {
 		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(pick(m, "suspend", "source", "path", "chart", "sourceRef", "dependsOn", "drift"), &spec); err != nil {
@@ -215,15 +222,19 @@ func recordKey(kindKey, namespace, name string) string {
 
 // sortRecords orders records by namespace, name and kind.
 func sortRecords(records []*record) {
-	sort.Slice(records, func(i, j int) bool {
-		a, b := records[i], records[j]
-		if a.namespace != b.namespace {
-			return a.namespace < b.namespace
-		}
-		if a.name != b.name {
-			return a.name < b.name
-		}
-		return a.kind.key < b.kind.key
+	sortNamed(records, func(r *record) [3]string { return [3]string{r.namespace, r.name, r.kind.key} })
+}
+
+// sortSets orders sets by namespace, name and kind.
+func sortSets(sets []*setRecord) {
+	sortNamed(sets, func(r *setRecord) [3]string { return [3]string{r.namespace, r.name, r.kind.key} })
+}
+
+// sortNamed orders items by what id returns: namespace, name, kind.
+func sortNamed[T any](items []T, id func(T) [3]string) {
+	slices.SortFunc(items, func(a, b T) int {
+		x, y := id(a), id(b)
+		return cmp.Or(strings.Compare(x[0], y[0]), strings.Compare(x[1], y[1]), strings.Compare(x[2], y[2]))
 	})
 }
 

@@ -19,7 +19,7 @@ var templateFiles embed.FS
 var staticFiles embed.FS
 
 // pages are the page templates, each with the layout.
-var pages = parsePages("overview", "component", "login", "message")
+var pages = parsePages("overview", "component", "set", "login", "message")
 
 func parsePages(names ...string) map[string]*template.Template {
 	funcs := template.FuncMap{"ago": ago, "stamp": stamp}

@@ -14,6 +14,7 @@ import (
 type store struct {
 	mu      sync.RWMutex
 	records map[string]*record
+	sets    map[string]*setRecord
 	events  map[objectKey]map[string]event
 	// changed is told the namespace of every change.
 	changed func(namespace string)
@@ -21,16 +22,17 @@ type store struct {
 }
 
 func newStore(log logr.Logger, changed func(string)) *store {
-	return &store{records: map[string]*record{}, events: map[objectKey]map[string]event{}, changed: changed, log: log}
+	return &store{records: map[string]*record{}, sets: map[string]*setRecord{}, events: map[objectKey]map[string]event{}, changed: changed, log: log}
 }
 
-// componentHandler keeps the records of one kind up to date.
-func (s *store) componentHandler(kind kindInfo) toolscache.ResourceEventHandler {
+// componentHandler keeps the records of one kind up to date; keys, when
+// sets control components of the kind, find their set, cluster and wave.
+func (s *store) componentHandler(kind kindInfo, keys *memberKeys) toolscache.ResourceEventHandler {
 	update := func(obj any) {
 		m, err := toUnstructured(obj)
 		if err == nil {
 			var r *record
-			if r, err = newRecord(kind, m); err == nil {
+			if r, err = newRecord(kind, m, keys); err == nil {
 				s.put(r)
 				return
 			}
@@ -46,7 +48,7 @@ func (s *store) componentHandler(kind kindInfo) toolscache.ResourceEventHandler 
 				s.log.Error(err, "reading a deleted component")
 				return
 			}
-			if r, err := newRecord(kind, m); err == nil {
+			if r, err := newRecord(kind, m, keys); err == nil {
 				s.remove(r)
 			}
 		},

@@ -106,6 +106,7 @@ var _ = Describe("helm template with the default values and one source", func() 
 		Expect(ids(objects)).To(ConsistOf(
 			"CustomResourceDefinition /components.wavekit.dev",
 			"CustomResourceDefinition /componentsets.wavekit.dev",
+			"CustomResourceDefinition /receivers.wavekit.dev",
 			"ServiceAccount wavekit-system/wavekit-component-operator",
 			"ClusterRole /wavekit-component-operator",
 			"ClusterRoleBinding /wavekit-component-operator",
@@ -234,6 +235,7 @@ var _ = Describe("helm template with non-default values", func() {
 		Expect(ids(objects)).To(ConsistOf(
 			"CustomResourceDefinition /components.wavekit.dev",
 			"CustomResourceDefinition /componentsets.wavekit.dev",
+			"CustomResourceDefinition /receivers.wavekit.dev",
 			"ServiceAccount team-ops/ops-component-operator",
 			"Role team-a/ops-component-operator",
 			"RoleBinding team-a/ops-component-operator",

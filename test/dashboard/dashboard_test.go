@@ -72,7 +72,7 @@ var _ = Describe("the status page", Ordered, func() {
 	It("lists three Components and shows one becoming Ready without a reload", func() {
 		tab := newBrowser()
 		login(tab, admin)
-		Expect(evaluate[float64](tab, `document.querySelectorAll("tr[data-component]").length`)).To(Equal(3.0))
+		Expect(evaluate[float64](tab, `document.querySelectorAll("tr[data-component^='team-']").length`)).To(Equal(3.0))
 		Expect(rowState(tab, "team-a/waiting")).NotTo(Equal("Ready"))
 		_, err := evaluate[bool](tab, `window.notReloaded = true`)
 		Expect(err).NotTo(HaveOccurred())

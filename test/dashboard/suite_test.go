@@ -1,7 +1,8 @@
 // Package dashboard_test drives the reference operator's status page in a
 // real headless Chromium, against a whole local cluster (kube-apiserver,
 // the controllers, the scheduler and kwok's Nodes, so Deployments roll out
-// for real): the operator runs as its own process, as the chart's
+// for real) and two bare API servers, the clusters of a ComponentSet: the
+// operator runs as its own process, as the chart's
 // ServiceAccount with the chart's RBAC (web.enabled), with
 // --web-bind-address; viewers are ServiceAccounts whose tokens the page
 // checks with TokenReviews and SubjectAccessReviews.
@@ -42,6 +43,8 @@ var (
 	ctx      = context.Background()
 	env      *testcluster.Env
 	operator *gexec.Session
+	// members are the bare API servers of a ComponentSet's clusters.
+	members []*testcluster.Env
 	// base is the page's URL.
 	base string
 )
@@ -56,9 +59,22 @@ var _ = BeforeSuite(func() {
 	Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
 	Expect(v1alpha1.AddToScheme(scheme)).To(Succeed())
 	var err error
+	started := make(chan error, 1)
+	go func() {
+		var err error
+		members, err = testcluster.StartClusters(2)
+		started <- err
+	}()
 	env, err = testcluster.Start(testcluster.Options{Scheme: scheme, Controllers: true})
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(func() { Expect(env.Stop()).To(Succeed()) })
+	// Stopped after the operator, which watches them.
+	Expect(<-started).To(Succeed())
+	DeferCleanup(func() {
+		for _, m := range members {
+			Expect(m.Stop()).To(Succeed())
+		}
+	})
 	for _, ns := range []string{systemNS, teamA, teamB} {
 		Expect(env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})).To(Succeed())
 	}
@@ -93,7 +109,8 @@ func startOperator(binary string, args ...string) *gexec.Session {
 	Expect(err).NotTo(HaveOccurred())
 	session, err := operatortest.Operator{Binary: binary, Config: cfg, Dir: GinkgoT().TempDir(), Out: GinkgoWriter,
 		Args: append([]string{"--operator-name", operatorName,
-			"--source", "app=" + filepath.Join(testcluster.ModuleRoot(), "test", "dashboard", "testdata", "app")}, args...)}.Start()
+			"--source", "app=" + filepath.Join(testcluster.ModuleRoot(), "test", "dashboard", "testdata", "app"),
+			"--source", "site=" + filepath.Join(testcluster.ModuleRoot(), "test", "dashboard", "testdata", "site")}, args...)}.Start()
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(func() { session.Terminate().Wait(10 * time.Second) })
 	return session
@@ -104,8 +121,15 @@ func startOperator(binary string, args ...string) *gexec.Session {
 // token of it.
 func viewerToken(namespace, name string, namespaces ...string) string {
 	GinkgoHelper()
+	return viewerTokenOf([]string{"components"}, namespace, name, namespaces...)
+}
+
+// viewerTokenOf is viewerToken with get, list and watch on these resources
+// of wavekit.dev.
+func viewerTokenOf(resources []string, namespace, name string, namespaces ...string) string {
+	GinkgoHelper()
 	rules := []rbacv1.PolicyRule{
-		{APIGroups: []string{"wavekit.dev"}, Resources: []string{"components"}, Verbs: []string{"get", "list", "watch"}},
+		{APIGroups: []string{"wavekit.dev"}, Resources: resources, Verbs: []string{"get", "list", "watch"}},
 		{APIGroups: []string{""}, Resources: []string{"events"}, Verbs: []string{"get", "list", "watch"}},
 	}
 	subject := rbacv1.Subject{Kind: "ServiceAccount", Namespace: namespace, Name: name}

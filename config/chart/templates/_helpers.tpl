@@ -104,6 +104,18 @@ The rules the operator needs in its scope (cluster, or each watched namespace).
 - apiGroups: ["wavekit.dev"]
   resources: ["componentsets/finalizers"]
   verbs: ["update"]
+{{- if .Values.receiver.enabled }}
+# Receivers: their paths go to their status; a verified webhook patches the
+# annotation <operatorName>/reconcile-requested-at of the Components and
+# ComponentSets one names (the patch rights above), and the token is read
+# from the Receiver's Secret (rbac.readSources).
+- apiGroups: ["wavekit.dev"]
+  resources: ["receivers"]
+  verbs: ["get", "list", "watch"]
+- apiGroups: ["wavekit.dev"]
+  resources: ["receivers/status"]
+  verbs: ["get", "update", "patch"]
+{{- end }}
 # Cluster API's Clusters, whose labels select their kubeconfig Secrets.
 - apiGroups: ["cluster.x-k8s.io"]
   resources: ["clusters"]
