@@ -9,12 +9,13 @@ import (
 
 	"github.com/wavekit-dev/wavekit/internal/scaffold"
 	"github.com/wavekit-dev/wavekit/internal/version"
+	"github.com/wavekit-dev/wavekit/pkg/testenv/k8sbin"
 )
 
 // newScaffoldCommand returns `wavekit scaffold DIR`, which writes a new
 // component operator project.
 func newScaffoldCommand(g *globalOptions) *cobra.Command {
-	opts := scaffold.Options{Self: scaffold.Self{Version: version.String(), Checkout: version.Checkout}}
+	opts := scaffold.Options{Self: scaffold.Self{Version: version.String(), Checkout: k8sbin.Checkout}}
 	cmd := &cobra.Command{
 		Use:   "scaffold DIR",
 		Short: "Start a new component operator project in DIR",

@@ -13,6 +13,7 @@ import (
 
 	"github.com/wavekit-dev/wavekit/internal/version"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
+	"github.com/wavekit-dev/wavekit/pkg/testenv/k8sbin"
 )
 
 var (
@@ -66,7 +67,7 @@ func (o Options) validateWavekit() error {
 	switch {
 	case err != nil:
 		return err
-	case module.Check(version.ModulePath, w.Version) != nil:
+	case module.Check(k8sbin.ModulePath, w.Version) != nil:
 		return fmt.Errorf("--wavekit-version %q is not a valid module version such as v0.2.0", w.Version)
 	case w.Replace == "" && w.Version == version.Development:
 		return fmt.Errorf("--wavekit-version %s names no wavekit that can be downloaded; pass a released version (vX.Y.Z) or --wavekit-replace DIR (a wavekit checkout)", w.Version)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/wavekit-dev/wavekit/internal/version"
+	"github.com/wavekit-dev/wavekit/pkg/testenv/k8sbin"
 )
 
 // Self is the wavekit that scaffolds, which decides the project's wavekit
@@ -54,14 +55,14 @@ func (o Options) Wavekit() (Wavekit, error) {
 		Version: version.Development,
 		Replace: dir,
 		Note: fmt.Sprintf("note: this wavekit (%s) is not a release, so go.mod replaces %s with its checkout %s; to use a release later run: go mod edit -dropreplace=%[2]s -require=%[2]s@vX.Y.Z && go mod tidy",
-			o.Self.Version, version.ModulePath, dir),
+			o.Self.Version, k8sbin.ModulePath, dir),
 	}, nil
 }
 
 // checkout calls Checkout, or says that there is none.
 func (s Self) checkout() (string, error) {
 	if s.Checkout == nil {
-		return "", version.ErrNoCheckout
+		return "", k8sbin.ErrNoCheckout
 	}
 	return s.Checkout()
 }

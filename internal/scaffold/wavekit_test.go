@@ -10,7 +10,7 @@ import (
 
 	"github.com/wavekit-dev/wavekit/internal/scaffold"
 	"github.com/wavekit-dev/wavekit/internal/testcluster"
-	"github.com/wavekit-dev/wavekit/internal/version"
+	"github.com/wavekit-dev/wavekit/pkg/testenv/k8sbin"
 )
 
 // Which wavekit a project builds against, when the options name none, is
@@ -18,7 +18,7 @@ import (
 var _ = Describe("the wavekit dependency", func() {
 	checkout := func() (string, error) { return testcluster.ModuleRoot(), nil }
 	noCheckout := func() (string, error) {
-		return "", fmt.Errorf("%w: the binary records no source path (built with -trimpath?)", version.ErrNoCheckout)
+		return "", fmt.Errorf("%w: the binary records no source path (built with -trimpath?)", k8sbin.ErrNoCheckout)
 	}
 	// generate scaffolds with opts and returns the project's go.mod.
 	generate := func(opts scaffold.Options) string {
@@ -70,7 +70,7 @@ var _ = Describe("the wavekit dependency", func() {
 			"this wavekit (v0.0.0) is not a release, so the project would replace wavekit with the checkout it was built from, " +
 			"but the wavekit checkout this binary was built from is not known: the binary records no source path (built with -trimpath?); " +
 			"pass --wavekit-replace DIR (a wavekit checkout) or --wavekit-version vX.Y.Z (a released wavekit)"))
-		Expect(err).To(MatchError(version.ErrNoCheckout))
+		Expect(err).To(MatchError(k8sbin.ErrNoCheckout))
 		Expect(dir).NotTo(BeAnExistingFile())
 	})
 

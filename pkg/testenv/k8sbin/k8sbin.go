@@ -10,8 +10,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-
-	"github.com/wavekit-dev/wavekit/internal/version"
 )
 
 // APIServer are the binaries of an API server alone (envtest's).
@@ -65,7 +63,7 @@ func Dir(progress io.Writer) (string, error) {
 // Script returns the path of hack/control-plane.sh in the wavekit checkout
 // this binary was built from.
 func Script() (string, error) {
-	root, err := version.Checkout()
+	root, err := Checkout()
 	if err != nil {
 		return "", err
 	}

@@ -1,4 +1,4 @@
-package version
+package k8sbin
 
 import (
 	"errors"
@@ -16,7 +16,7 @@ const ModulePath = "github.com/wavekit-dev/wavekit"
 // checkoutStamp is the root of the wavekit checkout a binary was built from,
 // set at link time with
 //
-//	-ldflags "-X github.com/wavekit-dev/wavekit/internal/version.checkoutStamp=$(pwd)"
+//	-ldflags "-X github.com/wavekit-dev/wavekit/pkg/testenv/k8sbin.checkoutStamp=$(pwd)"
 //
 // so that a -trimpath build still knows it; empty in a plain go build.
 var checkoutStamp string
@@ -39,10 +39,11 @@ func Checkout() (string, error) {
 		return "", fmt.Errorf("%w: the binary records no source path (built with -trimpath?)", ErrNoCheckout)
 	}
 	dir := filepath.Dir(filepath.FromSlash(file))
-	if filepath.Base(dir) != "version" || filepath.Base(filepath.Dir(dir)) != "internal" {
-		return "", fmt.Errorf("%w: source path %s is not below internal/version", ErrNoCheckout, dir)
+	testenv := filepath.Dir(dir)
+	if filepath.Base(dir) != "k8sbin" || filepath.Base(testenv) != "testenv" || filepath.Base(filepath.Dir(testenv)) != "pkg" {
+		return "", fmt.Errorf("%w: source path %s is not below pkg/testenv/k8sbin", ErrNoCheckout, dir)
 	}
-	return verifyCheckout(filepath.Dir(filepath.Dir(dir)), "recorded by the compiler")
+	return verifyCheckout(filepath.Dir(filepath.Dir(testenv)), "recorded by the compiler")
 }
 
 // verifyCheckout returns root when its go.mod declares wavekit's module.
