@@ -200,7 +200,11 @@ func (d *Dispatcher) deliver(ctx context.Context, receiver string, dl delivery) 
 		tryCtx, cancel := context.WithTimeout(ctx, d.opts.Timeout)
 		err := dl.notifier.Notify(tryCtx, dl.event)
 		cancel()
+		reason, skipped := SkipReason(err)
 		switch {
+		case skipped:
+			alertsSuppressed.WithLabelValues(d.opts.Name, reason).Inc()
+			return
 		case err == nil:
 			alertsSent.WithLabelValues(d.opts.Name).Inc()
 			alertLatency.WithLabelValues(d.opts.Name).Observe(d.opts.Clock.Since(dl.event.Time).Seconds())

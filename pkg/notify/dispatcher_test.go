@@ -179,6 +179,19 @@ var _ = Describe("the dispatcher", func() {
 		Expect(stuck.calls.Load()).To(Equal(int64(1)))
 	})
 
+	It("counts what a receiver skips as suppressed, neither sent nor dropped", func() {
+		name := newName()
+		skipping := notify.NotifierFunc(func(context.Context, notify.Event) error { return notify.Skipping("not_applicable") })
+		d := notify.NewDispatcher(notify.To("github", skipping), notify.Options{Name: name})
+		run(d)
+		d.Send(event(1))
+		Eventually(func() float64 {
+			return counter("wavekit_alerts_suppressed_total", map[string]string{"operator": name, "reason": "not_applicable"})
+		}).Should(Equal(1.0))
+		Expect(counter("wavekit_alerts_sent_total", map[string]string{"operator": name})).To(BeZero())
+		Expect(counter("wavekit_alerts_dropped_total", map[string]string{"operator": name})).To(BeZero())
+	})
+
 	It("counts an event the router cannot place", func() {
 		name := newName()
 		d := notify.NewDispatcher(notify.RouterFunc(func(context.Context, notify.Event) ([]notify.Target, error) {

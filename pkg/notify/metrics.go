@@ -16,7 +16,7 @@ var (
 	}, []string{"operator", "reason"})
 	alertsSuppressed = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "wavekit_alerts_suppressed_total",
-		Help: "Alerts held back on purpose, by operator and reason: duplicate (same object, reason and message within the window), rate_limited (the receiver's bucket was empty).",
+		Help: "Alerts held back on purpose, by operator and reason: duplicate (same object, reason and message within the window), rate_limited (the receiver's bucket was empty), or what the receiver skipped (not_applicable: a commit status without a Git commit; unchanged: the status says so already).",
 	}, []string{"operator", "reason"})
 	alertRetries = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "wavekit_alert_retries_total", Help: "Tries of an alert after a failed one, by operator.",

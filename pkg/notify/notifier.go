@@ -74,3 +74,25 @@ func IsPermanent(err error) bool {
 	var p *permanentError
 	return errors.As(err, &p)
 }
+
+// skippedError says that a receiver has nothing to do with an event: a
+// commit status for an event without a Git commit, a status that already
+// says the same.
+type skippedError struct{ reason string }
+
+func (s *skippedError) Error() string { return "skipped: " + s.reason }
+
+// Skipping is a Notifier's answer for an event it has nothing to do with:
+// not a failure, not a delivery. The dispatcher counts it in
+// wavekit_alerts_suppressed_total under reason, which is a short
+// snake_case word (not_applicable, unchanged).
+func Skipping(reason string) error { return &skippedError{reason: reason} }
+
+// SkipReason returns the reason of an error made by Skipping.
+func SkipReason(err error) (string, bool) {
+	var s *skippedError
+	if errors.As(err, &s) {
+		return s.reason, true
+	}
+	return "", false
+}
