@@ -29,7 +29,7 @@ var operators atomic.Int64
 // startAlerts runs a manager with the alerts' dispatcher, reading Secrets
 // as the lockdown's account lockdown of each namespace ("": as itself),
 // and returns the dispatcher and the operator name its metrics carry.
-func startAlerts(ctx context.Context, lockdown string) (*notify.Dispatcher, string) {
+func startAlerts(ctx context.Context, lockdown string) (notify.Sink, string) {
 	GinkgoHelper()
 	name := fmt.Sprintf("alerts%d.wavekit.dev", operators.Add(1))
 	mgr, err := ctrl.NewManager(env.Config, componenttest.ManagerOptions(scheme))

@@ -27,7 +27,7 @@ type Options struct {
 // API server does not serve Alerts (the CRDs of an older release: Helm does
 // not upgrade a chart's CRDs), it logs that and returns nil: alerts are
 // off and everything else runs.
-func Setup(mgr ctrl.Manager, opts Options) (*notify.Dispatcher, error) {
+func Setup(mgr ctrl.Manager, opts Options) (notify.Sink, error) {
 	for _, kind := range []string{"Alert", "Provider"} {
 		gk := v1alpha1.GroupVersion.WithKind(kind).GroupKind()
 		if _, err := mgr.GetRESTMapper().RESTMapping(gk, v1alpha1.GroupVersion.Version); err != nil {

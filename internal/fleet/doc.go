@@ -13,4 +13,8 @@
 // controller does not know it does not act on: a cluster list that cannot
 // be read, or an unreachable cluster, never deletes anything (DESIGN.md,
 // invariant 18).
+//
+// When it has a notifier (pkg/notify), notify.go tells it what a written
+// status says that the one before did not: waves done, the rollout held at
+// a failed cluster, more clusters that do not answer.
 package fleet
