@@ -20,12 +20,13 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
+	"github.com/wavekit-dev/wavekit/internal/fakegithub"
 	"github.com/wavekit-dev/wavekit/internal/operatortest"
 	"github.com/wavekit-dev/wavekit/internal/testcluster"
 )
 
-// testReceiver is a real HTTP server that stands for Slack, a webhook or
-// GitHub's API, keeps what it gets and answers with status.
+// testReceiver is a real HTTP server that stands for Slack, Teams or a
+// webhook, keeps what it gets and answers with status.
 type testReceiver struct {
 	*httptest.Server
 	mu     sync.Mutex
@@ -42,10 +43,6 @@ func newTestReceiver(status int) *testReceiver {
 		r.paths = append(r.paths, req.Method+" "+req.URL.Path)
 		r.bodies = append(r.bodies, string(body))
 		r.mu.Unlock()
-		if req.Method == http.MethodGet {
-			_, _ = w.Write([]byte("[]")) // GitHub: no status yet
-			return
-		}
 		w.WriteHeader(r.status)
 		_, _ = w.Write([]byte("no_such_channel"))
 	}))
@@ -117,16 +114,17 @@ var _ = Describe("alert test", func() {
 			": the receiver answered 404 Not Found: no_such_channel"))
 		Expect(r.stderr).NotTo(ContainSubstring("s3cret"))
 
-		github := newTestReceiver(http.StatusCreated)
+		github := fakegithub.New()
+		DeferCleanup(github.Close)
 		providerOf("github", v1alpha1.ProviderSpec{Type: v1alpha1.ProviderGitHub, Address: "https://github.com/acme/shop", APIURL: github.URL},
 			map[string]string{"token": "ghp_s3cret"})
 		r = wavekit("alert", "test", ns+"/github")
 		Expect(r.stderr).To(ContainSubstring("Provider " + ns + "/github is of type github: it sets the status of a Git commit; give --revision"))
 		commit := strings.Repeat("ab", 20)
 		Expect(succeeds("alert", "test", ns+"/github", "--revision", commit)).To(ContainSubstring("sent a test alert through Provider " + ns + "/github (github)"))
-		paths, bodies := github.got()
-		Expect(paths).To(Equal([]string{"GET /repos/acme/shop/commits/" + commit + "/statuses", "POST /repos/acme/shop/statuses/" + commit}))
-		Expect(bodies[1]).To(ContainSubstring(`"state":"success"`))
+		Expect(github.Requests()).To(Equal([]string{"GET /repos/acme/shop/commits/" + commit + "/statuses", "POST /repos/acme/shop/statuses/" + commit}))
+		Expect(github.Statuses("acme", "shop", commit)).To(ConsistOf(HaveField("State", "success")))
+		Expect(github.Tokens()).To(HaveEach("Bearer ghp_s3cret"))
 	})
 
 	It("reads the Secret as the user: someone who may read Providers but not their Secret cannot send through one", func() {

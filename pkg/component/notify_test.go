@@ -15,9 +15,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
+	"github.com/wavekit-dev/wavekit/internal/fakegithub"
 	"github.com/wavekit-dev/wavekit/pkg/component"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 	"github.com/wavekit-dev/wavekit/pkg/notify"
+	"github.com/wavekit-dev/wavekit/pkg/notify/notifiers"
 )
 
 // sink is a Notifier that keeps what it is told.
@@ -166,6 +168,26 @@ var _ = Describe("alerts", func() {
 		eventually(func() []string { return s.told("revised") }).Should(HaveLen(2))
 		Expect(s.last("revised").Kind).To(Equal(notify.KindReady))
 		Expect(s.last("revised").Revision).To(Equal(revision))
+	})
+
+	It("sets the commit status of the revision it renders on GitHub's API (a real HTTP server), through a dispatcher", func() {
+		api := fakegithub.New()
+		DeferCleanup(api.Close)
+		const commit = "0123456789abcdef0123456789abcdef01234567"
+		d := notify.NewDispatcher(notify.To("github", &notifiers.GitHub{API: api.URL, Owner: "acme", Repo: "shop", Token: "ghp_x"}),
+			notify.Options{Name: "github." + ns})
+		runDispatcher(ctx, d)
+		startOperatorWith(ctx, ns, component.ReconcilerOptions{Notifier: d}, func(g *valuesGenerator) manifests.Generator {
+			return reportingGenerator{Generator: g, source: manifests.SourceInfo{URL: "https://github.com/acme/shop", Revision: "main@sha1:" + commit}}
+		})
+		c := newComponent(ns, "shop", map[string]any{"fail": "broken"})
+		Expect(env.Client.Create(ctx, c)).To(Succeed())
+		eventually(func() []fakegithub.Status { return api.Statuses("acme", "shop", commit) }).Should(ConsistOf(fakegithub.Status{
+			State: "failure", Context: "component/" + ns + "/shop", Description: "Stalled: rendering: template values.yaml:3: broken"}))
+		update(ctx, c, func(c *v1alpha1.Component) { setValues(c, configMapValues(1)) })
+		eventually(func() []fakegithub.Status { return api.Statuses("acme", "shop", commit) }).Should(HaveLen(2))
+		Expect(api.Statuses("acme", "shop", commit)[0]).To(Equal(fakegithub.Status{
+			State: "success", Context: "component/" + ns + "/shop", Description: "Ready: every object is applied and ready"}))
 	})
 
 	It("goes on reconciling at once while the receiver hangs: the alerts it cannot take are dropped and counted", func() {
