@@ -228,10 +228,18 @@ func (d *Dispatcher) deliver(ctx context.Context, receiver string, dl delivery) 
 	}
 }
 
-// dropped counts an alert that is not sent and logs why.
+// dropped counts an alert that is not sent and logs why: at debug level
+// for a full queue, which a flood fills at every alert, else at info.
 func (d *Dispatcher) dropped(reason string, e Event, receiver string, err error) {
 	alertsDropped.WithLabelValues(d.opts.Name, reason).Inc()
-	d.opts.Logger.Info("alert dropped", "reason", reason, "receiver", receiver, "object", e.Object.String(),
+	logger := *d.opts.Logger
+	if reason == reasonQueueFull || reason == reasonTooManyReceivers {
+		logger = logger.V(1)
+	}
+	if !logger.Enabled() {
+		return
+	}
+	logger.Info("alert dropped", "reason", reason, "receiver", receiver, "object", e.Object.String(),
 		"kind", string(e.Kind), "error", errorText(err))
 }
 
