@@ -104,7 +104,10 @@ var _ = Describe("a Provider's notifier", func() {
 	})
 
 	It("bounds a try by spec.timeout", func() {
-		stuck := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() }))
+		stuck := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			_, _ = io.Copy(io.Discard, r.Body) // read to the end: the server then notices a client that goes
+			<-r.Context().Done()
+		}))
 		DeferCleanup(stuck.Close)
 		DeferCleanup(stuck.CloseClientConnections)
 		n, err := alerts.NotifierFor(provider("shop", "p", v1alpha1.ProviderSpec{Type: v1alpha1.ProviderGeneric, Address: stuck.URL,
