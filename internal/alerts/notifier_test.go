@@ -2,11 +2,9 @@ package alerts_test
 
 import (
 	"context"
-	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"sync"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -14,44 +12,25 @@ import (
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
 	"github.com/wavekit-dev/wavekit/internal/alerts"
+	"github.com/wavekit-dev/wavekit/internal/webhooktest"
 	"github.com/wavekit-dev/wavekit/pkg/notify"
 	"github.com/wavekit-dev/wavekit/pkg/notify/notifiers"
 )
 
-// hook is a real HTTP server that stands for a receiver and keeps what it gets.
-type hook struct {
-	*httptest.Server
-	mu     sync.Mutex
-	bodies []string
-	header []http.Header
-}
-
-func newHook() *hook {
-	h := &hook{}
-	h.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		h.mu.Lock()
-		h.bodies = append(h.bodies, string(body))
-		h.header = append(h.header, r.Header.Clone())
-		h.mu.Unlock()
-	}))
+// newHook starts a receiver for the spec.
+func newHook() *webhooktest.Server {
+	h := webhooktest.New()
 	DeferCleanup(h.Close)
 	return h
 }
 
-func (h *hook) received() []string {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return append([]string(nil), h.bodies...)
-}
-
-// objects lists namespace/name of the objects of the events a hook got as
-// generic JSON.
-func (h *hook) objects() []string {
+// objects lists namespace/name of the objects of the alerts h got.
+func objects(h *webhooktest.Server) []string {
+	GinkgoHelper()
+	events, err := h.Events()
+	Expect(err).NotTo(HaveOccurred())
 	var out []string
-	for _, body := range h.received() {
-		var e notify.Event
-		Expect(json.Unmarshal([]byte(body), &e)).To(Succeed())
+	for _, e := range events {
 		out = append(out, e.Object.Namespace+"/"+e.Object.Name)
 	}
 	return out

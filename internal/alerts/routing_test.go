@@ -15,12 +15,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
 	"github.com/wavekit-dev/wavekit/internal/alerts"
 	"github.com/wavekit-dev/wavekit/internal/componenttest"
 	"github.com/wavekit-dev/wavekit/internal/operator"
+	"github.com/wavekit-dev/wavekit/internal/webhooktest"
 	"github.com/wavekit-dev/wavekit/pkg/notify"
 )
 
@@ -58,7 +58,7 @@ func create(ctx context.Context, objects ...client.Object) {
 }
 
 // webhookTo is a Secret with the address of h, and a generic Provider of it.
-func webhookTo(namespace, name string, h *hook, extra map[string]string) (*corev1.Secret, *v1alpha1.Provider) {
+func webhookTo(namespace, name string, h *webhooktest.Server, extra map[string]string) (*corev1.Secret, *v1alpha1.Provider) {
 	data := map[string]string{"address": h.URL + "/s3cret-path"}
 	for k, v := range extra {
 		data[k] = v
@@ -82,23 +82,10 @@ func failed(namespace, name string) notify.Event {
 }
 
 func dropped(operator, reason string) float64 {
-	families, err := metrics.Registry.Gather()
+	GinkgoHelper()
+	total, err := componenttest.Counter("wavekit_alerts_dropped_total", map[string]string{"operator": operator, "reason": reason})
 	Expect(err).NotTo(HaveOccurred())
-	for _, f := range families {
-		if f.GetName() != "wavekit_alerts_dropped_total" {
-			continue
-		}
-		for _, m := range f.GetMetric() {
-			labels := map[string]string{}
-			for _, l := range m.GetLabel() {
-				labels[l.GetName()] = l.GetValue()
-			}
-			if labels["operator"] == operator && labels["reason"] == reason {
-				return m.GetCounter().GetValue()
-			}
-		}
-	}
-	return 0
+	return total
 }
 
 var _ = Describe("routing", func() {
@@ -118,13 +105,13 @@ var _ = Describe("routing", func() {
 
 		d.Send(failed(shop, "web"))
 		d.Send(failed(other, "own"))
-		Eventually(shopHook.objects).Should(Equal([]string{shop + "/web"}), "two Alerts, one Provider: one message")
+		Eventually(func() []string { return objects(shopHook) }).Should(Equal([]string{shop + "/web"}), "two Alerts, one Provider: one message")
 		// Routing is in order and each Provider's deliveries too: once the
 		// other tenant's own event has arrived, anything of the shop's
 		// routed to it would have arrived before.
-		Eventually(otherHook.objects).Should(Equal([]string{other + "/own"}))
-		Expect(shopHook.objects()).To(Equal([]string{shop + "/web"}))
-		for _, body := range append(shopHook.received(), otherHook.received()...) {
+		Eventually(func() []string { return objects(otherHook) }).Should(Equal([]string{other + "/own"}))
+		Expect(objects(shopHook)).To(Equal([]string{shop + "/web"}))
+		for _, body := range append(shopHook.Bodies(), otherHook.Bodies()...) {
 			Expect(body).NotTo(ContainSubstring("s3cret-path"), "the address from the Secret is not in the payload")
 		}
 	})
@@ -146,15 +133,15 @@ var _ = Describe("routing", func() {
 
 		d, name := startAlerts(ctx, "tenant")
 		d.Send(failed(tenant, "web"))
-		Eventually(own.objects).Should(Equal([]string{tenant + "/web"}), "the Secret the account may read works")
+		Eventually(func() []string { return objects(own) }).Should(Equal([]string{tenant + "/web"}), "the Secret the account may read works")
 		Eventually(func() float64 { return dropped(name, "rejected") }).Should(Equal(1.0), "the other is refused, not retried")
-		Expect(thief.received()).To(BeEmpty())
+		Expect(thief.Bodies()).To(BeEmpty())
 
 		By("the same Provider sends without the lockdown, where the operator reads as itself: the lockdown is what stops it")
 		unlocked, _ := startAlerts(ctx, "")
 		unlocked.Send(failed(tenant, "web"))
-		Eventually(thief.objects).Should(Equal([]string{tenant + "/web"}))
-		for _, body := range thief.received() {
+		Eventually(func() []string { return objects(thief) }).Should(Equal([]string{tenant + "/web"}))
+		for _, body := range thief.Bodies() {
 			Expect(body).NotTo(ContainSubstring("db-s3cret-value"), "the token is never in the payload")
 		}
 	})
@@ -168,7 +155,7 @@ var _ = Describe("routing", func() {
 		create(ctx, secret, provider, broken, alertOf(shop, "lost", "no-such-provider"), alertOf(shop, "fine", "hook"))
 		d, name := startAlerts(ctx, "")
 		d.Send(failed(shop, "web"))
-		Eventually(h.objects).Should(Equal([]string{shop + "/web"}))
+		Eventually(func() []string { return objects(h) }).Should(Equal([]string{shop + "/web"}))
 		Eventually(func() float64 { return dropped(name, "route_failed") }).Should(Equal(1.0))
 		Eventually(func() []string { return warnings(ctx, shop) }).Should(ConsistOf(
 			"Alert broken InvalidExpression: spec.inclusionList[0] is not a regular expression: error parsing regexp: missing closing ): `(unclosed`",

@@ -2,13 +2,9 @@ package cli_test
 
 import (
 	"context"
-	"encoding/json"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"path/filepath"
 	"strings"
-	"sync"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -23,37 +19,15 @@ import (
 	"github.com/wavekit-dev/wavekit/internal/fakegithub"
 	"github.com/wavekit-dev/wavekit/internal/operatortest"
 	"github.com/wavekit-dev/wavekit/internal/testcluster"
+	"github.com/wavekit-dev/wavekit/internal/webhooktest"
 )
 
-// testReceiver is a real HTTP server that stands for Slack, Teams or a
-// webhook, keeps what it gets and answers with status.
-type testReceiver struct {
-	*httptest.Server
-	mu     sync.Mutex
-	paths  []string
-	bodies []string
-	status int
-}
-
-func newTestReceiver(status int) *testReceiver {
-	r := &testReceiver{status: status}
-	r.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		body, _ := io.ReadAll(req.Body)
-		r.mu.Lock()
-		r.paths = append(r.paths, req.Method+" "+req.URL.Path)
-		r.bodies = append(r.bodies, string(body))
-		r.mu.Unlock()
-		w.WriteHeader(r.status)
-		_, _ = w.Write([]byte("no_such_channel"))
-	}))
+// newTestReceiver starts a receiver that answers status and body.
+func newTestReceiver(status int, body string) *webhooktest.Server {
+	r := webhooktest.New()
+	r.Answer(status, body)
 	DeferCleanup(r.Close)
 	return r
-}
-
-func (r *testReceiver) got() ([]string, []string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]string(nil), r.paths...), append([]string(nil), r.bodies...)
 }
 
 var _ = Describe("alert test", func() {
@@ -81,18 +55,17 @@ var _ = Describe("alert test", func() {
 	}
 
 	It("sends one test alert through a Provider and names the receiver by its host only", func() {
-		slack := newTestReceiver(http.StatusOK)
+		slack := newTestReceiver(http.StatusOK, "")
 		providerOf("slack", v1alpha1.ProviderSpec{Type: v1alpha1.ProviderSlack}, map[string]string{"address": slack.URL + "/services/T0/B0/s3cret"})
 		out := succeeds("alert", "test", ns+"/slack", "--message", "hello from the platform team")
 		Expect(out).To(Equal("sent a test alert through Provider " + ns + "/slack (slack) to " + slack.URL + "\n"))
-		paths, bodies := slack.got()
-		Expect(paths).To(Equal([]string{"POST /services/T0/B0/s3cret"}))
-		var message map[string]any
-		Expect(json.Unmarshal([]byte(bodies[0]), &message)).To(Succeed())
-		Expect(message["text"]).To(Equal("Provider " + ns + "/slack: Test: hello from the platform team"))
+		Expect(slack.Requests()).To(ConsistOf(HaveField("Path", "/services/T0/B0/s3cret")))
+		messages, err := slack.JSON()
+		Expect(err).NotTo(HaveOccurred())
+		Expect(messages[0]["text"]).To(Equal("Provider " + ns + "/slack: Test: hello from the platform team"))
 
 		succeeds("alert", "test", "slack", "-n", ns) // the default message
-		_, bodies = slack.got()
+		bodies := slack.Bodies()
 		Expect(bodies[1]).To(ContainSubstring("a test alert from wavekit alert test"))
 		Expect(bodies[1]).To(ContainSubstring("Provider " + ns + "/slack works"))
 	})
@@ -106,7 +79,7 @@ var _ = Describe("alert test", func() {
 		r = wavekit("alert", "test", ns+"/signed")
 		Expect(r.stderr).To(ContainSubstring("Provider " + ns + "/signed: its Secret signed has no key token, which a generic-hmac Provider needs"))
 
-		refusing := newTestReceiver(http.StatusNotFound)
+		refusing := newTestReceiver(http.StatusNotFound, "no_such_channel")
 		providerOf("teams", v1alpha1.ProviderSpec{Type: v1alpha1.ProviderMSTeams}, map[string]string{"address": refusing.URL + "/workflows/s3cret"})
 		r = wavekit("alert", "test", ns+"/teams")
 		Expect(r.code).To(Equal(1))
@@ -128,7 +101,7 @@ var _ = Describe("alert test", func() {
 	})
 
 	It("reads the Secret as the user: someone who may read Providers but not their Secret cannot send through one", func() {
-		thief := newTestReceiver(http.StatusOK)
+		thief := newTestReceiver(http.StatusOK, "")
 		providerOf("hook", v1alpha1.ProviderSpec{Type: v1alpha1.ProviderGeneric}, map[string]string{"address": thief.URL, "token": "t0ken"})
 		Expect(objects.Create(ctx, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "provider-reader"},
 			Rules: []rbacv1.PolicyRule{{APIGroups: []string{"wavekit.dev"}, Resources: []string{"providers"}, Verbs: []string{"get"}}}})).To(Succeed())
@@ -144,8 +117,7 @@ var _ = Describe("alert test", func() {
 		Expect(r.code).To(Equal(1))
 		Expect(r.stderr).To(ContainSubstring(`reading its Secret hook: secrets "hook" is forbidden`))
 		Expect(r.stderr).To(ContainSubstring("the test reads the Provider's Secret as you"))
-		paths, _ := thief.got()
-		Expect(paths).To(BeEmpty())
+		Expect(thief.Requests()).To(BeEmpty())
 		Expect(succeeds("alert", "test", ns+"/hook")).To(ContainSubstring("sent a test alert"), "one who may read the Secret can")
 	})
 })

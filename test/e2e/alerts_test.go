@@ -12,7 +12,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -24,59 +23,25 @@ import (
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
 	"github.com/wavekit-dev/wavekit/internal/testcluster"
+	"github.com/wavekit-dev/wavekit/internal/webhooktest"
 	"github.com/wavekit-dev/wavekit/pkg/notify/notifiers"
 )
 
-// receiver is a real HTTP server that stands for Slack, Teams, a webhook
-// or a CloudEvents sink: it keeps every request.
-type receiver struct {
-	*httptest.Server
-	mu       sync.Mutex
-	requests []receivedRequest
-}
-
-type receivedRequest struct {
-	header http.Header
-	body   []byte
-}
-
-func newReceiver() *receiver {
-	r := &receiver{}
-	r.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		body, _ := io.ReadAll(req.Body)
-		r.mu.Lock()
-		r.requests = append(r.requests, receivedRequest{header: req.Header.Clone(), body: body})
-		r.mu.Unlock()
-		w.WriteHeader(http.StatusAccepted)
-	}))
+// newReceiver starts a real HTTP server that stands for Slack, Teams, a
+// webhook or a CloudEvents sink, until the container ends.
+func newReceiver() *webhooktest.Server {
+	r := webhooktest.New()
+	r.Answer(http.StatusAccepted, "")
 	DeferCleanup(r.Close)
 	return r
 }
 
-func (r *receiver) all() []receivedRequest {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]receivedRequest(nil), r.requests...)
-}
-
-// bodies are the JSON bodies received, decoded.
-func (r *receiver) bodies() []map[string]any {
-	var out []map[string]any
-	for _, req := range r.all() {
-		var body map[string]any
-		Expect(json.Unmarshal(req.body, &body)).To(Succeed(), "a JSON body: %s", req.body)
-		out = append(out, body)
-	}
-	return out
-}
-
-// texts are the bodies received, as text.
-func (r *receiver) texts() []string {
-	var out []string
-	for _, req := range r.all() {
-		out = append(out, string(req.body))
-	}
-	return out
+// jsonBodies are the bodies r got, decoded.
+func jsonBodies(r *webhooktest.Server) []map[string]any {
+	GinkgoHelper()
+	bodies, err := r.JSON()
+	Expect(err).NotTo(HaveOccurred())
+	return bodies
 }
 
 // The reference operator's binary, run as the chart's ServiceAccount with
@@ -88,8 +53,8 @@ var _ = Describe("alerts", Ordered, func() {
 		env         *testcluster.Env
 		ctx         = context.Background()
 		metricsBase string
-		secrets     []string  // every secret value of the spec
-		hook        *receiver // the shop's signed webhook, which every spec may look at
+		secrets     []string            // every secret value of the spec
+		hook        *webhooktest.Server // the shop's signed webhook, which every spec may look at
 	)
 	secretValue := func(use string) string {
 		v := fmt.Sprintf("s3cret-%s-xxxxxxxx", use)[:16]
@@ -179,7 +144,7 @@ var _ = Describe("alerts", Ordered, func() {
 		By("the generic webhook: the event as JSON, signed with the Provider's key")
 		byName := func() map[string]map[string]any {
 			out := map[string]map[string]any{}
-			for _, body := range hook.bodies() {
+			for _, body := range jsonBodies(hook) {
 				out[body["object"].(map[string]any)["name"].(string)] = body
 			}
 			return out
@@ -198,26 +163,26 @@ var _ = Describe("alerts", Ordered, func() {
 		Expect(failure).To(HaveKeyWithValue("severity", "error"))
 		Expect(failure["message"]).To(ContainSubstring("bad key!"), "what is wrong, and where")
 		Expect(failure["traceID"]).To(MatchRegexp(`^[0-9a-f]{32}$`))
-		for _, req := range hook.all() {
-			Expect(notifiers.Verify(req.body, []byte(hmacKey), req.header.Get(notifiers.SignatureHeader))).To(BeTrue(), "X-Signature: sha256=<hex>")
+		for _, req := range hook.Requests() {
+			Expect(notifiers.Verify(req.Body, []byte(hmacKey), req.Header.Get(notifiers.SignatureHeader))).To(BeTrue(), "X-Signature: sha256=<hex>")
 		}
 
 		By("Slack, Teams and CloudEvents: their own shapes of the same events")
-		Eventually(slack.texts).Should(ContainElement(ContainSubstring(`"text":"Component shop/ok: Ready: every object is applied and ready"`)))
-		Eventually(slack.texts).Should(ContainElement(ContainSubstring(`Component shop/badkey`)))
-		Eventually(teams.texts).Should(ContainElement(And(ContainSubstring(`"type":"AdaptiveCard"`), ContainSubstring(`"text":"Component shop/ok: Ready"`),
+		Eventually(slack.Bodies).Should(ContainElement(ContainSubstring(`"text":"Component shop/ok: Ready: every object is applied and ready"`)))
+		Eventually(slack.Bodies).Should(ContainElement(ContainSubstring(`Component shop/badkey`)))
+		Eventually(teams.Bodies).Should(ContainElement(And(ContainSubstring(`"type":"AdaptiveCard"`), ContainSubstring(`"text":"Component shop/ok: Ready"`),
 			ContainSubstring(`"value":"`+got.Status.LastTraceID+`"`))))
-		Eventually(sink.bodies).Should(ContainElement(And(HaveKeyWithValue("specversion", "1.0"), HaveKeyWithValue("type", "dev.wavekit.component.ready"),
+		Eventually(func() []map[string]any { return jsonBodies(sink) }).Should(ContainElement(And(HaveKeyWithValue("specversion", "1.0"), HaveKeyWithValue("type", "dev.wavekit.component.ready"),
 			HaveKeyWithValue("source", "/apis/wavekit.dev/v1alpha1/namespaces/shop/components/ok"), HaveKeyWithValue("traceid", got.Status.LastTraceID))))
-		for _, req := range sink.all() {
-			Expect(req.header.Get("Content-Type")).To(Equal("application/cloudevents+json"))
-			Expect(req.header.Get("Authorization")).To(Equal("Bearer "+ceToken), "the token goes in the header only")
+		for _, req := range sink.Requests() {
+			Expect(req.Header.Get("Content-Type")).To(Equal("application/cloudevents+json"))
+			Expect(req.Header.Get("Authorization")).To(Equal("Bearer "+ceToken), "the token goes in the header only")
 		}
 
 		By("no Secret value in any payload: not the Components' passwords, nor the Providers' keys, tokens and webhook paths")
-		for where, r := range map[string]*receiver{"the webhook": hook, "Slack": slack, "Teams": teams, "the CloudEvents sink": sink} {
-			Expect(r.all()).NotTo(BeEmpty())
-			for _, text := range r.texts() {
+		for where, r := range map[string]*webhooktest.Server{"the webhook": hook, "Slack": slack, "Teams": teams, "the CloudEvents sink": sink} {
+			Expect(r.Requests()).NotTo(BeEmpty())
+			for _, text := range r.Bodies() {
 				for _, v := range secrets {
 					Expect(text).NotTo(ContainSubstring(v), "%s got a secret value", where)
 					Expect(text).NotTo(ContainSubstring(base64.StdEncoding.EncodeToString([]byte(v))), "%s got a secret value in base64", where)
@@ -240,7 +205,7 @@ var _ = Describe("alerts", Ordered, func() {
 		Expect(env.Client.Update(ctx, &ok)).To(Succeed())
 		Eventually(func() []string {
 			var seen []string
-			for _, body := range hook.bodies() {
+			for _, body := range jsonBodies(hook) {
 				if body["object"].(map[string]any)["name"] == "ok" {
 					seen = append(seen, fmt.Sprintf("%v %v", body["generation"], body["severity"]))
 				}
@@ -253,8 +218,8 @@ var _ = Describe("alerts", Ordered, func() {
 		// arrived, anything of the shop's routed to it would have arrived first.
 		mine := component("rival", "ok", nil, map[string]any{"password": secretValue("rival")})
 		Eventually(func() string { return readyReason(ctx, env, mine) }).WithTimeout(60 * time.Second).Should(Equal("True/Ready"))
-		Eventually(rival.bodies).WithTimeout(30 * time.Second).ShouldNot(BeEmpty())
-		for _, body := range rival.bodies() {
+		Eventually(func() []map[string]any { return jsonBodies(rival) }).WithTimeout(30 * time.Second).ShouldNot(BeEmpty())
+		for _, body := range jsonBodies(rival) {
 			Expect(body["object"]).To(HaveKeyWithValue("namespace", "rival"))
 		}
 	})
@@ -309,8 +274,8 @@ var _ = Describe("alerts", Ordered, func() {
 		Eventually(func() float64 {
 			return metric("wavekit_alerts_suppressed_total", map[string]string{"reason": "rate_limited"}) - heldBefore
 		}).WithTimeout(30*time.Second).Should(BeNumerically(">=", k-burst), "every failure was told, and the rest held back")
-		Eventually(func() int { return len(flood.all()) }).Should(Equal(burst))
-		Consistently(func() int { return len(flood.all()) }).WithTimeout(2 * time.Second).Should(Equal(burst))
+		Eventually(func() int { return len(flood.Requests()) }).Should(Equal(burst))
+		Consistently(func() int { return len(flood.Requests()) }).WithTimeout(2 * time.Second).Should(Equal(burst))
 	})
 })
 

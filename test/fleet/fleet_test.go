@@ -41,7 +41,7 @@ var clusterLabels = []map[string]string{
 
 var _ = Describe("a ComponentSet over three clusters in two waves", Ordered, func() {
 	set := &v1alpha1.ComponentSet{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web"}}
-	var alerts *setAlerts // what the operator tells of the set's rollout
+	var alerts setAlerts // what the operator tells of the set's rollout
 
 	BeforeAll(func() {
 		Expect(hub.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})).To(Succeed())

@@ -41,7 +41,7 @@ var _ = Describe("the generic webhook", func() {
 	It("posts the event as JSON: what happened, the object, the reason, the trace ID", func() {
 		r := newReceiver()
 		Expect((&notifiers.Webhook{URL: r.URL + "/hook"}).Notify(ctx, failed())).To(Succeed())
-		got, body := r.last()
+		got, body := last(r)
 		Expect(got.Method).To(Equal(http.MethodPost))
 		Expect(got.Header.Get("Content-Type")).To(Equal("application/json"))
 		Expect(got.Header.Get("X-Wavekit-Event")).To(Equal("Failed"))
@@ -59,7 +59,7 @@ var _ = Describe("the generic webhook", func() {
 		r := newReceiver()
 		key := []byte("the-hmac-key")
 		Expect((&notifiers.Webhook{URL: r.URL, HMACKey: key, Token: "the-token"}).Notify(ctx, failed())).To(Succeed())
-		got, _ := r.last()
+		got, _ := last(r)
 		signature := got.Header.Get(notifiers.SignatureHeader)
 		Expect(signature).To(MatchRegexp(`^sha256=[0-9a-f]{64}$`))
 		Expect(notifiers.Verify(got.Body, key, signature)).To(BeTrue())
@@ -74,7 +74,7 @@ var _ = Describe("Slack", func() {
 	It("posts a text and blocks with the title, the message escaped, and the details", func() {
 		r := newReceiver()
 		Expect((&notifiers.Slack{URL: r.URL + "/services/T0/B0/secretpath", Channel: "#ops"}).Notify(context.Background(), failed())).To(Succeed())
-		got, body := r.last()
+		got, body := last(r)
 		Expect(got.Path).To(Equal("/services/T0/B0/secretpath"))
 		Expect(body).To(HaveKeyWithValue("channel", "#ops"))
 		Expect(body["text"]).To(Equal("Component shop/web: Failed (Error): applying: Secret shop/web-credentials: the API server refused &lt;it&gt; &amp; more"))
@@ -90,9 +90,9 @@ var _ = Describe("Slack", func() {
 var _ = Describe("Microsoft Teams", func() {
 	It("posts an Adaptive Card 1.4 in a message envelope", func() {
 		r := newReceiver()
-		r.answer(http.StatusAccepted) // what a workflow answers
+		r.Answer(http.StatusAccepted, "") // what a workflow answers
 		Expect((&notifiers.Teams{URL: r.URL + "/workflows/x"}).Notify(context.Background(), failed())).To(Succeed())
-		_, body := r.last()
+		_, body := last(r)
 		Expect(body).To(HaveKeyWithValue("type", "message"))
 		attachment := body["attachments"].([]any)[0].(map[string]any)
 		Expect(attachment).To(HaveKeyWithValue("contentType", "application/vnd.microsoft.card.adaptive"))
@@ -115,7 +115,7 @@ var _ = Describe("CloudEvents", func() {
 		r := newReceiver()
 		n := &notifiers.CloudEvents{URL: r.URL}
 		Expect(n.Notify(context.Background(), failed())).To(Succeed())
-		got, body := r.last()
+		got, body := last(r)
 		Expect(got.Header.Get("Content-Type")).To(Equal(notifiers.CloudEventsContentType))
 		Expect(body).To(HaveKeyWithValue("specversion", "1.0"))
 		Expect(body).To(HaveKeyWithValue("type", "dev.wavekit.component.failed"))
@@ -128,10 +128,10 @@ var _ = Describe("CloudEvents", func() {
 		Expect(id).To(MatchRegexp(`^[0-9a-f]{32}$`))
 
 		Expect(n.Notify(context.Background(), failed())).To(Succeed())
-		_, again := r.last()
+		_, again := last(r)
 		Expect(again["id"]).To(Equal(id), "a retry keeps the ID")
 		Expect(n.Notify(context.Background(), ready())).To(Succeed())
-		_, other := r.last()
+		_, other := last(r)
 		Expect(other["id"]).NotTo(Equal(id))
 	})
 })
@@ -146,7 +146,7 @@ var _ = Describe("errors", func() {
 			http.StatusServiceUnavailable: false, http.StatusTooManyRequests: false, http.StatusRequestTimeout: false,
 			http.StatusNotFound: true, http.StatusForbidden: true, http.StatusBadRequest: true,
 		} {
-			r.answer(status)
+			r.Answer(status, `{"answer":"from the receiver"}`)
 			err := n.Notify(ctx, failed())
 			Expect(err).To(HaveOccurred())
 			Expect(notify.IsPermanent(err)).To(Equal(permanent), "status %d", status)
@@ -174,6 +174,6 @@ var _ = Describe("errors", func() {
 		DeferCleanup(redirect.Close)
 		err := (&notifiers.Webhook{URL: redirect.URL, Token: "the-token"}).Notify(ctx, failed())
 		Expect(notify.IsPermanent(err)).To(BeTrue())
-		Expect(target.count()).To(BeZero(), "the request and its token went nowhere else")
+		Expect(target.Requests()).To(BeEmpty(), "the request and its token went nowhere else")
 	})
 })
