@@ -23,7 +23,7 @@ func (sr *statusRecorder[T]) finish(ctx context.Context, o outcome, retry time.D
 	// fresh context, bounded on its own.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), statusWriteTimeout)
 	defer cancel()
-	before := sr.readyBefore()
+	before := sr.saidBefore()
 	err := sr.writeOutcome(ctx, o)
 	sr.r.gauge.observe(sr.id.String(), sr.component.GetStatus())
 	var tooLarge *tooLargeError
@@ -76,7 +76,7 @@ func (sr *statusRecorder[T]) finishTooLarge(ctx context.Context, tooLarge error)
 	sr.r.gauge.observe(sr.id.String(), status)
 	o := outcome{reason: ReasonError, message: tooLarge.Error(), stalled: true}
 	sr.r.note(sr.component, o, false, traceID(ctx))
-	before := sr.readyBefore()
+	before := sr.saidBefore()
 	if err := sr.writeStatus(ctx); err != nil && !apierrors.IsConflict(err) {
 		return ctrl.Result{}, err
 	}
@@ -96,7 +96,7 @@ func (sr *statusRecorder[T]) finishRejected(ctx context.Context, rejected error,
 	status.setReady(sr.component.GetGeneration(), o.reason, o.message, o.stalled)
 	sr.r.gauge.observe(sr.id.String(), status)
 	sr.r.note(sr.component, o, false, traceID(ctx))
-	before := sr.readyBefore()
+	before := sr.saidBefore()
 	if err := sr.writeStatus(ctx); err != nil && !apierrors.IsConflict(err) {
 		return ctrl.Result{}, err
 	}

@@ -18,33 +18,44 @@ import (
 // function returns at once when there is no Notifier, so that alerts cost
 // nothing while they are off.
 
+// statusBefore is what the status said before a Reconcile wrote it: its
+// Ready condition (nil: none) and the revision it was rendered from.
+type statusBefore struct {
+	ready    *metav1.Condition
+	revision string
+}
+
 // notifyOutcome tells the Notifier what the Reconcile's outcome changed in
-// the Ready condition, which said before what it said when the Reconcile
-// read it: Ready after anything else, a failure, a stall, a rollback or a
-// blocked deletion that the status did not say yet, and a wave that has
-// waited longer than WaveHeldAfter, once per wave and attempt.
-func (sr *statusRecorder[T]) notifyOutcome(ctx context.Context, before *metav1.Condition, o outcome) {
-	if sr.r.opts.Notifier == nil || sr.wroteAhead || o.gone {
+// the status, which said before what it said when the Reconcile read it:
+// Ready after anything else or at a new generation or revision, a failure,
+// a stall, a rollback or a blocked deletion that the status did not say
+// yet, and a wave that has waited longer than WaveHeldAfter, once per wave
+// and attempt.
+func (sr *statusRecorder[T]) notifyOutcome(ctx context.Context, before *statusBefore, o outcome) {
+	if sr.r.opts.Notifier == nil || before == nil || sr.wroteAhead || o.gone {
 		return
 	}
 	if o.held != nil && sr.r.held.changed(sr.id, o.held.wave) {
 		sr.r.alert(ctx, sr.component, sr.source, notify.KindWaveHeld, o.reason, o.held.message)
 	}
-	if kind, news := outcomeKind(before, o); news {
+	rendered := before.ready == nil || before.ready.ObservedGeneration != sr.component.GetGeneration() ||
+		before.revision != revision(sr.component.GetStatus().Source)
+	if kind, news := outcomeKind(before.ready, rendered, o); news {
 		sr.r.alert(ctx, sr.component, sr.source, kind, o.reason, o.message)
 	}
 }
 
 // outcomeKind says what the outcome o tells, if it is news after the Ready
-// condition before: Ready when the component was not Ready; a failure, a
-// stall, a rollback or a blocked deletion when the condition did not say
-// the same already (a retry that fails the same way is no news). Work in
-// progress tells nothing.
-func outcomeKind(before *metav1.Condition, o outcome) (notify.Kind, bool) {
+// condition before: Ready when the component was not Ready, or it is Ready
+// at a new render (a new generation or source revision: an upgrade that
+// was Ready in one pass); a failure, a stall, a rollback or a blocked
+// deletion when the condition did not say the same already (a retry that
+// fails the same way is no news). Work in progress tells nothing.
+func outcomeKind(before *metav1.Condition, rendered bool, o outcome) (notify.Kind, bool) {
 	said := before != nil && before.Reason == o.reason && before.Message == boundMessage(o.message, conditionMessageLimit)
 	switch {
 	case o.reason == ReasonReady:
-		return notify.KindReady, before == nil || before.Status != metav1.ConditionTrue
+		return notify.KindReady, before == nil || before.Status != metav1.ConditionTrue || rendered
 	case said:
 		return "", false
 	case o.reason == ReasonRolledBack:
@@ -101,10 +112,8 @@ func (r *Reconciler[T]) alert(ctx context.Context, component T, source *manifest
 	}
 	e := notify.Event{Kind: kind, Object: object, Reason: reason, Message: message, Generation: component.GetGeneration(),
 		TraceID: traceID(ctx), Time: time.Now(), Operator: r.name, Labels: maps.Clone(component.GetLabels())}
-	if source != nil {
-		e.Revision = source.Revision
-	} else if s := component.GetStatus().Source; s != nil {
-		e.Revision = s.Revision
+	if e.Revision = revision(source); e.Revision == "" {
+		e.Revision = revision(component.GetStatus().Source)
 	}
 	r.opts.Notifier.Send(e)
 }
@@ -116,16 +125,24 @@ func heldWave(prefix string, since time.Time, generation int64) string {
 	return fmt.Sprintf("%s of generation %d since %d", prefix, generation, since.Unix())
 }
 
-// readyBefore is a copy of the Ready condition as last read or written,
-// for notifyOutcome; nil without a Notifier.
-func (sr *statusRecorder[T]) readyBefore() *metav1.Condition {
+// saidBefore is what the status said as last read or written, for
+// notifyOutcome; nil without a Notifier.
+func (sr *statusRecorder[T]) saidBefore() *statusBefore {
 	if sr.r.opts.Notifier == nil {
 		return nil
 	}
-	c := sr.written.ReadyCondition()
-	if c == nil {
-		return nil
+	before := &statusBefore{revision: revision(sr.written.Source)}
+	if c := sr.written.ReadyCondition(); c != nil {
+		ready := *c
+		before.ready = &ready
 	}
-	before := *c
-	return &before
+	return before
+}
+
+// revision is the revision of source, "" for none.
+func revision(source *manifests.SourceInfo) string {
+	if source == nil {
+		return ""
+	}
+	return source.Revision
 }

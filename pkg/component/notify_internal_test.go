@@ -16,32 +16,34 @@ func TestOutcomeKind(t *testing.T) {
 	processing := &metav1.Condition{Type: ConditionReady, Status: metav1.ConditionFalse, Reason: ReasonProcessing, Message: "waiting for wave 1"}
 	failing := &metav1.Condition{Type: ConditionReady, Status: metav1.ConditionFalse, Reason: ReasonError, Message: "rendering: boom"}
 	for _, tc := range []struct {
-		name   string
-		before *metav1.Condition
-		o      outcome
-		want   notify.Kind // "": nothing to tell
+		name     string
+		before   *metav1.Condition
+		rendered bool // a new generation or revision since before
+		o        outcome
+		want     notify.Kind // "": nothing to tell
 	}{
-		{"Ready at install", nil, outcome{reason: ReasonReady}, notify.KindReady},
-		{"Ready after processing", processing, outcome{reason: ReasonReady}, notify.KindReady},
-		{"Ready after a failure", failing, outcome{reason: ReasonReady}, notify.KindReady},
-		{"Ready again: no news (a requeue, a restart)", ready, outcome{reason: ReasonReady, message: "every object is applied and ready"}, ""},
-		{"Ready with another message: no news", ready, outcome{reason: ReasonReady, message: "…; 1 foreign instance keeps a CRD"}, ""},
-		{"work in progress", ready, outcome{reason: ReasonProcessing, message: "waiting for wave 1"}, ""},
-		{"deleting", ready, outcome{reason: ReasonDeleting}, ""},
-		{"a failure", ready, outcome{reason: ReasonError, message: "rendering: boom"}, notify.KindFailed},
-		{"the same failure again: no news", failing, outcome{reason: ReasonError, message: "rendering: boom"}, ""},
-		{"another failure", failing, outcome{reason: ReasonError, message: "rendering: bang"}, notify.KindFailed},
-		{"a stall", processing, outcome{reason: ReasonTimeout, message: "not ready after 10m0s", stalled: true}, notify.KindStalled},
-		{"a retried fetch that warns", processing, outcome{reason: ReasonRetrying, message: "fetching: refused", warning: true}, notify.KindFailed},
-		{"a retry that does not warn", processing, outcome{reason: ReasonRetrying, message: "conflict"}, ""},
-		{"a refusal of its own reason", processing, outcome{reason: "CrossNamespaceRefused", message: "refused", err: errTest}, notify.KindFailed},
-		{"a rollback", failing, outcome{reason: ReasonRolledBack, message: "rolled back to generation 2"}, notify.KindRolledBack},
-		{"a blocked deletion", ready, outcome{reason: ReasonDeletionBlocked, message: "1 foreign instance of Gadget.example.com exists"}, notify.KindDeletionBlocked},
+		{"Ready at install", nil, false, outcome{reason: ReasonReady}, notify.KindReady},
+		{"Ready after processing", processing, false, outcome{reason: ReasonReady}, notify.KindReady},
+		{"Ready after a failure", failing, false, outcome{reason: ReasonReady}, notify.KindReady},
+		{"Ready again: no news (a requeue, a restart)", ready, false, outcome{reason: ReasonReady, message: "every object is applied and ready"}, ""},
+		{"Ready at a new generation or revision, in one pass: news", ready, true, outcome{reason: ReasonReady, message: "every object is applied and ready"}, notify.KindReady},
+		{"Ready with another message: no news", ready, false, outcome{reason: ReasonReady, message: "…; 1 foreign instance keeps a CRD"}, ""},
+		{"work in progress", ready, false, outcome{reason: ReasonProcessing, message: "waiting for wave 1"}, ""},
+		{"deleting", ready, false, outcome{reason: ReasonDeleting}, ""},
+		{"a failure", ready, false, outcome{reason: ReasonError, message: "rendering: boom"}, notify.KindFailed},
+		{"the same failure again: no news", failing, false, outcome{reason: ReasonError, message: "rendering: boom"}, ""},
+		{"another failure", failing, false, outcome{reason: ReasonError, message: "rendering: bang"}, notify.KindFailed},
+		{"a stall", processing, false, outcome{reason: ReasonTimeout, message: "not ready after 10m0s", stalled: true}, notify.KindStalled},
+		{"a retried fetch that warns", processing, false, outcome{reason: ReasonRetrying, message: "fetching: refused", warning: true}, notify.KindFailed},
+		{"a retry that does not warn", processing, false, outcome{reason: ReasonRetrying, message: "conflict"}, ""},
+		{"a refusal of its own reason", processing, false, outcome{reason: "CrossNamespaceRefused", message: "refused", err: errTest}, notify.KindFailed},
+		{"a rollback", failing, false, outcome{reason: ReasonRolledBack, message: "rolled back to generation 2"}, notify.KindRolledBack},
+		{"a blocked deletion", ready, false, outcome{reason: ReasonDeletionBlocked, message: "1 foreign instance of Gadget.example.com exists"}, notify.KindDeletionBlocked},
 		{"the same blocked deletion again: no news", &metav1.Condition{Status: metav1.ConditionFalse, Reason: ReasonDeletionBlocked,
-			Message: "1 foreign instance of Gadget.example.com exists"}, outcome{reason: ReasonDeletionBlocked, message: "1 foreign instance of Gadget.example.com exists"}, ""},
+			Message: "1 foreign instance of Gadget.example.com exists"}, false, outcome{reason: ReasonDeletionBlocked, message: "1 foreign instance of Gadget.example.com exists"}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			kind, news := outcomeKind(tc.before, tc.o)
+			kind, news := outcomeKind(tc.before, tc.rendered, tc.o)
 			if !news {
 				kind = ""
 			}
@@ -69,7 +71,7 @@ func TestAlertsOffCostNothing(t *testing.T) {
 	ctx := context.Background()
 	o := outcome{reason: ReasonError, message: "boom", held: &held{wave: "w"}}
 	allocs := testing.AllocsPerRun(100, func() {
-		sr.notifyOutcome(ctx, sr.readyBefore(), o)
+		sr.notifyOutcome(ctx, sr.saidBefore(), o)
 		p.notifyDrift(ctx, res)
 	})
 	if allocs != 0 {

@@ -108,6 +108,18 @@ var _ = Describe("alerts", func() {
 		eventually(func() []string { return s.told("told") }).Should(Equal([]string{
 			"Ready Ready: every object is applied and ready", stalled, "Ready Ready: every object is applied and ready",
 		}))
+
+		// An upgrade of objects that are ready as soon as they are written
+		// is Ready in one pass, Ready never False: Ready at a new generation
+		// is news too.
+		readySince := getComponent(ctx, c).Status.ReadyCondition().LastTransitionTime
+		update(ctx, c, func(c *v1alpha1.Component) {
+			setValues(c, map[string]any{"configMaps": map[string]any{"cm-0000": map[string]any{"data": map[string]any{"v": "2"}}, "cm-0001": map[string]any{}}})
+		})
+		eventually(func() []string { return s.told("told") }).Should(HaveLen(4))
+		got = getComponent(ctx, c)
+		Expect(s.last("told")).To(And(HaveField("Kind", notify.KindReady), HaveField("Generation", got.Generation)))
+		Expect(got.Status.ReadyCondition().LastTransitionTime).To(Equal(readySince), "Ready all along")
 	})
 
 	It("tells of a drift corrected, and of a drift left in mode Warn, once per change", func() {
