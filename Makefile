@@ -105,6 +105,7 @@ lint: vet ## Run go vet and staticcheck.
 bench: postgres ## Run the benchmarks (figures go into docs/benchmarks.md).
 	@assets="$$($(CONTROL_PLANE))"; \
 	KUBEBUILDER_ASSETS="$$assets" $(GO) test -run='^$$' -bench=. -benchmem -benchtime=20x -count=1 ./pkg/generator/...; \
+	$(GO) test -run='^$$' -bench=. -benchmem -count=1 ./pkg/notify/; \
 	KUBEBUILDER_ASSETS="$$assets" $(GO) test -run='^$$' -bench=. -benchtime=1x -count=1 -timeout=60m ./pkg/engine/... ./pkg/component/... ./pkg/dashboard/; \
 	KUBEBUILDER_ASSETS="$$assets" $(GO) test -run='^$$' -bench=. -benchtime=1x -count=1 -timeout=60m ./test/bench/
 

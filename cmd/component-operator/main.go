@@ -104,6 +104,7 @@ func run() error {
 	zapOpts := zap.Options{}
 	bindExternalFlags(flag.CommandLine, &reconciler)
 	traces := bindTracingFlags(flag.CommandLine)
+	alertOpts := bindAlertFlags(flag.CommandLine)
 	zapOpts.BindFlags(flag.CommandLine)
 	logFormat := bindLogFormatFlag(flag.CommandLine)
 	componentSets := flag.Bool("component-sets", true, "run the ComponentSet controller, which places one Component on each selected cluster and rolls templates out in cluster waves")
@@ -127,7 +128,7 @@ func run() error {
 	problems = append(problems, err, operator.CheckSources(name, parsed))
 	problems = append(problems, operator.CheckAllowedSources(allowedSources))
 	problems = append(problems, checkNamespaces(watchNamespaces), checkLeaderElection(leaderElect, leaderNamespace))
-	problems = append(problems, traces.check(), applyLogFormat(*logFormat, &zapOpts))
+	problems = append(problems, traces.check(), alertOpts.check(), applyLogFormat(*logFormat, &zapOpts))
 	if err := errors.Join(problems...); err != nil {
 		return err
 	}
@@ -175,13 +176,18 @@ func run() error {
 	if err != nil {
 		return fmt.Errorf("creating manager: %w", err)
 	}
+	sink, err := alertOpts.setup(mgr, name, reconciler.DefaultServiceAccount)
+	if err != nil {
+		return err
+	}
+	reconciler.Notifier, reconciler.WaveHeldAfter = sink, alertOpts.waveHeldAfter
 	r, err := operator.Setup(mgr, operator.Options{Name: name, Sources: parsed, CacheDir: cacheDir, CacheMaxBytes: cacheSize, Reconciler: reconciler,
 		AllowedSources: allowedSources})
 	if err != nil {
 		return err
 	}
 	if *componentSets {
-		if err := fleet.Setup(mgr, name); err != nil {
+		if err := fleet.Setup(mgr, name, sink); err != nil {
 			return err
 		}
 	}

@@ -99,6 +99,16 @@ var _ = Describe("start-up", func() {
 		Expect(requests.Load()).To(BeZero(), "requests to the API server")
 	})
 
+	It("refuses alert flags that make no sense before it connects to the cluster", func() {
+		kubeconfig, requests := countingServer()
+		session := start(kubeconfig, "--alert-attempts", "0", "--alert-burst", "-1", "--alert-refill", "0s")
+		Eventually(session).WithTimeout(time.Minute).Should(gexec.Exit(1))
+		Expect(string(session.Err.Contents())).To(Equal("component-operator: --alert-attempts 0: give at least 1\n" +
+			"  --alert-burst -1: give 0 (no rate limit) or more\n" +
+			"  --alert-refill 0s: give a positive duration\n"))
+		Expect(requests.Load()).To(BeZero(), "requests to the API server")
+	})
+
 	It("refuses a log format other than json or text before it connects to the cluster", func() {
 		kubeconfig, requests := countingServer()
 		session := start(kubeconfig, "--log-format", "yaml")

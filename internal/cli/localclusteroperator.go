@@ -66,7 +66,7 @@ func runClusterOperator(ctx context.Context, g *globalOptions, sources, charts [
 	if _, err := operator.Setup(mgr, operator.Options{Name: g.operatorName, Sources: parsed}); err != nil {
 		return err
 	}
-	if err := fleet.Setup(mgr, g.operatorName); err != nil {
+	if err := fleet.Setup(mgr, g.operatorName, nil); err != nil {
 		return err
 	}
 	return mgr.Start(ctx)

@@ -6,12 +6,14 @@ import (
 
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
+	dto "github.com/prometheus/client_model/go"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
@@ -74,4 +76,39 @@ func ReadyCondition(ctx context.Context, c client.Reader, key client.ObjectKey) 
 		return "none", nil
 	}
 	return fmt.Sprintf("%s/%s: %s", cond.Status, cond.Reason, cond.Message), nil
+}
+
+// Counter sums the counters of the family name on controller-runtime's
+// registry (every operator's metrics in a test process) whose labels
+// include labels.
+func Counter(name string, labels map[string]string) (float64, error) {
+	families, err := metrics.Registry.Gather()
+	if err != nil {
+		return 0, fmt.Errorf("gathering the metrics: %w", err)
+	}
+	total := 0.0
+	for _, f := range families {
+		if f.GetName() != name {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			if hasLabels(m.GetLabel(), labels) {
+				total += m.GetCounter().GetValue()
+			}
+		}
+	}
+	return total, nil
+}
+
+func hasLabels(pairs []*dto.LabelPair, labels map[string]string) bool {
+	found := 0
+	for _, l := range pairs {
+		if want, ok := labels[l.GetName()]; ok {
+			if want != l.GetValue() {
+				return false
+			}
+			found++
+		}
+	}
+	return found == len(labels)
 }

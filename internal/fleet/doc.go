@@ -15,4 +15,8 @@
 // invariant 18). A reconcile request on the set (its annotation
 // <operator>/reconcile-requested-at) is passed on to the clusters'
 // Components (requests.go).
+//
+// When it has a notifier (pkg/notify), notify.go tells it what a written
+// status says that the one before did not: waves done, the rollout held at
+// a failed cluster, more clusters that do not answer.
 package fleet

@@ -23,6 +23,7 @@ import (
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
 	"github.com/wavekit-dev/wavekit/pkg/component"
+	"github.com/wavekit-dev/wavekit/pkg/notify"
 )
 
 // Reconciler reconciles ComponentSets.
@@ -38,6 +39,11 @@ type Reconciler struct {
 	// capi is the preferred version of Cluster API's Cluster kind when the
 	// API server served it at start-up; empty otherwise.
 	capi schema.GroupVersionKind
+	// notifier is told of waves done or held and of clusters that do not
+	// answer; nil: alerts are off.
+	notifier notify.Sink
+	// operator is the operator's name, for the notifier.
+	operator string
 }
 
 // Reconcile makes the set's Components follow its clusters and template.
@@ -57,8 +63,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		}
 	}
 	before := set.Status.DeepCopy()
-	recheck, err := r.rollOut(ctx, set)
+	recheck, unreachable, err := r.rollOut(ctx, set)
 	statusErr := r.writeStatus(ctx, set, before)
+	if statusErr == nil {
+		r.notify(set, before, unreachable)
+	}
 	if apierrors.IsConflict(statusErr) {
 		// The set changed since the cache read it: its event brings the
 		// next pass, which plans from the newer set.
@@ -71,23 +80,23 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 // removes those of clusters that left and keeps the set's copies of the
 // clusters' kubeconfigs; the status says what it found. It returns when to
 // look again at a cluster that left and does not answer (0: at the next
-// event).
-func (r *Reconciler) rollOut(ctx context.Context, set *v1alpha1.ComponentSet) (time.Duration, error) {
+// event), and the selected clusters that do not answer.
+func (r *Reconciler) rollOut(ctx context.Context, set *v1alpha1.ComponentSet) (time.Duration, []string, error) {
 	reasonBefore := ""
 	if ready := meta.FindStatusCondition(set.Status.Conditions, component.ConditionReady); ready != nil {
 		reasonBefore = ready.Reason
 	}
 	p, err := r.planPass(ctx, set)
 	if err != nil {
-		return 0, r.unknown(set, err, reasonBefore)
+		return 0, nil, r.unknown(set, err, reasonBefore)
 	}
 	if p == nil {
-		return 0, nil // invalid: the status says why
+		return 0, nil, nil // invalid: the status says why
 	}
 	forgetRejoined(&set.Status, p.Members)
 	if set.Spec.Paused {
 		summarize(set, p, pausedDepartures(set, p.Leaving, r.keys), &set.Status)
-		return 0, nil
+		return 0, unreachableClusters(p), nil
 	}
 	errs := r.writeComponents(ctx, set, p.Writes)
 	var written []string
@@ -104,9 +113,9 @@ func (r *Reconciler) rollOut(ctx context.Context, set *v1alpha1.ComponentSet) (t
 	}
 	if err := errors.Join(errs...); err != nil {
 		setConditions(&set.Status, set.Generation, ReasonProgressing, false, err.Error())
-		return recheck, err
+		return recheck, unreachableClusters(p), err
 	}
-	return recheck, nil
+	return recheck, unreachableClusters(p), nil
 }
 
 // planPass reads the set's Components and clusters and plans; a plan with

@@ -17,13 +17,16 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
+	"github.com/wavekit-dev/wavekit/pkg/notify"
 )
 
 // Setup registers the ComponentSet controller of the operator named
-// operator with mgr. When the API server does not serve ComponentSets (a
-// CRD of an older release: Helm does not upgrade a chart's CRDs), it logs
-// that and registers nothing, so the Components keep being reconciled.
-func Setup(mgr ctrl.Manager, operator string) error {
+// operator with mgr; notifier, when not nil, is told of waves done or held
+// and of clusters that do not answer. When the API server does not serve
+// ComponentSets (a CRD of an older release: Helm does not upgrade a
+// chart's CRDs), it logs that and registers nothing, so the Components
+// keep being reconciled.
+func Setup(mgr ctrl.Manager, operator string, notifier notify.Sink) error {
 	gk := v1alpha1.GroupVersion.WithKind("ComponentSet").GroupKind()
 	_, err := mgr.GetRESTMapper().RESTMapping(gk, v1alpha1.GroupVersion.Version)
 	if err != nil {
@@ -34,7 +37,7 @@ func Setup(mgr ctrl.Manager, operator string) error {
 		return fmt.Errorf("looking up the ComponentSet kind: %w", err)
 	}
 	r := &Reconciler{client: mgr.GetClient(), live: mgr.GetAPIReader(), keys: keysFor(operator),
-		recorder: mgr.GetEventRecorder(operator)}
+		recorder: mgr.GetEventRecorder(operator), notifier: notifier, operator: operator}
 	if r.capi, err = capiKind(mgr.GetRESTMapper()); err != nil {
 		return err
 	}

@@ -31,14 +31,26 @@ type readers struct {
 
 // forComponent returns the reader of c's identity.
 func (r *readers) forComponent(c *v1alpha1.Component) (client.Reader, error) {
-	account := c.Spec.ServiceAccountName
+	return r.forAccount(c.Namespace, c.Spec.ServiceAccountName)
+}
+
+// forNamespace returns the reader of what an object of namespace that names
+// no service account reads as: the lockdown's service account of namespace,
+// else the operator.
+func (r *readers) forNamespace(namespace string) (client.Reader, error) {
+	return r.forAccount(namespace, "")
+}
+
+// forAccount returns the reader of the service account of namespace, or
+// the lockdown's when account is "", or the operator's without a lockdown.
+func (r *readers) forAccount(namespace, account string) (client.Reader, error) {
 	if account == "" {
 		account = r.defaultSA
 	}
 	if account == "" {
 		return r.own, nil
 	}
-	user := "system:serviceaccount:" + c.Namespace + ":" + account
+	user := "system:serviceaccount:" + namespace + ":" + account
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if cl, ok := r.byUser[user]; ok {
@@ -65,4 +77,17 @@ func countedReaders(mgr ctrl.Manager, defaultSA string) (*readers, error) {
 		return nil, fmt.Errorf("creating the operator's reader: %w", err)
 	}
 	return &readers{config: mgr.GetConfig(), scheme: mgr.GetScheme(), own: own, defaultSA: defaultSA}, nil
+}
+
+// NamespaceReaders returns what reads, for an object of a namespace that
+// names no service account (an Alert's Provider), the Secrets it names: as
+// the namespace's defaultSA (the lockdown's service account) when it is
+// set, so that a tenant reaches no Secret its account may not read; else
+// as the operator. Nothing is cached, and every read is counted.
+func NamespaceReaders(mgr ctrl.Manager, defaultSA string) (func(namespace string) (client.Reader, error), error) {
+	rd, err := countedReaders(mgr, defaultSA)
+	if err != nil {
+		return nil, err
+	}
+	return rd.forNamespace, nil
 }

@@ -157,6 +157,7 @@ func (p *pass[T]) applyObjects(ctx context.Context, tg *target, owner engine.Own
 	p.r.recordActions(p.component, res.Actions)
 	p.status.writes += len(res.Actions)
 	p.reportDrift(owner.Drift.Mode, res)
+	p.notifyDrift(ctx, res)
 	if err == nil {
 		newKinds, err = p.r.watchDependents(ctx, tg, res.Inventory)
 	}
@@ -220,12 +221,12 @@ const blockedRecheck = 5 * time.Second
 // timeout is due, so that the timeout shows even without events.
 func (p *pass[T]) waiting(prefix string, waiting []engine.Waiting) outcome {
 	timeout := p.settings.timeout
-	since := time.Now()
+	since, recorded := time.Now(), false // recorded: the status says since when
 	if c := p.status.written.ReadyCondition(); c != nil && c.Status != "True" {
-		since = c.LastTransitionTime.Time
+		since, recorded = c.LastTransitionTime.Time, true
 	}
 	if started, ok := p.component.GetStatus().Attempt.clockStart(); ok && started.After(since) {
-		since = started // a retry or a rollback has a timeout of its own
+		since, recorded = started, true // a retry or a rollback has a timeout of its own
 	}
 	left := timeout - time.Since(since)
 	if left <= 0 {
@@ -233,5 +234,25 @@ func (p *pass[T]) waiting(prefix string, waiting []engine.Waiting) outcome {
 		message := fmt.Sprintf("not ready after %s: %s", timeout, describeWaiting(prefix, waiting))
 		return outcome{reason: ReasonTimeout, message: message, requeue: p.settings.retry, stalled: true, failedAttempt: true}
 	}
-	return outcome{reason: ReasonProcessing, message: describeStates(prefix, waiting), requeue: left}
+	o := outcome{reason: ReasonProcessing, message: describeStates(prefix, waiting), requeue: left}
+	if bound := p.r.opts.WaveHeldAfter; p.r.opts.Notifier != nil && bound > 0 {
+		o = o.heldAfter(prefix, since, recorded, bound, p.component.GetGeneration())
+	}
+	return o
+}
+
+// heldAfter is o for a wave (prefix) of a component that has been
+// processing since then: held once that is bound ago and the status
+// records it (a pass that has just begun to wait looks again within
+// bound), else looked at again when bound is reached, so that a held wave
+// is told even without events.
+func (o outcome) heldAfter(prefix string, since time.Time, recorded bool, bound time.Duration, generation int64) outcome {
+	waited := time.Since(since)
+	if waited < bound || !recorded {
+		o.requeue = min(o.requeue, max(bound-waited, 0)+time.Millisecond)
+		return o
+	}
+	o.held = &held{wave: heldWave(prefix, since, generation),
+		message: fmt.Sprintf("not ready after %s, %s", bound, o.message)}
+	return o
 }

@@ -73,6 +73,18 @@
 // WithWatch reconciles components on events of other objects they read;
 // Enqueue does the same from an informer added while running.
 //
+// # Alerts
+//
+// ReconcilerOptions.Notifier (a pkg/notify Sink, nil by default) is told
+// what happens (notify.go): after the status write, what the Ready
+// condition comes to say that it did not say before — Ready after anything
+// else or at a new generation or source revision, a failure or stall, a
+// rollback, a blocked deletion — and, during a
+// pass, drift corrected or reported, and a wave that has waited longer than
+// WaveHeldAfter (once per wave and attempt). A pass that fails as the last
+// one did tells nothing, nor does a restart. Events carry the trace ID of
+// the Reconcile and the revision being rendered. Off, it costs nothing.
+//
 // # Shards
 //
 // Several operator processes can share the components of one type, each

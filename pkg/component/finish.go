@@ -23,6 +23,7 @@ func (sr *statusRecorder[T]) finish(ctx context.Context, o outcome, retry time.D
 	// fresh context, bounded on its own.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), statusWriteTimeout)
 	defer cancel()
+	before := sr.saidBefore()
 	err := sr.writeOutcome(ctx, o)
 	sr.r.gauge.observe(sr.id.String(), sr.component.GetStatus())
 	var tooLarge *tooLargeError
@@ -43,6 +44,9 @@ func (sr *statusRecorder[T]) finish(ctx context.Context, o outcome, retry time.D
 	}
 	if sr.r.note(sr.component, o, sr.writes > 0 || sr.wroteAhead, traceID(ctx)) && o.reason == ReasonWriteLoop {
 		log.FromContext(ctx).Info("stopped writing an object that is changed back after every write", "message", o.message)
+	}
+	if err == nil {
+		sr.notifyOutcome(ctx, before, o)
 	}
 	if err != nil {
 		return ctrl.Result{}, err
@@ -70,10 +74,13 @@ func (sr *statusRecorder[T]) finishTooLarge(ctx context.Context, tooLarge error)
 	status.Inventory = sr.written.Inventory
 	status.setReady(sr.component.GetGeneration(), ReasonError, tooLarge.Error(), true)
 	sr.r.gauge.observe(sr.id.String(), status)
-	sr.r.note(sr.component, outcome{reason: ReasonError, message: tooLarge.Error(), stalled: true}, false, traceID(ctx))
+	o := outcome{reason: ReasonError, message: tooLarge.Error(), stalled: true}
+	sr.r.note(sr.component, o, false, traceID(ctx))
+	before := sr.saidBefore()
 	if err := sr.writeStatus(ctx); err != nil && !apierrors.IsConflict(err) {
 		return ctrl.Result{}, err
 	}
+	sr.notifyOutcome(ctx, before, o)
 	return ctrl.Result{}, tooLarge
 }
 
@@ -89,9 +96,11 @@ func (sr *statusRecorder[T]) finishRejected(ctx context.Context, rejected error,
 	status.setReady(sr.component.GetGeneration(), o.reason, o.message, o.stalled)
 	sr.r.gauge.observe(sr.id.String(), status)
 	sr.r.note(sr.component, o, false, traceID(ctx))
+	before := sr.saidBefore()
 	if err := sr.writeStatus(ctx); err != nil && !apierrors.IsConflict(err) {
 		return ctrl.Result{}, err
 	}
+	sr.notifyOutcome(ctx, before, o)
 	return ctrl.Result{RequeueAfter: o.requeue}, nil
 }
 

@@ -9,6 +9,9 @@ import "k8s.io/apimachinery/pkg/types"
 func (r *Reconciler[T]) forget(id types.NamespacedName) {
 	r.status.forget(id)
 	r.notes.forget(id)
+	if r.held != nil {
+		r.held.forget(id)
+	}
 	r.hooks.forget(id)
 	r.traces.forget(id)
 	r.forgetExternals(id)

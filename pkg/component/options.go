@@ -11,6 +11,7 @@ import (
 	"github.com/wavekit-dev/wavekit/pkg/engine"
 	"github.com/wavekit-dev/wavekit/pkg/external"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
+	"github.com/wavekit-dev/wavekit/pkg/notify"
 )
 
 // DefaultMaxConcurrentReconciles is how many components a reconciler works
@@ -27,6 +28,10 @@ const DefaultRequeueInterval = 10 * time.Minute
 // room for the key and the request's framing: an object larger than that
 // cannot be stored by an API server on a default etcd.
 const DefaultMaxObjectBytes = 1536*1024 - 16*1024
+
+// DefaultWaveHeldAfter is how long a wave may wait for its objects before
+// the Notifier is told that it is held, unless told otherwise.
+const DefaultWaveHeldAfter = 5 * time.Minute
 
 // ReconcilerOptions tune a Reconciler. Zero values take the defaults noted.
 type ReconcilerOptions struct {
@@ -114,6 +119,19 @@ type ReconcilerOptions struct {
 	// no goroutine, no allocation. pkg/tracing builds one from the OTEL_*
 	// environment variables.
 	TracerProvider trace.TracerProvider
+	// Notifier, if set, is told what happens to components (pkg/notify):
+	// Ready after a change, failed, stalled, rolled back, deletion blocked
+	// by foreign instances, drift corrected or reported, a wave held longer
+	// than WaveHeldAfter. It is told when the status comes to say something
+	// new, not at each pass: a retrying pass that fails the same way tells
+	// nothing. Its Send must not block (a notify.Dispatcher does not). Nil
+	// turns alerts off: no event is built, nothing is sent.
+	Notifier notify.Sink
+	// WaveHeldAfter is how long a wave may wait for its objects before the
+	// Notifier is told, once per wave and attempt (default
+	// DefaultWaveHeldAfter; negative: never). A wave still waiting at the
+	// component's Timeout fails with reason Timeout, which it is told too.
+	WaveHeldAfter time.Duration
 }
 
 func (o ReconcilerOptions) withDefaults(name string) ReconcilerOptions {
@@ -143,6 +161,9 @@ func (o ReconcilerOptions) withDefaults(name string) ReconcilerOptions {
 	}
 	if o.MaxObjectBytes <= 0 {
 		o.MaxObjectBytes = DefaultMaxObjectBytes
+	}
+	if o.WaveHeldAfter == 0 {
+		o.WaveHeldAfter = DefaultWaveHeldAfter
 	}
 	return o
 }

@@ -23,6 +23,15 @@ type outcome struct {
 	// failedAttempt: the try at the render failed (an object failed or was
 	// refused, or it was not ready in time), which remediation counts.
 	failedAttempt bool
+	// held is a wave that has waited longer than WaveHeldAfter; set only
+	// when there is a Notifier.
+	held *held
+}
+
+// held is a wave held longer than a bound: which and since when
+// (heldWave), and what the alert says.
+type held struct {
+	wave, message string
 }
 
 // result names the outcome in the reconcile metrics.

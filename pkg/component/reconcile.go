@@ -60,6 +60,7 @@ func (r *Reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 	rec = &statusRecorder[T]{r: r, component: component, id: req.NamespacedName, written: *component.GetStatus().DeepCopy(), start: start}
 	p := &pass[T]{r: r, status: rec, component: component, id: req.NamespacedName}
 	passed := p.applyOrDelete(ctx)
+	rec.source = p.source
 	o, result = &passed, passed.result()
 	return rec.finish(ctx, passed, p.settings.retry)
 }

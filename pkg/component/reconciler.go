@@ -28,6 +28,7 @@ type Reconciler[T Component] struct {
 	status    *writtenStatus[T]
 	gauge     *stateGauge
 	notes     *eventNotes
+	held      *eventNotes // the held wave last told to the Notifier; nil without one
 	inflight  *inflight
 	renders   *renderStore    // kept renders, for a rollback
 	current   *currentRenders // each component's current render, applied until its inputs change
@@ -59,13 +60,17 @@ type watch struct {
 // NewReconciler returns a reconciler for operator name (the annotation
 // prefix, field owner and finalizer) that renders with generator.
 func NewReconciler[T Component](name string, generator manifests.Generator, options ReconcilerOptions) *Reconciler[T] {
-	return &Reconciler[T]{
+	r := &Reconciler[T]{
 		name: name, generator: generator, opts: options.withDefaults(name),
 		events: make(chan event.GenericEvent, 1024),
 		status: newWrittenStatus[T](), gauge: newStateGauge(name), notes: newEventNotes(),
 		inflight: newInflight(), pruned: &prunedStatus{}, hooks: newKeptHooks(),
 		owners: newOwnerIndex(), traces: newPassTraces(options.TracerProvider),
 	}
+	if options.Notifier != nil {
+		r.held = newEventNotes()
+	}
+	return r
 }
 
 // WithPostReadHook adds a hook called after the component is read.

@@ -32,6 +32,8 @@ type statusRecorder[T Component] struct {
 	start      time.Time // when the Reconcile began
 	writes     int       // the objects the Reconcile wrote or deleted
 	wroteAhead bool      // the status was written ahead of the objects of the pass, which the next Reconcile creates
+	// source is where the pass's render came from, for the Notifier.
+	source *manifests.SourceInfo
 }
 
 // statusWriteTimeout bounds the final status write of a reconcile.

@@ -77,6 +77,9 @@ type ObjectAction struct {
 	// Detail says why, where the action alone does not: for ActionReplace,
 	// the immutable fields ("field spec.template is immutable").
 	Detail string
+	// Corrected says that the write undid, at an unchanged render, what
+	// others did to the object: a drift, or a deletion.
+	Corrected bool
 }
 
 // String words the action as done: "Created ConfigMap ns/a".

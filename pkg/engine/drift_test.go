@@ -82,7 +82,7 @@ var _ = Describe("drift modes and ignore rules", func() {
 		previewShowsUpdate()
 		res, err := h.apply(ctx, settings)
 		Expect(err).NotTo(HaveOccurred())
-		Expect(res.Actions).To(Equal([]engine.ObjectAction{{Object: key, Action: engine.ActionUpdate}}))
+		Expect(res.Actions).To(Equal([]engine.ObjectAction{{Object: key, Action: engine.ActionUpdate, Corrected: true}}))
 		Expect(getConfigMap(ctx, ns, "settings").Data).To(HaveKeyWithValue("value", "rendered"))
 
 		h.owner.Drift.Mode = manifests.DriftWarn

@@ -15,6 +15,8 @@ type outcome struct {
 	action Action
 	// detail says why action was done; "" mostly.
 	detail string
+	// corrected: the write undid what others did (a drift, a deletion).
+	corrected bool
 	// phase is the item's new phase; "" keeps the phase.
 	phase manifests.Phase
 	// status is the item's new status when setStatus is true.
@@ -70,7 +72,7 @@ func settle(items map[manifests.ObjectKey]*manifests.InventoryItem, outs []outco
 			delete(items, o.key)
 		}
 		if o.action != "" {
-			s.actions = append(s.actions, ObjectAction{Object: o.key, Action: o.action, Detail: o.detail})
+			s.actions = append(s.actions, ObjectAction{Object: o.key, Action: o.action, Detail: o.detail, Corrected: o.corrected})
 		}
 		if o.waiting != "" {
 			s.waiting = append(s.waiting, Waiting{Object: o.key, Reason: o.waiting, Progress: o.progress})

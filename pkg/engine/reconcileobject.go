@@ -42,6 +42,7 @@ func (s *ownerScope) reconcileObject(ctx context.Context, d *desired, item *mani
 			return o
 		}
 		o = s.wrote(o, d, live == nil)
+		o.corrected = dec.correction
 		phase, live = writePhase(phase, live == nil), out.live
 		if out.replaced != nil {
 			return replacing(o, phase, out.replaced)

@@ -106,6 +106,8 @@ var _ = Describe("helm template with the default values and one source", func() 
 		Expect(ids(objects)).To(ConsistOf(
 			"CustomResourceDefinition /components.wavekit.dev",
 			"CustomResourceDefinition /componentsets.wavekit.dev",
+			"CustomResourceDefinition /alerts.wavekit.dev",
+			"CustomResourceDefinition /providers.wavekit.dev",
 			"CustomResourceDefinition /receivers.wavekit.dev",
 			"ServiceAccount wavekit-system/wavekit-component-operator",
 			"ClusterRole /wavekit-component-operator",
@@ -170,9 +172,12 @@ var _ = Describe("helm template with the default values and one source", func() 
 			HaveField("APIGroups", []string{"source.toolkit.fluxcd.io"}),
 			rule("", "secrets", "get", "create", "update"),
 			rule("", "secrets", "create", "update"),
+			rbacv1.PolicyRule{APIGroups: []string{"wavekit.dev"}, Resources: []string{"alerts", "providers"}, Verbs: []string{"get", "list", "watch"}},
+			rule("", "secrets", "get"),
 		))
 		Expect(wildcards(role.Rules)).To(BeEmpty())
-		noReads := render("wavekit", "wavekit-system", append(oneSource, "--set", "rbac.readSources=false", "--set", "rbac.keepRenders=false")...)
+		noReads := render("wavekit", "wavekit-system", append(oneSource, "--set", "rbac.readSources=false", "--set", "rbac.keepRenders=false",
+			"--set", "alerts.enabled=false")...)
 		find(noReads, "ClusterRole", "", "wavekit-component-operator", &role)
 		Expect(role.Rules).NotTo(ContainElement(HaveField("APIGroups", []string{"source.toolkit.fluxcd.io"})))
 		Expect(role.Rules).NotTo(ContainElement(HaveField("Resources", ContainElement("secrets"))), "no Secret is read or written")
@@ -180,6 +185,9 @@ var _ = Describe("helm template with the default values and one source", func() 
 		find(noReads, "Deployment", "wavekit-system", "wavekit-component-operator", &noReadsDeployment)
 		Expect(noReadsDeployment.Spec.Template.Spec.Containers[0].Args).To(ContainElement("--component-sets=false"),
 			"ComponentSets read the metadata of cluster Secrets")
+		Expect(noReadsDeployment.Spec.Template.Spec.Containers[0].Args).To(ContainElement("--alerts=false"),
+			"alerts get their Providers' Secrets")
+		Expect(role.Rules).NotTo(ContainElement(HaveField("Resources", ContainElement("providers"))))
 		var binding rbacv1.ClusterRoleBinding
 		find(objects, "ClusterRoleBinding", "", "wavekit-component-operator", &binding)
 		Expect(binding.RoleRef.Name).To(Equal("wavekit-component-operator"))
@@ -235,6 +243,8 @@ var _ = Describe("helm template with non-default values", func() {
 		Expect(ids(objects)).To(ConsistOf(
 			"CustomResourceDefinition /components.wavekit.dev",
 			"CustomResourceDefinition /componentsets.wavekit.dev",
+			"CustomResourceDefinition /alerts.wavekit.dev",
+			"CustomResourceDefinition /providers.wavekit.dev",
 			"CustomResourceDefinition /receivers.wavekit.dev",
 			"ServiceAccount team-ops/ops-component-operator",
 			"Role team-a/ops-component-operator",
@@ -291,6 +301,11 @@ var _ = Describe("helm template with non-default values", func() {
 			"--health-probe-bind-address=:8081",
 			"--zap-log-level=debug",
 			"--zap-devel",
+			"--alert-dedup-interval=10m",
+			"--alert-burst=3",
+			"--alert-refill=1m",
+			"--alert-attempts=8",
+			"--alert-wave-held-after=15m",
 		}))
 		Expect(operator.Resources.Requests.Cpu().String()).To(Equal("50m"))
 		Expect(operator.Resources.Limits.Memory().String()).To(Equal("512Mi"), "defaults merge with overrides")

@@ -21,6 +21,7 @@ import (
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
 	"github.com/wavekit-dev/wavekit/pkg/component"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
+	"github.com/wavekit-dev/wavekit/pkg/notify"
 )
 
 const (
@@ -40,9 +41,11 @@ var clusterLabels = []map[string]string{
 
 var _ = Describe("a ComponentSet over three clusters in two waves", Ordered, func() {
 	set := &v1alpha1.ComponentSet{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web"}}
+	var alerts setAlerts // what the operator tells of the set's rollout
 
 	BeforeAll(func() {
 		Expect(hub.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})).To(Succeed())
+		alerts = listenToSet(ns, "web")
 		for i, target := range clusters[:2] {
 			labels := map[string]string{clusterLabel: "true", "fleet": "demo", "name": clusterName(i)}
 			for k, v := range clusterLabels[i] {
@@ -145,6 +148,9 @@ var _ = Describe("a ComponentSet over three clusters in two waves", Ordered, fun
 			Eventually(greeting).WithArguments(i).WithTimeout(timeout).Should(Equal("v2"))
 		}
 		Eventually(readyReason).WithArguments(set).WithTimeout(timeout).Should(Equal("True/Ready"))
+		Eventually(func() []string { return alerts.told(notify.KindWaveDone) }).WithTimeout(timeout).Should(ContainElements(
+			"wave 1 of 2 done: its clusters are Ready at the template; the rollout goes on to wave 2",
+			"wave 2 of 2 done: 3 of 3 clusters Ready"), "an Alert of the namespace is told of each wave done")
 	})
 
 	It("stops at a canary whose health check fails, which rolls back, and goes on with a good template", func() {
@@ -156,6 +162,8 @@ var _ = Describe("a ComponentSet over three clusters in two waves", Ordered, fun
 		Expect(got.Status.Clusters[0]).To(HavePrefix("c1 (wave 1): Failed"))
 		Eventually(greeting).WithArguments(0).WithTimeout(timeout).Should(Equal("v2"), "the canary is rolled back")
 		Eventually(eventReasons).WithArguments(set).WithTimeout(timeout).Should(ContainElements("TemplateWritten", "RolloutStopped"))
+		Eventually(func() []string { return alerts.told(notify.KindWaveHeld) }).WithTimeout(timeout).Should(ContainElement(
+			HavePrefix("the rollout stopped at wave 1 of 2: cluster c1 failed")), "an Alert of the namespace is told")
 		Consistently(func() []string { return []string{greeting(1), greeting(2)} }).WithTimeout(3*time.Second).
 			Should(Equal([]string{"v2", "v2"}), "the main wave keeps the old render")
 
@@ -176,6 +184,8 @@ var _ = Describe("a ComponentSet over three clusters in two waves", Ordered, fun
 			Eventually(func() v1alpha1.RolloutStatus { return get(set).Status.Rollout }).WithTimeout(timeout).Should(And(
 				HaveField("Unreachable", int32(1)), HaveField("Ready", int32(2))))
 			Expect(get(set).Status.Clusters[0]).To(HavePrefix("c3 (wave 2): Unreachable"))
+			Eventually(func() []string { return alerts.told(notify.KindClusterUnreachable) }).WithTimeout(timeout).Should(ContainElement(
+				HavePrefix("1 cluster of 3 does not answer: c3;")), "an Alert of the namespace is told")
 			Eventually(componentReady).WithArguments("web-c3").WithTimeout(timeout).
 				Should(HaveField("Reason", component.ReasonTargetUnreachable), "the Component says why, in its reason")
 			Expect(componentReady("web-c1")).To(HaveField("Reason", component.ReasonReady))

@@ -153,6 +153,17 @@ The rules the operator needs in its scope (cluster, or each watched namespace).
   resources: ["secrets"]
   verbs: ["get", "create", "update"]
 {{- end }}
+{{- if .Values.alerts.enabled }}
+# Alerts and Providers (docs/notifications.md), and the Secrets their
+# Providers name, read when an alert is sent and kept nowhere (under the
+# lockdown, as the namespace's defaultServiceAccount).
+- apiGroups: ["wavekit.dev"]
+  resources: ["alerts", "providers"]
+  verbs: ["get", "list", "watch"]
+- apiGroups: [""]
+  resources: ["secrets"]
+  verbs: ["get"]
+{{- end }}
 {{- with .Values.rbac.extraRules }}
 {{ toYaml . }}
 {{- end }}

@@ -1,0 +1,37 @@
+package alerts_test
+
+import (
+	"testing"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+
+	"github.com/wavekit-dev/wavekit/api/v1alpha1"
+	"github.com/wavekit-dev/wavekit/internal/testcluster"
+)
+
+func TestAlerts(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "alerts")
+}
+
+// env is the bare API server (kube-apiserver and etcd) with wavekit's
+// CRDs: routing reads Alerts, Providers and Secrets, which no controller
+// acts on.
+var (
+	env    *testcluster.Env
+	scheme = runtime.NewScheme()
+)
+
+var _ = BeforeSuite(func() {
+	log.SetLogger(GinkgoLogr)
+	Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
+	Expect(v1alpha1.AddToScheme(scheme)).To(Succeed())
+	var err error
+	env, err = testcluster.Start(testcluster.Options{Scheme: scheme})
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(func() { Expect(env.Stop()).To(Succeed()) })
+})

@@ -1,0 +1,148 @@
+package component
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
+
+	"github.com/wavekit-dev/wavekit/pkg/engine"
+	"github.com/wavekit-dev/wavekit/pkg/manifests"
+	"github.com/wavekit-dev/wavekit/pkg/notify"
+)
+
+// What the reconciler tells ReconcilerOptions.Notifier, and when: each
+// function returns at once when there is no Notifier, so that alerts cost
+// nothing while they are off.
+
+// statusBefore is what the status said before a Reconcile wrote it: its
+// Ready condition (nil: none) and the revision it was rendered from.
+type statusBefore struct {
+	ready    *metav1.Condition
+	revision string
+}
+
+// notifyOutcome tells the Notifier what the Reconcile's outcome changed in
+// the status, which said before what it said when the Reconcile read it:
+// Ready after anything else or at a new generation or revision, a failure,
+// a stall, a rollback or a blocked deletion that the status did not say
+// yet, and a wave that has waited longer than WaveHeldAfter, once per wave
+// and attempt.
+func (sr *statusRecorder[T]) notifyOutcome(ctx context.Context, before *statusBefore, o outcome) {
+	if sr.r.opts.Notifier == nil || before == nil || sr.wroteAhead || o.gone {
+		return
+	}
+	if o.held != nil && sr.r.held.changed(sr.id, o.held.wave) {
+		sr.r.alert(ctx, sr.component, sr.source, notify.KindWaveHeld, o.reason, o.held.message)
+	}
+	rendered := before.ready == nil || before.ready.ObservedGeneration != sr.component.GetGeneration() ||
+		before.revision != revision(sr.component.GetStatus().Source)
+	if kind, news := outcomeKind(before.ready, rendered, o); news {
+		sr.r.alert(ctx, sr.component, sr.source, kind, o.reason, o.message)
+	}
+}
+
+// outcomeKind says what the outcome o tells, if it is news after the Ready
+// condition before: Ready when the component was not Ready, or it is Ready
+// at a new render (a new generation or source revision: an upgrade that
+// was Ready in one pass); a failure, a stall, a rollback or a blocked
+// deletion when the condition did not say the same already (a retry that
+// fails the same way is no news). Work in progress tells nothing.
+func outcomeKind(before *metav1.Condition, rendered bool, o outcome) (notify.Kind, bool) {
+	said := before != nil && before.Reason == o.reason && before.Message == boundMessage(o.message, conditionMessageLimit)
+	switch {
+	case o.reason == ReasonReady:
+		return notify.KindReady, before == nil || before.Status != metav1.ConditionTrue || rendered
+	case said:
+		return "", false
+	case o.reason == ReasonRolledBack:
+		return notify.KindRolledBack, true
+	case o.reason == ReasonDeletionBlocked:
+		return notify.KindDeletionBlocked, true
+	case !o.warns():
+		return "", false
+	case o.stalled:
+		return notify.KindStalled, true
+	}
+	return notify.KindFailed, true
+}
+
+// notifyDrift tells the Notifier of the objects the pass wrote back after
+// others changed them, and of those it found drifted and left (drift mode
+// Warn) that it had not reported yet.
+func (p *pass[T]) notifyDrift(ctx context.Context, res engine.Result) {
+	if p.r.opts.Notifier == nil {
+		return
+	}
+	var corrected, reported []string
+	for _, a := range res.Actions {
+		if a.Corrected {
+			corrected = append(corrected, a.Object.String())
+		}
+	}
+	for _, d := range res.Drifted {
+		if d.New {
+			reported = append(reported, d.Object.String())
+		}
+	}
+	if len(corrected) > 0 {
+		p.r.alert(ctx, p.component, p.source, notify.KindDriftCorrected, ReasonDriftCorrected,
+			describeObjects("corrected, after a change made out of band,", corrected))
+	}
+	if len(reported) > 0 {
+		p.r.alert(ctx, p.component, p.source, notify.KindDriftReported, ReasonDriftDetected,
+			describeObjects("left, changed out of band (drift mode Warn),", reported))
+	}
+}
+
+// ReasonDriftCorrected is the reason of the alert of a pass that wrote
+// objects back after others changed them.
+const ReasonDriftCorrected = "DriftCorrected"
+
+// alert sends the Notifier what happened to component: its kind, name,
+// labels (for routing), generation, the revision of source, the trace ID
+// of ctx's Reconcile and the time now.
+func (r *Reconciler[T]) alert(ctx context.Context, component T, source *manifests.SourceInfo, kind notify.Kind, reason, message string) {
+	object := notify.Object{Namespace: component.GetNamespace(), Name: component.GetName(), UID: string(component.GetUID())}
+	if gvk, err := apiutil.GVKForObject(component, r.client.Scheme()); err == nil {
+		object.APIVersion, object.Kind = gvk.GroupVersion().String(), gvk.Kind
+	}
+	e := notify.Event{Kind: kind, Object: object, Reason: reason, Message: message, Generation: component.GetGeneration(),
+		TraceID: traceID(ctx), Time: time.Now(), Operator: r.name, Labels: maps.Clone(component.GetLabels())}
+	if e.Revision = revision(source); e.Revision == "" {
+		e.Revision = revision(component.GetStatus().Source)
+	}
+	r.opts.Notifier.Send(e)
+}
+
+// heldWave names a wave held longer than the bound: the wave (prefix),
+// the generation and when the component began to process it; a wave held
+// in an attempt is told once.
+func heldWave(prefix string, since time.Time, generation int64) string {
+	return fmt.Sprintf("%s of generation %d since %d", prefix, generation, since.Unix())
+}
+
+// saidBefore is what the status said as last read or written, for
+// notifyOutcome; nil without a Notifier.
+func (sr *statusRecorder[T]) saidBefore() *statusBefore {
+	if sr.r.opts.Notifier == nil {
+		return nil
+	}
+	before := &statusBefore{revision: revision(sr.written.Source)}
+	if c := sr.written.ReadyCondition(); c != nil {
+		ready := *c
+		before.ready = &ready
+	}
+	return before
+}
+
+// revision is the revision of source, "" for none.
+func revision(source *manifests.SourceInfo) string {
+	if source == nil {
+		return ""
+	}
+	return source.Revision
+}

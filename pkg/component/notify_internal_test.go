@@ -1,0 +1,83 @@
+package component
+
+import (
+	"context"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/wavekit-dev/wavekit/pkg/engine"
+	"github.com/wavekit-dev/wavekit/pkg/manifests"
+	"github.com/wavekit-dev/wavekit/pkg/notify"
+)
+
+func TestOutcomeKind(t *testing.T) {
+	ready := &metav1.Condition{Type: ConditionReady, Status: metav1.ConditionTrue, Reason: ReasonReady, Message: "every object is applied and ready"}
+	processing := &metav1.Condition{Type: ConditionReady, Status: metav1.ConditionFalse, Reason: ReasonProcessing, Message: "waiting for wave 1"}
+	failing := &metav1.Condition{Type: ConditionReady, Status: metav1.ConditionFalse, Reason: ReasonError, Message: "rendering: boom"}
+	for _, tc := range []struct {
+		name     string
+		before   *metav1.Condition
+		rendered bool // a new generation or revision since before
+		o        outcome
+		want     notify.Kind // "": nothing to tell
+	}{
+		{"Ready at install", nil, false, outcome{reason: ReasonReady}, notify.KindReady},
+		{"Ready after processing", processing, false, outcome{reason: ReasonReady}, notify.KindReady},
+		{"Ready after a failure", failing, false, outcome{reason: ReasonReady}, notify.KindReady},
+		{"Ready again: no news (a requeue, a restart)", ready, false, outcome{reason: ReasonReady, message: "every object is applied and ready"}, ""},
+		{"Ready at a new generation or revision, in one pass: news", ready, true, outcome{reason: ReasonReady, message: "every object is applied and ready"}, notify.KindReady},
+		{"Ready with another message: no news", ready, false, outcome{reason: ReasonReady, message: "…; 1 foreign instance keeps a CRD"}, ""},
+		{"work in progress", ready, false, outcome{reason: ReasonProcessing, message: "waiting for wave 1"}, ""},
+		{"deleting", ready, false, outcome{reason: ReasonDeleting}, ""},
+		{"a failure", ready, false, outcome{reason: ReasonError, message: "rendering: boom"}, notify.KindFailed},
+		{"the same failure again: no news", failing, false, outcome{reason: ReasonError, message: "rendering: boom"}, ""},
+		{"another failure", failing, false, outcome{reason: ReasonError, message: "rendering: bang"}, notify.KindFailed},
+		{"a stall", processing, false, outcome{reason: ReasonTimeout, message: "not ready after 10m0s", stalled: true}, notify.KindStalled},
+		{"a retried fetch that warns", processing, false, outcome{reason: ReasonRetrying, message: "fetching: refused", warning: true}, notify.KindFailed},
+		{"a retry that does not warn", processing, false, outcome{reason: ReasonRetrying, message: "conflict"}, ""},
+		{"a refusal of its own reason", processing, false, outcome{reason: "CrossNamespaceRefused", message: "refused", err: errTest}, notify.KindFailed},
+		{"a rollback", failing, false, outcome{reason: ReasonRolledBack, message: "rolled back to generation 2"}, notify.KindRolledBack},
+		{"a blocked deletion", ready, false, outcome{reason: ReasonDeletionBlocked, message: "1 foreign instance of Gadget.example.com exists"}, notify.KindDeletionBlocked},
+		{"the same blocked deletion again: no news", &metav1.Condition{Status: metav1.ConditionFalse, Reason: ReasonDeletionBlocked,
+			Message: "1 foreign instance of Gadget.example.com exists"}, false, outcome{reason: ReasonDeletionBlocked, message: "1 foreign instance of Gadget.example.com exists"}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			kind, news := outcomeKind(tc.before, tc.rendered, tc.o)
+			if !news {
+				kind = ""
+			}
+			if kind != tc.want {
+				t.Errorf("outcomeKind = %q, want %q", kind, tc.want)
+			}
+		})
+	}
+}
+
+var errTest = &testError{}
+
+type testError struct{}
+
+func (*testError) Error() string { return "refused" }
+
+// TestAlertsOffCostNothing: without a Notifier, what a Reconcile does for
+// alerts allocates nothing.
+func TestAlertsOffCostNothing(t *testing.T) {
+	r := &Reconciler[Component]{opts: ReconcilerOptions{}.withDefaults("test.wavekit.dev")}
+	sr := &statusRecorder[Component]{r: r, component: nil}
+	p := &pass[Component]{r: r, status: sr, component: sr.component}
+	res := engine.Result{Actions: []engine.ObjectAction{{Object: manifests.ObjectKey{Kind: "ConfigMap", Name: "a"}, Action: engine.ActionUpdate, Corrected: true}},
+		Drifted: []engine.Drift{{Object: manifests.ObjectKey{Kind: "ConfigMap", Name: "b"}, New: true}}}
+	ctx := context.Background()
+	o := outcome{reason: ReasonError, message: "boom", held: &held{wave: "w"}}
+	allocs := testing.AllocsPerRun(100, func() {
+		sr.notifyOutcome(ctx, sr.saidBefore(), o)
+		p.notifyDrift(ctx, res)
+	})
+	if allocs != 0 {
+		t.Errorf("alerts off allocate %v times per reconcile, want 0", allocs)
+	}
+	if r.held != nil {
+		t.Error("a reconciler without a Notifier keeps held waves")
+	}
+}
