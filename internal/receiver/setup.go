@@ -58,7 +58,7 @@ func Setup(mgr ctrl.Manager, operator, address string) error {
 		return err
 	}
 	hooks := &webhooks{
-		source: &clusterSource{cache: mgr.GetClient(), secret: mgr.GetAPIReader()},
+		source: &clusterSource{cache: mgr.GetClient(), secret: mgr.GetAPIReader(), settle: pathSettle},
 		asker: &clusterAsker{reader: mgr.GetAPIReader(), writer: mgr.GetClient(),
 			key: manifests.Key(operator, component.AnnotationReconcileRequestedAt), now: time.Now},
 		limits: limits, replays: newReplays(), now: time.Now, log: log,

@@ -3,9 +3,11 @@ package receiver
 import (
 	"context"
 	"fmt"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
@@ -22,25 +24,48 @@ func indexPath(o client.Object) []string {
 	return nil
 }
 
+// How long a path that no cached Receiver has is looked up again, and how
+// often: the status that shows a new path reaches this replica's cache a
+// moment after its writer sees it written, and a sender that posts to the
+// path as soon as it reads it (a registry's test delivery) must not get
+// 404 for that moment. The process's rate limit bounds how many requests
+// wait at once.
+const (
+	pathSettle   = 2 * time.Second
+	pathInterval = 100 * time.Millisecond
+)
+
 // clusterSource finds Receivers in the manager's cache and reads their
 // Secrets from the API server, each time: a token is not kept in memory
 // between requests.
 type clusterSource struct {
 	cache  client.Reader
 	secret client.Reader
+	// settle is how long a path no cached Receiver has is looked up
+	// again (pathSettle).
+	settle time.Duration
 }
 
 func (s *clusterSource) find(ctx context.Context, path string) (*v1alpha1.Receiver, error) {
-	var list v1alpha1.ReceiverList
-	if err := s.cache.List(ctx, &list, client.MatchingFields{pathIndex: path}); err != nil {
-		return nil, fmt.Errorf("listing the Receivers of a path: %w", err)
+	var found *v1alpha1.Receiver
+	lookup := func(ctx context.Context) (bool, error) {
+		var list v1alpha1.ReceiverList
+		if err := s.cache.List(ctx, &list, client.MatchingFields{pathIndex: path}); err != nil {
+			return false, fmt.Errorf("listing the Receivers of a path: %w", err)
+		}
+		if len(list.Items) == 0 {
+			return false, nil
+		}
+		// Two Receivers share a path only with the same token, name and
+		// namespace: the same Receiver.
+		found = &list.Items[0]
+		return true, nil
 	}
-	if len(list.Items) == 0 {
+	err := wait.PollUntilContextTimeout(ctx, pathInterval, s.settle, true, lookup)
+	if err != nil && found == nil && wait.Interrupted(err) && ctx.Err() == nil {
 		return nil, nil
 	}
-	// Two Receivers share a path only with the same token, name and
-	// namespace: the same Receiver.
-	return &list.Items[0], nil
+	return found, err
 }
 
 func (s *clusterSource) token(ctx context.Context, r *v1alpha1.Receiver) ([]byte, error) {
