@@ -46,7 +46,6 @@ func newRenderStore(c client.Client, reader client.Reader) *renderStore {
 	return &renderStore{client: c, reader: reader, last: map[types.NamespacedName]keptRender{}}
 }
 
-
 // renderSecretName names the Secret of a component's last Ready render.
 func renderSecretName(kind, name string) string {
 	return keptSecretName(kind, name, "render")
