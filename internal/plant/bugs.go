@@ -6,10 +6,10 @@ type Bug string
 // The bugs the soak's checker must catch.
 const (
 	// RunOnceByName judges a run-once object (a hook Job) that ran at this
-	// render by the last end state the cache kept of its name, whatever
-	// its UID, even while the object of this render runs: the previous
-	// render's Complete ends this one (the bug of issue 67, without the
-	// cache lag it needed).
+	// render by its name: done once any Job of that name completed,
+	// whatever its UID, even while the one of this render runs. The
+	// previous render's Complete ends this one, as in the bug of issue 67,
+	// without the cache lag that bug needed.
 	RunOnceByName Bug = "runonce-by-name"
 	// SkipWriteAhead creates new objects without recording them in the
 	// inventory first.

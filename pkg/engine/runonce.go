@@ -7,7 +7,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/wavekit-dev/wavekit/internal/plant"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -61,10 +60,8 @@ func (s *ownerScope) reconcileRun(ctx context.Context, d *desired, item *manifes
 	if live != nil && ranAt(d, item) {
 		s.a.runs.put(d.key, live.GetUID()) // this render's, seen after a restart too
 	}
-	if plant.Active(plant.RunOnceByName) && ranAt(d, item) {
-		if last := s.a.target.ends.lastSeen(d.key); last != nil {
-			return s.runEnded(ctx, d, item, last) // planted: the end state of its name, whatever is live
-		}
+	if o, planted := judgedByName(d, item); planted {
+		return o
 	}
 	switch dec, ok := decideRun(d, item, live); {
 	case ok && dec.reason == reasonEarlierRun:
