@@ -29,7 +29,7 @@ func WriteAhead(events []history.Event, f Facts) []Violation {
 				Message: fmt.Sprintf("created at version %d with owner %s, which no Component of the history has", e.RV, owner)})
 			continue
 		}
-		if !c.listedBefore(objectKey(e), e.RV) {
+		if listed, since := c.listedBefore(objectKey(e), e.RV); !listed && !f.inGap(e.Cluster, "Component", since, e.RV) {
 			out = append(out, Violation{Invariant: "write-ahead", Object: e.Key(), At: e.At,
 				Message: fmt.Sprintf("created at version %d before %s listed it in its inventory", e.RV, c.name)})
 		}
@@ -72,7 +72,9 @@ func (f Facts) componentsByOwner(events []history.Event) map[string]*componentHi
 	return out
 }
 
-// inventoryKeys are the keys of the status.inventory of the Component of e.
+// inventoryKeys are the keys of the objects the Component of e tracks: its
+// status.inventory, and the Secrets of its dependents outside the cluster
+// (status.externals[].secretName), which it records before it writes them.
 func inventoryKeys(e history.Event) map[manifests.ObjectKey]bool {
 	keys := map[manifests.ObjectKey]bool{}
 	status, _ := e.Object.Object["status"].(map[string]any)
@@ -81,18 +83,29 @@ func inventoryKeys(e history.Event) map[manifests.ObjectKey]bool {
 		m, _ := item.(map[string]any)
 		keys[manifests.ObjectKey{Group: str(m, "group"), Kind: str(m, "kind"), Namespace: str(m, "namespace"), Name: str(m, "name")}] = true
 	}
+	externals, _ := status["externals"].([]any)
+	for _, item := range externals {
+		if name := str(item.(map[string]any), "secretName"); name != "" {
+			keys[manifests.ObjectKey{Kind: "Secret", Namespace: e.Object.GetNamespace(), Name: name}] = true
+		}
+	}
 	return keys
 }
 
 // listedBefore tells whether a state of the component before version rv
-// listed key in its inventory.
-func (c *componentHistory) listedBefore(key manifests.ObjectKey, rv uint64) bool {
+// listed key in its inventory; when none did, since is the version of the
+// last state before rv (0 for none), after which the listing was due.
+func (c *componentHistory) listedBefore(key manifests.ObjectKey, rv uint64) (listed bool, since uint64) {
 	for _, l := range c.inventory {
-		if l.rv < rv && l.keys[key] {
-			return true
+		if l.rv >= rv {
+			break
 		}
+		if l.keys[key] {
+			return true, 0
+		}
+		since = l.rv
 	}
-	return false
+	return false, since
 }
 
 func str(m map[string]any, key string) string {

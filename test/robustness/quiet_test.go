@@ -2,6 +2,7 @@ package robustness_test
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -102,7 +103,13 @@ func (r *run) stateViolations() []invariants.Violation {
 		for _, item := range c.Status.Inventory {
 			keys[item.Key()] = true
 		}
-		inventories[manifests.OwnerID(v1alpha1.GroupVersion.Group, "Component", r.ns, c.Name)] = keys
+		tracked := maps.Clone(keys)
+		for _, item := range c.Status.Externals { // a dependent's own Secret is tracked there
+			if item.SecretName != "" {
+				tracked[manifests.ObjectKey{Kind: "Secret", Namespace: r.ns, Name: item.SecretName}] = true
+			}
+		}
+		inventories[manifests.OwnerID(v1alpha1.GroupVersion.Group, "Component", r.ns, c.Name)] = tracked
 		if m := r.model.comps[c.Name]; m != nil && !m.suspended {
 			out = append(out, renderMismatch(c.Name, keys, m.rendered(r.ns))...)
 		}

@@ -26,6 +26,7 @@ var _ = Describe("the soak", Label("soak"), func() {
 		GinkgoWriter.Printf("soak for %s, %s\n", config.duration, seedText(config.seed))
 		found := r.soak(config.duration, "")
 		found = append(found, r.teardown()...)
+		r.stats.count("recorder gaps (relists)", len(r.hist.Gaps()))
 		AddReportEntry("soak", r.stats.report(config.seed, time.Since(start)))
 		r.expectNone(found)
 	})
@@ -45,8 +46,11 @@ func (r *run) soak(duration time.Duration, stopOn string) []invariants.Violation
 			if !reported[v.String()] {
 				reported[v.String()] = true
 				found = append(found, v)
+				GinkgoWriter.Printf("cycle %d: %s\n", cycle, v)
 			}
 		}
+		GinkgoWriter.Printf("cycle %d done at %s: %d events recorded, %d violations so far\n",
+			cycle, time.Since(start).Round(time.Second), r.hist.Len(), len(found))
 		if stopOn != "" && has(found, stopOn) {
 			break
 		}
