@@ -41,6 +41,21 @@ func echoServer(t *testing.T) string {
 	return l.Addr().String()
 }
 
+// proxied starts a proxy to an echo server and connects to it.
+func proxied(t *testing.T) (*faultproxy.Proxy, net.Conn, *bufio.Reader) {
+	t.Helper()
+	p, err := faultproxy.Start(echoServer(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = p.Close() })
+	c, err := net.Dial("tcp", p.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, c, bufio.NewReader(c)
+}
+
 func roundTrip(c net.Conn, r *bufio.Reader) (string, error) {
 	if _, err := c.Write([]byte("ping\n")); err != nil {
 		return "", err
@@ -52,16 +67,7 @@ func roundTrip(c net.Conn, r *bufio.Reader) (string, error) {
 // TestForwardCutAndRefuse: bytes pass both ways; a cut ends the open
 // connection and refuses new ones until it is over.
 func TestForwardCutAndRefuse(t *testing.T) {
-	p, err := faultproxy.Start(echoServer(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
-	c, err := net.Dial("tcp", p.Addr())
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := bufio.NewReader(c)
+	p, c, r := proxied(t)
 	if got, err := roundTrip(c, r); err != nil || got != "ping\n" {
 		t.Fatalf("through the proxy: %q, %v", got, err)
 	}
@@ -87,16 +93,7 @@ func TestForwardCutAndRefuse(t *testing.T) {
 
 // TestDelay: a delay holds the answer at least its latency, and ends.
 func TestDelay(t *testing.T) {
-	p, err := faultproxy.Start(echoServer(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
-	c, err := net.Dial("tcp", p.Addr())
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := bufio.NewReader(c)
+	p, c, r := proxied(t)
 	p.Delay(200*time.Millisecond, time.Hour)
 	start := time.Now()
 	if _, err := roundTrip(c, r); err != nil {
