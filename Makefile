@@ -31,6 +31,27 @@ test: fmt-check vet check-generated postgres chromium strace ## Check formatting
 	echo "KUBEBUILDER_ASSETS=$$assets"; \
 	KUBEBUILDER_ASSETS="$$assets" $(GO) test $$race $(TEST_FLAGS) ./...
 
+# The soak (test/robustness): DURATION of random operations and faults on
+# a random SEED (printed; SEED=N replays its operations), MEMBERS member API
+# servers, IDLE the window without writes after each convergence.
+DURATION    ?= 10m
+MEMBERS     ?= 1
+IDLE        ?= 30s
+# SOAK_TIMEOUT bounds the whole run: DURATION, the planted-bug specs, set-up.
+SOAK_TIMEOUT ?= 2h
+
+.PHONY: robustness
+robustness: postgres ## Run the randomized soak with faults and its checker for DURATION (default 10m) on a random SEED, and the planted-bug specs.
+	@assets="$$($(CONTROL_PLANE))"; \
+	seed="$${SEED:-$$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}"; \
+	echo "soak: DURATION=$(DURATION) SEED=$$seed MEMBERS=$(MEMBERS) (replay: make robustness SEED=$$seed)"; \
+	KUBEBUILDER_ASSETS="$$assets" SOAK_DURATION=$(DURATION) SOAK_SEED="$$seed" SOAK_MEMBERS=$(MEMBERS) SOAK_IDLE=$(IDLE) \
+	  $(GO) test -count=1 -timeout=$(SOAK_TIMEOUT) ./test/robustness -ginkgo.v -ginkgo.timeout=$(SOAK_TIMEOUT)
+
+.PHONY: soak
+soak: ## make robustness for DURATION=30m with two member API servers.
+	@$(MAKE) --no-print-directory robustness DURATION=$(if $(filter command line,$(origin DURATION)),$(DURATION),30m) MEMBERS=$(if $(filter command line,$(origin MEMBERS)),$(MEMBERS),2)
+
 .PHONY: postgres
 postgres: ## Install PostgreSQL's server (Debian's postgresql package) for the tests, only when it is missing.
 	@if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then \

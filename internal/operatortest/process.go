@@ -5,18 +5,13 @@ import (
 	"net"
 	"os/exec"
 	"path/filepath"
+	"strings"
 )
 
 // BuildOperator builds cmd/component-operator of the module at root into
 // dir and returns the binary's path.
 func BuildOperator(root, dir string) (string, error) {
-	binary := filepath.Join(dir, "component-operator")
-	build := exec.Command("go", "build", "-o", binary, "./cmd/component-operator")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("building the operator: %w\n%s", err, out)
-	}
-	return binary, nil
+	return BuildOperatorWithTags(root, dir)
 }
 
 // FreeLocalAddress returns a loopback address with a port nobody listens on.
@@ -27,4 +22,16 @@ func FreeLocalAddress() (string, error) {
 	}
 	defer l.Close()
 	return l.Addr().String(), nil
+}
+
+// BuildOperatorWithTags is BuildOperator with build tags (a test-only
+// variant of the binary, such as one that carries planted bugs).
+func BuildOperatorWithTags(root, dir string, tags ...string) (string, error) {
+	binary := filepath.Join(dir, "component-operator")
+	build := exec.Command("go", "build", "-tags", strings.Join(tags, ","), "-o", binary, "./cmd/component-operator")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("building the operator with tags %v: %w\n%s", tags, err, out)
+	}
+	return binary, nil
 }

@@ -14,8 +14,8 @@ import (
 // component's retry interval and its status as last written: when to look again
 // (at once after a write ahead, after a Retriable's wait, on a conflict,
 // with backoff) and whether only a change helps (Stalled: refusals, a
-// failed verification, a status the API server rejects, a write loop, an
-// error only a change fixes).
+// failed verification, a status the API server rejects or admission
+// refuses, a write loop, an error only a change fixes).
 func failure(err error, retry time.Duration, written *Status) outcome {
 	if errors.Is(err, errWrittenAhead) {
 		return continued(written)
@@ -41,6 +41,11 @@ func failure(err error, retry time.Duration, written *Status) outcome {
 		// Only a new CRD helps, and its update sends no event: look again
 		// at the retry interval rather than with ever longer backoff.
 		return outcome{reason: ReasonError, event: ReasonStatusRejected, message: err.Error(), requeue: retry, stalled: true}
+	}
+	var refusal *admissionRefusedError
+	if errors.As(err, &refusal) {
+		// Only a change of the policy, the webhook or the component helps.
+		return outcome{reason: ReasonError, event: ReasonStatusAdmissionRefused, message: err.Error(), requeue: retry, stalled: true}
 	}
 	var loop *engine.WriteLoopError
 	if errors.As(err, &loop) {

@@ -63,7 +63,9 @@ func (sr *statusRecorder[T]) writeStatus(ctx context.Context) error {
 	status.LastTraceID = traceID(ctx)
 	sent := jsonMap(status)
 	if err := sr.updateStatus(ctx); err != nil {
-		if apierrors.IsInvalid(err) {
+		if refusal := admissionRefusal(err); refusal != nil {
+			err = refusal // a policy's or webhook's, not the CRD's
+		} else if apierrors.IsInvalid(err) {
 			err = sr.rejected(ctx, err)
 		}
 		return fmt.Errorf("writing status of %s: %w", sr.id, err)

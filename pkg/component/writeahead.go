@@ -3,6 +3,7 @@ package component
 import (
 	"context"
 
+	"github.com/wavekit-dev/wavekit/internal/plant"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -11,6 +12,9 @@ import (
 // so that a crash never leaves an object the inventory does not list. It
 // returns nil when nothing was written.
 func (sr *statusRecorder[T]) writeAhead(ctx context.Context, items []manifests.InventoryItem) error {
+	if plant.Active(plant.SkipWriteAhead) {
+		return nil // planted: the objects are created before the inventory lists them
+	}
 	status := sr.component.GetStatus()
 	status.Inventory = items
 	if sr.component.GetDeletionTimestamp() != nil {

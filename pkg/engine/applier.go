@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/discovery"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -137,6 +138,10 @@ type Applier struct {
 	loops     *writeLoops
 	own       *ownWrites
 	purges    *purges
+	// runs are the UIDs of the run-once objects that ran at their item's
+	// render, as the applier created or saw them: the only UIDs whose end
+	// states judge them (runonce.go).
+	runs *expiring[manifests.ObjectKey, types.UID]
 }
 
 // withDefaults fills in what o leaves to its defaults.
@@ -179,6 +184,7 @@ func NewApplier(target Target, opts Options) (*Applier, error) {
 		loops:     newWriteLoops(opts.WriteLoop, opts.Now),
 		own:       newOwnWrites(),
 		purges:    newPurges(opts.Now),
+		runs:      newExpiring[manifests.ObjectKey, types.UID](endStateMemory, opts.Now),
 	}, nil
 }
 

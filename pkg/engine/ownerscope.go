@@ -112,6 +112,9 @@ func (t cacheTracker) written(key manifests.ObjectKey, obj *unstructured.Unstruc
 		return
 	}
 	version := obj.GetResourceVersion()
+	if runsOnce(obj.GroupVersionKind()) {
+		t.a.runs.put(key, obj.GetUID())
+	}
 	t.a.live.remember(key, obj)
 	t.a.drift.accept(key, version)
 	if t.a.own.end(key, version) {

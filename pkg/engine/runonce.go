@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
@@ -19,11 +20,19 @@ import (
 // before it finished, or gone before its outcome was seen, which counts as
 // done, as Helm counts a hook Job that was deleted while it waited. A new
 // render (an upgrade, a changed manifest) runs it again.
+//
+// What was observed is only ever the end state of the object's own UID:
+// the one the applier created at this render or saw live at it (Applier.runs).
+// The end state the cache kept of the name may be the previous render's
+// Job, and a cache that lags reads this render's Job as gone while it runs:
+// without an end state of its own UID the API server is asked, and a Job
+// that is still there is waited for, never judged.
 
 // Words of the status of a run-once object that is gone.
 const (
 	statusDeletedUnfinished = "deleted before it finished; not run again for this render"
 	statusOutcomeUnseen     = "gone before its outcome was seen; counted as done, as Helm counts a deleted hook"
+	statusNotCachedYet      = "InProgress: created, not in the cache yet"
 )
 
 // reconcileStep writes the object of an apply step if it needs it (a delete
@@ -48,13 +57,19 @@ func (s *ownerScope) reconcileRun(ctx context.Context, d *desired, item *manifes
 	if err != nil {
 		return outcome{key: d.key, err: objectError(ActionApply, d.key, fmt.Errorf("reading it: %w", err))}
 	}
+	if live != nil && ranAt(d, item) {
+		s.a.runs.put(d.key, live.GetUID()) // this render's, seen after a restart too
+	}
+	if o, planted := judgedByName(d, item); planted {
+		return o
+	}
 	switch dec, ok := decideRun(d, item, live); {
 	case ok && dec.reason == reasonEarlierRun:
 		// The Job of an earlier render is on its way out (its TTL, a
 		// purge): this render's is created once it is gone.
 		return outcome{key: d.key, phase: manifests.PhaseCreating, status: reasonEarlierRun, setStatus: true}
 	case ok:
-		return s.runEnded(d, item, live)
+		return s.runEnded(ctx, d, item, live)
 	}
 	return withRun(s.reconcileObject(ctx, d, item), d, item, live)
 }
@@ -84,7 +99,7 @@ func withRun(o outcome, d *desired, item *manifests.InventoryItem, live *unstruc
 // runEnded is the outcome of a run-once object that ran at this render and
 // is gone (live nil) or being deleted: by the phase it reached, else by the
 // last state the cache saw of it.
-func (s *ownerScope) runEnded(d *desired, item *manifests.InventoryItem, live *unstructured.Unstructured) outcome {
+func (s *ownerScope) runEnded(ctx context.Context, d *desired, item *manifests.InventoryItem, live *unstructured.Unstructured) outcome {
 	o := outcome{key: d.key}
 	switch item.Phase {
 	case manifests.PhaseError:
@@ -95,11 +110,47 @@ func (s *ownerScope) runEnded(d *desired, item *manifests.InventoryItem, live *u
 	}
 	last := live
 	if last == nil {
-		last = s.a.target.ends.lastSeen(d.key)
+		var there bool
+		var err error
+		if last, there, err = s.ownEnd(ctx, d); err != nil {
+			o.err = err // getDirect's names the object
+			return o
+		}
+		if there {
+			o.status, o.setStatus = statusNotCachedYet, true
+			return o
+		}
 	}
 	o.phase, o.status = endOf(last)
 	o.setStatus = true
 	return o
+}
+
+// ownEnd returns the end state the cache saw of the run-once object of d
+// that ran at this render and reads as gone: only one of the UID it ran
+// as (ownEndState). Without one it asks the API server: there is true when
+// the object is still there (the cache lags), and last is nil when it went
+// unseen.
+func (s *ownerScope) ownEnd(ctx context.Context, d *desired) (last *unstructured.Unstructured, there bool, err error) {
+	uid, known := s.a.runs.get(d.key)
+	if last := ownEndState(s.a.target.ends.lastSeen(d.key), uid, known); last != nil {
+		return last, false, nil
+	}
+	fresh, err := s.a.getDirect(ctx, d)
+	if err != nil {
+		return nil, false, err
+	}
+	return nil, fresh != nil, nil
+}
+
+// ownEndState is last, the end state kept of an object's name, when it is
+// of the object with uid; nil when it is another's (the Job of an earlier
+// render, of the same name) or uid is not known.
+func ownEndState(last *unstructured.Unstructured, uid types.UID, known bool) *unstructured.Unstructured {
+	if last == nil || !known || last.GetUID() != uid {
+		return nil
+	}
+	return last
 }
 
 // endOf is the phase and status of a run-once object from the last state

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
@@ -46,6 +47,33 @@ func TestEndOf(t *testing.T) {
 		phase, status := endOf(c.last)
 		if phase != c.phase || status != c.status {
 			t.Errorf("%s: %s %q, want %s %q", c.name, phase, status, c.phase, c.status)
+		}
+	}
+}
+
+// TestOwnEndState: only an end state of the UID that ran at this render
+// judges a run-once object; the previous render's Job of the same name
+// never does, nor any end state when the UID is not known.
+func TestOwnEndState(t *testing.T) {
+	previous := job("hook", "Complete", "True")
+	previous.SetUID("previous")
+	own := job("hook", "Failed", "True")
+	own.SetUID("own")
+	cases := []struct {
+		name  string
+		last  *unstructured.Unstructured
+		uid   types.UID
+		known bool
+		want  *unstructured.Unstructured
+	}{
+		{"own end state", own, "own", true, own},
+		{"the previous render's Complete", previous, "own", true, nil},
+		{"UID not known (a restart)", previous, "", false, nil},
+		{"nothing kept", nil, "own", true, nil},
+	}
+	for _, c := range cases {
+		if got := ownEndState(c.last, c.uid, c.known); got != c.want {
+			t.Errorf("%s: got %v, want %v", c.name, got, c.want)
 		}
 	}
 }

@@ -10,7 +10,9 @@ import (
 	. "github.com/onsi/gomega"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
@@ -103,6 +105,61 @@ func runOnceSpecs(clusterOf func() *testcluster.Env, setUp func(string) (string,
 			HaveField("Status", ContainSubstring("gone before its outcome was seen"))))
 		Eventually(func() int { return runs.of("migrate") }).WithTimeout(10 * time.Second).Should(Equal(1))
 	})
+
+	// Issue 67: a pass whose cache has not seen this render's hook Job yet
+	// read it as gone and took the previous render's Complete, kept by
+	// name, as its own end, so the next wave started while the hook ran.
+	It("judges a Job that reads as gone only by an end state of its own UID, never by the previous run's of its name", func() {
+		ns, h := setUp("lagging-job")
+		hook := func(render int) *batchv1.Job {
+			job := oneShot(ns, "hook", "update-policy", "recreate")
+			job.Spec.Template.Labels["render"] = fmt.Sprint(render)
+			return job
+		}
+		Expect(applyUntil(h, hook(1), configMap(ns, "after-1", nil, "apply-order", "1"))).To(Succeed())
+		first := &batchv1.Job{}
+		Expect(getIn(ctx, clusterOf().Client, first, ns, "hook")).To(BeTrue())
+
+		second := hook(2)
+		second.Spec.Template.Annotations = map[string]string{testcluster.NotReadyAnnotation: "true"} // runs until the spec ends
+		next := configMap(ns, "after-2", nil, "apply-order", "1")
+		Eventually(func(g Gomega) {
+			_, err := h.apply(ctx, second, next)
+			g.Expect(err).NotTo(HaveOccurred())
+			var job batchv1.Job
+			g.Expect(getIn(ctx, clusterOf().Client, &job, ns, "hook")).To(BeTrue())
+			g.Expect(job.UID).NotTo(Equal(first.UID), "the first render's Job is re-created")
+		}).WithTimeout(clusterTimeout).WithPolling(50 * time.Millisecond).Should(Succeed())
+		Expect(h.item("Job", "hook")).To(HaveField("Ran", BeTrue()))
+
+		// A restarted applier on the same cache, which has seen the first
+		// Job go (Complete) but not the second one come.
+		target := h.target.Target
+		target.Live = laggingReader{LiveReader: target.Live, hidden: "hook"}
+		restarted, err := engine.NewApplier(target, engine.Options{Name: "test.wavekit.dev"})
+		Expect(err).NotTo(HaveOccurred())
+		h.applier = restarted
+		for range 3 {
+			res, err := h.apply(ctx, second, next)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(res.Done).To(BeFalse(), "the hook Job of this render runs")
+			Expect(h.item("Job", "hook").Phase).NotTo(Equal(manifests.PhaseCompleted))
+			Expect(getIn(ctx, clusterOf().Client, &corev1.ConfigMap{}, ns, "after-2")).To(BeFalse(), "wave 1 started before the hook finished")
+		}
+	})
+}
+
+// laggingReader is a cache that has not seen the object named hidden yet.
+type laggingReader struct {
+	engine.LiveReader
+	hidden string
+}
+
+func (r laggingReader) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	if key.Name == r.hidden {
+		return apierrors.NewNotFound(schema.GroupResource{Group: "batch", Resource: "jobs"}, key.Name)
+	}
+	return r.LiveReader.Get(ctx, key, obj, opts...)
 }
 
 // ttlJob is a Job the cluster deletes as soon as it completes, re-created

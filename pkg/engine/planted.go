@@ -1,0 +1,38 @@
+package engine
+
+import (
+	"sync"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/wavekit-dev/wavekit/internal/plant"
+	"github.com/wavekit-dev/wavekit/pkg/manifests"
+)
+
+// completedNames are the run-once objects, by name, that a cache saw
+// complete at any time: what the planted bug plant.RunOnceByName judges
+// by. Only a binary built with wavekit_plant writes or reads it.
+var completedNames sync.Map // manifests.ObjectKey -> struct{}
+
+// notePlantedEnd records that a run-once object of u's name completed.
+func notePlantedEnd(u *unstructured.Unstructured) {
+	if !runsOnce(u.GroupVersionKind()) {
+		return
+	}
+	if phase, _ := endOf(u); phase == manifests.PhaseCompleted && u.GetUID() != "" {
+		completedNames.Store(keyOf(u), struct{}{})
+	}
+}
+
+// judgedByName is the planted bug plant.RunOnceByName: a run-once object
+// that ran at this render counts as done once any object of its name
+// completed, whatever its UID and whether this one runs.
+func judgedByName(d *desired, item *manifests.InventoryItem) (outcome, bool) {
+	if !plant.Active(plant.RunOnceByName) || !ranAt(d, item) || item.Phase == manifests.PhaseError {
+		return outcome{}, false
+	}
+	if _, ok := completedNames.Load(d.key); !ok {
+		return outcome{}, false
+	}
+	return outcome{key: d.key, phase: manifests.PhaseCompleted, status: "", setStatus: true}, true
+}

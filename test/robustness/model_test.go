@@ -1,0 +1,146 @@
+package robustness_test
+
+import (
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"slices"
+	"strings"
+
+	"github.com/wavekit-dev/wavekit/pkg/manifests"
+)
+
+// Source kinds of the soak's Components.
+const (
+	sourceWaves  = "waves"  // Go templates, three waves, a Deployment
+	sourceHooks  = "hooks"  // a Helm chart with hook Jobs and waves
+	sourceKust   = "kust"   // a kustomization
+	sourceShop   = "shop"   // templates with a PostgreSQL role and database
+	sourceMember = "member" // the waves templates on a member cluster
+)
+
+var sources = []string{sourceWaves, sourceHooks, sourceKust, sourceShop, sourceMember}
+
+// comp is what the generator knows of one Component: enough to say what
+// it must render, independently of the operator.
+type comp struct {
+	name, source, shard string
+	member              string // the member cluster of a member component
+	greeting, password  string
+	count, replicas     int
+	suspended           bool
+	warn                bool // drift mode Warn
+}
+
+// model is the generator's view of the soak's world: the live Components,
+// the clusters in the set, the foreign objects. Only the generator changes
+// it, as it makes steps, so that a seed gives one sequence of steps.
+type model struct {
+	sources  []string // the source kinds it makes Components of
+	faults   bool     // whether its cycles hold faults
+	rng      *rand.Rand
+	next     int
+	comps    map[string]*comp
+	inSet    map[string]bool // member clusters the set selects
+	foreign  int
+	members  int
+	sequence int // a counter for values that must differ each time
+}
+
+func newModel(seed int64, members int, sources []string, faults bool) *model {
+	return &model{rng: rand.New(rand.NewPCG(uint64(seed), 67)), comps: map[string]*comp{}, inSet: map[string]bool{},
+		members: members, sources: sources, faults: faults}
+}
+
+// names are the live Components' names in order: choices among them
+// depend on the seed only.
+func (m *model) names(sourceKinds ...string) []string {
+	var out []string
+	for _, name := range slices.Sorted(maps.Keys(m.comps)) {
+		if len(sourceKinds) == 0 || slices.Contains(sourceKinds, m.comps[name].source) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+func (m *model) pick(names []string) string { return names[m.rng.IntN(len(names))] }
+
+// fresh returns a value that no earlier call returned.
+func (m *model) fresh(prefix string) string {
+	m.sequence++
+	return fmt.Sprintf("%s-%d-%d", prefix, m.sequence, m.rng.IntN(1_000_000))
+}
+
+// newComp makes a Component of a random source.
+func (m *model) newComp() *comp {
+	m.next++
+	c := &comp{name: fmt.Sprintf("c%d", m.next), source: m.sources[m.rng.IntN(len(m.sources))],
+		shard: []string{"a", "b"}[m.rng.IntN(2)], greeting: m.fresh("hello"),
+		password: m.fresh("soak-password-" + strings.Repeat("x", 4)), count: 1 + m.rng.IntN(3), replicas: 1 + m.rng.IntN(2)}
+	if c.source == sourceMember {
+		c.member = memberName(m.rng.IntN(m.members))
+	}
+	m.comps[c.name] = c
+	return c
+}
+
+func memberName(i int) string { return fmt.Sprintf("member-%d", i+1) }
+
+// values are the Component's spec.values.
+func (c *comp) values(op, ns string) map[string]any {
+	v := map[string]any{"op": op, "greeting": c.greeting}
+	switch c.source {
+	case sourceWaves, sourceMember:
+		v["count"], v["password"], v["deployment"] = c.count, c.password, c.source == sourceWaves
+		v["replicas"] = c.replicas
+	case sourceHooks:
+		v["replicas"] = c.replicas
+	case sourceShop:
+		v["database"], v["adminSecret"], v["port"] = database(ns, c.name), "postgres-admin", fmt.Sprint(pg.Port())
+	case sourceKust:
+		return nil
+	}
+	return v
+}
+
+// database is the PostgreSQL role and database of a shop Component.
+func database(ns, name string) string {
+	return strings.ReplaceAll(ns+"_"+name, "-", "_")
+}
+
+// rendered are the objects the Component must have in its inventory, and
+// live, once it converged: by the source's templates and the values.
+func (c *comp) rendered(ns string) []manifests.ObjectKey {
+	cm := func(name string) manifests.ObjectKey {
+		return manifests.ObjectKey{Kind: "ConfigMap", Namespace: ns, Name: name}
+	}
+	obj := func(group, kind, name string) manifests.ObjectKey {
+		return manifests.ObjectKey{Group: group, Kind: kind, Namespace: ns, Name: name}
+	}
+	switch c.source {
+	case sourceWaves, sourceMember:
+		out := []manifests.ObjectKey{cm(c.name + "-config"), obj("", "Secret", c.name+"-secret"), cm(c.name + "-done")}
+		for i := range c.count {
+			out = append(out, cm(fmt.Sprintf("%s-item-%d", c.name, i)))
+		}
+		if c.source == sourceWaves {
+			out = append(out, obj("apps", "Deployment", c.name+"-web"))
+		}
+		return out
+	case sourceHooks:
+		return []manifests.ObjectKey{cm(c.name + "-settings"), cm(c.name + "-after"), obj("apps", "Deployment", c.name+"-web"),
+			obj("batch", "Job", c.name+"-migrate-a"), obj("batch", "Job", c.name+"-migrate-b"), obj("batch", "Job", c.name+"-notify")}
+	case sourceShop:
+		return []manifests.ObjectKey{cm(c.name + "-settings"), cm(c.name + "-ready")}
+	default: // kust
+		return []manifests.ObjectKey{cm(c.name + "-config")}
+	}
+}
+
+// kustPatches rename the kustomization's ConfigMap after the Component and
+// set its greeting.
+func (c *comp) kustPatch() string {
+	return fmt.Sprintf(`[{"op":"replace","path":"/metadata/name","value":"%s-config"},{"op":"replace","path":"/data/greeting","value":"%s"}]`,
+		c.name, c.greeting)
+}

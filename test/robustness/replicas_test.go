@@ -1,0 +1,154 @@
+package robustness_test
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"github.com/onsi/gomega/gexec"
+	"k8s.io/client-go/rest"
+
+	"github.com/wavekit-dev/wavekit/internal/operatortest"
+)
+
+// replica is one operator process of a shard, as a Deployment's pod would
+// be: restarted when it exits, unless a fault holds it down.
+type replica struct {
+	name  string
+	op    operatortest.Operator
+	mu    sync.Mutex
+	sess  *gexec.Session
+	held  bool // killed by a fault, to be restarted by it
+	exits int  // exits of its own (a lost lease), restarted
+}
+
+// startReplicas starts perShard replicas of shards a and b, and a supervisor
+// that restarts a replica that exits by itself.
+func (r *run) startReplicas(binary string, cfg *rest.Config, environ []string, perShard int) {
+	GinkgoHelper()
+	sources := []string{"--source", "waves=" + testdata("waves"), "--source", "member=" + testdata("waves"),
+		"--source", "hooks=" + testdata("hooks"), "--source", "kust=" + testdata("kust"), "--source", "shop=" + testdata("shop")}
+	for _, shard := range []string{"a", "b"} {
+		for i := range perShard {
+			name := fmt.Sprintf("%s-%d", shard, i)
+			log, err := os.OpenFile(r.logPath(name), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+			Expect(err).NotTo(HaveOccurred())
+			DeferCleanup(log.Close)
+			args := append([]string{"--operator-name", r.operator, "--shard", shard, "--leader-elect",
+				"--leader-election-namespace", operatorNamespace, "--watch-namespaces", r.ns,
+				"--component-sets=" + strconv.FormatBool(shard == "a")}, sources...)
+			rep := &replica{name: name, op: operatortest.Operator{Binary: binary, Config: cfg, Dir: GinkgoT().TempDir(),
+				Args: args, Env: environ, Out: log}}
+			Expect(rep.start()).To(Succeed())
+			r.replicas = append(r.replicas, rep)
+		}
+	}
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go r.supervise(stop, done)
+	DeferCleanup(func() {
+		close(stop)
+		<-done
+		for _, rep := range r.replicas {
+			rep.stop()
+		}
+	})
+}
+
+// supervise restarts every replica that exited by itself, until stop.
+func (r *run) supervise(stop, done chan struct{}) {
+	defer close(done)
+	tick := time.NewTicker(500 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-tick.C:
+		}
+		for _, rep := range r.replicas {
+			if code, exited := rep.exitedByItself(); exited {
+				r.note("replica %s exited by itself (code %d): restarted; its log ended:\n%s", rep.name, code, tail(r.logPath(rep.name), 3))
+				r.stats.count("replica exits", 1)
+				if err := rep.start(); err != nil {
+					r.note("restarting replica %s: %v", rep.name, err)
+				}
+			}
+		}
+	}
+}
+
+func (rep *replica) start() error {
+	rep.mu.Lock()
+	defer rep.mu.Unlock()
+	sess, err := rep.op.Start()
+	if err != nil {
+		return err
+	}
+	rep.sess, rep.held = sess, false
+	return nil
+}
+
+// exitedByItself tells whether the process ended without a fault.
+func (rep *replica) exitedByItself() (int, bool) {
+	rep.mu.Lock()
+	defer rep.mu.Unlock()
+	if rep.held || rep.sess == nil || rep.sess.ExitCode() == -1 {
+		return 0, false
+	}
+	rep.exits++
+	return rep.sess.ExitCode(), true
+}
+
+// kill sends SIGKILL, waits until the process is gone and holds it down.
+func (rep *replica) kill() {
+	rep.mu.Lock()
+	defer rep.mu.Unlock()
+	rep.held = true
+	if rep.sess != nil {
+		rep.sess.Kill().Wait(10 * time.Second)
+	}
+}
+
+func (rep *replica) stop() {
+	rep.mu.Lock()
+	defer rep.mu.Unlock()
+	rep.held = true
+	if rep.sess != nil {
+		rep.sess.Terminate().Wait(10 * time.Second)
+		rep.sess.Kill().Wait(5 * time.Second)
+	}
+}
+
+// rss is the resident memory of the running process in KiB (0 when it
+// does not run).
+func (rep *replica) rss() int {
+	rep.mu.Lock()
+	defer rep.mu.Unlock()
+	if rep.sess == nil || rep.sess.ExitCode() != -1 {
+		return 0
+	}
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", rep.sess.Command.Process.Pid))
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(status), "\n") {
+		if fields := strings.Fields(line); len(fields) >= 2 && fields[0] == "VmRSS:" {
+			kib, _ := strconv.Atoi(fields[1])
+			return kib
+		}
+	}
+	return 0
+}
+
+// tail is the last n lines of the file at path.
+func tail(path string, n int) string {
+	data, _ := os.ReadFile(path)
+	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+}
