@@ -178,11 +178,15 @@ func serviceAccountSigningKey(apiserver *envtest.APIServer) (string, error) {
 
 // Stop stops the simulated cloud, the controllers, the scheduler and kwok if
 // they run, the egress gate, then kube-apiserver and etcd, and removes their
-// data and logs.
+// data and logs (the administrator's kubeconfig and the CA among them); the
+// logs stay, and the error names their folder, only when a part failed to
+// stop.
 func (e *Environment) Stop() error {
 	var errs []error
 	if e.cloud != nil {
-		errs = append(errs, e.cloud.stop())
+		if err := e.cloud.stop(); err != nil {
+			errs = append(errs, err)
+		}
 		e.cloud = nil
 	}
 	if e.parts != nil {
@@ -200,7 +204,9 @@ func (e *Environment) Stop() error {
 	// The gate first: kube-apiserver would wait for the gate's watches
 	// before it exits.
 	if e.gate != nil {
-		errs = append(errs, e.gate.stop())
+		if err := e.gate.stop(); err != nil {
+			errs = append(errs, err)
+		}
 		e.gate = nil
 	}
 	if err := e.Environment.Stop(); err != nil {

@@ -2,6 +2,7 @@ package testenv_test
 
 import (
 	"context"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -17,7 +18,11 @@ import (
 
 // A Deployment created in the environment becomes Available by the real
 // controllers, scheduler and kwok's Nodes: what an operator's test waits for.
+// Stop leaves nothing behind: the folder of the parts' logs, which holds an
+// administrator's kubeconfig and the cluster's CA, is removed.
 func TestDeploymentBecomesAvailable(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
 	env := &testenv.Environment{Nodes: 1}
 	cfg, err := env.Start()
 	if err != nil {
@@ -27,7 +32,14 @@ func TestDeploymentBecomesAvailable(t *testing.T) {
 		if err := env.Stop(); err != nil {
 			t.Error(err)
 		}
+		left, err := filepath.Glob(filepath.Join(tmp, "wavekit-testenv-*"))
+		if err != nil || len(left) != 0 {
+			t.Errorf("after Stop the cluster's folders are left: %v %v", left, err)
+		}
 	})
+	if left, _ := filepath.Glob(filepath.Join(tmp, "wavekit-testenv-*", "admin.kubeconfig")); len(left) != 1 {
+		t.Fatalf("the cluster's folder is not under TMPDIR (%v): the check after Stop would see nothing", left)
+	}
 	c, err := client.New(cfg, client.Options{})
 	if err != nil {
 		t.Fatal(err)
