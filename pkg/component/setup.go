@@ -31,6 +31,9 @@ func (r *Reconciler[T]) SetupWithManager(mgr ctrl.Manager) error {
 	r.renders = newRenderStore(r.client, r.apiReader)
 	r.current = newCurrentRenders(r.renders)
 	r.deps = newDependencyTracker[T](r.client, r.apiReader, r.opts.Selector)
+	if err := r.deps.watchOutside(mgr); err != nil {
+		return err
+	}
 	r.recorder = &boundedRecorder{mgr.GetEventRecorder(r.name)}
 	r.targets = &targets{
 		name: r.name, local: mgr.GetConfig(), scheme: mgr.GetScheme(), reader: mgr.GetAPIReader(),
