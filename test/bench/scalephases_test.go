@@ -2,6 +2,8 @@ package bench_test
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -27,8 +29,21 @@ func (s *scaleRun) measure() {
 	s.resync(catchUp)
 	s.progress("resynced in %.0f s", s.result.Resync.Seconds)
 	s.remove()
+	s.stopReplicas("after")
+}
+
+// stopReplicas stops every replica, notes its peak RSS and, with
+// WAVEKIT_SCALE_LOGS=<dir>, saves its log there (the replicas then log at
+// debug level: every pass).
+func (s *scaleRun) stopReplicas(when string) {
 	for i, r := range s.replicas {
 		s.result.PeakMiB[i] = max(s.result.PeakMiB[i], r.op.stop(s.b))
+		if dir := os.Getenv("WAVEKIT_SCALE_LOGS"); dir != "" {
+			name := filepath.Join(dir, fmt.Sprintf("r%d-s%d-%d-%s.log", s.c.components, s.c.shards, i, when))
+			if err := os.WriteFile(name, []byte(r.op.out.String()), 0o644); err != nil {
+				s.b.Fatal(err)
+			}
+		}
 	}
 }
 
@@ -98,9 +113,7 @@ func (s *scaleRun) waitAll(done func(total, ready int) bool) {
 // waits until every Component has been passed once. It returns how long
 // that catch-up took.
 func (s *scaleRun) restart() time.Duration {
-	for i, r := range s.replicas {
-		s.result.PeakMiB[i] = max(s.result.PeakMiB[i], r.op.stop(s.b))
-	}
+	s.stopReplicas("before")
 	m := s.mark()
 	m.reconciles, m.cpu = 0, make([]time.Duration, len(m.cpu)) // the new processes start from 0
 	cfg := s.operatorConfig()                                  // a new token
@@ -158,7 +171,7 @@ func (s *scaleRun) resync(catchUp time.Duration) {
 		s.result.ResyncChanges = append(s.result.ResyncChanges, resyncChange{Seconds: s.change(2 + k), DuringResync: during})
 		time.Sleep(spacing)
 	}
-	end := s.waitPasses(m.reconciles, s.c.components-2, 5*time.Second)
+	end := s.waitPasses(m.reconciles, s.c.components/2, 5*time.Second)
 	s.result.Resync = s.since(m)
 	s.result.Resync.Seconds = end.Sub(m.at).Seconds()
 }

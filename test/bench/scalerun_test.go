@@ -94,6 +94,9 @@ func (s *scaleRun) startReplica(key, chart string) *replica {
 	r.proxy = startAPIProxy(s.b, cfg)
 	through := r.proxy.config(cfg.BearerToken)
 	args := []string{"--shard", key, "--metrics-bind-address", r.metrics, "--metrics-secure=false"}
+	if os.Getenv("WAVEKIT_SCALE_LOGS") != "" {
+		args = append(args, "--zap-log-level=debug")
+	}
 	if os.Getenv("WAVEKIT_SCALE_PROFILE") != "" {
 		r.pprof = freeAddress(s.b)
 		args = append(args, "--pprof-bind-address", r.pprof)
