@@ -21,9 +21,10 @@ import (
 
 // result is the part of test/bench's scaleResult the plot reads.
 type result struct {
-	Components int  `json:"components"`
-	Shards     int  `json:"shards"`
-	Deployment bool `json:"deployment"`
+	Components int    `json:"components"`
+	Shards     int    `json:"shards"`
+	Deployment bool   `json:"deployment"`
+	Args       string `json:"operatorArgs"`
 	Idled      struct {
 		RSSMiB []float64 `json:"rssMiB"`
 	} `json:"idled"`
@@ -89,12 +90,12 @@ func run(in, out string) error {
 	return nil
 }
 
-// bySeries groups the results of the small chart by their number of
-// shards, each sorted by R.
+// bySeries groups the results of the small chart with the operator's
+// default flags by their number of shards, each sorted by R.
 func bySeries(results []result) map[string][]result {
 	series := map[string][]result{}
 	for _, r := range results {
-		if r.Deployment || r.Resync.Reconciles == 0 {
+		if r.Deployment || r.Args != "" || r.Resync.Reconciles == 0 {
 			continue
 		}
 		name := "1 replica"

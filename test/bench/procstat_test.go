@@ -13,7 +13,7 @@ import (
 // peak, and anonymous resident (the heap and stacks, without the mapped
 // binary).
 type procFigures struct {
-	cpu                  time.Duration
+	cpu                      time.Duration
 	rssKiB, peakKiB, anonKiB float64
 }
 

@@ -49,7 +49,8 @@ func (c scaleCase) String() string {
 // WAVEKIT_SCALE_SHARDS (default 2,4; 1 for none) the shard replicas of
 // the largest;
 // WAVEKIT_SCALE_PROFILE=<dir> saves each replica's heap profile when
-// idle and a CPU profile of the resync.
+// idle and a CPU profile of the resync; WAVEKIT_SCALE_OPERATOR_ARGS adds
+// flags to the operator's (a case of its own in the results).
 func BenchmarkScaleCost(b *testing.B) {
 	if os.Getenv("WAVEKIT_SCALE") == "" {
 		b.Skip("make bench-scale runs it (WAVEKIT_SCALE=1)")

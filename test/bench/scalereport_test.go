@@ -16,6 +16,9 @@ type scaleResult struct {
 	Components int    `json:"components"`
 	Shards     int    `json:"shards"`
 	Deployment bool   `json:"deployment"`
+	// OperatorArgs are WAVEKIT_SCALE_OPERATOR_ARGS, flags added to the
+	// operator's (e.g. --priority-queue=false).
+	OperatorArgs string `json:"operatorArgs,omitempty"`
 	// Empty is the operator before the first Component, Installed 30 s
 	// after all were Ready, Idled after the restart, the catch-up and a
 	// minute of idling.
@@ -165,7 +168,9 @@ func (s *scaleRun) report() {
 func (r scaleResult) table() string {
 	var out strings.Builder
 	fmt.Fprintf(&out, "| %s | figure |\n|---|---|\n", r.Case)
-	row := func(name, format string, args ...any) { fmt.Fprintf(&out, "| %s | "+format+" |\n", append([]any{name}, args...)...) }
+	row := func(name, format string, args ...any) {
+		fmt.Fprintf(&out, "| %s | "+format+" |\n", append([]any{name}, args...)...)
+	}
 	row("install: until all Ready", "%.1f s, CPU %.1f s (load %.2f)", r.Install.Seconds, sum(r.Install.CPU), r.Install.Load)
 	row("install: requests", "%s", r.Install.Requests)
 	row("RSS: empty / installed / after restart and idle", "%.0f / %.0f / %.0f MiB (anon %.0f)", sum(r.Empty.RSSMiB), sum(r.Installed.RSSMiB), sum(r.Idled.RSSMiB), sum(r.Idled.AnonMiB))

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -57,7 +58,10 @@ func newScaleRun(b *testing.B, c scaleCase) *scaleRun {
 	b.Cleanup(cancel)
 	e := scaleCluster.Get(b)
 	s := &scaleRun{b: b, ctx: ctx, c: c, e: e, ns: newNamespace(b, e, "scale")}
-	s.result.Case = c.String()
+	s.result.Case, s.result.OperatorArgs = c.String(), os.Getenv("WAVEKIT_SCALE_OPERATOR_ARGS")
+	if s.result.OperatorArgs != "" {
+		s.result.Case += " " + s.result.OperatorArgs
+	}
 	s.result.Components, s.result.Shards, s.result.Deployment = c.components, c.shards, c.deployment
 	verbs := []any{"get", "list", "watch", "create", "update", "patch", "delete"}
 	err := operatortest.ApplyRBAC(ctx, e.Client, testcluster.ModuleRoot(), s.ns, s.ns, map[string]any{
@@ -94,6 +98,7 @@ func (s *scaleRun) startReplica(key, chart string) *replica {
 	r.proxy = startAPIProxy(s.b, cfg)
 	through := r.proxy.config(cfg.BearerToken)
 	args := []string{"--shard", key, "--metrics-bind-address", r.metrics, "--metrics-secure=false"}
+	args = append(args, strings.Fields(s.result.OperatorArgs)...)
 	if os.Getenv("WAVEKIT_SCALE_LOGS") != "" {
 		args = append(args, "--zap-log-level=debug")
 	}
