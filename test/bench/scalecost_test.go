@@ -111,7 +111,7 @@ func requeueInterval(components int) time.Duration {
 		return d
 	}
 	if components > 3000 {
-		return 6 * time.Minute
+		return 4 * time.Minute
 	}
 	return 3 * time.Minute
 }
