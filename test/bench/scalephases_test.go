@@ -154,7 +154,10 @@ func (s *scaleRun) idle() {
 // resync waits for the resync that follows the catch-up (every Component
 // comes back spec.intervals.requeue after its pass) and, while it runs,
 // changes one Component at a time, nine times, spread over about as long
-// as the catch-up took; it returns once every Component has been passed.
+// as the catch-up took. It returns once half the Components have been
+// passed and then none for five seconds: the resync lasts until its last
+// pass, and its CPU is counted per pass. (A few Components come back one
+// requeue interval later, which the results show as passes below R.)
 func (s *scaleRun) resync(catchUp time.Duration) {
 	base := s.reconciles()
 	for s.reconciles() == base {
