@@ -130,6 +130,13 @@ bench: postgres ## Run the benchmarks (figures go into docs/benchmarks.md).
 	KUBEBUILDER_ASSETS="$$assets" $(GO) test -run='^$$' -bench=. -benchtime=1x -count=1 -timeout=60m ./pkg/engine/... ./pkg/component/... ./pkg/dashboard/; \
 	KUBEBUILDER_ASSETS="$$assets" $(GO) test -run='^$$' -bench=. -benchtime=1x -count=1 -timeout=60m ./test/bench/
 
+.PHONY: bench-scale
+bench-scale: ## Run the operator at R = 1 000, 3 000 and 10 000 Components and 10 000 over 2 and 4 shards (about 2 h; SIZES=, SHARDS= to narrow it), then plot docs/benchmarks-scale.png.
+	@assets="$$($(CONTROL_PLANE))"; \
+	WAVEKIT_SCALE=1 WAVEKIT_SCALE_SIZES="$(SIZES)" WAVEKIT_SCALE_SHARDS="$(SHARDS)" WAVEKIT_SCALE_OUT="$(CURDIR)/docs/benchmarks-scale.json" \
+	KUBEBUILDER_ASSETS="$$assets" $(GO) test -run='^$$' -bench='^BenchmarkScaleCost$$' -benchtime=1x -count=1 -timeout=4h ./test/bench/
+	cd hack/benchplot && $(GO) run . -in ../../docs/benchmarks-scale.json -out ../../docs/benchmarks-scale.png
+
 .PHONY: bench-peers
 bench-peers: ## Run wavekit's operator against Flux helm-controller on local clusters (R=100; BENCH_LARGE=1: R=1000; BENCH_IDLE=60s: a shorter idle window).
 	cd test/bench/peers && $(GO) run . -repo ../../.. -results results

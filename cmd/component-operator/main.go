@@ -21,6 +21,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
@@ -107,6 +108,7 @@ func run() error {
 	alertOpts := bindAlertFlags(flag.CommandLine)
 	zapOpts.BindFlags(flag.CommandLine)
 	logFormat := bindLogFormatFlag(flag.CommandLine)
+	priorityQueue := flag.Bool("priority-queue", true, "serve a Component whose spec or objects changed before the passes of a restart's catch-up and of requeues (controller-runtime's priority queue); false: one queue in arrival order")
 	componentSets := flag.Bool("component-sets", true, "run the ComponentSet controller, which places one Component on each selected cluster and rolls templates out in cluster waves")
 	printVersion := flag.Bool("version", false, "print the version and exit")
 	flag.Parse()
@@ -169,6 +171,7 @@ func run() error {
 		LeaderElection:          leaderElect,
 		LeaderElectionID:        shard.leaseName(name),
 		LeaderElectionNamespace: leaderNamespace,
+		Controller:              config.Controller{UsePriorityQueue: priorityQueue},
 		// Only this shard's Components, without managedFields (no decision reads them).
 		Cache: component.CacheFor(&v1alpha1.Component{}, selector,
 			cache.Options{DefaultNamespaces: namespaces(watchNamespaces), DefaultTransform: cache.TransformStripManagedFields()}),

@@ -29,7 +29,7 @@ const FailAnnotation = testenv.FailAnnotation
 const NotReadyAnnotation = testenv.NotReadyAnnotation
 
 // FakeNodes are the names of the Nodes that kwok simulates in a cluster that
-// Start started with Options.Controllers.
+// Start started with Options.Controllers and the default Options.Nodes.
 var FakeNodes = (&testenv.Environment{}).NodeNames()
 
 // Env is a running test control plane.
@@ -58,6 +58,9 @@ type Options struct {
 	// addresses for Services of type LoadBalancer). Without it only
 	// kube-apiserver and etcd run: nothing reconciles, schedules or runs pods.
 	Controllers bool
+	// Nodes is how many Nodes kwok simulates with Controllers, each with
+	// room for 110 pods (default 3, see FakeNodes).
+	Nodes int
 }
 
 // Start builds (first time only) and starts kube-apiserver and etcd, installs
@@ -81,7 +84,7 @@ func Start(opts Options) (*Env, error) {
 		filepath.Join(root, "config", "crd", "bases"),
 		filepath.Join(root, "test", "crds"),
 	}, opts.ExtraCRDDirs...)
-	environment := &testenv.Environment{APIServerOnly: !opts.Controllers, Environment: envtest.Environment{
+	environment := &testenv.Environment{APIServerOnly: !opts.Controllers, Nodes: opts.Nodes, Environment: envtest.Environment{
 		CRDDirectoryPaths:     crdDirs,
 		ErrorIfCRDPathMissing: true,
 		Scheme:                scheme,

@@ -90,6 +90,9 @@ type dependencyTracker[T Component] struct {
 	// enabled is set when T implements DependencyConfiguration.
 	enabled bool
 	index   *dependentIndex
+	// others keeps what the components outside the selector depend on,
+	// once watchOutside started it; nil when nothing lies outside.
+	others *outsideDependencies
 }
 
 // newDependencyTracker returns the tracker of the components of type T that
@@ -171,9 +174,9 @@ func (t *dependencyTracker[T]) path(ctx context.Context, from, to types.Namespac
 // dependentsOf lists the components whose dependencies include id: from
 // the index the component events keep and, for a shard, from the API
 // server for the components outside its selector (other shards), which
-// its cache does not hold. Listing only those keeps the deletion of N
-// components from reading N times every component: in an operator
-// without shards, what lies outside is a list of no items.
+// its cache does not hold: from the informers of watchOutside once they
+// have synced, else from a list of those only (in an operator without
+// shards, what lies outside is a list of no items).
 func (t *dependencyTracker[T]) dependentsOf(ctx context.Context, id types.NamespacedName) ([]types.NamespacedName, error) {
 	if !t.enabled {
 		return nil, nil
@@ -182,6 +185,21 @@ func (t *dependencyTracker[T]) dependentsOf(ctx context.Context, id types.Namesp
 	if !t.sharded {
 		return found, nil
 	}
+	if t.others != nil && t.others.synced() {
+		found = append(found, t.others.index.of(id)...)
+	} else {
+		var err error
+		if found, err = t.listOutside(ctx, id, found); err != nil {
+			return nil, err
+		}
+	}
+	slices.SortFunc(found, func(a, b types.NamespacedName) int { return strings.Compare(a.String(), b.String()) })
+	return slices.Compact(found), nil
+}
+
+// listOutside adds to found the dependents of id that the components
+// outside the selector have, listed from the API server.
+func (t *dependencyTracker[T]) listOutside(ctx context.Context, id types.NamespacedName, found []types.NamespacedName) ([]types.NamespacedName, error) {
 	selectors := t.outside
 	if selectors == nil {
 		found, selectors = nil, []labels.Selector{labels.Everything()}
@@ -193,8 +211,7 @@ func (t *dependencyTracker[T]) dependentsOf(ctx context.Context, id types.Namesp
 		}
 		found = append(found, listed...)
 	}
-	slices.SortFunc(found, func(a, b types.NamespacedName) int { return strings.Compare(a.String(), b.String()) })
-	return slices.Compact(found), nil
+	return found, nil
 }
 
 // listDependents lists, from the API server, the components selector

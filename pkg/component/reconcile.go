@@ -57,6 +57,7 @@ func (r *Reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 		return ctrl.Result{}, nil
 	}
 	describeComponent(span, component)
+	r.notes.seed(req.NamespacedName, component.GetGeneration(), component.GetStatus())
 	rec = &statusRecorder[T]{r: r, component: component, id: req.NamespacedName, written: *component.GetStatus().DeepCopy(), start: start}
 	p := &pass[T]{r: r, status: rec, component: component, id: req.NamespacedName}
 	passed := p.applyOrDelete(ctx)

@@ -25,6 +25,9 @@ type Reconciler[T Component] struct {
 	recorder  *boundedRecorder // every Event goes through its bound
 	targets   *targets
 	events    chan event.GenericEvent
+	// resyncs are the events of objects an informer lists when it starts
+	// or a handler is added: enqueued behind every change (LowPriority).
+	resyncs   chan event.GenericEvent
 	status    *writtenStatus[T]
 	gauge     *stateGauge
 	notes     *eventNotes
@@ -62,7 +65,7 @@ type watch struct {
 func NewReconciler[T Component](name string, generator manifests.Generator, options ReconcilerOptions) *Reconciler[T] {
 	r := &Reconciler[T]{
 		name: name, generator: generator, opts: options.withDefaults(name),
-		events: make(chan event.GenericEvent, 1024),
+		events: make(chan event.GenericEvent, 1024), resyncs: make(chan event.GenericEvent, 1024),
 		status: newWrittenStatus[T](), gauge: newStateGauge(name), notes: newEventNotes(),
 		inflight: newInflight(), pruned: &prunedStatus{}, hooks: newKeptHooks(),
 		owners: newOwnerIndex(), traces: newPassTraces(options.TracerProvider),

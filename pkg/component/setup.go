@@ -9,10 +9,12 @@ import (
 
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/workqueue"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/controller/priorityqueue"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
@@ -31,6 +33,9 @@ func (r *Reconciler[T]) SetupWithManager(mgr ctrl.Manager) error {
 	r.renders = newRenderStore(r.client, r.apiReader)
 	r.current = newCurrentRenders(r.renders)
 	r.deps = newDependencyTracker[T](r.client, r.apiReader, r.opts.Selector)
+	if err := r.deps.watchOutside(mgr); err != nil {
+		return err
+	}
 	r.recorder = &boundedRecorder{mgr.GetEventRecorder(r.name)}
 	r.targets = &targets{
 		name: r.name, local: mgr.GetConfig(), scheme: mgr.GetScheme(), reader: mgr.GetAPIReader(),
@@ -53,6 +58,7 @@ func (r *Reconciler[T]) SetupWithManager(mgr ctrl.Manager) error {
 		Named(r.name).
 		For(obj, builder.WithPredicates(r.componentEvents())).
 		WatchesRawSource(source.Channel(r.events, &handler.EnqueueRequestForObject{})).
+		WatchesRawSource(source.Channel(r.resyncs, behindChanges())).
 		Watches(obj, r.statusCaughtUp()).
 		WithOptions(controller.Options{MaxConcurrentReconciles: r.opts.MaxConcurrentReconciles, RateLimiter: r.opts.RateLimiter,
 			ReconciliationTimeout: r.opts.ReconcileTimeout})
@@ -66,6 +72,23 @@ func (r *Reconciler[T]) SetupWithManager(mgr ctrl.Manager) error {
 		return fmt.Errorf("setting up controller %s: %w", r.name, err)
 	}
 	return nil
+}
+
+// behindChanges enqueues the component of a generic event with
+// controller-runtime's LowPriority, as the initial list of components is:
+// a change of another component goes first (with the priority queue; in
+// arrival order without it).
+func behindChanges() handler.TypedEventHandler[client.Object, reconcile.Request] {
+	return handler.TypedFuncs[client.Object, reconcile.Request]{
+		GenericFunc: func(_ context.Context, e event.TypedGenericEvent[client.Object], q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			req := reconcile.Request{NamespacedName: types.NamespacedName{Namespace: e.Object.GetNamespace(), Name: e.Object.GetName()}}
+			if pq, ok := q.(priorityqueue.PriorityQueue[reconcile.Request]); ok {
+				pq.AddWithOpts(priorityqueue.AddOpts{Priority: ptr.To(handler.LowPriority)}, req)
+				return
+			}
+			q.Add(req)
+		},
+	}
 }
 
 // statusCaughtUp tells the reconciler which version of each component its

@@ -97,11 +97,21 @@ func (t *target) markWatched(kind string) {
 // it, then and again when the object is deleted, so that the loser's status
 // tells the truth instead of the last thing it knew.
 func (r *Reconciler[T]) dependentHandler(tg *target) toolscache.ResourceEventHandler {
-	return toolscache.ResourceEventHandlerFuncs{
-		AddFunc: func(obj any) { r.dependentChanged(tg, obj, true) },
+	return toolscache.ResourceEventHandlerDetailedFuncs{
+		AddFunc: func(obj any, listed bool) {
+			// An object listed as the informer starts, or replayed to a
+			// handler added late, is not a change: after a restart one
+			// comes for every object of every component, and a change
+			// made then should not wait behind them all.
+			events := r.events
+			if listed {
+				events = r.resyncs
+			}
+			r.dependentChanged(events, tg, obj, true)
+		},
 		UpdateFunc: func(old, obj any) {
 			r.ownerChanged(tg, old, obj)
-			r.dependentChanged(tg, obj, true)
+			r.dependentChanged(r.events, tg, obj, true)
 		},
 		DeleteFunc: func(obj any) {
 			if tomb, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
@@ -111,7 +121,7 @@ func (r *Reconciler[T]) dependentHandler(tg *target) toolscache.ResourceEventHan
 				tg.applier.ObjectGone(o)
 				r.enqueueOwner(tg.forgetLoser(o.GetUID()))
 			}
-			r.dependentChanged(tg, obj, false)
+			r.dependentChanged(r.events, tg, obj, false)
 		},
 	}
 }
@@ -136,21 +146,29 @@ func (r *Reconciler[T]) ownerChanged(tg *target, old, obj any) {
 	r.enqueueOwner(previous)
 }
 
-func (r *Reconciler[T]) dependentChanged(tg *target, obj any, skipOwnWrites bool) {
+// dependentChanged enqueues on events the owner of obj, unless obj is a
+// write of the applier's own (skipOwnWrites).
+func (r *Reconciler[T]) dependentChanged(events chan<- event.GenericEvent, tg *target, obj any, skipOwnWrites bool) {
 	o, ok := obj.(client.Object)
 	if !ok {
 		return
 	}
 	ownerID := o.GetLabels()[manifests.Key(r.name, manifests.LabelOwnerID)]
-	if skipOwnWrites && tg.applier.ClaimEvent(o, func() { r.enqueueOwner(ownerID) }) {
+	if skipOwnWrites && tg.applier.ClaimEvent(o, func() { r.enqueueOwnerOn(events, ownerID) }) {
 		return
 	}
-	r.enqueueOwner(ownerID)
+	r.enqueueOwnerOn(events, ownerID)
 }
 
 // enqueueOwner enqueues the component with owner label value ownerID, if it
 // is one of this reconciler's.
 func (r *Reconciler[T]) enqueueOwner(ownerID string) {
+	r.enqueueOwnerOn(r.events, ownerID)
+}
+
+// enqueueOwnerOn sends the component with owner label value ownerID to
+// events (r.events, or r.resyncs: behind every change).
+func (r *Reconciler[T]) enqueueOwnerOn(events chan<- event.GenericEvent, ownerID string) {
 	if ownerID == "" {
 		return
 	}
@@ -159,7 +177,7 @@ func (r *Reconciler[T]) enqueueOwner(ownerID string) {
 		return
 	}
 	component := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Namespace: id.Namespace, Name: id.Name}}
-	r.events <- event.GenericEvent{Object: component}
+	events <- event.GenericEvent{Object: component}
 }
 
 // rememberLoser records the owner an object was taken from.

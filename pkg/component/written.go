@@ -3,6 +3,7 @@ package component
 import (
 	"sync"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/resourceversion"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -123,6 +124,23 @@ func (n *eventNotes) changed(id types.NamespacedName, note string) bool {
 	}
 	n.last[id] = note
 	return true
+}
+
+// seed gives a component this process has no note of yet (after a
+// restart, or when its shard takes it over) the note of the outcome its
+// status already reports, when that is Ready at its generation: whoever
+// wrote that status announced it, and announcing it again would write an
+// Event per component at every restart.
+func (n *eventNotes) seed(id types.NamespacedName, generation int64, status *Status) {
+	ready := status.ReadyCondition()
+	if ready == nil || ready.Status != metav1.ConditionTrue || ready.Reason != ReasonReady || ready.ObservedGeneration != generation {
+		return
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if _, noted := n.last[id]; !noted {
+		n.last[id] = ReasonReady
+	}
 }
 
 func (n *eventNotes) forget(id types.NamespacedName) {

@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -101,7 +100,7 @@ func sampleAnonRSS(ctx context.Context, pid int) func() float64 {
 		tick := time.NewTicker(50 * time.Millisecond)
 		defer tick.Stop()
 		for {
-			if kib := anonRSSKiB(pid); kib/1024 > peak {
+			if kib := sampleProcess(pid).anonKiB; kib/1024 > peak {
 				peak = kib / 1024
 			}
 			select {
@@ -116,21 +115,6 @@ func sampleAnonRSS(ctx context.Context, pid int) func() float64 {
 		cancel()
 		return <-done
 	}
-}
-
-// anonRSSKiB is the RssAnon of process pid, 0 if it cannot be read.
-func anonRSSKiB(pid int) float64 {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		var kib float64
-		if n, _ := fmt.Sscanf(line, "RssAnon: %g kB", &kib); n == 1 {
-			return kib
-		}
-	}
-	return 0
 }
 
 // saveHeap writes the operator's heap profile to file, for

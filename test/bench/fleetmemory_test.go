@@ -74,7 +74,7 @@ func settledFleetMemory(b *testing.B, hub *testcluster.Env, site string, n int) 
 	time.Sleep(5 * time.Second) // the last status writes and events settle
 	samples := make([]float64, 0, 20)
 	for range 20 {
-		samples = append(samples, anonRSSKiB(op.cmd.Process.Pid)/1024)
+		samples = append(samples, sampleProcess(op.cmd.Process.Pid).anonKiB/1024)
 		time.Sleep(50 * time.Millisecond)
 	}
 	slices.Sort(samples)

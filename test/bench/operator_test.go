@@ -17,6 +17,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
@@ -188,8 +189,13 @@ func timeUntil(b *testing.B, ctx context.Context, w client.WithWatch, ns string,
 
 // operatorProcess is the component-operator binary serving one source.
 type operatorProcess struct {
-	cmd *exec.Cmd
-	out strings.Builder
+	args   []string
+	probes string
+	cmd    *exec.Cmd
+	out    strings.Builder
+	// exited is closed once the process has exited, waitErr then says how.
+	exited  chan struct{}
+	waitErr error
 }
 
 // startOperator runs the component-operator binary against e with the
@@ -199,42 +205,69 @@ type operatorProcess struct {
 // first namespace's, so its caches hold none of the objects that earlier
 // runs left in the control plane.
 func startOperator(b *testing.B, ctx context.Context, e *testcluster.Env, sources map[string]string, namespaces []string, extra ...string) *operatorProcess {
+	return startOperatorAs(b, ctx, e.Config, sources, namespaces, extra...)
+}
+
+// startOperatorAs is startOperator with the identity and API server of cfg.
+func startOperatorAs(b *testing.B, ctx context.Context, cfg *rest.Config, sources map[string]string, namespaces []string, extra ...string) *operatorProcess {
 	kubeconfig := filepath.Join(b.TempDir(), "kubeconfig")
-	if err := testcluster.WriteKubeconfig(e.Config, kubeconfig); err != nil {
+	if err := testcluster.WriteKubeconfig(cfg, kubeconfig); err != nil {
 		b.Fatal(err)
 	}
-	probes := freeAddress(b)
-	op := &operatorProcess{}
-	args := []string{"--kubeconfig", kubeconfig, "--operator-name", namespaces[0] + ".wavekit.dev",
-		"--metrics-bind-address", "0", "--health-probe-bind-address", probes, "--watch-namespaces", strings.Join(namespaces, ",")}
+	op := &operatorProcess{probes: freeAddress(b)}
+	op.args = []string{"--kubeconfig", kubeconfig, "--operator-name", namespaces[0] + ".wavekit.dev",
+		"--metrics-bind-address", "0", "--health-probe-bind-address", op.probes, "--watch-namespaces", strings.Join(namespaces, ",")}
 	for name, dir := range sources {
-		args = append(args, "--source", name+"="+dir)
+		op.args = append(op.args, "--source", name+"="+dir)
 	}
-	op.cmd = exec.Command(binary(b, "component-operator"), append(args, extra...)...)
-	op.cmd.Stdout, op.cmd.Stderr = &op.out, &op.out
-	if err := op.cmd.Start(); err != nil {
+	op.args = append(op.args, extra...)
+	op.start(b, ctx)
+	op.waitReady(b, ctx)
+	return op
+}
+
+// start starts the process (again, after stop).
+func (o *operatorProcess) start(b *testing.B, ctx context.Context) {
+	o.out.Reset()
+	o.cmd = exec.Command(binary(b, "component-operator"), o.args...)
+	o.cmd.Stdout, o.cmd.Stderr = &o.out, &o.out
+	if err := o.cmd.Start(); err != nil {
 		b.Fatal(err)
 	}
+	o.exited = make(chan struct{})
+	go func() {
+		o.waitErr = o.cmd.Wait()
+		close(o.exited)
+	}()
+}
+
+// waitReady returns once the process's /readyz answers 200: its caches
+// have synced.
+func (o *operatorProcess) waitReady(b *testing.B, ctx context.Context) {
 	for {
-		resp, err := http.Get("http://" + probes + "/readyz")
+		resp, err := http.Get("http://" + o.probes + "/readyz")
 		if err == nil {
 			_ = resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
-				return op
+				return
 			}
 		}
-		if ctx.Err() != nil {
-			b.Fatalf("the operator did not become ready: %v\n%s", err, op.out.String())
+		select {
+		case <-o.exited:
+			b.Fatalf("the operator exited: %v\n%s", o.waitErr, o.out.String())
+		case <-ctx.Done():
+			b.Fatalf("the operator did not become ready: %v\n%s", err, o.out.String())
+		case <-time.After(20 * time.Millisecond):
 		}
-		time.Sleep(20 * time.Millisecond)
 	}
 }
 
 // stop ends the operator with SIGTERM and returns its peak RSS.
 func (o *operatorProcess) stop(b *testing.B) float64 {
 	_ = o.cmd.Process.Signal(syscall.SIGTERM)
-	if err := o.cmd.Wait(); err != nil {
-		b.Logf("operator exited: %v", err)
+	<-o.exited
+	if o.waitErr != nil {
+		b.Logf("operator exited: %v", o.waitErr)
 	}
 	return maxRSSMiB(o.cmd.ProcessState)
 }

@@ -3,8 +3,6 @@ package bench_test
 import (
 	"context"
 	"fmt"
-	"io"
-	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -186,22 +184,24 @@ func shardedComponents(b *testing.B, k, shards int) {
 }
 
 // scrapeCounter reads a counter of the operator's metrics endpoint at
-// address, the line whose labels contain labels.
+// address: the sum of the lines whose labels contain labels.
 func scrapeCounter(b *testing.B, address, name, labels string) float64 {
-	resp, err := http.Get("http://" + address + "/metrics")
+	v, err := scrapeSum(address, name, labels)
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		b.Fatal(err)
-	}
-	for _, line := range strings.Split(string(body), "\n") {
+	return v
+}
+
+// sumSamples sums the samples of metric name whose labels contain labels
+// in body, the text a metrics endpoint serves.
+func sumSamples(body, name, labels string) float64 {
+	sum := 0.0
+	for _, line := range strings.Split(body, "\n") {
 		if strings.HasPrefix(line, name+"{") && strings.Contains(line, labels) {
 			v, _ := strconv.ParseFloat(line[strings.LastIndex(line, " ")+1:], 64)
-			return v
+			sum += v
 		}
 	}
-	return 0
+	return sum
 }

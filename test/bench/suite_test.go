@@ -33,6 +33,7 @@ var cluster = &testcluster.Once{Options: testcluster.Options{Scheme: scheme(), C
 func TestMain(m *testing.M) {
 	ctrl.SetLogger(logr.Discard()) // else controller-runtime warns, with a stack trace, that no logger is set
 	code := m.Run()
+	_ = scaleCluster.Stop()
 	_ = cluster.Stop()
 	_ = env.Stop()
 	os.Exit(code)

@@ -89,6 +89,23 @@ var _ = Describe("shards", Ordered, func() {
 		}
 	})
 
+	It("keeps a Component while a Component of another shard depends on it", func() {
+		g := components["g"]
+		d := newComponent(ns, "d", "shard", nil)
+		d.Labels = map[string]string{shardLabel: "blue"}
+		d.Spec.DependsOn = []v1alpha1.DependencyReference{{Name: g.Name}}
+		Expect(env.Client.Create(ctx, d)).To(Succeed())
+		eventually(func() string { return readyCondition(ctx, d) }).Should(HavePrefix("True/Ready"))
+
+		// green finds d in its record of the other shards' dependencies.
+		Expect(env.Client.Delete(ctx, g)).To(Succeed())
+		eventually(func() string { return readyCondition(ctx, g) }).
+			Should(HavePrefix("False/DeletionBlocked: deletion waits for " + ns + "/d, which depends on it"))
+		Expect(env.Client.Delete(ctx, d)).To(Succeed())
+		eventually(func() string { return readyCondition(ctx, d) + " " + readyCondition(ctx, g) }).Should(Equal("gone gone"))
+		delete(components, "g")
+	})
+
 	It("fails over to a standby of the shard when its leader dies", func() {
 		c := components["u"]
 		relabel(ctx, c, shardLabel, "blue")
