@@ -35,6 +35,11 @@ var _ = Describe("Components that verify their charts", Ordered, func() {
 		other    *localregistry.Signer
 		metrics  string
 		pulls    atomic.Int64 // requests the registry answered
+		// askedAt is a time before the operator first looked at the
+		// registry or read a key: a reconcile request made then is
+		// answered with what the operator holds, as a request no newer
+		// than its last look needs nothing newer.
+		askedAt = time.Now().UTC().Format(time.RFC3339Nano)
 	)
 	const ns = "verify"
 
@@ -126,9 +131,6 @@ var _ = Describe("Components that verify their charts", Ordered, func() {
 
 	It("passes again over a verified chart without reading its keys or asking the registry", func() {
 		c := ociChart("again", "5.0.0", "cosign-keys")
-		// A request made before the chart was verified is answered with
-		// what the operator holds: no newer than the request is needed.
-		askedAt := time.Now().UTC().Format(time.RFC3339Nano)
 		installed(c)
 		Eventually(func() string { return condition(c, "SourceVerified") }).Should(HavePrefix("True/Succeeded"))
 		before, registryBefore := operatorRequests(metrics), pulls.Load()

@@ -496,18 +496,25 @@ func meta(set *v1alpha1.ComponentSet, kind string) *metav1.Condition {
 
 // componentReady is the Ready condition of the Component name (a zero one
 // when it has none).
-func componentReady(name string) metav1.Condition { return componentReadyIn(ns, name) }
+func componentReady(name string) metav1.Condition {
+	GinkgoHelper()
+	ready, err := componentReadyIn(ns, name)
+	Expect(err).NotTo(HaveOccurred())
+	return ready
+}
 
 // componentReadyIn is the Ready condition of the Component namespace/name
-// (a zero one when it has none).
-func componentReadyIn(namespace, name string) metav1.Condition {
-	GinkgoHelper()
+// (a zero one when it has none), and the error of reading it: polled, a
+// Component the set has not created yet is tried again, not a failure.
+func componentReadyIn(namespace, name string) (metav1.Condition, error) {
 	var c v1alpha1.Component
-	Expect(hub.Client.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, &c)).To(Succeed())
-	if ready := c.Status.ReadyCondition(); ready != nil {
-		return *ready
+	if err := hub.Client.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, &c); err != nil {
+		return metav1.Condition{}, err
 	}
-	return metav1.Condition{}
+	if ready := c.Status.ReadyCondition(); ready != nil {
+		return *ready, nil
+	}
+	return metav1.Condition{}, nil
 }
 
 // componentState is "present", "deleting" or "gone".
