@@ -82,6 +82,9 @@ func timed(b *testing.B, name string, args ...string) run {
 }
 
 // maxRSSMiB is the peak resident set size of a process that has exited.
+// It is at least the peak RSS this process had reached when it started the
+// command (Go starts a child sharing its memory until exec, and Linux keeps
+// that mark across exec): a figure below it cannot be told.
 func maxRSSMiB(state *os.ProcessState) float64 {
 	usage, ok := state.SysUsage().(*syscall.Rusage)
 	if !ok {
