@@ -81,6 +81,9 @@ func (h *webhooks) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 func (h *webhooks) receiverOf(w http.ResponseWriter, req *http.Request) (*v1alpha1.Receiver, []byte, bool) {
 	ctx := req.Context()
 	r, err := h.source.find(ctx, req.URL.Path)
+	if err != nil && ctx.Err() != nil {
+		return nil, nil, false // the sender went while an unknown path was looked up: nobody to answer
+	}
 	if err != nil {
 		h.log.Error(err, "finding the Receiver of a path")
 		answer(w, http.StatusInternalServerError, "the Receiver could not be read")
