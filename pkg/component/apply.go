@@ -111,7 +111,7 @@ func (p *pass[T]) applyRender(ctx context.Context, tg *target, owner engine.Owne
 	if out.reason == ReasonReady {
 		out = p.startTests(out)
 	}
-	return out.withNewKinds(newKinds, res)
+	return out.withRechecks(newKinds, res)
 }
 
 // rollback applies the last Ready render again in place of the attempt's,
@@ -132,7 +132,7 @@ func (p *pass[T]) rollback(ctx context.Context, tg *target, owner engine.Owner, 
 		return p.fail(fmt.Errorf("%s: %w", what, err))
 	}
 	if !res.Done {
-		return p.waiting(fmt.Sprintf("%s: waiting for wave %d", what, res.Wave), res.Waiting).withNewKinds(newKinds, res)
+		return p.waiting(fmt.Sprintf("%s: waiting for wave %d", what, res.Wave), res.Waiting).withRechecks(newKinds, res)
 	}
 	return p.attempts().rolledBack(p.component.GetStatus(), att, good)
 }
@@ -170,12 +170,22 @@ func (p *pass[T]) applyObjects(ctx context.Context, tg *target, owner engine.Own
 // completion) is not replayed to it.
 const newKindRecheck = 100 * time.Millisecond
 
-// withNewKinds is o for a pass that wrote objects of kinds that had no
-// event handler yet (newKinds): when it is not done, it runs again within
-// newKindRecheck.
-func (o outcome) withNewKinds(newKinds bool, res engine.Result) outcome {
-	if newKinds && !res.Done {
+// unwatchedDeletionRecheck is how soon a pass that is not done runs again
+// when it waits for an object its target's cache does not hold (engine's
+// Result.Recheck: another shard's object it deleted to create it again).
+const unwatchedDeletionRecheck = time.Second
+
+// withRechecks is o for a pass that wrote objects of kinds that had no
+// event handler yet (newKinds), or that waits for an object no event will
+// announce (res.Recheck): when it is not done, it runs again within
+// newKindRecheck or unwatchedDeletionRecheck.
+func (o outcome) withRechecks(newKinds bool, res engine.Result) outcome {
+	switch {
+	case res.Done:
+	case newKinds:
 		o.requeue = min(o.requeue, newKindRecheck)
+	case res.Recheck:
+		o.requeue = min(o.requeue, unwatchedDeletionRecheck)
 	}
 	return o
 }

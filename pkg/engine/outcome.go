@@ -43,7 +43,11 @@ type outcome struct {
 	// changed says the pass changed something for this object; a drop
 	// always does.
 	changed bool
-	err     error
+	// unwatched says that the pass deleted the object to create it again
+	// while its cache does not hold it (it carried another shard's label):
+	// no event will tell when it is gone (Result.Recheck).
+	unwatched bool
+	err       error
 }
 
 // settlement is what settle did with the outcomes of one group.
@@ -55,7 +59,9 @@ type settlement struct {
 	// the pass.
 	progress map[manifests.ObjectKey]string
 	changed  bool
-	err      error
+	// recheck: an outcome was unwatched.
+	recheck bool
+	err     error
 }
 
 // settle writes outs into items in the order given (plan order) and
@@ -87,6 +93,7 @@ func settle(items map[manifests.ObjectKey]*manifests.InventoryItem, outs []outco
 			s.blocked = append(s.blocked, Blocker{Object: o.key, Reason: o.blocked})
 		}
 		s.changed = s.changed || o.changed || o.drop
+		s.recheck = s.recheck || o.unwatched
 		if o.err != nil {
 			errs = append(errs, o.err)
 		}

@@ -16,6 +16,8 @@ type pass struct {
 	blocked []Blocker
 	actions []ObjectAction
 	changed bool
+	// recheck: the pass waits for an object no event will announce.
+	recheck bool
 	// progress is what the pass saw of the progress of objects in
 	// progress, reported with the waits for them (outcome.progress).
 	progress map[manifests.ObjectKey]string
@@ -108,7 +110,7 @@ func (r *pass) inventory() []manifests.InventoryItem {
 func (r *pass) result(stop Stop) Result {
 	return Result{
 		Inventory: r.inventory(), Done: stop.Step == GroupNone, Wave: stop.applyWave(), Stopped: stop,
-		Waiting: r.waiting, Changed: r.changed, Actions: r.actions, Blocked: r.blocked,
+		Waiting: r.waiting, Recheck: r.recheck, Changed: r.changed, Actions: r.actions, Blocked: r.blocked,
 		Drifted: append(r.s.drifts.list(), r.externalDrift...),
 	}
 }
@@ -121,6 +123,7 @@ func (r *pass) settle(outs []outcome) error {
 	r.waiting = append(r.waiting, s.waiting...)
 	r.blocked = append(r.blocked, s.blocked...)
 	r.changed = r.changed || s.changed
+	r.recheck = r.recheck || s.recheck
 	for key, p := range s.progress {
 		if r.progress == nil {
 			r.progress = map[manifests.ObjectKey]string{}

@@ -41,9 +41,15 @@ func (s *ownerScope) reconcileObject(ctx context.Context, d *desired, item *mani
 			o.err = objectError(ActionApply, d.key, err)
 			return o
 		}
-		o = s.wrote(o, d, live == nil)
+		// A write deletes instead of creating (recreate, replace-on-
+		// immutable) when the object exists; when the cache read it as
+		// absent, it does not hold it, and its deletion sends no event.
+		deleted := out.live == nil || out.replaced != nil
+		created := live == nil && !deleted
+		o = s.wrote(o, d, created)
 		o.corrected = dec.correction
-		phase, live = writePhase(phase, live == nil), out.live
+		o.unwatched = live == nil && deleted
+		phase, live = writePhase(phase, created), out.live
 		if out.replaced != nil {
 			return replacing(o, phase, out.replaced)
 		}

@@ -24,6 +24,12 @@ type Result struct {
 	// Blocked lists what foreign instances keep: the whole deletion, or
 	// CRDs that left the manifests.
 	Blocked []Blocker
+	// Recheck is true when the run waits for an object that no event of
+	// the target's cache will announce: one it deleted to create it again
+	// (update-policy recreate, replace-on-immutable) that the cache does
+	// not hold, since it still carried another shard's label. Run again
+	// soon instead of waiting for an event.
+	Recheck bool
 	// Changed is true when the run wrote an object.
 	Changed bool
 	// Actions lists what the run did to objects, in plan order.

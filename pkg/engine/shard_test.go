@@ -2,11 +2,14 @@ package engine_test
 
 import (
 	"context"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/pkg/engine"
@@ -53,6 +56,70 @@ var _ = Describe("the applier of a shard", func() {
 		blue.inventory = green.inventory
 		blue.deleteUntilDone(ctx)
 		Expect(getConfigMap(ctx, ns, "taken")).To(BeNil(), "left behind: a cache miss is not gone")
+	})
+
+	// A hook Job of a component that moved: the new shard re-creates the
+	// old shard's Job (update-policy recreate) at its next render. Its
+	// cache does not hold that Job, so the deletion sends it no event; the
+	// soak saw such a component wait for its hook until the next resync.
+	It("asks to look again when it re-creates an object of another shard, whose deletion its cache does not see", func() {
+		job := func(image string) *batchv1.Job {
+			return &batchv1.Job{
+				TypeMeta:   metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"},
+				ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "migrate", Annotations: annotations("update-policy", "recreate")},
+				Spec: batchv1.JobSpec{Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
+					RestartPolicy: corev1.RestartPolicyNever, Containers: []corev1.Container{{Name: "migrate", Image: image}},
+				}}},
+			}
+		}
+		blue := newShardHarness(ctx, "shard", "blue")
+		liveJob := func() *batchv1.Job {
+			var live batchv1.Job
+			if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "migrate"}, &live); err != nil {
+				return nil
+			}
+			return &live
+		}
+		Eventually(func() *batchv1.Job { // a bare API server runs no Job controller: never Done
+			_, err := blue.apply(ctx, job("busybox:1"))
+			Expect(err).NotTo(HaveOccurred())
+			return liveJob()
+		}).WithTimeout(30 * time.Second).ShouldNot(BeNil())
+		blue.waitForCache(ctx)
+		first := liveJob().UID
+
+		By("the shard that holds the Job re-creates it and waits for its deletion's event")
+		res, err := blue.apply(ctx, job("busybox:2"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(res.Recheck).To(BeFalse(), "its own cache sees the deletion")
+		var second *batchv1.Job
+		Eventually(func() bool {
+			_, err := blue.apply(ctx, job("busybox:2"))
+			Expect(err).NotTo(HaveOccurred())
+			second = liveJob()
+			return second != nil && second.UID != first
+		}).WithTimeout(30 * time.Second).Should(BeTrue())
+
+		By("green, the component's new shard, re-creates blue's Job at the next render")
+		green := newShardHarness(ctx, "shard", "green")
+		green.inventory = blue.inventory
+		res, err = green.apply(ctx, job("busybox:3"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(res.Done).To(BeFalse())
+		Expect(res.Recheck).To(BeTrue(), "no event will say that blue's Job is gone")
+		Expect(green.inventory[0].Status).To(Equal("waiting for the old object to be deleted"))
+		Expect(green.inventory[0].Ran).To(BeFalse(), "only deleted: the Job of this render has not run")
+
+		By("the next pass creates the Job of the new render, with green's label")
+		Eventually(func() map[string]string {
+			_, err := green.apply(ctx, job("busybox:3"))
+			Expect(err).NotTo(HaveOccurred())
+			if live := liveJob(); live != nil && live.UID != second.UID {
+				return live.Labels
+			}
+			return nil
+		}).WithTimeout(30 * time.Second).Should(HaveKeyWithValue(shardLabel, "green"))
+		Expect(green.inventory[0].Ran).To(BeTrue())
 	})
 })
 
