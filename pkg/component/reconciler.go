@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 
+	"github.com/wavekit-dev/wavekit/pkg/component/catchup"
 	"github.com/wavekit-dev/wavekit/pkg/external"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
@@ -27,12 +28,14 @@ type Reconciler[T Component] struct {
 	events    chan event.GenericEvent
 	// resyncs are the events of objects an informer lists when it starts
 	// or a handler is added: enqueued behind every change (LowPriority).
-	resyncs   chan event.GenericEvent
-	status    *writtenStatus[T]
-	gauge     *stateGauge
-	notes     *eventNotes
-	held      *eventNotes // the held wave last told to the Notifier; nil without one
-	inflight  *inflight
+	resyncs  chan event.GenericEvent
+	status   *writtenStatus[T]
+	gauge    *stateGauge
+	notes    *eventNotes
+	held     *eventNotes // the held wave last told to the Notifier; nil without one
+	inflight *inflight
+	// catchUp tells when every component found at the start was looked at.
+	catchUp   *catchup.Tracker
 	renders   *renderStore    // kept renders, for a rollback
 	current   *currentRenders // each component's current render, applied until its inputs change
 	hooks     *keptHooks

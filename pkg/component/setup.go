@@ -7,12 +7,15 @@ import (
 	"reflect"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/controller/priorityqueue"
 	"sigs.k8s.io/controller-runtime/pkg/event"
@@ -21,6 +24,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
+	"github.com/wavekit-dev/wavekit/pkg/component/catchup"
 	"github.com/wavekit-dev/wavekit/pkg/external"
 )
 
@@ -54,6 +58,9 @@ func (r *Reconciler[T]) SetupWithManager(mgr ctrl.Manager) error {
 	}
 	var zero T
 	obj := reflect.New(reflect.TypeOf(zero).Elem()).Interface().(T)
+	if err := r.followCatchUp(mgr, obj); err != nil {
+		return err
+	}
 	b := ctrl.NewControllerManagedBy(mgr).
 		Named(r.name).
 		For(obj, builder.WithPredicates(r.componentEvents())).
@@ -68,7 +75,7 @@ func (r *Reconciler[T]) SetupWithManager(mgr ctrl.Manager) error {
 	for _, w := range r.watches {
 		b = b.Watches(w.object, w.handler, w.opts...)
 	}
-	if err := b.Complete(tracked{r: r, f: r.inflight}); err != nil {
+	if err := b.Complete(tracked{r: r, f: r.inflight, catchUp: r.catchUp}); err != nil {
 		return fmt.Errorf("setting up controller %s: %w", r.name, err)
 	}
 	return nil
@@ -115,16 +122,85 @@ func (r *Reconciler[T]) newExternals() *external.Manager {
 	return external.NewManager(r.opts.ExternalProviders, r.opts.External, r.Enqueue)
 }
 
-// tracked records the reconciles of r in f.
+// tracked records the reconciles of r in f, and each component looked at
+// in catchUp.
 type tracked struct {
-	r reconcile.Reconciler
-	f *inflight
+	r       reconcile.Reconciler
+	f       *inflight
+	catchUp *catchup.Tracker
 }
 
 func (t tracked) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	id := t.f.begin()
 	defer t.f.end(id)
+	defer t.catchUp.Seen(req.NamespacedName)
 	return t.r.Reconcile(ctx, req)
+}
+
+// CaughtUp is closed once the reconciler, after it started leading, has
+// looked at every component of its own it found then: from then on, every
+// status says what a pass of this replica saw, not what the replica before
+// it saw. Before SetupWithManager it is nil.
+func (r *Reconciler[T]) CaughtUp() <-chan struct{} {
+	if r.catchUp == nil {
+		return nil
+	}
+	return r.catchUp.Done()
+}
+
+// followCatchUp starts, once the replica leads, the catch-up of the
+// components of obj's type this reconciler handles, as its cache lists them
+// (package catchup): its end is logged and wavekit_catchup_pending counts
+// down to it.
+func (r *Reconciler[T]) followCatchUp(mgr ctrl.Manager, obj T) error {
+	r.catchUp = catchup.New(r.name, mgr.GetLogger().WithName("catchup"))
+	gvk, err := apiutil.GVKForObject(obj, mgr.GetScheme())
+	if err != nil {
+		return fmt.Errorf("catch-up of %s: %w", r.name, err)
+	}
+	err = mgr.Add(manager.RunnableFunc(func(ctx context.Context) error { // runs while leading
+		r.catchUp.Start()
+		if !mgr.GetCache().WaitForCacheSync(ctx) {
+			return nil // stopping
+		}
+		keys, err := r.listSelected(ctx, mgr, gvk)
+		if err != nil {
+			return fmt.Errorf("listing %s for the catch-up: %w", gvk.Kind, err)
+		}
+		r.catchUp.Expect(keys)
+		return nil
+	}))
+	if err != nil {
+		return fmt.Errorf("registering the catch-up of %s: %w", r.name, err)
+	}
+	return nil
+}
+
+// listSelected lists, from the cache, the components of kind gvk this
+// reconciler handles.
+func (r *Reconciler[T]) listSelected(ctx context.Context, mgr ctrl.Manager, gvk schema.GroupVersionKind) ([]types.NamespacedName, error) {
+	listObj, err := mgr.GetScheme().New(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
+	if err != nil {
+		return nil, err
+	}
+	list, ok := listObj.(client.ObjectList)
+	if !ok {
+		return nil, fmt.Errorf("%T is no list", listObj)
+	}
+	if err := mgr.GetCache().List(ctx, list); err != nil {
+		return nil, err
+	}
+	items, err := meta.ExtractList(list)
+	if err != nil {
+		return nil, err
+	}
+	keys := make([]types.NamespacedName, 0, len(items))
+	for _, item := range items {
+		if c, ok := item.(T); ok && r.selects(c) {
+			keys = append(keys, types.NamespacedName{Namespace: c.GetNamespace(), Name: c.GetName()})
+		}
+	}
+	return keys, nil
 }
 
 // ReadyzCheck is a readiness check (manager.AddReadyzCheck) that fails while
