@@ -33,7 +33,9 @@ test: fmt-check vet check-generated postgres chromium strace ## Check formatting
 
 # The soak (test/robustness): DURATION of random operations and faults on
 # a random SEED (printed; SEED=N replays its operations), MEMBERS member API
-# servers, IDLE the window without writes after each convergence.
+# servers, IDLE the window without writes after each convergence. A run
+# that finds a violation keeps the replicas' logs and its recorded history
+# in _output/soak/<namespace>-<seed>.
 DURATION    ?= 10m
 MEMBERS     ?= 1
 IDLE        ?= 30s
@@ -45,8 +47,8 @@ robustness: postgres ## Run the randomized soak with faults and its checker for 
 	@assets="$$($(CONTROL_PLANE))"; \
 	seed="$${SEED:-$$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}"; \
 	echo "soak: DURATION=$(DURATION) SEED=$$seed MEMBERS=$(MEMBERS) (replay: make robustness SEED=$$seed)"; \
-	KUBEBUILDER_ASSETS="$$assets" SOAK_DURATION=$(DURATION) SOAK_SEED="$$seed" SOAK_MEMBERS=$(MEMBERS) SOAK_IDLE=$(IDLE) \
-	  $(GO) test -count=1 -timeout=$(SOAK_TIMEOUT) ./test/robustness -ginkgo.v -ginkgo.timeout=$(SOAK_TIMEOUT)
+	KUBEBUILDER_ASSETS="$$assets" SOAK_DURATION=$(DURATION) SOAK_SEED="$$seed" SOAK_MEMBERS=$(MEMBERS) SOAK_IDLE=$(IDLE) SOAK_KEEP="$(CURDIR)/_output/soak" \
+	  $(GO) test -v -count=1 -timeout=$(SOAK_TIMEOUT) ./test/robustness -ginkgo.v -ginkgo.timeout=$(SOAK_TIMEOUT)
 
 .PHONY: soak
 soak: ## make robustness for DURATION=30m with two member API servers.

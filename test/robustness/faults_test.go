@@ -58,6 +58,14 @@ func (r *run) inject(ctx context.Context, s step) error {
 		return hub.PauseControllerManager(ctx, s.for_)
 	case faultHookDelete:
 		return r.deleteHooksAsTheyFinish(ctx, s)
+	case faultHandover:
+		if s.comp == nil {
+			return nil // no Component to hand over
+		}
+		rep := r.leaderOf(s.comp.shard)
+		rep.kill()
+		wait(ctx, s.for_)
+		return rep.start()
 	case faultCut:
 		r.proxy.Cut(s.for_)
 		wait(ctx, s.for_)

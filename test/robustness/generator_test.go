@@ -9,6 +9,8 @@ import (
 const (
 	opCreate     = "create"
 	opChange     = "change"      // values: greeting, count, replicas, password
+	opWaves      = "waves"       // a wave moved: the items after the last wave, and back
+	opPolicy     = "policy"      // an object's update-policy: recreate, and back
 	opSuspend    = "suspend"     // and resume
 	opRequest    = "request"     // reconcile on request (the annotation)
 	opDrift      = "drift"       // drift mode Warn, and back to Correct
@@ -31,9 +33,10 @@ const (
 	faultHookDelete = "delete-hook"       // an upgrade, each hook Job deleted as it finishes
 	faultCut        = "cut-connections"   // the proxy cuts the operators' connections
 	faultDelay      = "delay-connections" // the proxy delays them
+	faultHandover   = "kill-in-handover"  // a Component relabelled, and the new shard's leader killed at once
 )
 
-var faults = []string{faultKill, faultAPIServer, faultEtcd, faultMember, faultPostgres, faultKCM, faultHookDelete, faultCut, faultDelay}
+var faults = []string{faultKill, faultAPIServer, faultEtcd, faultMember, faultPostgres, faultKCM, faultHookDelete, faultCut, faultDelay, faultHandover}
 
 // step is one operation or fault, with everything it needs decided by the
 // generator; after it the soak pauses for pause (pacing, not waiting).
@@ -66,8 +69,8 @@ func (s step) String() string {
 // stepsPerCycle are the steps between two quiet points, of which
 // faultsPerCycle are faults.
 const (
-	stepsPerCycle  = 12
-	faultsPerCycle = 3
+	stepsPerCycle  = 20
+	faultsPerCycle = 4
 )
 
 // cycle makes the steps of the next cycle.
@@ -102,8 +105,10 @@ func (m *model) operation() step {
 	switch r := m.rng.IntN(100); {
 	case r < 18:
 		return step{op: opCreate, comp: snapshot(m.newComp())}
-	case r < 38:
+	case r < 30:
 		return m.change(live)
+	case r < 38:
+		return m.reshape(live)
 	case r < 44:
 		c := m.comps[m.pick(live)]
 		c.suspended = !c.suspended
@@ -154,6 +159,22 @@ func (m *model) change(live []string) step {
 	return step{op: opChange, comp: snapshot(c)}
 }
 
+// reshape moves a wave or changes an update policy of a Component of the
+// wave templates (waves, member); of another source, it changes its values.
+func (m *model) reshape(live []string) step {
+	shaped := m.names(sourceWaves, sourceMember)
+	if len(shaped) == 0 {
+		return m.change(live)
+	}
+	c := m.comps[m.pick(shaped)]
+	if m.rng.IntN(2) == 0 {
+		c.itemsOrder = map[int]int{1: 3, 3: 1}[c.itemsOrder]
+		return step{op: opWaves, comp: snapshot(c)}
+	}
+	c.donePolicy = map[string]string{"": "recreate", "recreate": ""}[c.donePolicy]
+	return step{op: opPolicy, comp: snapshot(c)}
+}
+
 // handEdit edits or deletes one of the ConfigMaps a Component renders.
 func (m *model) handEdit(live []string, op string) step {
 	c := m.comps[m.pick(live)]
@@ -176,6 +197,13 @@ func (m *model) fault() step {
 		s.target = memberName(m.rng.IntN(m.members))
 	case faultDelay:
 		s.n = 100 + m.rng.IntN(700) // milliseconds a chunk
+	case faultHandover:
+		if live := m.names(); len(live) > 0 {
+			c := m.comps[m.pick(live)]
+			c.shard = map[string]string{"a": "b", "b": "a"}[c.shard]
+			s.comp = snapshot(c)
+		}
+		s.for_ = time.Duration(m.rng.IntN(3000)) * time.Millisecond
 	case faultHookDelete:
 		if hooks := m.names(sourceHooks); len(hooks) > 0 {
 			c := m.comps[m.pick(hooks)]

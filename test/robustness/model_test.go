@@ -28,6 +28,8 @@ type comp struct {
 	member              string // the member cluster of a member component
 	greeting, password  string
 	count, replicas     int
+	itemsOrder          int    // the apply-order of the items: 1, or 3 (after the last wave)
+	donePolicy          string // the update-policy of the last wave's ConfigMap: "" or recreate
 	suspended           bool
 	warn                bool // drift mode Warn
 }
@@ -77,7 +79,8 @@ func (m *model) newComp() *comp {
 	m.next++
 	c := &comp{name: fmt.Sprintf("c%d", m.next), source: m.sources[m.rng.IntN(len(m.sources))],
 		shard: []string{"a", "b"}[m.rng.IntN(2)], greeting: m.fresh("hello"),
-		password: m.fresh("soak-password-" + strings.Repeat("x", 4)), count: 1 + m.rng.IntN(3), replicas: 1 + m.rng.IntN(2)}
+		password: m.fresh("soak-password-" + strings.Repeat("x", 4)), count: 1 + m.rng.IntN(3), replicas: 1 + m.rng.IntN(2),
+		itemsOrder: 1}
 	if c.source == sourceMember {
 		c.member = memberName(m.rng.IntN(m.members))
 	}
@@ -93,7 +96,7 @@ func (c *comp) values(op, ns string) map[string]any {
 	switch c.source {
 	case sourceWaves, sourceMember:
 		v["count"], v["password"], v["deployment"] = c.count, c.password, c.source == sourceWaves
-		v["replicas"] = c.replicas
+		v["replicas"], v["itemsOrder"], v["donePolicy"] = c.replicas, c.itemsOrder, c.donePolicy
 	case sourceHooks:
 		v["replicas"] = c.replicas
 	case sourceShop:

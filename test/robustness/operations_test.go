@@ -42,7 +42,7 @@ func (r *run) operate(s step) {
 	switch s.op {
 	case opCreate:
 		retry(func() error { return client.IgnoreAlreadyExists(hub.Client.Create(ctx, r.componentFor(s.comp))) })
-	case opChange, opSuspend, opDrift, opRelabel:
+	case opChange, opWaves, opPolicy, opSuspend, opDrift, opRelabel:
 		r.updateComponent(s.comp.name, func(c *v1alpha1.Component) { r.setSpec(c, s.comp) })
 	case opRequest:
 		r.updateComponent(s.comp.name, func(c *v1alpha1.Component) {

@@ -25,7 +25,8 @@ import (
 // notConverged says what keeps the run from having converged: each
 // Component of the model Ready at its generation (or Suspended, for a
 // suspended one), every deleted one gone, the set Ready with one Ready
-// Component per selected cluster; empty once it has.
+// Component per selected cluster, and each shard led by a replica that has
+// looked at every Component since it took the lead; empty once it has.
 func (r *run) notConverged() []string {
 	var list v1alpha1.ComponentList
 	if err := hub.Client.List(ctx, &list, client.InNamespace(r.ns)); err != nil {
@@ -59,6 +60,7 @@ func (r *run) notConverged() []string {
 	} else if cond := readyOf(set.Status.Conditions); set.Status.ObservedGeneration != set.Generation || cond != "True" {
 		out = append(out, fmt.Sprintf("ComponentSet fleet: generation %d, observed %d, Ready %s", set.Generation, set.Status.ObservedGeneration, cond))
 	}
+	out = append(out, r.notCaughtUp()...)
 	sort.Strings(out)
 	return out
 }

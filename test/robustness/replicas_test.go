@@ -2,6 +2,7 @@ package robustness_test
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -20,11 +21,14 @@ import (
 // be: restarted when it exits, unless a fault holds it down.
 type replica struct {
 	name  string
+	shard string
+	log   string // the log file's path
 	op    operatortest.Operator
 	mu    sync.Mutex
 	sess  *gexec.Session
-	held  bool // killed by a fault, to be restarted by it
-	exits int  // exits of its own (a lost lease), restarted
+	held  bool  // killed by a fault, to be restarted by it
+	exits int   // exits of its own (a lost lease), restarted
+	since int64 // the log's size when the process started
 }
 
 // startReplicas starts perShard replicas of shards a and b, and a supervisor
@@ -42,7 +46,7 @@ func (r *run) startReplicas(binary string, cfg *rest.Config, environ []string, p
 			args := append([]string{"--operator-name", r.operator, "--shard", shard, "--leader-elect",
 				"--leader-election-namespace", operatorNamespace, "--watch-namespaces", r.ns,
 				"--component-sets=" + strconv.FormatBool(shard == "a")}, sources...)
-			rep := &replica{name: name, op: operatortest.Operator{Binary: binary, Config: cfg, Dir: GinkgoT().TempDir(),
+			rep := &replica{name: name, shard: shard, log: r.logPath(name), op: operatortest.Operator{Binary: binary, Config: cfg, Dir: GinkgoT().TempDir(),
 				Args: args, Env: environ, Out: log}}
 			Expect(rep.start()).To(Succeed())
 			r.replicas = append(r.replicas, rep)
@@ -86,6 +90,9 @@ func (r *run) supervise(stop, done chan struct{}) {
 func (rep *replica) start() error {
 	rep.mu.Lock()
 	defer rep.mu.Unlock()
+	if info, err := os.Stat(rep.log); err == nil {
+		rep.since = info.Size()
+	}
 	sess, err := rep.op.Start()
 	if err != nil {
 		return err
@@ -123,6 +130,82 @@ func (rep *replica) stop() {
 		rep.sess.Terminate().Wait(10 * time.Second)
 		rep.sess.Kill().Wait(5 * time.Second)
 	}
+}
+
+// Log lines that say a replica leads its shard, and that it has looked at
+// every Component it found then (package catchup).
+const (
+	leadsLine    = `"msg":"Successfully acquired lease"`
+	caughtUpLine = `"msg":"caught up: looked at every object found at the start"`
+)
+
+// leaderState says whether the running process leads its shard and, if it
+// does, whether it has caught up since.
+func (rep *replica) leaderState() (leads, caughtUp bool) {
+	rep.mu.Lock()
+	running, since := rep.sess != nil && rep.sess.ExitCode() == -1, rep.since
+	rep.mu.Unlock()
+	if !running {
+		return false, false
+	}
+	f, err := os.Open(rep.log)
+	if err != nil {
+		return false, false
+	}
+	defer f.Close()
+	if _, err := f.Seek(since, 0); err != nil {
+		return false, false
+	}
+	data, err := io.ReadAll(f)
+	if err != nil {
+		return false, false
+	}
+	text := string(data)
+	at := strings.Index(text, leadsLine)
+	if at < 0 {
+		return false, false
+	}
+	return true, strings.Contains(text[at:], caughtUpLine)
+}
+
+// leaderOf is the replica that leads shard, or the shard's first replica
+// when none does (a handover under way).
+func (r *run) leaderOf(shard string) *replica {
+	var first *replica
+	for _, rep := range r.replicas {
+		if rep.shard != shard {
+			continue
+		}
+		if first == nil {
+			first = rep
+		}
+		if leads, _ := rep.leaderState(); leads {
+			return rep
+		}
+	}
+	return first
+}
+
+// notCaughtUp says which shard has no leader, or a leader that has not
+// looked at every Component since it took the lead: until then a Ready
+// status may be what the replica before it saw, not what is.
+func (r *run) notCaughtUp() []string {
+	leads, caughtUp := map[string]string{}, map[string]bool{}
+	for _, rep := range r.replicas {
+		if l, c := rep.leaderState(); l {
+			leads[rep.shard], caughtUp[rep.shard] = rep.name, c
+		}
+	}
+	var out []string
+	for _, shard := range []string{"a", "b"} {
+		switch name, ok := leads[shard]; {
+		case !ok:
+			out = append(out, "shard "+shard+": no replica leads it")
+		case !caughtUp[shard]:
+			out = append(out, "shard "+shard+": its leader "+name+" has not looked at every Component yet")
+		}
+	}
+	return out
 }
 
 // rss is the resident memory of the running process in KiB (0 when it

@@ -76,7 +76,7 @@ func (r *run) runCycle(cycle int) {
 		switch {
 		case s.fault != "":
 			endFault()
-			if s.fault == faultHookDelete && s.comp != nil {
+			if (s.fault == faultHookDelete || s.fault == faultHandover) && s.comp != nil {
 				r.updateComponent(s.comp.name, func(c *v1alpha1.Component) { r.setSpec(c, s.comp) })
 			}
 			r.stats.count("fault "+s.fault, 1)
@@ -189,7 +189,14 @@ func (r *run) expectNone(found []invariants.Violation) {
 	for _, v := range found {
 		fmt.Fprintf(&b, "  %s\n", v)
 	}
-	b.WriteString(r.trace())
+	trace := r.trace()
+	b.WriteString(trace)
+	switch dir, err := r.keepForReplay(trace); {
+	case err != nil:
+		fmt.Fprintf(&b, "keeping the logs for the replay: %v\n", err)
+	case dir != "":
+		fmt.Fprintf(&b, "the replicas' logs and the recorded history are kept in %s\n", dir)
+	}
 	Fail(b.String())
 }
 
