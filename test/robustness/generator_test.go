@@ -69,7 +69,7 @@ func (s step) String() string {
 // stepsPerCycle are the steps between two quiet points, of which
 // faultsPerCycle are faults.
 const (
-	stepsPerCycle  = 20
+	stepsPerCycle  = 22
 	faultsPerCycle = 4
 )
 
