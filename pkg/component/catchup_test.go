@@ -37,4 +37,3 @@ var _ = Describe("the catch-up after a start", func() {
 		Expect(getConfigMap(ctx, ns, "two")).NotTo(BeNil(), "caught up before the pass of component second")
 	})
 })
-
