@@ -165,7 +165,10 @@ func (r *Reconciler[T]) followCatchUp(mgr ctrl.Manager, obj T) error {
 		}
 		keys, err := r.listSelected(ctx, mgr, gvk)
 		if err != nil {
-			return fmt.Errorf("listing %s for the catch-up: %w", gvk.Kind, err)
+			// The catch-up only informs: it does not stop the operator,
+			// whose controller reports what keeps it from reading.
+			mgr.GetLogger().Error(err, "the catch-up cannot list", "kind", gvk.Kind)
+			return nil
 		}
 		r.catchUp.Expect(keys)
 		return nil
