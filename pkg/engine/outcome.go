@@ -43,9 +43,10 @@ type outcome struct {
 	// changed says the pass changed something for this object; a drop
 	// always does.
 	changed bool
-	// unwatched says that the pass deleted the object to create it again
-	// while its cache does not hold it (it carried another shard's label):
-	// no event will tell when it is gone (Result.Recheck).
+	// unwatched says that the pass waits for an object its cache does not
+	// hold (it may carry another shard's label), so that no event may tell
+	// when it changes: one it deleted to create it again, or a run-once
+	// object that still runs (Result.Recheck).
 	unwatched bool
 	err       error
 }

@@ -25,10 +25,11 @@ type Result struct {
 	// CRDs that left the manifests.
 	Blocked []Blocker
 	// Recheck is true when the run waits for an object that no event of
-	// the target's cache will announce: one it deleted to create it again
-	// (update-policy recreate, replace-on-immutable) that the cache does
-	// not hold, since it still carried another shard's label. Run again
-	// soon instead of waiting for an event.
+	// the target's cache may announce, since the object can carry another
+	// shard's label: one it deleted to create it again (update-policy
+	// recreate, replace-on-immutable) that the cache did not hold, or a
+	// run-once object (a Job) that ran at this render, still runs and is
+	// not in the cache. Run again soon instead of waiting for an event.
 	Recheck bool
 	// Changed is true when the run wrote an object.
 	Changed bool

@@ -25,8 +25,10 @@ import (
 // the one the applier created at this render or saw live at it (Applier.runs).
 // The end state the cache kept of the name may be the previous render's
 // Job, and a cache that lags reads this render's Job as gone while it runs:
-// without an end state of its own UID the API server is asked, and a Job
-// that is still there is waited for, never judged.
+// without an end state of its own UID the API server is asked. A Job that
+// is still there is judged by the API server's copy once it ended, and
+// looked at again while it runs: its cache may never show it, when it
+// carries the label of another shard, from before its owner moved.
 
 // Words of the status of a run-once object that is gone.
 const (
@@ -108,39 +110,63 @@ func (s *ownerScope) runEnded(ctx context.Context, d *desired, item *manifests.I
 		o.phase, o.status, o.setStatus = manifests.PhaseCompleted, "", true
 		return o
 	}
-	last := live
-	if last == nil {
-		var there bool
-		var err error
-		if last, there, err = s.ownEnd(ctx, d); err != nil {
-			o.err = err // getDirect's names the object
+	if live != nil {
+		o.phase, o.status = endOf(live)
+		o.setStatus = true
+		return o
+	}
+	last, fresh, err := s.ownEnd(ctx, d)
+	switch {
+	case err != nil:
+		o.err = err // getDirect's names the object
+		return o
+	case fresh != nil:
+		s.a.runs.put(d.key, fresh.GetUID())
+		if !ended(fresh) {
+			// The cache lags, or the Job carries a label it does not
+			// select (another shard's, from before its owner moved):
+			// then no event will come, so look again.
+			o.status, o.setStatus, o.unwatched = statusNotCachedYet, true, true
 			return o
 		}
-		if there {
-			o.status, o.setStatus = statusNotCachedYet, true
-			return o
-		}
+		last = fresh
 	}
 	o.phase, o.status = endOf(last)
 	o.setStatus = true
 	return o
 }
 
-// ownEnd returns the end state the cache saw of the run-once object of d
+// ownEnd returns the state the cache saw last of the run-once object of d
 // that ran at this render and reads as gone: only one of the UID it ran
-// as (ownEndState). Without one it asks the API server: there is true when
-// the object is still there (the cache lags), and last is nil when it went
-// unseen.
-func (s *ownerScope) ownEnd(ctx context.Context, d *desired) (last *unstructured.Unstructured, there bool, err error) {
+// as (ownEndState). Unless that state is an end (ended), it asks the API
+// server: fresh is its copy when the object is still there (the cache
+// lags, or never holds it), and when it is not, last is its final state,
+// or nil when it went unseen. The object on the API server is the one
+// this render created: the Job of an earlier render of the same name had
+// to be gone for it to be created.
+func (s *ownerScope) ownEnd(ctx context.Context, d *desired) (last, fresh *unstructured.Unstructured, err error) {
 	uid, known := s.a.runs.get(d.key)
-	if last := ownEndState(s.a.target.ends.lastSeen(d.key), uid, known); last != nil {
-		return last, false, nil
+	last = ownEndState(s.a.target.ends.lastSeen(d.key), uid, known)
+	if last != nil && ended(last) {
+		return last, nil, nil
 	}
-	fresh, err := s.a.getDirect(ctx, d)
-	if err != nil {
-		return nil, false, err
+	fresh, err = s.a.getDirect(ctx, d)
+	return last, fresh, err
+}
+
+// ended tells whether a run-once object is being deleted or reached an
+// end condition: it can be judged by this copy (endOf).
+func ended(obj *unstructured.Unstructured) bool {
+	if obj.GetDeletionTimestamp() != nil {
+		return true
 	}
-	return nil, fresh != nil, nil
+	conditions := conditionsOf(obj)
+	for _, end := range []string{"Complete", "SuccessCriteriaMet", "Failed", "FailureTarget"} {
+		if c, ok := conditions[end]; ok && c.status == "True" {
+			return true
+		}
+	}
+	return false
 }
 
 // ownEndState is last, the end state kept of an object's name, when it is

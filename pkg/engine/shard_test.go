@@ -121,6 +121,51 @@ var _ = Describe("the applier of a shard", func() {
 		}).WithTimeout(30 * time.Second).Should(HaveKeyWithValue(shardLabel, "green"))
 		Expect(green.inventory[0].Ran).To(BeTrue())
 	})
+
+	// A hook Job that ran at this render, of a component that moved before
+	// the Job's outcome was judged: the Job keeps the old shard's label, so
+	// the new shard's cache never shows it. The soak saw such a component
+	// wait for its hook with "not in the cache yet" for good.
+	It("judges a run-once object of another shard by the API server's copy, and looks again while it runs", func() {
+		job := &batchv1.Job{
+			TypeMeta:   metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"},
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "hook", Finalizers: []string{"test.wavekit.dev/hold"}},
+			Spec: batchv1.JobSpec{Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
+				RestartPolicy: corev1.RestartPolicyNever, Containers: []corev1.Container{{Name: "hook", Image: "busybox:1"}},
+			}}},
+		}
+		blue := newShardHarness(ctx, "shard", "blue")
+		_, err := blue.apply(ctx, job) // a bare API server runs no Job controller: it runs for good
+		Expect(err).NotTo(HaveOccurred())
+		Expect(blue.inventory[0].Ran).To(BeTrue())
+		live := &batchv1.Job{}
+		Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(job), live)).To(Succeed())
+		DeferCleanup(func(ctx context.Context) {
+			live := &batchv1.Job{}
+			if env.Client.Get(ctx, client.ObjectKeyFromObject(job), live) == nil {
+				live.Finalizers = nil
+				Expect(client.IgnoreNotFound(env.Client.Update(ctx, live))).To(Succeed())
+			}
+		})
+
+		By("green, the component's new shard, at the same render: the Job still runs")
+		green := newShardHarness(ctx, "shard", "green")
+		green.inventory = blue.inventory
+		res, err := green.apply(ctx, job)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(res.Done).To(BeFalse())
+		Expect(res.Recheck).To(BeTrue(), "no event of green's cache will say when blue's Job ends")
+		Expect(green.inventory[0].Status).To(ContainSubstring("InProgress"))
+		Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(job), &batchv1.Job{})).To(Succeed(), "created again or deleted")
+
+		By("someone deletes the Job before it finished: green judges it by the API server's copy")
+		Expect(env.Client.Delete(ctx, live)).To(Succeed()) // its finalizer keeps it, being deleted
+		res, err = green.apply(ctx, job)
+		Expect(err).To(MatchError(ContainSubstring("deleted before it finished")))
+		Expect(res.Recheck).To(BeFalse())
+		Expect(green.inventory[0].Status).To(ContainSubstring("deleted before it finished"))
+		Expect(string(green.inventory[0].Phase)).To(Equal("Error"))
+	})
 })
 
 // newShardHarness is newHarness for the shard key of operator
