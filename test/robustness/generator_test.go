@@ -2,6 +2,8 @@ package robustness_test
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 )
 
@@ -11,6 +13,9 @@ const (
 	opChange     = "change"      // values: greeting, count, replicas, password
 	opWaves      = "waves"       // a wave moved: the items after the last wave, and back
 	opPolicy     = "policy"      // an object's update-policy: recreate, and back
+	opHealth     = "health"      // a health check of ConfigMaps added, or removed
+	opRollback   = "rollback"    // a change its health check fails: rolled back to the last Ready render
+	opChart      = "chart"       // the hooks chart's version: 0.1.0 to 0.2.0, and back
 	opSuspend    = "suspend"     // and resume
 	opRequest    = "request"     // reconcile on request (the annotation)
 	opDrift      = "drift"       // drift mode Warn, and back to Correct
@@ -19,6 +24,7 @@ const (
 	opHandEdit   = "hand-edit"   // an owned ConfigMap's data
 	opHandDelete = "hand-delete" // an owned ConfigMap
 	opForeign    = "foreign"     // an object of others beside the owned ones
+	opInstance   = "instance"    // a foreign instance of a Component's CRD created, or deleted
 	opCluster    = "cluster"     // a member cluster relabelled in or out of the set
 )
 
@@ -69,12 +75,15 @@ func (s step) String() string {
 // stepsPerCycle are the steps between two quiet points, of which
 // faultsPerCycle are faults.
 const (
-	stepsPerCycle  = 22
-	faultsPerCycle = 4
+	stepsPerCycle  = 30
+	faultsPerCycle = 5
 )
 
 // cycle makes the steps of the next cycle.
 func (m *model) cycle() []step {
+	for _, c := range m.comps { // the last quiet point saw each Ready
+		c.settled = c.settled || !c.suspended
+	}
 	var out []step
 	faultAt := map[int]bool{}
 	for m.faults && len(faultAt) < faultsPerCycle {
@@ -87,7 +96,7 @@ func (m *model) cycle() []step {
 		} else {
 			s = m.operation()
 		}
-		s.pause = time.Duration(200+m.rng.IntN(1800)) * time.Millisecond
+		s.pause = time.Duration(100+m.rng.IntN(900)) * time.Millisecond
 		out = append(out, s)
 	}
 	return out
@@ -103,9 +112,9 @@ func (m *model) operation() step {
 		return m.remove(live)
 	}
 	switch r := m.rng.IntN(100); {
-	case r < 18:
+	case r < 15:
 		return step{op: opCreate, comp: snapshot(m.newComp())}
-	case r < 30:
+	case r < 27:
 		return m.change(live)
 	case r < 38:
 		return m.reshape(live)
@@ -125,13 +134,18 @@ func (m *model) operation() step {
 		return step{op: opRelabel, comp: snapshot(c)}
 	case r < 70:
 		return m.remove(live)
-	case r < 80:
+	case r < 77:
 		return m.handEdit(live, opHandEdit)
-	case r < 86:
+	case r < 83:
 		return m.handEdit(live, opHandDelete)
-	case r < 93:
+	case r < 88:
 		m.foreign++
 		return step{op: opForeign, target: fmt.Sprintf("theirs-%d", m.rng.IntN(3)), n: m.foreign}
+	case r < 92:
+		if s, ok := m.instance(); ok {
+			return s
+		}
+		return m.change(live)
 	}
 	cluster := memberName(m.rng.IntN(m.members))
 	m.inSet[cluster] = !m.inSet[cluster]
@@ -141,13 +155,42 @@ func (m *model) operation() step {
 func (m *model) remove(live []string) step {
 	c := m.comps[m.pick(live)]
 	delete(m.comps, c.name)
+	if c.instance {
+		m.blocked[c.name] = c
+	}
 	return step{op: opDelete, comp: snapshot(c)}
 }
 
-// change changes what a Component renders.
+// instance creates a foreign instance of the CRD of a crds Component that
+// was Ready once, or deletes it; deleting the last one of a deleted
+// Component lets its deletion go on (target "blocked"). ok is false when
+// no Component serves a CRD yet.
+func (m *model) instance() (s step, ok bool) {
+	var names []string
+	for _, name := range m.names(sourceCRDs) {
+		if m.comps[name].settled {
+			names = append(names, name)
+		}
+	}
+	names = append(names, slices.Sorted(maps.Keys(m.blocked))...)
+	if len(names) == 0 {
+		return step{}, false
+	}
+	name := m.pick(names)
+	if c, blocked := m.blocked[name]; blocked {
+		delete(m.blocked, name)
+		c.instance = false
+		return step{op: opInstance, comp: snapshot(c), target: "blocked"}, true
+	}
+	c := m.comps[name]
+	c.instance = !c.instance
+	return step{op: opInstance, comp: snapshot(c), n: map[bool]int{false: 0, true: 1}[c.instance]}, true
+}
+
+// change changes what a Component renders, and mends a failing one.
 func (m *model) change(live []string) step {
 	c := m.comps[m.pick(live)]
-	c.greeting = m.fresh("hello")
+	c.greeting, c.failing = m.fresh("hello"), false
 	switch m.rng.IntN(3) {
 	case 0:
 		c.count = 1 + m.rng.IntN(3)
@@ -159,9 +202,40 @@ func (m *model) change(live []string) step {
 	return step{op: opChange, comp: snapshot(c)}
 }
 
-// reshape moves a wave or changes an update policy of a Component of the
-// wave templates (waves, member); of another source, it changes its values.
+// reshape changes how a Component is applied rather than its values: it
+// moves a wave or changes an update policy (the wave templates: waves,
+// member), adds or removes a health check, makes a change that fails and
+// is rolled back (waves), or changes the version of the chart (hooks). With
+// no Component of the kind it needs, it changes values.
 func (m *model) reshape(live []string) step {
+	switch m.rng.IntN(5) {
+	case 0, 1:
+		return m.reshapeWaves(live)
+	case 2:
+		c := m.comps[m.pick(live)]
+		c.checked = !c.checked
+		return step{op: opHealth, comp: snapshot(c)}
+	case 3:
+		failing := m.names(sourceWaves)
+		if len(failing) == 0 {
+			return m.change(live)
+		}
+		c := m.comps[m.pick(failing)]
+		c.greeting, c.failing = m.fresh("hello"), true
+		return step{op: opRollback, comp: snapshot(c)}
+	}
+	charts := m.names(sourceHooks)
+	if len(charts) == 0 {
+		return m.change(live)
+	}
+	c := m.comps[m.pick(charts)]
+	c.chartVersion = map[string]string{chartV1: chartV2, chartV2: chartV1}[c.chartVersion]
+	return step{op: opChart, comp: snapshot(c)}
+}
+
+// reshapeWaves moves a wave or changes an update policy of a Component of
+// the wave templates.
+func (m *model) reshapeWaves(live []string) step {
 	shaped := m.names(sourceWaves, sourceMember)
 	if len(shaped) == 0 {
 		return m.change(live)

@@ -17,9 +17,10 @@ const (
 	sourceKust   = "kust"   // a kustomization
 	sourceShop   = "shop"   // templates with a PostgreSQL role and database
 	sourceMember = "member" // the waves templates on a member cluster
+	sourceCRDs   = "crds"   // templates: a CRD of the Component's own, and a ConfigMap
 )
 
-var sources = []string{sourceWaves, sourceHooks, sourceKust, sourceShop, sourceMember}
+var sources = []string{sourceWaves, sourceHooks, sourceKust, sourceShop, sourceMember, sourceCRDs}
 
 // comp is what the generator knows of one Component: enough to say what
 // it must render, independently of the operator.
@@ -31,18 +32,32 @@ type comp struct {
 	itemsOrder          int    // the apply-order of the items: 1, or 3 (after the last wave)
 	donePolicy          string // the update-policy of the last wave's ConfigMap: "" or recreate
 	suspended           bool
-	warn                bool // drift mode Warn
+	warn                bool   // drift mode Warn
+	checked             bool   // a health check of its ConfigMaps' current state
+	failing             bool   // its last change fails its health check: rolled back
+	chartVersion        string // the version of the hooks chart: 0.1.0, or 0.2.0 which adds a ConfigMap
+	settled             bool   // it was Ready at a quiet point: its CRD is served
+	instance            bool   // a foreign instance of its CRD exists
 }
+
+// Versions of the hooks chart the soak's chart repository serves.
+const (
+	chartV1 = "0.1.0"
+	chartV2 = "0.2.0"
+)
 
 // model is the generator's view of the soak's world: the live Components,
 // the clusters in the set, the foreign objects. Only the generator changes
 // it, as it makes steps, so that a seed gives one sequence of steps.
 type model struct {
-	sources  []string // the source kinds it makes Components of
-	faults   bool     // whether its cycles hold faults
-	rng      *rand.Rand
-	next     int
-	comps    map[string]*comp
+	sources []string // the source kinds it makes Components of
+	faults  bool     // whether its cycles hold faults
+	rng     *rand.Rand
+	next    int
+	comps   map[string]*comp
+	// blocked are the deleted Components whose deletion a foreign instance
+	// of their CRD holds back.
+	blocked  map[string]*comp
 	inSet    map[string]bool // member clusters the set selects
 	foreign  int
 	members  int
@@ -50,8 +65,8 @@ type model struct {
 }
 
 func newModel(seed int64, members int, sources []string, faults bool) *model {
-	return &model{rng: rand.New(rand.NewPCG(uint64(seed), 67)), comps: map[string]*comp{}, inSet: map[string]bool{},
-		members: members, sources: sources, faults: faults}
+	return &model{rng: rand.New(rand.NewPCG(uint64(seed), 67)), comps: map[string]*comp{}, blocked: map[string]*comp{},
+		inSet: map[string]bool{}, members: members, sources: sources, faults: faults}
 }
 
 // names are the live Components' names in order: choices among them
@@ -81,8 +96,11 @@ func (m *model) newComp() *comp {
 		shard: []string{"a", "b"}[m.rng.IntN(2)], greeting: m.fresh("hello"),
 		password: m.fresh("soak-password-" + strings.Repeat("x", 4)), count: 1 + m.rng.IntN(3), replicas: 1 + m.rng.IntN(2),
 		itemsOrder: 1}
-	if c.source == sourceMember {
+	switch c.source {
+	case sourceMember:
 		c.member = memberName(m.rng.IntN(m.members))
+	case sourceHooks:
+		c.chartVersion = chartV1
 	}
 	m.comps[c.name] = c
 	return c
@@ -96,15 +114,43 @@ func (c *comp) values(op, ns string) map[string]any {
 	switch c.source {
 	case sourceWaves, sourceMember:
 		v["count"], v["password"], v["deployment"] = c.count, c.password, c.source == sourceWaves
-		v["replicas"], v["itemsOrder"], v["donePolicy"] = c.replicas, c.itemsOrder, c.donePolicy
+		v["replicas"], v["itemsOrder"], v["donePolicy"], v["fail"] = c.replicas, c.itemsOrder, c.donePolicy, c.failing
 	case sourceHooks:
 		v["replicas"] = c.replicas
 	case sourceShop:
 		v["database"], v["adminSecret"], v["port"] = database(ns, c.name), "postgres-admin", fmt.Sprint(pg.Port())
 	case sourceKust:
 		return nil
+	case sourceCRDs:
+		v["kind"], v["plural"] = c.kind(), strings.ToLower(c.kind())+"s"
 	}
 	return v
+}
+
+// kind is the kind of the CRD of a crds Component: Widget12 for c12.
+func (c *comp) kind() string { return "Widget" + strings.TrimPrefix(c.name, "c") }
+
+// crdName is the name of the CRD of a crds Component.
+func (c *comp) crdName() string { return strings.ToLower(c.kind()) + "s." + crdGroup }
+
+// crdGroup is the group of the crds Components' CRDs.
+const crdGroup = "soak.example"
+
+// healthChecks are the Component's health checks: one of its ConfigMaps'
+// current state when checked and, for a waves Component, one that fails a
+// ConfigMap holding data.fail (the rollback operation's change).
+func (c *comp) healthChecks() []manifests.HealthCheck {
+	check := manifests.HealthCheck{APIVersion: "v1", Kind: "ConfigMap"}
+	if c.checked {
+		check.Current = "has(self.data)"
+	}
+	if c.source == sourceWaves {
+		check.Failed = "has(self.data) && has(self.data.fail)"
+	}
+	if check == (manifests.HealthCheck{APIVersion: "v1", Kind: "ConfigMap"}) {
+		return nil
+	}
+	return []manifests.HealthCheck{check}
 }
 
 // database is the PostgreSQL role and database of a shop Component.
@@ -132,10 +178,16 @@ func (c *comp) rendered(ns string) []manifests.ObjectKey {
 		}
 		return out
 	case sourceHooks:
-		return []manifests.ObjectKey{cm(c.name + "-settings"), cm(c.name + "-after"), obj("apps", "Deployment", c.name+"-web"),
+		out := []manifests.ObjectKey{cm(c.name + "-settings"), cm(c.name + "-after"), obj("apps", "Deployment", c.name+"-web"),
 			obj("batch", "Job", c.name+"-migrate-a"), obj("batch", "Job", c.name+"-migrate-b"), obj("batch", "Job", c.name+"-notify")}
+		if c.chartVersion == chartV2 {
+			out = append(out, cm(c.name+"-extra"))
+		}
+		return out
 	case sourceShop:
 		return []manifests.ObjectKey{cm(c.name + "-settings"), cm(c.name + "-ready")}
+	case sourceCRDs:
+		return []manifests.ObjectKey{cm(c.name + "-config"), {Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition", Name: c.crdName()}}
 	default: // kust
 		return []manifests.ObjectKey{cm(c.name + "-config")}
 	}

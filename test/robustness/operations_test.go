@@ -11,9 +11,11 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
+	"github.com/wavekit-dev/wavekit/internal/invariants"
 	"github.com/wavekit-dev/wavekit/pkg/component"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
@@ -42,7 +44,7 @@ func (r *run) operate(s step) {
 	switch s.op {
 	case opCreate:
 		retry(func() error { return client.IgnoreAlreadyExists(hub.Client.Create(ctx, r.componentFor(s.comp))) })
-	case opChange, opWaves, opPolicy, opSuspend, opDrift, opRelabel:
+	case opChange, opWaves, opPolicy, opHealth, opRollback, opChart, opSuspend, opDrift, opRelabel:
 		r.updateComponent(s.comp.name, func(c *v1alpha1.Component) { r.setSpec(c, s.comp) })
 	case opRequest:
 		r.updateComponent(s.comp.name, func(c *v1alpha1.Component) {
@@ -56,6 +58,8 @@ func (r *run) operate(s step) {
 		r.handEdit(s)
 	case opForeign:
 		r.writeForeign(s.target, s.n)
+	case opInstance:
+		r.foreignInstance(s.comp, s.n == 1, s.target == "blocked")
 	case opCluster:
 		r.relabelCluster(s.target, s.n == 1)
 	}
@@ -74,14 +78,20 @@ func (r *run) setSpec(out *v1alpha1.Component, c *comp) {
 		out.Labels = map[string]string{}
 	}
 	out.Labels[manifests.Key(r.operator, component.LabelShard)] = c.shard
-	out.Spec.Source = c.source
+	out.Spec.Source, out.Spec.Chart = c.source, nil
 	out.Spec.Values = jsonValues(c.values(r.operator, r.ns))
+	out.Spec.HealthChecks, out.Spec.Remediation = c.healthChecks(), nil
+	if c.source == sourceWaves {
+		out.Spec.Remediation = &component.Remediation{Strategy: component.RemediateRollback}
+	}
 	out.Spec.Suspend = c.suspended
 	out.Spec.Drift.Mode = ""
 	if c.warn {
 		out.Spec.Drift.Mode = manifests.DriftWarn
 	}
 	switch c.source {
+	case sourceHooks:
+		out.Spec.Source, out.Spec.Chart = "", &v1alpha1.ChartSource{Repository: charts.URL, Name: "hooks", Version: c.chartVersion}
 	case sourceKust:
 		out.Spec.Patches = []v1alpha1.Patch{{Patch: c.kustPatch(), Target: &manifests.ObjectSelector{Kind: "ConfigMap", Name: "kust-config"}}}
 	case sourceMember:
@@ -178,5 +188,50 @@ func (r *run) relabelCluster(name string, in bool) {
 			delete(secret.Labels, "soak")
 		}
 		return hub.Client.Update(ctx, &secret)
+	})
+}
+
+// foreignInstance creates or deletes the instance "theirs" of the CRD of a
+// crds Component, as a user of the type would. Before it deletes the one
+// that holds back a deleted Component's deletion, it checks that the
+// deletion did not start: the CRD is there, not being deleted, and the
+// Component says what blocks it.
+func (r *run) foreignInstance(c *comp, create, blocked bool) {
+	GinkgoHelper()
+	instance := &unstructured.Unstructured{}
+	instance.SetAPIVersion(crdGroup + "/v1")
+	instance.SetKind(c.kind())
+	instance.SetNamespace(r.ns)
+	instance.SetName("theirs")
+	if blocked {
+		r.checkBlocked(c)
+	}
+	retry(func() error {
+		if create {
+			return client.IgnoreAlreadyExists(hub.Client.Create(ctx, instance.DeepCopy()))
+		}
+		return client.IgnoreNotFound(hub.Client.Delete(ctx, instance.DeepCopy()))
+	})
+}
+
+// checkBlocked records a violation of the deletion invariant when the
+// deletion of c, which a foreign instance holds back, started: its CRD is
+// gone or being deleted.
+func (r *run) checkBlocked(c *comp) {
+	GinkgoHelper()
+	retry(func() error {
+		var crd apiextensionsv1.CustomResourceDefinition
+		err := hub.Client.Get(ctx, client.ObjectKey{Name: c.crdName()}, &crd)
+		switch {
+		case apierrors.IsNotFound(err):
+			r.violate(invariants.Violation{Invariant: "deletion", Object: "CustomResourceDefinition " + c.crdName(),
+				Message: "deleted while a foreign instance of it existed"})
+		case err != nil:
+			return err
+		case crd.DeletionTimestamp != nil:
+			r.violate(invariants.Violation{Invariant: "deletion", Object: "CustomResourceDefinition " + c.crdName(),
+				Message: fmt.Sprintf("being deleted since %s while a foreign instance of it exists", crd.DeletionTimestamp.Format(time.RFC3339))})
+		}
+		return nil
 	})
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	. "github.com/onsi/gomega"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -41,12 +42,16 @@ func (r *run) notConverged() []string {
 		switch {
 		case !expected:
 			out = append(out, c.Name+": not deleted")
+		case want == wantBlocked:
+			if cond := c.Status.ReadyCondition(); c.DeletionTimestamp == nil || cond == nil || cond.Reason != component.ReasonDeletionBlocked {
+				out = append(out, c.Name+": its deletion is not said to be blocked by a foreign instance: "+readyText(c))
+			}
 		case c.Status.ObservedGeneration != c.Generation:
 			out = append(out, fmt.Sprintf("%s: at generation %d, observed %d", c.Name, c.Generation, c.Status.ObservedGeneration))
-		case want:
-			if cond := c.Status.ReadyCondition(); cond == nil || cond.Status != "True" {
-				out = append(out, c.Name+": "+readyText(c))
-			}
+		case want == wantReady && !isReady(c):
+			out = append(out, c.Name+": "+readyText(c))
+		case want == wantRolledBack && !rolledBack(c):
+			out = append(out, c.Name+": not rolled back: "+readyText(c))
 		}
 	}
 	for name := range r.expectedComponents() {
@@ -65,19 +70,53 @@ func (r *run) notConverged() []string {
 	return out
 }
 
-// expectedComponents are the Components that must exist, each with
-// whether it must be Ready (false: suspended).
-func (r *run) expectedComponents() map[string]bool {
-	out := map[string]bool{}
+// What the checker wants of a Component once the run converged.
+type want int
+
+const (
+	wantReady      want = iota
+	wantSuspended       // anything, at its generation
+	wantRolledBack      // its render failed: the last Ready render applied again
+	wantBlocked         // deleted, and held back by a foreign instance of its CRD
+)
+
+// expectedComponents are the Components that must exist, each with what
+// it must be.
+func (r *run) expectedComponents() map[string]want {
+	out := map[string]want{}
 	for name, c := range r.model.comps {
-		out[name] = !c.suspended
+		switch {
+		case c.suspended:
+			out[name] = wantSuspended
+		case c.failing:
+			out[name] = wantRolledBack
+		default:
+			out[name] = wantReady
+		}
+	}
+	for name := range r.model.blocked {
+		out[name] = wantBlocked
 	}
 	for cluster, in := range r.model.inSet {
 		if in {
-			out["fleet-"+cluster] = true
+			out["fleet-"+cluster] = wantReady
 		}
 	}
 	return out
+}
+
+func isReady(c *v1alpha1.Component) bool {
+	cond := c.Status.ReadyCondition()
+	return cond != nil && cond.Status == "True"
+}
+
+// rolledBack tells whether c's render failed and the last Ready one was
+// applied again; or, when it failed before any render was Ready, whether
+// it says that there is nothing to roll back to.
+func rolledBack(c *v1alpha1.Component) bool {
+	cond := c.Status.ReadyCondition()
+	return cond != nil && cond.Status == "False" && (cond.Reason == component.ReasonRolledBack ||
+		cond.Reason == component.ReasonError && strings.Contains(cond.Message, "no earlier Ready render is kept"))
 }
 
 func readyText(c *v1alpha1.Component) string {
@@ -112,7 +151,9 @@ func (r *run) stateViolations() []invariants.Violation {
 			}
 		}
 		inventories[manifests.OwnerID(v1alpha1.GroupVersion.Group, "Component", r.ns, c.Name)] = tracked
-		if m := r.model.comps[c.Name]; m != nil && !m.suspended {
+		// A rolled-back Component holds the last render that was Ready,
+		// which may be older than the model's last change before it failed.
+		if m := r.model.comps[c.Name]; m != nil && !m.suspended && !m.failing {
 			out = append(out, renderMismatch(c.Name, keys, m.rendered(r.ns))...)
 		}
 	}
@@ -180,6 +221,22 @@ func (r *run) untracked(inventories map[string]map[manifests.ObjectKey]bool) []i
 						Message: "carries the owner label " + u.GetLabels()[label] + ", and no existing Component's inventory lists it"})
 				}
 			}
+		}
+	}
+	return out
+}
+
+// leakedCRDs reports the CRDs of the crds Components left once every
+// Component is gone.
+func (r *run) leakedCRDs() []invariants.Violation {
+	var list apiextensionsv1.CustomResourceDefinitionList
+	if err := hub.Client.List(ctx, &list, client.HasLabels{manifests.Key(r.operator, manifests.LabelOwnerID)}); err != nil {
+		return []invariants.Violation{{Invariant: "leaked", Object: "CustomResourceDefinitions", Message: err.Error()}}
+	}
+	var out []invariants.Violation
+	for _, crd := range list.Items {
+		if crd.Spec.Group == crdGroup && crd.DeletionTimestamp == nil {
+			out = append(out, invariants.Violation{Invariant: "leaked", Object: "CustomResourceDefinition " + crd.Name, Message: "its Component is gone"})
 		}
 	}
 	return out

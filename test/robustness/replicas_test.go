@@ -36,7 +36,7 @@ type replica struct {
 func (r *run) startReplicas(binary string, cfg *rest.Config, environ []string, perShard int) {
 	GinkgoHelper()
 	sources := []string{"--source", "waves=" + testdata("waves"), "--source", "member=" + testdata("waves"),
-		"--source", "hooks=" + testdata("hooks"), "--source", "kust=" + testdata("kust"), "--source", "shop=" + testdata("shop")}
+		"--source", "kust=" + testdata("kust"), "--source", "shop=" + testdata("shop"), "--source", "crds=" + testdata("crds")}
 	for _, shard := range []string{"a", "b"} {
 		for i := range perShard {
 			name := fmt.Sprintf("%s-%d", shard, i)
@@ -45,7 +45,7 @@ func (r *run) startReplicas(binary string, cfg *rest.Config, environ []string, p
 			DeferCleanup(log.Close)
 			args := append([]string{"--operator-name", r.operator, "--shard", shard, "--leader-elect",
 				"--leader-election-namespace", operatorNamespace, "--watch-namespaces", r.ns,
-				"--component-sets=" + strconv.FormatBool(shard == "a")}, sources...)
+				"--component-sets=" + strconv.FormatBool(shard == "a"), "--otlp-endpoint", r.spans.server.URL, "--trace-sample-ratio", "1"}, sources...)
 			rep := &replica{name: name, shard: shard, log: r.logPath(name), op: operatortest.Operator{Binary: binary, Config: cfg, Dir: GinkgoT().TempDir(),
 				Args: args, Env: environ, Out: log}}
 			Expect(rep.start()).To(Succeed())

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -36,9 +37,12 @@ type run struct {
 	replicas     []*replica
 	logDir       string
 	stats        *stats
+	spans        *spanSink
 
 	mu  sync.Mutex
 	own map[string]bool // the test's own writes (invariants.OwnKey)
+	// violations are those the operations saw, until the next check.
+	violations []invariants.Violation
 	// foreign are the objects of others the test made.
 	foreign map[string]bool
 }
@@ -72,6 +76,8 @@ func startRun(opts runOptions) *run {
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(proxy.Close)
 	r.proxy = proxy
+	r.spans = startSpanSink()
+	DeferCleanup(r.spans.server.Close)
 	proxied := rest.CopyConfig(cfg)
 	proxied.Host = "https://" + proxy.Addr()
 	r.startReplicas(opts.binary, proxied, opts.environ, opts.replicasPerShard)
@@ -144,6 +150,8 @@ func (r *run) operatorIdentity() *rest.Config {
 			map[string]any{"apiGroups": []any{""}, "resources": []any{"configmaps", "secrets"}, "verbs": verbs},
 			map[string]any{"apiGroups": []any{"apps"}, "resources": []any{"deployments"}, "verbs": verbs},
 			map[string]any{"apiGroups": []any{"batch"}, "resources": []any{"jobs"}, "verbs": verbs},
+			map[string]any{"apiGroups": []any{"apiextensions.k8s.io"}, "resources": []any{"customresourcedefinitions"}, "verbs": verbs},
+			map[string]any{"apiGroups": []any{crdGroup}, "resources": []any{"*"}, "verbs": []any{"get", "list", "watch"}},
 		}}}
 	Expect(operatortest.ApplyRBAC(ctx, hub.Client, testcluster.ModuleRoot(), release, operatorNamespace, values)).To(Succeed())
 	cfg, err := operatortest.ServiceAccountConfig(ctx, hub.Client, hub.Config, operatorNamespace, release+"-component-operator")
@@ -178,6 +186,24 @@ func (r *run) ownWrite(cluster, kind string, obj metav1.Object) {
 	defer r.mu.Unlock()
 	key := cluster + "/" + kind + "/" + obj.GetNamespace() + "/" + obj.GetName()
 	r.own[invariants.OwnKey(key, history.ParseRV(obj.GetResourceVersion()))] = true
+}
+
+// violate records a violation an operation saw.
+func (r *run) violate(v invariants.Violation) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	v.At = time.Now()
+	r.violations = append(r.violations, v)
+}
+
+// takeViolations returns the violations the operations saw since the last
+// call.
+func (r *run) takeViolations() []invariants.Violation {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := r.violations
+	r.violations = nil
+	return out
 }
 
 // facts are what the checker knows of the run now.

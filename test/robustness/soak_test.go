@@ -27,8 +27,11 @@ var _ = Describe("the soak", Label("soak"), func() {
 		found := r.soak(config.duration, "")
 		found = append(found, r.teardown()...)
 		r.stats.count("recorder gaps (relists)", len(r.hist.Gaps()))
+		_, spans := r.spans.received()
+		r.stats.count("spans received", spans)
 		AddReportEntry("soak", r.stats.report(config.seed, time.Since(start)))
 		r.expectNone(found)
+		Expect(spans).To(BeNumerically(">", 0), "no span reached the collector: the spans were not searched for Secret values")
 	})
 })
 
@@ -108,6 +111,7 @@ func (r *run) check(cycle int) []invariants.Violation {
 		out = append(out, invariants.Idle(r.hist.Events(), r.facts(), from, time.Now())...)
 	}
 	events := r.hist.Events()
+	out = append(out, r.takeViolations()...)
 	out = append(out, invariants.History(events, r.facts())...)
 	out = append(out, r.secretLeaks(events)...)
 	r.stats.sampleRSS(cycle, r.replicas)
@@ -119,6 +123,11 @@ func (r *run) check(cycle int) []invariants.Violation {
 func (r *run) teardown() []invariants.Violation {
 	GinkgoHelper()
 	r.note("teardown: deleting every Component and the set")
+	for _, c := range r.model.comps {
+		if c.instance {
+			r.foreignInstance(c, false, false)
+		}
+	}
 	retry(func() error {
 		return client.IgnoreNotFound(hub.Client.Delete(ctx, &v1alpha1.ComponentSet{ObjectMeta: objectMeta(r.ns, "fleet")}))
 	})
@@ -127,7 +136,10 @@ func (r *run) teardown() []invariants.Violation {
 			return client.IgnoreNotFound(hub.Client.Delete(ctx, &v1alpha1.Component{ObjectMeta: objectMeta(r.ns, name)}))
 		})
 	}
-	r.model.comps, r.model.inSet = map[string]*comp{}, map[string]bool{}
+	for _, c := range r.model.blocked {
+		r.foreignInstance(c, false, true)
+	}
+	r.model.comps, r.model.blocked, r.model.inSet = map[string]*comp{}, map[string]*comp{}, map[string]bool{}
 	gone := func() int {
 		var list v1alpha1.ComponentList
 		if err := hub.Client.List(ctx, &list, client.InNamespace(r.ns)); err != nil {
@@ -136,8 +148,9 @@ func (r *run) teardown() []invariants.Violation {
 		return len(list.Items)
 	}
 	Eventually(gone).WithTimeout(config.converge).WithPolling(250*time.Millisecond).Should(BeZero(), "Components are left")
-	var out []invariants.Violation
+	out := r.takeViolations()
 	out = append(out, r.untracked(nil)...)
+	out = append(out, r.leakedCRDs()...)
 	out = append(out, r.pgLeaks()...)
 	events := r.hist.Events()
 	out = append(out, invariants.History(events, r.facts())...)
@@ -146,7 +159,7 @@ func (r *run) teardown() []invariants.Violation {
 
 // secretLeaks looks for the values of every Secret the run's namespaces
 // held (but the kept renders, which are the render compressed) in the
-// operators' logs, PostgreSQL's log, the Events and the statuses.
+// operators' logs and spans, PostgreSQL's log, the Events and the statuses.
 func (r *run) secretLeaks(events []history.Event) []invariants.Violation {
 	data := map[string][]byte{}
 	texts := map[string]string{"PostgreSQL's log": pg.Log()}
@@ -171,6 +184,7 @@ func (r *run) secretLeaks(events []history.Event) []invariants.Violation {
 		}
 	}
 	texts["Events"], texts["statuses"] = eventsText.String(), statuses.String()
+	texts["the spans"], _ = r.spans.received()
 	for _, rep := range r.replicas {
 		log, _ := os.ReadFile(r.logPath(rep.name))
 		texts["the log of replica "+rep.name] = string(log)

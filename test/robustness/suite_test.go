@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"testing"
 	"time"
@@ -27,12 +28,14 @@ import (
 	. "github.com/onsi/gomega"
 	"github.com/onsi/gomega/format"
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
+	"github.com/wavekit-dev/wavekit/internal/chartserve"
 	"github.com/wavekit-dev/wavekit/internal/operatortest"
 	"github.com/wavekit-dev/wavekit/internal/pgserver"
 	"github.com/wavekit-dev/wavekit/internal/testcluster"
@@ -83,6 +86,9 @@ var (
 	hub     *testcluster.Env
 	members []*testcluster.Env
 	pg      *pgserver.Server
+	// charts is the Helm repository of the hooks chart, at versions
+	// chartV1 and chartV2.
+	charts *chartserve.Server
 	// binary is the operator as released; planted is built with the
 	// wavekit_plant tag, on first use.
 	binary string
@@ -92,6 +98,7 @@ var _ = BeforeSuite(func() {
 	log.SetLogger(GinkgoLogr)
 	Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
 	Expect(v1alpha1.AddToScheme(scheme)).To(Succeed())
+	Expect(apiextensionsv1.AddToScheme(scheme)).To(Succeed())
 	started := make(chan error, 1)
 	go func() {
 		var err error
@@ -112,6 +119,9 @@ var _ = BeforeSuite(func() {
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(pg.Close)
 	Expect(logStatements()).To(Succeed())
+	charts, err = chartserve.Start(0, testdata("hooks"), chartAt(testdata("hooks"), chartV2))
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(charts.Close)
 	binary, err = operatortest.BuildOperator(testcluster.ModuleRoot(), GinkgoT().TempDir())
 	Expect(err).NotTo(HaveOccurred())
 	Expect(hub.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: operatorNamespace}})).To(Succeed())
@@ -120,6 +130,21 @@ var _ = BeforeSuite(func() {
 // testdata is the path of a source of testdata.
 func testdata(name string) string {
 	return filepath.Join(testcluster.ModuleRoot(), "test", "robustness", "testdata", name)
+}
+
+// chartAt copies the chart of dir, at the version it has, into a
+// directory of the spec's as the same chart at version.
+func chartAt(dir, version string) string {
+	GinkgoHelper()
+	out := filepath.Join(GinkgoT().TempDir(), filepath.Base(dir)+"-"+version)
+	Expect(os.CopyFS(out, os.DirFS(dir))).To(Succeed())
+	chartFile := filepath.Join(out, "Chart.yaml")
+	meta, err := os.ReadFile(chartFile)
+	Expect(err).NotTo(HaveOccurred())
+	versioned := regexp.MustCompile(`(?m)^version: .*$`).ReplaceAll(meta, []byte("version: "+version))
+	Expect(versioned).NotTo(Equal(meta), "%s names no version", chartFile)
+	Expect(os.WriteFile(chartFile, versioned, 0o600)).To(Succeed())
+	return out
 }
 
 // seedText says how to run this soak again.
