@@ -87,6 +87,9 @@ func (r *run) runCycle(cycle int) {
 		default:
 			r.operate(s)
 			r.stats.count("operation "+s.op, 1)
+			if s.op == opInstance && s.target == "blocked" {
+				r.stats.count("held-back deletions let go", 1)
+			}
 		}
 		wait(ctx, s.pause) // pacing the load, not waiting for anything
 	}
