@@ -157,16 +157,8 @@ func (s *ownerScope) ownEnd(ctx context.Context, d *desired) (last, fresh *unstr
 // ended tells whether a run-once object is being deleted or reached an
 // end condition: it can be judged by this copy (endOf).
 func ended(obj *unstructured.Unstructured) bool {
-	if obj.GetDeletionTimestamp() != nil {
-		return true
-	}
-	conditions := conditionsOf(obj)
-	for _, end := range []string{"Complete", "SuccessCriteriaMet", "Failed", "FailureTarget"} {
-		if c, ok := conditions[end]; ok && c.status == "True" {
-			return true
-		}
-	}
-	return false
+	_, _, reached := endCondition(obj)
+	return reached || obj.GetDeletionTimestamp() != nil
 }
 
 // ownEndState is last, the end state kept of an object's name, when it is
@@ -185,16 +177,26 @@ func endOf(last *unstructured.Unstructured) (manifests.Phase, string) {
 	if last == nil {
 		return manifests.PhaseCompleted, statusOutcomeUnseen
 	}
-	conditions := conditionsOf(last)
+	if phase, status, reached := endCondition(last); reached {
+		return phase, status
+	}
+	return manifests.PhaseError, statusDeletedUnfinished
+}
+
+// endCondition is the phase and status of a run-once object by the end
+// condition it reached: complete, or failed with its reason; reached is
+// false when it reached none.
+func endCondition(obj *unstructured.Unstructured) (phase manifests.Phase, status string, reached bool) {
+	conditions := conditionsOf(obj)
 	for _, done := range []string{"Complete", "SuccessCriteriaMet"} {
 		if c, ok := conditions[done]; ok && c.status == "True" {
-			return manifests.PhaseCompleted, ""
+			return manifests.PhaseCompleted, "", true
 		}
 	}
 	for _, failed := range []string{"Failed", "FailureTarget"} {
 		if c, ok := conditions[failed]; ok && c.status == "True" {
-			return manifests.PhaseError, "Failed: " + withReason(c.reason, c.message)
+			return manifests.PhaseError, "Failed: " + withReason(c.reason, c.message), true
 		}
 	}
-	return manifests.PhaseError, statusDeletedUnfinished
+	return "", "", false
 }
