@@ -194,8 +194,8 @@ func (r *run) relabelCluster(name string, in bool) {
 // foreignInstance creates or deletes the instance "theirs" of the CRD of a
 // crds Component, as a user of the type would. Before it deletes the one
 // that holds back a deleted Component's deletion, it checks that the
-// deletion did not start: the CRD is there, not being deleted, and the
-// Component says what blocks it.
+// deletion did not start: the CRD is there and not being deleted (that the
+// Component says DeletionBlocked is checked at each quiet point).
 func (r *run) foreignInstance(c *comp, create, blocked bool) {
 	GinkgoHelper()
 	instance := &unstructured.Unstructured{}

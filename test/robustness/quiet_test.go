@@ -35,10 +35,11 @@ func (r *run) notConverged() []string {
 	}
 	var out []string
 	seen := map[string]bool{}
+	expectations := r.expectedComponents()
 	for i := range list.Items {
 		c := &list.Items[i]
 		seen[c.Name] = true
-		want, expected := r.expectedComponents()[c.Name]
+		want, expected := expectations[c.Name]
 		switch {
 		case !expected:
 			out = append(out, c.Name+": not deleted")
@@ -54,7 +55,7 @@ func (r *run) notConverged() []string {
 			out = append(out, c.Name+": not rolled back: "+readyText(c))
 		}
 	}
-	for name := range r.expectedComponents() {
+	for name := range expectations {
 		if !seen[name] {
 			out = append(out, name+": missing")
 		}
