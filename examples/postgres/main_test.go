@@ -20,13 +20,13 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
-	"github.com/wavekit-dev/wavekit/internal/pgserver"
+	"github.com/wavekit-dev/wavekit/internal/testing/pgserver"
 	"github.com/wavekit-dev/wavekit/pkg/external"
 	"github.com/wavekit-dev/wavekit/pkg/testenv"
 )
 
 // TestWebApp runs the example operator on a local cluster (pkg/testenv)
-// against a real PostgreSQL server (internal/pgserver): the role and the
+// against a real PostgreSQL server (internal/testing/pgserver): the role and the
 // database exist before the Deployment, the Deployment's Secret logs in,
 // a database dropped by hand comes back, and deletion removes all three.
 func TestWebApp(t *testing.T) {

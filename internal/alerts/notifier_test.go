@@ -12,7 +12,7 @@ import (
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
 	"github.com/wavekit-dev/wavekit/internal/alerts"
-	"github.com/wavekit-dev/wavekit/internal/webhooktest"
+	"github.com/wavekit-dev/wavekit/internal/testing/webhooktest"
 	"github.com/wavekit-dev/wavekit/pkg/notify"
 	"github.com/wavekit-dev/wavekit/pkg/notify/notifiers"
 )

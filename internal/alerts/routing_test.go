@@ -18,9 +18,9 @@ import (
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
 	"github.com/wavekit-dev/wavekit/internal/alerts"
-	"github.com/wavekit-dev/wavekit/internal/componenttest"
 	"github.com/wavekit-dev/wavekit/internal/operator"
-	"github.com/wavekit-dev/wavekit/internal/webhooktest"
+	"github.com/wavekit-dev/wavekit/internal/testing/componenttest"
+	"github.com/wavekit-dev/wavekit/internal/testing/webhooktest"
 	"github.com/wavekit-dev/wavekit/pkg/notify"
 )
 

@@ -16,10 +16,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
-	"github.com/wavekit-dev/wavekit/internal/fakegithub"
-	"github.com/wavekit-dev/wavekit/internal/operatortest"
-	"github.com/wavekit-dev/wavekit/internal/testcluster"
-	"github.com/wavekit-dev/wavekit/internal/webhooktest"
+	"github.com/wavekit-dev/wavekit/internal/testing/fakegithub"
+	"github.com/wavekit-dev/wavekit/internal/testing/operatortest"
+	"github.com/wavekit-dev/wavekit/internal/testing/testcluster"
+	"github.com/wavekit-dev/wavekit/internal/testing/webhooktest"
 )
 
 // newTestReceiver starts a receiver that answers status and body.

@@ -14,8 +14,8 @@ import (
 	. "github.com/onsi/gomega"
 	"k8s.io/client-go/rest"
 
-	"github.com/wavekit-dev/wavekit/internal/invalidmanifests"
-	"github.com/wavekit-dev/wavekit/internal/testcluster"
+	"github.com/wavekit-dev/wavekit/internal/testing/invalidmanifests"
+	"github.com/wavekit-dev/wavekit/internal/testing/testcluster"
 )
 
 // sourceOf writes a YAML stream as a template folder and returns its path.

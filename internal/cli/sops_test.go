@@ -8,7 +8,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/wavekit-dev/wavekit/internal/sopsdecrypt/sopstest"
+	"github.com/wavekit-dev/wavekit/internal/testing/sopstest"
 )
 
 var _ = Describe("render --sops-age-key", func() {

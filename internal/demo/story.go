@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/wavekit-dev/wavekit/internal/testcluster"
+	"github.com/wavekit-dev/wavekit/internal/testing/testcluster"
 )
 
 // Story is the demo, stage by stage. `wavekit demo --help` lists it, and the

@@ -23,7 +23,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/wavekit-dev/wavekit/internal/imagebuild"
-	"github.com/wavekit-dev/wavekit/internal/localregistry"
+	"github.com/wavekit-dev/wavekit/internal/testing/localregistry"
 )
 
 // The build the specs make, as `make image` would with VERSION=v1.2.3-test.1.

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wavekit-dev/wavekit/internal/testcluster"
+	"github.com/wavekit-dev/wavekit/internal/testing/testcluster"
 )
 
 // TestSnapshotIsCurrent fails when wavekit's requirements (or its tools

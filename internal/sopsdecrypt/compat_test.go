@@ -12,7 +12,7 @@ import (
 	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/wavekit-dev/wavekit/internal/sopsdecrypt"
-	"github.com/wavekit-dev/wavekit/internal/sopsdecrypt/sopstest"
+	"github.com/wavekit-dev/wavekit/internal/testing/sopstest"
 )
 
 const valuesYAML = `# the database

@@ -9,7 +9,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/wavekit-dev/wavekit/internal/sopsdecrypt"
-	"github.com/wavekit-dev/wavekit/internal/sopsdecrypt/sopstest"
+	"github.com/wavekit-dev/wavekit/internal/testing/sopstest"
 )
 
 const secretYAML = `apiVersion: v1

@@ -6,7 +6,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/wavekit-dev/wavekit/internal/componenttest"
+	"github.com/wavekit-dev/wavekit/internal/testing/componenttest"
 )
 
 func TestNotify(t *testing.T) {

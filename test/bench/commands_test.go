@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wavekit-dev/wavekit/internal/testcluster"
+	"github.com/wavekit-dev/wavekit/internal/testing/testcluster"
 )
 
 // builds are the commands the benchmarks run: the package to build and the

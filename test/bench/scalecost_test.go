@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wavekit-dev/wavekit/internal/testcluster"
+	"github.com/wavekit-dev/wavekit/internal/testing/testcluster"
 )
 
 // scaleCluster is the whole local cluster of BenchmarkScaleCost, with room

@@ -22,8 +22,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
-	"github.com/wavekit-dev/wavekit/internal/testcluster"
-	"github.com/wavekit-dev/wavekit/internal/webhooktest"
+	"github.com/wavekit-dev/wavekit/internal/testing/testcluster"
+	"github.com/wavekit-dev/wavekit/internal/testing/webhooktest"
 	"github.com/wavekit-dev/wavekit/pkg/notify/notifiers"
 )
 

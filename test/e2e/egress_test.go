@@ -12,7 +12,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/wavekit-dev/wavekit/internal/egresstest"
+	"github.com/wavekit-dev/wavekit/internal/testing/egresstest"
 )
 
 // forgetEgressGate removes the egress gate from the record of the stopped

@@ -23,9 +23,9 @@ import (
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
 	"github.com/wavekit-dev/wavekit/internal/localrepo"
-	"github.com/wavekit-dev/wavekit/internal/operatortest"
-	"github.com/wavekit-dev/wavekit/internal/sopsdecrypt/sopstest"
-	"github.com/wavekit-dev/wavekit/internal/testcluster"
+	"github.com/wavekit-dev/wavekit/internal/testing/operatortest"
+	"github.com/wavekit-dev/wavekit/internal/testing/sopstest"
+	"github.com/wavekit-dev/wavekit/internal/testing/testcluster"
 )
 
 // The operator binary runs with the chart's RBAC and the lockdown on

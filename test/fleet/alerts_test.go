@@ -6,7 +6,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
-	"github.com/wavekit-dev/wavekit/internal/webhooktest"
+	"github.com/wavekit-dev/wavekit/internal/testing/webhooktest"
 	"github.com/wavekit-dev/wavekit/pkg/notify"
 )
 

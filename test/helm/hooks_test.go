@@ -15,7 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
-	"github.com/wavekit-dev/wavekit/internal/componenttest"
+	"github.com/wavekit-dev/wavekit/internal/testing/componenttest"
 )
 
 // The admission chart is shaped like ingress-nginx and has the hook patterns

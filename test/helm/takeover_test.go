@@ -18,7 +18,7 @@ import (
 	"helm.sh/helm/v3/pkg/kube"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
-	"github.com/wavekit-dev/wavekit/internal/testcluster"
+	"github.com/wavekit-dev/wavekit/internal/testing/testcluster"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 

@@ -10,8 +10,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
-	"github.com/wavekit-dev/wavekit/internal/componenttest"
-	"github.com/wavekit-dev/wavekit/internal/egresstest"
+	"github.com/wavekit-dev/wavekit/internal/testing/componenttest"
+	"github.com/wavekit-dev/wavekit/internal/testing/egresstest"
 )
 
 // The cluster of pkg/testenv is a closed box: its kube-apiserver, a child

@@ -8,10 +8,10 @@ import (
 	. "github.com/onsi/gomega"
 	ctrl "sigs.k8s.io/controller-runtime"
 
-	"github.com/wavekit-dev/wavekit/internal/apicount"
-	"github.com/wavekit-dev/wavekit/internal/componenttest"
 	"github.com/wavekit-dev/wavekit/internal/operator"
-	"github.com/wavekit-dev/wavekit/internal/testcluster"
+	"github.com/wavekit-dev/wavekit/internal/testing/apicount"
+	"github.com/wavekit-dev/wavekit/internal/testing/componenttest"
+	"github.com/wavekit-dev/wavekit/internal/testing/testcluster"
 )
 
 // inProcess is the operator name of the operators the suite runs in its own

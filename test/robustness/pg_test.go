@@ -7,7 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/wavekit-dev/wavekit/internal/pgserver"
+	"github.com/wavekit-dev/wavekit/internal/testing/pgserver"
 )
 
 // adminQuery runs sql as the superuser and returns the first column of

@@ -14,7 +14,7 @@ import (
 	"github.com/onsi/gomega/gexec"
 	"k8s.io/client-go/rest"
 
-	"github.com/wavekit-dev/wavekit/internal/operatortest"
+	"github.com/wavekit-dev/wavekit/internal/testing/operatortest"
 )
 
 // replica is one operator process of a shard, as a Deployment's pod would

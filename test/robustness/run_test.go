@@ -17,11 +17,11 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
-	"github.com/wavekit-dev/wavekit/internal/faultproxy"
-	"github.com/wavekit-dev/wavekit/internal/history"
-	"github.com/wavekit-dev/wavekit/internal/invariants"
-	"github.com/wavekit-dev/wavekit/internal/operatortest"
-	"github.com/wavekit-dev/wavekit/internal/testcluster"
+	"github.com/wavekit-dev/wavekit/internal/testing/faultproxy"
+	"github.com/wavekit-dev/wavekit/internal/testing/history"
+	"github.com/wavekit-dev/wavekit/internal/testing/invariants"
+	"github.com/wavekit-dev/wavekit/internal/testing/operatortest"
+	"github.com/wavekit-dev/wavekit/internal/testing/testcluster"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 

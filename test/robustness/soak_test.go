@@ -13,8 +13,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
-	"github.com/wavekit-dev/wavekit/internal/history"
-	"github.com/wavekit-dev/wavekit/internal/invariants"
+	"github.com/wavekit-dev/wavekit/internal/testing/history"
+	"github.com/wavekit-dev/wavekit/internal/testing/invariants"
 	"github.com/wavekit-dev/wavekit/pkg/component"
 )
 

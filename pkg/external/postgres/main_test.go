@@ -10,7 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/wavekit-dev/wavekit/internal/pgserver"
+	"github.com/wavekit-dev/wavekit/internal/testing/pgserver"
 	"github.com/wavekit-dev/wavekit/pkg/external"
 )
 

@@ -12,8 +12,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/wavekit-dev/wavekit/internal/localregistry"
 	"github.com/wavekit-dev/wavekit/internal/localrepo"
+	"github.com/wavekit-dev/wavekit/internal/testing/localregistry"
 	"github.com/wavekit-dev/wavekit/pkg/fetch"
 	"github.com/wavekit-dev/wavekit/pkg/fetch/verify"
 )

@@ -7,7 +7,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/wavekit-dev/wavekit/internal/fakegithub"
+	"github.com/wavekit-dev/wavekit/internal/testing/fakegithub"
 	"github.com/wavekit-dev/wavekit/pkg/notify"
 	"github.com/wavekit-dev/wavekit/pkg/notify/notifiers"
 )

@@ -8,7 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/wavekit-dev/wavekit/internal/pgserver"
+	"github.com/wavekit-dev/wavekit/internal/testing/pgserver"
 )
 
 func TestStartStopStartClose(t *testing.T) {

@@ -1,6 +1,6 @@
 package invariants
 
-import "github.com/wavekit-dev/wavekit/internal/history"
+import "github.com/wavekit-dev/wavekit/internal/testing/history"
 
 // History runs every check of a whole history: write ahead, waves, hooks
 // and others' objects.

@@ -5,7 +5,7 @@ import (
 
 	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
 
-	"github.com/wavekit-dev/wavekit/internal/history"
+	"github.com/wavekit-dev/wavekit/internal/testing/history"
 )
 
 // Waves checks that no object of a wave was written while an object of an

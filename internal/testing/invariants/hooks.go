@@ -6,7 +6,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/wavekit-dev/wavekit/internal/history"
+	"github.com/wavekit-dev/wavekit/internal/testing/history"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 

@@ -5,7 +5,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/wavekit-dev/wavekit/internal/history"
+	"github.com/wavekit-dev/wavekit/internal/testing/history"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 

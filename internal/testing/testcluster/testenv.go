@@ -128,5 +128,5 @@ func Assets() (string, error) {
 // ModuleRoot is the directory of the wavekit module, found from this file.
 func ModuleRoot() string {
 	_, file, _, _ := runtime.Caller(0)
-	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", ".."))
+	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", "..", ".."))
 }

@@ -8,7 +8,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/wavekit-dev/wavekit/internal/history"
+	"github.com/wavekit-dev/wavekit/internal/testing/history"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 

@@ -8,8 +8,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/wavekit-dev/wavekit/internal/history"
-	"github.com/wavekit-dev/wavekit/internal/invariants"
+	"github.com/wavekit-dev/wavekit/internal/testing/history"
+	"github.com/wavekit-dev/wavekit/internal/testing/invariants"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 

@@ -9,7 +9,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/wavekit-dev/wavekit/internal/conntrace"
+	"github.com/wavekit-dev/wavekit/internal/testing/conntrace"
 )
 
 var _ = Describe("tracing a process", func() {

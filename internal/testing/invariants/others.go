@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/wavekit-dev/wavekit/internal/history"
+	"github.com/wavekit-dev/wavekit/internal/testing/history"
 )
 
 // Others checks that nothing changed or deleted an object of others

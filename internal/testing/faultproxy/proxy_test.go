@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wavekit-dev/wavekit/internal/faultproxy"
+	"github.com/wavekit-dev/wavekit/internal/testing/faultproxy"
 )
 
 // echoServer answers each line with the same line.

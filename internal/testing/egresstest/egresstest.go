@@ -12,7 +12,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	"github.com/wavekit-dev/wavekit/internal/conntrace"
+	"github.com/wavekit-dev/wavekit/internal/testing/conntrace"
 )
 
 // timeout bounds what the API server and the controllers do within
