@@ -65,7 +65,5 @@ var _ = Describe("bad input", func() {
 			`invalid manifests: ConfigMap NS/demo: annotation wavekit.dev/apply-order has invalid value "soon" (allowed: an integer from -32768 to 32767)`),
 		Entry("no cluster reachable", false, []string{"apply", "demo", "testdata/web"},
 			"cannot reach the cluster at https://127.0.0.1:1: dial tcp 127.0.0.1:1: connect: connection refused"),
-		Entry("a missing argument", true, []string{"apply", "demo"},
-			"apply needs NAME SOURCE, got 1 arguments (see wavekit apply --help)"),
 	)
 })

@@ -55,7 +55,7 @@ func run(ctx context.Context, plugin bool, args []string, stdout, stderr io.Writ
 		return 0
 	}
 	code := 1
-	if cmd != nil && cmd.Annotations[errorExitCode] == "2" {
+	if usageFailed(err) || cmd != nil && cmd.Annotations[errorExitCode] == "2" {
 		code = 2
 	}
 	var exit *ExitError
@@ -65,56 +65,8 @@ func run(ctx context.Context, plugin bool, args []string, stdout, stderr io.Writ
 			return code
 		}
 	}
-	errlines.Write(stderr, "error: ", withUsageHint(cmd, err))
+	errlines.Write(stderr, "error: ", withUsageHint(err))
 	return code
-}
-
-// hinted is an error followed by what the user can do about it.
-type hinted struct {
-	err   error
-	hints []string
-}
-
-func (h *hinted) Error() string {
-	return strings.Join(append([]string{h.err.Error()}, h.hints...), "\n")
-}
-func (h *hinted) Unwrap() error { return h.err }
-
-// hint adds lines saying what to do to err.
-func hint(err error, hints ...string) error { return &hinted{err: err, hints: hints} }
-
-// flagError is a flag cobra could not parse on cmd.
-type flagError struct {
-	cmd *cobra.Command
-	err error
-}
-
-func (f *flagError) Error() string { return f.err.Error() }
-func (f *flagError) Unwrap() error { return f.err }
-
-// withUsageHint adds to cobra's own errors where to read the usage: an
-// unknown command gets the commands that come close and the root's --help,
-// an unknown flag or a bad flag value the command's --help.
-func withUsageHint(cmd *cobra.Command, err error) error {
-	var flagErr *flagError
-	if errors.As(err, &flagErr) {
-		return hint(err, fmt.Sprintf("run '%s --help' for its flags", flagErr.cmd.CommandPath()))
-	}
-	var typed, path string
-	if cmd == nil {
-		return err
-	}
-	if _, scanErr := fmt.Sscanf(err.Error(), "unknown command %q for %q", &typed, &path); scanErr != nil {
-		return err
-	}
-	if !cmd.HasSubCommands() {
-		return hint(err, fmt.Sprintf("run '%s --help' for its usage", cmd.CommandPath()))
-	}
-	var hints []string
-	if suggestions := cmd.SuggestionsFor(typed); len(suggestions) > 0 {
-		hints = append(hints, "did you mean: "+strings.Join(suggestions, ", ")+"?")
-	}
-	return hint(err, append(hints, fmt.Sprintf("run '%s --help' for the commands", cmd.CommandPath()))...)
 }
 
 // exactArgs requires the positional arguments named in usage, e.g. "NAME SOURCE".
@@ -163,7 +115,6 @@ The cluster is found as kubectl finds it: --kubeconfig, $KUBECONFIG,
 	// --version prints what the version command prints.
 	root.Version = version.String()
 	root.SetVersionTemplate(fmt.Sprintf("wavekit {{.Version}}\ngo %s\nkubernetes %s\n", runtime.Version(), BuiltKubeVersion))
-	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error { return &flagError{cmd: cmd, err: err} })
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	g.addFlags(root)
@@ -190,5 +141,6 @@ The cluster is found as kubectl finds it: --kubeconfig, $KUBECONFIG,
 		newScaffoldCommand(g),
 		newVersionCommand(g),
 	)
+	checkUsage(root)
 	return root
 }

@@ -3,11 +3,15 @@ package cli_test
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"github.com/spf13/cobra"
 
 	"github.com/wavekit-dev/wavekit/internal/cli"
 )
@@ -28,32 +32,88 @@ var _ = Describe("an error", func() {
 			Expect(r.code).To(Equal(code))
 			Expect(r.stdout).To(BeEmpty())
 		},
-		Entry("an unknown command", []string{"rendr", "testdata/web"}, 1,
+		Entry("an unknown command", []string{"rendr", "testdata/web"}, 2,
 			"error: unknown command \"rendr\" for \"wavekit\"\n"+
 				"  did you mean: render?\n"+
 				"  run 'wavekit --help' for the commands\n"),
-		Entry("an unknown command nothing comes close to", []string{"frobnicate"}, 1,
+		Entry("an unknown command nothing comes close to", []string{"frobnicate"}, 2,
 			"error: unknown command \"frobnicate\" for \"wavekit\"\n"+
 				"  run 'wavekit --help' for the commands\n"),
-		Entry("an argument to a command that takes none", []string{"list", "extra"}, 1,
+		Entry("an unknown command of a group", []string{"cluster", "nosuch"}, 2,
+			"error: unknown command \"nosuch\" for \"wavekit cluster\"\n"+
+				"  run 'wavekit cluster --help' for the commands\n"),
+		Entry("a mistyped command of a group", []string{"cluster", "creat", "--name", "x"}, 2,
+			"error: unknown command \"creat\" for \"wavekit cluster\"\n"+
+				"  did you mean: create?\n"+
+				"  run 'wavekit cluster --help' for the commands\n"),
+		Entry("an unknown help topic", []string{"help", "plugin", "instal"}, 2,
+			"error: unknown command \"instal\" for \"wavekit plugin\"\n"+
+				"  did you mean: install?\n"+
+				"  run 'wavekit plugin --help' for the commands\n"),
+		Entry("an argument to a command that takes none", []string{"list", "extra"}, 2,
 			"error: unknown command \"extra\" for \"wavekit list\"\n"+
 				"  run 'wavekit list --help' for its usage\n"),
-		Entry("an unknown flag", []string{"render", "testdata/web", "--valuse", "x.yaml"}, 1,
-			"error: unknown flag: --valuse\n"+
+		Entry("an unknown flag", []string{"render", "testdata/web", "--nosuch", "x.yaml"}, 2,
+			"error: unknown flag: --nosuch\n"+
 				"  run 'wavekit render --help' for its flags\n"),
-		Entry("a bad flag value", []string{"apply", "demo", "testdata/web", "--timeout", "soon"}, 1,
+		Entry("a mistyped flag", []string{"render", "testdata/web", "--valuse", "x.yaml"}, 2,
+			"error: unknown flag: --valuse\n"+
+				"  did you mean: --values?\n"+
+				"  run 'wavekit render --help' for its flags\n"),
+		Entry("a mistyped flag of a subcommand", []string{"cluster", "delete", "--kep"}, 2,
+			"error: unknown flag: --kep\n"+
+				"  did you mean: --keep?\n"+
+				"  run 'wavekit cluster delete --help' for its flags\n"),
+		Entry("an unknown shorthand flag", []string{"status", "demo", "-z"}, 2,
+			"error: unknown shorthand flag: 'z' in -z\n"+
+				"  run 'wavekit status --help' for its flags\n"),
+		Entry("a bad flag value", []string{"apply", "demo", "testdata/web", "--timeout", "soon"}, 2,
 			"error: invalid argument \"soon\" for \"--timeout\" flag: time: invalid duration \"soon\"\n"+
 				"  run 'wavekit apply --help' for its flags\n"),
 		Entry("an unknown flag of diff, whose errors exit with 2", []string{"diff", "demo", "testdata/web", "--bogus"}, 2,
 			"error: unknown flag: --bogus\n"+
 				"  run 'wavekit diff --help' for its flags\n"),
-		Entry("a wrong number of arguments", []string{"render"}, 1,
+		Entry("a wrong number of arguments", []string{"render"}, 2,
 			"error: render needs SOURCE, got 0 arguments (see wavekit render --help)\n"),
-		Entry("an argument to version", []string{"version", "extra"}, 1,
+		Entry("a missing argument", []string{"apply", "demo"}, 2,
+			"error: apply needs NAME SOURCE, got 1 arguments (see wavekit apply --help)\n"),
+		Entry("an argument to version", []string{"version", "extra"}, 2,
 			"error: version takes no arguments, got 1 (see wavekit version --help)\n"),
 		Entry("a Helm chart with Chart.yml", []string{"render", "testdata/chart-yml"}, 1,
 			"error: source testdata/chart-yml: found Chart.yml: Helm charts need Chart.yaml; rename it\n"),
 	)
+
+	It("refuses an unknown word under every command that groups others, and an unknown flag of every command, with exit code 2", func() {
+		var commands []*cobra.Command
+		var walk func(*cobra.Command)
+		walk = func(c *cobra.Command) {
+			commands = append(commands, c)
+			for _, sub := range c.Commands() {
+				walk(sub)
+			}
+		}
+		walk(cli.NewRootCommand(io.Discard, io.Discard))
+		groups := 0
+		for _, c := range commands {
+			path := strings.Fields(c.CommandPath())[1:]
+			r := wavekitAlone(append(path, "--no-such-flag")...)
+			Expect(r.code).To(Equal(2), "%s --no-such-flag", c.CommandPath())
+			Expect(r.stderr).To(HavePrefix("error: unknown flag: --no-such-flag\n"), c.CommandPath())
+			if !c.HasSubCommands() || c.Runnable() && c.Annotations["wavekit.dev/group"] == "" {
+				continue
+			}
+			groups++
+			r = wavekitAlone(append(path, "no-such-command")...)
+			Expect(r.code).To(Equal(2), "%s no-such-command", c.CommandPath())
+			Expect(r.stderr).To(Equal(fmt.Sprintf("error: unknown command \"no-such-command\" for %q\n  run '%s --help' for the commands\n",
+				c.CommandPath(), c.CommandPath())))
+			Expect(r.stdout).To(BeEmpty(), "no help printed")
+			r = wavekitAlone(path...)
+			Expect(r.code).To(Equal(0), "%s alone prints its help", c.CommandPath())
+			Expect(r.stdout).To(ContainSubstring("Usage:\n  " + c.CommandPath() + " [command]\n\n"))
+		}
+		Expect(groups).To(BeNumerically(">=", 5), "wavekit, cluster, plugin, alert, completion")
+	})
 
 	It("prints each of several problems on a line of its own", func() {
 		ns := newNamespace()
