@@ -27,9 +27,11 @@
 //
 // The binaries come from KUBEBUILDER_ASSETS, else BinaryAssetsDirectory, else
 // wavekit's hack/control-plane.sh, which builds them from the Go module proxy
-// on first use (minutes, once) into a cache: run `wavekit cluster up` or
-// `make control-plane` in a wavekit checkout beforehand, or set
-// KUBEBUILDER_ASSETS to that cache directory.
+// on first use (minutes, once) into a cache: run `make control-plane` in a
+// wavekit checkout beforehand (it prints the directory), or
+// `wavekit cluster create`, which builds them into the same cache for a
+// local cluster (`wavekit cluster delete` removes that cluster again), or
+// set KUBEBUILDER_ASSETS to that cache directory.
 //
 // kwok simulates no containers: no image is pulled, no command runs and no
 // probe is called, so a pod is Ready because kwok says so; there is no
@@ -63,7 +65,7 @@
 // benchmarks, so no company network gives its hosts these addresses, and a
 // test that dials one does not reach a host of the network instead.
 //
-// It stands on two packages of its own, which `wavekit cluster up` uses too:
+// It stands on two packages of its own, which `wavekit cluster create` uses too:
 // k8sbin finds (and builds on first use) the binaries, clusterrun runs the
 // parts beside the API server and creates the Nodes.
 package testenv

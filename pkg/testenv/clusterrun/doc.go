@@ -3,7 +3,7 @@
 // kwok, which simulates Nodes and moves pods through their phases by the
 // stages of stages.yaml; and it creates those Nodes and waits until they are
 // Ready. The test environments (pkg/testenv) run the parts as child
-// processes; `wavekit cluster up` (internal/localcluster) as processes that
+// processes; `wavekit cluster create` (internal/localcluster) as processes that
 // outlive it.
 //
 // kwok simulates no containers: no image is pulled, no command runs, no
