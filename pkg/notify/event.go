@@ -18,11 +18,13 @@ const (
 	// generation, a recovery from a failure); a component that stays Ready
 	// sends nothing.
 	KindReady Kind = "Ready"
-	// KindFailed: a render, an apply, a test or a target failed; the
-	// operator retries.
+	// KindFailed: a failure the operator retries by itself (the
+	// component is Reconciling): the target does not answer, a source
+	// cannot be fetched now, a try that failed with retries left.
 	KindFailed Kind = "Failed"
 	// KindStalled: a failure that only a change of the component can
-	// mend (a timeout, an invalid manifest).
+	// mend (the component is Stalled): a render error, an invalid
+	// manifest, a refusal, a timeout with no retry left.
 	KindStalled Kind = "Stalled"
 	// KindRolledBack: a failed render was replaced by the last Ready one.
 	KindRolledBack Kind = "RolledBack"

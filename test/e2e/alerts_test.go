@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -18,6 +19,7 @@ import (
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -277,7 +279,100 @@ var _ = Describe("alerts", Ordered, func() {
 		Eventually(func() int { return len(flood.Requests()) }).Should(Equal(burst))
 		Consistently(func() int { return len(flood.Requests()) }).WithTimeout(2 * time.Second).Should(Equal(burst))
 	})
+
+	// docs/notifications.md names what each kind of alert is sent for, and
+	// docs/concepts.md which condition a failure sets: the alert the
+	// operator sends for a failure, and the condition it writes, are the
+	// rows that name that failure.
+	It("names a failure by the kind and the condition the docs give it: a render error Stalled, a source not fetched Failed, a target that does not answer none", func() {
+		namespace("kinds")
+		kinds := newReceiver()
+		create(provider("kinds", "hook", v1alpha1.ProviderGeneric, kinds.URL, ""), alert("kinds", "hook", "hook"),
+			secret("kinds", "faraway", map[string]string{"kubeconfig": "apiVersion: v1\nkind: Config\n" +
+				"clusters: [{name: far, cluster: {server: \"https://" + freeLocalAddress() + "\"}}]\n" +
+				"users: [{name: far, user: {token: t}}]\ncontexts: [{name: far, context: {cluster: far, user: far}}]\ncurrent-context: far\n"}))
+		create(&v1alpha1.Component{ObjectMeta: metav1.ObjectMeta{Namespace: "kinds", Name: "faraway"}, Spec: v1alpha1.ComponentSpec{
+			Source: "vault", KubeConfig: &v1alpha1.SecretKeyReference{Name: "faraway", Key: "kubeconfig"}}})
+		Eventually(func() string {
+			return readyReason(ctx, env, &v1alpha1.Component{ObjectMeta: metav1.ObjectMeta{Namespace: "kinds", Name: "faraway"}})
+		}).WithTimeout(90 * time.Second).Should(HavePrefix("False/TargetUnreachable"))
+		// Alerts go out in the order of the status writes: once these two
+		// arrived, one for faraway, written before them, would have.
+		component("kinds", "broken", nil, map[string]any{"password": secretValue("broken"), "dropKind": true})
+		create(&v1alpha1.Component{ObjectMeta: metav1.ObjectMeta{Namespace: "kinds", Name: "unfetchable"}, Spec: v1alpha1.ComponentSpec{
+			Chart: &v1alpha1.ChartSource{Repository: "http://" + freeLocalAddress(), Name: "web"}}})
+
+		for _, failure := range []struct {
+			component, kind, condition, concepts, notifications string
+		}{
+			{"broken", "Stalled", "Stalled", "a render error", "a render error"},
+			{"unfetchable", "Failed", "Reconciling", "a source that cannot be fetched now", "a source that cannot be fetched now"},
+		} {
+			var alerts []map[string]any
+			Eventually(func() []map[string]any { return jsonBodies(kinds) }).WithTimeout(60*time.Second).Should(ContainElement(
+				HaveKeyWithValue("object", HaveKeyWithValue("name", failure.component)), &alerts), failure.component)
+			Expect(alerts).To(HaveEach(HaveKeyWithValue("kind", failure.kind)), failure.component)
+			var got v1alpha1.Component
+			Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: "kinds", Name: failure.component}, &got)).To(Succeed())
+			Expect(meta.IsStatusConditionTrue(got.Status.Conditions, failure.condition)).To(BeTrue(), "%s: %s", failure.component, failure.condition)
+
+			row := docTableRow("docs/notifications.md", "| kind | severity | when |", func(cells []string) bool { return cells[0] == "`"+failure.kind+"`" })
+			Expect(row).To(ContainSubstring(failure.notifications), "docs/notifications.md: the row of %s, which the operator sent for %s", failure.kind, failure.component)
+			for _, other := range []string{"Failed", "Stalled"} {
+				if other != failure.kind {
+					otherRow := docTableRow("docs/notifications.md", "| kind | severity | when |", func(cells []string) bool { return cells[0] == "`"+other+"`" })
+					Expect(otherRow).NotTo(ContainSubstring(failure.notifications), "docs/notifications.md names %s under %s too", failure.notifications, other)
+				}
+			}
+			Expect(conceptsRow(failure.condition, failure.concepts)).NotTo(BeEmpty(),
+				"docs/concepts.md: a row with %s True names %s", failure.condition, failure.concepts)
+		}
+
+		Expect(jsonBodies(kinds)).NotTo(ContainElement(HaveKeyWithValue("object", HaveKeyWithValue("name", "faraway"))))
+		Expect(strings.Join(strings.Fields(readModuleFile("docs/notifications.md")), " ")).To(ContainSubstring(
+			"A Component whose target cluster does not answer sends no alert"))
+		Expect(conceptsRow("Reconciling", "an unreachable cluster")).NotTo(BeEmpty())
+	})
 })
+
+// conceptsRow is the row of docs/concepts.md's table of conditions with
+// condition True that names situation, or "".
+func conceptsRow(condition, situation string) string {
+	GinkgoHelper()
+	column := map[string]int{"Ready": 1, "Reconciling": 2, "Stalled": 3}[condition]
+	return docTableRow("docs/concepts.md", "| situation | `Ready` | `Reconciling` | `Stalled` | kstatus |", func(cells []string) bool {
+		return cells[column] == "True" && strings.Contains(cells[0], situation)
+	})
+}
+
+// readModuleFile is a file of the module, by its path from the root.
+func readModuleFile(path string) string {
+	GinkgoHelper()
+	data, err := os.ReadFile(filepath.Join(testcluster.ModuleRoot(), path))
+	Expect(err).NotTo(HaveOccurred())
+	return string(data)
+}
+
+// docTableRow returns the first row of the table under header in the
+// module's page whose cells (trimmed, without the outer pipes) match, or "".
+func docTableRow(page, header string, match func(cells []string) bool) string {
+	GinkgoHelper()
+	_, table, found := strings.Cut(readModuleFile(page), header+"\n")
+	Expect(found).To(BeTrue(), "%s has no table %s", page, header)
+	for _, line := range strings.Split(table, "\n")[1:] {
+		if !strings.HasPrefix(line, "|") {
+			break
+		}
+		cells := strings.Split(strings.Trim(line, "|"), "|")
+		for i := range cells {
+			cells[i] = strings.TrimSpace(cells[i])
+		}
+		if match(cells) {
+			return line
+		}
+	}
+	return ""
+}
 
 // metricValue sums the samples of the metric name whose labels include
 // labels, in the operator's /metrics at base (plain HTTP).
