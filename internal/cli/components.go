@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -326,17 +327,19 @@ func newReconcileCommand(g *globalOptions) *cobra.Command {
 		Long: `reconcile sets the annotation <operator-name>/reconcile-requested-at of a
 Component to the current time: the operator runs a full pass (render and
 apply) for each new value and records it in status.lastHandledReconcileAt,
-as Flux's reconcile.fluxcd.io/requestedAt. With --wait it waits until the
-operator handled the request and exits 0 if the Component is then Ready,
-1 if it is not (with its message), and 1 with a hint when the operator does
-not handle it within --timeout.`,
+as Flux's reconcile.fluxcd.io/requestedAt. With --wait it waits for the
+outcome of that pass: until the operator handled the request and the
+Component is no longer Reconciling at its generation. It exits 0 if the
+Component is then Ready, 1 with its message if it is not (Stalled, or
+suspended), and 1 with what it waits for, or a hint when the operator did
+not handle the request at all, after --timeout.`,
 		Example: `  kubectl wavekit reconcile apps/podinfo --wait`,
 		Args:    exactArgs("NAMESPACE/NAME"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return o.run(cmd.Context(), g, args[0])
 		},
 	}
-	cmd.Flags().BoolVar(&o.wait, "wait", false, "wait until the operator handled the request, and report the Ready condition")
+	cmd.Flags().BoolVar(&o.wait, "wait", false, "wait for the outcome of the requested pass, and report the Ready condition")
 	cmd.Flags().DurationVar(&o.timeout, "timeout", 2*time.Minute, "how long --wait waits")
 	return cmd
 }
@@ -355,11 +358,11 @@ func (o *reconcileOptions) run(ctx context.Context, g *globalOptions, ref string
 	if !o.wait {
 		return nil
 	}
-	handled, err := waitForHandled(ctx, cl, c, requested, o.timeout)
+	outcome, err := o.waitForOutcome(ctx, g, cl, c, requested)
 	if err != nil {
 		return err
 	}
-	s := summarizeComponent(handled)
+	s := summarizeComponent(outcome)
 	if s.Ready != string(metav1.ConditionTrue) {
 		return fmt.Errorf("Component %s/%s handled the request and is not Ready (%s): %s", c.Namespace, c.Name, s.State, s.Message)
 	}
@@ -367,43 +370,94 @@ func (o *reconcileOptions) run(ctx context.Context, g *globalOptions, ref string
 	return nil
 }
 
-// waitForHandled watches the Component until its status says the operator
-// handled the request.
-func waitForHandled(ctx context.Context, cl *cluster, c *v1alpha1.Component, requested string, timeout time.Duration) (*v1alpha1.Component, error) {
+// waitForOutcome watches the Component until its status says the outcome
+// of the pass that handled the request: the request recorded, and the
+// Component no longer Reconciling at its generation. The status write that
+// records the request carries that pass's conditions, which may say it
+// works on (a wave it waits for); the outcome comes with a later write.
+func (o *reconcileOptions) waitForOutcome(ctx context.Context, g *globalOptions, cl *cluster, c *v1alpha1.Component, requested string) (*v1alpha1.Component, error) {
+	var handled *v1alpha1.Component
+	outcome, err := watchComponent(ctx, cl, c, o.timeout, func(got *v1alpha1.Component) bool {
+		if got.Status.LastHandledReconcileAt != requested {
+			return false
+		}
+		if settled(got) {
+			return true
+		}
+		if handled == nil {
+			fmt.Fprintf(g.stdout, "Component %s/%s: the operator handled the request; waiting for its outcome (%s)\n",
+				c.Namespace, c.Name, oneLineMessage(got))
+		}
+		handled = got
+		return false
+	})
+	switch {
+	case err == nil:
+		return outcome, nil
+	case !errors.Is(err, context.DeadlineExceeded):
+		return nil, err
+	case handled != nil:
+		return nil, fmt.Errorf("Component %s/%s handled the request and has no outcome within %s: still %s", c.Namespace, c.Name, o.timeout, oneLineMessage(handled))
+	}
+	return nil, fmt.Errorf("Component %s/%s: the operator did not handle the reconcile request within %s: "+
+		"is it running, and does it watch namespace %s? (kubectl get pods -A -l app.kubernetes.io/name=component-operator, and its logs)",
+		c.Namespace, c.Name, o.timeout, c.Namespace)
+}
+
+// settled tells whether the Component's status says an outcome at its
+// generation: a Ready condition of the generation, and no Reconciling
+// condition that is True (Ready, Stalled, or suspended).
+func settled(c *v1alpha1.Component) bool {
+	ready := meta.FindStatusCondition(c.Status.Conditions, component.ConditionReady)
+	if ready == nil || ready.ObservedGeneration != c.Generation {
+		return false
+	}
+	return !meta.IsStatusConditionTrue(c.Status.Conditions, component.ConditionReconciling)
+}
+
+// oneLineMessage is the Component's state and Ready message on one line.
+func oneLineMessage(c *v1alpha1.Component) string {
+	s := summarizeComponent(c)
+	return s.State + ": " + strings.Join(strings.Fields(s.Message), " ")
+}
+
+// watchComponent watches the Component until done says so of its latest
+// state, or timeout passes (context.DeadlineExceeded).
+func watchComponent(ctx context.Context, cl *cluster, c *v1alpha1.Component, timeout time.Duration, done func(*v1alpha1.Component) bool) (*v1alpha1.Component, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	wc, err := client.NewWithWatch(cl.config, client.Options{Scheme: cl.scheme})
 	if err != nil {
 		return nil, err
 	}
-	notHandled := fmt.Errorf("Component %s/%s: the operator did not handle the reconcile request within %s: "+
-		"is it running, and does it watch namespace %s? (kubectl get pods -A -l app.kubernetes.io/name=component-operator, and its logs)",
-		c.Namespace, c.Name, timeout, c.Namespace)
+	byName := []client.ListOption{client.InNamespace(c.Namespace), client.MatchingFields{"metadata.name": c.Name}}
 	for {
 		var list v1alpha1.ComponentList
-		if err := wc.List(ctx, &list, client.InNamespace(c.Namespace), client.MatchingFields{"metadata.name": c.Name}); err != nil {
+		if err := wc.List(ctx, &list, byName...); err != nil {
 			if ctx.Err() != nil {
-				return nil, notHandled
+				return nil, ctx.Err()
 			}
 			return nil, componentReadError("reading Component "+c.Namespace+"/"+c.Name, err)
 		}
-		if len(list.Items) == 1 && list.Items[0].Status.LastHandledReconcileAt == requested {
+		if len(list.Items) == 1 && done(&list.Items[0]) {
 			return &list.Items[0], nil
 		}
-		w, err := wc.Watch(ctx, &v1alpha1.ComponentList{}, client.InNamespace(c.Namespace),
-			client.MatchingFields{"metadata.name": c.Name}, &client.ListOptions{Raw: &metav1.ListOptions{ResourceVersion: list.ResourceVersion}})
+		w, err := wc.Watch(ctx, &v1alpha1.ComponentList{}, append(byName, &client.ListOptions{Raw: &metav1.ListOptions{ResourceVersion: list.ResourceVersion}})...)
 		if err != nil {
-			return nil, notHandled
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return nil, componentReadError("watching Component "+c.Namespace+"/"+c.Name, err)
 		}
 		for event := range w.ResultChan() {
-			if got, ok := event.Object.(*v1alpha1.Component); ok && got.Status.LastHandledReconcileAt == requested {
+			if got, ok := event.Object.(*v1alpha1.Component); ok && done(got) {
 				w.Stop()
 				return got, nil
 			}
 		}
 		w.Stop()
 		if ctx.Err() != nil {
-			return nil, notHandled
+			return nil, ctx.Err()
 		}
 	}
 }

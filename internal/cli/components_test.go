@@ -3,9 +3,12 @@ package cli_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -14,6 +17,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/tools/clientcmd"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -22,6 +26,7 @@ import (
 	"github.com/wavekit-dev/wavekit/internal/cli"
 	"github.com/wavekit-dev/wavekit/internal/operator"
 	"github.com/wavekit-dev/wavekit/internal/testing/componenttest"
+	"github.com/wavekit-dev/wavekit/internal/testing/testcluster"
 )
 
 // The Component verbs, against Components the real reference operator
@@ -41,7 +46,7 @@ var _ = Describe("Component verbs", Ordered, func() {
 		Expect(err).NotTo(HaveOccurred())
 		mgr, err := ctrl.NewManager(env.Config, componenttest.ManagerOptions(scheme))
 		Expect(err).NotTo(HaveOccurred())
-		_, err = operator.Setup(mgr, operator.Options{Name: "wavekit.dev", Sources: map[string]string{"web": "testdata/web"}, CacheDir: GinkgoT().TempDir()})
+		_, err = operator.Setup(mgr, operator.Options{Name: "wavekit.dev", Sources: map[string]string{"web": "testdata/web", "deployment": "testdata/deployment"}, CacheDir: GinkgoT().TempDir()})
 		Expect(err).NotTo(HaveOccurred())
 		mgrCtx, cancel := context.WithCancel(ctx)
 		DeferCleanup(cancel)
@@ -149,7 +154,8 @@ var _ = Describe("Component verbs", Ordered, func() {
 		c := newComponent(ns, "shop")
 		r := wavekit("reconcile", ns+"/shop", "--wait", "--timeout", "60s")
 		Expect(r.code).To(Equal(0), r.stderr)
-		Expect(r.stdout).To(MatchRegexp(`^Component ` + ns + `/shop: reconcile requested at (\S+)\nComponent ` + ns + `/shop is Ready: every object is applied and ready\n$`))
+		Expect(r.stdout).To(MatchRegexp(`^Component `+ns+`/shop: reconcile requested at (\S+)\nComponent `+ns+`/shop is Ready: every object is applied and ready\n$`),
+			"a pass that finds nothing to change is Ready in the status write that records the request")
 		requested := read(c).Annotations["wavekit.dev/reconcile-requested-at"]
 		Expect(r.stdout).To(ContainSubstring(requested))
 		Expect(read(c).Status.LastHandledReconcileAt).To(Equal(requested))
@@ -159,6 +165,68 @@ var _ = Describe("Component verbs", Ordered, func() {
 		Expect(r.code).To(Equal(1))
 		Expect(r.stderr).To(HavePrefix("error: Component " + ns + "/shop: the operator did not handle the reconcile request within 2s: is it running, and does it watch namespace " + ns + "?"))
 		Expect(read(c).Annotations).To(HaveKey("nobody.dev/reconcile-requested-at"))
+	})
+
+	// The pass that handles a request writes the request and its own
+	// outcome so far: here a wave that waits for a Deployment whose pod
+	// stays at its scheduling gate until the test removes it.
+	It("waits for the outcome of the requested pass, not only until the operator recorded the request", func() {
+		ns := newNamespace()
+		c := &v1alpha1.Component{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "shop"}, Spec: v1alpha1.ComponentSpec{Source: "deployment"}}
+		Expect(objects.Create(ctx, c)).To(Succeed())
+		done := make(chan result, 1)
+		go func() {
+			defer GinkgoRecover()
+			done <- wavekit("reconcile", ns+"/shop", "--wait", "--timeout", "2m")
+		}()
+		Eventually(func() bool {
+			got := read(c)
+			requested := got.Annotations["wavekit.dev/reconcile-requested-at"]
+			return requested != "" && got.Status.LastHandledReconcileAt == requested
+		}).WithTimeout(time.Minute).Should(BeTrue(), "the operator handled the request")
+		Expect(read(c).Status.ReadyCondition().Status).To(Equal(metav1.ConditionFalse), "while the Deployment's pod waits at its gate")
+		Consistently(done).WithTimeout(2*time.Second).ShouldNot(Receive(), "handled is not done: the pass waits for a wave")
+
+		ungate(ns, "shop")
+		var r result
+		Eventually(done).WithTimeout(90 * time.Second).Should(Receive(&r))
+		Expect(r.code).To(Equal(0), r.stderr)
+		Expect(r.stdout).To(MatchRegexp(`^Component ` + ns + `/shop: reconcile requested at \S+\n` +
+			`Component ` + ns + `/shop: the operator handled the request; waiting for its outcome \(Processing: waiting for wave 0: apps/Deployment ` + ns + `/shop: .*\)\n` +
+			`Component ` + ns + `/shop is Ready: every object is applied and ready\n$`))
+		Expect(read(c).Status.ReadyCondition().ObservedGeneration).To(Equal(read(c).Generation))
+	})
+
+	It("runs the documented kubectl commands that wait for a requested pass, which return with its outcome", func() {
+		ns := newNamespace()
+		c := &v1alpha1.Component{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "cache"}, Spec: v1alpha1.ComponentSpec{Source: "deployment"}}
+		Expect(objects.Create(ctx, c)).To(Succeed())
+		block := docShellBlock("docs/operator.md", "reconcile-requested-at")
+		Expect(block).To(ContainSubstring("component/cache"))
+		config := filepath.Join(GinkgoT().TempDir(), "kubeconfig")
+		kc := testcluster.Kubeconfig(env.Config)
+		kc.Contexts[kc.CurrentContext].Namespace = ns
+		Expect(clientcmd.WriteToFile(*kc, config)).To(Succeed())
+		script := exec.Command("bash", "-euo", "pipefail", "-c", block)
+		script.Env = append(os.Environ(), "KUBECONFIG="+config, "PATH="+filepath.Dir(kubectlBinary())+string(os.PathListSeparator)+os.Getenv("PATH"))
+		var out bytes.Buffer
+		script.Stdout, script.Stderr = &out, &out
+		Expect(script.Start()).To(Succeed())
+		DeferCleanup(func() { _ = script.Process.Kill() })
+		done := make(chan error, 1)
+		go func() { done <- script.Wait() }()
+
+		Eventually(func() bool {
+			got := read(c)
+			requested := got.Annotations["wavekit.dev/reconcile-requested-at"]
+			return requested != "" && got.Status.LastHandledReconcileAt == requested
+		}).WithTimeout(time.Minute).Should(BeTrue(), "the operator handled the request: %s", &out)
+		Consistently(done).WithTimeout(2*time.Second).ShouldNot(Receive(), "handled is not done: %s", &out)
+		ungate(ns, "cache")
+		var err error
+		Eventually(done).WithTimeout(90 * time.Second).Should(Receive(&err))
+		Expect(err).NotTo(HaveOccurred(), out.String())
+		Expect(read(c).Status.ReadyCondition().Status).To(Equal(metav1.ConditionTrue))
 	})
 
 	It("prints its usage as kubectl wavekit when run as kubectl-wavekit, and installs itself as that plugin", func() {
@@ -186,3 +254,33 @@ var _ = Describe("Component verbs", Ordered, func() {
 		Expect(r.stderr).To(ContainSubstring("exists and is not a link to"))
 	})
 })
+
+// docShellBlock is the first shell block of the module's page that
+// contains text.
+func docShellBlock(page, text string) string {
+	GinkgoHelper()
+	data, err := os.ReadFile(filepath.Join(testcluster.ModuleRoot(), page))
+	Expect(err).NotTo(HaveOccurred())
+	for _, part := range strings.Split(string(data), "```sh\n")[1:] {
+		block, _, _ := strings.Cut(part, "```")
+		if strings.Contains(block, text) {
+			return block
+		}
+	}
+	Fail(fmt.Sprintf("%s has no shell block with %s", page, text))
+	return ""
+}
+
+// kubectlBinary is kubectl from PATH, else the one hack/kubectl builds.
+func kubectlBinary() string {
+	GinkgoHelper()
+	if path, err := exec.LookPath("kubectl"); err == nil {
+		return path
+	}
+	binary := filepath.Join(GinkgoT().TempDir(), "kubectl")
+	build := exec.Command("go", "build", "-o", binary, ".")
+	build.Dir = filepath.Join(testcluster.ModuleRoot(), "hack", "kubectl")
+	out, err := build.CombinedOutput()
+	Expect(err).NotTo(HaveOccurred(), "building kubectl:\n%s", out)
+	return binary
+}
