@@ -13,16 +13,12 @@ import (
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
-	"github.com/wavekit-dev/wavekit/api/v1alpha1"
 	"github.com/wavekit-dev/wavekit/internal/operator"
-	"github.com/wavekit-dev/wavekit/internal/testing/testcluster"
 	"github.com/wavekit-dev/wavekit/pkg/testenv/k8sbin"
 )
 
@@ -52,19 +48,19 @@ func Run(ctx context.Context, out io.Writer, width int) error {
 	if err != nil {
 		return err
 	}
-	d.say("local cluster binaries in %s; starting %d Nodes that kwok simulates", binaries, len(testcluster.FakeNodes))
-	env, err := startControlPlane()
+	d.say("local cluster binaries in %s; starting %d Nodes that kwok simulates", binaries, len(nodes))
+	cp, err := startControlPlane(binaries)
 	if err != nil {
 		return err
 	}
 	defer func() {
 		d.say("stopping the control plane")
-		_ = env.Stop()
+		_ = cp.stop()
 	}()
-	d.client = env.Client
+	d.client = cp.client
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	if err := d.startOperator(ctx, env); err != nil {
+	if err := d.startOperator(ctx, cp); err != nil {
 		return err
 	}
 	d.say("the real controllers roll Deployments out and run Jobs; kwok moves their pods through their phases (no containers run)")
@@ -81,30 +77,15 @@ func (d *demo) say(format string, args ...any) {
 	d.progress.line("» " + fmt.Sprintf(format, args...))
 }
 
-func startControlPlane() (*testcluster.Env, error) {
-	scheme := runtime.NewScheme()
-	if err := clientgoscheme.AddToScheme(scheme); err != nil {
-		return nil, err
-	}
-	if err := v1alpha1.AddToScheme(scheme); err != nil {
-		return nil, err
-	}
-	env, err := testcluster.Start(testcluster.Options{Scheme: scheme, Controllers: true})
-	if err != nil {
-		return nil, fmt.Errorf("starting the control plane: %w", err)
-	}
-	return env, nil
-}
-
 // startOperator writes the bundled chart to a directory and runs the
 // reference operator in this process against the control plane.
-func (d *demo) startOperator(ctx context.Context, env *testcluster.Env) error {
+func (d *demo) startOperator(ctx context.Context, cp *controlPlane) error {
 	dir, err := writeChart()
 	if err != nil {
 		return err
 	}
-	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{
-		Scheme: env.Scheme, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
+	mgr, err := ctrl.NewManager(cp.config, ctrl.Options{
+		Scheme: cp.scheme, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
 	})
 	if err != nil {
 		return fmt.Errorf("creating the operator's manager: %w", err)

@@ -4,8 +4,11 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/wavekit-dev/wavekit/internal/testing/testcluster"
+	"github.com/wavekit-dev/wavekit/pkg/testenv"
 )
+
+// nodes are the Nodes kwok simulates in the demo's cluster.
+var nodes = (&testenv.Environment{}).NodeNames()
 
 // Story is the demo, stage by stage. `wavekit demo --help` lists it, and the
 // run announces each stage in the same words before it runs it, so that the
@@ -13,7 +16,7 @@ import (
 var Story = []string{
 	fmt.Sprintf("start a local cluster (kube-apiserver, etcd, kube-controller-manager, kube-scheduler and %d Nodes "+
 		"that kwok simulates; their binaries are built from the Go module proxy first if they are not there yet, about 7 minutes once) "+
-		"and run the reference operator in this process, serving a bundled chart as the source gizmo", len(testcluster.FakeNodes)),
+		"and run the reference operator in this process, serving a bundled chart as the source gizmo", len(nodes)),
 	"create a Component of gizmo and watch the operator apply it wave by wave: a CRD and its controller's Deployment, " +
 		"configuration, a one-shot migration Job that is purged once it completed, and an instance of the CRD, applied last",
 	"upgrade the Deployment's image and a ConfigMap of the next wave in one change: the next wave waits until " +
