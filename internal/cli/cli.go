@@ -6,33 +6,18 @@ import (
 	"fmt"
 	"io"
 	"runtime"
-	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/wavekit-dev/wavekit/internal/cli/alert"
+	"github.com/wavekit-dev/wavekit/internal/cli/components"
+	"github.com/wavekit-dev/wavekit/internal/cli/componentsets"
+	"github.com/wavekit-dev/wavekit/internal/cli/localclusters"
+	"github.com/wavekit-dev/wavekit/internal/cli/releases"
+	"github.com/wavekit-dev/wavekit/internal/cli/session"
 	"github.com/wavekit-dev/wavekit/internal/errlines"
 	"github.com/wavekit-dev/wavekit/internal/version"
 )
-
-// ExitError ends a command with a given exit code; Err, when set, is printed
-// as the error.
-type ExitError struct {
-	Code int
-	Err  error
-}
-
-func (e *ExitError) Error() string {
-	if e.Err == nil {
-		return fmt.Sprintf("exit code %d", e.Code)
-	}
-	return e.Err.Error()
-}
-
-func (e *ExitError) Unwrap() error { return e.Err }
-
-// errorExitCode is the annotation of a command whose errors exit with
-// another code than 1 (diff: 2, since 1 means "changes").
-const errorExitCode = "wavekit.dev/error-exit-code"
 
 // Run executes the wavekit command line with args (without the program
 // name), writing to stdout and stderr, and returns the process exit code.
@@ -55,10 +40,10 @@ func run(ctx context.Context, plugin bool, args []string, stdout, stderr io.Writ
 		return 0
 	}
 	code := 1
-	if usageFailed(err) || cmd != nil && cmd.Annotations[errorExitCode] == "2" {
+	if usageFailed(err) || cmd != nil && cmd.Annotations[session.ErrorExitCode] == "2" {
 		code = 2
 	}
-	var exit *ExitError
+	var exit *session.ExitError
 	if errors.As(err, &exit) {
 		code = exit.Code
 		if exit.Err == nil {
@@ -69,23 +54,9 @@ func run(ctx context.Context, plugin bool, args []string, stdout, stderr io.Writ
 	return code
 }
 
-// exactArgs requires the positional arguments named in usage, e.g. "NAME SOURCE".
-func exactArgs(usage string) cobra.PositionalArgs {
-	want := len(strings.Fields(usage))
-	return func(cmd *cobra.Command, args []string) error {
-		if len(args) != want && want == 0 {
-			return fmt.Errorf("%s takes no arguments, got %d (see wavekit %s --help)", cmd.Name(), len(args), cmd.Name())
-		}
-		if len(args) != want {
-			return fmt.Errorf("%s needs %s, got %d arguments (see wavekit %s --help)", cmd.Name(), usage, len(args), cmd.Name())
-		}
-		return nil
-	}
-}
-
 // NewRootCommand returns the wavekit command with its subcommands.
 func NewRootCommand(stdout, stderr io.Writer) *cobra.Command {
-	g := &globalOptions{stdout: stdout, stderr: stderr}
+	s := &session.Session{Stdout: stdout, Stderr: stderr}
 	root := &cobra.Command{
 		Use:   "wavekit",
 		Short: "Render, diff, apply and delete component manifests in waves",
@@ -114,33 +85,41 @@ The cluster is found as kubectl finds it: --kubeconfig, $KUBECONFIG,
 	}
 	// --version prints what the version command prints.
 	root.Version = version.String()
-	root.SetVersionTemplate(fmt.Sprintf("wavekit {{.Version}}\ngo %s\nkubernetes %s\n", runtime.Version(), BuiltKubeVersion))
+	root.SetVersionTemplate(fmt.Sprintf("wavekit {{.Version}}\ngo %s\nkubernetes %s\n", runtime.Version(), version.Kubernetes))
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	g.addFlags(root)
-	root.AddCommand(
-		newRenderCommand(g),
-		newDiffCommand(g),
-		newApplyCommand(g),
-		newDeleteCommand(g),
-		newStatusCommand(g),
-		newListCommand(g),
-		newHistoryCommand(g),
-		newRollbackCommand(g),
-		newTestCommand(g),
-		newGetCommand(g),
-		newTreeCommand(g),
-		newDashboardCommand(g),
-		newSuspendCommand(g, true),
-		newSuspendCommand(g, false),
-		newReconcileCommand(g),
-		newAlertCommand(g),
-		newPluginCommand(g),
-		newClusterCommand(g),
-		newDemoCommand(),
-		newScaffoldCommand(g),
-		newVersionCommand(g),
-	)
+	s.AddFlags(root)
+	addGroup(root, "releases", "Releases, a source applied without an operator:",
+		releases.NewRenderCommand(s), releaseDiff(s), releases.NewApplyCommand(s), releases.NewStatusCommand(s),
+		releases.NewListCommand(s), releases.NewHistoryCommand(s), releases.NewRollbackCommand(s),
+		releases.NewTestCommand(s), releases.NewDeleteCommand(s))
+	get, tree := components.NewGetCommand(s), components.NewTreeCommand(s)
+	componentsets.AddSetViews(s, get, tree)
+	addGroup(root, "components", "Components and ComponentSets of the reference operator:",
+		get, tree, components.NewSuspendCommand(s, true), components.NewSuspendCommand(s, false),
+		components.NewReconcileCommand(s), components.NewDashboardCommand(s))
+	addGroup(root, "clusters", "Local clusters:", localclusters.NewCommand(s))
+	addGroup(root, "alerts", "Alerts:", alert.NewCommand(s))
+	addGroup(root, "more", "More:", newDemoCommand(), newScaffoldCommand(s), newPluginCommand(s), newVersionCommand(s))
+	root.SetHelpCommandGroupID("more")
+	root.SetCompletionCommandGroupID("more")
 	checkUsage(root)
 	return root
+}
+
+// addGroup adds commands to root under a heading of its help.
+func addGroup(root *cobra.Command, id, title string, commands ...*cobra.Command) {
+	root.AddGroup(&cobra.Group{ID: id, Title: title})
+	for _, cmd := range commands {
+		cmd.GroupID = id
+		root.AddCommand(cmd)
+	}
+}
+
+// releaseDiff is diff, with the verbs that preview what the reference
+// operator would change: diff component and diff componentset.
+func releaseDiff(s *session.Session) *cobra.Command {
+	diff := releases.NewDiffCommand(s)
+	diff.AddCommand(components.NewDiffCommand(s), componentsets.NewDiffCommand(s))
+	return diff
 }

@@ -1,8 +1,6 @@
 package cli_test
 
 import (
-	"bytes"
-	"context"
 	"fmt"
 	"io"
 	"os"
@@ -14,23 +12,16 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/wavekit-dev/wavekit/internal/cli"
+	"github.com/wavekit-dev/wavekit/internal/testing/clitest"
 )
-
-// wavekitAlone runs the CLI without --kubeconfig, as a user would.
-func wavekitAlone(args ...string) result {
-	var stdout, stderr bytes.Buffer
-	code := cli.Run(context.Background(), args, &stdout, &stderr)
-	GinkgoWriter.Printf("wavekit %v -> %d\n%s%s", args, code, stdout.String(), stderr.String())
-	return result{code: code, stdout: stdout.String(), stderr: stderr.String()}
-}
 
 var _ = Describe("an error", func() {
 	DescribeTable("prints one problem per line with what to do, and the exit code of the command",
 		func(args []string, code int, stderr string) {
-			r := wavekit(args...)
-			Expect(r.stderr).To(Equal(stderr))
-			Expect(r.code).To(Equal(code))
-			Expect(r.stdout).To(BeEmpty())
+			r := clitest.Wavekit(args...)
+			Expect(r.Stderr).To(Equal(stderr))
+			Expect(r.Code).To(Equal(code))
+			Expect(r.Stdout).To(BeEmpty())
 		},
 		Entry("an unknown command", []string{"rendr", "testdata/web"}, 2,
 			"error: unknown command \"rendr\" for \"wavekit\"\n"+
@@ -96,47 +87,47 @@ var _ = Describe("an error", func() {
 		groups := 0
 		for _, c := range commands {
 			path := strings.Fields(c.CommandPath())[1:]
-			r := wavekitAlone(append(path, "--no-such-flag")...)
-			Expect(r.code).To(Equal(2), "%s --no-such-flag", c.CommandPath())
-			Expect(r.stderr).To(HavePrefix("error: unknown flag: --no-such-flag\n"), c.CommandPath())
+			r := clitest.WavekitAlone(append(path, "--no-such-flag")...)
+			Expect(r.Code).To(Equal(2), "%s --no-such-flag", c.CommandPath())
+			Expect(r.Stderr).To(HavePrefix("error: unknown flag: --no-such-flag\n"), c.CommandPath())
 			if !c.HasSubCommands() || c.Runnable() && c.Annotations["wavekit.dev/group"] == "" {
 				continue
 			}
 			groups++
-			r = wavekitAlone(append(path, "no-such-command")...)
-			Expect(r.code).To(Equal(2), "%s no-such-command", c.CommandPath())
-			Expect(r.stderr).To(Equal(fmt.Sprintf("error: unknown command \"no-such-command\" for %q\n  run '%s --help' for the commands\n",
+			r = clitest.WavekitAlone(append(path, "no-such-command")...)
+			Expect(r.Code).To(Equal(2), "%s no-such-command", c.CommandPath())
+			Expect(r.Stderr).To(Equal(fmt.Sprintf("error: unknown command \"no-such-command\" for %q\n  run '%s --help' for the commands\n",
 				c.CommandPath(), c.CommandPath())))
-			Expect(r.stdout).To(BeEmpty(), "no help printed")
-			r = wavekitAlone(path...)
-			Expect(r.code).To(Equal(0), "%s alone prints its help", c.CommandPath())
-			Expect(r.stdout).To(ContainSubstring("Usage:\n  " + c.CommandPath() + " [command]\n\n"))
+			Expect(r.Stdout).To(BeEmpty(), "no help printed")
+			r = clitest.WavekitAlone(path...)
+			Expect(r.Code).To(Equal(0), "%s alone prints its help", c.CommandPath())
+			Expect(r.Stdout).To(ContainSubstring("Usage:\n  " + c.CommandPath() + " [command]\n\n"))
 		}
 		Expect(groups).To(BeNumerically(">=", 5), "wavekit, cluster, plugin, alert, completion")
 	})
 
 	It("prints each of several problems on a line of its own", func() {
-		ns := newNamespace()
-		r := wavekit("apply", "demo", "testdata/three-invalid", "-n", ns)
-		Expect(r.code).To(Equal(1))
+		ns := clitest.NewNamespace()
+		r := clitest.Wavekit("apply", "demo", "testdata/three-invalid", "-n", ns)
+		Expect(r.Code).To(Equal(1))
 		invalid := `annotation wavekit.dev/apply-order has invalid value "soon" (allowed: an integer from -32768 to 32767)`
-		Expect(r.stderr).To(Equal("error: invalid manifests: ConfigMap " + ns + "/demo-a: " + invalid + "\n" +
+		Expect(r.Stderr).To(Equal("error: invalid manifests: ConfigMap " + ns + "/demo-a: " + invalid + "\n" +
 			"  ConfigMap " + ns + "/demo-b: " + invalid + "\n" +
 			"  ConfigMap " + ns + "/demo-c: " + invalid + "\n"))
-		nothingIn(ns)
+		clitest.NothingIn(ns)
 	})
 
 	It("names --kustomize-root for a kustomization whose base is outside the source", func() {
 		base, err := filepath.Abs("testdata/outside/base")
 		Expect(err).NotTo(HaveOccurred())
-		r := wavekit("render", "testdata/outside/overlay")
-		Expect(r.code).To(Equal(1))
-		Expect(r.stderr).To(Equal("error: rendering testdata/outside/overlay: kustomize build .: testdata/outside/base is outside the source testdata/outside/overlay: " +
+		r := clitest.Wavekit("render", "testdata/outside/overlay")
+		Expect(r.Code).To(Equal(1))
+		Expect(r.Stderr).To(Equal("error: rendering testdata/outside/overlay: kustomize build .: testdata/outside/base is outside the source testdata/outside/overlay: " +
 			"accumulating resources: accumulation err='accumulating resources from '../base': '" + base + "' doesn't exist': " +
 			"must build at directory: not a valid directory: '" + base + "' doesn't exist\n" +
 			"  pass --kustomize-root testdata/outside (a directory that contains both)\n"))
 
-		Expect(succeeds("render", "testdata/outside/overlay", "--kustomize-root", "testdata/outside")).To(ContainSubstring("name: overlay-base"))
+		Expect(clitest.Succeeds("render", "testdata/outside/overlay", "--kustomize-root", "testdata/outside")).To(ContainSubstring("name: overlay-base"))
 	})
 
 	It("says how to configure a cluster when there is no kubeconfig", func() {
@@ -144,26 +135,26 @@ var _ = Describe("an error", func() {
 		GinkgoT().Setenv("KUBECONFIG", missing)
 		GinkgoT().Setenv("HOME", GinkgoT().TempDir())
 		GinkgoT().Setenv("KUBERNETES_SERVICE_HOST", "") // not in a pod
-		r := wavekitAlone("status", "demo")
-		Expect(r.stderr).To(Equal("error: no kubeconfig found: KUBECONFIG names " + missing + ", which does not exist\n" +
+		r := clitest.WavekitAlone("status", "demo")
+		Expect(r.Stderr).To(Equal("error: no kubeconfig found: KUBECONFIG names " + missing + ", which does not exist\n" +
 			"  set --kubeconfig or KUBECONFIG to a kubeconfig file, or start a local cluster with 'wavekit cluster create', which writes one\n"))
-		Expect(r.code).To(Equal(1))
+		Expect(r.Code).To(Equal(1))
 	})
 
 	It("names a --kubeconfig that does not exist", func() {
 		missing := filepath.Join(GinkgoT().TempDir(), "missing")
-		r := wavekitWith(missing, "status", "demo")
-		Expect(r.stderr).To(Equal("error: --kubeconfig " + missing + ": no such file\n"))
-		Expect(r.code).To(Equal(1))
+		r := clitest.WavekitWith(missing, "status", "demo")
+		Expect(r.Stderr).To(Equal("error: --kubeconfig " + missing + ": no such file\n"))
+		Expect(r.Code).To(Equal(1))
 	})
 
 	It("names the contexts when the kubeconfig has no current one", func() {
 		config := filepath.Join(GinkgoT().TempDir(), "kubeconfig")
 		Expect(os.WriteFile(config, []byte("apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: {server: \"https://127.0.0.1:1\"}\n"+
 			"contexts:\n- name: prod\n  context: {cluster: c}\n- name: dev\n  context: {cluster: c}\n"), 0o600)).To(Succeed())
-		r := wavekitWith(config, "status", "demo")
-		Expect(r.stderr).To(Equal("error: kubeconfig " + config + ": no current context\n" +
+		r := clitest.WavekitWith(config, "status", "demo")
+		Expect(r.Stderr).To(Equal("error: kubeconfig " + config + ": no current context\n" +
 			"  pass --context with one of: dev, prod\n"))
-		Expect(r.code).To(Equal(1))
+		Expect(r.Code).To(Equal(1))
 	})
 })

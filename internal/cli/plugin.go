@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/wavekit-dev/wavekit/internal/cli/session"
 )
 
 // pluginName is the name kubectl finds the wavekit binary under: kubectl
@@ -38,13 +40,13 @@ func asPlugin(root *cobra.Command) {
 	root.Annotations[cobra.CommandDisplayNameAnnotation] = "kubectl wavekit"
 }
 
-func newPluginCommand(g *globalOptions) *cobra.Command {
+func newPluginCommand(s *session.Session) *cobra.Command {
 	plugin := &cobra.Command{
 		Use:   "plugin",
 		Short: "Install wavekit as a kubectl plugin (kubectl wavekit), or remove it",
 		Args:  cobra.NoArgs,
 	}
-	install := pluginVerb(g, installPlugin, "install", "the directory to write kubectl-wavekit into (default: kubectl's)", "Link this binary as kubectl-wavekit next to kubectl, or into DIR",
+	install := pluginVerb(s, installPlugin, "install", "the directory to write kubectl-wavekit into (default: kubectl's)", "Link this binary as kubectl-wavekit next to kubectl, or into DIR",
 		`install writes kubectl-wavekit, a symbolic link to this binary (a copy where
 links cannot be made), into the directory of the kubectl found on PATH, or
 into --dir, and says where before it writes. kubectl then runs it for
@@ -52,7 +54,7 @@ into --dir, and says where before it writes. kubectl then runs it for
 flags; a --dir that is not on PATH is said so, since kubectl finds plugins
 only there. An existing kubectl-wavekit that is not a link to this binary is
 left alone, and that is an error.`)
-	uninstall := pluginVerb(g, uninstallPlugin, "uninstall", "the directory to remove kubectl-wavekit from (default: kubectl's)", "Remove the kubectl-wavekit that plugin install wrote",
+	uninstall := pluginVerb(s, uninstallPlugin, "uninstall", "the directory to remove kubectl-wavekit from (default: kubectl's)", "Remove the kubectl-wavekit that plugin install wrote",
 		`uninstall removes kubectl-wavekit from the directory of the kubectl found on
 PATH, or from --dir, if it is what plugin install writes: a link to this
 binary, or a copy of it. Anything else under that name is left alone, and
@@ -62,7 +64,7 @@ that is an error, as is no kubectl-wavekit at all.`)
 }
 
 // pluginVerb is plugin install or uninstall: run with the --dir flag.
-func pluginVerb(g *globalOptions, run func(*globalOptions, string) error, verb, dirUsage, short, long string) *cobra.Command {
+func pluginVerb(s *session.Session, run func(*session.Session, string) error, verb, dirUsage, short, long string) *cobra.Command {
 	var dir string
 	cmd := &cobra.Command{
 		Use:     verb + " [--dir DIR]",
@@ -71,7 +73,7 @@ func pluginVerb(g *globalOptions, run func(*globalOptions, string) error, verb, 
 		Example: fmt.Sprintf("  wavekit plugin %s\n  wavekit plugin %s --dir ~/.local/bin", verb, verb),
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return run(g, dir)
+			return run(s, dir)
 		},
 	}
 	cmd.Flags().StringVar(&dir, "dir", "", dirUsage)
@@ -102,7 +104,7 @@ func selfAndPluginDir(dir string) (self, pluginDir, why string, err error) {
 	return self, filepath.Dir(kubectl), fmt.Sprintf(", the directory of %s (--dir chooses another)", kubectl), nil
 }
 
-func installPlugin(g *globalOptions, dir string) error {
+func installPlugin(s *session.Session, dir string) error {
 	self, dir, why, err := selfAndPluginDir(dir)
 	if err != nil {
 		return err
@@ -110,12 +112,12 @@ func installPlugin(g *globalOptions, dir string) error {
 	link := filepath.Join(dir, pluginName)
 	if target, err := filepath.EvalSymlinks(link); err == nil {
 		if target == self {
-			fmt.Fprintf(g.stdout, "%s links to %s already\n", link, self)
+			fmt.Fprintf(s.Stdout, "%s links to %s already\n", link, self)
 			return nil
 		}
 		return fmt.Errorf("%s exists and is not a link to %s: remove it first", link, self)
 	}
-	fmt.Fprintf(g.stdout, "writing %s into %s%s\n", pluginName, dir, why)
+	fmt.Fprintf(s.Stdout, "writing %s into %s%s\n", pluginName, dir, why)
 	if err := os.Symlink(self, link); err != nil {
 		if errors.Is(err, os.ErrPermission) {
 			return fmt.Errorf("writing %s: %w (use --dir with a directory you may write, on PATH)", link, err)
@@ -124,14 +126,14 @@ func installPlugin(g *globalOptions, dir string) error {
 			return fmt.Errorf("linking %s: %w; copying: %w", link, err, copyErr)
 		}
 	}
-	fmt.Fprintf(g.stdout, "installed %s -> %s; run: kubectl wavekit --help\n", link, self)
+	fmt.Fprintf(s.Stdout, "installed %s -> %s; run: kubectl wavekit --help\n", link, self)
 	if !onPath(dir) {
-		fmt.Fprintf(g.stdout, "%s is not on PATH: kubectl finds plugins only there; add it, or install with --dir DIR on PATH\n", dir)
+		fmt.Fprintf(s.Stdout, "%s is not on PATH: kubectl finds plugins only there; add it, or install with --dir DIR on PATH\n", dir)
 	}
 	return nil
 }
 
-func uninstallPlugin(g *globalOptions, dir string) error {
+func uninstallPlugin(s *session.Session, dir string) error {
 	self, dir, _, err := selfAndPluginDir(dir)
 	if err != nil {
 		return err
@@ -146,7 +148,7 @@ func uninstallPlugin(g *globalOptions, dir string) error {
 	if err := os.Remove(link); err != nil {
 		return fmt.Errorf("removing %s: %w", link, err)
 	}
-	fmt.Fprintf(g.stdout, "removed %s\n", link)
+	fmt.Fprintf(s.Stdout, "removed %s\n", link)
 	return nil
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/wavekit-dev/wavekit/internal/cli/session"
 	"github.com/wavekit-dev/wavekit/internal/scaffold"
 	"github.com/wavekit-dev/wavekit/internal/version"
 	"github.com/wavekit-dev/wavekit/pkg/testenv/k8sbin"
@@ -14,7 +15,7 @@ import (
 
 // newScaffoldCommand returns `wavekit scaffold DIR`, which writes a new
 // component operator project.
-func newScaffoldCommand(g *globalOptions) *cobra.Command {
+func newScaffoldCommand(s *session.Session) *cobra.Command {
 	opts := scaffold.Options{Self: scaffold.Self{Version: version.String(), Checkout: k8sbin.Checkout}}
 	cmd := &cobra.Command{
 		Use:   "scaffold DIR",
@@ -34,7 +35,7 @@ DIR must be new or empty; nothing is written when an option is invalid.`,
 		Example: `  wavekit scaffold ./redis-operator --module github.com/acme/redis-operator \
     --group cache.acme.io --kind Redis --generator helm
   cd redis-operator && make generate manifests test`,
-		Args: exactArgs("DIR"),
+		Args: session.ExactArgs("DIR"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.WavekitReplace != "" {
 				abs, err := filepath.Abs(opts.WavekitReplace)
@@ -47,20 +48,20 @@ DIR must be new or empty; nothing is written when an option is invalid.`,
 			if err != nil {
 				return fmt.Errorf("scaffold %s: %w", args[0], err)
 			}
-			fmt.Fprintf(g.stdout, "wrote %d files to %s\n", len(files), args[0])
+			fmt.Fprintf(s.Stdout, "wrote %d files to %s\n", len(files), args[0])
 			wavekit, err := opts.Wavekit()
 			if err != nil {
 				return fmt.Errorf("scaffold %s: %w", args[0], err)
 			}
 			if wavekit.Note != "" {
-				fmt.Fprintln(g.stdout, wavekit.Note)
+				fmt.Fprintln(s.Stdout, wavekit.Note)
 			}
 			fetch := ""
 			if wavekit.Replace == "" {
 				// go.sum cannot hold the sums of a wavekit release yet.
 				fetch = "go mod tidy && "
 			}
-			fmt.Fprintf(g.stdout, "next: cd %s && %smake generate manifests test\n", args[0], fetch)
+			fmt.Fprintf(s.Stdout, "next: cd %s && %smake generate manifests test\n", args[0], fetch)
 			return nil
 		},
 	}

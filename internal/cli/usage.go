@@ -9,6 +9,8 @@ import (
 	"github.com/agnivade/levenshtein"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/wavekit-dev/wavekit/internal/cli/session"
 )
 
 // A command line that does not parse — an unknown command or flag, a flag
@@ -47,20 +49,6 @@ func usageFailed(err error) bool {
 	var usage *usageError
 	return errors.As(err, &usage)
 }
-
-// hinted is an error followed by what the user can do about it.
-type hinted struct {
-	err   error
-	hints []string
-}
-
-func (h *hinted) Error() string {
-	return strings.Join(append([]string{h.err.Error()}, h.hints...), "\n")
-}
-func (h *hinted) Unwrap() error { return h.err }
-
-// hint adds lines saying what to do to err.
-func hint(err error, hints ...string) error { return &hinted{err: err, hints: hints} }
 
 // checkUsage makes every command of the tree under c report a command line
 // it cannot take as a usage error: its flags (cobra asks the root's flag
@@ -161,7 +149,7 @@ func withUsageHint(err error) error {
 		if suggestions := usage.cmd.SuggestionsFor(unknown.Typed); len(suggestions) > 0 {
 			hints = append(hints, "did you mean: "+strings.Join(suggestions, ", ")+"?")
 		}
-		return hint(err, append(hints, fmt.Sprintf("run '%s --help' for the commands", path))...)
+		return session.Hint(err, append(hints, fmt.Sprintf("run '%s --help' for the commands", path))...)
 	}
 	var notExist *pflag.NotExistError
 	if errors.As(err, &notExist) {
@@ -169,13 +157,13 @@ func withUsageHint(err error) error {
 		if suggestions := flagSuggestions(usage.cmd, notExist.GetSpecifiedName()); len(suggestions) > 0 {
 			hints = append(hints, "did you mean: "+strings.Join(suggestions, ", ")+"?")
 		}
-		return hint(err, append(hints, fmt.Sprintf("run '%s --help' for its flags", path))...)
+		return session.Hint(err, append(hints, fmt.Sprintf("run '%s --help' for its flags", path))...)
 	}
 	if usage.flag {
-		return hint(err, fmt.Sprintf("run '%s --help' for its flags", path))
+		return session.Hint(err, fmt.Sprintf("run '%s --help' for its flags", path))
 	}
 	if strings.HasPrefix(err.Error(), "unknown command ") {
-		return hint(err, fmt.Sprintf("run '%s --help' for its usage", path)) // cobra.NoArgs
+		return session.Hint(err, fmt.Sprintf("run '%s --help' for its usage", path)) // cobra.NoArgs
 	}
 	return err
 }

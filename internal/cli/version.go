@@ -6,22 +6,17 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/wavekit-dev/wavekit/internal/cli/session"
 	"github.com/wavekit-dev/wavekit/internal/version"
 )
 
-// BuiltKubeVersion is the Kubernetes version wavekit is built against (its
-// k8s.io/client-go v0.37.1 is Kubernetes 1.37.1): what render assumes for
-// Helm's .Capabilities when it renders without a cluster. A test checks it
-// against go.mod.
-const BuiltKubeVersion = "1.37.1"
-
-func newVersionCommand(g *globalOptions) *cobra.Command {
+func newVersionCommand(s *session.Session) *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
 		Short: "Print the versions of wavekit (v0.0.0 for a development build), Go and the Kubernetes it is built against",
-		Args:  exactArgs(""),
+		Args:  session.ExactArgs(""),
 		RunE: func(*cobra.Command, []string) error {
-			_, err := fmt.Fprintf(g.stdout, "wavekit %s\ngo %s\nkubernetes %s\n", version.String(), runtime.Version(), BuiltKubeVersion)
+			_, err := fmt.Fprintf(s.Stdout, "wavekit %s\ngo %s\nkubernetes %s\n", version.String(), runtime.Version(), version.Kubernetes)
 			return err
 		},
 	}

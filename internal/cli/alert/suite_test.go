@@ -1,0 +1,17 @@
+package alert_test
+
+import (
+	"testing"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/wavekit-dev/wavekit/internal/testing/clitest"
+)
+
+func TestAlert(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "cli/alert")
+}
+
+var _ = BeforeSuite(clitest.Start)

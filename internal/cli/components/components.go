@@ -1,0 +1,450 @@
+package components
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/duration"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/wavekit-dev/wavekit/api/v1alpha1"
+	"github.com/wavekit-dev/wavekit/internal/cli/livestatus"
+	"github.com/wavekit-dev/wavekit/internal/cli/session"
+	"github.com/wavekit-dev/wavekit/pkg/component"
+	"github.com/wavekit-dev/wavekit/pkg/engine"
+)
+
+// The verbs on Components of the reference operator: get, tree, suspend,
+// resume and reconcile (diff component is in diffcomponent.go). They work
+// on the cluster of --kubeconfig and --context; a Component is NAMESPACE/NAME,
+// or NAME in --namespace.
+
+// connectToComponent connects and reads the Component ref names.
+func connectToComponent(ctx context.Context, s *session.Session, ref string) (*session.Cluster, *v1alpha1.Component, error) {
+	cl, err := session.OperatorCluster(ctx, s)
+	if err != nil {
+		return nil, nil, err
+	}
+	c, err := readComponent(ctx, cl, ref)
+	return cl, c, err
+}
+
+// readComponent reads the Component ref names; a missing one, or a cluster
+// without the Component kind, is an error that says so.
+func readComponent(ctx context.Context, cl *session.Cluster, ref string) (*v1alpha1.Component, error) {
+	id := session.ObjectName(ref, cl.Namespace)
+	c, err := previewedComponent(ctx, cl, id)
+	if err == nil && c == nil {
+		err = fmt.Errorf("Component %s not found", id)
+	}
+	return c, err
+}
+
+// NewGetCommand is get: the Components of a namespace, or of all.
+func NewGetCommand(s *session.Session) *cobra.Command {
+	var format string
+	var all bool
+	cmd := &cobra.Command{
+		Use:   "get [NAME]",
+		Short: "List Components with their state and message",
+		Long: `get lists the Components of the reference operator in the namespace, or in
+every namespace with -A: whether they are Ready, their state, age and the
+message of their Ready condition (cut to one line in the table), as
+flux get kustomizations does.`,
+		Example: `  kubectl wavekit get -A
+  wavekit get podinfo -n apps -o yaml
+  wavekit get --sets -A`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := session.CheckOutputFormat(format); err != nil {
+				return err
+			}
+			return runGet(cmd.Context(), s, args, all, format)
+		},
+	}
+	session.AddOutputFlag(cmd, &format)
+	cmd.Flags().BoolVarP(&all, "all-namespaces", "A", false, "list the Components of every namespace")
+	return cmd
+}
+
+// Summary is a Component as get prints it as YAML or JSON.
+type Summary struct {
+	Namespace string    `json:"namespace"`
+	Name      string    `json:"name"`
+	Ready     string    `json:"ready"`
+	State     string    `json:"state"`
+	Created   time.Time `json:"created"`
+	Message   string    `json:"message,omitempty"`
+}
+
+func runGet(ctx context.Context, s *session.Session, args []string, all bool, format string) error {
+	cl, err := session.OperatorCluster(ctx, s)
+	if err != nil {
+		return err
+	}
+	var items []v1alpha1.Component
+	if len(args) == 1 {
+		c, err := readComponent(ctx, cl, args[0])
+		if err != nil {
+			return err
+		}
+		items = []v1alpha1.Component{*c}
+	} else {
+		namespace := cl.Namespace
+		if all {
+			namespace = ""
+		}
+		var list v1alpha1.ComponentList
+		if err := cl.Client.List(ctx, &list, client.InNamespace(namespace)); err != nil {
+			return ReadError("listing Components", err)
+		}
+		items = list.Items
+	}
+	sort.Slice(items, func(i, j int) bool {
+		return items[i].Namespace+"/"+items[i].Name < items[j].Namespace+"/"+items[j].Name
+	})
+	summaries := make([]Summary, len(items))
+	for i, c := range items {
+		summaries[i] = Summarize(&c)
+	}
+	if session.OutputFormat(format) != session.OutputTable {
+		return session.WriteStructured(s.Stdout, format, summaries)
+	}
+	if len(summaries) == 0 {
+		fmt.Fprintln(s.Stderr, "no Components found")
+		return nil
+	}
+	return printComponents(s, summaries, all)
+}
+
+// Summarize is c as get prints it.
+func Summarize(c *v1alpha1.Component) Summary {
+	s := Summary{Namespace: c.Namespace, Name: c.Name, Ready: "Unknown", State: string(c.Status.State), Created: c.CreationTimestamp.Time}
+	if ready := meta.FindStatusCondition(c.Status.Conditions, component.ConditionReady); ready != nil {
+		s.Ready, s.Message = string(ready.Status), ready.Message
+	}
+	if c.Spec.Suspend {
+		s.State = "Suspended"
+	}
+	return s
+}
+
+// MaxMessage is how much of a message a table shows.
+const MaxMessage = 80
+
+func printComponents(s *session.Session, summaries []Summary, all bool) error {
+	w := session.NewTable(s.Stdout)
+	header := "NAME\tREADY\tSTATE\tAGE\tMESSAGE"
+	if all {
+		header = "NAMESPACE\t" + header
+	}
+	fmt.Fprintln(w, header)
+	for _, s := range summaries {
+		message := strings.Join(strings.Fields(s.Message), " ")
+		if len(message) > MaxMessage {
+			message = message[:MaxMessage-3] + "..."
+		}
+		row := fmt.Sprintf("%s\t%s\t%s\t%s\t%s", s.Name, s.Ready, s.State, duration.HumanDuration(time.Since(s.Created)), message)
+		if all {
+			row = s.Namespace + "\t" + row
+		}
+		fmt.Fprintln(w, row)
+	}
+	return w.Flush()
+}
+
+// NewTreeCommand is tree: a Component's objects by wave, with their live status.
+func NewTreeCommand(s *session.Session) *cobra.Command {
+	var format string
+	cmd := &cobra.Command{
+		Use:   "tree NAMESPACE/NAME",
+		Short: "Show a Component's objects by wave with their live health",
+		Long: `tree lists every object of a Component's inventory, in apply order (wave by
+wave), with its phase at the last pass and its live status read from the
+cluster now and judged as the operator judges it (kstatus, a Job Current only
+once Complete, the object's status-hint), or NotFound; as flux tree and
+argocd app resources do.`,
+		Example: `  kubectl wavekit tree apps/podinfo
+  kubectl wavekit tree --set fleet/web`,
+		Args: session.ExactArgs("NAMESPACE/NAME"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := session.CheckOutputFormat(format); err != nil {
+				return err
+			}
+			return runTree(cmd.Context(), s, args[0], format)
+		},
+	}
+	session.AddOutputFlag(cmd, &format)
+	return cmd
+}
+
+// treeObject is an inventory item as tree prints it as YAML or JSON.
+type treeObject struct {
+	Wave   int16  `json:"wave"`
+	Object string `json:"object"`
+	Phase  string `json:"phase"`
+	Live   string `json:"live"`
+}
+
+func runTree(ctx context.Context, s *session.Session, ref, format string) error {
+	cl, c, err := connectToComponent(ctx, s, ref)
+	if err != nil {
+		return err
+	}
+	items := c.Status.Inventory
+	sort.SliceStable(items, func(i, j int) bool { return items[i].ApplyOrder < items[j].ApplyOrder })
+	judge, err := engine.NewJudge(c.Spec.HealthChecks)
+	if err != nil {
+		return err
+	}
+	objects := make([]treeObject, len(items))
+	for i, item := range items {
+		live, err := livestatus.Of(ctx, cl.Client, judge, item, s.OperatorName)
+		if err != nil {
+			return err
+		}
+		objects[i] = treeObject{Wave: item.ApplyOrder, Object: item.String(), Phase: string(item.Phase), Live: live}
+	}
+	if session.OutputFormat(format) != session.OutputTable {
+		return session.WriteStructured(s.Stdout, format, objects)
+	}
+	ready := Summarize(c)
+	fmt.Fprintf(s.Stdout, "Component %s/%s: %s (%s)\n", c.Namespace, c.Name, ready.State, strings.Join(strings.Fields(ready.Message), " "))
+	if id := c.Status.LastTraceID; id != "" {
+		fmt.Fprintf(s.Stdout, "Last traced Reconcile: trace %s\n", id) // docs/observability.md
+	}
+	w := session.NewTable(s.Stdout)
+	fmt.Fprintln(w, "WAVE\tOBJECT\tPHASE\tLIVE")
+	for _, o := range objects {
+		fmt.Fprintf(w, "%d\t%s\t%s\t%s\n", o.Wave, o.Object, o.Phase, o.Live)
+	}
+	return w.Flush()
+}
+
+// NewSuspendCommand is suspend, or resume when suspend is false.
+func NewSuspendCommand(s *session.Session, suspend bool) *cobra.Command {
+	verb, does := "suspend", "sets spec.suspend: the operator leaves the Component's objects as they are (it corrects no drift and applies no change) until resume."
+	if !suspend {
+		verb, does = "resume", "clears spec.suspend and asks for a reconcile now (the <operator-name>/reconcile-requested-at annotation), as flux resume does."
+	}
+	return &cobra.Command{
+		Use:     verb + " NAMESPACE/NAME",
+		Short:   strings.ToUpper(verb[:1]) + verb[1:] + " the reconciliation of a Component",
+		Long:    verb + " " + does,
+		Example: "  kubectl wavekit " + verb + " apps/podinfo",
+		Args:    session.ExactArgs("NAMESPACE/NAME"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runSuspend(cmd.Context(), s, args[0], suspend)
+		},
+	}
+}
+
+func runSuspend(ctx context.Context, s *session.Session, ref string, suspend bool) error {
+	cl, c, err := connectToComponent(ctx, s, ref)
+	if err != nil {
+		return err
+	}
+	patch := map[string]any{"spec": map[string]any{"suspend": suspend}}
+	requested := ""
+	if !suspend {
+		requested = time.Now().UTC().Format(time.RFC3339Nano)
+		patch["metadata"] = map[string]any{"annotations": map[string]string{requestKey(s): requested}}
+	}
+	if err := patchComponent(ctx, cl, c, patch); err != nil {
+		return err
+	}
+	if suspend {
+		fmt.Fprintf(s.Stdout, "Component %s/%s suspended\n", c.Namespace, c.Name)
+	} else {
+		fmt.Fprintf(s.Stdout, "Component %s/%s resumed; reconcile requested at %s\n", c.Namespace, c.Name, requested)
+	}
+	return nil
+}
+
+// requestKey is the annotation that asks the operator for a pass now.
+func requestKey(s *session.Session) string {
+	return s.OperatorName + "/" + component.AnnotationReconcileRequestedAt
+}
+
+// patchComponent sends a JSON merge patch: only the fields named change.
+func patchComponent(ctx context.Context, cl *session.Cluster, c *v1alpha1.Component, patch map[string]any) error {
+	data, err := json.Marshal(patch)
+	if err != nil {
+		return err
+	}
+	if err := cl.Client.Patch(ctx, c, client.RawPatch(types.MergePatchType, data)); err != nil {
+		return ReadError(fmt.Sprintf("changing Component %s/%s", c.Namespace, c.Name), err)
+	}
+	return nil
+}
+
+// ReadError says what a Forbidden or a missing kind means.
+func ReadError(what string, err error) error {
+	switch {
+	case meta.IsNoMatchError(err):
+		return fmt.Errorf("%s: the cluster does not serve Components (%s): install the reference operator's CRD", what, v1alpha1.GroupVersion)
+	case apierrors.IsForbidden(err):
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	return fmt.Errorf("%s: %w", what, err)
+}
+
+type reconcileOptions struct {
+	wait    bool
+	timeout time.Duration
+}
+
+// NewReconcileCommand is reconcile: a pass of a Component now, and with
+// --wait its outcome.
+func NewReconcileCommand(s *session.Session) *cobra.Command {
+	o := &reconcileOptions{}
+	cmd := &cobra.Command{
+		Use:   "reconcile NAMESPACE/NAME [--wait]",
+		Short: "Ask the operator for a pass of a Component now",
+		Long: `reconcile sets the annotation <operator-name>/reconcile-requested-at of a
+Component to the current time: the operator runs a full pass (render and
+apply) for each new value and records it in status.lastHandledReconcileAt,
+as Flux's reconcile.fluxcd.io/requestedAt. With --wait it waits for the
+outcome of that pass: until the operator handled the request and the
+Component is no longer Reconciling at its generation. It exits 0 if the
+Component is then Ready, 1 with its message if it is not (Stalled, or
+suspended), and 1 with what it waits for, or a hint when the operator did
+not handle the request at all, after --timeout.`,
+		Example: `  kubectl wavekit reconcile apps/podinfo --wait`,
+		Args:    session.ExactArgs("NAMESPACE/NAME"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return o.run(cmd.Context(), s, args[0])
+		},
+	}
+	cmd.Flags().BoolVar(&o.wait, "wait", false, "wait for the outcome of the requested pass, and report the Ready condition")
+	cmd.Flags().DurationVar(&o.timeout, "timeout", 2*time.Minute, "how long --wait waits")
+	return cmd
+}
+
+func (o *reconcileOptions) run(ctx context.Context, s *session.Session, ref string) error {
+	cl, c, err := connectToComponent(ctx, s, ref)
+	if err != nil {
+		return err
+	}
+	requested := time.Now().UTC().Format(time.RFC3339Nano)
+	patch := map[string]any{"metadata": map[string]any{"annotations": map[string]string{requestKey(s): requested}}}
+	if err := patchComponent(ctx, cl, c, patch); err != nil {
+		return err
+	}
+	fmt.Fprintf(s.Stdout, "Component %s/%s: reconcile requested at %s\n", c.Namespace, c.Name, requested)
+	if !o.wait {
+		return nil
+	}
+	outcome, err := o.waitForOutcome(ctx, s, cl, c, requested)
+	if err != nil {
+		return err
+	}
+	summary := Summarize(outcome)
+	if summary.Ready != string(metav1.ConditionTrue) {
+		return fmt.Errorf("Component %s/%s handled the request and is not Ready (%s): %s", c.Namespace, c.Name, summary.State, summary.Message)
+	}
+	fmt.Fprintf(s.Stdout, "Component %s/%s is Ready: %s\n", c.Namespace, c.Name, summary.Message)
+	return nil
+}
+
+// waitForOutcome watches the Component until its status says the outcome
+// of the pass that handled the request: the request recorded, and the
+// Component no longer Reconciling at its generation. The status write that
+// records the request carries that pass's conditions, which may say it
+// works on (a wave it waits for); the outcome comes with a later write.
+func (o *reconcileOptions) waitForOutcome(ctx context.Context, s *session.Session, cl *session.Cluster, c *v1alpha1.Component, requested string) (*v1alpha1.Component, error) {
+	var handled *v1alpha1.Component
+	outcome, err := watchComponent(ctx, cl, c, o.timeout, func(got *v1alpha1.Component) bool {
+		if got.Status.LastHandledReconcileAt != requested {
+			return false
+		}
+		if settled(got) {
+			return true
+		}
+		if handled == nil {
+			fmt.Fprintf(s.Stdout, "Component %s/%s: the operator handled the request; waiting for its outcome (%s)\n",
+				c.Namespace, c.Name, oneLineMessage(got))
+		}
+		handled = got
+		return false
+	})
+	switch {
+	case err == nil:
+		return outcome, nil
+	case !errors.Is(err, context.DeadlineExceeded):
+		return nil, err
+	case handled != nil:
+		return nil, fmt.Errorf("Component %s/%s handled the request and has no outcome within %s: still %s", c.Namespace, c.Name, o.timeout, oneLineMessage(handled))
+	}
+	return nil, fmt.Errorf("Component %s/%s: the operator did not handle the reconcile request within %s: "+
+		"is it running, and does it watch namespace %s? (kubectl get pods -A -l app.kubernetes.io/name=component-operator, and its logs)",
+		c.Namespace, c.Name, o.timeout, c.Namespace)
+}
+
+// settled tells whether the Component's status says an outcome at its
+// generation: a Ready condition of the generation, and no Reconciling
+// condition that is True (Ready, Stalled, or suspended).
+func settled(c *v1alpha1.Component) bool {
+	ready := meta.FindStatusCondition(c.Status.Conditions, component.ConditionReady)
+	if ready == nil || ready.ObservedGeneration != c.Generation {
+		return false
+	}
+	return !meta.IsStatusConditionTrue(c.Status.Conditions, component.ConditionReconciling)
+}
+
+// oneLineMessage is the Component's state and Ready message on one line.
+func oneLineMessage(c *v1alpha1.Component) string {
+	s := Summarize(c)
+	return s.State + ": " + strings.Join(strings.Fields(s.Message), " ")
+}
+
+// watchComponent watches the Component until done says so of its latest
+// state, or timeout passes (context.DeadlineExceeded).
+func watchComponent(ctx context.Context, cl *session.Cluster, c *v1alpha1.Component, timeout time.Duration, done func(*v1alpha1.Component) bool) (*v1alpha1.Component, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	wc, err := client.NewWithWatch(cl.Config, client.Options{Scheme: cl.Scheme})
+	if err != nil {
+		return nil, err
+	}
+	byName := []client.ListOption{client.InNamespace(c.Namespace), client.MatchingFields{"metadata.name": c.Name}}
+	for {
+		var list v1alpha1.ComponentList
+		if err := wc.List(ctx, &list, byName...); err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return nil, ReadError("reading Component "+c.Namespace+"/"+c.Name, err)
+		}
+		if len(list.Items) == 1 && done(&list.Items[0]) {
+			return &list.Items[0], nil
+		}
+		w, err := wc.Watch(ctx, &v1alpha1.ComponentList{}, append(byName, &client.ListOptions{Raw: &metav1.ListOptions{ResourceVersion: list.ResourceVersion}})...)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return nil, ReadError("watching Component "+c.Namespace+"/"+c.Name, err)
+		}
+		for event := range w.ResultChan() {
+			if got, ok := event.Object.(*v1alpha1.Component); ok && done(got) {
+				w.Stop()
+				return got, nil
+			}
+		}
+		w.Stop()
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+	}
+}

@@ -1,0 +1,17 @@
+package components_test
+
+import (
+	"testing"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/wavekit-dev/wavekit/internal/testing/clitest"
+)
+
+func TestComponents(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "cli/components")
+}
+
+var _ = BeforeSuite(clitest.Start)

@@ -1,0 +1,17 @@
+package localclusters_test
+
+import (
+	"testing"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/wavekit-dev/wavekit/internal/testing/clitest"
+)
+
+func TestLocalclusters(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "cli/localclusters")
+}
+
+var _ = BeforeSuite(clitest.Start)

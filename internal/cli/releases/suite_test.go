@@ -1,0 +1,17 @@
+package releases_test
+
+import (
+	"testing"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/wavekit-dev/wavekit/internal/testing/clitest"
+)
+
+func TestReleases(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "cli/releases")
+}
+
+var _ = BeforeSuite(clitest.Start)
