@@ -18,6 +18,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/wavekit-dev/wavekit/internal/testing/operatortest"
 	"github.com/wavekit-dev/wavekit/internal/testing/testcluster"
 )
 
@@ -225,15 +226,9 @@ func readmeBlock(heading string) []string {
 // kubectlBinary is kubectl from PATH, else the one hack/kubectl builds.
 func kubectlBinary() string {
 	GinkgoHelper()
-	if path, err := exec.LookPath("kubectl"); err == nil {
-		return path
-	}
-	binary := filepath.Join(GinkgoT().TempDir(), "kubectl")
-	build := exec.Command("go", "build", "-o", binary, ".")
-	build.Dir = filepath.Join(testcluster.ModuleRoot(), "hack", "kubectl")
-	out, err := build.CombinedOutput()
-	Expect(err).NotTo(HaveOccurred(), "building kubectl:\n%s", out)
-	return binary
+	kubectl, err := operatortest.Kubectl(testcluster.ModuleRoot(), GinkgoT().TempDir())
+	Expect(err).NotTo(HaveOccurred())
+	return kubectl
 }
 
 // freePort is a port on 127.0.0.1 that nothing listens on now.

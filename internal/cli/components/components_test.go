@@ -27,6 +27,7 @@ import (
 	"github.com/wavekit-dev/wavekit/internal/operator"
 	"github.com/wavekit-dev/wavekit/internal/testing/clitest"
 	"github.com/wavekit-dev/wavekit/internal/testing/componenttest"
+	"github.com/wavekit-dev/wavekit/internal/testing/operatortest"
 	"github.com/wavekit-dev/wavekit/internal/testing/testcluster"
 )
 
@@ -274,13 +275,7 @@ func docShellBlock(page, text string) string {
 // kubectlBinary is kubectl from PATH, else the one hack/kubectl builds.
 func kubectlBinary() string {
 	GinkgoHelper()
-	if path, err := exec.LookPath("kubectl"); err == nil {
-		return path
-	}
-	binary := filepath.Join(GinkgoT().TempDir(), "kubectl")
-	build := exec.Command("go", "build", "-o", binary, ".")
-	build.Dir = filepath.Join(testcluster.ModuleRoot(), "hack", "kubectl")
-	out, err := build.CombinedOutput()
-	Expect(err).NotTo(HaveOccurred(), "building kubectl:\n%s", out)
-	return binary
+	kubectl, err := operatortest.Kubectl(testcluster.ModuleRoot(), GinkgoT().TempDir())
+	Expect(err).NotTo(HaveOccurred())
+	return kubectl
 }

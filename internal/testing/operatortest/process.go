@@ -35,3 +35,18 @@ func BuildOperatorWithTags(root, dir string, tags ...string) (string, error) {
 	}
 	return binary, nil
 }
+
+// Kubectl returns kubectl from PATH, else the one hack/kubectl of the
+// module at root builds into dir.
+func Kubectl(root, dir string) (string, error) {
+	if path, err := exec.LookPath("kubectl"); err == nil {
+		return path, nil
+	}
+	binary := filepath.Join(dir, "kubectl")
+	build := exec.Command("go", "build", "-o", binary, ".")
+	build.Dir = filepath.Join(root, "hack", "kubectl")
+	if out, err := build.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("building kubectl: %w\n%s", err, out)
+	}
+	return binary, nil
+}
