@@ -9,7 +9,7 @@ import (
 	"github.com/wavekit-dev/wavekit/internal/testing/clitest"
 )
 
-func TestComponentsets(t *testing.T) {
+func TestComponentSets(t *testing.T) {
 	RegisterFailHandler(Fail)
 	RunSpecs(t, "cli/componentsets")
 }

@@ -21,10 +21,12 @@ var _ = Describe("cluster create --charts", func() {
 
 	DescribeTable("refuses a bad flag with one clear line, and makes no cluster",
 		func(args []string, line string) {
-			r := clitest.Wavekit(append([]string{"cluster", "create", "--name", "charts"}, args...)...)
+			kubeconfig := filepath.Join(GinkgoT().TempDir(), "kubeconfig") // where a cluster would be added
+			r := clitest.WavekitWith(kubeconfig, append([]string{"cluster", "create", "--name", "charts"}, args...)...)
 			Expect(r.Code).To(Equal(1))
 			Expect(r.Stderr).To(Equal("error: " + line + "\n"))
 			Expect(filepath.Join(state, "wavekit", "clusters", "charts")).NotTo(BeADirectory())
+			Expect(kubeconfig).NotTo(BeAnExistingFile())
 		},
 		Entry("a port and no charts", []string{"--charts-port", "9000"},
 			"--charts-port: give --charts DIR too, the charts to serve on that port"),

@@ -5,13 +5,11 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-
-	"github.com/wavekit-dev/wavekit/internal/testing/clitest"
 )
 
-func TestLocalclusters(t *testing.T) {
+func TestLocalClusters(t *testing.T) {
 	RegisterFailHandler(Fail)
 	RunSpecs(t, "cli/localclusters")
 }
 
-var _ = BeforeSuite(clitest.Start)
+// The specs refuse bad flags before anything starts: they need no cluster.
