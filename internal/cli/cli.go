@@ -54,7 +54,9 @@ func run(ctx context.Context, plugin bool, args []string, stdout, stderr io.Writ
 	return code
 }
 
-// NewRootCommand returns the wavekit command with its subcommands.
+// NewRootCommand returns the wavekit command with its subcommands, by group
+// as its help lists them, every command line that does not parse refused
+// (checkUsage).
 func NewRootCommand(stdout, stderr io.Writer) *cobra.Command {
 	s := &session.Session{Stdout: stdout, Stderr: stderr}
 	root := &cobra.Command{
