@@ -25,7 +25,7 @@ demo: ## Run the demo: a local control plane, the reference operator, a componen
 	KUBEBUILDER_ASSETS="$$assets" $(GO) run ./cmd/wavekit demo
 
 .PHONY: test
-test: fmt-check vet check-generated postgres chromium strace ## Check formatting, vet, check generated files, and run every suite against a real API server.
+test: fmt-check vet check-generated postgres chromium strace git-tools ## Check formatting, vet, check generated files, and run every suite against a real API server.
 	@assets="$$($(CONTROL_PLANE))"; \
 	race=""; if [[ "$(RACE)" == 1 ]]; then race="-race"; fi; \
 	echo "KUBEBUILDER_ASSETS=$$assets"; \
@@ -76,6 +76,14 @@ strace: ## Install strace (Debian's strace package), with which the tests watch 
 	  sudo=""; if [[ "$$(id -u)" != 0 ]]; then sudo="sudo"; fi; \
 	  echo "installing Debian's strace package for the tests that watch kube-apiserver's connections"; \
 	  $$sudo apt-get update && $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y strace; \
+	fi
+
+.PHONY: git-tools
+git-tools: ## Install git (with git-http-backend and git-upload-pack, which serve the Git sources' tests) and ssh-keygen (which signs their commits), only when missing.
+	@if ! command -v git >/dev/null 2>&1 || [[ ! -x "$$(git --exec-path 2>/dev/null)/git-http-backend" ]] || ! command -v ssh-keygen >/dev/null 2>&1; then \
+	  sudo=""; if [[ "$$(id -u)" != 0 ]]; then sudo="sudo"; fi; \
+	  echo "installing Debian's git and openssh-client packages for the Git sources' tests"; \
+	  $$sudo apt-get update && $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y git openssh-client; \
 	fi
 
 ##@ Development

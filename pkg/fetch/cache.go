@@ -57,7 +57,7 @@ func isEntryName(name string) bool {
 	kind, rest, _ := strings.Cut(name, "-")
 	algorithm, hexDigits, _ := strings.Cut(rest, "-")
 	d, err := parseDigest(algorithm + ":" + hexDigits)
-	return (kind == chartKind || kind == artifactKind) && err == nil && d.hex == hexDigits
+	return (kind == chartKind || kind == artifactKind || kind == TreeKind) && err == nil && d.hex == hexDigits
 }
 
 // cacheItem is what the Cache knows of an entry without reading the disk.
@@ -80,6 +80,8 @@ type entryMeta struct {
 	Digest   string `json:"digest"`
 	// Root is the content directory, relative to the entry.
 	Root string `json:"root"`
+	// Extra is what a tree's filler keeps beside it (Tree.Extra).
+	Extra map[string]string `json:"extra,omitempty"`
 }
 
 // root is the directory the entry's content starts at.

@@ -1,0 +1,251 @@
+package git
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"sync/atomic"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"k8s.io/utils/lru"
+
+	"github.com/wavekit-dev/wavekit/pkg/fetch"
+)
+
+// Defaults of a Source's bounds.
+const (
+	// DefaultMaxSize bounds what one fetch receives and what one tree
+	// writes to disk.
+	DefaultMaxSize = 256 << 20
+	// DefaultMaxFiles bounds the files one tree writes.
+	DefaultMaxFiles = 200_000
+	// DefaultHostConcurrency bounds the looks and fetches under way at
+	// once per host.
+	DefaultHostConcurrency = 4
+)
+
+// verificationsRemembered bounds the verifications kept, by key ring and
+// object.
+const verificationsRemembered = 4096
+
+// Source fetches trees of Git repositories into a fetch.Cache and shares
+// what it can between requests: the looks at a remote's refs (one at a
+// time per URL and identity, each serving every request that accepts its
+// age), the fetches (one per tree, whoever asks), and the verifications.
+// It is safe for concurrent use.
+type Source struct {
+	cache    *fetch.Cache
+	maxBytes int64
+	maxFiles int
+	hosts    *hostLimits
+	looks    *looks
+	changed  func([]string)
+
+	verified *lru.Cache // key ring digest and object hash → what verified it
+
+	lookups, fetches atomic.Int64
+}
+
+// Option tunes a Source.
+type Option func(*Source)
+
+// WithMaxSize bounds what one fetch receives and one tree writes (default
+// DefaultMaxSize): past it, a fetch fails with a fetch.SizeLimitError.
+func WithMaxSize(bytes int64) Option { return func(s *Source) { s.maxBytes = bytes } }
+
+// WithMaxFiles bounds the files one tree writes (default DefaultMaxFiles).
+func WithMaxFiles(n int) Option { return func(s *Source) { s.maxFiles = n } }
+
+// WithHostConcurrency bounds the looks and fetches under way at once per
+// host (default DefaultHostConcurrency).
+func WithHostConcurrency(n int) Option { return func(s *Source) { s.hosts = newHostLimits(n) } }
+
+// WithOnChange is told, when a look at a remote finds its refs moved, the
+// Consumers of the requests that used it lately, so that they look again
+// at once rather than at their own interval.
+func WithOnChange(changed func(consumers []string)) Option {
+	return func(s *Source) { s.changed = changed }
+}
+
+// New returns a Source that keeps trees in cache.
+func New(cache *fetch.Cache, opts ...Option) *Source {
+	s := &Source{cache: cache, maxBytes: DefaultMaxSize, maxFiles: DefaultMaxFiles, hosts: newHostLimits(DefaultHostConcurrency),
+		verified: lru.New(verificationsRemembered)}
+	for _, o := range opts {
+		o(s)
+	}
+	s.looks = newLooks(func(c []string) {
+		if s.changed != nil {
+			s.changed(c)
+		}
+	}, func() { s.lookups.Add(1) })
+	return s
+}
+
+// Stats counts what a Source asked remotes.
+type Stats struct {
+	// Lookups are looks at a remote's refs.
+	Lookups int64
+	// Fetches are trees fetched (a submodule's count with its tree's).
+	Fetches int64
+}
+
+// Stats says what the Source has asked remotes so far.
+func (s *Source) Stats() Stats {
+	return Stats{Lookups: s.lookups.Load(), Fetches: s.fetches.Load()}
+}
+
+// Get returns the tree of the commit req's ref names: it looks at the
+// remote's refs (or uses a look no older than req.MaxAge), fetches the
+// commit unless the cache holds its tree, and verifies what req.Verify
+// asks before returning it.
+func (s *Source) Get(ctx context.Context, req Request) (Tree, error) {
+	if err := req.validate(); err != nil {
+		return Tree{}, err
+	}
+	rem, err := remoteFor(req.URL, req.Auth, req.Proxy, req.timeout())
+	if err != nil {
+		return Tree{}, err
+	}
+	seen, err := s.refs(ctx, &req, rem)
+	if err != nil {
+		return Tree{}, err
+	}
+	t, err := seen.resolve(req.URL, req.Ref)
+	if err != nil {
+		return Tree{}, err
+	}
+	stored, err := s.tree(ctx, &req, rem, t, seen)
+	if err != nil {
+		return Tree{}, err
+	}
+	tree := Tree{Dir: stored.Dir, URL: req.URL, Commit: t.commit.String(), RefName: t.refName, Revision: t.revision,
+		Digest: stored.Digest, Identity: "commit " + t.commit.String()}
+	if len(req.Checkout.SparsePaths) > 0 {
+		tree.Identity = "content " + stored.Digest
+	}
+	if req.Verify != nil {
+		if tree.Verified, err = s.verify(&req, t, stored); err != nil {
+			return Tree{}, err
+		}
+	}
+	return tree, nil
+}
+
+// refs returns the remote's refs as a shared look saw them.
+func (s *Source) refs(ctx context.Context, req *Request, rem *remote) (refs, error) {
+	key := lookKey{url: req.URL, identity: req.Identity}
+	return s.looks.get(ctx, key, req.MaxAge, req.Consumer, func(ctx context.Context) (refs, error) {
+		ctx, cancel := context.WithTimeout(ctx, req.timeout())
+		defer cancel()
+		release, err := s.hosts.acquire(ctx, hostOf(req.URL))
+		if err != nil {
+			return refs{}, err
+		}
+		defer release()
+		r, err := rem.look(ctx)
+		if err != nil {
+			return refs{}, fmt.Errorf("looking at %s: %w", redactURL(req.URL), classify(err, req))
+		}
+		return r, nil
+	})
+}
+
+// tree returns the tree of t from the cache, fetching it if the cache does
+// not hold it.
+func (s *Source) tree(ctx context.Context, req *Request, rem *remote, t target, seen refs) (fetch.Tree, error) {
+	key := treeKey(req, t)
+	if stored, ok := s.cache.LookupTree(key); ok {
+		return stored, nil
+	}
+	return s.cache.StoreTree(key, func(dir string) (fetch.Tree, error) {
+		ctx, cancel := context.WithTimeout(ctx, req.timeout())
+		defer cancel()
+		release, err := s.hosts.acquire(ctx, hostOf(req.URL))
+		if err != nil {
+			return fetch.Tree{}, err
+		}
+		defer release()
+		stored, err := s.fill(ctx, req, rem, t, seen, dir)
+		if err != nil {
+			return fetch.Tree{}, fmt.Errorf("fetching %s of %s: %w", t.revision, redactURL(req.URL), classify(err, req))
+		}
+		return stored, nil
+	})
+}
+
+// treeKey names a tree in the cache: the repository, the commit (and
+// annotated tag), and what of it is written.
+func treeKey(req *Request, t target) string {
+	sum := sha256.New()
+	sparse := append([]string(nil), req.Checkout.SparsePaths...)
+	sort.Strings(sparse)
+	fmt.Fprintf(sum, "git\x00%s\x00%s\x00%s\x00%s\x00%s\x00%t", req.URL, t.commit, t.tag, strings.Join(sparse, "\x00"), req.Checkout.Ignore, req.Checkout.Submodules)
+	return "sha256:" + hex.EncodeToString(sum.Sum(nil))
+}
+
+// fill fetches t into a temporary repository and writes its tree into dir.
+func (s *Source) fill(ctx context.Context, req *Request, rem *remote, t target, seen refs, dir string) (fetch.Tree, error) {
+	s.fetches.Add(1)
+	st, err := newRepoStorage(s.cache, req.URL, s.maxBytes)
+	if err != nil {
+		return fetch.Tree{}, err
+	}
+	defer st.remove()
+	if err := rem.fetch(ctx, st, t, seen); err != nil {
+		return fetch.Tree{}, err
+	}
+	commit, err := object.GetCommit(st, t.commit)
+	if err != nil {
+		return fetch.Tree{}, fmt.Errorf("reading commit %s: %w", t.commit, err)
+	}
+	co := newCheckout(dir, req.URL, t.commit.String(), req.Checkout, s.maxBytes, s.maxFiles)
+	var modules []*repoStorage
+	defer func() {
+		for _, m := range modules {
+			m.remove()
+		}
+	}()
+	if req.Checkout.Submodules {
+		co.submodule = s.submodules(req, &modules)
+	}
+	digest, err := co.write(ctx, st, commit)
+	if err != nil {
+		return fetch.Tree{}, err
+	}
+	extra := map[string]string{}
+	if extra["commit"], err = rawOf(st, plumbing.CommitObject, t.commit); err != nil {
+		return fetch.Tree{}, err
+	}
+	if !t.tag.IsZero() {
+		if extra["tag"], err = rawOf(st, plumbing.TagObject, t.tag); err != nil {
+			return fetch.Tree{}, err
+		}
+	}
+	return fetch.Tree{URL: req.URL, Revision: t.revision, Digest: digest, Extra: extra}, nil
+}
+
+// rawOf is an object's raw content, base64: what a signature is checked
+// against later, from the cache, without fetching again.
+func rawOf(st *repoStorage, kind plumbing.ObjectType, h plumbing.Hash) (string, error) {
+	obj, err := st.EncodedObject(kind, h)
+	if err != nil {
+		return "", fmt.Errorf("reading %s %s: %w", kind, h, err)
+	}
+	r, err := obj.Reader()
+	if err != nil {
+		return "", err
+	}
+	defer r.Close()
+	raw, err := io.ReadAll(r)
+	if err != nil {
+		return "", err
+	}
+	return base64.StdEncoding.EncodeToString(raw), nil
+}

@@ -1,0 +1,120 @@
+package git_test
+
+import (
+	"fmt"
+
+	"github.com/ProtonMail/go-crypto/openpgp"
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/wavekit-dev/wavekit/internal/testing/gitserver"
+	"github.com/wavekit-dev/wavekit/pkg/fetch/git"
+)
+
+// signedRepos counts the repositories of the verification specs.
+var signedRepos int
+
+var _ = Describe("verification", func() {
+	var (
+		trustedPGP, foreignPGP *openpgp.Entity
+		trustedPGPPub          []byte
+		trustedSSH, foreignSSH string
+		trustedSSHPub          []byte
+		keys                   *git.KeyRing
+		repo                   *gitserver.Repo
+		src                    *git.Source
+	)
+	BeforeEach(func() {
+		var err error
+		trustedPGP, trustedPGPPub, err = gitserver.NewOpenPGPKey("Alice")
+		Expect(err).NotTo(HaveOccurred())
+		foreignPGP, _, err = gitserver.NewOpenPGPKey("Mallory")
+		Expect(err).NotTo(HaveOccurred())
+		dir := GinkgoT().TempDir()
+		trustedSSH, trustedSSHPub, err = gitserver.NewSSHSigningKey(dir, "alice")
+		Expect(err).NotTo(HaveOccurred())
+		foreignSSH, _, err = gitserver.NewSSHSigningKey(dir, "mallory")
+		Expect(err).NotTo(HaveOccurred())
+		keys, err = git.NewKeyRing("Secret keys", map[string][]byte{"alice.asc": trustedPGPPub, "alice.sshpub": trustedSSHPub, "README": []byte("ignored")})
+		Expect(err).NotTo(HaveOccurred())
+		signedRepos++
+		repo, err = server.NewRepo(fmt.Sprintf("signed-%d", signedRepos))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(repo.Write(map[string]string{"f": "x"})).To(Succeed())
+		src = newSource()
+	})
+	get := func(mode git.VerifyMode, ref git.Ref) (git.Tree, error) {
+		Expect(repo.Push()).To(Succeed())
+		return src.Get(ctx, git.Request{URL: server.HTTPURL(repo.Name), Ref: ref, Verify: &git.Verification{Mode: mode, Keys: keys}})
+	}
+
+	It("accepts a commit signed with a trusted OpenPGP key and names the key", func() {
+		_, err := repo.CommitOpenPGPSigned("signed", trustedPGP)
+		Expect(err).NotTo(HaveOccurred())
+		tree, err := get(git.VerifyHEAD, git.Ref{})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(tree.Verified).To(ContainSubstring("signed by OpenPGP key " + fingerprint(trustedPGP) + " (Alice <alice@example.com>)"))
+	})
+
+	It("accepts a commit signed with a trusted SSH key (ssh-keygen's signature)", func() {
+		_, err := repo.CommitSSHSigned("signed", trustedSSH)
+		Expect(err).NotTo(HaveOccurred())
+		tree, err := get(git.VerifyHEAD, git.Ref{})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(tree.Verified).To(MatchRegexp(`commit [0-9a-f]{12} signed by SSH key SHA256:`))
+	})
+
+	It("refuses an unsigned commit, and ones signed by foreign keys, naming the key", func() {
+		sha, err := repo.Commit("unsigned")
+		Expect(err).NotTo(HaveOccurred())
+		_, err = get(git.VerifyHEAD, git.Ref{})
+		verr := errorAs[*git.VerificationError](err)
+		Expect(verr.Object).To(Equal("commit " + sha))
+		Expect(err.Error()).To(ContainSubstring("it is not signed"))
+		Expect(git.IsTransient(err)).To(BeFalse())
+
+		_, err = repo.CommitOpenPGPSigned("foreign", foreignPGP)
+		Expect(err).NotTo(HaveOccurred())
+		_, err = get(git.VerifyHEAD, git.Ref{})
+		Expect(err).To(MatchError(ContainSubstring("signed by OpenPGP key " + fingerprint(foreignPGP) + ", which is not one of the keys of Secret keys (" + fingerprint(trustedPGP))))
+
+		_, err = repo.CommitSSHSigned("foreign", foreignSSH)
+		Expect(err).NotTo(HaveOccurred())
+		_, err = get(git.VerifyHEAD, git.Ref{})
+		Expect(err).To(MatchError(MatchRegexp(`signed by SSH key SHA256:\S+, which is not one of the keys of Secret keys`)))
+	})
+
+	It("verifies signed tags, and refuses a lightweight one", func() {
+		_, err := repo.Commit("release")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(repo.OpenPGPSignedTag("v1.0.0", trustedPGP)).To(Succeed())
+		Expect(repo.SSHSignedTag("v1.1.0", trustedSSH)).To(Succeed())
+		Expect(repo.SSHSignedTag("v1.2.0", foreignSSH)).To(Succeed())
+		Expect(repo.Tag("v1.3.0")).To(Succeed())
+		tree, err := get(git.VerifyTag, git.Ref{Tag: "v1.0.0"})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(tree.Verified).To(HavePrefix("tag v1.0.0 signed by OpenPGP key " + fingerprint(trustedPGP)))
+		tree, err = get(git.VerifyTag, git.Ref{SemVer: "~1.1.0"})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(tree.Verified).To(HavePrefix("tag v1.1.0 signed by SSH key SHA256:"))
+		_, err = get(git.VerifyTag, git.Ref{Tag: "v1.2.0"})
+		Expect(err).To(MatchError(ContainSubstring("which is not one of the keys")))
+		_, err = get(git.VerifyTag, git.Ref{Tag: "v1.3.0"})
+		Expect(err).To(MatchError(ContainSubstring("lightweight tag")))
+		_, err = get(git.VerifyTagAndHEAD, git.Ref{Tag: "v1.0.0"})
+		Expect(err).To(MatchError(ContainSubstring("commit")), "the tag is signed, its commit is not")
+	})
+
+	It("refuses a key ring without keys, and a Tag mode without a tag", func() {
+		_, err := git.NewKeyRing("Secret empty", map[string][]byte{"key": []byte("x")})
+		Expect(err).To(MatchError("Secret empty holds no key named *.asc (OpenPGP) or *.sshpub (SSH)"))
+		_, err = git.NewKeyRing("Secret bad", map[string][]byte{"a.asc": []byte("not a key")})
+		Expect(err).To(MatchError(ContainSubstring("key a.asc is not an armored OpenPGP key ring")))
+		_, err = src.Get(ctx, git.Request{URL: server.HTTPURL(repo.Name), Ref: git.Ref{Branch: "main"}, Verify: &git.Verification{Mode: git.VerifyTag, Keys: keys}})
+		Expect(errorAs[*git.RequestError](err).Field).To(Equal("verify.mode"))
+	})
+})
+
+func fingerprint(e *openpgp.Entity) string {
+	return git.FingerprintOf(e)
+}
