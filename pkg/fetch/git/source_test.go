@@ -115,12 +115,12 @@ var _ = Describe("Source", func() {
 		src := newSource()
 		url := server.HTTPURL(repo.Name)
 		for ref, want := range map[git.Ref]string{
-			{Tag: "one"}:                   "one",
-			{Name: "refs/pull/1/head"}:     "two",
-			{Commit: one}:                  "one",
-			{Branch: "main", Commit: two}:  "two",
-			{Branch: "main", Tag: "one"}:   "one",
-			{}:                             "three",
+			{Tag: "one"}:                  "one",
+			{Name: "refs/pull/1/head"}:    "two",
+			{Commit: one}:                 "one",
+			{Branch: "main", Commit: two}: "two",
+			{Branch: "main", Tag: "one"}:  "one",
+			{}:                            "three",
 		} {
 			tree, err := src.Get(ctx, git.Request{URL: url, Ref: ref})
 			Expect(err).NotTo(HaveOccurred(), "%v", ref)
