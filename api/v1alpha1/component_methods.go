@@ -81,8 +81,17 @@ func (c *Component) GetAdditionalManagedTypes() []manifests.TypeInfo {
 	return c.Spec.AdditionalManagedTypes
 }
 
-// GetRequeueInterval returns spec.intervals.requeue (0: operator default).
-func (c *Component) GetRequeueInterval() time.Duration { return duration(c.Spec.Intervals.Requeue) }
+// GetRequeueInterval returns spec.intervals.requeue (0: operator default);
+// a Component that reads a Git repository is looked at again within the
+// repository's interval (jittered a little earlier, by Component), so
+// that a new commit is found then.
+func (c *Component) GetRequeueInterval() time.Duration {
+	requeue := duration(c.Spec.Intervals.Requeue)
+	if git := c.gitInterval(); git > 0 && (requeue == 0 || git < requeue) {
+		return c.jittered(git)
+	}
+	return requeue
+}
 
 // GetRetryInterval returns spec.intervals.retry (0: operator default).
 func (c *Component) GetRetryInterval() time.Duration { return duration(c.Spec.Intervals.Retry) }

@@ -9,23 +9,28 @@ import (
 )
 
 // ComponentSpec says which source to install and with which values.
-// +kubebuilder:validation:XValidation:rule="(has(self.source) ? 1 : 0) + (has(self.chart) ? 1 : 0) + (has(self.sourceRef) ? 1 : 0) == 1",messageExpression="(has(self.source) && has(self.chart) && has(self.sourceRef)) ? 'spec.source, spec.chart and spec.sourceRef are all set: give exactly one of them' : (has(self.source) && has(self.chart)) ? 'spec.source and spec.chart are both set: give exactly one of spec.source, spec.chart and spec.sourceRef' : (has(self.source) && has(self.sourceRef)) ? 'spec.source and spec.sourceRef are both set: give exactly one of spec.source, spec.chart and spec.sourceRef' : (has(self.chart) && has(self.sourceRef)) ? 'spec.chart and spec.sourceRef are both set: give exactly one of spec.source, spec.chart and spec.sourceRef' : 'none of spec.source, spec.chart and spec.sourceRef is set: give exactly one'"
+// +kubebuilder:validation:XValidation:rule="(has(self.source) ? 1 : 0) + (has(self.chart) ? 1 : 0) + (has(self.sourceRef) ? 1 : 0) + (has(self.git) ? 1 : 0) == 1",messageExpression="cel.bind(set, (has(self.source) ? ['spec.source'] : []) + (has(self.chart) ? ['spec.chart'] : []) + (has(self.sourceRef) ? ['spec.sourceRef'] : []) + (has(self.git) ? ['spec.git'] : []), size(set) == 0 ? 'none of spec.source, spec.chart, spec.sourceRef and spec.git is set: give exactly one' : size(set) == 2 ? set.join(' and ') + ' are both set: give exactly one of spec.source, spec.chart, spec.sourceRef and spec.git' : set.join(', ') + ' are all set: give exactly one of them')"
 // +kubebuilder:validation:XValidation:rule="!has(self.path) || has(self.sourceRef)",message="spec.path is a directory inside the artifact of spec.sourceRef: set it only with spec.sourceRef"
 type ComponentSpec struct {
 	// Source names one of the sources the operator serves (its --source
-	// flag). Give exactly one of source, chart and sourceRef.
+	// flag). Give exactly one of source, chart, sourceRef and git.
 	// +kubebuilder:validation:MinLength=1
 	// +optional
 	Source string `json:"source,omitempty"`
 	// Chart is a Helm chart from a Helm repository or an OCI registry.
-	// Give exactly one of source, chart and sourceRef.
+	// Give exactly one of source, chart, sourceRef and git.
 	// +optional
 	Chart *ChartSource `json:"chart,omitempty"`
 	// SourceRef is a Flux source-controller object whose artifact holds the
 	// chart, kustomization or templates, at spec.path. Give exactly one of
-	// source, chart and sourceRef.
+	// source, chart, sourceRef and git.
 	// +optional
 	SourceRef *SourceReference `json:"sourceRef,omitempty"`
+	// Git is a path of a Git repository, which the operator reads itself:
+	// a Helm chart, a kustomization or Go templates at the commit a ref
+	// names. Give exactly one of source, chart, sourceRef and git.
+	// +optional
+	Git *GitSource `json:"git,omitempty"`
 	// Path is the directory inside the artifact of sourceRef that holds a
 	// Helm chart (Chart.yaml), a kustomization or Go templates; default: the
 	// artifact's root. Kustomize bases elsewhere in the artifact may be used.
@@ -38,9 +43,10 @@ type ComponentSpec struct {
 	// +kubebuilder:pruning:PreserveUnknownFields
 	// +optional
 	Values *apiextensionsv1.JSON `json:"values,omitempty"`
-	// ValuesFrom are ConfigMaps and Secrets of the Component's namespace whose
-	// values are merged in order, and then overlaid by spec.values. A change
-	// to one of them is applied at once.
+	// ValuesFrom are ConfigMaps and Secrets of the Component's namespace, and
+	// values files of Git repositories, whose values are merged in order,
+	// and then overlaid by spec.values. A change to one of them is applied
+	// at once (a repository's at its interval).
 	// +kubebuilder:validation:MaxItems=32
 	// +optional
 	ValuesFrom []ValuesReference `json:"valuesFrom,omitempty"`
@@ -235,27 +241,34 @@ type SourceReference struct {
 }
 
 // ValuesReference takes values from a key of a ConfigMap or Secret in the
-// Component's namespace.
+// Component's namespace, or from a values file of a Git repository.
+// +kubebuilder:validation:XValidation:rule="self.kind == 'Git' ? (has(self.git) && has(self.git.path) && !has(self.name) && !has(self.valuesKey)) : (has(self.name) && !has(self.git))",message="a valuesFrom entry of kind Git names its file with git.url and git.path (and no name or valuesKey); one of kind ConfigMap or Secret names the object with name (and no git)"
 type ValuesReference struct {
-	// Kind is ConfigMap or Secret.
-	// +kubebuilder:validation:Enum=ConfigMap;Secret
+	// Kind is ConfigMap, Secret or Git.
+	// +kubebuilder:validation:Enum=ConfigMap;Secret;Git
 	Kind string `json:"kind"`
 	// Name of the ConfigMap or Secret.
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
-	Name string `json:"name"`
+	// +optional
+	Name string `json:"name,omitempty"`
 	// ValuesKey is the key that holds the values; default values.yaml.
 	// +kubebuilder:validation:MaxLength=253
 	// +kubebuilder:validation:Pattern=`^[-._a-zA-Z0-9]+$`
 	// +optional
 	ValuesKey string `json:"valuesKey,omitempty"`
+	// Git is, for kind Git, the repository and the values file (git.path)
+	// at the commit its ref names, read as spec.git is read.
+	// +optional
+	Git *GitSource `json:"git,omitempty"`
 	// TargetPath sets the key's content, as a single value, at this path of
 	// the values (Helm's --set syntax, e.g. auth.password) instead of merging
 	// it as YAML.
 	// +kubebuilder:validation:MaxLength=250
 	// +optional
 	TargetPath string `json:"targetPath,omitempty"`
-	// Optional lets the object or the key be missing: it is skipped.
+	// Optional lets the object, the key or the file be missing: it is
+	// skipped.
 	// +optional
 	Optional bool `json:"optional,omitempty"`
 }

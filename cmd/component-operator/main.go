@@ -33,6 +33,7 @@ import (
 	"github.com/wavekit-dev/wavekit/internal/version"
 	"github.com/wavekit-dev/wavekit/pkg/component"
 	"github.com/wavekit-dev/wavekit/pkg/engine"
+	"github.com/wavekit-dev/wavekit/pkg/fetch/git"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 	"github.com/wavekit-dev/wavekit/pkg/tracing"
 )
@@ -85,6 +86,9 @@ func run() error {
 	var cacheSize int64
 	flag.StringVar(&cacheDir, "source-cache-dir", "", "directory of the charts and artifacts fetched for spec.chart and spec.sourceRef (default: $TMPDIR/wavekit-sources)")
 	flag.Int64Var(&cacheSize, "source-cache-size", operator.DefaultCacheMaxBytes, "bytes the source cache may take; the least recently used sources are removed beyond it")
+	var gitOpts operator.GitOptions
+	flag.Int64Var(&gitOpts.MaxSize, "git-max-size", git.DefaultMaxSize, "bytes of pack one fetch of a Git repository may receive, and of files one checkout may write")
+	flag.IntVar(&gitOpts.HostConcurrency, "git-host-concurrency", git.DefaultHostConcurrency, "looks and fetches of Git repositories under way at once per host")
 	flag.StringVar(&metricsAddr, "metrics-bind-address", "", "address of the metrics endpoint (default :8443, or :8080 with --metrics-secure=false; 0 turns it off)")
 	metrics := bindMetricsFlags(flag.CommandLine)
 	flag.StringVar(&probeAddr, "health-probe-bind-address", ":8081", "address of /healthz and /readyz")
@@ -184,7 +188,7 @@ func run() error {
 		return err
 	}
 	reconciler.Notifier, reconciler.WaveHeldAfter = sink, alertOpts.waveHeldAfter
-	r, err := operator.Setup(mgr, operator.Options{Name: name, Sources: parsed, CacheDir: cacheDir, CacheMaxBytes: cacheSize, Reconciler: reconciler,
+	r, err := operator.Setup(mgr, operator.Options{Name: name, Sources: parsed, CacheDir: cacheDir, CacheMaxBytes: cacheSize, Reconciler: reconciler, Git: gitOpts,
 		AllowedSources: allowedSources})
 	if err != nil {
 		return err

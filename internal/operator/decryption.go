@@ -81,7 +81,7 @@ func decryptedValues(ctx context.Context, reader client.Reader, c *v1alpha1.Comp
 	}
 	plain, err := keys.DecryptDocument([]byte(data))
 	if err != nil {
-		return "", decryptionError(fmt.Errorf("%s %s key %s: %w", ref.Kind, ref.Name, valuesKey(ref), err))
+		return "", decryptionError(fmt.Errorf("%s: %w", describeValues(ref), err))
 	}
 	return string(plain), nil
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
 	"github.com/wavekit-dev/wavekit/pkg/component"
 	"github.com/wavekit-dev/wavekit/pkg/fetch"
+	"github.com/wavekit-dev/wavekit/pkg/fetch/git"
 	"github.com/wavekit-dev/wavekit/pkg/fetch/verify"
 	"github.com/wavekit-dev/wavekit/pkg/generator/patch"
 	"github.com/wavekit-dev/wavekit/pkg/generator/source"
@@ -48,6 +49,10 @@ type resolver struct {
 	localArtifact string
 	// policy, when set, refuses sources that are not allowed.
 	policy *sourcePolicy
+	// git fetches the trees of spec.git and valuesFrom's Git files;
+	// gitKeys remembers their verification keys.
+	git     *git.Source
+	gitKeys *gitKeyRings
 }
 
 func newResolver(name string, served map[string]manifests.Generator, fetcher *fetch.Fetcher, readers *readers, flux *fluxSources, requeue time.Duration) *resolver {
@@ -55,7 +60,7 @@ func newResolver(name string, served map[string]manifests.Generator, fetcher *fe
 		requeue = component.DefaultRequeueInterval
 	}
 	return &resolver{name: name, served: served, fetcher: fetcher, readers: readers, flux: flux, loaded: lru.New(loadedGenerators), requeue: requeue,
-		verified: verify.NewCache(0), trusted: newTrustedKeys()}
+		verified: verify.NewCache(0), trusted: newTrustedKeys(), gitKeys: newGitKeyRings()}
 }
 
 // Generate renders the Component in the context.
@@ -80,7 +85,7 @@ func (r *resolver) Generate(ctx context.Context, namespace, name string, _ manif
 			return nil, err
 		}
 	}
-	vals, err := values(ctx, reader, c)
+	vals, err := r.values(ctx, reader, c)
 	if err != nil {
 		return nil, err
 	}
@@ -117,6 +122,8 @@ func (r *resolver) generatorFor(ctx context.Context, c *v1alpha1.Component, read
 		return r.chart(ctx, c, reader)
 	case c.Spec.SourceRef != nil:
 		return r.artifact(ctx, c)
+	case c.Spec.Git != nil:
+		return r.gitSource(ctx, c, reader)
 	}
 	gen, ok := r.served[c.Spec.Source]
 	if !ok {

@@ -48,7 +48,7 @@ func (r *resolver) RenderInputs(ctx context.Context, _, _ string, _ manifests.Pa
 	sum := sha256.New()
 	fmt.Fprintf(sum, "source %s\x00", identityOf(gen))
 	for i, ref := range c.Spec.ValuesFrom {
-		data, found, err := readValuesKey(ctx, reader, c.Namespace, ref)
+		data, found, err := r.readValues(ctx, reader, c, i, ref)
 		if err != nil {
 			return "", fmt.Errorf("spec.valuesFrom[%d]: %w", i, err)
 		}

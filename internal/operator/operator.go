@@ -14,6 +14,7 @@ import (
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
 	"github.com/wavekit-dev/wavekit/pkg/component"
 	"github.com/wavekit-dev/wavekit/pkg/fetch"
+	"github.com/wavekit-dev/wavekit/pkg/fetch/git"
 	"github.com/wavekit-dev/wavekit/pkg/generator/source"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
@@ -37,6 +38,18 @@ type Options struct {
 	// (--allowed-sources; see package allowlist): empty allows every
 	// source, unless a Namespace's allowed-sources annotation narrows it.
 	AllowedSources []string
+	// Git bounds what spec.git and valuesFrom's Git files fetch.
+	Git GitOptions
+}
+
+// GitOptions bound the fetches of Git repositories.
+type GitOptions struct {
+	// MaxSize bounds the pack one fetch receives and the files one tree
+	// writes (default git.DefaultMaxSize).
+	MaxSize int64
+	// HostConcurrency bounds the looks and fetches under way at once per
+	// host (default git.DefaultHostConcurrency).
+	HostConcurrency int
 }
 
 // DefaultCacheMaxBytes bounds the cache of fetched charts and artifacts.
@@ -59,11 +72,11 @@ func Setup(mgr ctrl.Manager, opts Options) (*component.Reconciler[*v1alpha1.Comp
 	if err != nil {
 		return nil, err
 	}
-	fetcher, err := newFetcher(opts)
+	o := &operator{client: mgr.GetClient(), watches: &lazyWatches{cache: mgr.GetCache()}}
+	fetcher, gitSource, err := newFetchers(opts, o.repositoryMoved)
 	if err != nil {
 		return nil, err
 	}
-	o := &operator{client: mgr.GetClient(), watches: &lazyWatches{cache: mgr.GetCache()}}
 	flux := &fluxSources{cache: mgr.GetCache(), mapper: mgr.GetRESTMapper(), watches: o.watches, changed: o.sourceChanged,
 		noCrossN: opts.Reconciler.NoCrossNamespaceRefs}
 	rd, err := countedReaders(mgr, opts.Reconciler.DefaultServiceAccount)
@@ -71,6 +84,7 @@ func Setup(mgr ctrl.Manager, opts Options) (*component.Reconciler[*v1alpha1.Comp
 		return nil, err
 	}
 	gen := newResolver(opts.Name, generators, fetcher, rd, flux, opts.Reconciler.RequeueInterval)
+	gen.git = gitSource
 	gen.beforeValues = o.watchValuesFrom
 	if gen.policy, err = newSourcePolicy(opts, mgr.GetCache()); err != nil {
 		return nil, err
@@ -88,7 +102,10 @@ func Setup(mgr ctrl.Manager, opts Options) (*component.Reconciler[*v1alpha1.Comp
 	return o.reconciler, nil
 }
 
-func newFetcher(opts Options) (*fetch.Fetcher, error) {
+// newFetchers returns what fetches charts and artifacts, and what fetches
+// Git trees, over one cache; moved is told the Components whose
+// repository's refs moved.
+func newFetchers(opts Options, moved func([]string)) (*fetch.Fetcher, *git.Source, error) {
 	dir, size := opts.CacheDir, opts.CacheMaxBytes
 	if dir == "" {
 		dir = filepath.Join(os.TempDir(), "wavekit-sources")
@@ -98,9 +115,16 @@ func newFetcher(opts Options) (*fetch.Fetcher, error) {
 	}
 	cache, err := fetch.NewCache(dir, size)
 	if err != nil {
-		return nil, fmt.Errorf("source cache %s: %w", dir, err)
+		return nil, nil, fmt.Errorf("source cache %s: %w", dir, err)
 	}
-	return fetch.NewFetcher(cache), nil
+	gitOpts := []git.Option{git.WithOnChange(moved)}
+	if opts.Git.MaxSize > 0 {
+		gitOpts = append(gitOpts, git.WithMaxSize(opts.Git.MaxSize))
+	}
+	if opts.Git.HostConcurrency > 0 {
+		gitOpts = append(gitOpts, git.WithHostConcurrency(opts.Git.HostConcurrency))
+	}
+	return fetch.NewFetcher(cache), git.New(cache, gitOpts...), nil
 }
 
 // CheckSources loads every source as Setup does, without a cluster, and

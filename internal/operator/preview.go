@@ -33,7 +33,7 @@ func Preview(ctx context.Context, cfg *rest.Config, scheme *runtime.Scheme, opts
 	if err != nil {
 		return engine.Preview{}, err
 	}
-	fetcher, err := newFetcher(opts)
+	fetcher, gitSource, err := newFetchers(opts, nil)
 	if err != nil {
 		return engine.Preview{}, err
 	}
@@ -52,6 +52,7 @@ func Preview(ctx context.Context, cfg *rest.Config, scheme *runtime.Scheme, opts
 		changed: func(string, types.NamespacedName) {}, noCrossN: opts.Reconciler.NoCrossNamespaceRefs}
 	rd := &readers{config: cfg, scheme: scheme, own: own, defaultSA: opts.Reconciler.DefaultServiceAccount}
 	gen := newResolver(opts.Name, generators, fetcher, rd, flux, opts.Reconciler.RequeueInterval)
+	gen.git = gitSource
 	gen.localArtifact = artifactDir
 	if gen.policy, err = newSourcePolicy(opts, informers); err != nil {
 		return engine.Preview{}, err

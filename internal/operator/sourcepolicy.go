@@ -3,6 +3,7 @@ package operator
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -100,25 +101,47 @@ func (p *sourcePolicy) namespaceList(ctx context.Context, namespace string) (lis
 	return list, true, nil
 }
 
-// sourceAllowed checks the URL of c's spec.chart or spec.sourceRef against
-// the policy. A served source (spec.source) is the operator's own. The URL
-// of a Flux source is looked up only when a list applies to c.
+// sourceAllowed checks the URL of c's spec.chart, spec.sourceRef or
+// spec.git, and of its valuesFrom's repositories, against the policy. A
+// served source (spec.source) is the operator's own. The URL of a Flux
+// source is looked up only when a list applies to c.
 func (r *resolver) sourceAllowed(ctx context.Context, c *v1alpha1.Component) error {
-	if r.policy == nil || (c.Spec.Chart == nil && (c.Spec.SourceRef == nil || r.localArtifact != "")) {
+	if r.policy == nil || !hasURLSource(c, r.localArtifact != "") {
 		return nil
 	}
 	if applies, err := r.policy.applies(ctx, c.Namespace); err != nil || !applies {
 		return err
 	}
-	if c.Spec.Chart != nil {
+	for i, ref := range c.Spec.ValuesFrom {
+		if ref.Kind == gitValuesKind && ref.Git != nil {
+			if err := r.policy.check(ctx, c, fmt.Sprintf("spec.valuesFrom[%d].git.url", i), ref.Git.URL); err != nil {
+				return err
+			}
+		}
+	}
+	switch {
+	case c.Spec.Chart != nil:
 		field, url := chartURL(c.Spec.Chart)
 		return r.policy.check(ctx, c, field, url)
+	case c.Spec.Git != nil:
+		return r.policy.check(ctx, c, "spec.git.url", c.Spec.Git.URL)
+	case c.Spec.SourceRef == nil || r.localArtifact != "":
+		return nil
 	}
 	field, url, err := r.flux.originURL(ctx, c)
 	if err != nil || url == "" {
 		return err
 	}
 	return r.policy.check(ctx, c, field, url)
+}
+
+// hasURLSource reports whether c reads anything from a URL: a chart, a Git
+// repository, a Flux source (unless a local artifact stands for it).
+func hasURLSource(c *v1alpha1.Component, localArtifact bool) bool {
+	if c.Spec.Chart != nil || c.Spec.Git != nil || (c.Spec.SourceRef != nil && !localArtifact) {
+		return true
+	}
+	return slices.ContainsFunc(c.Spec.ValuesFrom, func(ref v1alpha1.ValuesReference) bool { return ref.Kind == gitValuesKind })
 }
 
 // applies tells whether the operator's list or the namespace's annotation

@@ -25,10 +25,10 @@ const defaultValuesKey = "values.yaml"
 // values merges the values of spec.valuesFrom, in order, and then
 // spec.values over them, as Flux's HelmRelease does. It reads the
 // ConfigMaps and Secrets with reader, the Component's own identity.
-func values(ctx context.Context, reader client.Reader, c *v1alpha1.Component) (manifests.Values, error) {
+func (r *resolver) values(ctx context.Context, reader client.Reader, c *v1alpha1.Component) (manifests.Values, error) {
 	merged := map[string]any{}
 	for i, ref := range c.Spec.ValuesFrom {
-		data, found, err := readValuesKey(ctx, reader, c.Namespace, ref)
+		data, found, err := r.readValues(ctx, reader, c, i, ref)
 		if err != nil {
 			return nil, fmt.Errorf("spec.valuesFrom[%d]: %w", i, err)
 		}
@@ -39,7 +39,7 @@ func values(ctx context.Context, reader client.Reader, c *v1alpha1.Component) (m
 			return nil, fmt.Errorf("spec.valuesFrom[%d]: %w", i, err)
 		}
 		if merged, err = mergeValues(merged, ref, data); err != nil {
-			return nil, fmt.Errorf("spec.valuesFrom[%d]: %s %s key %s: %w", i, ref.Kind, ref.Name, valuesKey(ref), err)
+			return nil, fmt.Errorf("spec.valuesFrom[%d]: %s: %w", i, describeValues(ref), err)
 		}
 	}
 	own := map[string]any{}
@@ -72,6 +72,18 @@ func mergeValues(merged map[string]any, ref v1alpha1.ValuesReference, data strin
 func escapeSetValue(v string) string {
 	return strings.NewReplacer(`\`, `\\`, ",", `\,`).Replace(v)
 }
+
+// readValues returns the content of the i-th valuesFrom entry: a key of a
+// ConfigMap or Secret, or a file of a Git repository.
+func (r *resolver) readValues(ctx context.Context, reader client.Reader, c *v1alpha1.Component, i int, ref v1alpha1.ValuesReference) (string, bool, error) {
+	if ref.Kind == gitValuesKind {
+		return r.gitValues(ctx, c, reader, i, ref)
+	}
+	return readValuesKey(ctx, reader, c.Namespace, ref)
+}
+
+// gitValuesKind is the valuesFrom kind of a Git repository's values file.
+const gitValuesKind = "Git"
 
 // readValuesKey returns the content of one valuesFrom key, or found false
 // when the object or key is missing and the reference is optional.
@@ -116,6 +128,14 @@ func missing(ref v1alpha1.ValuesReference, err error) (string, bool, error) {
 		return "", false, fmt.Errorf("%s %s not found", ref.Kind, ref.Name)
 	}
 	return "", false, readError(fmt.Errorf("reading %s %s: %w", ref.Kind, ref.Name, err))
+}
+
+// describeValues names where a valuesFrom entry's values come from.
+func describeValues(ref v1alpha1.ValuesReference) string {
+	if ref.Kind == gitValuesKind && ref.Git != nil {
+		return fmt.Sprintf("file %s of %s", ref.Git.Path, ref.Git.URL)
+	}
+	return fmt.Sprintf("%s %s key %s", ref.Kind, ref.Name, valuesKey(ref))
 }
 
 func valuesKey(ref v1alpha1.ValuesReference) string {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
@@ -75,6 +76,9 @@ func (w *lazyWatches) isStarted(gvk schema.GroupVersionKind) bool {
 // that a change to one of those objects reconciles the Components using it.
 func (o *operator) watchValuesFrom(ctx context.Context, c *v1alpha1.Component) error {
 	for _, ref := range c.Spec.ValuesFrom {
+		if ref.Kind == gitValuesKind {
+			continue // looked at every interval, not watched
+		}
 		obj := &metav1.PartialObjectMetadata{}
 		obj.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind(ref.Kind))
 		if err := o.watches.ensure(ctx, obj, o.changeHandler(ref.Kind)); err != nil {
@@ -109,6 +113,20 @@ func (o *operator) changeHandler(kind string) toolscache.ResourceEventHandler {
 			}
 		},
 		DeleteFunc: changed,
+	}
+}
+
+// repositoryMoved reconciles the Components (namespace/name) whose Git
+// repository's refs a look found moved: they look at the new refs at once
+// rather than at their own interval.
+func (o *operator) repositoryMoved(consumers []string) {
+	if o.reconciler == nil {
+		return
+	}
+	for _, c := range consumers {
+		if namespace, name, ok := strings.Cut(c, "/"); ok {
+			o.reconciler.Enqueue(types.NamespacedName{Namespace: namespace, Name: name})
+		}
 	}
 }
 

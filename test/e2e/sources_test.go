@@ -90,8 +90,8 @@ var _ = Describe("Components from repositories and Flux sources", Ordered, func(
 
 	It("refuses a Component with no source or more than one, naming the fields", func() {
 		both := component("both", v1alpha1.ComponentSpec{Source: "web", Chart: &v1alpha1.ChartSource{Repository: "https://x.example", Name: "x"}})
-		Expect(env.Client.Create(ctx, both)).To(MatchError(ContainSubstring("spec.source and spec.chart are both set: give exactly one of spec.source, spec.chart and spec.sourceRef")))
-		Expect(env.Client.Create(ctx, component("none", v1alpha1.ComponentSpec{}))).To(MatchError(ContainSubstring("none of spec.source, spec.chart and spec.sourceRef is set")))
+		Expect(env.Client.Create(ctx, both)).To(MatchError(ContainSubstring("spec.source and spec.chart are both set: give exactly one of spec.source, spec.chart, spec.sourceRef and spec.git")))
+		Expect(env.Client.Create(ctx, component("none", v1alpha1.ComponentSpec{}))).To(MatchError(ContainSubstring("none of spec.source, spec.chart, spec.sourceRef and spec.git is set")))
 		pathAlone := component("path", v1alpha1.ComponentSpec{Source: "web", Path: "deploy"})
 		Expect(env.Client.Create(ctx, pathAlone)).To(MatchError(ContainSubstring("spec.path is a directory inside the artifact of spec.sourceRef")))
 	})

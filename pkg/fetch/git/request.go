@@ -1,6 +1,7 @@
 package git
 
 import (
+	"context"
 	"fmt"
 	"net/url"
 	"path"
@@ -117,6 +118,11 @@ type Request struct {
 	Ref Ref
 	// Auth is what the repository is reached with; nil: anonymously.
 	Auth *Auth
+	// Credentials, when set, gives Auth and Proxy: it is called once per
+	// Get, and only when the Get connects (its look is not shared and its
+	// tree not in the cache), so that credentials are read only when they
+	// are used.
+	Credentials func(context.Context) (*Auth, *Proxy, error)
 	// Identity names who reaches the repository with Auth: requests for
 	// one URL with one Identity share their lookups of its refs. Two
 	// requests whose credentials may differ must have different

@@ -9,6 +9,7 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -109,10 +110,7 @@ func (s *Source) Get(ctx context.Context, req Request) (Tree, error) {
 	if err := req.validate(); err != nil {
 		return Tree{}, err
 	}
-	rem, err := remoteFor(req.URL, req.Auth, req.Proxy, req.timeout())
-	if err != nil {
-		return Tree{}, err
-	}
+	rem := &connector{req: &req}
 	seen, err := s.refs(ctx, &req, rem)
 	if err != nil {
 		return Tree{}, err
@@ -123,6 +121,9 @@ func (s *Source) Get(ctx context.Context, req Request) (Tree, error) {
 	}
 	stored, err := s.tree(ctx, &req, rem, t, seen)
 	if err != nil {
+		return Tree{}, err
+	}
+	if err := allowModules(&req, stored); err != nil {
 		return Tree{}, err
 	}
 	tree := Tree{Dir: stored.Dir, URL: req.URL, Commit: t.commit.String(), RefName: t.refName, Revision: t.revision,
@@ -139,11 +140,15 @@ func (s *Source) Get(ctx context.Context, req Request) (Tree, error) {
 }
 
 // refs returns the remote's refs as a shared look saw them.
-func (s *Source) refs(ctx context.Context, req *Request, rem *remote) (refs, error) {
+func (s *Source) refs(ctx context.Context, req *Request, conn *connector) (refs, error) {
 	key := lookKey{url: req.URL, identity: req.Identity}
 	return s.looks.get(ctx, key, req.MaxAge, req.Consumer, func(ctx context.Context) (refs, error) {
 		ctx, cancel := context.WithTimeout(ctx, req.timeout())
 		defer cancel()
+		rem, err := conn.remote(ctx)
+		if err != nil {
+			return refs{}, err
+		}
 		release, err := s.hosts.acquire(ctx, hostOf(req.URL))
 		if err != nil {
 			return refs{}, err
@@ -159,7 +164,7 @@ func (s *Source) refs(ctx context.Context, req *Request, rem *remote) (refs, err
 
 // tree returns the tree of t from the cache, fetching it if the cache does
 // not hold it.
-func (s *Source) tree(ctx context.Context, req *Request, rem *remote, t target, seen refs) (fetch.Tree, error) {
+func (s *Source) tree(ctx context.Context, req *Request, conn *connector, t target, seen refs) (fetch.Tree, error) {
 	key := treeKey(req, t)
 	if stored, ok := s.cache.LookupTree(key); ok {
 		return stored, nil
@@ -167,6 +172,10 @@ func (s *Source) tree(ctx context.Context, req *Request, rem *remote, t target, 
 	return s.cache.StoreTree(key, func(dir string) (fetch.Tree, error) {
 		ctx, cancel := context.WithTimeout(ctx, req.timeout())
 		defer cancel()
+		rem, err := conn.remote(ctx)
+		if err != nil {
+			return fetch.Tree{}, err
+		}
 		release, err := s.hosts.acquire(ctx, hostOf(req.URL))
 		if err != nil {
 			return fetch.Tree{}, err
@@ -212,14 +221,18 @@ func (s *Source) fill(ctx context.Context, req *Request, rem *remote, t target, 
 			m.remove()
 		}
 	}()
+	var moduleURLs []string
 	if req.Checkout.Submodules {
-		co.submodule = s.submodules(req, &modules)
+		co.submodule = s.submodules(req, &modules, &moduleURLs)
 	}
 	digest, err := co.write(ctx, st, commit)
 	if err != nil {
 		return fetch.Tree{}, err
 	}
 	extra := map[string]string{}
+	if len(moduleURLs) > 0 {
+		extra["submodules"] = strings.Join(moduleURLs, "\n")
+	}
 	if extra["commit"], err = rawOf(st, plumbing.CommitObject, t.commit); err != nil {
 		return fetch.Tree{}, err
 	}
@@ -248,4 +261,41 @@ func rawOf(st *repoStorage, kind plumbing.ObjectType, h plumbing.Hash) (string, 
 		return "", err
 	}
 	return base64.StdEncoding.EncodeToString(raw), nil
+}
+
+// connector builds how a request reaches its remote once, when a look or
+// a fetch first needs it: only then are its credentials read.
+type connector struct {
+	req  *Request
+	once sync.Once
+	rem  *remote
+	err  error
+}
+
+func (c *connector) remote(ctx context.Context) (*remote, error) {
+	c.once.Do(func() {
+		if c.req.Credentials != nil {
+			c.req.Auth, c.req.Proxy, c.err = c.req.Credentials(ctx)
+			if c.err != nil {
+				return
+			}
+		}
+		c.rem, c.err = remoteFor(c.req.URL, c.req.Auth, c.req.Proxy, c.req.timeout())
+	})
+	return c.rem, c.err
+}
+
+// allowModules asks req.Allow about the submodules of a tree the cache
+// held: a tree fetched for one request may have reached URLs another one
+// is not allowed.
+func allowModules(req *Request, stored fetch.Tree) error {
+	if req.Allow == nil || stored.Extra["submodules"] == "" {
+		return nil
+	}
+	for _, url := range strings.Split(stored.Extra["submodules"], "\n") {
+		if err := req.Allow(url); err != nil {
+			return err
+		}
+	}
+	return nil
 }

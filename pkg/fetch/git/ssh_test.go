@@ -1,6 +1,7 @@
 package git_test
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -117,11 +118,18 @@ var _ = Describe("submodules", func() {
 		commit(child, map[string]string{"lib.yaml": "newer, not recorded"})
 
 		var allowed []string
-		tree, err := newSource().Get(ctx, git.Request{URL: server.HTTPURL(parent.Name), Checkout: git.Checkout{Submodules: true},
+		src := newSource()
+		tree, err := src.Get(ctx, git.Request{URL: server.HTTPURL(parent.Name), Checkout: git.Checkout{Submodules: true},
 			Allow: func(url string) error { allowed = append(allowed, url); return nil }})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(read(tree, "vendor/child/lib.yaml")).To(Equal("from the child"))
-		Expect(allowed).To(Equal([]string{server.HTTPURL(child.Name)}))
+		Expect(allowed).To(ContainElement(server.HTTPURL(child.Name)))
+
+		By("a request that may not reach the submodule's URL gets no tree, even from the cache")
+		_, err = src.Get(ctx, git.Request{URL: server.HTTPURL(parent.Name), Checkout: git.Checkout{Submodules: true},
+			Allow: func(url string) error { return errors.New("refused " + url) }})
+		Expect(err).To(MatchError("refused " + server.HTTPURL(child.Name)))
+		Expect(src.Stats().Fetches).To(Equal(int64(2)), "the tree and its submodule, once")
 
 		without, err := newSource().Get(ctx, git.Request{URL: server.HTTPURL(parent.Name)})
 		Expect(err).NotTo(HaveOccurred())

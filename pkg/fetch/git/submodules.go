@@ -18,8 +18,8 @@ import (
 // req.Allow, reached with req's credentials only on the same host (with
 // its known_hosts everywhere), the commit the tree records fetched one
 // deep. The repositories it makes are added to made, for the caller to
-// remove.
-func (s *Source) submodules(req *Request, made *[]*repoStorage) func(context.Context, string, string, plumbing.Hash) (storer.EncodedObjectStorer, *object.Commit, error) {
+// remove, and the URLs it reached to urls.
+func (s *Source) submodules(req *Request, made *[]*repoStorage, urls *[]string) func(context.Context, string, string, plumbing.Hash) (storer.EncodedObjectStorer, *object.Commit, error) {
 	return func(ctx context.Context, at, raw string, commit plumbing.Hash) (storer.EncodedObjectStorer, *object.Commit, error) {
 		moduleURL, err := moduleURL(req.URL, raw)
 		if err != nil {
@@ -30,6 +30,7 @@ func (s *Source) submodules(req *Request, made *[]*repoStorage) func(context.Con
 				return nil, nil, err
 			}
 		}
+		*urls = append(*urls, moduleURL)
 		auth := req.Auth
 		if auth != nil && hostOf(moduleURL) != hostOf(req.URL) {
 			auth = &Auth{KnownHosts: auth.KnownHosts, CA: auth.CA}
