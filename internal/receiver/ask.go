@@ -32,7 +32,7 @@ type clusterAsker struct {
 
 // ask sets the annotation key of every object r names, in r's namespace
 // only, to the time now, by a merge patch of that one annotation.
-func (a *clusterAsker) ask(ctx context.Context, r *v1alpha1.Receiver) (int, error) {
+func (a *clusterAsker) ask(ctx context.Context, r *v1alpha1.Receiver, repositories []string) (int, error) {
 	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{
 		"annotations": map[string]string{a.key: a.now().UTC().Format(time.RFC3339Nano)}}})
 	if err != nil {
@@ -41,6 +41,9 @@ func (a *clusterAsker) ask(ctx context.Context, r *v1alpha1.Receiver) (int, erro
 	var targets []*metav1.PartialObjectMetadata
 	for _, res := range r.Spec.Resources {
 		objects, err := a.targets(ctx, r.Namespace, res)
+		if err == nil && len(repositories) > 0 {
+			objects, err = a.readingPushed(ctx, objects, repositories)
+		}
 		if err != nil {
 			return 0, err
 		}
@@ -86,4 +89,39 @@ func (a *clusterAsker) targets(ctx context.Context, namespace string, res v1alph
 		out[i].SetGroupVersionKind(gvk)
 	}
 	return out, nil
+}
+
+// readingPushed keeps the objects that read one of the pushed repositories
+// or no Git repository at all: a push of one repository makes no other
+// repository be looked at again. It reads each object's spec (a
+// ComponentSet's template) with the API reader.
+func (a *clusterAsker) readingPushed(ctx context.Context, objects []*metav1.PartialObjectMetadata, repositories []string) ([]*metav1.PartialObjectMetadata, error) {
+	var kept []*metav1.PartialObjectMetadata
+	for _, o := range objects {
+		var spec *v1alpha1.ComponentSpec
+		switch o.Kind {
+		case "Component":
+			c := &v1alpha1.Component{}
+			if err := a.reader.Get(ctx, client.ObjectKeyFromObject(o), c); err != nil {
+				if apierrors.IsNotFound(err) {
+					continue
+				}
+				return nil, fmt.Errorf("reading Component %s/%s: %w", o.Namespace, o.Name, err)
+			}
+			spec = &c.Spec
+		case "ComponentSet":
+			set := &v1alpha1.ComponentSet{}
+			if err := a.reader.Get(ctx, client.ObjectKeyFromObject(o), set); err != nil {
+				if apierrors.IsNotFound(err) {
+					continue
+				}
+				return nil, fmt.Errorf("reading ComponentSet %s/%s: %w", o.Namespace, o.Name, err)
+			}
+			spec = &set.Spec.Template.Spec
+		}
+		if spec == nil || readsPushed(spec, repositories) {
+			kept = append(kept, o)
+		}
+	}
+	return kept, nil
 }

@@ -25,7 +25,9 @@ type source interface {
 // asker asks for a reconcile of what a Receiver names and returns how many
 // objects it asked.
 type asker interface {
-	ask(ctx context.Context, r *v1alpha1.Receiver) (int, error)
+	// repositories, when not empty, are those a push names (pushed):
+	// Components that read other Git repositories are not asked.
+	ask(ctx context.Context, r *v1alpha1.Receiver, repositories []string) (int, error)
 }
 
 // errNoToken is the error of a Receiver whose Secret or token is missing.
@@ -71,7 +73,7 @@ func (h *webhooks) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		answer(w, http.StatusOK, fmt.Sprintf("event %q is not one of the Receiver's events: nothing to do", event))
 		return
 	}
-	h.act(w, req.Context(), log, r, deliveryKeys(r.Spec.Type, req.Header, body))
+	h.act(w, req.Context(), log, r, deliveryKeys(r.Spec.Type, req.Header, body), pushed(r.Spec.Type, body))
 }
 
 // receiverOf finds the Receiver of the request's path and its token, and
@@ -117,7 +119,7 @@ func (h *webhooks) receiverOf(w http.ResponseWriter, req *http.Request) (*v1alph
 }
 
 // act asks for the reconcile of a verified delivery, once.
-func (h *webhooks) act(w http.ResponseWriter, ctx context.Context, log logr.Logger, r *v1alpha1.Receiver, keys []string) {
+func (h *webhooks) act(w http.ResponseWriter, ctx context.Context, log logr.Logger, r *v1alpha1.Receiver, keys, repositories []string) {
 	if !h.limits.allowReceiver(r.UID, h.now()) {
 		answer(w, http.StatusTooManyRequests, "too many requests for this Receiver: try again later")
 		return
@@ -130,7 +132,7 @@ func (h *webhooks) act(w http.ResponseWriter, ctx context.Context, log logr.Logg
 		answer(w, http.StatusOK, "this delivery was handled before: nothing to do")
 		return
 	}
-	n, err := h.asker.ask(ctx, r)
+	n, err := h.asker.ask(ctx, r, repositories)
 	if err != nil {
 		h.replays.release(keys)
 		log.Error(err, "asking for a reconcile")

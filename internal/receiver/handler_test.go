@@ -43,7 +43,7 @@ type stubAsker struct {
 	fail  bool
 }
 
-func (a *stubAsker) ask(context.Context, *v1alpha1.Receiver) (int, error) {
+func (a *stubAsker) ask(context.Context, *v1alpha1.Receiver, []string) (int, error) {
 	if a.fail {
 		return 0, errors.New("the API server is away")
 	}

@@ -1,0 +1,97 @@
+package receiver
+
+import (
+	"encoding/json"
+	"net/url"
+	"strings"
+
+	"github.com/wavekit-dev/wavekit/api/v1alpha1"
+)
+
+// pushed are the repositories a GitHub or GitLab push names, each as
+// repositoryKey gives it; none for another sender or a body that names
+// none. A request that names repositories asks only the Components (and
+// ComponentSets) that read one of them, or that read no Git repository at
+// all; the resolver then looks at the repository again at once.
+func pushed(typ v1alpha1.ReceiverType, body []byte) []string {
+	var urls []string
+	switch typ {
+	case v1alpha1.ReceiverGitHub:
+		var event struct {
+			Repository struct {
+				CloneURL string `json:"clone_url"`
+				SSHURL   string `json:"ssh_url"`
+				GitURL   string `json:"git_url"`
+				HTMLURL  string `json:"html_url"`
+			} `json:"repository"`
+		}
+		if json.Unmarshal(body, &event) == nil {
+			r := event.Repository
+			urls = []string{r.CloneURL, r.SSHURL, r.GitURL, r.HTMLURL}
+		}
+	case v1alpha1.ReceiverGitLab:
+		var event struct {
+			Project struct {
+				HTTPURL string `json:"git_http_url"`
+				SSHURL  string `json:"git_ssh_url"`
+				WebURL  string `json:"web_url"`
+			} `json:"project"`
+		}
+		if json.Unmarshal(body, &event) == nil {
+			p := event.Project
+			urls = []string{p.HTTPURL, p.SSHURL, p.WebURL}
+		}
+	}
+	var keys []string
+	for _, u := range urls {
+		if k := repositoryKey(u); k != "" {
+			keys = append(keys, k)
+		}
+	}
+	return keys
+}
+
+// repositoryKey is what two URLs of one repository share, whatever the
+// protocol: host and path, lower case, without a user, a port, or a .git
+// suffix. git@host:org/repo (scp-like) counts as ssh://git@host/org/repo.
+func repositoryKey(raw string) string {
+	if raw == "" {
+		return ""
+	}
+	if !strings.Contains(raw, "://") {
+		if at, path, ok := strings.Cut(raw, ":"); ok {
+			raw = "ssh://" + at + "/" + path
+		}
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.Hostname() == "" {
+		return ""
+	}
+	path := strings.TrimSuffix(strings.Trim(u.Path, "/"), ".git")
+	return strings.ToLower(u.Hostname() + "/" + path)
+}
+
+// readsPushed reports whether spec reads none of its sources from Git, or
+// reads one of the repositories in keys.
+func readsPushed(spec *v1alpha1.ComponentSpec, keys []string) bool {
+	var repos []string
+	if spec.Git != nil {
+		repos = append(repos, spec.Git.URL)
+	}
+	for _, v := range spec.ValuesFrom {
+		if v.Git != nil {
+			repos = append(repos, v.Git.URL)
+		}
+	}
+	if len(repos) == 0 {
+		return true
+	}
+	for _, r := range repos {
+		for _, k := range keys {
+			if repositoryKey(r) == k {
+				return true
+			}
+		}
+	}
+	return false
+}
