@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/ed25519"
 	"crypto/rand"
+	"encoding/hex"
 	"encoding/pem"
 	"fmt"
 	"os"
@@ -240,4 +241,10 @@ func NewOpenPGPKey(name string) (*openpgp.Entity, []byte, error) {
 		return nil, nil, err
 	}
 	return e, out.Bytes(), nil
+}
+
+// Fingerprint is how messages name an OpenPGP key: its fingerprint in
+// upper-case hex.
+func Fingerprint(e *openpgp.Entity) string {
+	return strings.ToUpper(hex.EncodeToString(e.PrimaryKey.Fingerprint))
 }

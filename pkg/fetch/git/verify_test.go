@@ -116,5 +116,5 @@ var _ = Describe("verification", func() {
 })
 
 func fingerprint(e *openpgp.Entity) string {
-	return git.FingerprintOf(e)
+	return gitserver.Fingerprint(e)
 }

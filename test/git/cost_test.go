@@ -1,0 +1,76 @@
+package git_test
+
+import (
+	"fmt"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/wavekit-dev/wavekit/api/v1alpha1"
+)
+
+var _ = Describe("what a Git repository costs", func() {
+	It("renders nothing for a commit that touches only another folder than its sparse checkout", func() {
+		files := site("team-a", "a1")
+		for k, v := range site("team-b", "b1") {
+			files[k] = v
+		}
+		repo := newRepo(server, files)
+		spec := gitSpec(server.HTTPURL(repo.Name), "team-a", every)
+		spec.Git.SparseCheckout = []string{"team-a"}
+		c := createComponent(teamA, "sparse", spec)
+		waitVersion(c, "a1")
+		rendered, first := data(c, "rendered")(), revision(c)()
+
+		// A reconcile request always renders (it is part of a render's
+		// inputs): the interval's own looks show what a commit costs.
+		before := server.Counts(repo.Name)
+		push(repo, site("team-b", "b2"))
+		Eventually(func() int { return server.Counts(repo.Name).UploadPacks }).WithTimeout(timeout).Should(Equal(before.UploadPacks+1), "the new commit is fetched")
+		looked := server.Counts(repo.Name).InfoRefs
+		Eventually(func() int { return server.Counts(repo.Name).InfoRefs }).WithTimeout(timeout).Should(BeNumerically(">", looked), "a later pass looks again")
+		Expect(data(c, "rendered")()).To(Equal(rendered), "the commit is not rendered")
+		Expect(revision(c)()).To(Equal(first))
+
+		mine := push(repo, site("team-a", "a2"))
+		waitVersion(c, "a2")
+		Expect(data(c, "rendered")()).NotTo(Equal(rendered))
+		Eventually(revision(c)).Should(Equal("main@sha1:" + mine))
+	})
+
+	It("makes one look at a repository per interval for a hundred Components, and one fetch per commit", func() {
+		const n, interval = 100, 4 * time.Second
+		ns := "many"
+		Expect(env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})).To(Succeed())
+		repo := newRepo(server, site("deploy", "v1"))
+		var components []*v1alpha1.Component
+		for i := range n {
+			components = append(components, createComponent(ns, fmt.Sprintf("c%03d", i),
+				gitSpec(server.HTTPURL(repo.Name), "deploy", &metav1.Duration{Duration: interval})))
+		}
+		for _, c := range components {
+			Eventually(data(c, "version")).WithTimeout(3 * timeout).Should(Equal("v1"))
+		}
+		counts := server.Counts(repo.Name)
+		Expect(counts.UploadPacks).To(Equal(1), "one fetch of the commit for all of them")
+
+		start, looks := time.Now(), counts.InfoRefs
+		Consistently(func() int {
+			// A look is one advertisement; the intervals that have begun
+			// since start bound them, whatever the number of Components.
+			return server.Counts(repo.Name).InfoRefs - looks - int(time.Since(start)/interval)
+		}).WithTimeout(5 * interval).WithPolling(200 * time.Millisecond).Should(BeNumerically("<=", 1))
+		window := server.Counts(repo.Name).InfoRefs - looks
+		GinkgoWriter.Printf("%d Components: %d looks in %s (interval %s)\n", n, window, time.Since(start).Round(time.Second), interval)
+		Expect(window).To(BeNumerically(">=", 3), "they do look every interval")
+
+		push(repo, site("deploy", "v2"))
+		for _, c := range components {
+			Eventually(data(c, "version")).WithTimeout(3 * timeout).Should(Equal("v2"))
+		}
+		Expect(server.Counts(repo.Name).UploadPacks).To(Equal(2), "one fetch of the new commit for all of them")
+	})
+})

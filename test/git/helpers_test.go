@@ -1,0 +1,176 @@
+package git_test
+
+import (
+	"bytes"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/wavekit-dev/wavekit/api/v1alpha1"
+	"github.com/wavekit-dev/wavekit/internal/testing/gitserver"
+)
+
+// repos counts the repositories the specs make, for their names.
+var repos int
+
+// newRepo makes a repository on srv with files in a first commit on main,
+// pushed.
+func newRepo(srv *gitserver.Server, files map[string]string) *gitserver.Repo {
+	GinkgoHelper()
+	repos++
+	repo, err := srv.NewRepo(fmt.Sprintf("repo-%d", repos))
+	Expect(err).NotTo(HaveOccurred())
+	Expect(repo.Write(files)).To(Succeed())
+	_, err = repo.Commit("first")
+	Expect(err).NotTo(HaveOccurred())
+	Expect(repo.Push()).To(Succeed())
+	return repo
+}
+
+// push writes files, commits, pushes and returns the commit.
+func push(repo *gitserver.Repo, files map[string]string) string {
+	GinkgoHelper()
+	Expect(repo.Write(files)).To(Succeed())
+	sha, err := repo.Commit("change")
+	Expect(err).NotTo(HaveOccurred())
+	Expect(repo.Push()).To(Succeed())
+	return sha
+}
+
+// head is the commit the repository's main points at.
+func head(repo *gitserver.Repo) string {
+	GinkgoHelper()
+	sha, err := repo.Git("rev-parse", "HEAD")
+	Expect(err).NotTo(HaveOccurred())
+	return sha
+}
+
+// site is a Go template folder at dir: one ConfigMap <name>-config with
+// the version, a greeting from the values, and a random value that only a
+// render changes.
+func site(dir, version string) map[string]string {
+	return map[string]string{dir + "/config.yaml": `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: {{ .Name }}-config
+  namespace: {{ .Namespace }}
+data:
+  version: "` + version + `"
+  greeting: {{ .Values.greeting | default "hello" | quote }}
+  rendered: {{ randAlphaNum 16 | quote }}
+`}
+}
+
+// createComponent creates a Component of spec in namespace.
+func createComponent(namespace, name string, spec v1alpha1.ComponentSpec) *v1alpha1.Component {
+	GinkgoHelper()
+	c := &v1alpha1.Component{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name}, Spec: spec}
+	Expect(env.Client.Create(ctx, c)).To(Succeed())
+	DeferCleanup(func() { _ = env.Client.Delete(ctx, c) })
+	return c
+}
+
+// every is a short interval for specs that follow a branch by polling.
+var every = &metav1.Duration{Duration: 2 * time.Second}
+
+// gitSpec reads dir of url's main branch at interval.
+func gitSpec(url, dir string, interval *metav1.Duration) v1alpha1.ComponentSpec {
+	return v1alpha1.ComponentSpec{Git: &v1alpha1.GitSource{URL: url, Path: dir, Interval: interval}}
+}
+
+// data is a key of the ConfigMap a Component applied, "" while there is none.
+func data(c *v1alpha1.Component, key string) func() string {
+	return func() string {
+		cm := &corev1.ConfigMap{}
+		if err := env.Client.Get(ctx, client.ObjectKey{Namespace: c.Namespace, Name: c.Name + "-config"}, cm); err != nil {
+			return ""
+		}
+		return cm.Data[key]
+	}
+}
+
+// ready is the Component's Ready condition: "<status> <reason>: <message>".
+func ready(c *v1alpha1.Component) func() string {
+	return func() string {
+		got := &v1alpha1.Component{}
+		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(c), got); err != nil {
+			return err.Error()
+		}
+		cond := meta.FindStatusCondition(got.Status.Conditions, "Ready")
+		if cond == nil {
+			return "no Ready condition"
+		}
+		return fmt.Sprintf("%s %s: %s", cond.Status, cond.Reason, cond.Message)
+	}
+}
+
+// revision is the revision of what the Component rendered last.
+func revision(c *v1alpha1.Component) func() string {
+	return func() string {
+		got := &v1alpha1.Component{}
+		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(c), got); err != nil || got.Status.Source == nil {
+			return ""
+		}
+		return got.Status.Source.Revision
+	}
+}
+
+// waitVersion waits until the Component applied version and is Ready.
+func waitVersion(c *v1alpha1.Component, version string) {
+	GinkgoHelper()
+	Eventually(data(c, "version")).WithTimeout(timeout).Should(Equal(version), "Component %s/%s", c.Namespace, c.Name)
+	Eventually(ready(c)).WithTimeout(timeout).Should(HavePrefix("True Ready"))
+}
+
+// requestReconcile asks for a reconcile, as `wavekit reconcile` does, and
+// waits until a pass handled it.
+func requestReconcile(c *v1alpha1.Component) {
+	GinkgoHelper()
+	at := time.Now().UTC().Format(time.RFC3339Nano)
+	patch := fmt.Sprintf(`{"metadata":{"annotations":{%q:%q}}}`, operatorName+"/reconcile-requested-at", at)
+	Expect(env.Client.Patch(ctx, c, client.RawPatch("application/merge-patch+json", []byte(patch)))).To(Succeed())
+	Eventually(func() string {
+		got := &v1alpha1.Component{}
+		_ = env.Client.Get(ctx, client.ObjectKeyFromObject(c), got)
+		return got.Status.LastHandledReconcileAt
+	}).WithTimeout(timeout).Should(Equal(at))
+}
+
+// postGitHubPush sends a push of url to the receiver's path, signed with
+// token as GitHub signs it.
+func postGitHubPush(path, token, url string, n int) (int, string) {
+	GinkgoHelper()
+	body := []byte(fmt.Sprintf(`{"ref":"refs/heads/main","after":"%040d","repository":{"clone_url":%q}}`, n, url))
+	mac := hmac.New(sha256.New, []byte(token))
+	mac.Write(body)
+	req, err := http.NewRequest(http.MethodPost, base+path, bytes.NewReader(body))
+	Expect(err).NotTo(HaveOccurred())
+	req.Header.Set("X-GitHub-Event", "push")
+	req.Header.Set("X-GitHub-Delivery", fmt.Sprintf("delivery-%d", n))
+	req.Header.Set("X-Hub-Signature-256", "sha256="+hex.EncodeToString(mac.Sum(nil)))
+	resp, err := http.DefaultClient.Do(req)
+	Expect(err).NotTo(HaveOccurred())
+	defer resp.Body.Close()
+	text, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, strings.TrimSpace(string(text))
+}
+
+// createSecret creates a Secret in namespace.
+func createSecret(namespace, name string, data map[string][]byte) {
+	GinkgoHelper()
+	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name}, Data: data}
+	Expect(env.Client.Create(ctx, s)).To(Succeed())
+	DeferCleanup(func() { _ = env.Client.Delete(ctx, s) })
+}
