@@ -146,6 +146,6 @@ var _ = Describe("what a Component of a Git repository trusts", func() {
 		})
 		notAllowed := createComponent(teamB, "not-allowed", gitSpec(server.HTTPURL(refused.Name), "deploy", every))
 		Eventually(ready(notAllowed)).WithTimeout(timeout).Should(And(HavePrefix("False SourceNotAllowed"), ContainSubstring("spec.git.url "+server.HTTPURL(refused.Name)+" is not an allowed source")))
-		Consistently(func() int { return server.Counts(refused.Name).InfoRefs }).WithTimeout(3 * time.Second).Should(BeZero(), "no request reaches a refused repository")
+		Consistently(func() int { return server.Counts(refused.Name).InfoRefs }).WithTimeout(3*time.Second).Should(BeZero(), "no request reaches a refused repository")
 	})
 })
