@@ -39,6 +39,9 @@ func (o *ChartOptions) AddFlags(cmd *cobra.Command) {
 }
 
 // remote reports whether source names a chart of a repository or registry.
+// Repo is --repo: the Helm repository SOURCE names a chart of, or "".
+func (o *ChartOptions) Repo() string { return o.repo }
+
 func (o *ChartOptions) remote(source string) bool {
 	return o.repo != "" || strings.HasPrefix(source, "oci://")
 }

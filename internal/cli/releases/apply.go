@@ -28,6 +28,7 @@ type applyOptions struct {
 	healthChecks    string
 	createNamespace bool
 	chart           input.ChartOptions
+	git             input.GitOptions
 	trace           traceOptions
 }
 
@@ -66,6 +67,7 @@ otherwise.`,
 	o.trace.addFlags(cmd)
 	o.input.AddFlags(cmd)
 	o.chart.AddFlags(cmd)
+	o.git.AddFlags(cmd)
 	cmd.Flags().BoolVar(&o.wait, "wait", false, "wait until every wave is applied and ready")
 	cmd.Flags().DurationVar(&o.timeout, "timeout", 5*time.Minute, "how long --wait waits")
 	cmd.Flags().BoolVar(&o.createNamespace, "create-namespace", false, "create the release namespace if it does not exist, as helm install --create-namespace (it is not part of the release)")
@@ -83,7 +85,11 @@ func (o *applyOptions) run(ctx context.Context, s *session.Session, name, source
 	if err != nil {
 		return fmt.Errorf("--namespace-policy: %w", err)
 	}
-	dir, recorded, cleanup, err := o.chart.Fetch(ctx, source, s.Stderr)
+	fetchSource := o.chart.Fetch
+	if o.git.Takes(source, o.chart.Repo()) {
+		fetchSource = o.git.Fetch
+	}
+	dir, recorded, cleanup, err := fetchSource(ctx, source, s.Stderr)
 	if err != nil {
 		return err
 	}

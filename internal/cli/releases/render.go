@@ -22,6 +22,7 @@ import (
 
 type renderOptions struct {
 	input       input.Options
+	git         input.GitOptions
 	name        string
 	kubeVersion string
 	validate    bool
@@ -75,6 +76,7 @@ same order, as kubectl get -o json does. Both can be given to kubectl apply -f.`
 		},
 	}
 	o.input.AddFlags(cmd)
+	o.git.AddFlags(cmd)
 	cmd.Flags().StringVar(&o.name, "name", "", "the release name the source is rendered for (default: the source directory's name)")
 	cmd.Flags().StringVar(&o.kubeVersion, "kube-version", "", "the Kubernetes version to render for without a cluster (default: the one wavekit is built against, "+version.Kubernetes+")")
 	cmd.Flags().StringVarP(&o.output, "output", "o", renderYAML, "output format: yaml (a stream of documents) or json (a v1 List)")
@@ -90,6 +92,15 @@ func (o *renderOptions) run(cmd *cobra.Command, s *session.Session, dir string) 
 		return fmt.Errorf("--kube-version renders without a cluster and --validate with one: give one of them")
 	}
 	name, how := o.releaseName(dir)
+	if o.git.Takes(dir, "") {
+		fetched, _, cleanup, err := o.git.Fetch(cmd.Context(), dir, s.Stderr)
+		if err != nil {
+			return err
+		}
+		defer cleanup()
+		name, how = o.releaseName(o.git.ReleaseName(dir))
+		dir = fetched
+	}
 	if err := checkNames(s, name, how); err != nil {
 		return err
 	}
