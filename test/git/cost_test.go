@@ -62,9 +62,10 @@ var _ = Describe("what a Git repository costs", func() {
 			// A look is one advertisement; the intervals that have begun
 			// since start bound them, whatever the number of Components.
 			return server.Counts(repo.Name).InfoRefs - looks - int(time.Since(start)/interval)
-		}).WithTimeout(5 * interval).WithPolling(200 * time.Millisecond).Should(BeNumerically("<=", 1))
-		window := server.Counts(repo.Name).InfoRefs - looks
-		GinkgoWriter.Printf("%d Components: %d looks in %s (interval %s)\n", n, window, time.Since(start).Round(time.Second), interval)
+		}).WithTimeout(time.Duration(benchRounds(5, 15)) * interval).WithPolling(200 * time.Millisecond).Should(BeNumerically("<=", 1))
+		elapsed, window := time.Since(start), server.Counts(repo.Name).InfoRefs-looks
+		report("%d Components on one repository, interval %s: %d looks in %s (%.2f per interval), %d fetches of its one commit",
+			n, interval, window, elapsed.Round(time.Second), float64(window)/(float64(elapsed)/float64(interval)), counts.UploadPacks)
 		Expect(window).To(BeNumerically(">=", 3), "they do look every interval")
 
 		push(repo, site("deploy", "v2"))
@@ -72,5 +73,6 @@ var _ = Describe("what a Git repository costs", func() {
 			Eventually(data(c, "version")).WithTimeout(3 * timeout).Should(Equal("v2"))
 		}
 		Expect(server.Counts(repo.Name).UploadPacks).To(Equal(2), "one fetch of the new commit for all of them")
+		report("after a push, the %d Components applied the new commit with %d fetch", n, server.Counts(repo.Name).UploadPacks-counts.UploadPacks)
 	})
 })

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -173,4 +175,28 @@ func createSecret(namespace, name string, data map[string][]byte) {
 	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name}, Data: data}
 	Expect(env.Client.Create(ctx, s)).To(Succeed())
 	DeferCleanup(func() { _ = env.Client.Delete(ctx, s) })
+}
+
+// benchRounds is normal in make test, and bench under make bench-git
+// (WAVEKIT_GIT_BENCH=1), which measures over more rounds.
+func benchRounds(normal, bench int) int {
+	if os.Getenv("WAVEKIT_GIT_BENCH") != "" {
+		return bench
+	}
+	return normal
+}
+
+// report prints a figure for docs/benchmarks.md, marked "bench:".
+func report(format string, args ...any) {
+	GinkgoWriter.Printf("bench: "+format+"\n", args...)
+	if os.Getenv("WAVEKIT_GIT_BENCH") != "" {
+		fmt.Printf("bench: "+format+"\n", args...)
+	}
+}
+
+// durations says the median and the longest of ds.
+func durations(ds []time.Duration) string {
+	sorted := slices.Clone(ds)
+	slices.Sort(sorted)
+	return fmt.Sprintf("median %s, max %s over %d pushes", sorted[len(sorted)/2].Round(time.Millisecond), sorted[len(sorted)-1].Round(time.Millisecond), len(sorted))
 }

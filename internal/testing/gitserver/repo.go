@@ -1,6 +1,7 @@
 package gitserver
 
 import (
+	"bufio"
 	"bytes"
 	"crypto/ed25519"
 	"crypto/rand"
@@ -247,4 +248,44 @@ func NewOpenPGPKey(name string) (*openpgp.Entity, []byte, error) {
 // upper-case hex.
 func Fingerprint(e *openpgp.Entity) string {
 	return strings.ToUpper(hex.EncodeToString(e.PrimaryKey.Fingerprint))
+}
+
+// NewLargeRepo creates the served repository name with one commit on main
+// of files files, each a small YAML document of about size bytes that no
+// other file repeats, spread over directories of 100 (git fast-import
+// writes it in a second or two).
+func (s *Server) NewLargeRepo(name string, files, size int) error {
+	bare := filepath.Join(s.Root, name+".git")
+	if _, err := run("", "init", "--quiet", "--bare", "-b", "main", bare); err != nil {
+		return err
+	}
+	cmd := exec.Command("git", "-C", bare, "fast-import", "--quiet")
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return err
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	w := bufio.NewWriter(in)
+	fmt.Fprintf(w, "commit refs/heads/main\ncommitter Test <test@example.com> 1700000000 +0000\ndata 5\nlarge\n")
+	token := make([]byte, 16)
+	for i := range files {
+		_, _ = rand.Read(token)
+		body := fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: file-%06d\ndata:\n  token: %x\n  filler: %q\n", i, token, strings.Repeat("x", max(size-120, 0)))
+		fmt.Fprintf(w, "M 100644 inline dir%04d/file%06d.yaml\ndata %d\n%s\n", i/100, i, len(body), body)
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	if err := in.Close(); err != nil {
+		return err
+	}
+	if err := cmd.Wait(); err != nil {
+		return fmt.Errorf("git fast-import: %w: %s", err, stderr.String())
+	}
+	return nil
 }
