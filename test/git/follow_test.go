@@ -56,7 +56,7 @@ var _ = Describe("a Component of a Git repository", func() {
 			code, text := postGitHubPush(r.Status.WebhookPath, "t0ken", server.HTTPURL(repo.Name), i)
 			Expect(code).To(Equal(200))
 			Expect(text).To(Equal("asked 1 objects for a reconcile"))
-			Eventually(func() string { return revision(c)() + " " + ready(c)() }).WithTimeout(10*time.Second).WithPolling(20*time.Millisecond).
+			Eventually(func() string { return revision(c)() + " " + ready(c)() }).WithTimeout(10 * time.Second).WithPolling(20 * time.Millisecond).
 				Should(HavePrefix("main@sha1:" + sha + " True Ready"))
 			took = append(took, time.Since(sent))
 			Expect(data(c, "version")()).To(Equal(version))

@@ -205,7 +205,7 @@ func (c *checkout) link(st storer.EncodedObjectStorer, e object.TreeEntry, p str
 // whichever links it goes through.
 func (c *checkout) createLinks() error {
 	for p, target := range c.links {
-		if strings.HasPrefix(target, "/") || !c.inside(path.Join(path.Dir(p), target)) {
+		if strings.HasPrefix(target, "/") || !c.inside(path.Dir(p)+"/"+target) {
 			return c.unsafe(p, fmt.Sprintf("a symbolic link to %s, outside the repository", target))
 		}
 	}
@@ -217,9 +217,9 @@ func (c *checkout) createLinks() error {
 	return nil
 }
 
-// inside resolves p through the tree's links and reports whether it stays
-// inside the tree. path.Join has already cleaned p lexically; a link in
-// its way is followed from where it is.
+// inside resolves p, a path not cleaned (a "sub/.." must go through the
+// link sub), through the tree's links and reports whether it stays inside
+// the tree; a link in its way is followed from where it is.
 func (c *checkout) inside(p string) bool {
 	queue := strings.Split(p, "/")
 	var at []string

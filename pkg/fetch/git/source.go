@@ -145,21 +145,29 @@ func (s *Source) refs(ctx context.Context, req *Request, conn *connector) (refs,
 	return s.looks.get(ctx, key, req.MaxAge, req.Consumer, func(ctx context.Context) (refs, error) {
 		ctx, cancel := context.WithTimeout(ctx, req.timeout())
 		defer cancel()
-		rem, err := conn.remote(ctx)
-		if err != nil {
-			return refs{}, err
-		}
-		release, err := s.hosts.acquire(ctx, hostOf(req.URL))
-		if err != nil {
-			return refs{}, err
-		}
-		defer release()
-		r, err := rem.look(ctx)
-		if err != nil {
-			return refs{}, fmt.Errorf("looking at %s: %w", redactURL(req.URL), classify(err, req))
-		}
-		return r, nil
+		ctx, span := startSpan(ctx, "git look", req)
+		r, err := s.look(ctx, req, conn)
+		endSpan(span, "", err)
+		return r, err
 	})
+}
+
+// look makes one look at req's remote.
+func (s *Source) look(ctx context.Context, req *Request, conn *connector) (refs, error) {
+	rem, err := conn.remote(ctx)
+	if err != nil {
+		return refs{}, err
+	}
+	release, err := s.hosts.acquire(ctx, hostOf(req.URL))
+	if err != nil {
+		return refs{}, err
+	}
+	defer release()
+	r, err := rem.look(ctx)
+	if err != nil {
+		return refs{}, fmt.Errorf("looking at %s: %w", redactURL(req.URL), classify(err, req))
+	}
+	return r, nil
 }
 
 // tree returns the tree of t from the cache, fetching it if the cache does
@@ -181,7 +189,9 @@ func (s *Source) tree(ctx context.Context, req *Request, conn *connector, t targ
 			return fetch.Tree{}, err
 		}
 		defer release()
+		ctx, span := startSpan(ctx, "git fetch", req)
 		stored, err := s.fill(ctx, req, rem, t, seen, dir)
+		endSpan(span, t.revision, err)
 		if err != nil {
 			return fetch.Tree{}, fmt.Errorf("fetching %s of %s: %w", t.revision, redactURL(req.URL), classify(err, req))
 		}

@@ -219,6 +219,18 @@ var _ = Describe("Source", func() {
 		Expect(links.Push()).To(Succeed())
 		_, err = newSource().Get(ctx, git.Request{URL: server.HTTPURL(links.Name)})
 		Expect(errorAs[*git.UnsafeTreeError](err).Reason).To(ContainSubstring("outside the repository"))
+
+		By("a link that stays inside on paper but leaves through another link")
+		through, err := server.NewRepo("through-links")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(through.Write(map[string]string{"f": "x"})).To(Succeed())
+		Expect(os.Symlink(".", filepath.Join(through.Work, "sub"))).To(Succeed())
+		Expect(os.Symlink("sub/..", filepath.Join(through.Work, "sneaky"))).To(Succeed())
+		_, err = through.Commit("through")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(through.Push()).To(Succeed())
+		_, err = newSource().Get(ctx, git.Request{URL: server.HTTPURL(through.Name)})
+		Expect(errorAs[*git.UnsafeTreeError](err).Path).To(Equal("sneaky"))
 	})
 
 	It("refuses URLs that are not a remote's, or hold credentials, before any connection", func() {
