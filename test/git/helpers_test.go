@@ -32,22 +32,16 @@ var repos int
 func newRepo(srv *gitserver.Server, files map[string]string) *gitserver.Repo {
 	GinkgoHelper()
 	repos++
-	repo, err := srv.NewRepo(fmt.Sprintf("repo-%d", repos))
+	repo, err := srv.NewRepoWith(fmt.Sprintf("repo-%d", repos), files)
 	Expect(err).NotTo(HaveOccurred())
-	Expect(repo.Write(files)).To(Succeed())
-	_, err = repo.Commit("first")
-	Expect(err).NotTo(HaveOccurred())
-	Expect(repo.Push()).To(Succeed())
 	return repo
 }
 
 // push writes files, commits, pushes and returns the commit.
 func push(repo *gitserver.Repo, files map[string]string) string {
 	GinkgoHelper()
-	Expect(repo.Write(files)).To(Succeed())
-	sha, err := repo.Commit("change")
+	sha, err := repo.CommitAndPush(files)
 	Expect(err).NotTo(HaveOccurred())
-	Expect(repo.Push()).To(Succeed())
 	return sha
 }
 
@@ -134,20 +128,6 @@ func waitVersion(c *v1alpha1.Component, version string) {
 	GinkgoHelper()
 	Eventually(data(c, "version")).WithTimeout(timeout).Should(Equal(version), "Component %s/%s", c.Namespace, c.Name)
 	Eventually(ready(c)).WithTimeout(timeout).Should(HavePrefix("True Ready"))
-}
-
-// requestReconcile asks for a reconcile, as `wavekit reconcile` does, and
-// waits until a pass handled it.
-func requestReconcile(c *v1alpha1.Component) {
-	GinkgoHelper()
-	at := time.Now().UTC().Format(time.RFC3339Nano)
-	patch := fmt.Sprintf(`{"metadata":{"annotations":{%q:%q}}}`, operatorName+"/reconcile-requested-at", at)
-	Expect(env.Client.Patch(ctx, c, client.RawPatch("application/merge-patch+json", []byte(patch)))).To(Succeed())
-	Eventually(func() string {
-		got := &v1alpha1.Component{}
-		_ = env.Client.Get(ctx, client.ObjectKeyFromObject(c), got)
-		return got.Status.LastHandledReconcileAt
-	}).WithTimeout(timeout).Should(Equal(at))
 }
 
 // postGitHubPush sends a push of url to the receiver's path, signed with

@@ -34,8 +34,6 @@ const (
 	operatorSA   = "wavekit-component-operator"
 	teamA, teamB = "team-a", "team-b"
 	timeout      = 2 * time.Minute
-	// maxSize is the operator's --git-max-size.
-	maxSize = 2 << 20
 	// password is the private server's; no log line, Event or status may
 	// hold it.
 	password = "pa55-never-printed"

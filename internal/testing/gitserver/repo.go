@@ -51,6 +51,32 @@ func (s *Server) NewRepo(name string) (*Repo, error) {
 	return r, nil
 }
 
+// NewRepoWith is NewRepo with files (path → content) in a first commit
+// of main, pushed.
+func (s *Server) NewRepoWith(name string, files map[string]string) (*Repo, error) {
+	r, err := s.NewRepo(name)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := r.CommitAndPush(files); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// CommitAndPush writes files, commits every change, pushes and returns
+// the commit.
+func (r *Repo) CommitAndPush(files map[string]string) (string, error) {
+	if err := r.Write(files); err != nil {
+		return "", err
+	}
+	sha, err := r.Commit("change")
+	if err != nil {
+		return "", err
+	}
+	return sha, r.Push()
+}
+
 // run runs git with a configuration of its own (no user's or system's).
 func run(dir string, args ...string) (string, error) {
 	cmd := exec.Command("git", args...)

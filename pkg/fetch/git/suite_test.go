@@ -42,21 +42,17 @@ func newSource(opts ...git.Option) *git.Source {
 // newRepo makes a served repository with files in a first commit on main,
 // pushed.
 func newRepo(name string, files map[string]string) *gitserver.Repo {
-	repo, err := server.NewRepo(name)
+	GinkgoHelper()
+	repo, err := server.NewRepoWith(name, files)
 	Expect(err).NotTo(HaveOccurred())
-	Expect(repo.Write(files)).To(Succeed())
-	_, err = repo.Commit("first")
-	Expect(err).NotTo(HaveOccurred())
-	Expect(repo.Push()).To(Succeed())
 	return repo
 }
 
 // commit writes files, commits and pushes, and returns the commit.
 func commit(repo *gitserver.Repo, files map[string]string) string {
-	Expect(repo.Write(files)).To(Succeed())
-	sha, err := repo.Commit("change")
+	GinkgoHelper()
+	sha, err := repo.CommitAndPush(files)
 	Expect(err).NotTo(HaveOccurred())
-	Expect(repo.Push()).To(Succeed())
 	return sha
 }
 

@@ -23,12 +23,12 @@ var _ = Describe("a traced Get", func() {
 		for _, s := range spans.GetSpans() {
 			got[s.Name] = s
 			for _, a := range s.Attributes {
-				Expect(a.Value.Emit()).NotTo(ContainSubstring("pa55word"))
+				Expect(a.Value.String()).NotTo(ContainSubstring("pa55word"))
 			}
 		}
 		Expect(got).To(HaveKey("git look"))
 		Expect(got).To(HaveKey("git fetch"))
 		Expect(got["git look"].Parent.SpanID()).To(Equal(got["render"].SpanContext.SpanID()))
-		Expect(got["git fetch"].Attributes).To(ContainElement(HaveField("Value.Emit()", tree.Revision)))
+		Expect(got["git fetch"].Attributes).To(ContainElement(HaveField("Value.String()", tree.Revision)))
 	})
 })
