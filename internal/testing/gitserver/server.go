@@ -26,6 +26,9 @@ type Options struct {
 	Username, Password string
 	// TLS serves HTTPS with a certificate of the test's own CA (CA()).
 	TLS bool
+	// ClientCertificates, with TLS, requires a client certificate: the
+	// one ClientCertificate returns.
+	ClientCertificates bool
 }
 
 // Counts are the requests one repository got.
@@ -48,6 +51,7 @@ type Server struct {
 
 	hostKey   ssh.Signer
 	clientKey ed25519.PrivateKey
+	clients   *clientCA
 
 	mu     sync.Mutex
 	counts map[string]*Counts
@@ -65,6 +69,12 @@ func Start(dir string, opts Options) (*Server, error) {
 	}
 	cgiHandler := &cgi.Handler{Path: backend, Root: "/", Env: []string{"GIT_PROJECT_ROOT=" + s.Root, "GIT_HTTP_EXPORT_ALL=1"}}
 	s.http = httptest.NewUnstartedServer(s.counting(basicAuth(opts, cgiHandler)))
+	if opts.TLS && opts.ClientCertificates {
+		if s.clients, err = newClientCA(); err != nil {
+			return nil, err
+		}
+		s.http.TLS = s.clients.tlsConfig()
+	}
 	if opts.TLS {
 		s.http.StartTLS()
 	} else {

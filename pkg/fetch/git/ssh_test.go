@@ -80,6 +80,22 @@ var _ = Describe("authentication", func() {
 		Expect(read(tree, "f")).To(Equal("private"))
 	})
 
+	It("presents a client certificate where HTTPS asks for one", func() {
+		mtls, err := gitserver.Start(GinkgoT().TempDir(), gitserver.Options{TLS: true, ClientCertificates: true})
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(mtls.Close)
+		repo, err := mtls.NewRepoWith("mtls", map[string]string{"f": "mtls"})
+		Expect(err).NotTo(HaveOccurred())
+		_, err = newSource().Get(ctx, git.Request{URL: mtls.HTTPURL(repo.Name), Auth: &git.Auth{CA: mtls.CA()}})
+		Expect(err).To(HaveOccurred(), "no client certificate")
+		cert, key := mtls.ClientCertificate()
+		_, err = newSource().Get(ctx, git.Request{URL: mtls.HTTPURL(repo.Name), Auth: &git.Auth{CA: mtls.CA(), CertPEM: cert}})
+		Expect(errorAs[*git.RequestError](err).Err).To(MatchError("a client certificate needs both tls.crt and tls.key"))
+		tree, err := newSource().Get(ctx, git.Request{URL: mtls.HTTPURL(repo.Name), Auth: &git.Auth{CA: mtls.CA(), CertPEM: cert, KeyPEM: key}})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(read(tree, "f")).To(Equal("mtls"))
+	})
+
 	It("does not share a look between identities: one without credentials looks for itself", func() {
 		private, err := gitserver.Start(GinkgoT().TempDir(), gitserver.Options{Username: "bot", Password: "s3cr3t"})
 		Expect(err).NotTo(HaveOccurred())
