@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"sort"
@@ -147,6 +148,7 @@ func (s *Source) refs(ctx context.Context, req *Request, conn *connector) (refs,
 		defer cancel()
 		ctx, span := startSpan(ctx, "git look", req)
 		r, err := s.look(ctx, req, conn)
+		err = timedOut(ctx, req, err)
 		endSpan(span, "", err)
 		return r, err
 	})
@@ -191,6 +193,7 @@ func (s *Source) tree(ctx context.Context, req *Request, conn *connector, t targ
 		defer release()
 		ctx, span := startSpan(ctx, "git fetch", req)
 		stored, err := s.fill(ctx, req, rem, t, seen, dir)
+		err = timedOut(ctx, req, err)
 		endSpan(span, t.revision, err)
 		if err != nil {
 			return fetch.Tree{}, fmt.Errorf("fetching %s of %s: %w", t.revision, redactURL(req.URL), classify(err, req))
@@ -308,4 +311,12 @@ func allowModules(req *Request, stored fetch.Tree) error {
 		}
 	}
 	return nil
+}
+
+// timedOut says which timeout ended a look or a fetch.
+func timedOut(ctx context.Context, req *Request, err error) error {
+	if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return fmt.Errorf("%w (the timeout of %s passed)", err, req.timeout())
+	}
+	return err
 }

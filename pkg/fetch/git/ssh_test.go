@@ -2,9 +2,11 @@ package git_test
 
 import (
 	"errors"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -151,5 +153,32 @@ var _ = Describe("submodules", func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(filepath.Join(without.Dir, "vendor", "child")).To(BeADirectory())
 		Expect(filepath.Join(without.Dir, "vendor", "child", "lib.yaml")).NotTo(BeAnExistingFile())
+	})
+})
+
+var _ = Describe("a remote that does not answer", func() {
+	It("is given up after the request's timeout, which the error names, and may be tried again", func() {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		Expect(err).NotTo(HaveOccurred())
+		accepted := make(chan net.Conn, 16)
+		go func() { // accept and say nothing
+			for {
+				conn, err := l.Accept()
+				if err != nil {
+					close(accepted)
+					return
+				}
+				accepted <- conn
+			}
+		}()
+		DeferCleanup(func() {
+			_ = l.Close()
+			for conn := range accepted {
+				_ = conn.Close()
+			}
+		})
+		_, err = newSource().Get(ctx, git.Request{URL: "http://" + l.Addr().String() + "/silent.git", Timeout: 300 * time.Millisecond})
+		Expect(err).To(MatchError(ContainSubstring("the timeout of 300ms passed")))
+		Expect(git.IsTransient(err)).To(BeTrue())
 	})
 })
