@@ -123,7 +123,7 @@ func (p *pass[T]) rollback(ctx context.Context, tg *target, owner engine.Owner, 
 		return p.attempts().cannotRollBack(att)
 	}
 	what := fmt.Sprintf("rolling back to the render of generation %d%s", good.Generation, revisionOf(good))
-	objects, err := p.r.renders.load(ctx, p.id, good)
+	objects, err := p.r.renders.Load(ctx, p.id, good.Secret, good.RenderDigest)
 	if err != nil {
 		return p.fail(fmt.Errorf("%s: %w", what, err))
 	}

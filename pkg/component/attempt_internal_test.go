@@ -6,64 +6,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 )
-
-func configMap(name, value string) client.Object {
-	return &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "v1", "kind": "ConfigMap",
-		"metadata": map[string]any{"name": name, "namespace": "ns"},
-		"data":     map[string]any{"value": value},
-	}}
-}
-
-func TestRenderDigestAndRoundTrip(t *testing.T) {
-	one, err := encodeRender([]client.Object{configMap("a", "1"), configMap("b", "2")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	again, _ := encodeRender([]client.Object{configMap("a", "1"), configMap("b", "2")})
-	changed, _ := encodeRender([]client.Object{configMap("a", "1"), configMap("b", "3")})
-	if one.digest != again.digest || !strings.HasPrefix(one.digest, "sha256:") {
-		t.Fatalf("the same objects have digests %s and %s", one.digest, again.digest)
-	}
-	reordered, _ := encodeRender([]client.Object{configMap("b", "2"), configMap("a", "1")})
-	if reordered.digest != one.digest {
-		t.Fatal("the same objects in another order have another digest")
-	}
-	if one.digest == changed.digest {
-		t.Fatal("a changed value keeps the digest")
-	}
-	objects, err := one.objects()
-	if err != nil {
-		t.Fatal(err)
-	}
-	back, _ := encodeRender(objects)
-	if back.digest != one.digest {
-		t.Fatalf("decoded objects have digest %s, want %s", back.digest, one.digest)
-	}
-	kept, err := reordered.objects()
-	if err != nil || kept[0].GetName() != "b" || kept[1].GetName() != "a" {
-		t.Fatalf("the kept render does not keep the generator's order: %v, %v", kept, err)
-	}
-	for _, r := range []keptRender{one, reordered} {
-		if got, err := digestOf(r.data); err != nil || got != one.digest {
-			t.Fatalf("digestOf(%s) = %s, %v; want %s", r.data, got, err, one.digest)
-		}
-	}
-}
-
-func TestRenderSecretName(t *testing.T) {
-	if got := renderSecretName("Component", "web"); got != "web.component.render" {
-		t.Fatalf("got %q", got)
-	}
-	long := strings.Repeat("a", 253)
-	got := renderSecretName("Component", long)
-	if len(got) > 253 || got == renderSecretName("Component", long[:252]) {
-		t.Fatalf("a long name gives %q (%d bytes)", got, len(got))
-	}
-}
 
 func TestAddHistoryMergesEqualOutcomesAndKeepsTen(t *testing.T) {
 	var s Status

@@ -5,6 +5,8 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
+
+	"github.com/wavekit-dev/wavekit/pkg/component/internal/keptrender"
 )
 
 // attempts returns what decides the component's attempts, as of now.
@@ -13,17 +15,17 @@ func (p *pass[T]) attempts() attempts {
 }
 
 // beginAttempt returns the attempt at this render (attempts.begin).
-func (p *pass[T]) beginAttempt(render keptRender) *Attempt {
-	return p.attempts().begin(p.component.GetStatus(), p.component.GetGeneration(), render.digest, p.requested(AnnotationReconcileRequestedAt))
+func (p *pass[T]) beginAttempt(render keptrender.Render) *Attempt {
+	return p.attempts().begin(p.component.GetStatus(), p.component.GetGeneration(), render.Digest, p.requested(AnnotationReconcileRequestedAt))
 }
 
 // settleAttempt records how a try at the render ended (attempts.settle);
 // Ready keeps the render for a rollback.
-func (p *pass[T]) settleAttempt(ctx context.Context, render keptRender, out outcome) outcome {
+func (p *pass[T]) settleAttempt(ctx context.Context, render keptrender.Render, out outcome) outcome {
 	a := p.attempts()
 	status := p.component.GetStatus()
 	out = a.settle(status, p.source, out)
-	if out.reason != ReasonReady || status.Attempt == nil || !a.keepsRender(status, render.digest) {
+	if out.reason != ReasonReady || status.Attempt == nil || !a.keepsRender(status, render.Digest) {
 		return out
 	}
 	if warning := p.keepRender(ctx, status.Attempt, render); warning != "" {
@@ -35,15 +37,15 @@ func (p *pass[T]) settleAttempt(ctx context.Context, render keptRender, out outc
 // keepRender keeps a Ready render for a rollback. It returns what went
 // wrong for the Ready message: the component stays Ready, with its older
 // kept render (if any) as what a rollback applies.
-func (p *pass[T]) keepRender(ctx context.Context, att *Attempt, render keptRender) string {
+func (p *pass[T]) keepRender(ctx context.Context, att *Attempt, render keptrender.Render) string {
 	gvk, err := apiutil.GVKForObject(p.component, p.r.client.Scheme())
 	if err != nil {
 		return "the render is not kept for a rollback: " + err.Error()
 	}
-	name, err := p.r.renders.save(ctx, p.component, gvk, att.Generation, render)
+	name, err := p.r.renders.Save(ctx, p.component, gvk, att.Generation, render)
 	if err != nil {
 		return "the render is not kept for a rollback: " + err.Error()
 	}
-	p.component.GetStatus().LastGoodRender = &StoredRender{Generation: att.Generation, RenderDigest: render.digest, Source: p.source.DeepCopy(), Secret: name}
+	p.component.GetStatus().LastGoodRender = &StoredRender{Generation: att.Generation, RenderDigest: render.Digest, Source: p.source.DeepCopy(), Secret: name}
 	return ""
 }

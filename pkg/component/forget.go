@@ -16,8 +16,8 @@ func (r *Reconciler[T]) forget(id types.NamespacedName) {
 	r.traces.forget(id)
 	r.forgetExternals(id)
 	if r.renders != nil {
-		r.renders.forget(id)
-		r.current.forget(id)
+		r.renders.Forget(id)
+		r.current.Forget(id)
 	}
 	r.gauge.observe(id.String(), nil)
 	objectWrites.DeleteLabelValues(r.name, id.Namespace, id.Name)

@@ -5,6 +5,7 @@ import (
 
 	"go.opentelemetry.io/otel/trace"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -132,6 +133,10 @@ type ReconcilerOptions struct {
 	// DefaultWaveHeldAfter; negative: never). A wave still waiting at the
 	// component's Timeout fails with reason Timeout, which it is told too.
 	WaveHeldAfter time.Duration
+	// RenderKey is the Secret that holds the keys the kept renders are
+	// sealed with (created on first use; keptrenders.go). Default:
+	// DefaultRenderKey(name).
+	RenderKey types.NamespacedName
 }
 
 func (o ReconcilerOptions) withDefaults(name string) ReconcilerOptions {
@@ -164,6 +169,12 @@ func (o ReconcilerOptions) withDefaults(name string) ReconcilerOptions {
 	}
 	if o.WaveHeldAfter == 0 {
 		o.WaveHeldAfter = DefaultWaveHeldAfter
+	}
+	if o.RenderKey.Name == "" {
+		o.RenderKey.Name = DefaultRenderKey(name).Name
+	}
+	if o.RenderKey.Namespace == "" {
+		o.RenderKey.Namespace = OwnNamespace()
 	}
 	return o
 }

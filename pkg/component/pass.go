@@ -22,7 +22,8 @@ type pass[T Component] struct {
 	source    *manifests.SourceInfo // where the generator said the objects come from
 	externals *external.Pass        // the pass's dependents outside Kubernetes, if any
 	// renderNotKept says why a new render is kept in memory only
-	// (currentRenders.keep), for the Ready message.
+	// (keptrender.Currents.Keep), or why it was rendered again, for the
+	// Ready message.
 	renderNotKept string
 }
 

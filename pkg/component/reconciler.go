@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 
 	"github.com/wavekit-dev/wavekit/pkg/component/catchup"
+	"github.com/wavekit-dev/wavekit/pkg/component/internal/keptrender"
 	"github.com/wavekit-dev/wavekit/pkg/external"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
@@ -36,8 +37,8 @@ type Reconciler[T Component] struct {
 	inflight *inflight
 	// catchUp tells when every component found at the start was looked at.
 	catchUp   *catchup.Tracker
-	renders   *renderStore    // kept renders, for a rollback
-	current   *currentRenders // each component's current render, applied until its inputs change
+	renders   *keptrender.Store    // kept renders, for a rollback
+	current   *keptrender.Currents // each component's current render, applied until its inputs change
 	hooks     *keptHooks
 	pruned    *prunedStatus     // status fields the component's CRD drops
 	externals *external.Manager // dependents outside Kubernetes; nil without providers

@@ -9,45 +9,48 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
+	"github.com/wavekit-dev/wavekit/pkg/component/internal/keptrender"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 	"github.com/wavekit-dev/wavekit/pkg/tracing/spans"
 )
 
 // renderOnce returns the objects to apply and their render: the current
 // render while the inputs of a render (renderInputs) are those it was made
-// from, else a new render, kept (currentRenders) before any of it is
+// from, else a new render, kept (keptrender.Currents) before any of it is
 // applied. The objects are decoded from the render on every pass, so that
 // each pass, and the pass after a restart, applies the same objects in the
 // same form.
-func (p *pass[T]) renderOnce(ctx context.Context, tg *target) ([]client.Object, keptRender, error) {
+func (p *pass[T]) renderOnce(ctx context.Context, tg *target) ([]client.Object, keptrender.Render, error) {
 	ctx, reported := p.renderContext(ctx, tg)
 	inputs, err := p.renderInputs(ctx)
 	if err != nil {
-		return nil, keptRender{}, err
+		return nil, keptrender.Render{}, err
 	}
 	gvk, err := apiutil.GVKForObject(p.component, p.r.client.Scheme())
 	if err != nil {
-		return nil, keptRender{}, fmt.Errorf("finding the kind of %s: %w", p.id, err)
+		return nil, keptrender.Render{}, fmt.Errorf("finding the kind of %s: %w", p.id, err)
 	}
-	cur, found, err := p.r.current.get(ctx, p.id, p.component, gvk, inputs, p.mayHaveKept())
+	cur, found, again, err := p.currentRender(ctx, gvk, inputs)
 	if err != nil {
-		return nil, keptRender{}, Retriable(err, 0)
+		return nil, keptrender.Render{}, Retriable(err, 0)
 	}
 	if !found {
 		if cur, err = p.renderNew(ctx, inputs, reported); err != nil {
-			return nil, keptRender{}, err
+			return nil, keptrender.Render{}, err
 		}
-		cur = p.r.current.keep(ctx, p.id, p.component, gvk, p.component.GetGeneration(), cur)
+		cur.RenderedAgain = again
+		cur = p.r.current.Keep(ctx, p.id, p.component, gvk, p.component.GetGeneration(), cur)
 	}
-	objects, err := cur.render.objects()
+	objects, err := cur.Render.Objects()
 	if err != nil {
-		return nil, keptRender{}, err
+		return nil, keptrender.Render{}, err
 	}
 	if found {
 		keptRenderSpan(ctx, len(objects))
 	}
-	p.source, p.renderNotKept = cur.source, cur.notKept
-	return objects, cur.render, nil
+	p.resealLastGood(ctx)
+	p.source, p.renderNotKept = cur.Source, joinNotes(cur.RenderedAgain, cur.NotKept)
+	return objects, cur.Render, nil
 }
 
 // mayHaveKept tells whether a render of the component may be kept in a
@@ -73,16 +76,16 @@ func (p *pass[T]) renderContext(ctx context.Context, tg *target) (context.Contex
 
 // renderNew calls the generator and encodes its objects as the render of
 // inputs.
-func (p *pass[T]) renderNew(ctx context.Context, inputs string, reported func() *manifests.SourceInfo) (currentRender, error) {
+func (p *pass[T]) renderNew(ctx context.Context, inputs string, reported func() *manifests.SourceInfo) (keptrender.Current, error) {
 	objects, err := p.generate(ctx, reported)
 	if err != nil {
-		return currentRender{}, err
+		return keptrender.Current{}, err
 	}
 	if objects, err = asUnstructured(objects, p.r.client.Scheme()); err != nil {
-		return currentRender{}, err
+		return keptrender.Current{}, err
 	}
-	render, err := encodeRender(objects)
-	return currentRender{inputs: inputs, render: render, source: p.source}, err
+	render, err := keptrender.Encode(objects)
+	return keptrender.Current{Inputs: inputs, Render: render, Source: p.source}, err
 }
 
 // render calls the generator now, whatever the current render: for a

@@ -63,7 +63,7 @@ var _ = Describe("when a component renders", func() {
 		Expect(h.generator.renders()).To(BeZero(), "the restarted operator rendered")
 		// Not even an Event: the status says Ready already, so it was said.
 		Expect(h.counter.Writes()).To(BeZero(), "the restarted operator wrote: %s", h.counter)
-		Expect(h.counter.Count("get", "secrets")).To(Equal(1), "the kept render is read once: %s", h.counter)
+		Expect(h.counter.Count("get", "secrets")).To(Equal(2), "the key and the kept render are read once each: %s", h.counter)
 		Expect(getConfigMap(ctx, ns, "password").Data["value"]).To(Equal(first.Data["value"]))
 		Expect(getComponent(ctx, c).Status.History).To(HaveLen(history))
 

@@ -34,8 +34,9 @@ import (
 func (r *Reconciler[T]) SetupWithManager(mgr ctrl.Manager) error {
 	r.client = mgr.GetClient()
 	r.apiReader = mgr.GetAPIReader()
-	r.renders = newRenderStore(r.client, r.apiReader)
-	r.current = newCurrentRenders(r.renders)
+	if err := r.setupKeptRenders(mgr); err != nil {
+		return err
+	}
 	r.deps = newDependencyTracker[T](r.client, r.apiReader, r.opts.Selector)
 	if err := r.deps.watchOutside(mgr); err != nil {
 		return err

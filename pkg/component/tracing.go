@@ -123,7 +123,7 @@ func describeComponent(span trace.Span, c Component) {
 }
 
 // keptRenderSpan records, as the render's span, that the pass applies the
-// current render, whose inputs did not change (currentRenders): the
+// current render, whose inputs did not change (keptrender.Currents): the
 // generator did not run.
 func keptRenderSpan(ctx context.Context, objects int) {
 	_, span := startSpan(ctx, "render")

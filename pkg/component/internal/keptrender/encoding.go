@@ -1,4 +1,4 @@
-package component
+package keptrender
 
 import (
 	"cmp"
@@ -13,28 +13,28 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// keptRender is a render's objects as a JSON array, in the order the
+// Render is a render's objects as a JSON array, in the order the
 // generator returned them (the order objects of one wave and kind are
 // applied in), and its digest.
-type keptRender struct {
-	digest string
+type Render struct {
+	Digest string
 	data   []byte
 }
 
-// encodeRender encodes the objects of a render. Its digest is that of the
+// Encode encodes the objects of a render. Its digest is that of the
 // same array sorted by group, kind, namespace and name, so that a generator
 // that returns them in another order (from a map, say) renders the same
 // digest.
-func encodeRender(objects []client.Object) (keptRender, error) {
+func Encode(objects []client.Object) (Render, error) {
 	encoded, err := encodeEach(objects)
 	if err != nil {
-		return keptRender{}, fmt.Errorf("encoding the rendered objects: %w", err)
+		return Render{}, fmt.Errorf("encoding the rendered objects: %w", err)
 	}
 	keys := make([]string, len(objects))
 	for i, o := range objects {
 		keys[i] = renderSortKey(o)
 	}
-	return keptRender{digest: sortedDigest(encoded, keys), data: joinArray(encoded)}, nil
+	return Render{Digest: sortedDigest(encoded, keys), data: joinArray(encoded)}, nil
 }
 
 // encodeEach is json.Marshal of each object, byte for byte, without its
@@ -102,7 +102,7 @@ func renderSortKey(o client.Object) string {
 }
 
 // digestOf returns the digest of encoded render data: that of its objects
-// sorted as encodeRender sorts them, whatever order data keeps them in.
+// sorted as Encode sorts them, whatever order data keeps them in.
 func digestOf(data []byte) (string, error) {
 	var raw []json.RawMessage
 	if err := json.Unmarshal(data, &raw); err != nil {
@@ -137,8 +137,8 @@ func digestOf(data []byte) (string, error) {
 	return sortedDigest(encoded, keys), nil
 }
 
-// objects decodes the render into new objects.
-func (k keptRender) objects() ([]client.Object, error) {
+// Objects decodes the render into new objects.
+func (k Render) Objects() ([]client.Object, error) {
 	var raw []map[string]any
 	if err := json.Unmarshal(k.data, &raw); err != nil {
 		return nil, fmt.Errorf("decoding the kept render: %w", err)

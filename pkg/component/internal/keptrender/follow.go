@@ -1,0 +1,46 @@
+package keptrender
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	toolscache "k8s.io/client-go/tools/cache"
+)
+
+// Follow reads (or creates) the keys, then follows their Secret until ctx
+// ends, with a watch of that one Secret (list and watch by its name: RBAC
+// may grant them with resourceNames): a rotation asked for on it is made,
+// and a new active key, made here or by another replica, is taken up and
+// told to the OnRotate functions. A deleted Secret changes nothing while
+// the operator runs; the next start creates a new key, and every kept
+// render is rendered again. cfg is the operator's connection.
+func (k *Keys) Follow(ctx context.Context, cfg *rest.Config, log logr.Logger) error {
+	if _, err := k.load(ctx); err != nil {
+		// Each pass that keeps or reads a render tries again and says why.
+		log.Error(err, "the keys of kept renders cannot be read yet", "secret", k.secret)
+	}
+	clientset, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return fmt.Errorf("following the keys of kept renders: %w", err)
+	}
+	byName := fields.OneTermEqualSelector("metadata.name", k.secret.Name).String()
+	lw := toolscache.NewFilteredListWatchFromClient(clientset.CoreV1().RESTClient(), "secrets", k.secret.Namespace,
+		func(o *metav1.ListOptions) { o.FieldSelector = byName })
+	take := func(obj any) {
+		if secret, ok := obj.(*corev1.Secret); ok {
+			k.observe(ctx, log, secret)
+		}
+	}
+	_, informer := toolscache.NewInformerWithOptions(toolscache.InformerOptions{
+		ListerWatcher: lw, ObjectType: &corev1.Secret{},
+		Handler: toolscache.ResourceEventHandlerFuncs{AddFunc: take, UpdateFunc: func(_, obj any) { take(obj) }},
+	})
+	informer.RunWithContext(ctx)
+	return nil
+}
