@@ -104,6 +104,7 @@ func run() error {
 	flag.StringVar(&reconciler.DefaultServiceAccount, "default-service-account", "", "multi-tenant lockdown: apply every Component that names no service account as this service account of its own namespace")
 	flag.BoolVar(&reconciler.NoCrossNamespaceRefs, "no-cross-namespace-refs", false, "refuse Components whose spec.namespace, spec.sourceRef.namespace or spec.dependsOn[].namespace is not their own namespace")
 	flag.BoolVar(&reconciler.InsecureKubeConfigExec, "insecure-kubeconfig-exec", false, "allow kubeconfigs from Secrets to use exec and auth-provider users (they run code in the operator)")
+	renderKeySecret := flag.String("render-key-secret", "", "[NAMESPACE/]NAME of the Secret of the keys that seal each Component's kept renders, created on first start (default: <operator-name>-render-key in the operator's own namespace: its pod's, else its ServiceAccount's)")
 	takeOver := flag.String("take-over-managers", strings.Join(engine.DefaultTakeOverManagers, ","),
 		"comma-separated field managers whose fields the default update policy (ssa-override) takes over, so that the next apply removes what the component does not render (empty: none)")
 	zapOpts := zap.Options{}
@@ -134,7 +135,7 @@ func run() error {
 	problems = append(problems, err, operator.CheckSources(name, parsed))
 	problems = append(problems, operator.CheckAllowedSources(allowedSources))
 	problems = append(problems, checkNamespaces(watchNamespaces), checkLeaderElection(leaderElect, leaderNamespace))
-	problems = append(problems, traces.check(), alertOpts.check(), applyLogFormat(*logFormat, &zapOpts))
+	problems = append(problems, traces.check(), alertOpts.check(), applyLogFormat(*logFormat, &zapOpts), checkRenderKey(*renderKeySecret))
 	if err := errors.Join(problems...); err != nil {
 		return err
 	}
@@ -167,6 +168,7 @@ func run() error {
 	if err := operator.CheckCRDServed(cfg); err != nil {
 		return err
 	}
+	reconciler.RenderKey = renderKey(cfg, *renderKeySecret, name)
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                  scheme,
 		Metrics:                 metrics.options(metricsAddr),

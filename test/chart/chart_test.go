@@ -117,6 +117,8 @@ var _ = Describe("helm template with the default values and one source", func() 
 			"ClusterRole /wavekit-component-operator-metrics-auth",
 			"ClusterRoleBinding /wavekit-component-operator-metrics-auth",
 			"ClusterRole /wavekit-component-operator-metrics-reader",
+			"Role wavekit-system/wavekit-component-operator-render-key",
+			"RoleBinding wavekit-system/wavekit-component-operator-render-key",
 			"Service wavekit-system/wavekit-component-operator-metrics",
 			"Deployment wavekit-system/wavekit-component-operator",
 		))
@@ -132,6 +134,7 @@ var _ = Describe("helm template with the default values and one source", func() 
 		Expect(operator.Command).To(Equal([]string{"/component-operator"}))
 		Expect(operator.Args).To(Equal([]string{
 			"--operator-name=wavekit.dev",
+			"--render-key-secret=wavekit-system/wavekit-component-operator-render-key",
 			"--source=web=/opt/sources/web",
 			"--concurrent=8",
 			"--metrics-bind-address=:8443",
@@ -194,6 +197,20 @@ var _ = Describe("helm template with the default values and one source", func() 
 		Expect(binding.Subjects).To(ConsistOf(rbacv1.Subject{
 			Kind: "ServiceAccount", Name: "wavekit-component-operator", Namespace: "wavekit-system",
 		}))
+
+		By("keeping the key of kept renders in one Secret of the release namespace, the one --render-key-secret names")
+		var keyRole rbacv1.Role
+		find(objects, "Role", "wavekit-system", "wavekit-component-operator-render-key", &keyRole)
+		Expect(keyRole.Rules).To(ConsistOf(
+			rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"secrets"}, ResourceNames: []string{"wavekit-component-operator-render-key"},
+				Verbs: []string{"get", "list", "watch", "update"}},
+			rule("", "secrets", "create"),
+		))
+		var keyBinding rbacv1.RoleBinding
+		find(objects, "RoleBinding", "wavekit-system", "wavekit-component-operator-render-key", &keyBinding)
+		Expect(keyBinding.RoleRef.Name).To(Equal(keyRole.Name))
+		Expect(keyBinding.Subjects).To(Equal(binding.Subjects))
+		Expect(ids(noReads)).NotTo(ContainElement(ContainSubstring("render-key")), "no render is kept, so no key")
 
 		By("reading CRDs and managing the namespaces objects need, cluster-wide, as the operator itself needs")
 		var own rbacv1.ClusterRole
@@ -265,6 +282,8 @@ var _ = Describe("helm template with non-default values", func() {
 			"RoleBinding team-a/ops-component-operator-impersonate",
 			"Role team-b/ops-component-operator-impersonate",
 			"RoleBinding team-b/ops-component-operator-impersonate",
+			"Role team-ops/ops-component-operator-render-key",
+			"RoleBinding team-ops/ops-component-operator-render-key",
 			"Service team-ops/ops-component-operator-metrics",
 			"Deployment team-ops/ops-component-operator",
 			"ServiceMonitor team-ops/ops-component-operator",
@@ -285,6 +304,7 @@ var _ = Describe("helm template with non-default values", func() {
 		operator := pod.Containers[0]
 		Expect(operator.Args).To(Equal([]string{
 			"--operator-name=ops.example.com",
+			"--render-key-secret=team-ops/ops-component-operator-render-key",
 			"--source=redis=/sources/redis",
 			"--source=web=/sources/web",
 			"--source=baked=/opt/sources/baked",

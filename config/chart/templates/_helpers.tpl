@@ -183,3 +183,11 @@ The subjects of every binding: the operator's ServiceAccount.
   namespace: {{ .Release.Namespace }}
 {{- end }}
 
+
+{{/*
+The Secret of the keys that seal each Component's kept renders, in the
+release namespace; the operator creates it on first start.
+*/}}
+{{- define "component-operator.renderKeySecret" -}}
+{{- include "component-operator.fullname" . | trunc 52 | trimSuffix "-" }}-render-key
+{{- end }}
