@@ -108,6 +108,9 @@ func (s releaseStore) get(ctx context.Context, namespace, name string) (*release
 	if secret.Type != secretType {
 		return nil, fmt.Errorf("secret %s/%s is not a wavekit release (type %s)", namespace, secret.Name, secret.Type)
 	}
+	if err := openRelease(ctx, s.client, secret); err != nil {
+		return nil, err
+	}
 	return decodeRelease(secret)
 }
 
@@ -137,9 +140,12 @@ func (s releaseStore) save(ctx context.Context, rel *release) error {
 	if err != nil {
 		return err
 	}
-	if rel.secret == nil {
+	err = sealRelease(ctx, s.client, rel, secret)
+	switch {
+	case err != nil:
+	case rel.secret == nil:
 		err = s.client.Create(ctx, secret)
-	} else {
+	default:
 		secret.ResourceVersion = rel.secret.ResourceVersion
 		err = s.client.Update(ctx, secret)
 	}
@@ -174,7 +180,7 @@ func (s releaseStore) remove(ctx context.Context, rel *release) error {
 	if err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("deleting secret %s/%s of release %s: %w", rel.Namespace, rel.secret.Name, rel, err)
 	}
-	return nil
+	return removeReleaseKey(ctx, s.client, rel)
 }
 
 func encodeRelease(rel *release) (*corev1.Secret, error) {
