@@ -331,7 +331,7 @@ var _ = Describe("a decrypted secret lives only where the user put it", Ordered,
 			blobs["ConfigMap "+cm.Namespace+"/"+cm.Name+" annotations"] = annotationsOf(cm.Annotations)
 		}
 		Expect(blobs).To(HaveKey("Secret kept/app.component.current-render objects.sealed"), "the kept renders are searched")
-		Expect(blobs).To(HaveKey("Secret " + cliNS + "/wavekit.rel sealed"), "the CLI's record is searched")
+		Expect(blobs).To(HaveKey("Secret "+cliNS+"/wavekit.rel sealed"), "the CLI's record is searched")
 
 		var words []string
 		for _, w := range invariants.SecretWords(values) {
