@@ -1,18 +1,16 @@
 package cli_test
 
 import (
-	"bytes"
-	"compress/gzip"
 	"context"
-	"encoding/base64"
 	"encoding/json"
-	"io"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/wavekit-dev/wavekit/internal/testing/invariants"
 )
 
 // A release's record keeps the objects of its revisions for rollback and
@@ -100,30 +98,15 @@ func plaintextRecord(record *corev1.Secret, value string) {
 }
 
 // holdsAnywhere tells whether a Secret holds value in its data or
-// annotations, as it is, base64-encoded or decoded, or gzipped.
+// annotations, in any form (invariants.Holds).
 func holdsAnywhere(s *corev1.Secret, value string) bool {
 	for _, a := range s.Annotations {
-		if holdsValue([]byte(a), value) {
+		if invariants.Holds([]byte(a), value) {
 			return true
 		}
 	}
 	for _, data := range s.Data {
-		if holdsValue(data, value) {
-			return true
-		}
-	}
-	return false
-}
-
-func holdsValue(data []byte, value string) bool {
-	if bytes.Contains(data, []byte(value)) || bytes.Contains(data, []byte(base64.StdEncoding.EncodeToString([]byte(value)))) {
-		return true
-	}
-	if decoded, err := base64.StdEncoding.DecodeString(string(data)); err == nil && holdsValue(decoded, value) {
-		return true
-	}
-	if r, err := gzip.NewReader(bytes.NewReader(data)); err == nil {
-		if plain, err := io.ReadAll(r); err == nil && holdsValue(plain, value) {
+		if invariants.Holds(data, value) {
 			return true
 		}
 	}

@@ -5,10 +5,8 @@ import (
 	"compress/gzip"
 	"context"
 	"crypto/sha256"
-	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
-	"io"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -20,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
+	"github.com/wavekit-dev/wavekit/internal/testing/invariants"
 	"github.com/wavekit-dev/wavekit/pkg/component"
 )
 
@@ -199,30 +198,13 @@ func secretsHolding(ctx context.Context, ns, value string) []string {
 	var out []string
 	for _, s := range list.Items {
 		for _, data := range s.Data {
-			if holds(data, value) {
+			if invariants.Holds(data, value) {
 				out = append(out, s.Name)
 				break
 			}
 		}
 	}
 	return out
-}
-
-// holds tells whether data holds value, plain, base64 or gzipped (each
-// form within the others).
-func holds(data []byte, value string) bool {
-	if bytes.Contains(data, []byte(value)) || bytes.Contains(data, []byte(base64.StdEncoding.EncodeToString([]byte(value)))) {
-		return true
-	}
-	if decoded, err := base64.StdEncoding.DecodeString(string(data)); err == nil && holds(decoded, value) {
-		return true
-	}
-	if r, err := gzip.NewReader(bytes.NewReader(data)); err == nil {
-		if plain, err := io.ReadAll(r); err == nil && holds(plain, value) {
-			return true
-		}
-	}
-	return false
 }
 
 // warnings are the notes of the Warning Events of reason in ns.
