@@ -6,6 +6,7 @@ import (
 
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/client-go/kubernetes"
@@ -17,9 +18,10 @@ import (
 // ends, with a watch of that one Secret (list and watch by its name: RBAC
 // may grant them with resourceNames): a rotation asked for on it is made,
 // and a new active key, made here or by another replica, is taken up and
-// told to the OnRotate functions. A deleted Secret changes nothing while
-// the operator runs; the next start creates a new key, and every kept
-// render is rendered again. cfg is the operator's connection.
+// told to the OnRotate functions. Without the right to list and watch it,
+// a rotation asked for is made at the next start. A deleted Secret changes
+// nothing while the operator runs; the next start creates a new key, and
+// every kept render is rendered again. cfg is the operator's connection.
 func (k *Keys) Follow(ctx context.Context, cfg *rest.Config, log logr.Logger) error {
 	if _, err := k.load(ctx); err != nil {
 		// Each pass that keeps or reads a render tries again and says why.
@@ -37,9 +39,27 @@ func (k *Keys) Follow(ctx context.Context, cfg *rest.Config, log logr.Logger) er
 			k.observe(ctx, log, secret)
 		}
 	}
-	_, informer := toolscache.NewInformerWithOptions(toolscache.InformerOptions{
-		ListerWatcher: lw, ObjectType: &corev1.Secret{},
-		Handler: toolscache.ResourceEventHandlerFuncs{AddFunc: take, UpdateFunc: func(_, obj any) { take(obj) }},
+	informer := toolscache.NewSharedIndexInformerWithOptions(lw, &corev1.Secret{}, toolscache.SharedIndexInformerOptions{})
+	if _, err := informer.AddEventHandler(toolscache.ResourceEventHandlerFuncs{AddFunc: take, UpdateFunc: func(_, obj any) { take(obj) }}); err != nil {
+		return fmt.Errorf("following the keys of kept renders: %w", err)
+	}
+	// Without the right to list and watch that Secret the keys still seal
+	// and open; only a rotation asked for on the Secret waits for a restart.
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	_ = informer.SetWatchErrorHandlerWithContext(func(ctx context.Context, r *toolscache.Reflector, err error) {
+		if apierrors.IsForbidden(err) {
+			log.Info("rotations asked for on the key Secret are taken up at the next start only: it may not be listed and watched", "secret", k.secret, "error", err.Error())
+			k.mu.Lock()
+			read := k.read
+			k.mu.Unlock()
+			if read != nil {
+				k.observe(ctx, log, read) // a rotation asked for before this start
+			}
+			stop()
+			return
+		}
+		toolscache.DefaultWatchErrorHandler(ctx, r, err)
 	})
 	informer.RunWithContext(ctx)
 	return nil

@@ -34,6 +34,7 @@ type Keys struct {
 
 	mu        sync.Mutex
 	ring      *sealing.Ring
+	read      *corev1.Secret // the Secret as load read or created it
 	loading   chan struct{} // closed when the load under way ends; nil when none is
 	rotations int           // new active keys seen since the start
 	onRotate  []func()
@@ -133,13 +134,13 @@ func (k *Keys) load(ctx context.Context) (*sealing.Ring, error) {
 
 // ensure reads or creates the Secret, as the one load under way.
 func (k *Keys) ensure(ctx context.Context) (*sealing.Ring, error) {
-	ring, _, _, err := sealing.Ensure(ctx, k.client, k.reader, k.secret, metav1.ObjectMeta{
+	ring, secret, _, err := sealing.Ensure(ctx, k.client, k.reader, k.secret, metav1.ObjectMeta{
 		Labels: map[string]string{"app.kubernetes.io/component": "render-key"},
 	})
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if err == nil && k.ring == nil {
-		k.ring = ring
+		k.ring, k.read = ring, secret
 	}
 	close(k.loading)
 	k.loading = nil
@@ -150,8 +151,7 @@ func (k *Keys) ensure(ctx context.Context) (*sealing.Ring, error) {
 }
 
 // observe takes the Secret as the watch delivers it: a rotation asked for
-// and not made yet is made (its own event follows); otherwise its ring is
-// the ring.
+// and not made yet is made; otherwise its ring is the ring.
 func (k *Keys) observe(ctx context.Context, log logr.Logger, secret *corev1.Secret) {
 	if asked := secret.Annotations[AnnotationRotateRequested]; asked != "" && asked != secret.Annotations[AnnotationRotatedFor] {
 		if err := k.rotate(ctx, secret, asked); err != nil {
@@ -185,8 +185,9 @@ func (k *Keys) observeRing(ring *sealing.Ring) {
 	}
 }
 
-// rotate writes a new active key into secret, for the request asked. A
-// conflict means another replica wrote first: its event follows.
+// rotate writes a new active key into secret, for the request asked, and
+// takes it up. A conflict means another replica wrote first: its event
+// follows.
 func (k *Keys) rotate(ctx context.Context, secret *corev1.Secret, asked string) error {
 	ring, err := sealing.FromSecret(secret)
 	if err != nil {
@@ -198,8 +199,13 @@ func (k *Keys) rotate(ctx context.Context, secret *corev1.Secret, asked string) 
 	next := secret.DeepCopy()
 	ring.Into(next)
 	next.Annotations[AnnotationRotatedFor] = asked
-	if err := k.client.Update(ctx, next); err != nil && !apierrors.IsConflict(err) {
+	err = k.client.Update(ctx, next)
+	switch {
+	case apierrors.IsConflict(err):
+		return nil
+	case err != nil:
 		return fmt.Errorf("writing the new key into Secret %s: %w", k.secret, err)
 	}
+	k.observeRing(ring)
 	return nil
 }
