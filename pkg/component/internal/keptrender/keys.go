@@ -35,8 +35,8 @@ type Keys struct {
 	mu        sync.Mutex
 	ring      *sealing.Ring
 	read      *corev1.Secret // the Secret as load read or created it
-	loading   chan struct{} // closed when the load under way ends; nil when none is
-	rotations int           // new active keys seen since the start
+	loading   chan struct{}  // closed when the load under way ends; nil when none is
+	rotations int            // new active keys seen since the start
 	onRotate  []func()
 }
 
