@@ -94,6 +94,13 @@ func sealedSecret(t *testing.T, keys *Keys, value string) (*corev1.Secret, Rende
 	if err != nil {
 		t.Fatal(err)
 	}
+	return sealedFor(t, keys, render)
+}
+
+// sealedFor is the current render's Secret of a component ns/web, holding
+// render sealed.
+func sealedFor(t testing.TB, keys *Keys, render Render) (*corev1.Secret, Render) {
+	t.Helper()
 	owner := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "web", UID: "uid-1"}}
 	cur := Current{Inputs: "sha256:inputs", Render: render}
 	secret, err := currentSecretOf(owner, schema.GroupVersionKind{Group: "wavekit.dev", Version: "v1alpha1", Kind: "Component"}, 3, cur)
@@ -107,7 +114,7 @@ func sealedSecret(t *testing.T, keys *Keys, value string) (*corev1.Secret, Rende
 }
 
 // keysOf returns keys with a new ring, whose Secret ops/keys is gone.
-func keysOf(t *testing.T) *Keys {
+func keysOf(t testing.TB) *Keys {
 	t.Helper()
 	ring, err := sealing.New()
 	if err != nil {
