@@ -87,6 +87,9 @@ func (p *pass[T]) currentRender(ctx context.Context, gvk schema.GroupVersionKind
 	if att := p.component.GetStatus().Attempt; att != nil {
 		look.Applied = att.RenderDigest
 	}
+	if good := p.component.GetStatus().LastGoodRender; good != nil {
+		look.LastGood = good.RenderDigest
+	}
 	cur, found, err := p.r.current.Get(ctx, p.id, p.component, gvk, look)
 	var unreadable *keptrender.UnreadableError
 	if !errors.As(err, &unreadable) {

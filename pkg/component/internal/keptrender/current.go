@@ -84,6 +84,10 @@ type Lookup struct {
 	// operator before sealing) is taken only when it is that one, since
 	// anyone who may write the Secret could have written it.
 	Applied string
+	// LastGood is the digest of the last Ready render the status names,
+	// "" for none: one kept in plaintext beside the current render is
+	// sealed when it is that one.
+	LastGood string
 }
 
 // Get returns the current render of component id (of kind gvk) when it was
@@ -122,9 +126,12 @@ func (c *Currents) Get(ctx context.Context, id types.NamespacedName, component c
 		return Current{}, false, nil
 	}
 	entry = currentEntry{secretVersion: secret.ResourceVersion}
+	if _, plaintext := secret.Data[dataPlaintext]; plaintext {
+		c.sealLastGood(ctx, id, component, gvk, look.LastGood) // kept by an operator before sealing
+	}
 	if secret.Annotations[annotationInputs] != inputs {
 		c.remember(id, entry)
-		return Current{}, false, nil
+		return Current{}, false, nil // rendered again, and kept sealed
 	}
 	cur, opened, err := c.currentIn(ctx, secret)
 	if err == nil && opened.plaintext && cur.Render.Digest != look.Applied {
@@ -139,7 +146,7 @@ func (c *Currents) Get(ctx context.Context, id types.NamespacedName, component c
 	entry.generation, _ = strconv.ParseInt(secret.Annotations[annotationGeneration], 10, 64)
 	c.remember(id, entry)
 	if opened.plaintext {
-		c.sealKept(ctx, id, component, gvk, entry)
+		c.Keep(ctx, id, component, gvk, entry.generation, entry.Current) // sealed, once
 	}
 	return cur, true, nil
 }
@@ -159,12 +166,13 @@ func (c *Currents) currentIn(ctx context.Context, secret *corev1.Secret) (Curren
 	return cur, opened, nil
 }
 
-// sealKept seals, once, the renders that an operator before sealing kept
-// in plaintext: the current render just read, and the last Ready render
-// beside it. What fails stays as it was, and is tried again at the next
-// read.
-func (c *Currents) sealKept(ctx context.Context, id types.NamespacedName, component client.Object, gvk schema.GroupVersionKind, entry currentEntry) {
-	c.Keep(ctx, id, component, gvk, entry.generation, entry.Current)
+// sealLastGood seals, once, the last Ready render of digest that an
+// operator before sealing kept in plaintext beside the current render.
+// What fails stays as it was, and is tried again when a rollback reads it.
+func (c *Currents) sealLastGood(ctx context.Context, id types.NamespacedName, component client.Object, gvk schema.GroupVersionKind, digest string) {
+	if digest == "" {
+		return
+	}
 	name := SecretName(gvk.Kind, component.GetName(), "render")
 	secret := &corev1.Secret{}
 	if err := c.store.reader.Get(ctx, types.NamespacedName{Namespace: id.Namespace, Name: name}, secret); err != nil {
@@ -173,7 +181,7 @@ func (c *Currents) sealKept(ctx context.Context, id types.NamespacedName, compon
 	if _, sealed := secret.Data[dataSealed]; sealed || secret.Type != SecretType || !metav1.IsControlledBy(secret, component) {
 		return
 	}
-	if opened, err := c.store.keys.renderIn(ctx, secret, secret.Annotations[annotationDigest]); err == nil {
+	if opened, err := c.store.keys.renderIn(ctx, secret, digest); err == nil {
 		_ = c.store.seal(ctx, id, secret, opened.render)
 	}
 }
