@@ -55,9 +55,12 @@
 // operator's executable). Otherwise it applies the current render again,
 // from memory or from the Secret <name>.<kind>.current-render that keeps it
 // (read once after a restart), so random and generated output stays as
-// first rendered and drift is corrected against it. The operator needs
-// get, create and update on Secrets for that Secret; without them the
-// render is kept in memory only, and the Ready message says so.
+// first rendered and drift is corrected against it. The kept render is
+// sealed with a key of the operator's own Secret (ReconcilerOptions.RenderKey,
+// package internal/keptrender); one that cannot be opened renders once
+// more, and says why. The operator needs get, create and update on Secrets
+// for these Secrets; without them the render is kept in memory only, and
+// the Ready message says so.
 //
 // # Dependencies
 //
