@@ -256,6 +256,30 @@ var _ = Describe("a decrypted secret lives only where the user put it", Ordered,
 		Expect(versions()).To(Equal(before))
 	})
 
+	It("seals every kept render again with a new key when asked, under the chart's Role for the key, without a render", func() {
+		key := &corev1.Secret{}
+		Expect(env.Client.Get(ctx, types.NamespacedName{Namespace: "wavekit-system", Name: "wavekit-component-operator-render-key"}, key)).To(Succeed())
+		first := key.Annotations["wavekit.dev/active-key"]
+		key.Annotations[component.AnnotationRotateRenderKey] = "2026-11-27T12:00:00Z"
+		Expect(env.Client.Update(ctx, key)).To(Succeed())
+		keyOf := func(name string) func() string {
+			return func() string {
+				var s corev1.Secret
+				Expect(env.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, &s)).To(Succeed())
+				return s.Annotations["wavekit.dev/render-key"]
+			}
+		}
+		Eventually(func() string {
+			Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(key), key)).To(Succeed())
+			return key.Annotations["wavekit.dev/active-key"]
+		}).WithTimeout(readinessTimeout).ShouldNot(Equal(first), "the operator made a new key (update, watch)")
+		for _, name := range []string{"app.component.current-render", "sealed.component.current-render"} {
+			Eventually(keyOf(name)).WithTimeout(readinessTimeout).Should(Equal(key.Annotations["wavekit.dev/active-key"]), name)
+		}
+		made, _ := renders(0)
+		Expect(made).To(Equal(4), "the rotation rendered")
+	})
+
 	It("renders each Component once when the key is lost, and says why", func() {
 		stop()
 		key := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "wavekit-system", Name: "wavekit-component-operator-render-key"}}
@@ -290,6 +314,7 @@ var _ = Describe("a decrypted secret lives only where the user put it", Ordered,
 		haystacks := map[string]string{"the operator's log": logs.String() + string(operator.Out.Contents()) + string(operator.Err.Contents()),
 			"the Events": eventTexts(ctx, env), "the spans": sink.Text()}
 		Expect(haystacks["the operator's log"]).To(ContainSubstring("Reconcil"), "the log is verbose enough to leak")
+		Expect(haystacks["the operator's log"]).NotTo(ContainSubstring("may not be listed and watched"), "the chart's Role lets the operator follow its key")
 		Expect(sink.Spans()).NotTo(BeEmpty())
 		for _, namespace := range []string{ns, cliNS} {
 			haystacks["the statuses in "+namespace] = componentStatuses(ctx, env, namespace)

@@ -3,6 +3,7 @@ package keptrender
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"sync"
@@ -98,12 +99,11 @@ type Lookup struct {
 // render sealed with a key that a rotation replaced is sealed again, and
 // one kept in plaintext is sealed.
 func (c *Currents) Get(ctx context.Context, id types.NamespacedName, component client.Object, gvk schema.GroupVersionKind, look Lookup) (Current, bool, error) {
-	inputs := look.Inputs
 	c.mu.Lock()
 	entry, ok := c.byID[id]
 	c.mu.Unlock()
 	switch {
-	case ok && entry.Inputs == inputs:
+	case ok && entry.Inputs == look.Inputs:
 		if active := c.store.keys.Active(); entry.secretVersion != "" && entry.sealedWith != "" && entry.sealedWith != active && active != "" {
 			c.Keep(ctx, id, component, gvk, entry.generation, entry.Current) // a rotation made a new key
 		}
@@ -113,6 +113,12 @@ func (c *Currents) Get(ctx context.Context, id types.NamespacedName, component c
 	case !look.MayBeKept:
 		return Current{}, false, nil
 	}
+	return c.fromSecret(ctx, id, component, gvk, look)
+}
+
+// fromSecret is Get of a render not in memory: read from its Secret, and
+// remembered.
+func (c *Currents) fromSecret(ctx context.Context, id types.NamespacedName, component client.Object, gvk schema.GroupVersionKind, look Lookup) (Current, bool, error) {
 	secret := &corev1.Secret{}
 	key := types.NamespacedName{Namespace: component.GetNamespace(), Name: SecretName(gvk.Kind, component.GetName(), currentRenderSecret)}
 	if err := c.store.reader.Get(ctx, key, secret); err != nil {
@@ -125,11 +131,11 @@ func (c *Currents) Get(ctx context.Context, id types.NamespacedName, component c
 		c.remember(id, currentEntry{})
 		return Current{}, false, nil
 	}
-	entry = currentEntry{secretVersion: secret.ResourceVersion}
+	entry := currentEntry{secretVersion: secret.ResourceVersion}
 	if _, plaintext := secret.Data[dataPlaintext]; plaintext {
 		c.sealLastGood(ctx, id, component, gvk, look.LastGood) // kept by an operator before sealing
 	}
-	if secret.Annotations[annotationInputs] != inputs {
+	if secret.Annotations[annotationInputs] != look.Inputs {
 		c.remember(id, entry)
 		return Current{}, false, nil // rendered again, and kept sealed
 	}
@@ -138,9 +144,12 @@ func (c *Currents) Get(ctx context.Context, id types.NamespacedName, component c
 		err = &UnreadableError{Secret: key.String(), Err: fmt.Errorf("it is kept in plaintext, and is not the render %q the status says is applied: "+
 			"an operator before sealing did not write it", look.Applied)}
 	}
+	var unreadable *UnreadableError
+	if errors.As(err, &unreadable) {
+		c.remember(id, entry) // rendered again, and kept sealed
+	}
 	if err != nil {
-		c.remember(id, entry)
-		return Current{}, false, err
+		return Current{}, false, err // else read again by the retry
 	}
 	entry.Current, entry.sealedWith = cur, opened.key
 	entry.generation, _ = strconv.ParseInt(secret.Annotations[annotationGeneration], 10, 64)
