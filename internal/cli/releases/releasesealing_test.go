@@ -1,4 +1,4 @@
-package cli_test
+package releases_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/wavekit-dev/wavekit/internal/testing/clitest"
 	"github.com/wavekit-dev/wavekit/internal/testing/invariants"
 )
 
@@ -21,12 +22,12 @@ var _ = Describe("the release's record", func() {
 	secretValue := func(ns, name string) string {
 		GinkgoHelper()
 		s := &corev1.Secret{}
-		Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, s)).To(Succeed())
+		Expect(clitest.Env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, s)).To(Succeed())
 		return string(s.Data["password"])
 	}
 	keySecret := func(ns, name string) *corev1.Secret {
 		s := &corev1.Secret{}
-		if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "wavekit-keys." + name}, s); err != nil {
+		if err := clitest.Env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "wavekit-keys." + name}, s); err != nil {
 			Expect(client.IgnoreNotFound(err)).To(Succeed())
 			return nil
 		}
@@ -34,48 +35,48 @@ var _ = Describe("the release's record", func() {
 	}
 
 	It("holds no value of the Secrets it applied, and still rolls back to them", func() {
-		ns := newNamespace()
-		succeeds("apply", "vault", "testdata/secret", "-n", ns, "--set", "password=first-marker-value")
-		succeeds("apply", "vault", "testdata/secret", "-n", ns, "--set", "password=second-marker-value")
-		record := inventorySecret(ns, "vault")
+		ns := clitest.NewNamespace()
+		clitest.Succeeds("apply", "vault", "../testdata/secret", "-n", ns, "--set", "password=first-marker-value")
+		clitest.Succeeds("apply", "vault", "../testdata/secret", "-n", ns, "--set", "password=second-marker-value")
+		record := clitest.InventorySecret(ns, "vault")
 		for _, marker := range []string{"first-marker-value", "second-marker-value"} {
 			Expect(holdsAnywhere(record, marker)).To(BeFalse(), "the release's record holds %s", marker)
 		}
 		Expect(record.Data).To(HaveKey("sealed"))
 		Expect(keySecret(ns, "vault")).NotTo(BeNil(), "the first apply makes the release's key")
 
-		succeeds("rollback", "vault", "-n", ns)
+		clitest.Succeeds("rollback", "vault", "-n", ns)
 		Expect(secretValue(ns, "vault-credentials")).To(Equal("first-marker-value"), "the rollback restores the sealed revision's value")
-		Expect(holdsAnywhere(inventorySecret(ns, "vault"), "first-marker-value")).To(BeFalse())
+		Expect(holdsAnywhere(clitest.InventorySecret(ns, "vault"), "first-marker-value")).To(BeFalse())
 
 		By("losing the key, the history cannot be read, and the CLI says so and what to do")
-		Expect(env.Client.Delete(ctx, keySecret(ns, "vault"))).To(Succeed())
-		r := wavekit("rollback", "vault", "-n", ns)
-		Expect(r.code).To(Equal(1))
-		Expect(r.stderr).To(ContainSubstring("are sealed with a key of Secret " + ns + "/wavekit-keys.vault, and that Secret is gone; restore that Secret"))
+		Expect(clitest.Env.Client.Delete(ctx, keySecret(ns, "vault"))).To(Succeed())
+		r := clitest.Wavekit("rollback", "vault", "-n", ns)
+		Expect(r.Code).To(Equal(1))
+		Expect(r.Stderr).To(ContainSubstring("are sealed with a key of Secret " + ns + "/wavekit-keys.vault, and that Secret is gone; restore that Secret"))
 
 		By("deleting the release deletes its key")
-		ns = newNamespace()
-		succeeds("apply", "vault", "testdata/secret", "-n", ns, "--set", "password=third-marker-value")
-		succeeds("delete", "vault", "-n", ns)
+		ns = clitest.NewNamespace()
+		clitest.Succeeds("apply", "vault", "../testdata/secret", "-n", ns, "--set", "password=third-marker-value")
+		clitest.Succeeds("delete", "vault", "-n", ns)
 		Expect(keySecret(ns, "vault")).To(BeNil())
 	})
 
 	It("reads a record written before sealing, and seals it at the next apply", func() {
-		ns := newNamespace()
-		succeeds("apply", "vault", "testdata/secret", "-n", ns, "--set", "password=old-marker-value")
-		record := inventorySecret(ns, "vault")
-		Expect(env.Client.Delete(ctx, keySecret(ns, "vault"))).To(Succeed())
+		ns := clitest.NewNamespace()
+		clitest.Succeeds("apply", "vault", "../testdata/secret", "-n", ns, "--set", "password=old-marker-value")
+		record := clitest.InventorySecret(ns, "vault")
+		Expect(clitest.Env.Client.Delete(ctx, keySecret(ns, "vault"))).To(Succeed())
 		plaintextRecord(record, "old-marker-value")
-		Expect(env.Client.Update(ctx, record)).To(Succeed())
-		Expect(holdsAnywhere(inventorySecret(ns, "vault"), "old-marker-value")).To(BeTrue(), "the test writes the old form")
+		Expect(clitest.Env.Client.Update(ctx, record)).To(Succeed())
+		Expect(holdsAnywhere(clitest.InventorySecret(ns, "vault"), "old-marker-value")).To(BeTrue(), "the test writes the old form")
 
-		Expect(succeeds("history", "vault", "-n", ns)).To(ContainSubstring("Ready"))
-		succeeds("apply", "vault", "testdata/secret", "-n", ns, "--set", "password=new-marker-value")
+		Expect(clitest.Succeeds("history", "vault", "-n", ns)).To(ContainSubstring("Ready"))
+		clitest.Succeeds("apply", "vault", "../testdata/secret", "-n", ns, "--set", "password=new-marker-value")
 		for _, marker := range []string{"old-marker-value", "new-marker-value"} {
-			Expect(holdsAnywhere(inventorySecret(ns, "vault"), marker)).To(BeFalse(), "the record still holds %s", marker)
+			Expect(holdsAnywhere(clitest.InventorySecret(ns, "vault"), marker)).To(BeFalse(), "the record still holds %s", marker)
 		}
-		succeeds("rollback", "vault", "-n", ns)
+		clitest.Succeeds("rollback", "vault", "-n", ns)
 		Expect(secretValue(ns, "vault-credentials")).To(Equal("old-marker-value"))
 	})
 })
