@@ -68,9 +68,11 @@ func (r *Reconciler[T]) setupKeptRenders(mgr ctrl.Manager) error {
 	r.renders = keptrender.NewStore(r.client, r.apiReader, keys)
 	r.current = keptrender.NewCurrents(r.renders)
 	keys.OnRotate(func() {
-		for _, id := range r.current.IDs() {
-			r.resyncs <- event.GenericEvent{Object: &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Namespace: id.Namespace, Name: id.Name}}}
-		}
+		go func() { // never in the caller's way: a pass may be the one that saw the new key
+			for _, id := range r.current.IDs() {
+				r.resyncs <- event.GenericEvent{Object: &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Namespace: id.Namespace, Name: id.Name}}}
+			}
+		}()
 	})
 	return mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
 		return keys.Follow(ctx, mgr.GetConfig(), mgr.GetLogger().WithName("render-keys"))
