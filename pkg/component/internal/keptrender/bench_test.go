@@ -2,11 +2,7 @@ package keptrender
 
 import (
 	"context"
-	"fmt"
-	"strings"
 	"testing"
-
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
@@ -17,14 +13,7 @@ import (
 // before (read-gzip) and sealed (open): decompressing and checking the
 // digest, and opening.
 func BenchmarkKeptRenderSeal(b *testing.B) {
-	objects := make([]client.Object, 500)
-	for i := range objects {
-		objects[i] = configMap(fmt.Sprintf("cm-%04d", i), strings.Repeat("v", 100))
-	}
-	render, err := Encode(objects)
-	if err != nil {
-		b.Fatal(err)
-	}
+	render := renderOfConfigMaps(b, 500)
 	keys := keysOf(b)
 	ctx := context.Background()
 	b.Run("gzip", func(b *testing.B) {

@@ -38,14 +38,7 @@ func TestEncodeEachIsJSONMarshal(t *testing.T) {
 // BenchmarkKeptRenderObjects measures what a pass whose inputs did not change
 // pays instead of a render: decoding the current render's 500 ConfigMaps.
 func BenchmarkKeptRenderObjects(b *testing.B) {
-	objects := make([]client.Object, 500)
-	for i := range objects {
-		objects[i] = configMap(fmt.Sprintf("cm-%04d", i), strings.Repeat("v", 100))
-	}
-	render, err := Encode(objects)
-	if err != nil {
-		b.Fatal(err)
-	}
+	render := renderOfConfigMaps(b, 500)
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := render.Objects(); err != nil {
@@ -107,4 +100,18 @@ func TestRenderSecretName(t *testing.T) {
 	if len(got) > 253 || got == SecretName("Component", long[:252], "render") {
 		t.Fatalf("a long name gives %q (%d bytes)", got, len(got))
 	}
+}
+
+// renderOfConfigMaps is the render of n ConfigMaps of 100 bytes of data.
+func renderOfConfigMaps(b *testing.B, n int) Render {
+	b.Helper()
+	objects := make([]client.Object, n)
+	for i := range objects {
+		objects[i] = configMap(fmt.Sprintf("cm-%04d", i), strings.Repeat("v", 100))
+	}
+	render, err := Encode(objects)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return render
 }
