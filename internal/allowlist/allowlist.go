@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/gobwas/glob"
+
+	"github.com/wavekit-dev/wavekit/pkg/fetch/git/giturl"
 )
 
 // rule is one parsed pattern.
@@ -144,12 +146,7 @@ func (r rule) matches(u string) bool {
 // ".git", with the path cleaned ("/a/../b" is "/b"); an scp-like Git
 // address (git@host:org/repo) becomes ssh://host/org/repo.
 func Normalize(rawURL string) (string, error) {
-	s := strings.ToLower(strings.TrimSpace(rawURL))
-	if !strings.Contains(s, "://") {
-		if at, colon := strings.Index(s, "@"), strings.Index(s, ":"); at >= 0 && colon > at {
-			s = "ssh://" + s[:colon] + "/" + s[colon+1:]
-		}
-	}
+	s := giturl.Normalize(strings.ToLower(strings.TrimSpace(rawURL)))
 	u, err := url.Parse(s)
 	if err != nil {
 		return "", fmt.Errorf("source URL %q: %w", rawURL, err)

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
+	"github.com/wavekit-dev/wavekit/pkg/fetch/git/giturl"
 )
 
 // pushed are the repositories a GitHub or GitLab push names, each as
@@ -58,12 +59,7 @@ func repositoryKey(raw string) string {
 	if raw == "" {
 		return ""
 	}
-	if !strings.Contains(raw, "://") {
-		if at, path, ok := strings.Cut(raw, ":"); ok {
-			raw = "ssh://" + at + "/" + path
-		}
-	}
-	u, err := url.Parse(raw)
+	u, err := url.Parse(giturl.Normalize(raw))
 	if err != nil || u.Hostname() == "" {
 		return ""
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/wavekit-dev/wavekit/pkg/fetch"
 	"github.com/wavekit-dev/wavekit/pkg/fetch/git"
+	"github.com/wavekit-dev/wavekit/pkg/fetch/git/giturl"
 )
 
 // GitOptions are the flags of a source read from a Git repository, as the
@@ -54,9 +55,6 @@ func (o *GitOptions) AddFlags(cmd *cobra.Command) {
 	flags.BoolVar(&o.submodules, "git-recurse-submodules", false, "for a Git SOURCE: fetch the submodules the commit records")
 }
 
-// scpURL is git's user@host:path form of an SSH URL.
-var scpURL = regexp.MustCompile(`^[^@/:\s]+@[^:/\s]+:[^/\s].*$`)
-
 // Takes reports whether source names a Git repository: an https://,
 // http:// or ssh:// URL, or user@host:path. A chart of --repo is a name.
 func (o *GitOptions) Takes(source, chartRepo string) bool {
@@ -64,7 +62,7 @@ func (o *GitOptions) Takes(source, chartRepo string) bool {
 		return false
 	}
 	return strings.HasPrefix(source, "https://") || strings.HasPrefix(source, "http://") ||
-		strings.HasPrefix(source, "ssh://") || scpURL.MatchString(source)
+		strings.HasPrefix(source, "ssh://") || isSCP(source)
 }
 
 // Fetch checks out source and returns the directory to render, what to
@@ -161,10 +159,8 @@ func (o *GitOptions) request(source string) (git.Request, string, error) {
 // splitGitSource reads repo//path?ref=REF; user@host:path becomes
 // ssh://user@host/path.
 func splitGitSource(source string) (repo, dirPath, ref string, err error) {
-	if scpURL.MatchString(source) && !strings.Contains(source, "://") {
-		user, rest, _ := strings.Cut(source, "@")
-		host, p, _ := strings.Cut(rest, ":")
-		source = "ssh://" + user + "@" + host + "/" + p
+	if isSCP(source) {
+		source = giturl.Normalize(source)
 	}
 	u, err := url.Parse(source)
 	if err != nil {
@@ -176,6 +172,13 @@ func splitGitSource(source string) (repo, dirPath, ref string, err error) {
 		u.Path, dirPath = before, after
 	}
 	return u.String(), dirPath, ref, nil
+}
+
+// isSCP reports whether source is user@host:path: the CLI takes the scp-
+// like form with a user only, so that no chart or path is taken for one.
+func isSCP(source string) bool {
+	scp, ok := giturl.ParseSCP(source)
+	return ok && scp.User != ""
 }
 
 // gitRefOf reads a --git-ref: a commit's SHA-1, a full ref name, or a

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/wavekit-dev/wavekit/pkg/fetch/git/giturl"
 	"github.com/wavekit-dev/wavekit/pkg/notify"
 )
 
@@ -162,10 +163,10 @@ func CommitOf(revision string) string {
 // git@host:owner/repo.git.
 func ParseRepository(address string) (owner, repo string, err error) {
 	path := address
-	if u, perr := url.Parse(address); perr == nil && u.Host != "" {
+	if scp, ok := giturl.ParseSCP(address); ok {
+		path = scp.Path // git@github.com:owner/repo.git
+	} else if u, perr := url.Parse(address); perr == nil && u.Host != "" {
 		path = u.Path
-	} else if _, after, ok := strings.Cut(address, ":"); ok && strings.Contains(address, "@") {
-		path = after // scp-like: git@github.com:owner/repo.git
 	}
 	parts := strings.Split(strings.Trim(strings.TrimSuffix(path, ".git"), "/"), "/")
 	if len(parts) != 2 || parts[0] == "" || parts[1] == "" {
