@@ -5,9 +5,11 @@ import (
 	"bytes"
 	"crypto/ed25519"
 	"crypto/rand"
+	"crypto/sha512"
 	"encoding/hex"
 	"encoding/pem"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -139,6 +141,43 @@ func (r *Repo) CommitSSHSigned(message, keyFile string) (string, error) {
 
 // CommitOpenPGPSigned commits every change, signed with the OpenPGP key.
 func (r *Repo) CommitOpenPGPSigned(message string, key *openpgp.Entity) (string, error) {
+	return r.commitSigned(message, func(payload []byte) (string, error) {
+		var sig bytes.Buffer
+		if err := openpgp.ArmoredDetachSign(&sig, key, bytes.NewReader(payload), nil); err != nil {
+			return "", err
+		}
+		return sig.String(), nil
+	})
+}
+
+// CommitSSHSignedWith commits every change signed by signer as git signs
+// with gpg.format=ssh (OpenSSH's signature format, namespace git, hash
+// sha512), the signature made with algorithm: for an RSA key, ssh-rsa
+// (SHA-1, which OpenSSH refuses), rsa-sha2-256 or rsa-sha2-512.
+func (r *Repo) CommitSSHSignedWith(message string, signer ssh.AlgorithmSigner, algorithm string) (string, error) {
+	return r.commitSigned(message, func(payload []byte) (string, error) {
+		sum := sha512.Sum512(payload)
+		signed := append([]byte("SSHSIG"), ssh.Marshal(struct {
+			Namespace, Reserved, HashAlgorithm string
+			Hash                               []byte
+		}{"git", "", "sha512", sum[:]})...)
+		sig, err := signer.SignWithAlgorithm(rand.Reader, signed, algorithm)
+		if err != nil {
+			return "", err
+		}
+		blob := append([]byte("SSHSIG"), ssh.Marshal(struct {
+			Version                            uint32
+			PublicKey                          []byte
+			Namespace, Reserved, HashAlgorithm string
+			Signature                          []byte
+		}{1, signer.PublicKey().Marshal(), "git", "", "sha512", ssh.Marshal(sig)})...)
+		return string(pem.EncodeToMemory(&pem.Block{Type: "SSH SIGNATURE", Bytes: blob})), nil
+	})
+}
+
+// commitSigned commits every change, then replaces the commit with one
+// that carries the signature sign makes of it.
+func (r *Repo) commitSigned(message string, sign func(payload []byte) (string, error)) (string, error) {
 	if _, err := r.Commit(message); err != nil {
 		return "", err
 	}
@@ -163,11 +202,13 @@ func (r *Repo) CommitOpenPGPSigned(message string, key *openpgp.Entity) (string,
 	if err != nil {
 		return "", err
 	}
-	var sig bytes.Buffer
-	if err := openpgp.ArmoredDetachSign(&sig, key, reader, nil); err != nil {
+	content, err := io.ReadAll(reader)
+	if err != nil {
 		return "", err
 	}
-	signed.PGPSignature = sig.String()
+	if signed.PGPSignature, err = sign(content); err != nil {
+		return "", err
+	}
 	obj := repo.Storer.NewEncodedObject()
 	if err := signed.Encode(obj); err != nil {
 		return "", err
@@ -314,4 +355,30 @@ func (s *Server) NewLargeRepo(name string, files, size int) error {
 		return fmt.Errorf("git fast-import: %w: %s", err, stderr.String())
 	}
 	return nil
+}
+
+// NewZerosRepo creates the served repository name with one commit on main
+// of two files of zeros, a of size bytes and b one byte longer, repacked so
+// that one is a delta of the other: a pack of a few hundred KiB whose
+// objects inflate to twice size.
+func (s *Server) NewZerosRepo(name string, size int) error {
+	r, err := s.NewRepo(name)
+	if err != nil {
+		return err
+	}
+	zeros := make([]byte, size)
+	if err := os.WriteFile(filepath.Join(r.Work, "a"), zeros, 0o644); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(r.Work, "b"), append(zeros, 'x'), 0o644); err != nil {
+		return err
+	}
+	if _, err := r.Commit("zeros"); err != nil {
+		return err
+	}
+	if err := r.Push(); err != nil {
+		return err
+	}
+	_, err = run("", "-C", filepath.Join(s.Root, name+".git"), "repack", "-adfq")
+	return err
 }

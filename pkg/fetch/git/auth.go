@@ -24,21 +24,23 @@ type remote struct {
 	ca      []byte
 	cert    []byte
 	key     []byte
-	proxy   transport.ProxyOptions
-	hostKey *sshAuth // for SSH: what refused a host key
+	proxy   transport.ProxyOptions // for HTTP
+	hostKey *sshAuth               // for SSH: what refused a host key
+	// sshProxy is the proxy SSH connections go through (bind).
+	sshProxy *Proxy
+	// allow is asked about a repository a redirect leads to (bind).
+	allow func(url string) error
 }
 
 // remoteFor builds how rawURL is reached with a's credentials (nil:
-// anonymously) through p.
-func remoteFor(rawURL string, a *Auth, p *Proxy, timeout time.Duration) (*remote, error) {
+// anonymously) through p; allow, if set, is asked about where a redirect
+// leads.
+func remoteFor(rawURL string, a *Auth, p *Proxy, timeout time.Duration, allow func(string) error) (*remote, error) {
 	u, err := parseURL(rawURL)
 	if err != nil {
 		return nil, err
 	}
-	r := &remote{url: rawURL}
-	if p != nil && p.URL != "" {
-		r.proxy = transport.ProxyOptions{URL: p.URL, Username: p.Username, Password: p.Password}
-	}
+	r := &remote{url: rawURL, allow: allow}
 	if a == nil {
 		a = &Auth{}
 	}
@@ -47,8 +49,11 @@ func remoteFor(rawURL string, a *Auth, p *Proxy, timeout time.Duration) (*remote
 		if err != nil {
 			return nil, err
 		}
-		r.auth, r.hostKey = s, s
+		r.auth, r.hostKey, r.sshProxy = s, s, p
 		return r, nil
+	}
+	if p != nil && p.URL != "" {
+		r.proxy = transport.ProxyOptions{URL: p.URL, Username: p.Username, Password: p.Password}
 	}
 	r.ca, r.cert, r.key = a.CA, a.CertPEM, a.KeyPEM
 	if (len(r.cert) == 0) != (len(r.key) == 0) {

@@ -143,6 +143,16 @@ func (c *checkout) file(st storer.EncodedObjectStorer, e object.TreeEntry, p str
 	if err := c.count(); err != nil {
 		return err
 	}
+	if sized, ok := st.(objectSizer); ok {
+		// Known from the pack's index, before the blob is read at all.
+		size, err := sized.EncodedObjectSize(e.Hash)
+		if err != nil {
+			return fmt.Errorf("reading %s: %w", p, err)
+		}
+		if c.written+size > c.maxBytes {
+			return &fetch.SizeLimitError{URL: c.url, What: "checked-out tree", Limit: c.maxBytes}
+		}
+	}
 	blob, err := object.GetBlob(st, e.Hash)
 	if err != nil {
 		return fmt.Errorf("reading %s: %w", p, err)
@@ -173,6 +183,12 @@ func (c *checkout) file(st storer.EncodedObjectStorer, e object.TreeEntry, p str
 		return fmt.Errorf("writing %s: %w", p, err)
 	}
 	return nil
+}
+
+// objectSizer tells an object's size without reading it (go-git's
+// storage on disk does, from the pack).
+type objectSizer interface {
+	EncodedObjectSize(plumbing.Hash) (int64, error)
 }
 
 // link records a symbolic link, created once every file is written.

@@ -19,25 +19,51 @@
 // git ls-remote makes. Looks are shared: requests for one URL with one
 // Identity (who reaches it with which credentials) make one look at a time,
 // and a look serves every request whose MaxAge it meets, so a hundred
-// requests with the same interval make one look per interval. A look that
-// finds the refs moved tells the Consumers of the others (WithOnChange).
+// requests whose MaxAge is a little under their interval make one look per
+// interval. A request that stops waiting (its context ends) does not end
+// the look the others wait for: a look runs on its own, within its
+// Timeout. A look that finds a ref moved tells the Consumers that use that
+// ref (WithOnChange): a branch, its tags for a semver range, HEAD; not
+// the others (GitHub advertises every pull request's refs/pull/*).
 //
 // A commit is fetched only when the cache holds no tree of it: one commit
 // deep, with no other branches or tags, into a temporary repository on
-// disk (never in memory), then written out file by file. A tree is kept in
-// the cache by repository, commit and what of it is written, with the raw
-// commit and tag objects, so that a signature is checked again (a new key
-// ring) without fetching. Concurrent requests for one tree make one fetch.
+// disk (never in memory), then written out file by file. Where the remote
+// serves any commit by its SHA-1 (GitHub, GitLab), the commit a look saw
+// is fetched by its SHA-1, however old the look; else by its ref, and when
+// the ref moved since the look (the commit is not what came), the ref is
+// looked at again and the new commit fetched. A tree is kept in the cache
+// by repository, commit and what of it is written, with the raw commit and
+// tag objects, so that a signature is checked again (a new key ring)
+// without fetching; a kept object is checked to be the one its SHA-1
+// names before its signature is. Concurrent requests for one tree make one
+// fetch.
 //
 // # Bounds
 //
-// One fetch may receive at most WithMaxSize bytes of pack, and one tree
-// write at most as many bytes in WithMaxFiles files, else a
+// One fetch may receive at most WithMaxSize bytes of pack, its objects
+// may inflate to at most as many together and each to at most
+// WithMaxObjectSize (a delta: the object it builds), and one tree write
+// at most WithMaxSize bytes in WithMaxFiles files, else a
 // fetch.SizeLimitError. Each look and fetch has the request's Timeout
-// (DefaultTimeout). At most WithHostConcurrency looks and fetches run at
-// once per host. The memory of a fetch is go-git's index of the pack (a few
-// dozen bytes per object), its cache of decoded objects (8 MiB), and the
-// largest file, whatever the size of the repository.
+// (DefaultTimeout), an SSH connection's handshake included. At most
+// WithHostConcurrency looks and fetches run at once per host, submodules'
+// included.
+//
+// # Memory
+//
+// go-git inflates every object of a pack in memory to index it (a delta's
+// result too), whatever the pack's size: a pack of a few hundred KiB of
+// zeros may inflate to gigabytes. So the pack goes to a file first, and
+// its objects' headers are read, as a stream, before go-git sees it: a
+// pack over a bound is refused there, having held only a few buffers.
+// What a fetch then holds in memory is go-git's index of the pack (a few
+// dozen bytes an object), its cache of delta bases (up to 96 MiB, of
+// objects of at most WithMaxObjectSize), its cache of decoded objects
+// (8 MiB), and a few copies of the object being indexed or written (files
+// over 1 MiB are read as streams): with the default 16 MiB, a commit of
+// two 16 MiB files, one a delta of the other, peaks at about 100 MiB of Go
+// heap, garbage included; a commit of 30 000 small files at 50-65 MiB.
 //
 // # Refs and trees
 //
@@ -57,13 +83,26 @@
 // Auth holds HTTP basic or bearer credentials, a CA bundle and a client
 // certificate, or an SSH key (or the SSH agent) with known_hosts: an SSH
 // connection to a host whose key known_hosts does not hold is refused
-// (HostKeyError), and one without known_hosts is never attempted. A URL
-// with a password in it is refused: credentials are never printed.
+// (HostKeyError), and one without known_hosts is never attempted. An HTTP
+// URL with user information in it is refused, and no message shows a
+// URL's user information (a token may stand there). A submodule is
+// reached with the request's credentials only at the repository's origin
+// (scheme, host and port). A redirect is followed on the first request
+// only (as git does), never from https to http, never with credentials to
+// another origin (go-git's rules), and only to a repository Request.Allow
+// allows (RedirectError).
+//
+// The package installs go-git's HTTP transport for http and https with a
+// redirect check, and registers a proxy scheme of x/net/proxy through
+// which go-git's SSH transport dials: both act on this package's requests
+// only.
 //
 // # Verification
 //
 // Request.Verify checks the signature of the commit (VerifyHEAD), of the
 // annotated tag (VerifyTag), or both, against a KeyRing of OpenPGP keys
-// (*.asc) and SSH keys (*.sshpub, OpenSSH's git signatures). A missing or
-// untrusted signature is a VerificationError naming the key that signed.
+// (*.asc) and SSH keys (*.sshpub, OpenSSH's git signatures; an RSA key's
+// signature over SHA-1, ssh-rsa, is refused as OpenSSH refuses it). A
+// missing or untrusted signature is a VerificationError naming the key
+// that signed.
 package git

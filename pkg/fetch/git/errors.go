@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
 
@@ -126,6 +127,18 @@ func (e *SubmoduleError) Error() string { return fmt.Sprintf("submodule %s: %v",
 
 func (e *SubmoduleError) Unwrap() error { return e.Err }
 
+// staleLookError says the reference a look resolved moved before the
+// fetch: the remote no longer serves the commit the look saw by that name.
+// Looking again helps.
+type staleLookError struct {
+	Ref  string
+	Seen plumbing.Hash
+}
+
+func (e *staleLookError) Error() string {
+	return fmt.Sprintf("%s moved since the look that saw it at %s: looking again", e.Ref, e.Seen)
+}
+
 // IsTransient reports whether err may go away by itself, so that trying
 // again unchanged makes sense: the network, a timeout, an HTTP 5xx or 429.
 // A missing ref, a refused key or signature, a size over the limit need a
@@ -140,9 +153,13 @@ func IsTransient(err error) bool {
 		hostKey *HostKeyError
 		auth    *AuthError
 		verify  *VerificationError
+		stale   *staleLookError
 	)
-	if errors.As(err, &hostKey) || errors.As(err, &auth) || errors.As(err, &verify) {
+	switch {
+	case errors.As(err, &hostKey) || errors.As(err, &auth) || errors.As(err, &verify):
 		return false
+	case errors.As(err, &stale):
+		return true
 	}
 	return fetch.IsTransient(err)
 }
@@ -151,18 +168,19 @@ func IsTransient(err error) bool {
 func classify(err error, req *Request) error {
 	var httpErr *githttp.Err
 	anonymous := req.Auth == nil || (req.Auth.Username == "" && req.Auth.BearerToken == "" && len(req.Auth.SSHKey) == 0 && !req.Auth.SSHAgent)
+	shown := redactURL(req.URL)
 	switch {
 	case err == nil:
 		return nil
 	case errors.Is(err, transport.ErrAuthenticationRequired), errors.Is(err, transport.ErrAuthorizationFailed):
-		return &AuthError{URL: req.URL, Anonymous: anonymous, Err: err}
+		return &AuthError{URL: shown, Anonymous: anonymous, Err: err}
 	case errors.Is(err, transport.ErrRepositoryNotFound):
-		return &NotFoundError{URL: req.URL}
+		return &NotFoundError{URL: shown}
 	case errors.As(err, &httpErr) && httpErr.Response != nil:
 		// go-git's message quotes the server's answer, whatever its size.
-		return &fetch.HTTPError{URL: req.URL, StatusCode: httpErr.Response.StatusCode}
+		return &fetch.HTTPError{URL: shown, StatusCode: httpErr.Response.StatusCode}
 	case strings.Contains(err.Error(), "unable to authenticate"):
-		return &AuthError{URL: req.URL, Anonymous: anonymous, Err: err}
+		return &AuthError{URL: shown, Anonymous: anonymous, Err: err}
 	}
 	return err
 }

@@ -2,6 +2,7 @@ package git
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"sync"
 	"time"
@@ -34,9 +35,13 @@ type look struct {
 	consumers map[string]consumer
 }
 
+// consumer is who asks for a remote's refs (a Component), how old a look
+// it accepts, and which references its ref depends on.
 type consumer struct {
-	seen   time.Time
+	name   string
 	maxAge time.Duration
+	watch  watch
+	seen   time.Time
 }
 
 // looks shares the looks at remotes: one at a time per remote and
@@ -57,43 +62,51 @@ func newLooks(changed func([]string), counted func()) *looks {
 	return &looks{now: time.Now, changed: changed, byKey: map[lookKey]*look{}, counts: counted}
 }
 
-// get returns the refs of key's remote as a look no older than maxAge saw
-// them, looking (with do) when the last look is older. consumer, if not
-// empty, is remembered as a user of the remote.
-func (l *looks) get(ctx context.Context, key lookKey, maxAge time.Duration, who string, do func(context.Context) (refs, error)) (refs, error) {
-	notBefore := l.now().Add(-maxAge)
+// get returns the refs of key's remote as a look no older than who.maxAge
+// saw them, looking (with do) when the last look is older. who, if named,
+// is remembered as a user of the remote. do runs apart from ctx, which
+// ends only this caller's wait: the look serves the others who wait for
+// it, and do bounds its own time.
+func (l *looks) get(ctx context.Context, key lookKey, who consumer, do func() (refs, error)) (refs, error) {
+	notBefore := l.now().Add(-who.maxAge)
 	for range 2 {
-		if r, err, fresh := l.fresh(key, notBefore, who, maxAge); fresh {
+		if r, err, fresh := l.fresh(key, notBefore, who); fresh {
 			return r, err
 		}
-		_, _, _ = l.flights.Do(key.String(), func() (any, error) {
-			if _, _, fresh := l.fresh(key, notBefore, "", 0); fresh {
+		done := l.flights.DoChan(key.String(), func() (any, error) {
+			if _, _, fresh := l.fresh(key, notBefore, consumer{}); fresh {
 				return nil, nil // another flight just looked
 			}
 			at := l.now()
 			l.counts()
-			r, err := do(ctx)
-			l.record(key, at, r, err)
+			r, err := do()
+			l.record(key, at, who.name, r, err)
 			return nil, nil
 		})
+		select {
+		case <-done:
+		case <-ctx.Done():
+			return refs{}, fmt.Errorf("waiting for a look at %s: %w", redactURL(key.url), ctx.Err())
+		}
 		// A flight this caller joined may have started before notBefore:
 		// the loop then starts one of its own.
 	}
-	r, err, _ := l.fresh(key, time.Time{}, who, maxAge)
+	r, err, _ := l.fresh(key, time.Time{}, who)
 	return r, err
 }
 
 // fresh returns the last look at key if it started at or after notBefore,
 // and remembers who as a consumer.
-func (l *looks) fresh(key lookKey, notBefore time.Time, who string, maxAge time.Duration) (refs, error, bool) {
+func (l *looks) fresh(key lookKey, notBefore time.Time, who consumer) (refs, error, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	lk, ok := l.byKey[key]
 	if !ok {
 		return refs{}, nil, false
 	}
-	if who != "" {
-		lk.consumers[who] = consumer{seen: l.now(), maxAge: maxAge}
+	if who.name != "" {
+		who.seen = l.now()
+		lk.consumers[who.name] = who
 	}
 	if lk.at.Before(notBefore) {
 		return refs{}, nil, false
@@ -107,9 +120,10 @@ func (l *looks) fresh(key lookKey, notBefore time.Time, who string, maxAge time.
 	return lk.refs, nil, true
 }
 
-// record keeps a look's outcome and tells the other consumers when the
-// refs moved since the last look that succeeded.
-func (l *looks) record(key lookKey, at time.Time, r refs, err error) {
+// record keeps a look's outcome and tells the other consumers whose
+// references moved since the last look that succeeded (not by, who
+// looked: it sees the move itself).
+func (l *looks) record(key lookKey, at time.Time, by string, r refs, err error) {
 	l.mu.Lock()
 	lk, ok := l.byKey[key]
 	if !ok {
@@ -117,20 +131,20 @@ func (l *looks) record(key lookKey, at time.Time, r refs, err error) {
 		lk = &look{consumers: map[string]consumer{}}
 		l.byKey[key] = lk
 	}
-	moved := err == nil && lk.ok && !lk.refs.same(r)
+	before, compare := lk.refs, err == nil && lk.ok
 	lk.at, lk.err = at, err
 	if err == nil {
 		lk.refs, lk.ok = r, true
 	}
 	var tell []string
 	now := l.now()
-	for who, c := range lk.consumers {
+	for name, c := range lk.consumers {
 		if now.Sub(c.seen) > 2*c.maxAge+time.Minute {
-			delete(lk.consumers, who) // gone, or no longer using it
+			delete(lk.consumers, name) // gone, or no longer using it
 			continue
 		}
-		if moved {
-			tell = append(tell, who)
+		if compare && name != by && c.watch.moved(before, r) {
+			tell = append(tell, name)
 		}
 	}
 	l.mu.Unlock()

@@ -22,9 +22,10 @@ type refs struct {
 	// head is the branch HEAD points at (refs/heads/main), if the remote
 	// says.
 	head string
-	// byCommit is true when the remote serves a commit asked by its SHA-1
-	// (allow-reachable-sha1-in-want or allow-tip-sha1-in-want).
-	byCommit bool
+	// reachable is true when the remote serves any commit it holds by its
+	// SHA-1 (allow-reachable-sha1-in-want), tips when it serves the tips
+	// of its references so (allow-tip-sha1-in-want).
+	reachable, tips bool
 }
 
 // refsOf reads an advertisement.
@@ -44,13 +45,57 @@ func refsOf(ar *packp.AdvRefs) refs {
 			r.head = to
 		}
 	}
-	r.byCommit = ar.Capabilities.Supports(capability.AllowReachableSHA1InWant) || ar.Capabilities.Supports(capability.AllowTipSHA1InWant)
+	r.reachable = ar.Capabilities.Supports(capability.AllowReachableSHA1InWant)
+	r.tips = r.reachable || ar.Capabilities.Supports(capability.AllowTipSHA1InWant)
 	return r
 }
 
-// same reports whether two looks saw the same references.
-func (r refs) same(other refs) bool {
-	return maps.Equal(r.hashes, other.hashes) && maps.Equal(r.peeled, other.peeled)
+// watch names the references a ref depends on: full names, and prefixes
+// ending in "/" for every reference under them. A commit pinned by its
+// SHA-1 depends on none.
+type watch []string
+
+// watchOf is what ref depends on: its branch, tag or name, every tag for
+// a semver range, HEAD (and the branch it names) for the default branch.
+func watchOf(ref Ref) watch {
+	switch {
+	case ref.Commit != "":
+		return nil
+	case ref.Name != "":
+		return watch{ref.Name}
+	case ref.SemVer != "":
+		return watch{"refs/tags/"}
+	case ref.Tag != "":
+		return watch{"refs/tags/" + ref.Tag}
+	case ref.Branch != "":
+		return watch{"refs/heads/" + ref.Branch}
+	}
+	return watch{"HEAD"}
+}
+
+// moved reports whether a reference w names differs between two looks:
+// a remote that advertises other references (GitHub's refs/pull/*) moves
+// only the consumers of those.
+func (w watch) moved(before, after refs) bool {
+	differs := func(name string) bool {
+		return before.hashes[name] != after.hashes[name] || before.peeled[name] != after.peeled[name]
+	}
+	for _, name := range w {
+		if prefix, ok := strings.CutSuffix(name, "/"); ok {
+			for _, r := range []refs{before, after} {
+				for n := range r.hashes {
+					if strings.HasPrefix(n, prefix+"/") && differs(n) {
+						return true
+					}
+				}
+			}
+			continue
+		}
+		if differs(name) || (name == "HEAD" && before.head != after.head) {
+			return true
+		}
+	}
+	return false
 }
 
 // target is the commit a ref resolves to, and how to fetch it.

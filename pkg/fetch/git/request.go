@@ -7,6 +7,10 @@ import (
 	"path"
 	"strings"
 	"time"
+
+	"github.com/Masterminds/semver/v3"
+
+	"github.com/wavekit-dev/wavekit/pkg/fetch/git/giturl"
 )
 
 // Ref says which commit of a repository to take. The fields take
@@ -187,6 +191,11 @@ func (r *Request) validate() error {
 	if r.Ref.Name != "" && !strings.HasPrefix(r.Ref.Name, "refs/") {
 		return &RequestError{Field: "ref.name", Err: fmt.Errorf("%q is not a full reference name (refs/…)", r.Ref.Name)}
 	}
+	if r.Ref.SemVer != "" && r.Ref.Commit == "" && r.Ref.Name == "" {
+		if _, err := semver.NewConstraint(r.Ref.SemVer); err != nil {
+			return &RequestError{Field: "ref.semver", Err: fmt.Errorf("%q is not a semver range (\">=1.2.0 <2\", \"~1.4\", \"^1\"): %w", r.Ref.SemVer, err)}
+		}
+	}
 	for _, p := range r.Checkout.SparsePaths {
 		if _, err := cleanRelative(p); err != nil {
 			return &RequestError{Field: "sparsePaths", Err: err}
@@ -233,17 +242,8 @@ func parseURL(raw string) (*url.URL, error) {
 	return u, nil
 }
 
-// redactURL drops a password from a URL for a message.
-func redactURL(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		if i := strings.LastIndex(raw, "@"); i >= 0 {
-			return "…" + raw[i:]
-		}
-		return raw
-	}
-	return u.Redacted()
-}
+// redactURL drops the user information of a URL for a message.
+func redactURL(raw string) string { return giturl.Redacted(raw) }
 
 // hostOf is a URL's host and port, which concurrency is limited by.
 func hostOf(raw string) string {

@@ -8,10 +8,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -25,6 +27,9 @@ const (
 	// DefaultMaxSize bounds what one fetch receives and what one tree
 	// writes to disk.
 	DefaultMaxSize = 256 << 20
+	// DefaultMaxObjectSize bounds what one object of a fetch inflates to,
+	// which go-git holds in memory while it indexes the pack.
+	DefaultMaxObjectSize = 16 << 20
 	// DefaultMaxFiles bounds the files one tree writes.
 	DefaultMaxFiles = 200_000
 	// DefaultHostConcurrency bounds the looks and fetches under way at
@@ -42,12 +47,13 @@ const verificationsRemembered = 4096
 // age), the fetches (one per tree, whoever asks), and the verifications.
 // It is safe for concurrent use.
 type Source struct {
-	cache    *fetch.Cache
-	maxBytes int64
-	maxFiles int
-	hosts    *hostLimits
-	looks    *looks
-	changed  func([]string)
+	cache     *fetch.Cache
+	maxBytes  int64
+	maxObject int64
+	maxFiles  int
+	hosts     *hostLimits
+	looks     *looks
+	changed   func([]string)
 
 	verified *lru.Cache // key ring digest and object hash → what verified it
 
@@ -61,12 +67,31 @@ type Option func(*Source)
 // DefaultMaxSize): past it, a fetch fails with a fetch.SizeLimitError.
 func WithMaxSize(bytes int64) Option { return func(s *Source) { s.maxBytes = bytes } }
 
+// WithMaxObjectSize bounds what one object of a fetch may inflate to
+// (default DefaultMaxObjectSize, which n < 1 keeps): go-git holds an object
+// whole in memory while it indexes a pack, so this bounds the memory of a
+// fetch. Past it, a fetch fails with a fetch.SizeLimitError before go-git
+// reads the pack.
+func WithMaxObjectSize(n int64) Option {
+	return func(s *Source) {
+		if n > 0 {
+			s.maxObject = n
+		}
+	}
+}
+
 // WithMaxFiles bounds the files one tree writes (default DefaultMaxFiles).
 func WithMaxFiles(n int) Option { return func(s *Source) { s.maxFiles = n } }
 
 // WithHostConcurrency bounds the looks and fetches under way at once per
-// host (default DefaultHostConcurrency).
-func WithHostConcurrency(n int) Option { return func(s *Source) { s.hosts = newHostLimits(n) } }
+// host (default DefaultHostConcurrency, which n < 1 keeps).
+func WithHostConcurrency(n int) Option {
+	return func(s *Source) {
+		if n > 0 {
+			s.hosts = newHostLimits(n)
+		}
+	}
+}
 
 // WithOnChange is told, when a look at a remote finds its refs moved, the
 // Consumers of the requests that used it lately, so that they look again
@@ -77,7 +102,7 @@ func WithOnChange(changed func(consumers []string)) Option {
 
 // New returns a Source that keeps trees in cache.
 func New(cache *fetch.Cache, opts ...Option) *Source {
-	s := &Source{cache: cache, maxBytes: DefaultMaxSize, maxFiles: DefaultMaxFiles, hosts: newHostLimits(DefaultHostConcurrency),
+	s := &Source{cache: cache, maxBytes: DefaultMaxSize, maxObject: DefaultMaxObjectSize, maxFiles: DefaultMaxFiles, hosts: newHostLimits(DefaultHostConcurrency),
 		verified: lru.New(verificationsRemembered)}
 	for _, o := range opts {
 		o(s)
@@ -112,15 +137,13 @@ func (s *Source) Get(ctx context.Context, req Request) (Tree, error) {
 		return Tree{}, err
 	}
 	rem := &connector{req: &req}
-	seen, err := s.refs(ctx, &req, rem)
-	if err != nil {
-		return Tree{}, err
+	t, stored, err := s.fetched(ctx, &req, rem, req.MaxAge)
+	var stale *staleLookError
+	if errors.As(err, &stale) {
+		// The look this request rode on is older than the reference it
+		// resolved, whose commit the remote no longer serves: look again.
+		t, stored, err = s.fetched(ctx, &req, rem, 0)
 	}
-	t, err := seen.resolve(req.URL, req.Ref)
-	if err != nil {
-		return Tree{}, err
-	}
-	stored, err := s.tree(ctx, &req, rem, t, seen)
 	if err != nil {
 		return Tree{}, err
 	}
@@ -140,26 +163,44 @@ func (s *Source) Get(ctx context.Context, req Request) (Tree, error) {
 	return tree, nil
 }
 
-// refs returns the remote's refs as a shared look saw them.
-func (s *Source) refs(ctx context.Context, req *Request, conn *connector) (refs, error) {
+// fetched resolves req's ref in a look no older than maxAge and returns
+// the tree of its commit.
+func (s *Source) fetched(ctx context.Context, req *Request, rem *connector, maxAge time.Duration) (target, fetch.Tree, error) {
+	seen, err := s.refs(ctx, req, rem, maxAge)
+	if err != nil {
+		return target{}, fetch.Tree{}, err
+	}
+	t, err := seen.resolve(redactURL(req.URL), req.Ref)
+	if err != nil {
+		return target{}, fetch.Tree{}, err
+	}
+	stored, err := s.tree(ctx, req, rem, t, seen)
+	return t, stored, err
+}
+
+// refs returns the remote's refs as a shared look no older than maxAge saw
+// them. The look serves every request that waits for it, so the end of
+// ctx ends only this request's wait; the look has its own timeout.
+func (s *Source) refs(ctx context.Context, req *Request, conn *connector, maxAge time.Duration) (refs, error) {
 	key := lookKey{url: req.URL, identity: req.Identity}
-	return s.looks.get(ctx, key, req.MaxAge, req.Consumer, func(ctx context.Context) (refs, error) {
-		ctx, cancel := context.WithTimeout(ctx, req.timeout())
+	who := consumer{name: req.Consumer, maxAge: maxAge, watch: watchOf(req.Ref)}
+	return s.looks.get(ctx, key, who, func() (refs, error) {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), req.timeout())
 		defer cancel()
 		ctx, span := startSpan(ctx, "git look", req)
-		r, err := s.look(ctx, req, conn)
+		rem, err := conn.remote(ctx)
+		var r refs
+		if err == nil {
+			r, err = s.look(ctx, req, rem)
+		}
 		err = timedOut(ctx, req, err)
 		endSpan(span, "", err)
 		return r, err
 	})
 }
 
-// look makes one look at req's remote.
-func (s *Source) look(ctx context.Context, req *Request, conn *connector) (refs, error) {
-	rem, err := conn.remote(ctx)
-	if err != nil {
-		return refs{}, err
-	}
+// look makes one look at req's remote, rem.
+func (s *Source) look(ctx context.Context, req *Request, rem *remote) (refs, error) {
 	release, err := s.hosts.acquire(ctx, hostOf(req.URL))
 	if err != nil {
 		return refs{}, err
@@ -186,11 +227,6 @@ func (s *Source) tree(ctx context.Context, req *Request, conn *connector, t targ
 		if err != nil {
 			return fetch.Tree{}, err
 		}
-		release, err := s.hosts.acquire(ctx, hostOf(req.URL))
-		if err != nil {
-			return fetch.Tree{}, err
-		}
-		defer release()
 		ctx, span := startSpan(ctx, "git fetch", req)
 		stored, err := s.fill(ctx, req, rem, t, seen, dir)
 		err = timedOut(ctx, req, err)
@@ -215,19 +251,19 @@ func treeKey(req *Request, t target) string {
 // fill fetches t into a temporary repository and writes its tree into dir.
 func (s *Source) fill(ctx context.Context, req *Request, rem *remote, t target, seen refs, dir string) (fetch.Tree, error) {
 	s.fetches.Add(1)
-	st, err := newRepoStorage(s.cache, req.URL, s.maxBytes)
+	st, err := newRepoStorage(s.cache, req.URL, s.limits())
 	if err != nil {
 		return fetch.Tree{}, err
 	}
 	defer st.remove()
-	if err := rem.fetch(ctx, st, t, seen); err != nil {
+	if err := s.fetchInto(ctx, req.URL, rem, st, t, seen); err != nil {
 		return fetch.Tree{}, err
 	}
 	commit, err := object.GetCommit(st, t.commit)
 	if err != nil {
 		return fetch.Tree{}, fmt.Errorf("reading commit %s: %w", t.commit, err)
 	}
-	co := newCheckout(dir, req.URL, t.commit.String(), req.Checkout, s.maxBytes, s.maxFiles)
+	co := newCheckout(dir, redactURL(req.URL), t.commit.String(), req.Checkout, s.maxBytes, s.maxFiles)
 	var modules []*repoStorage
 	defer func() {
 		for _, m := range modules {
@@ -255,6 +291,22 @@ func (s *Source) fill(ctx context.Context, req *Request, rem *remote, t target, 
 		}
 	}
 	return fetch.Tree{URL: req.URL, Revision: t.revision, Digest: digest, Extra: extra}, nil
+}
+
+// limits are what bound one fetch.
+func (s *Source) limits() limits {
+	return limits{pack: s.maxBytes, object: min(s.maxObject, s.maxBytes)}
+}
+
+// fetchInto fetches t into st, holding one of the host's connections
+// meanwhile (and only meanwhile: a submodule's fetch takes its own).
+func (s *Source) fetchInto(ctx context.Context, url string, rem *remote, st *repoStorage, t target, seen refs) error {
+	release, err := s.hosts.acquire(ctx, hostOf(url))
+	if err != nil {
+		return err
+	}
+	defer release()
+	return rem.fetch(ctx, st, t, seen)
 }
 
 // rawOf is an object's raw content, base64: what a signature is checked
@@ -293,7 +345,7 @@ func (c *connector) remote(ctx context.Context) (*remote, error) {
 				return
 			}
 		}
-		c.rem, c.err = remoteFor(c.req.URL, c.req.Auth, c.req.Proxy, c.req.timeout())
+		c.rem, c.err = remoteFor(c.req.URL, c.req.Auth, c.req.Proxy, c.req.timeout(), c.req.Allow)
 	})
 	return c.rem, c.err
 }
@@ -313,9 +365,10 @@ func allowModules(req *Request, stored fetch.Tree) error {
 	return nil
 }
 
-// timedOut says which timeout ended a look or a fetch.
+// timedOut says which timeout ended a look or a fetch: its context's, or
+// the deadline of an SSH connection, which is the context's.
 func timedOut(ctx context.Context, req *Request, err error) error {
-	if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+	if err != nil && (errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded)) {
 		return fmt.Errorf("%w (the timeout of %s passed)", err, req.timeout())
 	}
 	return err

@@ -3,6 +3,7 @@ package git_test
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -100,6 +101,13 @@ var _ = Describe("Source", func() {
 		notFound := errorAs[*git.RefNotFoundError](err)
 		Expect(notFound.Tags).To(Equal([]string{"v2.0.0", "1.3.0", "v1.2.0", "v1.0.0"}))
 		Expect(err.Error()).To(ContainSubstring(`no the highest tag matching ">=3"`))
+
+		By("a range that is none is refused as such, before any connection")
+		before := src.Stats()
+		_, err = src.Get(ctx, git.Request{URL: server.HTTPURL(repo.Name), Ref: git.Ref{SemVer: "one point two"}})
+		Expect(errorAs[*git.RequestError](err).Field).To(Equal("ref.semver"))
+		Expect(err).To(MatchError(ContainSubstring(`"one point two" is not a semver range`)))
+		Expect(src.Stats()).To(Equal(before))
 	})
 
 	It("takes a tag, a ref name, a commit, and a commit within a branch", func() {
@@ -197,7 +205,15 @@ var _ = Describe("Source", func() {
 
 		bomb := newRepo("compressed", map[string]string{"big": strings.Repeat("0123456789abcdef", 64<<10)})
 		_, err = newSource(git.WithMaxSize(64<<10)).Get(ctx, git.Request{URL: server.HTTPURL(bomb.Name)})
-		Expect(errorAs[*fetch.SizeLimitError](err).What).To(Equal("checked-out tree"), "a small pack of a large file")
+		Expect(errorAs[*fetch.SizeLimitError](err).What).To(Equal("an object (1 MiB inflated) in the pack"), "a small pack of a large file")
+
+		copies := map[string]string{}
+		for i := range 8 {
+			copies[fmt.Sprintf("copy-%d", i)] = strings.Repeat("0123456789abcdef", 2<<10) // one blob of 32 KiB, eight times
+		}
+		copied := newRepo("copies", copies)
+		_, err = newSource(git.WithMaxSize(64<<10)).Get(ctx, git.Request{URL: server.HTTPURL(copied.Name)})
+		Expect(errorAs[*fetch.SizeLimitError](err).What).To(Equal("checked-out tree"), "a small pack of one file written many times")
 
 		links, err := server.NewRepo("links")
 		Expect(err).NotTo(HaveOccurred())

@@ -5,20 +5,23 @@ import (
 	"fmt"
 	"net/url"
 	"path"
-	"regexp"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/storer"
+
+	"github.com/wavekit-dev/wavekit/pkg/fetch/git/giturl"
 )
 
 // submodules returns what fetches a submodule of req's repository: its
 // URL (relative ones resolved against the repository's) allowed by
-// req.Allow, reached with req's credentials only on the same host (with
-// its known_hosts everywhere), the commit the tree records fetched one
-// deep. The repositories it makes are added to made, for the caller to
-// remove, and the URLs it reached to urls.
+// req.Allow, reached with req's credentials only at the repository's
+// origin (scheme, host and port: never over http when the repository is
+// reached over https), with its known_hosts and CA everywhere, the commit
+// the tree records fetched one deep, each look and fetch within the
+// host's limit. The repositories it makes are added to made, for the
+// caller to remove, and the URLs it reached to urls.
 func (s *Source) submodules(req *Request, made *[]*repoStorage, urls *[]string) func(context.Context, string, string, plumbing.Hash) (storer.EncodedObjectStorer, *object.Commit, error) {
 	return func(ctx context.Context, at, raw string, commit plumbing.Hash) (storer.EncodedObjectStorer, *object.Commit, error) {
 		moduleURL, err := moduleURL(req.URL, raw)
@@ -32,54 +35,56 @@ func (s *Source) submodules(req *Request, made *[]*repoStorage, urls *[]string) 
 		}
 		*urls = append(*urls, moduleURL)
 		auth := req.Auth
-		if auth != nil && hostOf(moduleURL) != hostOf(req.URL) {
+		if auth != nil && !sameOrigin(moduleURL, req.URL) {
 			auth = &Auth{KnownHosts: auth.KnownHosts, CA: auth.CA}
 		}
-		rem, err := remoteFor(moduleURL, auth, req.Proxy, req.timeout())
+		module := &Request{URL: moduleURL, Auth: auth, Proxy: req.Proxy, Timeout: req.Timeout, Allow: req.Allow}
+		rem, err := remoteFor(moduleURL, auth, req.Proxy, req.timeout(), req.Allow)
+		if err != nil {
+			return nil, nil, err
+		}
+		seen, err := s.look(ctx, module, rem)
 		if err != nil {
 			return nil, nil, err
 		}
 		s.lookups.Add(1)
-		seen, err := rem.look(ctx)
-		if err != nil {
-			return nil, nil, classify(err, &Request{URL: moduleURL, Auth: auth})
-		}
-		st, err := newRepoStorage(s.cache, moduleURL, s.maxBytes)
+		st, err := newRepoStorage(s.cache, moduleURL, s.limits())
 		if err != nil {
 			return nil, nil, err
 		}
 		*made = append(*made, st)
 		s.fetches.Add(1)
-		if err := rem.fetch(ctx, st, target{commit: commit}, seen); err != nil {
-			return nil, nil, classify(err, &Request{URL: moduleURL, Auth: auth})
+		if err := s.fetchInto(ctx, moduleURL, rem, st, target{commit: commit}, seen); err != nil {
+			return nil, nil, classify(err, module)
 		}
 		c, err := object.GetCommit(st, commit)
 		if err != nil {
-			return nil, nil, fmt.Errorf("reading commit %s of %s: %w", commit, moduleURL, err)
+			return nil, nil, fmt.Errorf("reading commit %s of %s: %w", commit, redactURL(moduleURL), err)
 		}
 		return st, c, nil
 	}
 }
 
-// scpLike is git's user@host:path form of an SSH URL.
-var scpLike = regexp.MustCompile(`^([^@/:]+@)?([^/:]+):([^/].*)$`)
+// sameOrigin reports whether two URLs have one scheme, host and port.
+func sameOrigin(a, b string) bool {
+	ua, errA := url.Parse(a)
+	ub, errB := url.Parse(b)
+	return errA == nil && errB == nil && ua.Scheme == ub.Scheme && strings.EqualFold(ua.Host, ub.Host)
+}
 
 // moduleURL resolves a submodule's URL as git does: ./ and ../ against the
 // superproject's URL, user@host:path as ssh://; only the URLs parseURL
 // accepts pass (never a local path).
 func moduleURL(parent, raw string) (string, error) {
-	switch {
-	case strings.HasPrefix(raw, "./") || strings.HasPrefix(raw, "../"):
+	if strings.HasPrefix(raw, "./") || strings.HasPrefix(raw, "../") {
 		u, err := url.Parse(parent)
 		if err != nil {
 			return "", err
 		}
 		u.Path = path.Join(u.Path, raw)
 		raw = u.String()
-	case !strings.Contains(raw, "://") && scpLike.MatchString(raw):
-		m := scpLike.FindStringSubmatch(raw)
-		raw = "ssh://" + m[1] + m[2] + "/" + m[3]
 	}
+	raw = giturl.Normalize(raw)
 	if _, err := parseURL(raw); err != nil {
 		return "", err
 	}

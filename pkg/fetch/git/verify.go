@@ -186,6 +186,10 @@ func (k *KeyRing) verifySSH(signature string, message []byte) (string, error) {
 	if err := ssh.Unmarshal(sig.Signature, &s); err != nil {
 		return "", fmt.Errorf("its SSH signature by key %s cannot be read: %w", fp, err)
 	}
+	if signer.Type() == ssh.KeyAlgoRSA && s.Format != ssh.KeyAlgoRSASHA256 && s.Format != ssh.KeyAlgoRSASHA512 {
+		// As OpenSSH's sshsig: an RSA signature over SHA-1 is refused.
+		return "", fmt.Errorf("its SSH signature by key %s is %s, which OpenSSH refuses: an RSA key signs with rsa-sha2-512 or rsa-sha2-256", fp, s.Format)
+	}
 	if err := signer.Verify(signed, &s); err != nil {
 		return "", fmt.Errorf("its SSH signature by key %s does not verify: %w", fp, err)
 	}

@@ -1,13 +1,23 @@
 package git_test
 
 import (
+	"crypto/rand"
+	"crypto/rsa"
+	"encoding/base64"
+	"encoding/json"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/ProtonMail/go-crypto/openpgp"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"golang.org/x/crypto/ssh"
 
 	"github.com/wavekit-dev/wavekit/internal/testing/gitserver"
+	"github.com/wavekit-dev/wavekit/pkg/fetch"
 	"github.com/wavekit-dev/wavekit/pkg/fetch/git"
 )
 
@@ -105,6 +115,53 @@ var _ = Describe("verification", func() {
 		Expect(err).To(MatchError(ContainSubstring("commit")), "the tag is signed, its commit is not")
 	})
 
+	It("refuses an SSH signature an RSA key made over SHA-1 (ssh-rsa), as OpenSSH does", func() {
+		rsaKey, err := rsa.GenerateKey(rand.Reader, 2048)
+		Expect(err).NotTo(HaveOccurred())
+		signer, err := ssh.NewSignerFromKey(rsaKey)
+		Expect(err).NotTo(HaveOccurred())
+		keys, err = git.NewKeyRing("Secret keys", map[string][]byte{"rsa.sshpub": ssh.MarshalAuthorizedKey(signer.PublicKey())})
+		Expect(err).NotTo(HaveOccurred())
+		algorithms := signer.(ssh.AlgorithmSigner)
+
+		_, err = repo.CommitSSHSignedWith("sha2", algorithms, ssh.KeyAlgoRSASHA512)
+		Expect(err).NotTo(HaveOccurred())
+		tree, err := get(git.VerifyHEAD, git.Ref{})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(tree.Verified).To(ContainSubstring("signed by SSH key " + ssh.FingerprintSHA256(signer.PublicKey())))
+
+		_, err = repo.CommitSSHSignedWith("sha1", algorithms, ssh.KeyAlgoRSA)
+		Expect(err).NotTo(HaveOccurred())
+		_, err = get(git.VerifyHEAD, git.Ref{})
+		Expect(errorAs[*git.VerificationError](err).Err).To(MatchError(ContainSubstring("is ssh-rsa, which OpenSSH refuses")))
+	})
+
+	It("checks a signature against the object the cache kept only if it is the object signed", func() {
+		dir := GinkgoT().TempDir()
+		cached := func() *git.Source {
+			cache, err := fetch.NewCache(dir, 1<<30)
+			Expect(err).NotTo(HaveOccurred())
+			return git.New(cache)
+		}
+		signed, err := repo.CommitOpenPGPSigned("signed", trustedPGP)
+		Expect(err).NotTo(HaveOccurred())
+		src = cached()
+		_, err = get(git.VerifyHEAD, git.Ref{})
+		Expect(err).NotTo(HaveOccurred())
+		unsigned, err := repo.Commit("unsigned")
+		Expect(err).NotTo(HaveOccurred())
+		_, err = get(git.VerifyHEAD, git.Ref{})
+		Expect(err).To(MatchError(ContainSubstring("it is not signed")), "its tree is in the cache now")
+
+		By("the cache's copy of the unsigned commit replaced by the signed one")
+		raw, err := repo.Git("cat-file", "commit", signed)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(replaceCachedCommit(dir, unsigned, raw+"\n")).To(Succeed())
+		src = cached()
+		_, err = get(git.VerifyHEAD, git.Ref{})
+		Expect(errorAs[*git.VerificationError](err).Err).To(MatchError("the copy of commit " + unsigned + " the cache holds is not that object"))
+	})
+
 	It("refuses a key ring without keys, and a Tag mode without a tag", func() {
 		_, err := git.NewKeyRing("Secret empty", map[string][]byte{"key": []byte("x")})
 		Expect(err).To(MatchError("Secret empty holds no key named *.asc (OpenPGP) or *.sshpub (SSH)"))
@@ -114,6 +171,39 @@ var _ = Describe("verification", func() {
 		Expect(errorAs[*git.RequestError](err).Field).To(Equal("verify.mode"))
 	})
 })
+
+// replaceCachedCommit replaces, in the cache in dir, the raw commit kept
+// with the tree of commit by raw.
+func replaceCachedCommit(dir, commit, raw string) error {
+	replaced := false
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.Name() != "meta.json" {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		var meta map[string]any
+		if err := json.Unmarshal(data, &meta); err != nil {
+			return err
+		}
+		extra, _ := meta["extra"].(map[string]any)
+		if !strings.HasSuffix(fmt.Sprint(meta["revision"]), commit) || extra == nil {
+			return nil
+		}
+		extra["commit"] = base64.StdEncoding.EncodeToString([]byte(raw))
+		if data, err = json.Marshal(meta); err != nil {
+			return err
+		}
+		replaced = true
+		return os.WriteFile(path, data, 0o644)
+	})
+	if err == nil && !replaced {
+		err = fmt.Errorf("no tree of %s in %s", commit, dir)
+	}
+	return err
+}
 
 func fingerprint(e *openpgp.Entity) string {
 	return gitserver.Fingerprint(e)
