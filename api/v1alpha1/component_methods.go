@@ -82,13 +82,16 @@ func (c *Component) GetAdditionalManagedTypes() []manifests.TypeInfo {
 }
 
 // GetRequeueInterval returns spec.intervals.requeue (0: operator default);
-// a Component that reads a Git repository is looked at again within the
-// repository's interval (jittered a little earlier, by Component), so
-// that a new commit is found then.
+// a Component that reads a Git repository is looked at again after the
+// repository's interval (jittered up to a tenth later, by Component, and
+// never later than spec.intervals.requeue), so that a new commit is found
+// then.
 func (c *Component) GetRequeueInterval() time.Duration {
 	requeue := duration(c.Spec.Intervals.Requeue)
 	if git := c.gitInterval(); git > 0 && (requeue == 0 || git < requeue) {
-		return c.jittered(git)
+		if jittered := c.jittered(git); requeue == 0 || jittered < requeue {
+			return jittered
+		}
 	}
 	return requeue
 }

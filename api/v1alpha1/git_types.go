@@ -36,8 +36,9 @@ type GitSource struct {
 	// +optional
 	Path string `json:"path,omitempty"`
 	// Interval is how often the repository is looked at for a new commit
-	// (default 5m); the Component is looked at as often (jittered, never
-	// later). A Receiver's push makes it look at once.
+	// (default 5m): once per interval, whatever the number of Components
+	// that read it; the Component is looked at as often (jittered up to a
+	// tenth later). A Receiver's push makes it look at once.
 	// +optional
 	Interval *metav1.Duration `json:"interval,omitempty"`
 	// Timeout bounds each look at the repository and each fetch (default
@@ -165,11 +166,26 @@ func (c *Component) gitInterval() time.Duration {
 	return shortest
 }
 
-// jittered shortens d by up to a tenth, by an amount of c's own (from its
+// gitJitter is the share of an interval by which Components of one
+// interval come back apart: up to a tenth later than it.
+const gitJitter = 10
+
+// jittered lengthens d by up to a tenth, by an amount of c's own (from its
 // UID), so that Components of one interval do not all come at once, and
-// none comes later than its interval.
+// none comes sooner than its interval: a look at the repository made for
+// one of them serves the others (GitLookAge).
 func (c *Component) jittered(d time.Duration) time.Duration {
 	h := fnv.New32a()
 	_, _ = h.Write([]byte(c.UID))
-	return d - time.Duration(float64(d/10)*float64(h.Sum32())/float64(math.MaxUint32))
+	return d + time.Duration(float64(d/gitJitter)*float64(h.Sum32())/float64(math.MaxUint32))
+}
+
+// GitLookAge is how old a look at a repository of interval may be to
+// serve a Component's pass: a little less than the interval, the shortest
+// time after which a Component that reads the repository comes back. Each
+// pass of a Component then finds the last look older than that, and looks
+// again, unless another Component of the repository looked since: one
+// look per interval, for one Component as for a hundred.
+func GitLookAge(interval time.Duration) time.Duration {
+	return interval - interval/100
 }

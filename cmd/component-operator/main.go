@@ -88,6 +88,7 @@ func run() error {
 	flag.Int64Var(&cacheSize, "source-cache-size", operator.DefaultCacheMaxBytes, "bytes the source cache may take; the least recently used sources are removed beyond it")
 	var gitOpts operator.GitOptions
 	flag.Int64Var(&gitOpts.MaxSize, "git-max-size", git.DefaultMaxSize, "bytes of pack one fetch of a Git repository may receive, and of files one checkout may write")
+	flag.Int64Var(&gitOpts.MaxObjectSize, "git-max-object-size", git.DefaultMaxObjectSize, "bytes one object of a Git fetch may inflate to (a file; go-git holds it in memory while it indexes the pack)")
 	flag.IntVar(&gitOpts.HostConcurrency, "git-host-concurrency", git.DefaultHostConcurrency, "looks and fetches of Git repositories under way at once per host")
 	flag.StringVar(&metricsAddr, "metrics-bind-address", "", "address of the metrics endpoint (default :8443, or :8080 with --metrics-secure=false; 0 turns it off)")
 	metrics := bindMetricsFlags(flag.CommandLine)

@@ -11,10 +11,7 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
-	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
@@ -93,14 +90,11 @@ func decryptionKeys(ctx context.Context, reader client.Reader, c *v1alpha1.Compo
 	if d == nil {
 		return nil, decryptionError(errors.New("the source holds SOPS-encrypted data: set spec.decryption (provider sops, secretRef to a Secret with *.agekey keys)"))
 	}
-	secret := &corev1.Secret{}
-	if err := reader.Get(ctx, types.NamespacedName{Namespace: c.Namespace, Name: d.SecretRef.Name}, secret); err != nil {
-		if apierrors.IsNotFound(err) {
-			return nil, decryptionError(fmt.Errorf("spec.decryption.secretRef: Secret %s not found", d.SecretRef.Name))
-		}
-		return nil, readError(fmt.Errorf("spec.decryption.secretRef: reading Secret %s: %w", d.SecretRef.Name, err))
+	data, err := readSecret(ctx, reader, c.Namespace, "spec.decryption.secretRef", d.SecretRef.Name, decryptionError)
+	if err != nil {
+		return nil, err
 	}
-	keys, err := sopsdecrypt.KeysFromSecret(d.SecretRef.Name, secret.Data)
+	keys, err := sopsdecrypt.KeysFromSecret(d.SecretRef.Name, data)
 	if err != nil {
 		return nil, decryptionError(fmt.Errorf("spec.decryption.secretRef: %w", err))
 	}

@@ -8,9 +8,7 @@ import (
 	"strings"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/lru"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -281,14 +279,11 @@ func chartCredentials(ctx context.Context, reader client.Reader, c *v1alpha1.Com
 	if ref == nil {
 		return nil, nil
 	}
-	secret := &corev1.Secret{}
-	if err := reader.Get(ctx, types.NamespacedName{Namespace: c.Namespace, Name: ref.Name}, secret); err != nil {
-		if apierrors.IsNotFound(err) {
-			return nil, &manifests.UserError{Err: fmt.Errorf("spec.chart.secretRef: Secret %s not found", ref.Name)}
-		}
-		return nil, readError(fmt.Errorf("spec.chart.secretRef: reading Secret %s: %w", ref.Name, err))
+	data, err := readSecret(ctx, reader, c.Namespace, "spec.chart.secretRef", ref.Name, userError)
+	if err != nil {
+		return nil, err
 	}
-	creds := &fetch.Credentials{Username: string(secret.Data["username"]), Password: string(secret.Data["password"]), CA: secret.Data["ca.crt"]}
+	creds := &fetch.Credentials{Username: string(data["username"]), Password: string(data["password"]), CA: data["ca.crt"]}
 	if (creds.Username == "") != (creds.Password == "") {
 		return nil, &manifests.UserError{Err: fmt.Errorf("spec.chart.secretRef: Secret %s needs both username and password, or neither", ref.Name)}
 	}

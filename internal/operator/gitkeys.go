@@ -52,7 +52,7 @@ func (g *gitKeyRings) get(ctx context.Context, reader client.Reader, c *v1alpha1
 		}
 	}
 	g.mu.Unlock()
-	data, err := readSecret(ctx, reader, c.Namespace, field+".secretRef", v.SecretRef.Name)
+	data, err := readSecret(ctx, reader, c.Namespace, field+".secretRef", v.SecretRef.Name, userError)
 	if err != nil {
 		g.forget(key)
 		return nil, err

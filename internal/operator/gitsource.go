@@ -10,8 +10,6 @@ import (
 	"strings"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -75,14 +73,15 @@ func (r *resolver) gitValues(ctx context.Context, c *v1alpha1.Component, reader 
 }
 
 // gitTree brings the tree of spec's commit: the repository looked at again
-// after its interval (sooner for a reconcile request), its credentials read
-// only when it is reached, its keys once per generation and interval.
+// at each pass (its interval; sooner for a reconcile request) unless
+// another Component looked since, its credentials read only when it is
+// reached, its keys once per generation and interval.
 func (r *resolver) gitTree(ctx context.Context, c *v1alpha1.Component, reader client.Reader, field string, spec *v1alpha1.GitSource) (git.Tree, error) {
 	interval := v1alpha1.GitInterval(spec)
 	req := git.Request{
 		URL: spec.URL, Ref: gitRef(spec.Ref),
 		Identity: r.gitIdentity(c, spec),
-		MaxAge:   requestMaxAge(c, r.name, interval, time.Now()),
+		MaxAge:   requestMaxAge(c, r.name, v1alpha1.GitLookAge(interval), time.Now()),
 		Timeout:  durationOf(spec.Timeout),
 		Checkout: git.Checkout{SparsePaths: spec.SparseCheckout, Ignore: spec.Ignore, Submodules: spec.RecurseSubmodules},
 		Consumer: types.NamespacedName{Namespace: c.Namespace, Name: c.Name}.String(),
@@ -187,7 +186,7 @@ func gitError(field string, err error) error {
 func gitCredentials(ctx context.Context, reader client.Reader, c *v1alpha1.Component, field string, spec *v1alpha1.GitSource) (*git.Auth, *git.Proxy, error) {
 	var auth *git.Auth
 	if spec.SecretRef != nil {
-		data, err := readSecret(ctx, reader, c.Namespace, field+".secretRef", spec.SecretRef.Name)
+		data, err := readSecret(ctx, reader, c.Namespace, field+".secretRef", spec.SecretRef.Name, userError)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -205,7 +204,7 @@ func gitCredentials(ctx context.Context, reader client.Reader, c *v1alpha1.Compo
 	}
 	var proxy *git.Proxy
 	if spec.ProxySecretRef != nil {
-		data, err := readSecret(ctx, reader, c.Namespace, field+".proxySecretRef", spec.ProxySecretRef.Name)
+		data, err := readSecret(ctx, reader, c.Namespace, field+".proxySecretRef", spec.ProxySecretRef.Name, userError)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -215,19 +214,6 @@ func gitCredentials(ctx context.Context, reader client.Reader, c *v1alpha1.Compo
 		}
 	}
 	return auth, proxy, nil
-}
-
-// readSecret reads a Secret of namespace; field says which spec field
-// names it, for messages, which never hold its values.
-func readSecret(ctx context.Context, reader client.Reader, namespace, field, name string) (map[string][]byte, error) {
-	secret := &corev1.Secret{}
-	if err := reader.Get(ctx, types.NamespacedName{Namespace: namespace, Name: name}, secret); err != nil {
-		if apierrors.IsNotFound(err) {
-			return nil, &manifests.UserError{Err: fmt.Errorf("%s: Secret %s not found", field, name)}
-		}
-		return nil, readError(fmt.Errorf("%s: reading Secret %s: %w", field, name, err))
-	}
-	return secret.Data, nil
 }
 
 // allowGit checks a repository's URL against the source policy.

@@ -47,6 +47,9 @@ type GitOptions struct {
 	// MaxSize bounds the pack one fetch receives and the files one tree
 	// writes (default git.DefaultMaxSize).
 	MaxSize int64
+	// MaxObjectSize bounds what one object of a fetch inflates to, and so
+	// the memory of a fetch (default git.DefaultMaxObjectSize).
+	MaxObjectSize int64
 	// HostConcurrency bounds the looks and fetches under way at once per
 	// host (default git.DefaultHostConcurrency).
 	HostConcurrency int
@@ -120,6 +123,9 @@ func newFetchers(opts Options, moved func([]string)) (*fetch.Fetcher, *git.Sourc
 	gitOpts := []git.Option{git.WithOnChange(moved)}
 	if opts.Git.MaxSize > 0 {
 		gitOpts = append(gitOpts, git.WithMaxSize(opts.Git.MaxSize))
+	}
+	if opts.Git.MaxObjectSize > 0 {
+		gitOpts = append(gitOpts, git.WithMaxObjectSize(opts.Git.MaxObjectSize))
 	}
 	if opts.Git.HostConcurrency > 0 {
 		gitOpts = append(gitOpts, git.WithHostConcurrency(opts.Git.HostConcurrency))

@@ -14,6 +14,7 @@ import (
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
 	"github.com/wavekit-dev/wavekit/internal/allowlist"
 	"github.com/wavekit-dev/wavekit/pkg/component"
+	"github.com/wavekit-dev/wavekit/pkg/fetch/git/giturl"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -57,7 +58,8 @@ func CheckAllowedSources(patterns []string) error {
 // check refuses url, what spec field it comes from, when the operator's
 // list or the Namespace's annotation does not allow it.
 func (p *sourcePolicy) check(ctx context.Context, c *v1alpha1.Component, field, url string) error {
-	if err := refusal(p.global.Check(url), field, url, "--allowed-sources of the operator", p.global); err != nil {
+	shown := giturl.Redacted(url)
+	if err := refusal(p.global.Check(url), field, shown, "--allowed-sources of the operator", p.global); err != nil {
 		return err
 	}
 	local, present, err := p.namespaceList(ctx, c.Namespace)
@@ -66,11 +68,13 @@ func (p *sourcePolicy) check(ctx context.Context, c *v1alpha1.Component, field, 
 	}
 	where := fmt.Sprintf("the annotation %s of Namespace %s", p.annotation, c.Namespace)
 	if local.Empty() {
-		return &manifests.RefusalError{Reason: ReasonSourceNotAllowed, Err: fmt.Errorf("%s %s is not an allowed source: %s lists no pattern, so it allows no source", field, url, where)}
+		return &manifests.RefusalError{Reason: ReasonSourceNotAllowed, Err: fmt.Errorf("%s %s is not an allowed source: %s lists no pattern, so it allows no source", field, shown, where)}
 	}
-	return refusal(local.Check(url), field, url, where, local)
+	return refusal(local.Check(url), field, shown, where, local)
 }
 
+// refusal is the error of a decision that refuses url (as a message
+// shows it).
 func refusal(d allowlist.Decision, field, url, where string, list *allowlist.List) error {
 	if d.Allowed {
 		return nil

@@ -6,9 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
@@ -43,14 +40,13 @@ func (r *resolver) chartVerifier(ctx context.Context, reader client.Reader, c *v
 func readVerifier(ctx context.Context, reader client.Reader, c *v1alpha1.Component, cache *verify.Cache) (fetch.Verifier, error) {
 	spec := c.Spec.Chart.Verify
 	name := spec.SecretRef.Name
-	secret := &corev1.Secret{}
-	if err := reader.Get(ctx, types.NamespacedName{Namespace: c.Namespace, Name: name}, secret); err != nil {
-		if apierrors.IsNotFound(err) {
-			return nil, &manifests.VerificationError{Err: fmt.Errorf("spec.chart.verify.secretRef: Secret %s not found", name)}
-		}
-		return nil, readError(fmt.Errorf("spec.chart.verify.secretRef: reading Secret %s: %w", name, err))
+	data, err := readSecret(ctx, reader, c.Namespace, "spec.chart.verify.secretRef", name, func(err error) error {
+		return &manifests.VerificationError{Err: err}
+	})
+	if err != nil {
+		return nil, err
 	}
-	v, err := verify.New(spec.Provider, name, secret.Data, cache)
+	v, err := verify.New(spec.Provider, name, data, cache)
 	if err != nil {
 		return nil, &manifests.VerificationError{Err: fmt.Errorf("spec.chart.verify: %w", err)}
 	}

@@ -130,6 +130,30 @@ func waitVersion(c *v1alpha1.Component, version string) {
 	Eventually(ready(c)).WithTimeout(timeout).Should(HavePrefix("True Ready"))
 }
 
+// lookOncePerInterval holds, over rounds intervals, that repo gets one look
+// (a ref advertisement) per interval, give or take one, whatever the
+// number of Components that read it: never more than the intervals begun
+// since it started and one; never fewer than the intervals ended, each
+// with its jitter (a tenth), but one. It returns the looks it saw and how
+// long it watched.
+func lookOncePerInterval(repo string, interval time.Duration, rounds int) (int, time.Duration) {
+	GinkgoHelper()
+	start, before := time.Now(), server.Counts(repo).InfoRefs
+	looks := func() int { return server.Counts(repo).InfoRefs - before }
+	Consistently(func() error {
+		n, t := looks(), time.Since(start)
+		begun, ended := int((t+interval-1)/interval), int(t/(interval+interval/10))
+		switch {
+		case n > begun+1:
+			return fmt.Errorf("%d looks in %s, more than one per interval of %s", n, t, interval)
+		case n < ended-1:
+			return fmt.Errorf("%d looks in %s, fewer than one per interval of %s", n, t, interval)
+		}
+		return nil
+	}).WithTimeout(time.Duration(rounds) * interval).WithPolling(100 * time.Millisecond).Should(Succeed())
+	return looks(), time.Since(start)
+}
+
 // postGitHubPush sends a push of url to the receiver's path, signed with
 // token as GitHub signs it.
 func postGitHubPush(path, token, url string, n int) (int, string) {
