@@ -191,3 +191,26 @@ release namespace; the operator creates it on first start.
 {{- define "component-operator.renderKeySecret" -}}
 {{- include "component-operator.fullname" . | trunc 52 | trimSuffix "-" }}-render-key
 {{- end }}
+
+{{/*
+The GOMEMLIMIT variable of the operator container, or nothing: goMemLimit
+"auto" takes the container's memory limit (resources.limits.memory), when
+there is one; another value is used as it is; extraEnv's own GOMEMLIMIT
+wins over both.
+*/}}
+{{- define "component-operator.goMemLimit" -}}
+{{- $own := false }}
+{{- range .Values.extraEnv }}
+{{- if eq .name "GOMEMLIMIT" }}{{ $own = true }}{{ end }}
+{{- end }}
+{{- $limit := (((.Values.resources).limits).memory) }}
+{{- if and (not $own) (eq (toString .Values.goMemLimit) "auto") $limit }}
+- name: GOMEMLIMIT
+  valueFrom:
+    resourceFieldRef:
+      resource: limits.memory
+{{- else if and (not $own) .Values.goMemLimit (ne (toString .Values.goMemLimit) "auto") }}
+- name: GOMEMLIMIT
+  value: {{ .Values.goMemLimit | quote }}
+{{- end }}
+{{- end }}
