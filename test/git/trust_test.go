@@ -3,6 +3,7 @@ package git_test
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -93,18 +94,27 @@ var _ = Describe("what a Component of a Git repository trusts", func() {
 		Expect(data(anonymous, "version")()).To(BeEmpty())
 		Expect(data(borrowing, "version")()).To(BeEmpty())
 
-		Expect(string(logs.Contents())).NotTo(ContainSubstring(password))
-		for _, ns := range []string{teamA, teamB} {
-			events := &corev1.EventList{}
-			Expect(env.Client.List(ctx, events, client.InNamespace(ns))).To(Succeed())
-			for _, e := range events.Items {
-				Expect(e.Message).NotTo(ContainSubstring(password))
-			}
-			components := &v1alpha1.ComponentList{}
-			Expect(env.Client.List(ctx, components, client.InNamespace(ns))).To(Succeed())
-			for _, c := range components.Items {
-				for _, cond := range c.Status.Conditions {
-					Expect(cond.Message).NotTo(ContainSubstring(password))
+		// A token written where a URL's user name goes, as some hosts
+		// document it (https://<token>@host/…).
+		const token = "ghp_T0ken-never-printed"
+		inURL := createComponent(teamA, "token-in-url", gitSpec(strings.Replace(private.HTTPURL(repo.Name), "://", "://"+token+"@", 1), "deploy", every))
+		Eventually(ready(inURL)).WithTimeout(timeout).Should(And(HavePrefix("False"), ContainSubstring("holds credentials: put them in the Secret instead")))
+		Expect(data(inURL, "version")()).To(BeEmpty())
+
+		for _, secret := range []string{password, token} {
+			Expect(string(logs.Contents())).NotTo(ContainSubstring(secret))
+			for _, ns := range []string{teamA, teamB} {
+				events := &corev1.EventList{}
+				Expect(env.Client.List(ctx, events, client.InNamespace(ns))).To(Succeed())
+				for _, e := range events.Items {
+					Expect(e.Message).NotTo(ContainSubstring(secret))
+				}
+				components := &v1alpha1.ComponentList{}
+				Expect(env.Client.List(ctx, components, client.InNamespace(ns))).To(Succeed())
+				for _, c := range components.Items {
+					for _, cond := range c.Status.Conditions {
+						Expect(cond.Message).NotTo(ContainSubstring(secret))
+					}
 				}
 			}
 		}
