@@ -149,9 +149,9 @@ func (s releaseStore) save(ctx context.Context, rel *release) error {
 		secret.ResourceVersion = rel.secret.ResourceVersion
 		err = s.client.Update(ctx, secret)
 	}
-	if rel.secret == nil && isNamespaceNotFound(err) {
+	if notFound := namespaceNotFound(err); rel.secret == nil && notFound != nil {
 		return fmt.Errorf("release namespace %s does not exist: create it first (kubectl create namespace %s); "+
-			"the release's record, secret %s, lives there: %w", rel.Namespace, rel.Namespace, secret.Name, err)
+			"the release's record, secret %s, lives there: %w", rel.Namespace, rel.Namespace, secret.Name, notFound)
 	}
 	if err != nil {
 		return fmt.Errorf("saving the inventory of release %s in secret %s: %w", rel, secret.Name, err)
@@ -160,15 +160,19 @@ func (s releaseStore) save(ctx context.Context, rel *release) error {
 	return nil
 }
 
-// isNamespaceNotFound tells whether err is the API server's answer to a
-// create in a namespace that does not exist.
-func isNamespaceNotFound(err error) bool {
-	var status apierrors.APIStatus
+// namespaceNotFound returns the API server's answer to a create in a
+// namespace that does not exist, if err holds one: the record's own create
+// or the first apply's create of the release's key (releasesealing.go).
+func namespaceNotFound(err error) error {
+	var status *apierrors.StatusError
 	if !apierrors.IsNotFound(err) || !errors.As(err, &status) {
-		return false
+		return nil
 	}
 	details := status.Status().Details
-	return details != nil && details.Kind == "namespaces"
+	if details == nil || details.Kind != "namespaces" {
+		return nil
+	}
+	return status
 }
 
 // remove deletes the release's Secret.
