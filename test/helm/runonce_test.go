@@ -24,8 +24,8 @@ import (
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
-// onceOperator is the name of the operator of the ttlhooks specs, which
-// stop it and start it again; the suite's operator leaves their
+// onceOperator is the name of the operator of the ttlhooks and unpurged
+// specs, which stop it and start it again; the suite's operator leaves their
 // Components alone, since it does not serve their source.
 const onceOperator = "once.wavekit.dev"
 
@@ -209,7 +209,8 @@ func startOnceOperator() *restartableOperator {
 	GinkgoHelper()
 	mgr, err := ctrl.NewManager(env.Config, componenttest.ManagerOptions(scheme))
 	Expect(err).NotTo(HaveOccurred())
-	_, err = operator.Setup(mgr, operator.Options{Name: onceOperator, Sources: map[string]string{"ttlhooks": chartDir("ttlhooks")}})
+	_, err = operator.Setup(mgr, operator.Options{Name: onceOperator, Sources: map[string]string{
+		"ttlhooks": chartDir("ttlhooks"), "unpurged": chartDir("unpurged")}})
 	Expect(err).NotTo(HaveOccurred())
 	ctx, cancel := context.WithCancel(context.Background())
 	op := &restartableOperator{cancel: cancel, done: make(chan struct{})}

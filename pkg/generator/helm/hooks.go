@@ -110,9 +110,13 @@ func applyHookAnnotations(h *helmrelease.Hook, e hookEvents) map[string]string {
 	if hasDeletePolicy(h, helmrelease.HookSucceeded) {
 		out[manifests.AnnotationPurgeOrder] = strconv.Itoa(int(last))
 	}
-	if len(h.DeletePolicies) == 0 || hasDeletePolicy(h, helmrelease.HookBeforeHookCreation) {
-		out[manifests.AnnotationUpdatePolicy] = string(manifests.UpdateRecreate)
-	}
+	// A hook is never updated: Helm deletes one left from an earlier
+	// release before it creates it again (before-hook-creation, its
+	// default), or fails the upgrade when no delete policy allows that. A
+	// hook whose hook-succeeded deletion a stop came before is deleted as
+	// that policy would have, not updated in place: its old run must not
+	// pass for this render's.
+	out[manifests.AnnotationUpdatePolicy] = string(manifests.UpdateRecreate)
 	if e.upgrade {
 		// Helm runs it again on every upgrade, changed or not.
 		out[manifests.AnnotationReconcilePolicy] = string(manifests.ReconcileOnObjectOrComponentChange)
