@@ -44,18 +44,51 @@ type apiserverProcess struct {
 // ends (after a minute when ctx has no deadline). Stop stops the new process.
 // Linux only: the process that envtest started is found in /proc.
 func (e *Env) RestartAPIServer(ctx context.Context, down func()) error {
+	return e.RestartAPIServerWith(ctx, RestartOptions{}, down)
+}
+
+// RestartOptions say how RestartAPIServerWith stops kube-apiserver.
+type RestartOptions struct {
+	// Kill stops it with SIGKILL at once, as a crash or the OOM killer
+	// would: its connections are reset and no client is told to go away.
+	// Without it, SIGTERM: a graceful stop that ends the watches first.
+	Kill bool
+}
+
+// RestartAPIServerWith is RestartAPIServer, stopping kube-apiserver as opts
+// say.
+func (e *Env) RestartAPIServerWith(ctx context.Context, opts RestartOptions, down func()) error {
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, restartTimeout)
 		defer cancel()
 	}
-	path, args, environ, err := e.stopAPIServer(ctx)
+	path, args, environ, err := e.stopAPIServer(ctx, opts.Kill)
 	if err != nil {
 		return err
 	}
 	if down != nil {
 		down()
 	}
+	for {
+		p, err := e.startAPIServer(path, args, environ)
+		if err != nil {
+			return err
+		}
+		err = e.waitReady(ctx, p)
+		// A killed server's connections may hold its port for a moment
+		// (the kernel closes them after the process): start again.
+		if err == nil || !p.exited() || !strings.Contains(p.stderr.String(), "address already in use") || ctx.Err() != nil {
+			return err
+		}
+		e.apiserver = nil
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// startAPIServer starts kube-apiserver at path with args and environ, as
+// envtest does, and makes it the one Stop stops.
+func (e *Env) startAPIServer(path string, args, environ []string) (*apiserverProcess, error) {
 	server := e.environment.ControlPlane.APIServer
 	p := &apiserverProcess{cmd: exec.Command(path, args...), done: make(chan struct{}), stderr: &tailWriter{}}
 	p.cmd.Env = environ
@@ -66,14 +99,14 @@ func (e *Env) RestartAPIServer(ctx context.Context, down func()) error {
 	}
 	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // as envtest does
 	if err := p.cmd.Start(); err != nil {
-		return fmt.Errorf("restarting kube-apiserver %s: %w", path, err)
+		return nil, fmt.Errorf("restarting kube-apiserver %s: %w", path, err)
 	}
 	e.apiserver = p
 	go func() {
 		p.err = p.cmd.Wait()
 		close(p.done)
 	}()
-	return e.waitReady(ctx, p)
+	return p, nil
 }
 
 // APIServerPID is the process id of the running kube-apiserver: the one
@@ -88,9 +121,13 @@ func (e *Env) APIServerPID() (int, error) {
 }
 
 // stopAPIServer stops the running kube-apiserver (the one RestartAPIServer
-// started last, else envtest's) and returns how it was started.
-func (e *Env) stopAPIServer(ctx context.Context) (path string, args, environ []string, err error) {
+// started last, else envtest's), with SIGKILL at once if kill, and returns
+// how it was started.
+func (e *Env) stopAPIServer(ctx context.Context, kill bool) (path string, args, environ []string, err error) {
 	grace := e.environment.ControlPlane.APIServer.StopTimeout
+	if kill {
+		grace = -1
+	}
 	if p := e.apiserver; p != nil {
 		e.apiserver = nil
 		if err := p.stop(ctx, grace); err != nil {
@@ -132,9 +169,10 @@ func (e *Env) stopAPIServer(ctx context.Context) (path string, args, environ []s
 }
 
 // terminate sends SIGTERM to process, SIGKILL if it has not exited after
-// grace (20s if 0), and waits until exited reports true or ctx ends.
+// grace (20s if 0, at once if negative), and waits until exited reports
+// true or ctx ends.
 func terminate(ctx context.Context, process *os.Process, grace time.Duration, exited func() bool) error {
-	if grace <= 0 {
+	if grace == 0 {
 		grace = 20 * time.Second
 	}
 	poll := func(ctx context.Context) error {
@@ -142,16 +180,18 @@ func terminate(ctx context.Context, process *os.Process, grace time.Duration, ex
 			return exited(), nil
 		})
 	}
-	if err := process.Signal(syscall.SIGTERM); err != nil && !errors.Is(err, os.ErrProcessDone) {
-		return fmt.Errorf("stopping kube-apiserver (pid %d): %w", process.Pid, err)
-	}
-	graceCtx, cancel := context.WithTimeout(ctx, grace)
-	defer cancel()
-	if poll(graceCtx) == nil {
-		return nil
+	if grace > 0 {
+		if err := process.Signal(syscall.SIGTERM); err != nil && !errors.Is(err, os.ErrProcessDone) {
+			return fmt.Errorf("stopping kube-apiserver (pid %d): %w", process.Pid, err)
+		}
+		graceCtx, cancel := context.WithTimeout(ctx, grace)
+		defer cancel()
+		if poll(graceCtx) == nil {
+			return nil
+		}
 	}
 	if err := process.Signal(syscall.SIGKILL); err != nil && !errors.Is(err, os.ErrProcessDone) {
-		return fmt.Errorf("killing kube-apiserver (pid %d) after SIGTERM: %w", process.Pid, err)
+		return fmt.Errorf("killing kube-apiserver (pid %d): %w", process.Pid, err)
 	}
 	if err := poll(ctx); err != nil {
 		return fmt.Errorf("kube-apiserver (pid %d) did not exit after SIGTERM and SIGKILL: %w", process.Pid, err)
@@ -252,14 +292,17 @@ func (e *Env) waitReady(ctx context.Context, p *apiserverProcess) error {
 
 // stop stops the process (see terminate) and waits until it has exited.
 func (p *apiserverProcess) stop(ctx context.Context, grace time.Duration) error {
-	return terminate(ctx, p.cmd.Process, grace, func() bool {
-		select {
-		case <-p.done:
-			return true
-		default:
-			return false
-		}
-	})
+	return terminate(ctx, p.cmd.Process, grace, p.exited)
+}
+
+// exited tells whether the process has exited.
+func (p *apiserverProcess) exited() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
 }
 
 // stopRestarted stops the kube-apiserver that RestartAPIServer started, if any.
