@@ -35,6 +35,7 @@ import (
 	"github.com/wavekit-dev/wavekit/pkg/engine"
 	"github.com/wavekit-dev/wavekit/pkg/fetch/git"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
+	"github.com/wavekit-dev/wavekit/pkg/rewatch"
 	"github.com/wavekit-dev/wavekit/pkg/tracing"
 )
 
@@ -170,6 +171,8 @@ func run() error {
 		return err
 	}
 	reconciler.RenderKey = renderKey(cfg, *renderKeySecret, name)
+	// Informers that outlast kube-apiserver's restarts (pkg/rewatch).
+	cfg = rewatch.Config(cfg)
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                  scheme,
 		Metrics:                 metrics.options(metricsAddr),
@@ -180,8 +183,8 @@ func run() error {
 		LeaderElectionNamespace: leaderNamespace,
 		Controller:              config.Controller{UsePriorityQueue: priorityQueue},
 		// Only this shard's Components, without managedFields (no decision reads them).
-		Cache: component.CacheFor(&v1alpha1.Component{}, selector,
-			cache.Options{DefaultNamespaces: namespaces(watchNamespaces), DefaultTransform: cache.TransformStripManagedFields()}),
+		Cache: rewatch.CacheOptions(cfg, scheme, component.CacheFor(&v1alpha1.Component{}, selector,
+			cache.Options{DefaultNamespaces: namespaces(watchNamespaces), DefaultTransform: cache.TransformStripManagedFields()})),
 	})
 	if err != nil {
 		return fmt.Errorf("creating manager: %w", err)
@@ -217,6 +220,9 @@ func run() error {
 		return err
 	}
 	if err := mgr.AddReadyzCheck("workers", r.ReadyzCheck); err != nil {
+		return err
+	}
+	if err := mgr.AddReadyzCheck("watches", rewatch.Ready(cfg.Host)); err != nil {
 		return err
 	}
 	return mgr.Start(ctrl.SetupSignalHandler())

@@ -15,6 +15,8 @@ import (
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
 	toolscache "k8s.io/client-go/tools/cache"
+
+	"github.com/wavekit-dev/wavekit/pkg/rewatch"
 )
 
 // objectRef names one object in a target: its kind, namespace and name.
@@ -116,7 +118,7 @@ func (o *objectWatches) releaseLocked(id types.NamespacedName) {
 // cached, and an informer that enqueues its waiters on every event.
 func (o *objectWatches) startLocked(ref objectRef, resource schema.GroupVersionResource) (*objectWatch, error) {
 	if o.client == nil {
-		c, err := metadata.NewForConfig(o.config)
+		c, err := metadata.NewForConfig(rewatch.Config(o.config))
 		if err != nil {
 			return nil, fmt.Errorf("watching %s: %w", ref, err)
 		}
@@ -144,14 +146,18 @@ func (o *objectWatches) startLocked(ref objectRef, resource schema.GroupVersionR
 		},
 	}
 	changed := func(any) { o.changed(w) }
-	_, informer := toolscache.NewInformerWithOptions(toolscache.InformerOptions{
-		ListerWatcher: lw,
-		ObjectType:    &metav1.PartialObjectMetadata{},
+	// Wrapped, so that the watch outlasts the target's API server's restarts.
+	example := &metav1.PartialObjectMetadata{}
+	wrapped := rewatch.Wrap(lw, example, o.config.Host, ref.gvk.GroupKind().String())
+	store, informer := toolscache.NewInformerWithOptions(toolscache.InformerOptions{
+		ListerWatcher: wrapped,
+		ObjectType:    example,
 		Handler: toolscache.ResourceEventHandlerFuncs{
 			AddFunc: changed, DeleteFunc: changed,
 			UpdateFunc: func(_, obj any) { changed(obj) },
 		},
 	})
+	wrapped.SetStore(store)
 	o.running.Add(1)
 	go func() {
 		defer o.running.Add(-1)

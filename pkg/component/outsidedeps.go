@@ -11,6 +11,8 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
+
+	"github.com/wavekit-dev/wavekit/pkg/rewatch"
 )
 
 // outsideDependencies keeps, for a shard, what the components outside its
@@ -34,8 +36,8 @@ func (t *dependencyTracker[T]) watchOutside(mgr ctrl.Manager) error {
 	}
 	t.others = &outsideDependencies{index: newDependentIndex()}
 	for _, selector := range t.outside {
-		c, err := cache.New(mgr.GetConfig(), cache.Options{Scheme: mgr.GetScheme(), Mapper: mgr.GetRESTMapper(),
-			DefaultLabelSelector: selector, DefaultTransform: keepDependencies})
+		c, err := cache.New(mgr.GetConfig(), rewatch.CacheOptions(mgr.GetConfig(), mgr.GetScheme(), cache.Options{
+			Scheme: mgr.GetScheme(), Mapper: mgr.GetRESTMapper(), DefaultLabelSelector: selector, DefaultTransform: keepDependencies}))
 		if err != nil {
 			return fmt.Errorf("caching the dependencies of other shards: %w", err)
 		}

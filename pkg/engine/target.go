@@ -19,6 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
+	"github.com/wavekit-dev/wavekit/pkg/rewatch"
 )
 
 // DefaultStartTimeout bounds the requests NewCachedTarget makes before the
@@ -80,6 +81,7 @@ func NewCachedTarget(ctx context.Context, cfg *rest.Config, scheme *runtime.Sche
 	}
 	opts.Options = opts.withDefaults()
 	operatorName := opts.Name
+	cfg = rewatch.Config(cfg) // informers that outlast the API server's restarts
 	httpClient, err := rest.HTTPClientFor(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("creating HTTP client for %s: %w", cfg.Host, err)
@@ -118,6 +120,7 @@ func NewCachedTarget(ctx context.Context, cfg *rest.Config, scheme *runtime.Sche
 		// transform also notes the last state of each Job and test, which a
 		// deletion's event carries (endstates.go).
 		DefaultTransform: ends.observing(TakeOverTransform(opts.FieldOwner, opts.TakeOver)),
+		NewInformer:      rewatch.Informers(cfg.Host, scheme),
 	}
 	if crdsReadable {
 		cacheOpts.ByObject = map[client.Object]cache.ByObject{crdMetadata(): {Label: labels.Everything()}}
