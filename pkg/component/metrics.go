@@ -32,6 +32,10 @@ var (
 	apiRequests = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "wavekit_api_requests_total", Help: "Requests to target API servers by verb.",
 	}, []string{"verb"})
+	awaitingServer = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "wavekit_components_awaiting_api_server",
+		Help: "Components whose last pass failed because an API server (the operator's own, or their target's) did not answer: they are queued as soon as it answers again, and their retry backoff does not grow meanwhile.",
+	}, []string{"operator"})
 	objectWrites = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "wavekit_component_object_writes_total",
 		Help: "Writes of objects (creates, updates, replacements, deletions) by operator and component; one that keeps rising while nothing changes is a write loop.",
@@ -39,7 +43,7 @@ var (
 )
 
 func init() {
-	metrics.Registry.MustRegister(componentsByState, dependentsByPhase, reconcileDuration, reconcilesStarted, reconcilesFinished, apiRequests, objectWrites)
+	metrics.Registry.MustRegister(componentsByState, dependentsByPhase, reconcileDuration, reconcilesStarted, reconcilesFinished, apiRequests, objectWrites, awaitingServer)
 }
 
 // Results of reconciles that wrote no Ready condition.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/workqueue"
@@ -62,6 +63,10 @@ func (r *Reconciler[T]) SetupWithManager(mgr ctrl.Manager) error {
 	if err := r.followCatchUp(mgr, obj); err != nil {
 		return err
 	}
+	waits, err := r.waitForServers(mgr)
+	if err != nil {
+		return err
+	}
 	b := ctrl.NewControllerManagedBy(mgr).
 		Named(r.name).
 		For(obj, builder.WithPredicates(r.componentEvents())).
@@ -76,7 +81,7 @@ func (r *Reconciler[T]) SetupWithManager(mgr ctrl.Manager) error {
 	for _, w := range r.watches {
 		b = b.Watches(w.object, w.handler, w.opts...)
 	}
-	if err := b.Complete(tracked{r: r, f: r.inflight, catchUp: r.catchUp}); err != nil {
+	if err := b.Complete(tracked{r: r, f: r.inflight, catchUp: r.catchUp, waits: waits}); err != nil {
 		return fmt.Errorf("setting up controller %s: %w", r.name, err)
 	}
 	return nil
@@ -124,18 +129,48 @@ func (r *Reconciler[T]) newExternals() *external.Manager {
 }
 
 // tracked records the reconciles of r in f, and each component looked at
-// in catchUp.
+// in catchUp; a pass that failed because an API server did not answer
+// waits for that server (waits) rather than for a longer backoff.
 type tracked struct {
 	r       reconcile.Reconciler
 	f       *inflight
 	catchUp *catchup.Tracker
+	waits   *serverWaits
 }
 
 func (t tracked) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	id := t.f.begin()
 	defer t.f.end(id)
 	defer t.catchUp.Seen(req.NamespacedName)
-	return t.r.Reconcile(ctx, req)
+	res, err := t.r.Reconcile(ctx, req)
+	return t.waits.settle(req.NamespacedName, res, err)
+}
+
+// waitForServers returns what holds the components whose pass failed
+// because their API server did not answer, and asks that server, while
+// the replica leads, whether it is back (serverwait.go).
+func (r *Reconciler[T]) waitForServers(mgr ctrl.Manager) (*serverWaits, error) {
+	local := r.targets.local.Host
+	waits := &serverWaits{
+		operator: r.name, log: mgr.GetLogger().WithName("serverwait").WithValues("controller", r.name), retry: r.opts.RetryInterval,
+		hostOf: func(id types.NamespacedName) string {
+			if host := r.targets.hostOf(id); host != "" {
+				return host
+			}
+			return local
+		},
+		configOf: r.targets.configOf,
+		enqueue: func(ctx context.Context, id types.NamespacedName) {
+			select {
+			case r.events <- event.GenericEvent{Object: &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Namespace: id.Namespace, Name: id.Name}}}:
+			case <-ctx.Done():
+			}
+		},
+	}
+	if err := mgr.Add(manager.RunnableFunc(waits.run)); err != nil {
+		return nil, fmt.Errorf("registering the wait for API servers of %s: %w", r.name, err)
+	}
+	return waits, nil
 }
 
 // CaughtUp is closed once the reconciler, after it started leading, has
