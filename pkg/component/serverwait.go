@@ -3,6 +3,7 @@ package component
 import (
 	"context"
 	"errors"
+	"io"
 	"net"
 	"net/url"
 	"sync"
@@ -64,12 +65,23 @@ func (w *serverWaits) run(ctx context.Context) error {
 	return nil
 }
 
+// ctxOf is the context the probes run in: nil until run.
+func (w *serverWaits) ctxOf() context.Context {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.ctx
+}
+
 // settle is the result of a reconcile of id that ended with res and err:
 // as it is, unless err says that an API server did not answer; then id
 // waits for that server and the pass is requeued without an error.
 func (w *serverWaits) settle(id types.NamespacedName, res ctrl.Result, err error) (ctrl.Result, error) {
-	if err == nil || w == nil {
+	if w == nil {
 		return res, err
+	}
+	if err == nil {
+		w.passed(id)
+		return res, nil
 	}
 	host, ok := w.awayHost(id, err)
 	if !ok {
@@ -109,8 +121,21 @@ func (w *serverWaits) awayHost(id types.NamespacedName, err error) (string, bool
 // reset, closed before the end of a response, lost.
 func connectionLost(err error) bool {
 	var opErr *net.OpError
-	return errors.As(err, &opErr) || utilnet.IsConnectionRefused(err) || utilnet.IsConnectionReset(err) ||
-		utilnet.IsProbableEOF(err) || utilnet.IsHTTP2ConnectionLost(err)
+	return errors.As(err, &opErr) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) ||
+		utilnet.IsConnectionRefused(err) || utilnet.IsConnectionReset(err) || utilnet.IsProbableEOF(err) || utilnet.IsHTTP2ConnectionLost(err)
+}
+
+// passed notes that a pass of id succeeded: it waits for no server (an
+// event brought it back before its server was asked).
+func (w *serverWaits) passed(id types.NamespacedName) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, sw := range w.hosts {
+		if sw.ids[id] {
+			delete(sw.ids, id)
+			awaitingServer.WithLabelValues(w.operator).Dec()
+		}
+	}
 }
 
 // wait makes id wait for host, and starts asking host whether it is back

@@ -3,6 +3,7 @@ package rewatch
 import (
 	"context"
 	"errors"
+	"io"
 	"math/rand/v2"
 	"net"
 	"time"
@@ -32,8 +33,8 @@ func away(err error) bool {
 		apierrors.IsTimeout(err) || apierrors.IsServerTimeout(err) {
 		return true
 	}
-	if utilnet.IsConnectionRefused(err) || utilnet.IsConnectionReset(err) ||
-		utilnet.IsProbableEOF(err) || utilnet.IsHTTP2ConnectionLost(err) {
+	if utilnet.IsConnectionRefused(err) || utilnet.IsConnectionReset(err) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, io.EOF) || utilnet.IsProbableEOF(err) || utilnet.IsHTTP2ConnectionLost(err) {
 		return true
 	}
 	var opErr *net.OpError

@@ -45,11 +45,6 @@ func (l *ListerWatcher) storeOf() toolscache.Store {
 	return l.store
 }
 
-// IsWatchListSemanticsUnSupported tells the reflector to list and then
-// watch, rather than stream its list through a watch (client-go's
-// WatchListClient): the wrapper resumes and relists only plain watches.
-func (l *ListerWatcher) IsWatchListSemanticsUnSupported() bool { return true }
-
 // ListWithContext lists, trying again while the API server is away.
 func (l *ListerWatcher) ListWithContext(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
 	l.stopWith(ctx)

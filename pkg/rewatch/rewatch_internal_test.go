@@ -264,3 +264,47 @@ func TestConfigDropsRetryAfterOnlyForTheWrappersRequests(t *testing.T) {
 		}
 	}
 }
+
+func TestAStreamedListIsTheReflectorsUntilItEnds(t *testing.T) {
+	cut, listed, after := watch.NewFake(), watch.NewFake(), watch.NewFake()
+	s := &script{watches: []func() (watch.Interface, error){answer(cut), answer(listed), answer(after)}}
+	l := Wrap(s, &corev1.ConfigMap{}, "test-list", "ConfigMap")
+	send := true
+	list := metav1.ListOptions{SendInitialEvents: &send, ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan}
+
+	w, err := l.WatchWithContext(context.Background(), list)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		cut.Add(cm("a", "3"))
+		cut.Stop() // lost before the list ended: the reflector lists again
+	}()
+	receive(t, w, 1)
+	if _, open := <-w.ResultChan(); open {
+		t.Fatal("a list cut short was resumed, not left to the reflector")
+	}
+
+	w, err = l.WatchWithContext(context.Background(), list)
+	if err != nil {
+		t.Fatal(err)
+	}
+	end := cm("", "7")
+	end.Annotations = map[string]string{metav1.InitialEventsAnnotationKey: "true"}
+	go func() {
+		listed.Add(cm("a", "3"))
+		listed.Action(watch.Bookmark, end)
+		listed.Stop() // lost after the list: resumed as a plain watch
+		after.Modify(cm("a", "8"))
+	}()
+	if got := describe(receive(t, w, 3)); fmt.Sprint(got) != "[ADDED a@3 BOOKMARK @7 MODIFIED a@8]" {
+		t.Fatalf("events: %v", got)
+	}
+	w.Stop()
+	s.mu.Lock()
+	resumed := s.watched[2]
+	s.mu.Unlock()
+	if resumed.SendInitialEvents != nil || resumed.ResourceVersionMatch != "" || resumed.ResourceVersion != "7" {
+		t.Fatalf("resumed with %+v", resumed)
+	}
+}

@@ -42,11 +42,16 @@ type steady struct {
 	mu    sync.Mutex
 	inner watch.Interface
 	rv    string // the resource version forwarded last
+	// listing: the watch streams the reflector's list (client-go's
+	// WatchListClient) and has not sent the bookmark that ends it. What is
+	// lost then is the reflector's to list again: passed on, not resumed.
+	listing bool
 }
 
 func newSteady(ctx context.Context, l *ListerWatcher, opts metav1.ListOptions, inner watch.Interface) *steady {
 	ctx, cancel := context.WithCancel(ctx)
-	s := &steady{l: l, opts: opts, out: make(chan watch.Event), ctx: ctx, cancel: cancel, inner: inner, rv: opts.ResourceVersion}
+	s := &steady{l: l, opts: opts, out: make(chan watch.Event), ctx: ctx, cancel: cancel, inner: inner, rv: opts.ResourceVersion,
+		listing: opts.SendInitialEvents != nil && *opts.SendInitialEvents}
 	if opts.TimeoutSeconds != nil {
 		s.deadline = time.Now().Add(time.Duration(*opts.TimeoutSeconds) * time.Second)
 	}
@@ -69,9 +74,9 @@ func (s *steady) run() {
 		switch {
 		case s.ctx.Err() != nil:
 			return
-		case err == nil && s.endsNow():
-			return // on time: the reflector watches again
-		case err != nil && !expired(err) && !away(err):
+		case err == nil && (s.endsNow() || s.stillListing()):
+			return // on time, or a list cut short: the reflector watches again
+		case err != nil && (s.stillListing() || !expired(err) && !away(err)):
 			s.fail(err) // for the reflector to handle, as without the wrapper
 			return
 		}
@@ -136,15 +141,33 @@ func (s *steady) forward() error {
 		if m, err := meta.Accessor(e.Object); err == nil {
 			rv = m.GetResourceVersion()
 		}
+		listEnd := e.Type == watch.Bookmark && endsInitialEvents(e.Object)
 		if !s.send(e) {
 			return nil
 		}
+		s.mu.Lock()
 		if rv != "" {
-			s.mu.Lock()
 			s.rv = rv
-			s.mu.Unlock()
 		}
+		if listEnd {
+			s.listing = false
+		}
+		s.mu.Unlock()
 	}
+}
+
+// stillListing tells whether the reflector's list has not ended yet.
+func (s *steady) stillListing() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.listing
+}
+
+// endsInitialEvents tells whether obj is the bookmark that ends a watch's
+// initial events (the reflector's list).
+func endsInitialEvents(obj runtime.Object) bool {
+	m, err := meta.Accessor(obj)
+	return err == nil && m.GetAnnotations()[metav1.InitialEventsAnnotationKey] == "true"
 }
 
 // send forwards e to the reflector unless the watch is stopped.
@@ -188,6 +211,7 @@ func (s *steady) current() watch.Interface {
 // time the reflector has left.
 func (s *steady) reopen() error {
 	opts := s.opts
+	opts.SendInitialEvents, opts.ResourceVersionMatch = nil, "" // the list is over: a plain watch
 	s.mu.Lock()
 	opts.ResourceVersion = s.rv
 	s.mu.Unlock()
