@@ -29,7 +29,9 @@ func (r *run) startFault(s step) *faultRun {
 		f.err = r.inject(ctx, s)
 		if f.err != nil {
 			r.note("fault %s failed: %v", s, f.err)
+			return
 		}
+		r.probeRecovery(ctx, s.fault, r.stats.faultsEnded(s.fault))
 	}()
 	return f
 }

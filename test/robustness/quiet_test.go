@@ -103,6 +103,11 @@ func (r *run) expectedComponents() map[string]want {
 			out["fleet-"+cluster] = wantReady
 		}
 	}
+	if !r.tornDown {
+		for _, p := range probes {
+			out[p.name] = wantReady
+		}
+	}
 	return out
 }
 

@@ -36,7 +36,8 @@ type replica struct {
 func (r *run) startReplicas(binary string, cfg *rest.Config, environ []string, perShard int) {
 	GinkgoHelper()
 	sources := []string{"--source", "waves=" + testdata("waves"), "--source", "member=" + testdata("waves"),
-		"--source", "kust=" + testdata("kust"), "--source", "shop=" + testdata("shop"), "--source", "crds=" + testdata("crds")}
+		"--source", "kust=" + testdata("kust"), "--source", "shop=" + testdata("shop"), "--source", "crds=" + testdata("crds"),
+		"--source", sourceProbe + "=" + testdata("probe")}
 	for _, shard := range []string{"a", "b"} {
 		for i := range perShard {
 			name := fmt.Sprintf("%s-%d", shard, i)

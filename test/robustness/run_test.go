@@ -45,6 +45,8 @@ type run struct {
 	violations []invariants.Violation
 	// foreign are the objects of others the test made.
 	foreign map[string]bool
+	// tornDown: the teardown deleted every Component, the probes too.
+	tornDown bool
 }
 
 // runOptions say which operator binary a run uses and with what environment.
@@ -82,6 +84,7 @@ func startRun(opts runOptions) *run {
 	proxied.Host = "https://" + proxy.Addr()
 	r.startReplicas(opts.binary, proxied, opts.environ, opts.replicasPerShard)
 	r.createSet()
+	r.createProbes()
 	return r
 }
 

@@ -134,7 +134,12 @@ func (r *run) teardown() []invariants.Violation {
 	retry(func() error {
 		return client.IgnoreNotFound(hub.Client.Delete(ctx, &v1alpha1.ComponentSet{ObjectMeta: objectMeta(r.ns, "fleet")}))
 	})
-	for _, name := range r.model.names() {
+	names := r.model.names()
+	for _, p := range probes {
+		names = append(names, p.name)
+	}
+	r.tornDown = true
+	for _, name := range names {
 		retry(func() error {
 			return client.IgnoreNotFound(hub.Client.Delete(ctx, &v1alpha1.Component{ObjectMeta: objectMeta(r.ns, name)}))
 		})
