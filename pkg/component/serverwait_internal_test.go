@@ -37,9 +37,11 @@ func TestAPassThatFailedBecauseItsServerWasAwayWaitsForIt(t *testing.T) {
 	defer server.Close()
 	queued := make(chan types.NamespacedName, 10)
 	w := &serverWaits{operator: "test-serverwait", log: logr.Discard(), retry: 10 * time.Second,
-		hostOf:   func(types.NamespacedName) string { return server.URL },
-		configOf: func(host string) *rest.Config { return map[bool]*rest.Config{true: {Host: server.URL}}[host == hostKey(server.URL)] },
-		enqueue:  func(_ context.Context, id types.NamespacedName) { queued <- id },
+		hostOf: func(types.NamespacedName) string { return server.URL },
+		configOf: func(host string) *rest.Config {
+			return map[bool]*rest.Config{true: {Host: server.URL}}[host == hostKey(server.URL)]
+		},
+		enqueue: func(_ context.Context, id types.NamespacedName) { queued <- id },
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
