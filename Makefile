@@ -54,6 +54,23 @@ robustness: postgres ## Run the randomized soak with faults and its checker for 
 soak: ## make robustness for DURATION=30m with two member API servers.
 	@$(MAKE) --no-print-directory robustness DURATION=$(if $(filter command line,$(origin DURATION)),$(DURATION),30m) MEMBERS=$(if $(filter command line,$(origin MEMBERS)),$(MEMBERS),2)
 
+# The recovery figures of docs/reliability.md: ROUNDS restarts of
+# kube-apiserver (killed, then stopped gracefully) and ROUNDS stops of etcd
+# for 10 s, each with and without load; one line per run of median, p99 and
+# max of how long after the return a change made then was acted on.
+ROUNDS ?= 20
+
+.PHONY: recovery
+recovery: ## Measure how long after kube-apiserver's return (killed, stopped) and etcd's a change is acted on, ROUNDS (20) times each, with and without load.
+	@assets="$$($(CONTROL_PLANE))"; \
+	for load in 1 0; do \
+	  for stop in kill graceful; do \
+	    focus="kube-apiserver's return"; if [[ "$$stop" == kill ]]; then focus="recovery after"; fi; \
+	    KUBEBUILDER_ASSETS="$$assets" WAVEKIT_RECOVERY_ROUNDS=$(ROUNDS) WAVEKIT_RECOVERY_STOP=$$stop WAVEKIT_RECOVERY_LOAD=$$load \
+	      $(GO) test -v -count=1 -timeout=60m ./test/reliability -ginkgo.v -ginkgo.focus="$$focus" | grep -E '^  recovery |FAIL' || exit 1; \
+	  done; \
+	done
+
 .PHONY: postgres
 postgres: ## Install PostgreSQL's server (Debian's postgresql package) for the tests, only when it is missing.
 	@if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then \

@@ -18,6 +18,7 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/client-go/tools/leaderelection/resourcelock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -99,6 +100,7 @@ func run() error {
 	flag.StringVar(&pprofAddr, "pprof-bind-address", "", "address of Go's /debug/pprof profiles, for diagnosing CPU and memory use (default: off; bind it to localhost)")
 	flag.BoolVar(&leaderElect, "leader-elect", false, "elect a leader, for more than one replica")
 	flag.StringVar(&leaderNamespace, "leader-election-namespace", "", "namespace of the leader-election Lease (default: the pod's namespace; required outside a pod)")
+	identity := flag.String("leader-election-identity", "", "identity the replica holds the Lease under, unique to it and kept across its restarts, so that a replica that lost the Lease while the API server was away takes it back at once (default: $POD_NAME; without it, the host name and a new UUID at every start)")
 	flag.StringVar(&watchNamespaces, "watch-namespaces", "", "comma-separated namespaces to watch Components in (empty: all)")
 	shard := bindShardFlags(flag.CommandLine)
 	var reconciler component.ReconcilerOptions
@@ -167,12 +169,18 @@ func run() error {
 	if err != nil {
 		return fmt.Errorf("loading kubeconfig: %w", err)
 	}
-	if err := operator.CheckCRDServed(cfg); err != nil {
+	if err := checkServed(cfg); err != nil {
 		return err
 	}
 	reconciler.RenderKey = renderKey(cfg, *renderKeySecret, name)
 	// Informers that outlast kube-apiserver's restarts (pkg/rewatch).
 	cfg = rewatch.Config(cfg)
+	var lock resourcelock.Interface
+	if id := leaderIdentity(*identity); leaderElect && id != "" {
+		if lock, err = leaderLock(cfg, leaderNamespace, shard.leaseName(name), id); err != nil {
+			return err
+		}
+	}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                  scheme,
 		Metrics:                 metrics.options(metricsAddr),
@@ -181,7 +189,9 @@ func run() error {
 		LeaderElection:          leaderElect,
 		LeaderElectionID:        shard.leaseName(name),
 		LeaderElectionNamespace: leaderNamespace,
-		Controller:              config.Controller{UsePriorityQueue: priorityQueue},
+		// A Lease kept under the replica's own identity (leader.go).
+		LeaderElectionResourceLockInterface: lock,
+		Controller:                          config.Controller{UsePriorityQueue: priorityQueue},
 		// Only this shard's Components, without managedFields (no decision reads them).
 		Cache: rewatch.CacheOptions(cfg, scheme, component.CacheFor(&v1alpha1.Component{}, selector,
 			cache.Options{DefaultNamespaces: namespaces(watchNamespaces), DefaultTransform: cache.TransformStripManagedFields()})),

@@ -19,6 +19,11 @@ const (
 	lastTry  = time.Second
 )
 
+// ServerAway tells whether err says that the API server did not answer a
+// request, or answered that it cannot serve it yet (see away): trying
+// again once it is back will do.
+func ServerAway(err error) bool { return away(err) }
+
 // away tells whether err says that the API server did not answer the
 // request, or answered that it cannot serve it yet: a connection refused,
 // reset or lost, a dial or read timeout, a 429 (a watch cache that

@@ -94,12 +94,26 @@ func (s *state) found(how string) {
 	countLost(s.cluster)
 }
 
-// stop forgets the state: its informer stopped.
+// stop forgets the state: its informer stopped. The last of a cluster and
+// resource takes its metrics along, so that a stopped watch (a target no
+// component uses any more) does not read as a silent one.
 func (s *state) stop() {
 	watches.Lock()
 	delete(watches.all, s)
+	sameResource, sameCluster := false, false
+	for other := range watches.all {
+		sameCluster = sameCluster || other.cluster == s.cluster
+		sameResource = sameResource || other.cluster == s.cluster && other.resource == s.resource
+	}
 	watches.Unlock()
-	countLost(s.cluster)
+	if !sameResource {
+		lastEvent.DeleteLabelValues(s.cluster, s.resource)
+	}
+	if sameCluster {
+		countLost(s.cluster)
+	} else {
+		lostNow.DeleteLabelValues(s.cluster)
+	}
 }
 
 // countLost sets wavekit_watches_lost of cluster.

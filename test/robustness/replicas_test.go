@@ -44,8 +44,10 @@ func (r *run) startReplicas(binary string, cfg *rest.Config, environ []string, p
 			log, err := os.OpenFile(r.logPath(name), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 			Expect(err).NotTo(HaveOccurred())
 			DeferCleanup(log.Close)
+			// Each replica keeps its Lease identity across its restarts, as
+			// a pod keeps its name (the chart's POD_NAME).
 			args := append([]string{"--operator-name", r.operator, "--shard", shard, "--leader-elect",
-				"--leader-election-namespace", operatorNamespace, "--watch-namespaces", r.ns,
+				"--leader-election-namespace", operatorNamespace, "--leader-election-identity", name, "--watch-namespaces", r.ns,
 				"--component-sets=" + strconv.FormatBool(shard == "a"), "--otlp-endpoint", r.spans.server.URL, "--trace-sample-ratio", "1"}, sources...)
 			rep := &replica{name: name, shard: shard, log: r.logPath(name), op: operatortest.Operator{Binary: binary, Config: cfg, Dir: GinkgoT().TempDir(),
 				Args: args, Env: environ, Out: log}}
