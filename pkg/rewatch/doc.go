@@ -48,7 +48,8 @@
 // Host) and resource (Kind.group): wavekit_watch_last_event_timestamp_seconds
 // (when a watch last delivered an event or bookmark), wavekit_watch_reconnect_seconds
 // (how long a watch took to deliver again after it was lost, by how:
-// resumed, or relisted in place) and wavekit_watches_lost (watches lost now
+// resumed, or relisted in place), wavekit_watch_last_reconnect_seconds (how
+// long the last of those took) and wavekit_watches_lost (watches lost now
 // and not back). Lost lists them; Ready is a healthz checker that fails
 // while a watch of a cluster is lost.
 package rewatch

@@ -9,11 +9,15 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	dto "github.com/prometheus/client_model/go"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -307,4 +311,70 @@ func TestAStreamedListIsTheReflectorsUntilItEnds(t *testing.T) {
 	if resumed.SendInitialEvents != nil || resumed.ResourceVersionMatch != "" || resumed.ResourceVersion != "7" {
 		t.Fatalf("resumed with %+v", resumed)
 	}
+}
+
+func TestALostWatchIsNotReadyAndItsReconnectIsMeasured(t *testing.T) {
+	const cluster = "test-metrics"
+	asked, back := make(chan struct{}), make(chan struct{})
+	s := &script{watches: []func() (watch.Interface, error){
+		fail(refused),
+		func() (watch.Interface, error) { close(asked); <-back; return watch.NewFake(), nil },
+	}}
+	l := Wrap(s, &corev1.ConfigMap{}, cluster, "ConfigMap")
+	ctx, cancel := context.WithCancel(context.Background())
+	opened := make(chan error, 1)
+	go func() { _, err := l.WatchWithContext(ctx, metav1.ListOptions{ResourceVersion: "1"}); opened <- err }()
+
+	<-asked // refused once: lost until it is answered
+	if err := Ready(cluster)(nil); err == nil || !strings.Contains(err.Error(), "ConfigMap") {
+		t.Fatalf("/readyz while the watch is lost: %v", err)
+	}
+	if got := testutil.ToFloat64(lostNow.WithLabelValues(cluster)); got != 1 {
+		t.Fatalf("wavekit_watches_lost %v, want 1", got)
+	}
+	close(back)
+	if err := <-opened; err != nil {
+		t.Fatal(err)
+	}
+	if err := Ready(cluster)(nil); err != nil {
+		t.Fatalf("/readyz once the watch is back: %v", err)
+	}
+	if got := testutil.ToFloat64(lostNow.WithLabelValues(cluster)); got != 0 {
+		t.Fatalf("wavekit_watches_lost %v, want 0", got)
+	}
+	// At least the pace's first wait (100 ms) passed between the loss and the answer.
+	if got := testutil.ToFloat64(lastReconnect.WithLabelValues(cluster, "ConfigMap")); got < firstTry.Seconds() {
+		t.Fatalf("wavekit_watch_last_reconnect_seconds %v, want at least %v", got, firstTry.Seconds())
+	}
+	if got := testutil.CollectAndCount(reconnects, "wavekit_watch_reconnect_seconds"); got == 0 {
+		t.Fatal("no reconnect observed")
+	}
+
+	cancel() // the informer stops: its metrics go, and a stopped watch does not read as a silent one
+	deadline := time.Now().Add(5 * time.Second)
+	for seriesOf(lastReconnect, cluster) > 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := seriesOf(lastReconnect, cluster); n != 0 {
+		t.Fatalf("%d wavekit_watch_last_reconnect_seconds series left after the informer stopped", n)
+	}
+}
+
+// seriesOf counts the series of c labelled with cluster.
+func seriesOf(c prometheus.Collector, cluster string) int {
+	ch := make(chan prometheus.Metric)
+	go func() { c.Collect(ch); close(ch) }()
+	n := 0
+	for m := range ch {
+		var out dto.Metric
+		if err := m.Write(&out); err != nil {
+			continue
+		}
+		for _, l := range out.GetLabel() {
+			if l.GetName() == "cluster" && l.GetValue() == cluster {
+				n++
+			}
+		}
+	}
+	return n
 }

@@ -23,6 +23,10 @@ var (
 		Help:    "How long a watch took, after it was lost (its API server went away, or answered its resource version too old), to deliver again: resumed from its resource version, or relisted in place.",
 		Buckets: []float64{0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 120, 300},
 	}, []string{"cluster", "resource", "how"})
+	lastReconnect = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "wavekit_watch_last_reconnect_seconds",
+		Help: "How long the last reconnect of a watch of the resource took, from the moment it was lost until it delivered again (resumed or relisted in place).",
+	}, []string{"cluster", "resource"})
 	lostNow = prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "wavekit_watches_lost",
 		Help: "Watches of the cluster that were lost and are not back yet: their informers miss what changes meanwhile.",
@@ -30,7 +34,7 @@ var (
 )
 
 func init() {
-	metrics.Registry.MustRegister(lastEvent, reconnects, lostNow)
+	metrics.Registry.MustRegister(lastEvent, reconnects, lastReconnect, lostNow)
 }
 
 // How a lost watch came back.
@@ -90,7 +94,9 @@ func (s *state) found(how string) {
 	if since.IsZero() {
 		return
 	}
-	reconnects.WithLabelValues(s.cluster, s.resource, how).Observe(time.Since(since).Seconds())
+	took := time.Since(since).Seconds()
+	reconnects.WithLabelValues(s.cluster, s.resource, how).Observe(took)
+	lastReconnect.WithLabelValues(s.cluster, s.resource).Set(took)
 	countLost(s.cluster)
 }
 
@@ -108,6 +114,7 @@ func (s *state) stop() {
 	watches.Unlock()
 	if !sameResource {
 		lastEvent.DeleteLabelValues(s.cluster, s.resource)
+		lastReconnect.DeleteLabelValues(s.cluster, s.resource)
 	}
 	if sameCluster {
 		countLost(s.cluster)

@@ -178,6 +178,8 @@ var _ = Describe("recovery after kube-apiserver or etcd returns", Ordered, func(
 		reconnects := after.sum("wavekit_watch_reconnect_seconds_count", `resource="Component.wavekit.dev"`) -
 			before.sum("wavekit_watch_reconnect_seconds_count", `resource="Component.wavekit.dev"`)
 		Expect(reconnects).To(BeNumerically(">=", settings.restarts), "the Components' watch was lost and came back at each restart")
+		Expect(after.sum("wavekit_watch_last_reconnect_seconds", `resource="Component.wavekit.dev"`)).
+			To(And(BeNumerically(">", 0), BeNumerically("<", 30)), "how long the Components' watch took to come back last")
 		Expect(after.sum("wavekit_watch_last_event_timestamp_seconds", `resource="ConfigMap"`)).
 			To(BeNumerically(">", float64(time.Now().Add(-time.Minute).Unix())), "the ConfigMaps' watch delivers")
 	})
