@@ -165,13 +165,17 @@ var _ = Describe("recovery after kube-apiserver or etcd returns", Ordered, func(
 		}
 		rounds(what, settings.restarts, func(round int) {
 			var readyz error
+			var reason string
 			Expect(env.RestartAPIServerWith(ctx, settings.stops[round%len(settings.stops)], func() {
 				if round == 0 { // the watches are lost: /readyz says so until they are back
 					readyz = waitNotReady(probes)
+					reason, _ = get("http://" + probes + "/readyz/watches")
 				}
 			})).To(Succeed())
 			if round == 0 {
 				Expect(readyz).To(MatchError(ContainSubstring("[-]watches failed")), "/readyz while kube-apiserver was away")
+				Expect(reason).To(MatchRegexp(`watches of \S+ lost since \S+, resyncing: .*Component\.wavekit\.dev`),
+					"/readyz/watches names what is lost")
 			}
 		})
 		after := scrape(metrics)
