@@ -50,4 +50,3 @@ func checkServed(cfg *rest.Config) error {
 		time.Sleep(startTryPause)
 	}
 }
-
