@@ -27,7 +27,7 @@ const recoveryBound = 5 * time.Second
 // recoverySettings are the knobs of the recovery specs, from the
 // environment, for longer runs than make test's (make recovery):
 // WAVEKIT_RECOVERY_ROUNDS faults of each kind (default 10 restarts of
-// kube-apiserver and 5 stops of etcd), WAVEKIT_RECOVERY_STOP kill (the
+// kube-apiserver and 3 stops of etcd), WAVEKIT_RECOVERY_STOP kill (the
 // default), graceful or both (alternately), WAVEKIT_RECOVERY_LOAD=0 for
 // no load.
 type recoverySettings struct {
@@ -37,7 +37,7 @@ type recoverySettings struct {
 }
 
 func recoveryConfig() recoverySettings {
-	s := recoverySettings{restarts: 10, etcdStops: 5, stops: []testcluster.RestartOptions{{Kill: true}}, load: true}
+	s := recoverySettings{restarts: 10, etcdStops: 3, stops: []testcluster.RestartOptions{{Kill: true}}, load: true}
 	if n, err := strconv.Atoi(os.Getenv("WAVEKIT_RECOVERY_ROUNDS")); err == nil && n > 0 {
 		s.restarts, s.etcdStops = n, n
 	}
