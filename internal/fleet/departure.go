@@ -67,6 +67,9 @@ const (
 // deletes the objects when the cluster answers again. Nothing is deleted on
 // a cluster for want of knowing: an unreachable cluster keeps its objects.
 func (r *Reconciler) depart(ctx context.Context, set *v1alpha1.ComponentSet, c *v1alpha1.Component, now time.Time) (departure, time.Duration, error) {
+	if r.isPulled(c) {
+		return r.departPulled(ctx, set, c, now)
+	}
 	d := departure{Cluster: clusterOf(c, r.keys), Component: c, State: departLeaving}
 	creds, err := r.credentialsOf(ctx, c)
 	if err != nil {

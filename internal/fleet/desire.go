@@ -43,7 +43,9 @@ func desire(set *v1alpha1.ComponentSet, c cluster) (desired, error) {
 	if c.Key != "" {
 		key = c.Key
 	}
-	spec.KubeConfig = &v1alpha1.SecretKeyReference{Name: secret, Key: key}
+	if !c.Pull {
+		spec.KubeConfig = &v1alpha1.SecretKeyReference{Name: secret, Key: key}
+	}
 	if spec.Name == "" {
 		spec.Name = set.Name
 	}

@@ -44,6 +44,9 @@ type Reconciler struct {
 	notifier notify.Sink
 	// operator is the operator's name, for the notifier.
 	operator string
+	// pulling: the API server serves ComponentWorks, so clusters may be
+	// pulled (pull.go).
+	pulling bool
 }
 
 // Reconcile makes the set's Components follow its clusters and template.
@@ -106,6 +109,7 @@ func (r *Reconciler) rollOut(ctx context.Context, set *v1alpha1.ComponentSet) (t
 		}
 	}
 	departures, removed, recheck, err := r.removeLeaving(ctx, set, p.Leaving)
+	recheck = soonest(recheck, r.pulledRecheck(memberComponents(p), time.Now()))
 	errs = append(errs, err, r.keepCopies(ctx, memberComponents(p)), r.passRequest(ctx, set, p.Members))
 	summarize(set, p, departures, &set.Status)
 	for _, e := range rolloutEvents(set, p, written, removed, reasonBefore) {
@@ -228,7 +232,8 @@ func (r *Reconciler) selectClusters(ctx context.Context, set *v1alpha1.Component
 	clusters := make([]cluster, 0, len(list.Items))
 	names := map[string]bool{}
 	for _, s := range list.Items {
-		clusters = append(clusters, cluster{Name: s.Name, Labels: s.Labels, Annotations: s.Annotations})
+		clusters = append(clusters, cluster{Name: s.Name, Labels: s.Labels, Annotations: s.Annotations,
+			Pull: r.pulling && s.Labels[pullKeysFor(r.operator).pull] == "true"})
 		names[s.Name] = true
 	}
 	if r.capi.Empty() {
@@ -264,7 +269,11 @@ func (r *Reconciler) ownedComponents(ctx context.Context, set *v1alpha1.Componen
 			owned[name] = c
 		}
 	}
-	return owned, nil
+	pulled, err := r.pulledComponents(ctx, set)
+	for name, c := range pulled {
+		owned[name] = c
+	}
+	return owned, err
 }
 
 // parallelWrites bounds the Component writes of one pass that are under
@@ -295,6 +304,9 @@ func (r *Reconciler) writeComponents(ctx context.Context, set *v1alpha1.Componen
 // writeComponent creates m's Component, or writes the current template and
 // wave to it.
 func (r *Reconciler) writeComponent(ctx context.Context, set *v1alpha1.ComponentSet, m *member) error {
+	if m.Cluster.Pull {
+		return r.writeWork(ctx, set, m)
+	}
 	c := r.componentOf(set, m)
 	if m.Component != nil {
 		if err := r.client.Update(ctx, c); err != nil {
@@ -343,6 +355,9 @@ func (r *Reconciler) componentOf(set *v1alpha1.ComponentSet, m *member) *v1alpha
 // release removes the set's owner reference and annotations from c, which
 // then stays as a Component of its own.
 func (r *Reconciler) release(ctx context.Context, c *v1alpha1.Component) error {
+	if r.isPulled(c) {
+		return r.releasePulled(ctx, c)
+	}
 	patch := client.MergeFromWithOptions(c.DeepCopy(), client.MergeFromWithOptimisticLock{})
 	refs := c.OwnerReferences[:0:0]
 	for _, ref := range c.OwnerReferences {

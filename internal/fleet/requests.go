@@ -36,7 +36,7 @@ func (r *Reconciler) passRequest(ctx context.Context, set *v1alpha1.ComponentSet
 		if c == nil || !c.DeletionTimestamp.IsZero() || c.Annotations[r.keys.request] == value {
 			continue
 		}
-		if err := r.client.Patch(ctx, c.DeepCopy(), client.RawPatch(types.MergePatchType, patch)); client.IgnoreNotFound(err) != nil {
+		if err := r.client.Patch(ctx, r.requestTarget(c), client.RawPatch(types.MergePatchType, patch)); client.IgnoreNotFound(err) != nil {
 			errs = append(errs, fmt.Errorf("passing the reconcile request on to Component %s/%s of cluster %s: %w", c.Namespace, c.Name, m.Cluster.Name, err))
 		}
 	}

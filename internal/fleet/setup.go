@@ -53,6 +53,9 @@ func Setup(mgr ctrl.Manager, operator string, notifier notify.Sink) error {
 		b = b.WatchesMetadata(clusters, handler.EnqueueRequestsFromMapFunc(r.setsOfNamespace))
 		ctrl.Log.WithName("fleet").Info("selecting Cluster API Clusters too", "kind", r.capi.String())
 	}
+	if b, err = r.watchPulled(mgr, b); err != nil {
+		return err
+	}
 	if err := b.Complete(r); err != nil {
 		return fmt.Errorf("setting up the ComponentSet controller: %w", err)
 	}

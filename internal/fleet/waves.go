@@ -21,6 +21,9 @@ type cluster struct {
 	Secret, Key string
 	Labels      map[string]string
 	Annotations map[string]string
+	// Pull: the cluster runs an agent, which pulls its Component from a
+	// ComponentWork on the hub (pull.go); its Secret holds no kubeconfig.
+	Pull bool
 }
 
 // defaultMaxUnavailable is rollout.maxUnavailable when it is not set.
