@@ -1,0 +1,149 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/cluster"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
+
+	"github.com/wavekit-dev/wavekit/api/v1alpha1"
+	"github.com/wavekit-dev/wavekit/internal/operator"
+	"github.com/wavekit-dev/wavekit/internal/version"
+)
+
+// Options configure an agent.
+type Options struct {
+	// Hub reaches the hub with the agent's own credential: it may read the
+	// ComponentWorks of Namespace, write their status, and renew the
+	// agent's Lease there, nothing else.
+	Hub *rest.Config
+	// Namespace is the cluster's namespace on the hub.
+	Namespace string
+	// Local reaches the agent's own cluster, where it runs the Components.
+	Local *rest.Config
+	// Operator configures the reference operator that runs the Components
+	// on the cluster (its name, sources, source cache).
+	Operator operator.Options
+	// LeaseDuration is the duration of the agent's Lease on the hub
+	// (default DefaultLeaseDuration).
+	LeaseDuration time.Duration
+	// Holder names the agent in its Lease (default the namespace).
+	Holder string
+	// MetricsAddr and ProbeAddr are the local manager's endpoints ("0":
+	// off, the default).
+	MetricsAddr, ProbeAddr string
+}
+
+func (o *Options) check() error {
+	var errs []error
+	if o.Hub == nil {
+		errs = append(errs, errors.New("no configuration of the hub"))
+	}
+	if o.Local == nil {
+		errs = append(errs, errors.New("no configuration of the agent's own cluster"))
+	}
+	if o.Namespace == "" {
+		errs = append(errs, errors.New("no namespace on the hub: give the one `wavekit agent register` printed"))
+	}
+	if o.LeaseDuration == 0 {
+		o.LeaseDuration = DefaultLeaseDuration
+	}
+	if o.LeaseDuration < 2*time.Second {
+		errs = append(errs, fmt.Errorf("lease duration %s: give at least 2s", o.LeaseDuration))
+	}
+	if o.Operator.Name == "" {
+		o.Operator.Name = "wavekit.dev"
+	}
+	if o.Holder == "" {
+		o.Holder = o.Namespace
+	}
+	if o.MetricsAddr == "" {
+		o.MetricsAddr = "0"
+	}
+	if o.ProbeAddr == "" {
+		o.ProbeAddr = "0"
+	}
+	return errors.Join(errs...)
+}
+
+// Run runs the agent until ctx ends: the reference operator on the
+// agent's cluster, the sync of the ComponentWorks of its namespace on the
+// hub, and its heartbeat.
+func Run(ctx context.Context, opts Options) error {
+	if err := opts.check(); err != nil {
+		return fmt.Errorf("agent: %w", err)
+	}
+	scheme := runtime.NewScheme()
+	if err := errors.Join(clientgoscheme.AddToScheme(scheme), v1alpha1.AddToScheme(scheme)); err != nil {
+		return err
+	}
+	mgr, err := ctrl.NewManager(opts.Local, ctrl.Options{Scheme: scheme,
+		Metrics: metricsserver.Options{BindAddress: opts.MetricsAddr}, HealthProbeBindAddress: opts.ProbeAddr,
+		Cache: cache.Options{DefaultTransform: cache.TransformStripManagedFields()},
+		// Agents of simulated clusters share one process (tests, benchmarks).
+		Controller: config.Controller{SkipNameValidation: ptr.To(true)}})
+	if err != nil {
+		return fmt.Errorf("agent: the manager of the agent's cluster: %w", err)
+	}
+	if _, err := operator.Setup(mgr, opts.Operator); err != nil {
+		return fmt.Errorf("agent: %w", err)
+	}
+	hub, err := cluster.New(opts.Hub, func(o *cluster.Options) {
+		o.Scheme = scheme
+		o.Cache.DefaultNamespaces = map[string]cache.Config{opts.Namespace: {}}
+		o.Cache.DefaultTransform = cache.TransformStripManagedFields()
+	})
+	if err != nil {
+		return fmt.Errorf("agent: the hub: %w", err)
+	}
+	if err := mgr.Add(hub); err != nil {
+		return err
+	}
+	if err := setupSync(mgr, hub, opts); err != nil {
+		return err
+	}
+	hubWriter, err := client.New(opts.Hub, client.Options{Scheme: scheme})
+	if err != nil {
+		return fmt.Errorf("agent: a client of the hub: %w", err)
+	}
+	if err := mgr.Add(&heartbeat{hub: hubWriter, namespace: opts.Namespace, holder: opts.Holder, duration: opts.LeaseDuration}); err != nil {
+		return err
+	}
+	ctrl.Log.WithName("agent").Info("starting", "hub", opts.Hub.Host, "namespace", opts.Namespace)
+	return mgr.Start(ctx)
+}
+
+// setupSync registers the syncer: a pass for each ComponentWork of the
+// namespace on the hub that changes, and for the ComponentWork of each
+// Component on the cluster whose status changes.
+func setupSync(mgr ctrl.Manager, hub cluster.Cluster, opts Options) error {
+	s := &syncer{hub: hub.GetClient(), local: mgr.GetClient(), namespace: opts.Namespace,
+		keys: keysFor(opts.Operator.Name), version: version.String()}
+	err := ctrl.NewControllerManagedBy(mgr).Named("componentwork").
+		WatchesRawSource(source.Kind(hub.GetCache(), &v1alpha1.ComponentWork{}, &handler.TypedEnqueueRequestForObject[*v1alpha1.ComponentWork]{})).
+		Watches(&v1alpha1.Component{}, handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
+			work := o.GetLabels()[s.keys.work]
+			if work == "" {
+				return nil
+			}
+			return []reconcile.Request{{NamespacedName: client.ObjectKey{Namespace: opts.Namespace, Name: work}}}
+		})).Complete(s)
+	if err != nil {
+		return fmt.Errorf("agent: setting up the sync of ComponentWorks: %w", err)
+	}
+	return nil
+}

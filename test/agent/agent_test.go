@@ -1,0 +1,228 @@
+package agent_test
+
+import (
+	"encoding/json"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"time"
+
+	"github.com/wavekit-dev/wavekit/api/v1alpha1"
+	"github.com/wavekit-dev/wavekit/internal/fleet"
+	"github.com/wavekit-dev/wavekit/pkg/component"
+	"github.com/wavekit-dev/wavekit/pkg/manifests"
+)
+
+var _ = Describe("a ComponentSet over two pulled clusters and a pushed one, in two waves", Ordered, func() {
+	set := &v1alpha1.ComponentSet{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web"}}
+
+	BeforeAll(func() {
+		set.Spec = v1alpha1.ComponentSetSpec{
+			Template: v1alpha1.ComponentTemplate{Spec: v1alpha1.ComponentSpec{
+				Source: "site",
+				Values: values("v1"),
+				HealthChecks: []manifests.HealthCheck{{
+					APIVersion: "v1", Kind: "ConfigMap", Failed: "self.data.greeting == 'broken'",
+				}},
+				Remediation: &component.Remediation{Strategy: component.RemediateRollback},
+			}},
+			Placement: v1alpha1.Placement{ClusterSelector: metav1.LabelSelector{MatchLabels: map[string]string{"fleet": "demo"}}},
+			Rollout:   v1alpha1.Rollout{WaveLabel: "wave", WaveOrder: []string{"canary", "main"}},
+		}
+		Expect(hub.Client.Create(ctx, set)).To(Succeed())
+	})
+
+	It("installs on every cluster; a pulled cluster's Component is a ComponentWork on the hub, run by its agent", func() {
+		for i := range members {
+			Eventually(configData).WithArguments(i).WithTimeout(timeout).Should(And(
+				HaveKeyWithValue("greeting", "v1"), HaveKeyWithValue("cluster", clusterName(i))), "cluster %s", clusterName(i))
+		}
+		Eventually(readyReason).WithArguments(set).WithTimeout(timeout).Should(Equal("True/Ready"))
+		got := get(set)
+		Expect(got.Status.Rollout).To(Equal(v1alpha1.RolloutStatus{Wave: 2, Waves: 2, Clusters: 3, Ready: 3}))
+		Expect(got.Status.Clusters).To(ConsistOf(HavePrefix("p1 (wave 1): Ready"), HavePrefix("p2 (wave 2): Ready"), HavePrefix("c3 (wave 2): Ready")))
+
+		var components v1alpha1.ComponentList
+		Expect(hub.Client.List(ctx, &components, client.InNamespace(ns))).To(Succeed())
+		Expect(components.Items).To(HaveLen(1), "only the pushed cluster has a Component on the hub")
+		Expect(components.Items[0].Name).To(Equal("web-c3"))
+
+		w := work("p1")
+		Expect(w.Spec.Component.KubeConfig).To(BeNil(), "no credential of a pulled cluster")
+		Expect(w.Spec.Name).To(Equal("web-p1"))
+		Expect(w.Status.ObservedGeneration).To(Equal(w.Generation))
+		Expect(w.Status.Inventory.Objects).To(BeNumerically(">=", 1))
+		Expect(w.Status.RenderDigest).To(HavePrefix("sha256:"))
+		local := &v1alpha1.Component{}
+		Expect(members[0].Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "web-p1"}, local)).To(Succeed())
+		Expect(local.Status.ReadyCondition()).To(HaveField("Status", metav1.ConditionTrue), "the Component runs on the member")
+	})
+
+	It("holds the second wave at a failing pulled canary, which rolls back, and goes on with a good template", func() {
+		update(set, func(s *v1alpha1.ComponentSet) { s.Spec.Template.Spec.Values = values("broken") })
+		Eventually(readyReason).WithArguments(set).WithTimeout(timeout).Should(Equal("False/Failed"))
+		got := get(set)
+		Expect(got.Status.Rollout).To(HaveField("Failed", int32(1)))
+		Expect(got.Status.Clusters[0]).To(HavePrefix("p1 (wave 1): Failed"))
+		Eventually(greeting).WithArguments(0).WithTimeout(timeout).Should(Equal("v1"), "the canary is rolled back")
+		Consistently(func() []string { return []string{greeting(1), greeting(2)} }).WithTimeout(3*time.Second).
+			Should(Equal([]string{"v1", "v1"}), "the second wave keeps the old render")
+		Expect(work("p2").Spec.Component.Values).To(Equal(valuesWithCluster("v1", "p2")), "the second wave's work is not written")
+
+		update(set, func(s *v1alpha1.ComponentSet) { s.Spec.Template.Spec.Values = values("v2") })
+		for i := range members {
+			Eventually(greeting).WithArguments(i).WithTimeout(timeout).Should(Equal("v2"))
+		}
+		Eventually(readyReason).WithArguments(set).WithTimeout(timeout).Should(Equal("True/Ready"))
+	})
+
+	It("reports a stopped agent's cluster Unknown, finishes the others, and catches it up when the agent is back", func() {
+		agents["p2"].stop()
+		Eventually(func() v1alpha1.RolloutStatus { return get(set).Status.Rollout }).WithTimeout(timeout).
+			Should(HaveField("Unreachable", int32(1)))
+		Expect(get(set).Status.Clusters[0]).To(HavePrefix("p2 (wave 2): Unreachable: the cluster's agent has not renewed its Lease"))
+
+		update(set, func(s *v1alpha1.ComponentSet) { s.Spec.Template.Spec.Values = values("v3") })
+		Eventually(greeting).WithArguments(0).WithTimeout(timeout).Should(Equal("v3"))
+		Eventually(greeting).WithArguments(2).WithTimeout(timeout).Should(Equal("v3"))
+		Eventually(func() v1alpha1.RolloutStatus { return get(set).Status.Rollout }).WithTimeout(timeout).Should(And(
+			HaveField("Unreachable", int32(1)), HaveField("Ready", int32(2))))
+		Expect(greeting(1)).To(Equal("v2"), "the silent cluster keeps what it had")
+
+		agents["p2"] = startAgent("p2", fleet.WorkNamespace(ns, "p2"), members[1])
+		Eventually(greeting).WithArguments(1).WithTimeout(timeout).Should(Equal("v3"))
+		Eventually(readyReason).WithArguments(set).WithTimeout(timeout).Should(Equal("True/Ready"))
+	})
+
+	It("refuses an agent's credential another cluster's work and status, its own work's spec, and the sets' Secrets", func() {
+		thief := hubAs("p1")
+		other := work("p2")
+		Expect(thief.Get(ctx, client.ObjectKeyFromObject(other), &v1alpha1.ComponentWork{})).To(Satisfy(apierrors.IsForbidden))
+		Expect(thief.List(ctx, &v1alpha1.ComponentWorkList{}, client.InNamespace(other.Namespace))).To(Satisfy(apierrors.IsForbidden))
+		forged := other.DeepCopy()
+		forged.Status.Conditions = nil
+		Expect(thief.Status().Update(ctx, forged)).To(Satisfy(apierrors.IsForbidden), "another cluster's status")
+		own := work("p1")
+		own.Spec.Component.Values = values("forged")
+		Expect(thief.Update(ctx, own)).To(Satisfy(apierrors.IsForbidden), "its own work's spec is the hub's")
+		Expect(thief.List(ctx, &corev1.SecretList{}, client.InNamespace(ns))).To(Satisfy(apierrors.IsForbidden))
+		Expect(thief.List(ctx, &v1alpha1.ComponentSetList{}, client.InNamespace(ns))).To(Satisfy(apierrors.IsForbidden))
+		Expect(hubAs("p1").Get(ctx, client.ObjectKeyFromObject(own), &v1alpha1.ComponentWork{})).To(Succeed(), "its own work it reads")
+	})
+
+	It("deletes a pulled cluster's Component and objects when it leaves the set, then its work", func() {
+		relabel("p2", "elsewhere")
+		Eventually(greeting).WithArguments(1).WithTimeout(timeout).Should(Equal("gone"))
+		Eventually(func() error {
+			return hub.Client.Get(ctx, client.ObjectKey{Namespace: fleet.WorkNamespace(ns, "p2"), Name: "web"}, &v1alpha1.ComponentWork{})
+		}).WithTimeout(timeout).Should(Satisfy(apierrors.IsNotFound))
+		Expect(members[1].Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "web-p2"}, &v1alpha1.Component{})).To(Satisfy(apierrors.IsNotFound))
+		Eventually(readyReason).WithArguments(set).WithTimeout(timeout).Should(Equal("True/Ready"))
+		Expect(get(set).Status.Rollout.Clusters).To(Equal(int32(2)))
+	})
+
+	It("deletes the set: the pulled clusters' Components go with it", func() {
+		Expect(hub.Client.Delete(ctx, set)).To(Succeed())
+		Eventually(greeting).WithArguments(0).WithTimeout(timeout).Should(Equal("gone"))
+		Eventually(greeting).WithArguments(2).WithTimeout(timeout).Should(Equal("gone"))
+		Eventually(func() error { return hub.Client.Get(ctx, client.ObjectKeyFromObject(set), &v1alpha1.ComponentSet{}) }).
+			WithTimeout(timeout).Should(Satisfy(apierrors.IsNotFound))
+		var works v1alpha1.ComponentWorkList
+		Expect(hub.Client.List(ctx, &works)).To(Succeed())
+		Expect(works.Items).To(BeEmpty())
+	})
+})
+
+func clusterName(i int) string { return []string{"p1", "p2", "c3"}[i] }
+
+func values(greeting string) *apiextensionsv1.JSON {
+	raw, err := json.Marshal(map[string]any{"greeting": greeting})
+	Expect(err).NotTo(HaveOccurred())
+	return &apiextensionsv1.JSON{Raw: raw}
+}
+
+// valuesWithCluster are the values the set gives cluster for greeting.
+func valuesWithCluster(greeting, cluster string) *apiextensionsv1.JSON {
+	raw, err := json.Marshal(map[string]any{"greeting": greeting, "cluster": map[string]any{
+		"name": cluster, "labels": map[string]string{"fleet": "demo", "wave": waveOf(cluster),
+			"wavekit.dev/cluster": "true", "wavekit.dev/pull": "true"}, "annotations": map[string]string{}}})
+	Expect(err).NotTo(HaveOccurred())
+	return &apiextensionsv1.JSON{Raw: raw}
+}
+
+// configData is the data of the set's ConfigMap on member i (nil if none).
+func configData(i int) map[string]string {
+	var cm corev1.ConfigMap
+	if err := members[i].Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "web-config"}, &cm); err != nil {
+		return nil
+	}
+	return cm.Data
+}
+
+// greeting is the greeting of the set's ConfigMap on member i, or "gone".
+func greeting(i int) string {
+	var cm corev1.ConfigMap
+	err := members[i].Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "web-config"}, &cm)
+	if apierrors.IsNotFound(err) {
+		return "gone"
+	}
+	if err != nil {
+		return "error: " + err.Error()
+	}
+	return cm.Data["greeting"]
+}
+
+// work is the set's ComponentWork of the pulled cluster.
+func work(cluster string) *v1alpha1.ComponentWork {
+	GinkgoHelper()
+	w := &v1alpha1.ComponentWork{}
+	Expect(hub.Client.Get(ctx, client.ObjectKey{Namespace: fleet.WorkNamespace(ns, cluster), Name: "web"}, w)).To(Succeed())
+	return w
+}
+
+// relabel sets the fleet label of cluster's Secret.
+func relabel(cluster, value string) {
+	GinkgoHelper()
+	Eventually(func() error {
+		var s corev1.Secret
+		if err := hub.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: cluster}, &s); err != nil {
+			return err
+		}
+		s.Labels["fleet"] = value
+		return hub.Client.Update(ctx, &s)
+	}).WithTimeout(timeout).Should(Succeed())
+}
+
+func get(set *v1alpha1.ComponentSet) *v1alpha1.ComponentSet {
+	GinkgoHelper()
+	got := &v1alpha1.ComponentSet{}
+	Expect(hub.Client.Get(ctx, client.ObjectKeyFromObject(set), got)).To(Succeed())
+	return got
+}
+
+// update changes the set, trying again on conflicts.
+func update(set *v1alpha1.ComponentSet, change func(*v1alpha1.ComponentSet)) {
+	GinkgoHelper()
+	Eventually(func() error {
+		got := get(set)
+		change(got)
+		return hub.Client.Update(ctx, got)
+	}).WithTimeout(timeout).Should(Succeed())
+}
+
+// readyReason is "<status>/<reason>" of the set's Ready condition at its
+// current generation ("stale" before the set observed it).
+func readyReason(set *v1alpha1.ComponentSet) string {
+	got := get(set)
+	for _, c := range got.Status.Conditions {
+		if c.Type == component.ConditionReady && c.ObservedGeneration == got.Generation {
+			return string(c.Status) + "/" + c.Reason
+		}
+	}
+	return "stale"
+}
