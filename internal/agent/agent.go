@@ -43,6 +43,11 @@ type Options struct {
 	LeaseDuration time.Duration
 	// Holder names the agent in its Lease (default the namespace).
 	Holder string
+	// TokenFile, when set, holds the agent's ServiceAccount token on the
+	// hub, which the agent renews past RotateAt of its lifetime (default
+	// DefaultRotateAt); Hub then carries no token of its own.
+	TokenFile string
+	RotateAt  float64
 	// MetricsAddr and ProbeAddr are the local manager's endpoints ("0":
 	// off, the default).
 	MetricsAddr, ProbeAddr string
@@ -64,6 +69,19 @@ func (o *Options) check() error {
 	}
 	if o.LeaseDuration < 2*time.Second {
 		errs = append(errs, fmt.Errorf("lease duration %s: give at least 2s", o.LeaseDuration))
+	}
+	if o.RotateAt == 0 {
+		o.RotateAt = DefaultRotateAt
+	}
+	if o.RotateAt < 0 || o.RotateAt >= 1 {
+		errs = append(errs, fmt.Errorf("rotate at %v of the token's lifetime: give a part between 0 and 1", o.RotateAt))
+	}
+	if o.TokenFile != "" && o.Hub != nil {
+		if _, err := readClaims(o.TokenFile); err != nil {
+			errs = append(errs, err)
+		}
+		o.Hub = rest.CopyConfig(o.Hub)
+		o.Hub.BearerToken, o.Hub.BearerTokenFile = "", o.TokenFile
 	}
 	if o.Operator.Name == "" {
 		o.Operator.Name = "wavekit.dev"
@@ -122,6 +140,11 @@ func Run(ctx context.Context, opts Options) error {
 	}
 	if err := mgr.Add(&heartbeat{hub: hubWriter, namespace: opts.Namespace, holder: opts.Holder, duration: opts.LeaseDuration}); err != nil {
 		return err
+	}
+	if opts.TokenFile != "" {
+		if err := mgr.Add(&rotator{hub: hubWriter, file: opts.TokenFile, rotateAt: opts.RotateAt}); err != nil {
+			return err
+		}
 	}
 	ctrl.Log.WithName("agent").Info("starting", "hub", opts.Hub.Host, "namespace", opts.Namespace)
 	return mgr.Start(ctx)

@@ -2,6 +2,7 @@ package agent_test
 
 import (
 	"encoding/json"
+	"os"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -101,6 +102,8 @@ var _ = Describe("a ComponentSet over two pulled clusters and a pushed one, in t
 	})
 
 	It("refuses an agent's credential another cluster's work and status, its own work's spec, and the sets' Secrets", func() {
+		Eventually(func() ([]byte, error) { return os.ReadFile(tokenFiles["p1"]) }).WithTimeout(timeout).
+			ShouldNot(Equal([]byte(credentials["p1"].BearerToken)), "the agent renews its token")
 		thief := hubAs("p1")
 		other := work("p2")
 		Expect(thief.Get(ctx, client.ObjectKeyFromObject(other), &v1alpha1.ComponentWork{})).To(Satisfy(apierrors.IsForbidden))

@@ -7,6 +7,7 @@ package agent_test
 
 import (
 	"context"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
@@ -47,7 +48,10 @@ const (
 	// leaseDuration is the agents' Lease: short, so that a stopped agent
 	// is Unknown within seconds.
 	leaseDuration = 3 * time.Second
-	timeout       = 90 * time.Second
+	// rotateAt renews an hour's token after about 7s, so that the specs
+	// run on renewed tokens.
+	rotateAt = 0.002
+	timeout  = 90 * time.Second
 )
 
 var (
@@ -57,8 +61,10 @@ var (
 	members []*testcluster.Env
 	// agents by cluster name.
 	agents = map[string]*runningAgent{}
-	// credentials of the agents on the hub, by cluster name.
+	// credentials of the agents on the hub, by cluster name, and the files
+	// of their tokens, which they renew.
 	credentials = map[string]*rest.Config{}
+	tokenFiles  = map[string]string{}
 )
 
 var _ = BeforeSuite(func() {
@@ -112,6 +118,8 @@ var _ = BeforeSuite(func() {
 		Expect(err).NotTo(HaveOccurred())
 		credentials[name], err = register.Credential(ctx, hub.Client, hub.Config, workNS, time.Hour)
 		Expect(err).NotTo(HaveOccurred())
+		tokenFiles[name] = filepath.Join(GinkgoT().TempDir(), name+".token")
+		Expect(os.WriteFile(tokenFiles[name], []byte(credentials[name].BearerToken), 0o600)).To(Succeed())
 		agents[name] = startAgent(name, workNS, members[i])
 	}
 	DeferCleanup(func() {
@@ -148,7 +156,7 @@ func startAgent(name, workNS string, member *testcluster.Env) *runningAgent {
 	runCtx, cancel := context.WithCancel(ctx)
 	a := &runningAgent{cancel: cancel, done: make(chan error, 1)}
 	opts := agent.Options{Hub: rest.CopyConfig(credentials[name]), Namespace: workNS, Local: member.Config,
-		LeaseDuration: leaseDuration, Holder: name,
+		LeaseDuration: leaseDuration, Holder: name, TokenFile: tokenFiles[name], RotateAt: rotateAt,
 		Operator: operator.Options{Name: "wavekit.dev", Sources: map[string]string{"site": siteSource()}, CacheDir: GinkgoT().TempDir()}}
 	go func() { a.done <- agent.Run(runCtx, opts) }()
 	return a
@@ -167,7 +175,11 @@ func (a *runningAgent) stop() {
 // hubAs is a client of the hub with the credential of cluster's agent.
 func hubAs(cluster string) client.Client {
 	GinkgoHelper()
-	c, err := client.New(credentials[cluster], client.Options{Scheme: hub.Scheme})
+	token, err := os.ReadFile(tokenFiles[cluster]) // the agent's current one
+	Expect(err).NotTo(HaveOccurred())
+	cfg := rest.CopyConfig(credentials[cluster])
+	cfg.BearerToken = string(token)
+	c, err := client.New(cfg, client.Options{Scheme: hub.Scheme})
 	Expect(err).NotTo(HaveOccurred())
 	return c
 }

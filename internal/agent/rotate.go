@@ -1,0 +1,128 @@
+package agent
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	authenticationv1 "k8s.io/api/authentication/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// DefaultRotateAt is the part of its lifetime after which the agent
+// replaces its token on the hub, as the kubelet does a projected one's.
+const DefaultRotateAt = 0.8
+
+// rotator keeps the agent's token in a file fresh: past rotateAt of its
+// lifetime it requests a new token of its own ServiceAccount on the hub
+// (its Role allows that, for its own account only) and replaces the file,
+// which the hub client re-reads (client-go reads a token file again every
+// minute). A token that cannot be renewed stays until it expires; the
+// agent's cluster goes on as last applied meanwhile.
+type rotator struct {
+	hub      client.Client
+	file     string
+	rotateAt float64
+}
+
+// claims are the parts of a ServiceAccount token the rotator reads: it
+// trusts its own file and verifies nothing (the hub does).
+type claims struct {
+	IssuedAt   int64 `json:"iat"`
+	Expiry     int64 `json:"exp"`
+	Kubernetes struct {
+		Namespace      string `json:"namespace"`
+		ServiceAccount struct {
+			Name string `json:"name"`
+		} `json:"serviceaccount"`
+	} `json:"kubernetes.io"`
+}
+
+// readClaims reads the claims of the token in file.
+func readClaims(file string) (claims, error) {
+	raw, err := os.ReadFile(file)
+	if err != nil {
+		return claims{}, fmt.Errorf("reading the agent's token: %w", err)
+	}
+	parts := strings.Split(strings.TrimSpace(string(raw)), ".")
+	if len(parts) != 3 {
+		return claims{}, fmt.Errorf("the agent's token in %s is not a JWT", file)
+	}
+	payload, err := base64.RawURLEncoding.DecodeString(parts[1])
+	if err != nil {
+		return claims{}, fmt.Errorf("decoding the agent's token in %s: %w", file, err)
+	}
+	var c claims
+	if err := json.Unmarshal(payload, &c); err != nil {
+		return claims{}, fmt.Errorf("decoding the agent's token in %s: %w", file, err)
+	}
+	if c.Expiry <= c.IssuedAt || c.Kubernetes.ServiceAccount.Name == "" {
+		return claims{}, fmt.Errorf("the agent's token in %s is not a bound ServiceAccount token with an expiry", file)
+	}
+	return c, nil
+}
+
+// Start rotates the token until ctx ends.
+func (r *rotator) Start(ctx context.Context) error {
+	log := ctrl.Log.WithName("agent").WithName("token")
+	for {
+		wait, err := r.step(ctx, time.Now())
+		if err != nil {
+			log.Error(err, "renewing the agent's token on the hub; trying again", "in", wait)
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(wait):
+		}
+	}
+}
+
+// step renews the token when it is due and says when to look again.
+func (r *rotator) step(ctx context.Context, now time.Time) (time.Duration, error) {
+	c, err := readClaims(r.file)
+	if err != nil {
+		return time.Minute, err
+	}
+	lifetime := time.Duration(c.Expiry-c.IssuedAt) * time.Second
+	due := time.Unix(c.IssuedAt, 0).Add(time.Duration(float64(lifetime) * r.rotateAt))
+	if now.Before(due) {
+		return due.Sub(now), nil
+	}
+	seconds := int64(lifetime / time.Second)
+	request := &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: &seconds}}
+	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: c.Kubernetes.Namespace, Name: c.Kubernetes.ServiceAccount.Name}}
+	if err := r.hub.SubResource("token").Create(ctx, sa, request); err != nil {
+		return min(time.Minute, max(lifetime/20, time.Second)), fmt.Errorf("requesting a token of %s/%s: %w", sa.Namespace, sa.Name, err)
+	}
+	if err := writeToken(r.file, request.Status.Token); err != nil {
+		return time.Minute, err
+	}
+	ctrl.Log.WithName("agent").WithName("token").Info("renewed the agent's token on the hub", "expires", request.Status.ExpirationTimestamp.UTC())
+	return max(time.Duration(float64(lifetime)*r.rotateAt), time.Second), nil
+}
+
+// writeToken replaces file with token, whole or not at all.
+func writeToken(file, token string) error {
+	tmp, err := os.CreateTemp(filepath.Dir(file), ".token-*")
+	if err != nil {
+		return fmt.Errorf("writing the agent's token: %w", err)
+	}
+	_, werr := tmp.WriteString(token)
+	if err := errors.Join(werr, tmp.Chmod(0o600), tmp.Close()); err != nil {
+		return errors.Join(fmt.Errorf("writing the agent's token: %w", err), os.Remove(tmp.Name()))
+	}
+	if err := os.Rename(tmp.Name(), file); err != nil {
+		return errors.Join(fmt.Errorf("replacing the agent's token: %w", err), os.Remove(tmp.Name()))
+	}
+	return nil
+}

@@ -1,0 +1,47 @@
+package fleet
+
+import (
+	"testing"
+	"time"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	"github.com/wavekit-dev/wavekit/api/v1alpha1"
+	"github.com/wavekit-dev/wavekit/pkg/component"
+)
+
+func TestWorkNamespaceIsNotShared(t *testing.T) {
+	a, b := WorkNamespace("a-b", "c"), WorkNamespace("a", "b-c")
+	if a == b {
+		t.Fatalf("namespaces a-b/c and a/b-c share %s", a)
+	}
+	long := WorkNamespace("team-with-a-rather-long-namespace-name", "cluster-with-an-even-longer-name-than-that")
+	if len(long) > 63 {
+		t.Errorf("%s is longer than 63 characters", long)
+	}
+}
+
+// TestViewOfASilentAgent: a Lease that ran out, or none, makes the view
+// unreachable by its reason, as a pushed cluster that does not answer.
+func TestViewOfASilentAgent(t *testing.T) {
+	pk, k := pullKeysFor("wavekit.dev"), keysFor("wavekit.dev")
+	now := time.Now()
+	w := &v1alpha1.ComponentWork{ObjectMeta: metav1.ObjectMeta{Namespace: "n", Name: "web", Generation: 2,
+		Annotations: map[string]string{k.specHash: "h"}}}
+	w.Status.ObservedGeneration = 2
+	w.Status.Conditions = []metav1.Condition{{Type: component.ConditionReady, Status: metav1.ConditionTrue, ObservedGeneration: 2, Reason: "Ready"}}
+	lease := func(renewed time.Time) *coordinationv1.Lease {
+		return &coordinationv1.Lease{Spec: coordinationv1.LeaseSpec{LeaseDurationSeconds: ptr.To(int32(10)),
+			RenewTime: &metav1.MicroTime{Time: renewed}}}
+	}
+	if s, _ := classify(viewOf(w, lease(now), now, pk), "h", k); s != stateReady {
+		t.Errorf("a live agent's Ready work: %s, want Ready", s)
+	}
+	for name, l := range map[string]*coordinationv1.Lease{"ran out": lease(now.Add(-11 * time.Second)), "none": nil} {
+		if s, _ := classify(viewOf(w, l, now, pk), "h", k); s != stateUnreachable {
+			t.Errorf("a Lease that %s: %s, want Unreachable", name, s)
+		}
+	}
+}
