@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/wavekit-dev/wavekit/internal/cli/agents"
 	"github.com/wavekit-dev/wavekit/internal/cli/alert"
 	"github.com/wavekit-dev/wavekit/internal/cli/components"
 	"github.com/wavekit-dev/wavekit/internal/cli/componentsets"
@@ -101,6 +102,7 @@ The cluster is found as kubectl finds it: --kubeconfig, $KUBECONFIG,
 		get, tree, components.NewSuspendCommand(s, true), components.NewSuspendCommand(s, false),
 		components.NewReconcileCommand(s), components.NewDashboardCommand(s))
 	addGroup(root, "clusters", "Local clusters:", localclusters.NewCommand(s))
+	addGroup(root, "fleet", "Fleets:", agents.NewCommand(s))
 	addGroup(root, "alerts", "Alerts:", alert.NewCommand(s))
 	addGroup(root, "more", "More:", newDemoCommand(), newScaffoldCommand(s), newPluginCommand(s), newVersionCommand(s))
 	root.SetHelpCommandGroupID("more")
