@@ -28,6 +28,9 @@ type heartbeat struct {
 	namespace string
 	holder    string
 	duration  time.Duration
+	// last is the Lease as the last renewal wrote it: the next renewal
+	// updates it without reading it first. nil after a failure.
+	last *coordinationv1.Lease
 }
 
 // Start renews the Lease until ctx ends.
@@ -53,11 +56,21 @@ func (h *heartbeat) Start(ctx context.Context) error {
 	}
 }
 
-// renew creates the Lease, or sets its renewal time to now.
+// renew creates the Lease, or sets its renewal time to now: one update
+// from the Lease it last wrote, or after a failure a read and an update.
 func (h *heartbeat) renew(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, h.duration/4)
 	defer cancel()
 	now := metav1.NewMicroTime(time.Now())
+	if lease := h.last; lease != nil {
+		h.last = nil
+		h.fill(lease, now)
+		if err := h.hub.Update(ctx, lease); err != nil {
+			return fmt.Errorf("renewing Lease %s/%s: %w", h.namespace, fleet.AgentLease, err)
+		}
+		h.last = lease
+		return nil
+	}
 	lease := &coordinationv1.Lease{}
 	err := h.hub.Get(ctx, client.ObjectKey{Namespace: h.namespace, Name: fleet.AgentLease}, lease)
 	if apierrors.IsNotFound(err) {
@@ -66,6 +79,7 @@ func (h *heartbeat) renew(ctx context.Context) error {
 		if err := h.hub.Create(ctx, lease); err != nil {
 			return fmt.Errorf("creating Lease %s/%s: %w", h.namespace, fleet.AgentLease, err)
 		}
+		h.last = lease
 		return nil
 	}
 	if err != nil {
@@ -75,6 +89,7 @@ func (h *heartbeat) renew(ctx context.Context) error {
 	if err := h.hub.Update(ctx, lease); err != nil {
 		return fmt.Errorf("renewing Lease %s/%s: %w", h.namespace, fleet.AgentLease, err)
 	}
+	h.last = lease
 	return nil
 }
 

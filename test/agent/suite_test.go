@@ -6,6 +6,7 @@
 package agent_test
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"os/exec"
@@ -21,6 +22,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
@@ -29,6 +31,8 @@ import (
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
 	"github.com/wavekit-dev/wavekit/internal/agent"
 	"github.com/wavekit-dev/wavekit/internal/agent/register"
+	"github.com/wavekit-dev/wavekit/internal/cli"
+	"github.com/wavekit-dev/wavekit/internal/fleet"
 	"github.com/wavekit-dev/wavekit/internal/operator"
 	"github.com/wavekit-dev/wavekit/internal/testing/operatortest"
 	"github.com/wavekit-dev/wavekit/internal/testing/testcluster"
@@ -112,12 +116,20 @@ var _ = BeforeSuite(func() {
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(func() { session.Terminate().Wait(10 * time.Second) })
 
+	admin := filepath.Join(GinkgoT().TempDir(), "hub-admin.kubeconfig")
+	Expect(testcluster.WriteKubeconfig(hub.Config, admin)).To(Succeed())
 	for i, name := range []string{"p1", "p2"} {
-		workNS, err := register.Register(ctx, hub.Client, register.Cluster{Namespace: ns, Name: name,
-			Labels: map[string]string{"fleet": "demo", "wave": waveOf(name)}})
-		Expect(err).NotTo(HaveOccurred())
-		credentials[name], err = register.Credential(ctx, hub.Client, hub.Config, workNS, time.Hour)
-		Expect(err).NotTo(HaveOccurred())
+		// p1 is registered by the Go API, p2 as a user does, with the CLI.
+		workNS := fleet.WorkNamespace(ns, name)
+		if name == "p1" {
+			_, err := register.Register(ctx, hub.Client, register.Cluster{Namespace: ns, Name: name,
+				Labels: map[string]string{"fleet": "demo", "wave": waveOf(name)}})
+			Expect(err).NotTo(HaveOccurred())
+			credentials[name], err = register.Credential(ctx, hub.Client, hub.Config, workNS, time.Hour)
+			Expect(err).NotTo(HaveOccurred())
+		} else {
+			credentials[name] = registerWithCLI(admin, name)
+		}
 		tokenFiles[name] = filepath.Join(GinkgoT().TempDir(), name+".token")
 		Expect(os.WriteFile(tokenFiles[name], []byte(credentials[name].BearerToken), 0o600)).To(Succeed())
 		agents[name] = startAgent(name, workNS, members[i])
@@ -131,6 +143,24 @@ var _ = BeforeSuite(func() {
 	Expect(err).NotTo(HaveOccurred())
 	Expect(hub.Client.Create(ctx, secret)).To(Succeed())
 })
+
+// registerWithCLI registers cluster with wavekit agent register and
+// returns the configuration of the kubeconfig it wrote for the agent.
+func registerWithCLI(admin, cluster string) *rest.Config {
+	GinkgoHelper()
+	out := filepath.Join(GinkgoT().TempDir(), cluster+"-hub.kubeconfig")
+	var stdout, stderr bytes.Buffer
+	root := cli.NewRootCommand(&stdout, &stderr)
+	root.SetArgs([]string{"--kubeconfig", admin, "agent", "register", ns + "/" + cluster,
+		"-l", "fleet=demo", "-l", "wave=" + waveOf(cluster), "--token-lifetime", "1h", "-o", out})
+	Expect(root.ExecuteContext(ctx)).To(Succeed(), stderr.String())
+	Expect(stdout.String()).To(ContainSubstring("its namespace on the hub is " + fleet.WorkNamespace(ns, cluster)))
+	cfg, err := clientcmd.BuildConfigFromFlags("", out)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(cfg.CertData).To(BeEmpty(), "the agent's kubeconfig holds its token, no admin's certificate")
+	Expect(cfg.BearerToken).NotTo(BeEmpty())
+	return cfg
+}
 
 func siteSource() string {
 	return filepath.Join(testcluster.ModuleRoot(), "test", "agent", "testdata", "site")
