@@ -130,9 +130,47 @@ var _ = Describe("a ComponentSet over two pulled clusters and a pushed one, in t
 		Expect(get(set).Status.Rollout.Clusters).To(Equal(int32(2)))
 	})
 
-	It("deletes the set: the pulled clusters' Components go with it", func() {
+	It("leaves a silent agent's cluster behind when it leaves, never stranded: the agent removes it when it is back", func() {
+		update(set, func(s *v1alpha1.ComponentSet) { s.Spec.UnreachableTimeout = &metav1.Duration{Duration: 3 * time.Second} })
+		relabel("p2", "demo")
+		Eventually(readyReason).WithArguments(set).WithTimeout(timeout).Should(Equal("True/Ready"))
+		Eventually(greeting).WithArguments(1).WithTimeout(timeout).ShouldNot(Equal("gone"))
+		Eventually(func() int32 { return get(set).Status.Rollout.Ready }).WithTimeout(timeout).Should(Equal(int32(3)))
+		agents["p2"].stop()
+		Eventually(func() int32 { return get(set).Status.Rollout.Unreachable }).WithTimeout(timeout).Should(Equal(int32(1)))
+
+		relabel("p2", "elsewhere")
+		Eventually(func() []string { return get(set).Status.Clusters }).WithTimeout(timeout).Should(ContainElement(
+			HavePrefix("p2 (left behind): its agent has not answered for 3s")))
+		Eventually(readyReason).WithArguments(set).WithTimeout(timeout).Should(Equal("True/Ready"))
+		Expect(work("p2").Spec.Removal).To(Equal(v1alpha1.WorkRemovalDelete), "the work stays, asking")
+		Expect(greeting(1)).NotTo(Equal("gone"), "nothing is deleted while the agent is away")
+
+		agents["p2"] = startAgent("p2", fleet.WorkNamespace(ns, "p2"), members[1])
+		Eventually(greeting).WithArguments(1).WithTimeout(timeout).Should(Equal("gone"))
+		Eventually(func() error {
+			return hub.Client.Get(ctx, client.ObjectKey{Namespace: fleet.WorkNamespace(ns, "p2"), Name: "web"}, &v1alpha1.ComponentWork{})
+		}).WithTimeout(timeout).Should(Satisfy(apierrors.IsNotFound))
+	})
+
+	It("releases a pulled cluster's Component under removalPolicy Orphan: it stays on the cluster with its objects", func() {
+		update(set, func(s *v1alpha1.ComponentSet) { s.Spec.RemovalPolicy = v1alpha1.RemovalOrphan })
+		kept := greeting(0)
+		relabel("p1", "elsewhere")
+		Eventually(func() error {
+			return hub.Client.Get(ctx, client.ObjectKey{Namespace: fleet.WorkNamespace(ns, "p1"), Name: "web"}, &v1alpha1.ComponentWork{})
+		}).WithTimeout(timeout).Should(Satisfy(apierrors.IsNotFound))
+		Eventually(func() map[string]string {
+			local := &v1alpha1.Component{}
+			Expect(members[0].Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "web-p1"}, local)).To(Succeed())
+			return local.Labels
+		}).WithTimeout(timeout).ShouldNot(HaveKey("wavekit.dev/agent-work"), "released: no agent writes it")
+		Consistently(greeting).WithArguments(0).WithTimeout(3 * time.Second).Should(Equal(kept))
+		update(set, func(s *v1alpha1.ComponentSet) { s.Spec.RemovalPolicy = v1alpha1.RemovalDelete })
+	})
+
+	It("deletes the set: the clusters' Components go with it", func() {
 		Expect(hub.Client.Delete(ctx, set)).To(Succeed())
-		Eventually(greeting).WithArguments(0).WithTimeout(timeout).Should(Equal("gone"))
 		Eventually(greeting).WithArguments(2).WithTimeout(timeout).Should(Equal("gone"))
 		Eventually(func() error { return hub.Client.Get(ctx, client.ObjectKeyFromObject(set), &v1alpha1.ComponentSet{}) }).
 			WithTimeout(timeout).Should(Satisfy(apierrors.IsNotFound))
