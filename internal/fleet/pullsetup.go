@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	authorizationv1 "k8s.io/api/authorization/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -32,6 +33,13 @@ func (r *Reconciler) watchPulled(mgr ctrl.Manager, b *builder.Builder) (*builder
 	if err != nil {
 		return nil, fmt.Errorf("looking up the ComponentWork kind: %w", err)
 	}
+	if missing, err := missingPullRights(context.Background(), mgr.GetClient()); err != nil || missing != "" {
+		if err != nil {
+			return nil, err
+		}
+		ctrl.Log.WithName("fleet").Info("pulled clusters are off: the operator may not "+missing+" cluster-wide (the chart's ClusterRole <fullname>-agents grants it)")
+		return b, nil
+	}
 	r.pulling = true
 	pk := pullKeysFor(r.operator)
 	b = b.Watches(&v1alpha1.ComponentWork{}, handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
@@ -51,6 +59,27 @@ func (r *Reconciler) watchPulled(mgr ctrl.Manager, b *builder.Builder) (*builder
 		return nil, fmt.Errorf("setting up the ComponentWork sweeper: %w", err)
 	}
 	return b, nil
+}
+
+// missingPullRights says what the operator may not do, of what its watches
+// of pulled clusters need (list and watch ComponentWorks and Leases in
+// every namespace); empty: nothing. An operator without them (RBAC of its
+// own, or the chart's with watchNamespaces) keeps pushed clusters only,
+// rather than failing its watches.
+func missingPullRights(ctx context.Context, c client.Client) (string, error) {
+	for _, res := range []struct{ group, resource string }{{v1alpha1.GroupVersion.Group, "componentworks"}, {"coordination.k8s.io", "leases"}} {
+		for _, verb := range []string{"list", "watch"} {
+			review := &authorizationv1.SelfSubjectAccessReview{Spec: authorizationv1.SelfSubjectAccessReviewSpec{
+				ResourceAttributes: &authorizationv1.ResourceAttributes{Group: res.group, Resource: res.resource, Verb: verb}}}
+			if err := c.Create(ctx, review); err != nil {
+				return "", fmt.Errorf("asking whether the operator may %s %s: %w", verb, res.resource, err)
+			}
+			if !review.Status.Allowed {
+				return verb + " " + res.resource, nil
+			}
+		}
+	}
+	return "", nil
 }
 
 // agentBack passes the Lease events that tell of an agent that connects or

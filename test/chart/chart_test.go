@@ -106,10 +106,13 @@ var _ = Describe("helm template with the default values and one source", func() 
 		Expect(ids(objects)).To(ConsistOf(
 			"CustomResourceDefinition /components.wavekit.dev",
 			"CustomResourceDefinition /componentsets.wavekit.dev",
+			"CustomResourceDefinition /componentworks.wavekit.dev",
 			"CustomResourceDefinition /alerts.wavekit.dev",
 			"CustomResourceDefinition /providers.wavekit.dev",
 			"CustomResourceDefinition /receivers.wavekit.dev",
 			"ServiceAccount wavekit-system/wavekit-component-operator",
+			"ClusterRole /wavekit-component-operator-agents",
+			"ClusterRoleBinding /wavekit-component-operator-agents",
 			"ClusterRole /wavekit-component-operator",
 			"ClusterRoleBinding /wavekit-component-operator",
 			"ClusterRole /wavekit-component-operator-crds-namespaces",
@@ -260,6 +263,7 @@ var _ = Describe("helm template with non-default values", func() {
 		Expect(ids(objects)).To(ConsistOf(
 			"CustomResourceDefinition /components.wavekit.dev",
 			"CustomResourceDefinition /componentsets.wavekit.dev",
+			"CustomResourceDefinition /componentworks.wavekit.dev",
 			"CustomResourceDefinition /alerts.wavekit.dev",
 			"CustomResourceDefinition /providers.wavekit.dev",
 			"CustomResourceDefinition /receivers.wavekit.dev",
