@@ -37,7 +37,7 @@ func (r *Reconciler) watchPulled(mgr ctrl.Manager, b *builder.Builder) (*builder
 		if err != nil {
 			return nil, err
 		}
-		ctrl.Log.WithName("fleet").Info("pulled clusters are off: the operator may not "+missing+" cluster-wide (the chart's ClusterRole <fullname>-agents grants it)")
+		ctrl.Log.WithName("fleet").Info("pulled clusters are off: the operator may not " + missing + " cluster-wide (the chart's ClusterRole <fullname>-agents grants it)")
 		return b, nil
 	}
 	r.pulling = true

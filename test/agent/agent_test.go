@@ -3,6 +3,7 @@ package agent_test
 import (
 	"encoding/json"
 	"os"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -11,7 +12,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"time"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
 	"github.com/wavekit-dev/wavekit/internal/fleet"
@@ -131,7 +131,9 @@ var _ = Describe("a ComponentSet over two pulled clusters and a pushed one, in t
 	})
 
 	It("leaves a silent agent's cluster behind when it leaves, never stranded: the agent removes it when it is back", func() {
-		update(set, func(s *v1alpha1.ComponentSet) { s.Spec.UnreachableTimeout = &metav1.Duration{Duration: 3 * time.Second} })
+		update(set, func(s *v1alpha1.ComponentSet) {
+			s.Spec.UnreachableTimeout = &metav1.Duration{Duration: 3 * time.Second}
+		})
 		relabel("p2", "demo")
 		Eventually(readyReason).WithArguments(set).WithTimeout(timeout).Should(Equal("True/Ready"))
 		Eventually(greeting).WithArguments(1).WithTimeout(timeout).ShouldNot(Equal("gone"))
