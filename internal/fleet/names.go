@@ -51,20 +51,30 @@ type keys struct {
 	// request is the annotation that asks a set, and a Component, for a
 	// reconcile (component.AnnotationReconcileRequestedAt).
 	request string
+	// Pulled clusters (pull.go): the cluster Secret's label, the set's
+	// labels and the removal time on a ComponentWork, and the in-memory
+	// annotations of a view.
+	pull, setNamespace, setName, removalRequested, viewOf, silentAt string
 }
 
 func keysFor(operator string) keys {
 	return keys{
-		cluster:      operator + "/" + clusterLabel,
-		clusterName:  operator + "/" + clusterAnnotation,
-		specHash:     operator + "/" + specHashAnnotation,
-		wave:         operator + "/" + waveAnnotation,
-		finalizer:    operator + "/" + finalizerName,
-		leftBehind:   operator + "/" + leftBehindAnnotation,
-		copyOf:       operator + "/" + copyOfAnnotation,
-		copyVersion:  operator + "/" + copyVersionAnnotation,
-		deletePolicy: manifests.Key(operator, manifests.AnnotationDeletePolicy),
-		request:      manifests.Key(operator, component.AnnotationReconcileRequestedAt),
+		cluster:          operator + "/" + clusterLabel,
+		clusterName:      operator + "/" + clusterAnnotation,
+		specHash:         operator + "/" + specHashAnnotation,
+		wave:             operator + "/" + waveAnnotation,
+		finalizer:        operator + "/" + finalizerName,
+		leftBehind:       operator + "/" + leftBehindAnnotation,
+		copyOf:           operator + "/" + copyOfAnnotation,
+		copyVersion:      operator + "/" + copyVersionAnnotation,
+		deletePolicy:     manifests.Key(operator, manifests.AnnotationDeletePolicy),
+		request:          manifests.Key(operator, component.AnnotationReconcileRequestedAt),
+		pull:             operator + "/" + pullLabel,
+		setNamespace:     operator + "/" + workSetNamespaceLabel,
+		setName:          operator + "/" + workSetNameLabel,
+		removalRequested: operator + "/" + removalRequestedAnnotation,
+		viewOf:           operator + "/" + viewOfAnnotation,
+		silentAt:         operator + "/" + silentAtAnnotation,
 	}
 }
 

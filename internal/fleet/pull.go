@@ -55,25 +55,9 @@ const (
 	silentAtAnnotation = "set-agent-silent-at"
 )
 
-// pullKeys are the keys of pulled clusters of one operator.
-type pullKeys struct {
-	pull, setNamespace, setName, removalRequested, viewOf, silentAt string
-}
-
-func pullKeysFor(operator string) pullKeys {
-	return pullKeys{
-		pull:             operator + "/" + pullLabel,
-		setNamespace:     operator + "/" + workSetNamespaceLabel,
-		setName:          operator + "/" + workSetNameLabel,
-		removalRequested: operator + "/" + removalRequestedAnnotation,
-		viewOf:           operator + "/" + viewOfAnnotation,
-		silentAt:         operator + "/" + silentAtAnnotation,
-	}
-}
-
 // PullLabel is the label of a cluster Secret that makes its cluster a
 // pulled one ("true"), for the registration of agents.
-func PullLabel(operator string) string { return pullKeysFor(operator).pull }
+func PullLabel(operator string) string { return keysFor(operator).pull }
 
 // ClusterLabel is the label that registers a cluster Secret ("true").
 func ClusterLabel(operator string) string { return keysFor(operator).cluster }
@@ -95,7 +79,7 @@ func WorkNamespace(setNamespace, cluster string) string {
 
 // isPulled tells whether c is a view of a ComponentWork.
 func (r *Reconciler) isPulled(c *v1alpha1.Component) bool {
-	_, ok := c.Annotations[pullKeysFor(r.operator).viewOf]
+	_, ok := c.Annotations[r.keys.viewOf]
 	return ok
 }
 
@@ -104,9 +88,8 @@ func (r *Reconciler) pulledComponents(ctx context.Context, set *v1alpha1.Compone
 	if !r.pulling {
 		return nil, nil
 	}
-	pk := pullKeysFor(r.operator)
 	list := &v1alpha1.ComponentWorkList{}
-	if err := r.client.List(ctx, list, client.MatchingLabels{pk.setNamespace: set.Namespace, pk.setName: set.Name}); err != nil {
+	if err := r.client.List(ctx, list, client.MatchingLabels{r.keys.setNamespace: set.Namespace, r.keys.setName: set.Name}); err != nil {
 		return nil, fmt.Errorf("listing the ComponentWorks of ComponentSet %s/%s: %w", set.Namespace, set.Name, err)
 	}
 	out := map[string]*v1alpha1.Component{}
@@ -121,7 +104,7 @@ func (r *Reconciler) pulledComponents(ctx context.Context, set *v1alpha1.Compone
 		if err != nil {
 			return nil, err
 		}
-		out[name] = viewOf(w, lease, now, pk)
+		out[name] = viewOf(w, lease, now, r.keys)
 	}
 	return out, nil
 }
@@ -154,7 +137,7 @@ func silentAt(lease *coordinationv1.Lease) time.Time {
 // status; being deleted from the time the set asked for its removal. An
 // agent whose Lease ran out (or that never renewed one) makes it
 // unreachable: Ready Unknown, reason TargetUnreachable.
-func viewOf(w *v1alpha1.ComponentWork, lease *coordinationv1.Lease, now time.Time, pk pullKeys) *v1alpha1.Component {
+func viewOf(w *v1alpha1.ComponentWork, lease *coordinationv1.Lease, now time.Time, pk keys) *v1alpha1.Component {
 	c := &v1alpha1.Component{ObjectMeta: metav1.ObjectMeta{
 		Namespace: w.Spec.Namespace, Name: w.Spec.Name, UID: w.UID, Generation: w.Generation,
 		Labels: w.Spec.Labels, Annotations: map[string]string{},
@@ -205,13 +188,12 @@ func silentMessage(lease *coordinationv1.Lease, silent time.Time) string {
 // while later, so that an agent that came back without a change of its
 // ComponentWork's status is seen. 0: no pulled member.
 func (r *Reconciler) pulledRecheck(owned map[string]*v1alpha1.Component, now time.Time) time.Duration {
-	pk := pullKeysFor(r.operator)
 	var recheck time.Duration
 	for _, c := range owned {
 		if !r.isPulled(c) {
 			continue
 		}
-		at, err := time.Parse(time.RFC3339, c.Annotations[pk.silentAt])
+		at, err := time.Parse(time.RFC3339, c.Annotations[r.keys.silentAt])
 		wait := silentRecheck
 		if err == nil && at.After(now) {
 			wait = at.Sub(now) + time.Second

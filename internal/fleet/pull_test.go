@@ -26,7 +26,7 @@ func TestWorkNamespaceIsNotShared(t *testing.T) {
 // TestViewOfASilentAgent: a Lease that ran out, or none, makes the view
 // unreachable by its reason, as a pushed cluster that does not answer.
 func TestViewOfASilentAgent(t *testing.T) {
-	pk, k := pullKeysFor("wavekit.dev"), keysFor("wavekit.dev")
+	k := keysFor("wavekit.dev")
 	now := time.Now()
 	w := &v1alpha1.ComponentWork{ObjectMeta: metav1.ObjectMeta{Namespace: "n", Name: "web", Generation: 2,
 		Annotations: map[string]string{k.specHash: "h"}}}
@@ -36,11 +36,11 @@ func TestViewOfASilentAgent(t *testing.T) {
 		return &coordinationv1.Lease{Spec: coordinationv1.LeaseSpec{LeaseDurationSeconds: ptr.To(int32(10)),
 			RenewTime: &metav1.MicroTime{Time: renewed}}}
 	}
-	if s, _ := classify(viewOf(w, lease(now), now, pk), "h", k); s != stateReady {
+	if s, _ := classify(viewOf(w, lease(now), now, k), "h", k); s != stateReady {
 		t.Errorf("a live agent's Ready work: %s, want Ready", s)
 	}
 	for name, l := range map[string]*coordinationv1.Lease{"ran out": lease(now.Add(-11 * time.Second)), "none": nil} {
-		if s, _ := classify(viewOf(w, l, now, pk), "h", k); s != stateUnreachable {
+		if s, _ := classify(viewOf(w, l, now, k), "h", k); s != stateUnreachable {
 			t.Errorf("a Lease that %s: %s, want Unreachable", name, s)
 		}
 	}

@@ -41,9 +41,8 @@ func (r *Reconciler) watchPulled(mgr ctrl.Manager, b *builder.Builder) (*builder
 		return b, nil
 	}
 	r.pulling = true
-	pk := pullKeysFor(r.operator)
 	b = b.Watches(&v1alpha1.ComponentWork{}, handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
-		ns, name := o.GetLabels()[pk.setNamespace], o.GetLabels()[pk.setName]
+		ns, name := o.GetLabels()[r.keys.setNamespace], o.GetLabels()[r.keys.setName]
 		if ns == "" || name == "" {
 			return nil
 		}
@@ -111,10 +110,9 @@ func (r *Reconciler) setsOfLease(ctx context.Context, o client.Object) []reconci
 		ctrl.LoggerFrom(ctx).Error(err, "listing the ComponentWorks of an agent's namespace", "namespace", o.GetNamespace())
 		return nil
 	}
-	pk := pullKeysFor(r.operator)
 	var out []reconcile.Request
 	for _, w := range list.Items {
-		if ns, name := w.Labels[pk.setNamespace], w.Labels[pk.setName]; ns != "" && name != "" {
+		if ns, name := w.Labels[r.keys.setNamespace], w.Labels[r.keys.setName]; ns != "" && name != "" {
 			out = append(out, reconcile.Request{NamespacedName: client.ObjectKey{Namespace: ns, Name: name}})
 		}
 	}

@@ -17,7 +17,7 @@ import (
 
 // workKey is the namespace and name of the ComponentWork a view is of.
 func (r *Reconciler) workKey(c *v1alpha1.Component) client.ObjectKey {
-	ns, name, _ := strings.Cut(c.Annotations[pullKeysFor(r.operator).viewOf], "/")
+	ns, name, _ := strings.Cut(c.Annotations[r.keys.viewOf], "/")
 	return client.ObjectKey{Namespace: ns, Name: name}
 }
 
@@ -26,7 +26,6 @@ func (r *Reconciler) workKey(c *v1alpha1.Component) client.ObjectKey {
 // cluster's namespace on the hub, which must exist: registering the
 // cluster's agent makes it.
 func (r *Reconciler) writeWork(ctx context.Context, set *v1alpha1.ComponentSet, m *member) error {
-	pk := pullKeysFor(r.operator)
 	w := &v1alpha1.ComponentWork{}
 	key := client.ObjectKey{Namespace: WorkNamespace(set.Namespace, m.Cluster.Name), Name: set.Name}
 	exists := m.Component != nil
@@ -41,7 +40,7 @@ func (r *Reconciler) writeWork(ctx context.Context, set *v1alpha1.ComponentSet, 
 	if w.Labels == nil {
 		w.Labels = map[string]string{}
 	}
-	w.Labels[pk.setNamespace], w.Labels[pk.setName] = set.Namespace, set.Name
+	w.Labels[r.keys.setNamespace], w.Labels[r.keys.setName] = set.Namespace, set.Name
 	if w.Annotations == nil {
 		w.Annotations = map[string]string{}
 	}
@@ -87,7 +86,7 @@ func (r *Reconciler) departPulled(ctx context.Context, set *v1alpha1.ComponentSe
 	if w.Spec.Removal == "" {
 		patch := client.MergeFromWithOptions(w.DeepCopy(), client.MergeFromWithOptimisticLock{})
 		w.Spec.Removal = v1alpha1.WorkRemovalDelete
-		metav1.SetMetaDataAnnotation(&w.ObjectMeta, pullKeysFor(r.operator).removalRequested, now.UTC().Format(time.RFC3339))
+		metav1.SetMetaDataAnnotation(&w.ObjectMeta, r.keys.removalRequested, now.UTC().Format(time.RFC3339))
 		if err := r.client.Patch(ctx, w, patch); client.IgnoreNotFound(err) != nil {
 			return d, 0, fmt.Errorf("asking the agent of cluster %s to delete Component %s/%s (ComponentWork %s): %w", d.Cluster, c.Namespace, c.Name, key, err)
 		}
@@ -115,7 +114,24 @@ func (r *Reconciler) departPulled(ctx context.Context, set *v1alpha1.ComponentSe
 	}
 	d.State = departLeftBehind
 	d.Message = fmt.Sprintf("its agent has not answered for %s: ComponentWork %s stays, asking it to delete Component %s and its objects when it is back", timeout, key, c.Name)
-	return d, 0, nil
+	return d, 0, r.leaveWorkBehind(ctx, set, w, d, now)
+}
+
+// leaveWorkBehind marks w, the first time, as left behind (the time) and
+// records a Warning Event of the set (LeftBehind) that names it, as for a
+// pushed cluster's Component.
+func (r *Reconciler) leaveWorkBehind(ctx context.Context, set *v1alpha1.ComponentSet, w *v1alpha1.ComponentWork, d departure, now time.Time) error {
+	if _, marked := w.Annotations[r.keys.leftBehind]; marked {
+		return nil
+	}
+	patch := client.MergeFrom(w.DeepCopy())
+	metav1.SetMetaDataAnnotation(&w.ObjectMeta, r.keys.leftBehind, now.UTC().Format(time.RFC3339))
+	if err := r.client.Patch(ctx, w, patch); client.IgnoreNotFound(err) != nil {
+		return fmt.Errorf("marking ComponentWork %s/%s left behind: %w", w.Namespace, w.Name, err)
+	}
+	r.recorder.Eventf(set, nil, "Warning", ReasonLeftBehind, "Delete", "%s", bound(fmt.Sprintf("cluster %s %s (kubectl get componentwork -n %s %s)",
+		d.Cluster, d.Message, w.Namespace, w.Name), maxEventNote))
+	return nil
 }
 
 // releasePulled releases the Component of a pulled cluster (removal policy

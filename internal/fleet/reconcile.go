@@ -233,7 +233,7 @@ func (r *Reconciler) selectClusters(ctx context.Context, set *v1alpha1.Component
 	names := map[string]bool{}
 	for _, s := range list.Items {
 		clusters = append(clusters, cluster{Name: s.Name, Labels: s.Labels, Annotations: s.Annotations,
-			Pull: r.pulling && s.Labels[pullKeysFor(r.operator).pull] == "true"})
+			Pull: r.pulling && s.Labels[r.keys.pull] == "true"})
 		names[s.Name] = true
 	}
 	if r.capi.Empty() {

@@ -8,6 +8,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -146,6 +147,7 @@ var _ = Describe("a ComponentSet over two pulled clusters and a pushed one, in t
 			HavePrefix("p2 (left behind): its agent has not answered for 3s")))
 		Eventually(readyReason).WithArguments(set).WithTimeout(timeout).Should(Equal("True/Ready"))
 		Expect(work("p2").Spec.Removal).To(Equal(v1alpha1.WorkRemovalDelete), "the work stays, asking")
+		Eventually(eventReasons).WithArguments(set).WithTimeout(timeout).Should(ContainElement("LeftBehind"))
 		Expect(greeting(1)).NotTo(Equal("gone"), "nothing is deleted while the agent is away")
 
 		agents["p2"] = startAgent("p2", fleet.WorkNamespace(ns, "p2"), members[1])
@@ -181,6 +183,20 @@ var _ = Describe("a ComponentSet over two pulled clusters and a pushed one, in t
 		Expect(works.Items).To(BeEmpty())
 	})
 })
+
+// eventReasons are the reasons of the set's Events.
+func eventReasons(set *v1alpha1.ComponentSet) []string {
+	GinkgoHelper()
+	var events eventsv1.EventList
+	Expect(hub.Client.List(ctx, &events, client.InNamespace(set.Namespace))).To(Succeed())
+	var reasons []string
+	for _, e := range events.Items {
+		if e.Regarding.Name == set.Name && e.Regarding.Kind == "ComponentSet" {
+			reasons = append(reasons, e.Reason)
+		}
+	}
+	return reasons
+}
 
 func clusterName(i int) string { return []string{"p1", "p2", "c3"}[i] }
 
