@@ -102,6 +102,20 @@ var _ = Describe("a ComponentSet over two pulled clusters and a pushed one, in t
 		Eventually(readyReason).WithArguments(set).WithTimeout(timeout).Should(Equal("True/Ready"))
 	})
 
+	It("keeps a cluster that lost the hub as last applied and corrects its drift, then reports again", func() {
+		applied := greeting(0)
+		p1Link.Cut(15 * time.Second)
+		Eventually(func() []string { return get(set).Status.Clusters }).WithTimeout(timeout).Should(ContainElement(
+			HavePrefix("p1 (wave 1): Unreachable")))
+		var cm corev1.ConfigMap
+		Expect(members[0].Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "web-config"}, &cm)).To(Succeed())
+		cm.Data["greeting"] = "changed by hand"
+		Expect(members[0].Client.Update(ctx, &cm)).To(Succeed())
+		Eventually(greeting).WithArguments(0).WithTimeout(timeout).Should(Equal(applied), "drift is corrected without the hub")
+		Eventually(readyReason).WithArguments(set).WithTimeout(timeout).Should(Equal("True/Ready"))
+		Expect(get(set).Status.Rollout.Unreachable).To(BeZero())
+	})
+
 	It("refuses an agent's credential another cluster's work and status, its own work's spec, and the sets' Secrets", func() {
 		Eventually(func() ([]byte, error) { return os.ReadFile(tokenFiles["p1"]) }).WithTimeout(timeout).
 			ShouldNot(Equal([]byte(credentials["p1"].BearerToken)), "the agent renews its token")

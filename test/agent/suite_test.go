@@ -8,6 +8,7 @@ package agent_test
 import (
 	"bytes"
 	"context"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -34,6 +35,7 @@ import (
 	"github.com/wavekit-dev/wavekit/internal/cli"
 	"github.com/wavekit-dev/wavekit/internal/fleet"
 	"github.com/wavekit-dev/wavekit/internal/operator"
+	"github.com/wavekit-dev/wavekit/internal/testing/faultproxy"
 	"github.com/wavekit-dev/wavekit/internal/testing/operatortest"
 	"github.com/wavekit-dev/wavekit/internal/testing/testcluster"
 )
@@ -69,6 +71,8 @@ var (
 	// of their tokens, which they renew.
 	credentials = map[string]*rest.Config{}
 	tokenFiles  = map[string]string{}
+	// p1Link carries p1's agent's connections to the hub, to cut them.
+	p1Link *faultproxy.Proxy
 )
 
 var _ = BeforeSuite(func() {
@@ -116,6 +120,11 @@ var _ = BeforeSuite(func() {
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(func() { session.Terminate().Wait(10 * time.Second) })
 
+	hubURL, err := url.Parse(hub.Config.Host)
+	Expect(err).NotTo(HaveOccurred())
+	p1Link, err = faultproxy.Start(hubURL.Host)
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(p1Link.Close)
 	admin := filepath.Join(GinkgoT().TempDir(), "hub-admin.kubeconfig")
 	Expect(testcluster.WriteKubeconfig(hub.Config, admin)).To(Succeed())
 	for i, name := range []string{"p1", "p2"} {
@@ -188,6 +197,9 @@ func startAgent(name, workNS string, member *testcluster.Env) *runningAgent {
 	opts := agent.Options{Hub: rest.CopyConfig(credentials[name]), Namespace: workNS, Local: member.Config,
 		LeaseDuration: leaseDuration, Holder: name, TokenFile: tokenFiles[name], RotateAt: rotateAt,
 		Operator: operator.Options{Name: "wavekit.dev", Sources: map[string]string{"site": siteSource()}, CacheDir: GinkgoT().TempDir()}}
+	if name == "p1" {
+		opts.Hub.Host = "https://" + p1Link.Addr()
+	}
 	go func() { a.done <- agent.Run(runCtx, opts) }()
 	return a
 }
