@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
@@ -24,6 +26,9 @@ type ClusterPreview struct {
 	// Current is the set's Component of the cluster now; nil for a cluster
 	// that joins the selection.
 	Current *v1alpha1.Component
+	// Pulled: the cluster runs an agent (pull.go), which renders its
+	// Component in the cluster; nothing here reaches it to preview.
+	Pulled bool
 }
 
 // Leaves tells whether the cluster leaves the selection: its Component is
@@ -46,6 +51,9 @@ func Preview(ctx context.Context, c client.Client, operator string, set *v1alpha
 	if err != nil {
 		return nil, err
 	}
+	if err := r.previewPulled(ctx, set, owned); err != nil {
+		return nil, err
+	}
 	clusters, err := r.selectClusters(ctx, set, c)
 	if err != nil {
 		return nil, err
@@ -56,10 +64,33 @@ func Preview(ctx context.Context, c client.Client, operator string, set *v1alpha
 	}
 	out := make([]ClusterPreview, 0, len(p.Members)+len(p.Leaving))
 	for _, m := range p.Members {
-		out = append(out, ClusterPreview{Cluster: m.Cluster.Name, Wave: m.Wave, Component: r.componentOf(set, m), Current: m.Component})
+		out = append(out, ClusterPreview{Cluster: m.Cluster.Name, Wave: m.Wave, Component: r.componentOf(set, m), Current: m.Component,
+			Pulled: m.Cluster.Labels[r.keys.pull] == "true"})
 	}
 	for _, leaving := range p.Leaving {
 		out = append(out, ClusterPreview{Cluster: leaving.Annotations[r.keys.clusterName], Current: leaving})
 	}
 	return out, nil
+}
+
+// previewPulled adds to owned the views of the set's ComponentWorks, when
+// the API server serves them and the reader may list them; a reader who
+// may not sees pulled clusters as joining.
+func (r *Reconciler) previewPulled(ctx context.Context, set *v1alpha1.ComponentSet, owned map[string]*v1alpha1.Component) error {
+	_, err := r.client.RESTMapper().RESTMapping(v1alpha1.GroupVersion.WithKind("ComponentWork").GroupKind(), v1alpha1.GroupVersion.Version)
+	if meta.IsNoMatchError(err) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("looking up the ComponentWork kind: %w", err)
+	}
+	r.pulling = true
+	pulled, err := r.pulledComponents(ctx, set)
+	if apierrors.IsForbidden(err) {
+		return nil
+	}
+	for name, c := range pulled {
+		owned[name] = c
+	}
+	return err
 }

@@ -1,6 +1,7 @@
 package agent_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
+	"github.com/wavekit-dev/wavekit/internal/cli"
 	"github.com/wavekit-dev/wavekit/internal/fleet"
 	"github.com/wavekit-dev/wavekit/pkg/component"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
@@ -63,6 +65,15 @@ var _ = Describe("a ComponentSet over two pulled clusters and a pushed one, in t
 		local := &v1alpha1.Component{}
 		Expect(members[0].Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "web-p1"}, local)).To(Succeed())
 		Expect(local.Status.ReadyCondition()).To(HaveField("Status", metav1.ConditionTrue), "the Component runs on the member")
+	})
+
+	It("previews the pushed clusters with wavekit diff componentset and says the pulled ones are not reached", func() {
+		var stdout, stderr bytes.Buffer
+		code := cli.Run(ctx, []string{"--kubeconfig", admin, "diff", "componentset", ns + "/web", "--source", "site=" + siteSource()}, &stdout, &stderr)
+		Expect(code).To(Equal(2), stdout.String()+stderr.String())
+		Expect(stdout.String()).To(ContainSubstring("cluster p1 (wave 1): Component fleet/web-p1\nerror: a pulled cluster: its agent renders the Component in the cluster"))
+		Expect(stdout.String()).To(ContainSubstring("cluster c3 (wave 2): Component fleet/web-c3\n"))
+		Expect(stdout.String()).To(HaveSuffix("Clusters: 0 to change, 1 unchanged, 0 to leave, 2 not previewed\n"))
 	})
 
 	It("holds the second wave at a failing pulled canary, which rolls back, and goes on with a good template", func() {

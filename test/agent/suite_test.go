@@ -71,6 +71,8 @@ var (
 	// of their tokens, which they renew.
 	credentials = map[string]*rest.Config{}
 	tokenFiles  = map[string]string{}
+	// admin is a kubeconfig of the hub's administrator, for the CLI.
+	admin string
 	// p1Link carries p1's agent's connections to the hub, to cut them.
 	p1Link *faultproxy.Proxy
 )
@@ -125,7 +127,7 @@ var _ = BeforeSuite(func() {
 	p1Link, err = faultproxy.Start(hubURL.Host)
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(p1Link.Close)
-	admin := filepath.Join(GinkgoT().TempDir(), "hub-admin.kubeconfig")
+	admin = filepath.Join(GinkgoT().TempDir(), "hub-admin.kubeconfig")
 	Expect(testcluster.WriteKubeconfig(hub.Config, admin)).To(Succeed())
 	for i, name := range []string{"p1", "p2"} {
 		// p1 is registered by the Go API, p2 as a user does, with the CLI.

@@ -164,6 +164,10 @@ func (o *setDiffOptions) previewCluster(ctx context.Context, cl *session.Cluster
 	if p.Current == nil {
 		r.Selection = "joins"
 	}
+	if p.Pulled {
+		r.Error = "a pulled cluster: its agent renders the Component in the cluster, which is not reached from here"
+		return r
+	}
 	components.NextGeneration(c, p.Current)
 	preview, err := o.Preview(ctx, cl, opts, c)
 	if err == nil {
