@@ -3,6 +3,8 @@ package component
 import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/wavekit-dev/wavekit/pkg/component/internal/bound"
 )
 
 // Reasons of the Ready condition.
@@ -61,7 +63,7 @@ var stateOf = map[string]State{
 // finds the same situation writes the same status. The message is bounded
 // to what the API server accepts (boundMessage), whatever its length.
 func (s *Status) setReady(generation int64, reason, message string, stalled bool) {
-	message = boundMessage(message, conditionMessageLimit)
+	message = bound.Message(message, bound.ConditionLimit)
 	status := metav1.ConditionFalse
 	if reason == ReasonReady {
 		status = metav1.ConditionTrue
@@ -87,7 +89,7 @@ func (s *Status) setFlag(kind string, on bool, generation int64, reason, message
 		return
 	}
 	meta.SetStatusCondition(&s.Conditions, metav1.Condition{
-		Type: kind, Status: metav1.ConditionTrue, Reason: reason, Message: boundMessage(message, conditionMessageLimit), ObservedGeneration: generation,
+		Type: kind, Status: metav1.ConditionTrue, Reason: reason, Message: bound.Message(message, bound.ConditionLimit), ObservedGeneration: generation,
 	})
 }
 

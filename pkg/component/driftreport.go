@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/wavekit-dev/wavekit/pkg/component/internal/bound"
 	"github.com/wavekit-dev/wavekit/pkg/engine"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
@@ -26,7 +27,7 @@ func (p *pass[T]) reportDrift(mode manifests.DriftMode, res engine.Result) {
 	case len(res.Drifted) > 0:
 		meta.SetStatusCondition(&status.Conditions, metav1.Condition{
 			Type: ConditionDrifted, Status: metav1.ConditionTrue, Reason: ReasonDriftDetected, ObservedGeneration: generation,
-			Message: fitProblems(describeDrifts(res.Drifted), "; ", 0, driftMessageLimit),
+			Message: bound.Problems(describeDrifts(res.Drifted), "; ", 0, driftMessageLimit),
 		})
 	case res.Done: // every object was compared
 		meta.SetStatusCondition(&status.Conditions, metav1.Condition{
@@ -41,7 +42,7 @@ func (p *pass[T]) reportDrift(mode manifests.DriftMode, res engine.Result) {
 		}
 	}
 	if p.r.recorder != nil && len(fresh) > 0 {
-		note := fitProblems(describeDrifts(fresh), "; ", 0, eventNoteLimit)
+		note := bound.Problems(describeDrifts(fresh), "; ", 0, bound.EventLimit)
 		p.r.recorder.Eventf(p.component, nil, "Warning", ReasonDriftDetected, "DetectDrift", "%s", note)
 	}
 }

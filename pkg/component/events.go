@@ -1,12 +1,12 @@
 package component
 
 import (
-	"fmt"
 	"sort"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/wavekit-dev/wavekit/pkg/component/internal/bound"
 	"github.com/wavekit-dev/wavekit/pkg/engine"
 )
 
@@ -36,21 +36,8 @@ func (r *Reconciler[T]) recordActions(component T, actions []engine.ObjectAction
 	for _, action := range taken {
 		sort.Strings(byAction[action]) // concurrent writes finish in any order
 		past := action.Past()
-		r.recorder.Eventf(component, nil, "Normal", past, past, "%s", describeObjects(strings.ToLower(past), byAction[action]))
+		r.recorder.Eventf(component, nil, "Normal", past, past, "%s", bound.Objects(strings.ToLower(past), byAction[action]))
 	}
-}
-
-// describeObjects names the first few objects, as many as fit in an
-// Event: "created 7 objects: a, b, c, d, e, … and 2 more".
-func describeObjects(verb string, objects []string) string {
-	const shown = 5
-	noun := "objects"
-	if len(objects) == 1 {
-		noun = "object"
-	}
-	list := append([]string(nil), objects[:min(len(objects), shown)]...)
-	list[0] = fmt.Sprintf("%s %d %s: %s", verb, len(objects), noun, list[0])
-	return fitProblems(list, ", ", len(objects)-len(list), eventNoteLimit)
 }
 
 // note emits an Event for an outcome that differs from the component's last
@@ -87,8 +74,8 @@ func withTraceID(message, kind, traceID string) string {
 		return message
 	}
 	suffix := " (trace " + traceID + ")"
-	if room := eventNoteLimit - len(suffix); len(message) > room {
-		message = boundMessage(message, room)
+	if room := bound.EventLimit - len(suffix); len(message) > room {
+		message = bound.Message(message, room)
 	}
 	return message + suffix
 }

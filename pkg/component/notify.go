@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
+	"github.com/wavekit-dev/wavekit/pkg/component/internal/bound"
 	"github.com/wavekit-dev/wavekit/pkg/engine"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 	"github.com/wavekit-dev/wavekit/pkg/notify"
@@ -52,7 +53,7 @@ func (sr *statusRecorder[T]) notifyOutcome(ctx context.Context, before *statusBe
 // deletion when the condition did not say the same already (a retry that
 // fails the same way is no news). Work in progress tells nothing.
 func outcomeKind(before *metav1.Condition, rendered bool, o outcome) (notify.Kind, bool) {
-	said := before != nil && before.Reason == o.reason && before.Message == boundMessage(o.message, conditionMessageLimit)
+	said := before != nil && before.Reason == o.reason && before.Message == bound.Message(o.message, bound.ConditionLimit)
 	switch {
 	case o.reason == ReasonReady:
 		return notify.KindReady, before == nil || before.Status != metav1.ConditionTrue || rendered
@@ -90,11 +91,11 @@ func (p *pass[T]) notifyDrift(ctx context.Context, res engine.Result) {
 	}
 	if len(corrected) > 0 {
 		p.r.alert(ctx, p.component, p.source, notify.KindDriftCorrected, ReasonDriftCorrected,
-			describeObjects("corrected, after a change made out of band,", corrected))
+			bound.Objects("corrected, after a change made out of band,", corrected))
 	}
 	if len(reported) > 0 {
 		p.r.alert(ctx, p.component, p.source, notify.KindDriftReported, ReasonDriftDetected,
-			describeObjects("left, changed out of band (drift mode Warn),", reported))
+			bound.Objects("left, changed out of band (drift mode Warn),", reported))
 	}
 }
 

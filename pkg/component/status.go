@@ -3,6 +3,7 @@ package component
 import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/wavekit-dev/wavekit/pkg/component/internal/bound"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -113,7 +114,7 @@ type Status struct {
 // one render) is merged into it, taking its message and finished time; the
 // oldest entries go past HistoryLimit.
 func (s *Status) addHistory(entry HistoryEntry) {
-	entry.Message = boundMessage(entry.Message, historyMessageLimit)
+	entry.Message = bound.Message(entry.Message, historyMessageLimit)
 	if last := s.lastHistory(); last != nil && last.sameOutcome(entry) {
 		last.Message, last.Finished = entry.Message, entry.Finished
 		return

@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
+	"github.com/wavekit-dev/wavekit/pkg/component/internal/bound"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 	"github.com/wavekit-dev/wavekit/pkg/tracing/spans"
 )
@@ -104,7 +105,7 @@ func (sr *statusRecorder[T]) checkSize() error {
 	if limit := sr.r.opts.MaxObjectBytes; size > limit {
 		return &tooLargeError{message: fmt.Sprintf(
 			"component %s would take %s with an inventory of %d objects, more than the %s an object may take (etcd's default request limit is 1.5 MiB): split it into smaller components",
-			sr.id, byteSize(size), len(inventory), byteSize(limit))}
+			sr.id, bound.ByteSize(size), len(inventory), bound.ByteSize(limit))}
 	}
 	return nil
 }
@@ -145,7 +146,7 @@ func (sr *statusRecorder[T]) rejected(ctx context.Context, err error) error {
 		causes: causes,
 		err:    err,
 	}
-	log.FromContext(ctx).Error(errors.New(boundMessage(strings.Join(causes, "\n"), eventNoteLimit)),
+	log.FromContext(ctx).Error(errors.New(bound.Message(strings.Join(causes, "\n"), bound.EventLimit)),
 		"writing status of "+sr.id.String()+": "+rejected.hint)
 	return rejected
 }

@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/wavekit-dev/wavekit/pkg/component/internal/bound"
 	"github.com/wavekit-dev/wavekit/pkg/engine"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
@@ -151,6 +152,6 @@ func (p *pass[T]) testTimeout(test *Test) time.Duration {
 func (s *Status) setTestCondition(generation int64, status metav1.ConditionStatus, reason, message string) {
 	meta.SetStatusCondition(&s.Conditions, metav1.Condition{
 		Type: ConditionTestSuccess, Status: status, Reason: reason,
-		Message: boundMessage(message, conditionMessageLimit), ObservedGeneration: generation,
+		Message: bound.Message(message, bound.ConditionLimit), ObservedGeneration: generation,
 	})
 }

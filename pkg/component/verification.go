@@ -6,6 +6,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/wavekit-dev/wavekit/pkg/component/internal/bound"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -28,11 +29,11 @@ func (p *pass[T]) recordVerification(renderErr error) {
 	switch {
 	case errors.As(renderErr, &failed):
 		meta.SetStatusCondition(&status.Conditions, metav1.Condition{Type: ConditionSourceVerified, Status: metav1.ConditionFalse,
-			Reason: ReasonVerificationFailed, Message: boundMessage(failed.Error(), conditionMessageLimit), ObservedGeneration: generation})
+			Reason: ReasonVerificationFailed, Message: bound.Message(failed.Error(), bound.ConditionLimit), ObservedGeneration: generation})
 	case renderErr != nil:
 	case p.source != nil && p.source.Verified != "":
 		meta.SetStatusCondition(&status.Conditions, metav1.Condition{Type: ConditionSourceVerified, Status: metav1.ConditionTrue,
-			Reason: ReasonVerified, Message: boundMessage(p.source.Verified, conditionMessageLimit), ObservedGeneration: generation})
+			Reason: ReasonVerified, Message: bound.Message(p.source.Verified, bound.ConditionLimit), ObservedGeneration: generation})
 	default:
 		meta.RemoveStatusCondition(&status.Conditions, ConditionSourceVerified)
 	}
