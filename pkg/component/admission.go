@@ -7,10 +7,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 )
 
-// ReasonStatusAdmissionRefused is the reason of the Event that says an
-// admission policy or webhook refused a component's status write.
-const ReasonStatusAdmissionRefused = "StatusAdmissionRefused"
-
 // admissionRefusals match the words the API server refuses a request with
 // on behalf of a ValidatingAdmissionPolicy (422 Invalid by default, or the
 // reason the policy gives), another admission policy, or an admission

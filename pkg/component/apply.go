@@ -9,6 +9,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
+	"github.com/wavekit-dev/wavekit/pkg/component/internal/conditions"
 	"github.com/wavekit-dev/wavekit/pkg/engine"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
@@ -39,7 +40,7 @@ func (p *pass[T]) apply(ctx context.Context) outcome {
 		return p.fail(fmt.Errorf("pre-reconcile hook: %w", err))
 	}
 	objects, render, err := p.renderOnce(ctx, tg)
-	p.recordVerification(err)
+	conditions.SetSourceVerified(p.component.GetStatus(), p.component.GetGeneration(), err, p.source)
 	if err != nil {
 		o := p.fail(renderError(err))
 		o.warning = true
@@ -50,7 +51,7 @@ func (p *pass[T]) apply(ctx context.Context) outcome {
 	switch {
 	case att.Result == ResultRolledBack:
 		return p.rollback(ctx, tg, owner, att)
-	case att.testsRunning():
+	case testsRunning(att):
 		// The render was applied and ready when its tests began: this
 		// Reconcile's pass is the tests'.
 		out := p.tested(ctx, tg, owner, objects, p.ready(engine.Result{}))
@@ -235,7 +236,7 @@ func (p *pass[T]) waiting(prefix string, waiting []engine.Waiting) outcome {
 	if c := p.status.written.ReadyCondition(); c != nil && c.Status != "True" {
 		since, recorded = c.LastTransitionTime.Time, true
 	}
-	if started, ok := p.component.GetStatus().Attempt.clockStart(); ok && started.After(since) {
+	if started, ok := clockStart(p.component.GetStatus().Attempt); ok && started.After(since) {
 		since, recorded = started, true // a retry or a rollback has a timeout of its own
 	}
 	left := timeout - time.Since(since)

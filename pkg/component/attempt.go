@@ -7,6 +7,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/wavekit-dev/wavekit/pkg/component/internal/bound"
 	"github.com/wavekit-dev/wavekit/pkg/engine"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
@@ -29,10 +30,10 @@ type attempts struct {
 func (a attempts) begin(status *Status, generation int64, digest, request string) *Attempt {
 	att := status.Attempt
 	switch {
-	case !att.sameRender(generation, digest, request):
+	case !sameRender(att, generation, digest, request):
 		att = &Attempt{Generation: generation, RenderDigest: digest, ReconcileRequest: request, Started: a.now}
 		status.Attempt = att
-	case att.retryDue(a.now.Time, a.remediation, a.retry):
+	case retryDue(att, a.now.Time, a.remediation, a.retry):
 		att.Result, att.Started, att.Finished, att.Message, att.Tests = "", a.now, nil, "", nil
 	}
 	return att
@@ -53,7 +54,7 @@ func (a attempts) settle(status *Status, source *manifests.SourceInfo, out outco
 	case out.reason == ReasonReady:
 		if att.Result != ResultReady {
 			att.Result, att.Finished, att.Message = ResultReady, &a.now, ""
-			status.addHistory(a.historyEntry(att, source, ResultReady, out.message))
+			addHistory(status, a.historyEntry(att, source, ResultReady, out.message))
 		}
 		return out
 	case !out.failedAttempt:
@@ -62,14 +63,14 @@ func (a attempts) settle(status *Status, source *manifests.SourceInfo, out outco
 	if att.Result == "" {
 		att.Failures++
 		att.Result, att.Finished, att.Message = ResultFailed, &a.now, out.message
-		status.addHistory(a.historyEntry(att, source, ResultFailed, out.message))
+		addHistory(status, a.historyEntry(att, source, ResultFailed, out.message))
 	}
-	if att.Failures <= a.remediation.retries() {
-		out.message += "; " + att.retriesLeft(a.remediation, a.retry)
+	if att.Failures <= retries(a.remediation) {
+		out.message += "; " + retriesLeft(att, a.remediation, a.retry)
 		out.requeue, out.stalled, out.err = max(att.Finished.Add(a.retry).Sub(a.now.Time), 0), false, nil
 		return out
 	}
-	if !a.remediation.rollsBack() {
+	if !rollsBack(a.remediation) {
 		return out
 	}
 	good := status.LastGoodRender
@@ -110,8 +111,8 @@ func (a attempts) rolledBack(status *Status, att *Attempt, good *StoredRender) o
 		good.Generation, revisionOf(good), tries(att.Failures), att.Generation, att.Message)
 	entry := a.historyEntry(att, good.Source, ResultRolledBack, message)
 	entry.RenderDigest, entry.Started = good.RenderDigest, *att.Finished
-	if last := status.lastHistory(); last == nil || !last.sameOutcome(entry) {
-		status.addHistory(entry) // once: a pass that keeps the rollback in sync writes nothing
+	if last := lastHistory(status); last == nil || !sameOutcome(*last, entry) {
+		addHistory(status, entry) // once: a pass that keeps the rollback in sync writes nothing
 	}
 	return outcome{reason: ReasonRolledBack, message: message, requeue: a.requeue, stalled: true}
 }
@@ -149,7 +150,7 @@ func tries(n int32) string {
 // clockStart returns when the attempt's current try began, for its
 // timeout: a try under way, or the rollback since the failure; false when
 // the attempt has no try running.
-func (a *Attempt) clockStart() (time.Time, bool) {
+func clockStart(a *Attempt) (time.Time, bool) {
 	switch {
 	case a == nil:
 		return time.Time{}, false
@@ -159,4 +160,80 @@ func (a *Attempt) clockStart() (time.Time, bool) {
 		return a.Finished.Time, true
 	}
 	return time.Time{}, false
+}
+
+// sameRender tells whether the attempt is at this generation, render and
+// reconcile request.
+func sameRender(a *Attempt, generation int64, digest, request string) bool {
+	return a != nil && a.Generation == generation && a.RenderDigest == digest && a.ReconcileRequest == request
+}
+
+// retryDue tells whether a failed try may be followed by the next one.
+func retryDue(a *Attempt, now time.Time, remediation *Remediation, interval time.Duration) bool {
+	return a.Result == ResultFailed && a.Failures <= retries(remediation) &&
+		a.Finished != nil && !now.Before(a.Finished.Add(interval))
+}
+
+// retriesLeft says, for a message, how the next try goes.
+func retriesLeft(a *Attempt, remediation *Remediation, interval time.Duration) string {
+	return fmt.Sprintf("try %d of %d failed, trying again in %s", a.Failures, retries(remediation)+1, interval)
+}
+
+// testsRunning tells whether the attempt's try has a test run under way.
+func testsRunning(a *Attempt) bool {
+	return a != nil && a.Result == "" && a.Tests != nil && a.Tests.Result == ""
+}
+
+// rollsBack tells whether the strategy rolls back once the retries are used up.
+func rollsBack(r *Remediation) bool {
+	return r != nil && r.Strategy == RemediateRollback && (r.RemediateLastFailure == nil || *r.RemediateLastFailure)
+}
+
+// retries returns how many times a failed attempt is tried again.
+func retries(r *Remediation) int32 {
+	if r == nil {
+		return 0
+	}
+	return r.Retries
+}
+
+// historyMessageLimit bounds a history entry's message, so that ten of them
+// never crowd the status.
+const historyMessageLimit = 1024
+
+// addHistory records an attempt's end. An entry of the same outcome as the
+// newest one (generation, render, source and result: another failed try of
+// one render) is merged into it, taking its message and finished time; the
+// oldest entries go past HistoryLimit.
+func addHistory(s *Status, entry HistoryEntry) {
+	entry.Message = bound.Message(entry.Message, historyMessageLimit)
+	if last := lastHistory(s); last != nil && sameOutcome(*last, entry) {
+		last.Message, last.Finished = entry.Message, entry.Finished
+		return
+	}
+	s.History = append(s.History, entry)
+	if extra := len(s.History) - HistoryLimit; extra > 0 {
+		s.History = append([]HistoryEntry(nil), s.History[extra:]...)
+	}
+}
+
+// lastHistory returns the newest entry, or nil.
+func lastHistory(s *Status) *HistoryEntry {
+	if len(s.History) == 0 {
+		return nil
+	}
+	return &s.History[len(s.History)-1]
+}
+
+// sameOutcome tells whether two entries record the same outcome of the
+// same render.
+func sameOutcome(e, o HistoryEntry) bool {
+	return e.Generation == o.Generation && e.RenderDigest == o.RenderDigest && e.Result == o.Result && sameSource(e.Source, o.Source)
+}
+
+func sameSource(a, b *manifests.SourceInfo) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
 }

@@ -4,22 +4,16 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/types"
-)
 
-// DependencyConfiguration names the components, of the same type, that must
-// be Ready at their current generation before this one is applied; none of
-// them is deleted while this one exists. A name without a namespace is in
-// the component's own namespace.
-type DependencyConfiguration interface {
-	GetDependencies() []types.NamespacedName
-}
+	"github.com/wavekit-dev/wavekit/pkg/component/internal/api"
+)
 
 // maxDependencyWalk bounds how many components a cycle check reads.
 const maxDependencyWalk = 256
 
 // dependencies returns what c depends on, namespaces filled in.
 func dependencies(c Component) []types.NamespacedName {
-	dc, ok := optional[DependencyConfiguration](c)
+	dc, ok := api.Optional[DependencyConfiguration](c)
 	if !ok {
 		return nil
 	}

@@ -17,6 +17,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/wavekit-dev/wavekit/pkg/component/internal/api"
 )
 
 // dependentIndex maps each component to the components that depend on it.
@@ -99,7 +101,7 @@ type dependencyTracker[T Component] struct {
 // client and apiReader read; selector is the one the reconciler selects its
 // components by (ReconcilerOptions.Selector), nil for every component.
 func newDependencyTracker[T Component](c client.Client, apiReader client.Reader, selector labels.Selector) *dependencyTracker[T] {
-	_, enabled := optional[DependencyConfiguration](newObject[T]())
+	_, enabled := api.Optional[DependencyConfiguration](newObject[T]())
 	t := &dependencyTracker[T]{client: c, apiReader: apiReader, sharded: selector != nil, enabled: enabled, index: newDependentIndex()}
 	if t.sharded {
 		t.outside, _ = outside(selector)

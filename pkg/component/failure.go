@@ -6,6 +6,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
+	"github.com/wavekit-dev/wavekit/pkg/component/internal/api"
 	"github.com/wavekit-dev/wavekit/pkg/engine"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
@@ -23,7 +24,7 @@ func failure(err error, retry time.Duration, written *Status) outcome {
 	if o, ok := refused(err, retry); ok {
 		return o
 	}
-	if retriable, ok := asRetriable(err); ok {
+	if retriable, ok := api.AsRetriable(err); ok {
 		o := outcome{reason: ReasonRetrying, message: err.Error(), requeue: retry}
 		if retriable.RetryAfter != nil {
 			o.requeue = *retriable.RetryAfter

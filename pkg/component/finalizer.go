@@ -9,6 +9,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	"github.com/wavekit-dev/wavekit/pkg/component/internal/conditions"
 )
 
 // ensureFinalizer adds the finalizer on first reconcile, replacing the bare
@@ -69,7 +71,7 @@ func (r *Reconciler[T]) legacyFinalizer() string {
 // (a deletion finished in its first pass never said so), then the
 // finalizer goes.
 func (p *pass[T]) removeFinalizer(ctx context.Context, message string) outcome {
-	p.component.GetStatus().setReady(p.component.GetGeneration(), ReasonDeleting, message, false)
+	conditions.SetReady(p.component.GetStatus(), p.component.GetGeneration(), ReasonDeleting, message, false)
 	// Persist the emptied inventory first, so that a crash cannot leave a
 	// finalizer-free component with stale items.
 	err := p.status.writeStatus(ctx)

@@ -8,6 +8,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/log"
+
+	"github.com/wavekit-dev/wavekit/pkg/component/internal/conditions"
 )
 
 // finish records the outcome in the status, writes it if it changed and
@@ -61,7 +63,7 @@ func (sr *statusRecorder[T]) writeOutcome(ctx context.Context, o outcome) error 
 	if sr.wroteAhead {
 		return nil
 	}
-	sr.component.GetStatus().setReady(sr.component.GetGeneration(), o.reason, o.message, o.stalled)
+	conditions.SetReady(sr.component.GetStatus(), sr.component.GetGeneration(), o.reason, o.message, o.stalled)
 	sr.recordReconcileRequest()
 	return sr.writeStatus(ctx)
 }
@@ -72,7 +74,7 @@ func (sr *statusRecorder[T]) writeOutcome(ctx context.Context, o outcome) error 
 func (sr *statusRecorder[T]) finishTooLarge(ctx context.Context, tooLarge error) (ctrl.Result, error) {
 	status := sr.component.GetStatus()
 	status.Inventory = sr.written.Inventory
-	status.setReady(sr.component.GetGeneration(), ReasonError, tooLarge.Error(), true)
+	conditions.SetReady(status, sr.component.GetGeneration(), ReasonError, tooLarge.Error(), true)
 	sr.r.gauge.observe(sr.id.String(), status)
 	o := outcome{reason: ReasonError, message: tooLarge.Error(), stalled: true}
 	sr.r.note(sr.component, o, false, traceID(ctx))
@@ -93,7 +95,7 @@ func (sr *statusRecorder[T]) finishRejected(ctx context.Context, rejected error,
 	o := failure(rejected, retry, &sr.written)
 	status := sr.component.GetStatus()
 	status.Inventory = sr.written.Inventory
-	status.setReady(sr.component.GetGeneration(), o.reason, o.message, o.stalled)
+	conditions.SetReady(status, sr.component.GetGeneration(), o.reason, o.message, o.stalled)
 	sr.r.gauge.observe(sr.id.String(), status)
 	sr.r.note(sr.component, o, false, traceID(ctx))
 	before := sr.saidBefore()

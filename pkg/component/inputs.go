@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/wavekit-dev/wavekit/pkg/component/internal/conditions"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -38,7 +39,7 @@ func (p *pass[T]) renderInputs(ctx context.Context) (string, error) {
 	sum := sha256.New()
 	for _, part := range []string{
 		inputsVersion, string(p.component.GetUID()), strconv.FormatInt(generation, 10),
-		p.settings.namespace, p.settings.name, strconv.FormatBool(p.component.GetStatus().isInstall(generation)),
+		p.settings.namespace, p.settings.name, strconv.FormatBool(conditions.IsInstall(p.component.GetStatus(), generation)),
 		p.requested(AnnotationReconcileRequestedAt), generated,
 	} {
 		sum.Write([]byte(part))

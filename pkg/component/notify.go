@@ -99,10 +99,6 @@ func (p *pass[T]) notifyDrift(ctx context.Context, res engine.Result) {
 	}
 }
 
-// ReasonDriftCorrected is the reason of the alert of a pass that wrote
-// objects back after others changed them.
-const ReasonDriftCorrected = "DriftCorrected"
-
 // alert sends the Notifier what happened to component: its kind, name,
 // labels (for routing), generation, the revision of source, the trace ID
 // of ctx's Reconcile and the time now.

@@ -9,6 +9,7 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/wavekit-dev/wavekit/pkg/component/internal/api"
 	"github.com/wavekit-dev/wavekit/pkg/engine"
 	"github.com/wavekit-dev/wavekit/pkg/external"
 )
@@ -64,7 +65,7 @@ func (r *Reconciler[T]) Preview(ctx context.Context, cfg *rest.Config, scheme *r
 func connectForPreview(ctx context.Context, ts *targets, c Component, s settings) (*target, error) {
 	for {
 		tg, err := ts.forComponent(ctx, c, s)
-		if _, retriable := asRetriable(err); err == nil || !retriable || !ts.connecting(c) {
+		if _, retriable := api.AsRetriable(err); err == nil || !retriable || !ts.connecting(c) {
 			return tg, err
 		}
 		if ctx.Err() != nil {

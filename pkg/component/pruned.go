@@ -9,11 +9,6 @@ import (
 	"sync"
 )
 
-// ReasonStatusFieldsPruned is the reason of the Warning Event that says the
-// component's CustomResourceDefinition drops status fields the framework
-// writes.
-const ReasonStatusFieldsPruned = "StatusFieldsPruned"
-
 // A CRD generated before an upgrade of the framework may lack status fields
 // the framework now writes (attempt, history, lastGoodRender): the API
 // server prunes them from every status write, the reconciler reads the

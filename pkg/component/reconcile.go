@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -106,4 +107,9 @@ func (r *Reconciler[T]) read(ctx context.Context, id types.NamespacedName) (T, e
 		return zero, errFinalized
 	}
 	return r.status.newest(obj), nil
+}
+
+func newObject[T Component]() T {
+	var zero T
+	return reflect.New(reflect.TypeOf(zero).Elem()).Interface().(T)
 }

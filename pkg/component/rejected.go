@@ -7,10 +7,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 )
 
-// ReasonStatusRejected is the reason of the Event that says the API server
-// rejected a component's status as invalid.
-const ReasonStatusRejected = "StatusRejected"
-
 // rejectedStatusError is a status write the API server rejected as invalid
 // (422). What the framework writes is valid by its own Status schema, so the
 // component's CRD most likely comes from an older one (a field it still

@@ -9,6 +9,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
+	"github.com/wavekit-dev/wavekit/pkg/component/internal/api"
+	"github.com/wavekit-dev/wavekit/pkg/component/internal/conditions"
 	"github.com/wavekit-dev/wavekit/pkg/component/internal/keptrender"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 	"github.com/wavekit-dev/wavekit/pkg/tracing/spans"
@@ -69,7 +71,7 @@ func (p *pass[T]) renderContext(ctx context.Context, tg *target) (context.Contex
 	ctx = manifests.WithDiscovery(ctx, tg.Discovery)
 	ctx = manifests.WithComponentInfo(ctx, manifests.ComponentInfo{
 		Object: p.component, OperatorName: p.r.name,
-		Revision: p.component.GetGeneration(), FirstApply: status.isInstall(p.component.GetGeneration()),
+		Revision: p.component.GetGeneration(), FirstApply: conditions.IsInstall(status, p.component.GetGeneration()),
 	})
 	return manifests.WithSourceReport(ctx)
 }
@@ -144,7 +146,7 @@ func asUnstructured(objects []client.Object, scheme *runtime.Scheme) ([]client.O
 // (a template, values, a chart) unless the generator said to retry.
 func renderError(err error) error {
 	err = fmt.Errorf("rendering: %w", err)
-	if _, retriable := asRetriable(err); retriable {
+	if _, retriable := api.AsRetriable(err); retriable {
 		return err
 	}
 	return &manifests.UserError{Err: err}

@@ -7,20 +7,6 @@ import (
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
-// Annotation key suffixes that a person or a tool sets on a component to ask
-// for a pass; the full key is "<operator name>/<suffix>" (manifests.Key).
-const (
-	// AnnotationReconcileRequestedAt asks for one pass now (render, plan,
-	// apply, or the deletion pass): any new value does, and the pass
-	// records it in Status.LastHandledReconcileAt, as Flux's
-	// reconcile.fluxcd.io/requestedAt and status.lastHandledReconcileAt.
-	AnnotationReconcileRequestedAt = "reconcile-requested-at"
-	// AnnotationForce asks for one pass that writes every object it reaches
-	// whether or not it changed or drifted (engine.Owner.Force); the pass
-	// records the value in Status.LastHandledForceAt, so a value forces once.
-	AnnotationForce = "force"
-)
-
 // requested returns the value of the component annotation
 // <operator name>/suffix.
 func (p *pass[T]) requested(suffix string) string {

@@ -5,6 +5,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/wavekit-dev/wavekit/pkg/component/internal/api"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -47,42 +48,42 @@ type settings struct {
 func resolveSettings(c Component, opts ReconcilerOptions) settings {
 	s := settings{namespace: c.GetNamespace(), name: c.GetName(), dependencies: dependencies(c),
 		requeue: opts.RequeueInterval, retry: opts.RetryInterval, timeout: opts.Timeout}
-	if pc, ok := optional[PlacementConfiguration](c); ok {
+	if pc, ok := api.Optional[PlacementConfiguration](c); ok {
 		s.namespace, s.name = orDefault(pc.GetDeploymentNamespace(), s.namespace), orDefault(pc.GetDeploymentName(), s.name)
 	}
-	if cc, ok := optional[ClientConfiguration](c); ok {
+	if cc, ok := api.Optional[ClientConfiguration](c); ok {
 		s.kubeConfigSecret, s.kubeConfigKey = cc.GetKubeConfigSecret()
 	}
 	s.user, s.groups = identity(c, opts.DefaultServiceAccount)
-	if sc, ok := optional[SuspensionConfiguration](c); ok {
+	if sc, ok := api.Optional[SuspensionConfiguration](c); ok {
 		s.suspended = sc.IsSuspended()
 	}
 	s.defaults = policies(c, opts.ReapplyInterval)
-	if tc, ok := optional[TypeConfiguration](c); ok {
+	if tc, ok := api.Optional[TypeConfiguration](c); ok {
 		s.managedTypes = tc.GetAdditionalManagedTypes()
 	}
-	if dc, ok := optional[DriftConfiguration](c); ok {
+	if dc, ok := api.Optional[DriftConfiguration](c); ok {
 		s.drift = dc.GetDrift()
 	}
-	if hc, ok := optional[HealthCheckConfiguration](c); ok {
+	if hc, ok := api.Optional[HealthCheckConfiguration](c); ok {
 		s.healthChecks = hc.GetHealthChecks()
 	}
-	if rc, ok := optional[RequeueConfiguration](c); ok && rc.GetRequeueInterval() > 0 {
+	if rc, ok := api.Optional[RequeueConfiguration](c); ok && rc.GetRequeueInterval() > 0 {
 		s.requeue = rc.GetRequeueInterval()
 	}
-	if rc, ok := optional[RetryConfiguration](c); ok && rc.GetRetryInterval() > 0 {
+	if rc, ok := api.Optional[RetryConfiguration](c); ok && rc.GetRetryInterval() > 0 {
 		s.retry = rc.GetRetryInterval()
 	}
-	if tc, ok := optional[TimeoutConfiguration](c); ok && tc.GetTimeout() > 0 {
+	if tc, ok := api.Optional[TimeoutConfiguration](c); ok && tc.GetTimeout() > 0 {
 		s.timeout = tc.GetTimeout()
 	}
-	if oc, ok := optional[ObjectDependencyConfiguration](c); ok {
+	if oc, ok := api.Optional[ObjectDependencyConfiguration](c); ok {
 		s.objectDependencies, s.waitsForObjects = oc.GetObjectDependencies(), true
 	}
-	if rc, ok := optional[RemediationConfiguration](c); ok {
+	if rc, ok := api.Optional[RemediationConfiguration](c); ok {
 		s.remediation = rc.GetRemediation()
 	}
-	if tc, ok := optional[TestConfiguration](c); ok {
+	if tc, ok := api.Optional[TestConfiguration](c); ok {
 		if t := tc.GetTest(); t != nil && t.Enable {
 			s.test = t
 		}
@@ -103,7 +104,7 @@ func orDefault(value, fallback string) string {
 // (ReconcilerOptions.DefaultServiceAccount), the default service account of
 // its own namespace; empty for the operator's own identity.
 func identity(c Component, defaultServiceAccount string) (string, []string) {
-	if ic, ok := optional[ImpersonationConfiguration](c); ok && ic.GetImpersonationUser() != "" {
+	if ic, ok := api.Optional[ImpersonationConfiguration](c); ok && ic.GetImpersonationUser() != "" {
 		return ic.GetImpersonationUser(), ic.GetImpersonationGroups()
 	}
 	if defaultServiceAccount != "" {
@@ -117,10 +118,10 @@ func identity(c Component, defaultServiceAccount string) (string, []string) {
 // the reconciler's.
 func policies(c Component, reapply time.Duration) manifests.Defaults {
 	var defaults manifests.Defaults
-	if pc, ok := optional[PolicyConfiguration](c); ok {
+	if pc, ok := api.Optional[PolicyConfiguration](c); ok {
 		defaults = pc.GetPolicies()
 	}
-	if rc, ok := optional[ReapplyConfiguration](c); ok && rc.GetReapplyInterval() > 0 {
+	if rc, ok := api.Optional[ReapplyConfiguration](c); ok && rc.GetReapplyInterval() > 0 {
 		defaults.ReapplyInterval = rc.GetReapplyInterval()
 	}
 	if defaults.ReapplyInterval == 0 {

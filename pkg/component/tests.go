@@ -6,11 +6,10 @@ import (
 	"fmt"
 	"time"
 
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/wavekit-dev/wavekit/pkg/component/internal/bound"
+	"github.com/wavekit-dev/wavekit/pkg/component/internal/conditions"
 	"github.com/wavekit-dev/wavekit/pkg/engine"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
@@ -25,7 +24,7 @@ func (p *pass[T]) startTests(ready outcome) outcome {
 	status := p.component.GetStatus()
 	switch {
 	case test == nil:
-		meta.RemoveStatusCondition(&status.Conditions, ConditionTestSuccess)
+		conditions.RemoveTest(status)
 		return ready
 	case status.Attempt == nil || p.r.pruned.drops("attempt.tests"):
 		return p.fail(p.outdatedCRD())
@@ -33,7 +32,7 @@ func (p *pass[T]) startTests(ready outcome) outcome {
 		return p.testsOver(ready, test, status.Attempt.Tests)
 	}
 	status.Attempt.Tests = &TestRun{Started: metav1.Now()}
-	status.setTestCondition(p.component.GetGeneration(), metav1.ConditionUnknown, ReasonTestRunning, "running the tests")
+	conditions.SetTest(status, p.component.GetGeneration(), metav1.ConditionUnknown, ReasonTestRunning, "running the tests")
 	return outcome{reason: ReasonProcessing, message: "running the tests", requeue: nextPassNow}
 }
 
@@ -65,11 +64,6 @@ func (p *pass[T]) testsOver(ready outcome, test *Test, tests *TestRun) outcome {
 		return outcome{reason: ReasonTestFailed, message: tests.Message, requeue: p.settings.retry, stalled: true, failedAttempt: true}
 	}
 	return ready
-}
-
-// testsRunning tells whether the attempt's try has a test run under way.
-func (a *Attempt) testsRunning() bool {
-	return a != nil && a.Result == "" && a.Tests != nil && a.Tests.Result == ""
 }
 
 // outdatedCRD says that the component's CRD drops status.attempt.tests.
@@ -105,15 +99,15 @@ func (p *pass[T]) runTests(ctx context.Context, tg *target, owner engine.Owner, 
 	generation := p.component.GetGeneration()
 	if !res.Done {
 		message := describeWaiting("running the tests", res.Waiting)
-		status.setTestCondition(generation, metav1.ConditionUnknown, ReasonTestRunning, message)
+		conditions.SetTest(status, generation, metav1.ConditionUnknown, ReasonTestRunning, message)
 		return outcome{reason: ReasonProcessing, message: message, requeue: max(time.Until(deadline), 0) + time.Second}, false
 	}
 	tests := status.Attempt.Tests
 	tests.Result, tests.Message = testsResult(res)
 	if tests.Result == TestsPassed {
-		status.setTestCondition(generation, metav1.ConditionTrue, ReasonTestSucceeded, tests.Message)
+		conditions.SetTest(status, generation, metav1.ConditionTrue, ReasonTestSucceeded, tests.Message)
 	} else {
-		status.setTestCondition(generation, metav1.ConditionFalse, ReasonTestFailed, tests.Message)
+		conditions.SetTest(status, generation, metav1.ConditionFalse, ReasonTestFailed, tests.Message)
 	}
 	return outcome{}, true
 }
@@ -146,12 +140,4 @@ func (p *pass[T]) testTimeout(test *Test) time.Duration {
 		return test.Timeout.Duration
 	}
 	return p.settings.timeout
-}
-
-// setTestCondition records the TestSuccess condition.
-func (s *Status) setTestCondition(generation int64, status metav1.ConditionStatus, reason, message string) {
-	meta.SetStatusCondition(&s.Conditions, metav1.Condition{
-		Type: ConditionTestSuccess, Status: status, Reason: reason,
-		Message: bound.Message(message, bound.ConditionLimit), ObservedGeneration: generation,
-	})
 }

@@ -14,14 +14,6 @@ import (
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 )
 
-// ReasonTargetUnreachable: the Reconcile failed because the target
-// cluster's API server did not answer (a refused or reset connection, a
-// name that does not resolve, a dial, TLS handshake or read timeout, a
-// lost HTTP/2 connection, a 503). It is retried as a passing error
-// (Reconciling, never Stalled: no change of the component helps, the
-// cluster's return does); the message holds the error.
-const ReasonTargetUnreachable = "TargetUnreachable"
-
 // IsTargetUnreachable tells whether err says that the API server at host
 // (a rest.Config's Host) did not answer, rather than that it answered with
 // a refusal or an error. It looks at the errors' types: the error of a

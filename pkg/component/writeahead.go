@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/wavekit-dev/wavekit/internal/plant"
+	"github.com/wavekit-dev/wavekit/pkg/component/internal/conditions"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -18,9 +19,9 @@ func (sr *statusRecorder[T]) writeAhead(ctx context.Context, items []manifests.I
 	status := sr.component.GetStatus()
 	status.Inventory = items
 	if sr.component.GetDeletionTimestamp() != nil {
-		status.setReady(sr.component.GetGeneration(), ReasonDeleting, "running delete hooks", false)
+		conditions.SetReady(status, sr.component.GetGeneration(), ReasonDeleting, "running delete hooks", false)
 	} else {
-		status.setReady(sr.component.GetGeneration(), ReasonProcessing, "creating objects", false)
+		conditions.SetReady(status, sr.component.GetGeneration(), ReasonProcessing, "creating objects", false)
 	}
 	version := sr.component.GetResourceVersion()
 	if err := sr.writeStatus(ctx); err != nil {

@@ -1,9 +1,9 @@
-package component
+package api
 
 import (
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/wavekit-dev/wavekit/pkg/component/internal/bound"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -109,26 +109,13 @@ type Status struct {
 	LastGoodRender *StoredRender `json:"lastGoodRender,omitempty"`
 }
 
-// addHistory records an attempt's end. An entry of the same outcome as the
-// newest one (generation, render, source and result: another failed try of
-// one render) is merged into it, taking its message and finished time; the
-// oldest entries go past HistoryLimit.
-func (s *Status) addHistory(entry HistoryEntry) {
-	entry.Message = bound.Message(entry.Message, historyMessageLimit)
-	if last := s.lastHistory(); last != nil && last.sameOutcome(entry) {
-		last.Message, last.Finished = entry.Message, entry.Finished
-		return
-	}
-	s.History = append(s.History, entry)
-	if extra := len(s.History) - HistoryLimit; extra > 0 {
-		s.History = append([]HistoryEntry(nil), s.History[extra:]...)
-	}
+// IsInstalled tells whether the component has been Ready once. A status
+// written before Installed existed counts as installed while it is Ready.
+func (s *Status) IsInstalled() bool {
+	return s.Installed || meta.IsStatusConditionTrue(s.Conditions, ConditionReady)
 }
 
-// lastHistory returns the newest entry, or nil.
-func (s *Status) lastHistory() *HistoryEntry {
-	if len(s.History) == 0 {
-		return nil
-	}
-	return &s.History[len(s.History)-1]
+// ReadyCondition returns the Ready condition, or nil.
+func (s *Status) ReadyCondition() *metav1.Condition {
+	return meta.FindStatusCondition(s.Conditions, ConditionReady)
 }

@@ -1,4 +1,4 @@
-package component
+package api
 
 import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -8,10 +8,6 @@ import (
 
 // HistoryLimit is how many attempts Status.History keeps, newest last.
 const HistoryLimit = 10
-
-// historyMessageLimit bounds a history entry's message, so that ten of them
-// never crowd the status.
-const historyMessageLimit = 1024
 
 // HistoryEntry is one attempt at a render, as Status.History records it.
 // +kubebuilder:object:generate=true
@@ -49,17 +45,4 @@ type StoredRender struct {
 	Source *manifests.SourceInfo `json:"source,omitempty"`
 	// Secret is the name of the Secret that holds the objects.
 	Secret string `json:"secret"`
-}
-
-// sameOutcome tells whether two entries record the same outcome of the
-// same render.
-func (e HistoryEntry) sameOutcome(o HistoryEntry) bool {
-	return e.Generation == o.Generation && e.RenderDigest == o.RenderDigest && e.Result == o.Result && sameSource(e.Source, o.Source)
-}
-
-func sameSource(a, b *manifests.SourceInfo) bool {
-	if a == nil || b == nil {
-		return a == b
-	}
-	return *a == *b
 }

@@ -1,11 +1,6 @@
-package component
+package api
 
-import (
-	"fmt"
-	"time"
-
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-)
+import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 // RemediationStrategy says what happens once every attempt at a render has
 // failed.
@@ -60,19 +55,6 @@ type RemediationConfiguration interface {
 	GetRemediation() *Remediation
 }
 
-// rollsBack tells whether the strategy rolls back once the retries are used up.
-func (r *Remediation) rollsBack() bool {
-	return r != nil && r.Strategy == RemediateRollback && (r.RemediateLastFailure == nil || *r.RemediateLastFailure)
-}
-
-// retries returns how many times a failed attempt is tried again.
-func (r *Remediation) retries() int32 {
-	if r == nil {
-		return 0
-	}
-	return r.Retries
-}
-
 // Results of an attempt, in Status.Attempt and Status.History.
 const (
 	// ResultReady: every object of the render was applied and ready.
@@ -117,21 +99,4 @@ type Attempt struct {
 	// run once per try.
 	// +optional
 	Tests *TestRun `json:"tests,omitempty"`
-}
-
-// sameRender tells whether the attempt is at this generation, render and
-// reconcile request.
-func (a *Attempt) sameRender(generation int64, digest, request string) bool {
-	return a != nil && a.Generation == generation && a.RenderDigest == digest && a.ReconcileRequest == request
-}
-
-// retryDue tells whether a failed try may be followed by the next one.
-func (a *Attempt) retryDue(now time.Time, remediation *Remediation, interval time.Duration) bool {
-	return a.Result == ResultFailed && a.Failures <= remediation.retries() &&
-		a.Finished != nil && !now.Before(a.Finished.Add(interval))
-}
-
-// retriesLeft says, for a message, how the next try goes.
-func (a *Attempt) retriesLeft(remediation *Remediation, interval time.Duration) string {
-	return fmt.Sprintf("try %d of %d failed, trying again in %s", a.Failures, remediation.retries()+1, interval)
 }
