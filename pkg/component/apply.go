@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
 	"github.com/wavekit-dev/wavekit/pkg/component/internal/conditions"
+	"github.com/wavekit-dev/wavekit/pkg/component/internal/outcome"
 	"github.com/wavekit-dev/wavekit/pkg/engine"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
@@ -17,13 +18,13 @@ import (
 // apply renders and applies the component's objects: one engine pass, that
 // of the attempt's render, of its tests while they run, or of the render it
 // rolls back to.
-func (p *pass[T]) apply(ctx context.Context) outcome {
+func (p *pass[T]) apply(ctx context.Context) outcome.Outcome {
 	if err := p.ensureFinalizer(ctx); err != nil {
 		return p.fail(err)
 	}
 	if p.settings.suspended {
 		p.r.targets.stopWaiting(p.id)
-		return outcome{reason: ReasonSuspended, message: "reconciliation is suspended; objects are left as they are"}
+		return outcome.Outcome{Reason: ReasonSuspended, Message: "reconciliation is suspended; objects are left as they are"}
 	}
 	if o, waiting := p.awaitDependencies(ctx); waiting {
 		p.r.targets.stopWaiting(p.id)
@@ -43,7 +44,7 @@ func (p *pass[T]) apply(ctx context.Context) outcome {
 	conditions.SetSourceVerified(p.component.GetStatus(), p.component.GetGeneration(), err, p.source)
 	if err != nil {
 		o := p.fail(renderError(err))
-		o.warning = true
+		o.Warning = true
 		return o
 	}
 	p.r.hooks.keep(p.id, p.component, objects, p.r.name)
@@ -101,24 +102,24 @@ func (p *pass[T]) owner() (engine.Owner, error) {
 
 // applyRender applies the attempt's render and, once it is ready, starts its
 // tests if they are enabled.
-func (p *pass[T]) applyRender(ctx context.Context, tg *target, owner engine.Owner, objects []client.Object) outcome {
+func (p *pass[T]) applyRender(ctx context.Context, tg *target, owner engine.Owner, objects []client.Object) outcome.Outcome {
 	res, newKinds, err := p.applyObjects(ctx, tg, owner, objects)
 	if err != nil {
 		out := p.fail(err)
-		out.failedAttempt = isAttemptFailure(err)
+		out.FailedAttempt = isAttemptFailure(err)
 		return out
 	}
 	out := p.applied(ctx, res)
-	if out.reason == ReasonReady {
+	if out.Reason == ReasonReady {
 		out = p.startTests(out)
 	}
-	return out.withRechecks(newKinds, res)
+	return out.WithRechecks(newKinds, res)
 }
 
 // rollback applies the last Ready render again in place of the attempt's,
 // wave by wave as any render: what only the failed render had is pruned.
 // Once it is applied and ready, attempts.rolledBack says so.
-func (p *pass[T]) rollback(ctx context.Context, tg *target, owner engine.Owner, att *Attempt) outcome {
+func (p *pass[T]) rollback(ctx context.Context, tg *target, owner engine.Owner, att *Attempt) outcome.Outcome {
 	good := p.component.GetStatus().LastGoodRender
 	if good == nil {
 		return p.attempts().cannotRollBack(att)
@@ -133,7 +134,7 @@ func (p *pass[T]) rollback(ctx context.Context, tg *target, owner engine.Owner, 
 		return p.fail(fmt.Errorf("%s: %w", what, err))
 	}
 	if !res.Done {
-		return p.waiting(fmt.Sprintf("%s: waiting for wave %d", what, res.Wave), res.Waiting).withRechecks(newKinds, res)
+		return p.waiting(fmt.Sprintf("%s: waiting for wave %d", what, res.Wave), res.Waiting).WithRechecks(newKinds, res)
 	}
 	return p.attempts().rolledBack(p.component.GetStatus(), att, good)
 }
@@ -148,7 +149,7 @@ func (p *pass[T]) applyObjects(ctx context.Context, tg *target, owner engine.Own
 		return engine.Result{Inventory: status.Inventory}, false, err
 	}
 	res, err = tg.applier.Apply(ctx, owner, objects, status.Inventory, p.writeAheadWithExternals)
-	if errors.Is(err, errWrittenAhead) {
+	if errors.Is(err, outcome.ErrWrittenAhead) {
 		return res, false, err // nothing was written but the status
 	}
 	status.Inventory = res.Inventory
@@ -165,34 +166,8 @@ func (p *pass[T]) applyObjects(ctx context.Context, tg *target, owner engine.Own
 	return res, newKinds, err
 }
 
-// newKindRecheck is how soon a pass that is not done runs again when it
-// wrote objects of a kind that had no event handler yet: what happened to
-// them before the handler came (a purged hook's deletion, a Job's
-// completion) is not replayed to it.
-const newKindRecheck = 100 * time.Millisecond
-
-// unwatchedDeletionRecheck is how soon a pass that is not done runs again
-// when it waits for an object its target's cache does not hold (engine's
-// Result.Recheck: another shard's object it deleted to create it again).
-const unwatchedDeletionRecheck = time.Second
-
-// withRechecks is o for a pass that wrote objects of kinds that had no
-// event handler yet (newKinds), or that waits for an object no event will
-// announce (res.Recheck): when it is not done, it runs again within
-// newKindRecheck or unwatchedDeletionRecheck.
-func (o outcome) withRechecks(newKinds bool, res engine.Result) outcome {
-	switch {
-	case res.Done:
-	case newKinds:
-		o.requeue = min(o.requeue, newKindRecheck)
-	case res.Recheck:
-		o.requeue = min(o.requeue, unwatchedDeletionRecheck)
-	}
-	return o
-}
-
 // applied turns the applier's result into the outcome.
-func (p *pass[T]) applied(ctx context.Context, res engine.Result) outcome {
+func (p *pass[T]) applied(ctx context.Context, res engine.Result) outcome.Outcome {
 	if !res.Done {
 		return p.waiting(fmt.Sprintf("waiting for wave %d", res.Wave), res.Waiting)
 	}
@@ -207,7 +182,7 @@ func (p *pass[T]) applied(ctx context.Context, res engine.Result) outcome {
 
 // ready is the outcome of a render applied and ready: res says which
 // objects foreign instances keep.
-func (p *pass[T]) ready(res engine.Result) outcome {
+func (p *pass[T]) ready(res engine.Result) outcome.Outcome {
 	message := "every object is applied and ready"
 	if p.renderNotKept != "" {
 		message += "; " + p.renderNotKept
@@ -219,7 +194,7 @@ func (p *pass[T]) ready(res engine.Result) outcome {
 		message += "; " + res.BlockedMessage()
 		requeue = min(requeue, blockedRecheck)
 	}
-	return outcome{reason: ReasonReady, message: message, requeue: requeue}
+	return outcome.Outcome{Reason: ReasonReady, Message: message, Requeue: requeue}
 }
 
 // blockedRecheck is how soon a component looks again while foreign instances
@@ -230,7 +205,7 @@ const blockedRecheck = 5 * time.Second
 // states), or a timeout, with the objects' progress, once the component
 // has been processing longer than its timeout. It requeues when the
 // timeout is due, so that the timeout shows even without events.
-func (p *pass[T]) waiting(prefix string, waiting []engine.Waiting) outcome {
+func (p *pass[T]) waiting(prefix string, waiting []engine.Waiting) outcome.Outcome {
 	timeout := p.settings.timeout
 	since, recorded := time.Now(), false // recorded: the status says since when
 	if c := p.status.written.ReadyCondition(); c != nil && c.Status != "True" {
@@ -242,28 +217,12 @@ func (p *pass[T]) waiting(prefix string, waiting []engine.Waiting) outcome {
 	left := timeout - time.Since(since)
 	if left <= 0 {
 		// Stalled, so that waiting tools fail; the next event or retry may still recover.
-		message := fmt.Sprintf("not ready after %s: %s", timeout, describeWaiting(prefix, waiting))
-		return outcome{reason: ReasonTimeout, message: message, requeue: p.settings.retry, stalled: true, failedAttempt: true}
+		message := fmt.Sprintf("not ready after %s: %s", timeout, outcome.DescribeWaiting(prefix, waiting))
+		return outcome.Outcome{Reason: ReasonTimeout, Message: message, Requeue: p.settings.retry, Stalled: true, FailedAttempt: true}
 	}
-	o := outcome{reason: ReasonProcessing, message: describeStates(prefix, waiting), requeue: left}
+	o := outcome.Outcome{Reason: ReasonProcessing, Message: outcome.DescribeStates(prefix, waiting), Requeue: left}
 	if bound := p.r.opts.WaveHeldAfter; p.r.opts.Notifier != nil && bound > 0 {
-		o = o.heldAfter(prefix, since, recorded, bound, p.component.GetGeneration())
+		o = o.HeldAfter(prefix, since, recorded, bound, p.component.GetGeneration())
 	}
-	return o
-}
-
-// heldAfter is o for a wave (prefix) of a component that has been
-// processing since then: held once that is bound ago and the status
-// records it (a pass that has just begun to wait looks again within
-// bound), else looked at again when bound is reached, so that a held wave
-// is told even without events.
-func (o outcome) heldAfter(prefix string, since time.Time, recorded bool, bound time.Duration, generation int64) outcome {
-	waited := time.Since(since)
-	if waited < bound || !recorded {
-		o.requeue = min(o.requeue, max(bound-waited, 0)+time.Millisecond)
-		return o
-	}
-	o.held = &held{wave: heldWave(prefix, since, generation),
-		message: fmt.Sprintf("not ready after %s, %s", bound, o.message)}
 	return o
 }

@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/wavekit-dev/wavekit/pkg/component/internal/bound"
+	"github.com/wavekit-dev/wavekit/pkg/component/internal/outcome"
 	"github.com/wavekit-dev/wavekit/pkg/engine"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
@@ -44,30 +45,30 @@ func (a attempts) begin(status *Status, generation int64, digest, request string
 // outcome: a failure is counted once per try and, once the retries are
 // used up, remediated: a rollback is decided here and applied by the next
 // Reconcile, at once.
-func (a attempts) settle(status *Status, source *manifests.SourceInfo, out outcome) outcome {
+func (a attempts) settle(status *Status, source *manifests.SourceInfo, out outcome.Outcome) outcome.Outcome {
 	// The status as the last write returned it: the attempt of begin,
 	// unless a CRD without the field pruned it.
 	att := status.Attempt
 	switch {
 	case att == nil:
 		return out
-	case out.reason == ReasonReady:
+	case out.Reason == ReasonReady:
 		if att.Result != ResultReady {
 			att.Result, att.Finished, att.Message = ResultReady, &a.now, ""
-			addHistory(status, a.historyEntry(att, source, ResultReady, out.message))
+			addHistory(status, a.historyEntry(att, source, ResultReady, out.Message))
 		}
 		return out
-	case !out.failedAttempt:
+	case !out.FailedAttempt:
 		return out
 	}
 	if att.Result == "" {
 		att.Failures++
-		att.Result, att.Finished, att.Message = ResultFailed, &a.now, out.message
-		addHistory(status, a.historyEntry(att, source, ResultFailed, out.message))
+		att.Result, att.Finished, att.Message = ResultFailed, &a.now, out.Message
+		addHistory(status, a.historyEntry(att, source, ResultFailed, out.Message))
 	}
 	if att.Failures <= retries(a.remediation) {
-		out.message += "; " + retriesLeft(att, a.remediation, a.retry)
-		out.requeue, out.stalled, out.err = max(att.Finished.Add(a.retry).Sub(a.now.Time), 0), false, nil
+		out.Message += "; " + retriesLeft(att, a.remediation, a.retry)
+		out.Requeue, out.Stalled, out.Err = max(att.Finished.Add(a.retry).Sub(a.now.Time), 0), false, nil
 		return out
 	}
 	if !rollsBack(a.remediation) {
@@ -75,12 +76,12 @@ func (a attempts) settle(status *Status, source *manifests.SourceInfo, out outco
 	}
 	good := status.LastGoodRender
 	if good == nil || good.RenderDigest == att.RenderDigest {
-		out.message += "; no earlier Ready render is kept to roll back to"
+		out.Message += "; no earlier Ready render is kept to roll back to"
 		return out
 	}
 	att.Result = ResultRolledBack
-	out.message += fmt.Sprintf("; rolling back to the render of generation %d%s", good.Generation, revisionOf(good))
-	out.requeue, out.stalled, out.err = nextPassNow, false, nil
+	out.Message += fmt.Sprintf("; rolling back to the render of generation %d%s", good.Generation, revisionOf(good))
+	out.Requeue, out.Stalled, out.Err = outcome.NextPassNow, false, nil
 	return out
 }
 
@@ -96,16 +97,16 @@ func (a attempts) keepsRender(status *Status, digest string) bool {
 
 // cannotRollBack is the outcome of a rollback with no Ready render kept any
 // more: the failure stays.
-func (a attempts) cannotRollBack(att *Attempt) outcome {
+func (a attempts) cannotRollBack(att *Attempt) outcome.Outcome {
 	att.Result = ResultFailed
-	return outcome{reason: ReasonError, message: att.Message + "; no earlier Ready render is kept to roll back to", requeue: a.retry, stalled: true}
+	return outcome.Outcome{Reason: ReasonError, Message: att.Message + "; no earlier Ready render is kept to roll back to", Requeue: a.retry, Stalled: true}
 }
 
 // rolledBack records a rollback to the kept render good, applied and ready,
 // and returns its outcome: RolledBack, Stalled (only a change helps), the
 // rollback kept applied until the generation, the render or a reconcile
 // request changes.
-func (a attempts) rolledBack(status *Status, att *Attempt, good *StoredRender) outcome {
+func (a attempts) rolledBack(status *Status, att *Attempt, good *StoredRender) outcome.Outcome {
 	status.Source = good.Source
 	message := fmt.Sprintf("rolled back to the render of generation %d%s after %s of generation %d failed: %s",
 		good.Generation, revisionOf(good), tries(att.Failures), att.Generation, att.Message)
@@ -114,7 +115,7 @@ func (a attempts) rolledBack(status *Status, att *Attempt, good *StoredRender) o
 	if last := lastHistory(status); last == nil || !sameOutcome(*last, entry) {
 		addHistory(status, entry) // once: a pass that keeps the rollback in sync writes nothing
 	}
-	return outcome{reason: ReasonRolledBack, message: message, requeue: a.requeue, stalled: true}
+	return outcome.Outcome{Reason: ReasonRolledBack, Message: message, Requeue: a.requeue, Stalled: true}
 }
 
 // historyEntry is the history's record of a try of att that ended now.

@@ -7,6 +7,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
 	"github.com/wavekit-dev/wavekit/pkg/component/internal/keptrender"
+	"github.com/wavekit-dev/wavekit/pkg/component/internal/outcome"
 )
 
 // attempts returns what decides the component's attempts, as of now.
@@ -21,15 +22,15 @@ func (p *pass[T]) beginAttempt(render keptrender.Render) *Attempt {
 
 // settleAttempt records how a try at the render ended (attempts.settle);
 // Ready keeps the render for a rollback.
-func (p *pass[T]) settleAttempt(ctx context.Context, render keptrender.Render, out outcome) outcome {
+func (p *pass[T]) settleAttempt(ctx context.Context, render keptrender.Render, out outcome.Outcome) outcome.Outcome {
 	a := p.attempts()
 	status := p.component.GetStatus()
 	out = a.settle(status, p.source, out)
-	if out.reason != ReasonReady || status.Attempt == nil || !a.keepsRender(status, render.Digest) {
+	if out.Reason != ReasonReady || status.Attempt == nil || !a.keepsRender(status, render.Digest) {
 		return out
 	}
 	if warning := p.keepRender(ctx, status.Attempt, render); warning != "" {
-		out.message += "; " + warning
+		out.Message += "; " + warning
 	}
 	return out
 }

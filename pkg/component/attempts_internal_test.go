@@ -6,6 +6,8 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/wavekit-dev/wavekit/pkg/component/internal/outcome"
 )
 
 // The attempts' decisions, from a status alone: no cluster, no clock.
@@ -41,14 +43,14 @@ func TestAttemptsSettleRetriesThenRollsBack(t *testing.T) {
 	a := attempts{retry: time.Minute, remediation: &Remediation{Retries: 1, Strategy: RemediateRollback}, now: start}
 	s := Status{LastGoodRender: &StoredRender{Generation: 1, RenderDigest: "sha256:good"}}
 	a.begin(&s, 2, "sha256:bad", "")
-	failed := outcome{reason: ReasonError, message: "job failed", failedAttempt: true}
+	failed := outcome.Outcome{Reason: ReasonError, Message: "job failed", FailedAttempt: true}
 
 	out := a.settle(&s, nil, failed)
-	if s.Attempt.Failures != 1 || s.Attempt.Result != ResultFailed || out.requeue != time.Minute || out.stalled {
+	if s.Attempt.Failures != 1 || s.Attempt.Result != ResultFailed || out.Requeue != time.Minute || out.Stalled {
 		t.Fatalf("the first failure is retried after the retry interval, got %+v, %+v", s.Attempt, out)
 	}
-	if !strings.Contains(out.message, "try 1 of 2 failed") || len(s.History) != 1 {
-		t.Fatalf("message %q, history %d", out.message, len(s.History))
+	if !strings.Contains(out.Message, "try 1 of 2 failed") || len(s.History) != 1 {
+		t.Fatalf("message %q, history %d", out.Message, len(s.History))
 	}
 	if a.settle(&s, nil, failed); s.Attempt.Failures != 1 {
 		t.Fatal("a failure is counted once per try")
@@ -56,12 +58,12 @@ func TestAttemptsSettleRetriesThenRollsBack(t *testing.T) {
 	a.now = metav1.NewTime(start.Add(time.Minute))
 	a.begin(&s, 2, "sha256:bad", "")
 	out = a.settle(&s, nil, failed)
-	if s.Attempt.Result != ResultRolledBack || out.requeue != nextPassNow || !strings.Contains(out.message, "rolling back to the render of generation 1") {
+	if s.Attempt.Result != ResultRolledBack || out.Requeue != outcome.NextPassNow || !strings.Contains(out.Message, "rolling back to the render of generation 1") {
 		t.Fatalf("the last failure rolls back at once, got %+v, %+v", s.Attempt, out)
 	}
 
 	out = a.rolledBack(&s, s.Attempt, s.LastGoodRender)
-	if out.reason != ReasonRolledBack || !out.stalled || s.History[len(s.History)-1].Result != ResultRolledBack {
+	if out.Reason != ReasonRolledBack || !out.Stalled || s.History[len(s.History)-1].Result != ResultRolledBack {
 		t.Fatalf("a rollback applied is RolledBack and in the history, got %+v", out)
 	}
 	entries := len(s.History)
@@ -74,8 +76,8 @@ func TestAttemptsSettleWithoutARenderToRollBackTo(t *testing.T) {
 	a := attempts{remediation: &Remediation{Strategy: RemediateRollback}, now: metav1.Now()}
 	var s Status
 	a.begin(&s, 1, "sha256:only", "")
-	out := a.settle(&s, nil, outcome{reason: ReasonError, message: "failed", failedAttempt: true, stalled: true})
-	if s.Attempt.Result != ResultFailed || !out.stalled || !strings.HasSuffix(out.message, "no earlier Ready render is kept to roll back to") {
+	out := a.settle(&s, nil, outcome.Outcome{Reason: ReasonError, Message: "failed", FailedAttempt: true, Stalled: true})
+	if s.Attempt.Result != ResultFailed || !out.Stalled || !strings.HasSuffix(out.Message, "no earlier Ready render is kept to roll back to") {
 		t.Fatalf("got %+v, %+v", s.Attempt, out)
 	}
 	if !a.keepsRender(&s, "sha256:only") {
@@ -86,10 +88,10 @@ func TestAttemptsSettleWithoutARenderToRollBackTo(t *testing.T) {
 		t.Fatal("a render kept already, or without the Rollback strategy, is not kept again")
 	}
 	entries := len(s.History)
-	if out := a.settle(&s, nil, outcome{reason: ReasonReady}); s.Attempt.Result != ResultReady || out.reason != ReasonReady || len(s.History) != entries+1 {
+	if out := a.settle(&s, nil, outcome.Outcome{Reason: ReasonReady}); s.Attempt.Result != ResultReady || out.Reason != ReasonReady || len(s.History) != entries+1 {
 		t.Fatalf("a Ready try is recorded in the attempt and the history, got %+v", s.Attempt)
 	}
-	if a.settle(&s, nil, outcome{reason: ReasonReady}); len(s.History) != entries+1 {
+	if a.settle(&s, nil, outcome.Outcome{Reason: ReasonReady}); len(s.History) != entries+1 {
 		t.Fatal("a Ready try is recorded once")
 	}
 }

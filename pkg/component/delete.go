@@ -7,15 +7,16 @@ import (
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/wavekit-dev/wavekit/pkg/component/internal/outcome"
 	"github.com/wavekit-dev/wavekit/pkg/engine"
 )
 
 // delete removes the component's objects in delete waves and then the
 // finalizer. It does not start while foreign instances of the component's
 // managed types exist.
-func (p *pass[T]) delete(ctx context.Context) outcome {
+func (p *pass[T]) delete(ctx context.Context) outcome.Outcome {
 	if !p.hasFinalizer() {
-		return outcome{gone: true}
+		return outcome.Outcome{Gone: true}
 	}
 	if orphan, err := p.orphansOnDelete(); err != nil || orphan {
 		if err != nil {
@@ -47,8 +48,8 @@ func (p *pass[T]) delete(ctx context.Context) outcome {
 		owner.Externals = ext
 	}
 	res, err := tg.applier.Delete(ctx, owner, status.Inventory, engine.DeleteOptions{Hooks: hooks, Save: p.writeAhead})
-	if errors.Is(err, errWrittenAhead) {
-		return continued(&p.status.written) // the next pass creates the hooks
+	if errors.Is(err, outcome.ErrWrittenAhead) {
+		return outcome.Continued(&p.status.written) // the next pass creates the hooks
 	}
 	status.Inventory = res.Inventory
 	p.r.recordActions(p.component, res.Actions)
@@ -62,14 +63,14 @@ func (p *pass[T]) delete(ctx context.Context) outcome {
 		return p.fail(err)
 	case len(res.Blocked) > 0:
 		// Foreign instances send no events to this reconciler: look again later.
-		return outcome{reason: ReasonDeletionBlocked, message: withNote(skipped, "deletion blocked: "+res.BlockedMessage()), requeue: min(p.settings.retry, blockedRecheck)}
+		return outcome.Outcome{Reason: ReasonDeletionBlocked, Message: withNote(skipped, "deletion blocked: "+res.BlockedMessage()), Requeue: min(p.settings.retry, blockedRecheck)}
 	case !res.Done:
 		// Deletions arrive as events; the requeue is only a backstop.
 		requeue := p.settings.retry
 		if newKinds {
-			requeue = newKindRecheck
+			requeue = outcome.NewKindRecheck
 		}
-		return outcome{reason: ReasonDeleting, message: withNote(skipped, describeWaiting("waiting for objects to be deleted", res.Waiting)), requeue: requeue}
+		return outcome.Outcome{Reason: ReasonDeleting, Message: withNote(skipped, outcome.DescribeWaiting("waiting for objects to be deleted", res.Waiting)), Requeue: requeue}
 	}
 	if err := p.r.runHooks(ctx, p.r.on.postDelete, p.component); err != nil {
 		return p.fail(fmt.Errorf("post-delete hook: %w", err))

@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/wavekit-dev/wavekit/pkg/component/internal/bound"
+	"github.com/wavekit-dev/wavekit/pkg/component/internal/outcome"
 	"github.com/wavekit-dev/wavekit/pkg/engine"
 )
 
@@ -47,23 +48,23 @@ func (r *Reconciler[T]) recordActions(component T, actions []engine.ObjectAction
 // pass that wrote objects (inPass) is remembered without an Event: the
 // pass's Events (Created, Updated, Deleted) already say what goes on. A
 // Warning ends with the ID of the Reconcile's trace, when it has one.
-func (r *Reconciler[T]) note(component T, o outcome, inPass bool, traceID string) bool {
+func (r *Reconciler[T]) note(component T, o outcome.Outcome, inPass bool, traceID string) bool {
 	id := types.NamespacedName{Namespace: component.GetNamespace(), Name: component.GetName()}
-	reason := o.reason
-	if o.event != "" {
-		reason = o.event
+	reason := o.Reason
+	if o.Event != "" {
+		reason = o.Event
 	}
 	kind, key := "Normal", reason
-	if o.warns() {
-		kind, key = "Warning", reason+"\x00"+o.message
+	if o.Warns() {
+		kind, key = "Warning", reason+"\x00"+o.Message
 	}
 	if r.recorder == nil || !r.notes.changed(id, key) {
 		return false
 	}
-	if kind == "Normal" && inPass && o.reason != ReasonReady {
+	if kind == "Normal" && inPass && o.Reason != ReasonReady {
 		return false
 	}
-	r.recorder.Eventf(component, nil, kind, reason, "Reconcile", "%s", withTraceID(o.message, kind, traceID))
+	r.recorder.Eventf(component, nil, kind, reason, "Reconcile", "%s", withTraceID(o.Message, kind, traceID))
 	return true
 }
 

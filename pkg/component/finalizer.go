@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	"github.com/wavekit-dev/wavekit/pkg/component/internal/conditions"
+	"github.com/wavekit-dev/wavekit/pkg/component/internal/outcome"
 )
 
 // ensureFinalizer adds the finalizer on first reconcile, replacing the bare
@@ -70,7 +71,7 @@ func (r *Reconciler[T]) legacyFinalizer() string {
 // removeFinalizer ends a deletion: the status says Deleting with message
 // (a deletion finished in its first pass never said so), then the
 // finalizer goes.
-func (p *pass[T]) removeFinalizer(ctx context.Context, message string) outcome {
+func (p *pass[T]) removeFinalizer(ctx context.Context, message string) outcome.Outcome {
 	conditions.SetReady(p.component.GetStatus(), p.component.GetGeneration(), ReasonDeleting, message, false)
 	// Persist the emptied inventory first, so that a crash cannot leave a
 	// finalizer-free component with stale items.
@@ -93,5 +94,5 @@ func (p *pass[T]) removeFinalizer(ctx context.Context, message string) outcome {
 		// reads as gone, and does not run the deletion and its hooks again.
 		p.r.status.finalized(p.component)
 	}
-	return outcome{gone: true}
+	return outcome.Outcome{Gone: true}
 }

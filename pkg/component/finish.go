@@ -10,14 +10,15 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/wavekit-dev/wavekit/pkg/component/internal/conditions"
+	"github.com/wavekit-dev/wavekit/pkg/component/internal/outcome"
 )
 
 // finish records the outcome in the status, writes it if it changed and
 // emits an event when the outcome is new; retry is the component's retry
 // interval. A status the API server refuses is reported in its stead
 // (finishTooLarge, finishRejected), with an event of its own.
-func (sr *statusRecorder[T]) finish(ctx context.Context, o outcome, retry time.Duration) (ctrl.Result, error) {
-	if o.gone {
+func (sr *statusRecorder[T]) finish(ctx context.Context, o outcome.Outcome, retry time.Duration) (ctrl.Result, error) {
+	if o.Gone {
 		return ctrl.Result{}, nil
 	}
 	sr.logOutcome(ctx, o)
@@ -28,8 +29,8 @@ func (sr *statusRecorder[T]) finish(ctx context.Context, o outcome, retry time.D
 	before := sr.saidBefore()
 	err := sr.writeOutcome(ctx, o)
 	sr.r.gauge.observe(sr.id.String(), sr.component.GetStatus())
-	var tooLarge *tooLargeError
-	var rejected *rejectedStatusError
+	var tooLarge *outcome.TooLargeError
+	var rejected *outcome.RejectedStatusError
 	switch {
 	case errors.As(err, &tooLarge):
 		return sr.finishTooLarge(ctx, err)
@@ -44,8 +45,8 @@ func (sr *statusRecorder[T]) finish(ctx context.Context, o outcome, retry time.D
 		sr.r.forget(sr.id)
 		return ctrl.Result{}, nil
 	}
-	if sr.r.note(sr.component, o, sr.writes > 0 || sr.wroteAhead, traceID(ctx)) && o.reason == ReasonWriteLoop {
-		log.FromContext(ctx).Info("stopped writing an object that is changed back after every write", "message", o.message)
+	if sr.r.note(sr.component, o, sr.writes > 0 || sr.wroteAhead, traceID(ctx)) && o.Reason == ReasonWriteLoop {
+		log.FromContext(ctx).Info("stopped writing an object that is changed back after every write", "message", o.Message)
 	}
 	if err == nil {
 		sr.notifyOutcome(ctx, before, o)
@@ -53,17 +54,17 @@ func (sr *statusRecorder[T]) finish(ctx context.Context, o outcome, retry time.D
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	return ctrl.Result{RequeueAfter: o.requeue}, o.err
+	return ctrl.Result{RequeueAfter: o.Requeue}, o.Err
 }
 
 // writeOutcome records the outcome in the status and writes it, unless the
 // Reconcile wrote the status ahead of its pass: a Reconcile writes the
 // status once, and the next one, at once, runs the pass and reports it.
-func (sr *statusRecorder[T]) writeOutcome(ctx context.Context, o outcome) error {
+func (sr *statusRecorder[T]) writeOutcome(ctx context.Context, o outcome.Outcome) error {
 	if sr.wroteAhead {
 		return nil
 	}
-	conditions.SetReady(sr.component.GetStatus(), sr.component.GetGeneration(), o.reason, o.message, o.stalled)
+	conditions.SetReady(sr.component.GetStatus(), sr.component.GetGeneration(), o.Reason, o.Message, o.Stalled)
 	sr.recordReconcileRequest()
 	return sr.writeStatus(ctx)
 }
@@ -76,7 +77,7 @@ func (sr *statusRecorder[T]) finishTooLarge(ctx context.Context, tooLarge error)
 	status.Inventory = sr.written.Inventory
 	conditions.SetReady(status, sr.component.GetGeneration(), ReasonError, tooLarge.Error(), true)
 	sr.r.gauge.observe(sr.id.String(), status)
-	o := outcome{reason: ReasonError, message: tooLarge.Error(), stalled: true}
+	o := outcome.Outcome{Reason: ReasonError, Message: tooLarge.Error(), Stalled: true}
 	sr.r.note(sr.component, o, false, traceID(ctx))
 	before := sr.saidBefore()
 	if err := sr.writeStatus(ctx); err != nil && !apierrors.IsConflict(err) {
@@ -92,10 +93,10 @@ func (sr *statusRecorder[T]) finishTooLarge(ctx context.Context, tooLarge error)
 // object created, since new items are stored before their objects are
 // created. So the component shows why it is stuck.
 func (sr *statusRecorder[T]) finishRejected(ctx context.Context, rejected error, retry time.Duration) (ctrl.Result, error) {
-	o := failure(rejected, retry, &sr.written)
+	o := outcome.Failure(rejected, retry, &sr.written)
 	status := sr.component.GetStatus()
 	status.Inventory = sr.written.Inventory
-	conditions.SetReady(status, sr.component.GetGeneration(), o.reason, o.message, o.stalled)
+	conditions.SetReady(status, sr.component.GetGeneration(), o.Reason, o.Message, o.Stalled)
 	sr.r.gauge.observe(sr.id.String(), status)
 	sr.r.note(sr.component, o, false, traceID(ctx))
 	before := sr.saidBefore()
@@ -103,29 +104,29 @@ func (sr *statusRecorder[T]) finishRejected(ctx context.Context, rejected error,
 		return ctrl.Result{}, err
 	}
 	sr.notifyOutcome(ctx, before, o)
-	return ctrl.Result{RequeueAfter: o.requeue}, nil
+	return ctrl.Result{RequeueAfter: o.Requeue}, nil
 }
 
 // logOutcome logs one line at info level for a reconcile that wrote or
 // deleted objects or failed: the component, its revision, the objects
 // written and how long it took. A reconcile that changed nothing logs at
 // debug level only.
-func (sr *statusRecorder[T]) logOutcome(ctx context.Context, o outcome) {
+func (sr *statusRecorder[T]) logOutcome(ctx context.Context, o outcome.Outcome) {
 	logger := log.FromContext(ctx)
-	if sr.writes == 0 && !o.warns() {
+	if sr.writes == 0 && !o.Warns() {
 		logger = logger.V(1)
 	}
 	logger.Info("reconciled", "component", sr.id.String(), "revision", sr.component.GetGeneration(),
 		"objectsWritten", sr.writes, "duration", time.Since(sr.start).Round(time.Millisecond).String(),
-		"reason", o.reason, "message", o.message, "requeue", o.requeue)
+		"reason", o.Reason, "message", o.Message, "requeue", o.Requeue)
 }
 
 // continues tells whether the Reconcile that ended with o left work for the
 // next one: a wave waiting, deletion under way, or new inventory items
 // written ahead of their objects. The next one's span links to this one's.
-func (sr *statusRecorder[T]) continues(o *outcome) bool {
-	if o == nil || o.gone {
+func (sr *statusRecorder[T]) continues(o *outcome.Outcome) bool {
+	if o == nil || o.Gone {
 		return false
 	}
-	return sr.wroteAhead || o.reason == ReasonProcessing || o.reason == ReasonDeleting
+	return sr.wroteAhead || o.Reason == ReasonProcessing || o.Reason == ReasonDeleting
 }

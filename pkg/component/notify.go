@@ -2,7 +2,6 @@ package component
 
 import (
 	"context"
-	"fmt"
 	"maps"
 	"time"
 
@@ -10,6 +9,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
 	"github.com/wavekit-dev/wavekit/pkg/component/internal/bound"
+	"github.com/wavekit-dev/wavekit/pkg/component/internal/outcome"
 	"github.com/wavekit-dev/wavekit/pkg/engine"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 	"github.com/wavekit-dev/wavekit/pkg/notify"
@@ -32,17 +32,17 @@ type statusBefore struct {
 // a stall, a rollback or a blocked deletion that the status did not say
 // yet, and a wave that has waited longer than WaveHeldAfter, once per wave
 // and attempt.
-func (sr *statusRecorder[T]) notifyOutcome(ctx context.Context, before *statusBefore, o outcome) {
-	if sr.r.opts.Notifier == nil || before == nil || sr.wroteAhead || o.gone {
+func (sr *statusRecorder[T]) notifyOutcome(ctx context.Context, before *statusBefore, o outcome.Outcome) {
+	if sr.r.opts.Notifier == nil || before == nil || sr.wroteAhead || o.Gone {
 		return
 	}
-	if o.held != nil && sr.r.held.changed(sr.id, o.held.wave) {
-		sr.r.alert(ctx, sr.component, sr.source, notify.KindWaveHeld, o.reason, o.held.message)
+	if o.Held != nil && sr.r.held.changed(sr.id, o.Held.Wave) {
+		sr.r.alert(ctx, sr.component, sr.source, notify.KindWaveHeld, o.Reason, o.Held.Message)
 	}
 	rendered := before.ready == nil || before.ready.ObservedGeneration != sr.component.GetGeneration() ||
 		before.revision != revision(sr.component.GetStatus().Source)
 	if kind, news := outcomeKind(before.ready, rendered, o); news {
-		sr.r.alert(ctx, sr.component, sr.source, kind, o.reason, o.message)
+		sr.r.alert(ctx, sr.component, sr.source, kind, o.Reason, o.Message)
 	}
 }
 
@@ -52,20 +52,20 @@ func (sr *statusRecorder[T]) notifyOutcome(ctx context.Context, before *statusBe
 // was Ready in one pass); a failure, a stall, a rollback or a blocked
 // deletion when the condition did not say the same already (a retry that
 // fails the same way is no news). Work in progress tells nothing.
-func outcomeKind(before *metav1.Condition, rendered bool, o outcome) (notify.Kind, bool) {
-	said := before != nil && before.Reason == o.reason && before.Message == bound.Message(o.message, bound.ConditionLimit)
+func outcomeKind(before *metav1.Condition, rendered bool, o outcome.Outcome) (notify.Kind, bool) {
+	said := before != nil && before.Reason == o.Reason && before.Message == bound.Message(o.Message, bound.ConditionLimit)
 	switch {
-	case o.reason == ReasonReady:
+	case o.Reason == ReasonReady:
 		return notify.KindReady, before == nil || before.Status != metav1.ConditionTrue || rendered
 	case said:
 		return "", false
-	case o.reason == ReasonRolledBack:
+	case o.Reason == ReasonRolledBack:
 		return notify.KindRolledBack, true
-	case o.reason == ReasonDeletionBlocked:
+	case o.Reason == ReasonDeletionBlocked:
 		return notify.KindDeletionBlocked, true
-	case !o.warns():
+	case !o.Warns():
 		return "", false
-	case o.stalled:
+	case o.Stalled:
 		return notify.KindStalled, true
 	}
 	return notify.KindFailed, true
@@ -113,13 +113,6 @@ func (r *Reconciler[T]) alert(ctx context.Context, component T, source *manifest
 		e.Revision = revision(component.GetStatus().Source)
 	}
 	r.opts.Notifier.Send(e)
-}
-
-// heldWave names a wave held longer than the bound: the wave (prefix),
-// the generation and when the component began to process it; a wave held
-// in an attempt is told once.
-func heldWave(prefix string, since time.Time, generation int64) string {
-	return fmt.Sprintf("%s of generation %d since %d", prefix, generation, since.Unix())
 }
 
 // saidBefore is what the status said as last read or written, for

@@ -6,6 +6,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/wavekit-dev/wavekit/pkg/component/internal/outcome"
 	"github.com/wavekit-dev/wavekit/pkg/engine"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 	"github.com/wavekit-dev/wavekit/pkg/notify"
@@ -19,28 +20,28 @@ func TestOutcomeKind(t *testing.T) {
 		name     string
 		before   *metav1.Condition
 		rendered bool // a new generation or revision since before
-		o        outcome
+		o        outcome.Outcome
 		want     notify.Kind // "": nothing to tell
 	}{
-		{"Ready at install", nil, false, outcome{reason: ReasonReady}, notify.KindReady},
-		{"Ready after processing", processing, false, outcome{reason: ReasonReady}, notify.KindReady},
-		{"Ready after a failure", failing, false, outcome{reason: ReasonReady}, notify.KindReady},
-		{"Ready again: no news (a requeue, a restart)", ready, false, outcome{reason: ReasonReady, message: "every object is applied and ready"}, ""},
-		{"Ready at a new generation or revision, in one pass: news", ready, true, outcome{reason: ReasonReady, message: "every object is applied and ready"}, notify.KindReady},
-		{"Ready with another message: no news", ready, false, outcome{reason: ReasonReady, message: "…; 1 foreign instance keeps a CRD"}, ""},
-		{"work in progress", ready, false, outcome{reason: ReasonProcessing, message: "waiting for wave 1"}, ""},
-		{"deleting", ready, false, outcome{reason: ReasonDeleting}, ""},
-		{"a failure", ready, false, outcome{reason: ReasonError, message: "rendering: boom"}, notify.KindFailed},
-		{"the same failure again: no news", failing, false, outcome{reason: ReasonError, message: "rendering: boom"}, ""},
-		{"another failure", failing, false, outcome{reason: ReasonError, message: "rendering: bang"}, notify.KindFailed},
-		{"a stall", processing, false, outcome{reason: ReasonTimeout, message: "not ready after 10m0s", stalled: true}, notify.KindStalled},
-		{"a retried fetch that warns", processing, false, outcome{reason: ReasonRetrying, message: "fetching: refused", warning: true}, notify.KindFailed},
-		{"a retry that does not warn", processing, false, outcome{reason: ReasonRetrying, message: "conflict"}, ""},
-		{"a refusal of its own reason", processing, false, outcome{reason: "CrossNamespaceRefused", message: "refused", err: errTest}, notify.KindFailed},
-		{"a rollback", failing, false, outcome{reason: ReasonRolledBack, message: "rolled back to generation 2"}, notify.KindRolledBack},
-		{"a blocked deletion", ready, false, outcome{reason: ReasonDeletionBlocked, message: "1 foreign instance of Gadget.example.com exists"}, notify.KindDeletionBlocked},
+		{"Ready at install", nil, false, outcome.Outcome{Reason: ReasonReady}, notify.KindReady},
+		{"Ready after processing", processing, false, outcome.Outcome{Reason: ReasonReady}, notify.KindReady},
+		{"Ready after a failure", failing, false, outcome.Outcome{Reason: ReasonReady}, notify.KindReady},
+		{"Ready again: no news (a requeue, a restart)", ready, false, outcome.Outcome{Reason: ReasonReady, Message: "every object is applied and ready"}, ""},
+		{"Ready at a new generation or revision, in one pass: news", ready, true, outcome.Outcome{Reason: ReasonReady, Message: "every object is applied and ready"}, notify.KindReady},
+		{"Ready with another message: no news", ready, false, outcome.Outcome{Reason: ReasonReady, Message: "…; 1 foreign instance keeps a CRD"}, ""},
+		{"work in progress", ready, false, outcome.Outcome{Reason: ReasonProcessing, Message: "waiting for wave 1"}, ""},
+		{"deleting", ready, false, outcome.Outcome{Reason: ReasonDeleting}, ""},
+		{"a failure", ready, false, outcome.Outcome{Reason: ReasonError, Message: "rendering: boom"}, notify.KindFailed},
+		{"the same failure again: no news", failing, false, outcome.Outcome{Reason: ReasonError, Message: "rendering: boom"}, ""},
+		{"another failure", failing, false, outcome.Outcome{Reason: ReasonError, Message: "rendering: bang"}, notify.KindFailed},
+		{"a stall", processing, false, outcome.Outcome{Reason: ReasonTimeout, Message: "not ready after 10m0s", Stalled: true}, notify.KindStalled},
+		{"a retried fetch that warns", processing, false, outcome.Outcome{Reason: ReasonRetrying, Message: "fetching: refused", Warning: true}, notify.KindFailed},
+		{"a retry that does not warn", processing, false, outcome.Outcome{Reason: ReasonRetrying, Message: "conflict"}, ""},
+		{"a refusal of its own reason", processing, false, outcome.Outcome{Reason: "CrossNamespaceRefused", Message: "refused", Err: errTest}, notify.KindFailed},
+		{"a rollback", failing, false, outcome.Outcome{Reason: ReasonRolledBack, Message: "rolled back to generation 2"}, notify.KindRolledBack},
+		{"a blocked deletion", ready, false, outcome.Outcome{Reason: ReasonDeletionBlocked, Message: "1 foreign instance of Gadget.example.com exists"}, notify.KindDeletionBlocked},
 		{"the same blocked deletion again: no news", &metav1.Condition{Status: metav1.ConditionFalse, Reason: ReasonDeletionBlocked,
-			Message: "1 foreign instance of Gadget.example.com exists"}, false, outcome{reason: ReasonDeletionBlocked, message: "1 foreign instance of Gadget.example.com exists"}, ""},
+			Message: "1 foreign instance of Gadget.example.com exists"}, false, outcome.Outcome{Reason: ReasonDeletionBlocked, Message: "1 foreign instance of Gadget.example.com exists"}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			kind, news := outcomeKind(tc.before, tc.rendered, tc.o)
@@ -69,7 +70,7 @@ func TestAlertsOffCostNothing(t *testing.T) {
 	res := engine.Result{Actions: []engine.ObjectAction{{Object: manifests.ObjectKey{Kind: "ConfigMap", Name: "a"}, Action: engine.ActionUpdate, Corrected: true}},
 		Drifted: []engine.Drift{{Object: manifests.ObjectKey{Kind: "ConfigMap", Name: "b"}, New: true}}}
 	ctx := context.Background()
-	o := outcome{reason: ReasonError, message: "boom", held: &held{wave: "w"}}
+	o := outcome.Outcome{Reason: ReasonError, Message: "boom", Held: &outcome.Held{Wave: "w"}}
 	allocs := testing.AllocsPerRun(100, func() {
 		sr.notifyOutcome(ctx, sr.saidBefore(), o)
 		p.notifyDrift(ctx, res)

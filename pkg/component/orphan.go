@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/wavekit-dev/wavekit/pkg/component/internal/outcome"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -31,7 +32,7 @@ func (p *pass[T]) orphansOnDelete() (bool, error) {
 // orphanAll ends the deletion without contacting the target: the objects in
 // the inventory stay as they are, with their owner label, and an event says
 // how many were left.
-func (p *pass[T]) orphanAll(ctx context.Context) outcome {
+func (p *pass[T]) orphanAll(ctx context.Context) outcome.Outcome {
 	left := len(p.component.GetStatus().Inventory)
 	if p.r.recorder != nil {
 		p.r.recorder.Eventf(p.component, nil, "Warning", "Orphaned", "Delete",

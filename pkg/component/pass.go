@@ -3,6 +3,7 @@ package component
 import (
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/wavekit-dev/wavekit/pkg/component/internal/outcome"
 	"github.com/wavekit-dev/wavekit/pkg/external"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
@@ -29,6 +30,6 @@ type pass[T Component] struct {
 
 // fail turns an error of the pass into its outcome (failure); a target
 // that did not answer is ReasonTargetUnreachable (unreachable.go).
-func (p *pass[T]) fail(err error) outcome {
-	return unreachable(err, failure(err, p.settings.retry, &p.status.written), p.r.targets.hostOf(p.id))
+func (p *pass[T]) fail(err error) outcome.Outcome {
+	return unreachable(err, outcome.Failure(err, p.settings.retry, &p.status.written), p.r.targets.hostOf(p.id))
 }

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 
+	"github.com/wavekit-dev/wavekit/pkg/component/internal/outcome"
 	"github.com/wavekit-dev/wavekit/pkg/tracing/spans"
 )
 
@@ -24,7 +25,7 @@ func (r *Reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 	result := resultFailed
 	ctx, span := r.traces.start(ctx, req.NamespacedName)
 	var rec *statusRecorder[T]
-	var o *outcome
+	var o *outcome.Outcome
 	defer func() {
 		reconcileDuration.WithLabelValues(r.name).Observe(time.Since(start).Seconds())
 		reconcilesFinished.WithLabelValues(r.name, result).Inc()
@@ -63,7 +64,7 @@ func (r *Reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 	p := &pass[T]{r: r, status: rec, component: component, id: req.NamespacedName}
 	passed := p.applyOrDelete(ctx)
 	rec.source = p.source
-	o, result = &passed, passed.result()
+	o, result = &passed, resultOf(passed)
 	return rec.finish(ctx, passed, p.settings.retry)
 }
 
@@ -80,7 +81,7 @@ func (r *Reconciler[T]) readTraced(ctx context.Context, id types.NamespacedName)
 }
 
 // applyOrDelete applies the component, or deletes it once it is being deleted.
-func (p *pass[T]) applyOrDelete(ctx context.Context) outcome {
+func (p *pass[T]) applyOrDelete(ctx context.Context) outcome.Outcome {
 	err := p.r.runHooks(ctx, p.r.on.postRead, p.component)
 	// After the hooks, which may change the spec; before anything reads them.
 	p.settings = resolveSettings(p.component, p.r.opts)
@@ -112,4 +113,12 @@ func (r *Reconciler[T]) read(ctx context.Context, id types.NamespacedName) (T, e
 func newObject[T Component]() T {
 	var zero T
 	return reflect.New(reflect.TypeOf(zero).Elem()).Interface().(T)
+}
+
+// resultOf names the outcome in the reconcile metrics.
+func resultOf(o outcome.Outcome) string {
+	if o.Gone {
+		return resultDeleted
+	}
+	return o.Reason
 }

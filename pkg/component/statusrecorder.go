@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/wavekit-dev/wavekit/pkg/component/internal/bound"
+	"github.com/wavekit-dev/wavekit/pkg/component/internal/outcome"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 	"github.com/wavekit-dev/wavekit/pkg/tracing/spans"
 )
@@ -64,7 +65,7 @@ func (sr *statusRecorder[T]) writeStatus(ctx context.Context) error {
 	status.LastTraceID = traceID(ctx)
 	sent := jsonMap(status)
 	if err := sr.updateStatus(ctx); err != nil {
-		if refusal := admissionRefusal(err); refusal != nil {
+		if refusal := outcome.AdmissionRefusal(err); refusal != nil {
 			err = refusal // a policy's or webhook's, not the CRD's
 		} else if apierrors.IsInvalid(err) {
 			err = sr.rejected(ctx, err)
@@ -103,18 +104,12 @@ func (sr *statusRecorder[T]) checkSize() error {
 		size += item.AppliedGrowth()
 	}
 	if limit := sr.r.opts.MaxObjectBytes; size > limit {
-		return &tooLargeError{message: fmt.Sprintf(
+		return &outcome.TooLargeError{Message: fmt.Sprintf(
 			"component %s would take %s with an inventory of %d objects, more than the %s an object may take (etcd's default request limit is 1.5 MiB): split it into smaller components",
 			sr.id, bound.ByteSize(size), len(inventory), bound.ByteSize(limit))}
 	}
 	return nil
 }
-
-// tooLargeError says that a status was not written because the component
-// would be too large to store.
-type tooLargeError struct{ message string }
-
-func (e *tooLargeError) Error() string { return e.message }
 
 // noticePruned compares the status sent with the status the API server
 // stored and, when fields were dropped that were not known to be, says once,
@@ -136,18 +131,18 @@ func (sr *statusRecorder[T]) noticePruned(ctx context.Context, sent map[string]a
 // rejected turns the API server's refusal of the status into a
 // rejectedStatusError, and logs it.
 func (sr *statusRecorder[T]) rejected(ctx context.Context, err error) error {
-	field, causes := rejectedFields(err)
+	field, causes := outcome.RejectedFields(err)
 	if field != "" {
 		field = " (it rejected " + field + ")"
 	}
-	rejected := &rejectedStatusError{
-		hint: fmt.Sprintf("the API server rejected it: the CustomResourceDefinition %s may be out of date with the framework's Status schema%s; regenerate the CRD with controller-gen (make manifests) and apply it",
+	rejected := &outcome.RejectedStatusError{
+		Hint: fmt.Sprintf("the API server rejected it: the CustomResourceDefinition %s may be out of date with the framework's Status schema%s; regenerate the CRD with controller-gen (make manifests) and apply it",
 			sr.crdName(), field),
-		causes: causes,
-		err:    err,
+		Causes: causes,
+		Err:    err,
 	}
 	log.FromContext(ctx).Error(errors.New(bound.Message(strings.Join(causes, "\n"), bound.EventLimit)),
-		"writing status of "+sr.id.String()+": "+rejected.hint)
+		"writing status of "+sr.id.String()+": "+rejected.Hint)
 	return rejected
 }
 

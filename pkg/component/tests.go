@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/pkg/component/internal/conditions"
+	"github.com/wavekit-dev/wavekit/pkg/component/internal/outcome"
 	"github.com/wavekit-dev/wavekit/pkg/engine"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
@@ -19,7 +20,7 @@ import (
 // start is recorded in the Reconcile's status write, before any test is
 // created, so that a restart of the operator goes on with the same run; the
 // next Reconcile, at once, runs them.
-func (p *pass[T]) startTests(ready outcome) outcome {
+func (p *pass[T]) startTests(ready outcome.Outcome) outcome.Outcome {
 	test := p.settings.test
 	status := p.component.GetStatus()
 	switch {
@@ -33,14 +34,14 @@ func (p *pass[T]) startTests(ready outcome) outcome {
 	}
 	status.Attempt.Tests = &TestRun{Started: metav1.Now()}
 	conditions.SetTest(status, p.component.GetGeneration(), metav1.ConditionUnknown, ReasonTestRunning, "running the tests")
-	return outcome{reason: ReasonProcessing, message: "running the tests", requeue: nextPassNow}
+	return outcome.Outcome{Reason: ReasonProcessing, Message: "running the tests", Requeue: outcome.NextPassNow}
 }
 
 // tested runs one pass of the attempt's tests while they run (ready is the
 // outcome the render's pass had when they began) and returns the outcome of
 // the Reconcile: Processing while they run; once they are over, ready with
 // their result in its message, or TestFailed naming the test.
-func (p *pass[T]) tested(ctx context.Context, tg *target, owner engine.Owner, objects []client.Object, ready outcome) outcome {
+func (p *pass[T]) tested(ctx context.Context, tg *target, owner engine.Owner, objects []client.Object, ready outcome.Outcome) outcome.Outcome {
 	test := p.settings.test
 	if test == nil {
 		return p.startTests(ready)
@@ -54,14 +55,14 @@ func (p *pass[T]) tested(ctx context.Context, tg *target, owner engine.Owner, ob
 // testsOver is the outcome of a test run that is over: ready, with the
 // tests' result in its message, once they passed or their failures are
 // ignored; TestFailed, naming the test, once one failed.
-func (p *pass[T]) testsOver(ready outcome, test *Test, tests *TestRun) outcome {
+func (p *pass[T]) testsOver(ready outcome.Outcome, test *Test, tests *TestRun) outcome.Outcome {
 	switch {
 	case tests.Result == TestsPassed:
-		ready.message += "; " + tests.Message
+		ready.Message += "; " + tests.Message
 	case test.IgnoreFailures:
-		ready.message += "; " + tests.Message + " (test failures are ignored)"
+		ready.Message += "; " + tests.Message + " (test failures are ignored)"
 	default:
-		return outcome{reason: ReasonTestFailed, message: tests.Message, requeue: p.settings.retry, stalled: true, failedAttempt: true}
+		return outcome.Outcome{Reason: ReasonTestFailed, Message: tests.Message, Requeue: p.settings.retry, Stalled: true, FailedAttempt: true}
 	}
 	return ready
 }
@@ -76,14 +77,14 @@ func (p *pass[T]) outdatedCRD() error {
 // run is over (the result is then recorded in the attempt and the
 // TestSuccess condition); until then its outcome says what the run waits
 // for.
-func (p *pass[T]) runTests(ctx context.Context, tg *target, owner engine.Owner, objects []client.Object, test *Test) (outcome, bool) {
+func (p *pass[T]) runTests(ctx context.Context, tg *target, owner engine.Owner, objects []client.Object, test *Test) (outcome.Outcome, bool) {
 	status := p.component.GetStatus()
 	deadline := status.Attempt.Tests.Started.Add(p.testTimeout(test))
 	res, err := tg.applier.Test(ctx, owner, objects, status.Inventory, engine.TestOptions{
 		Run: p.testRunName(), Deadline: deadline, Save: p.writeAhead,
 	})
-	if errors.Is(err, errWrittenAhead) {
-		return continued(&p.status.written), false // the next pass creates the tests
+	if errors.Is(err, outcome.ErrWrittenAhead) {
+		return outcome.Continued(&p.status.written), false // the next pass creates the tests
 	}
 	status.Inventory = res.Inventory
 	p.r.recordActions(p.component, res.Actions)
@@ -93,14 +94,14 @@ func (p *pass[T]) runTests(ctx context.Context, tg *target, owner engine.Owner, 
 	}
 	if err != nil {
 		o := p.fail(fmt.Errorf("running the tests: %w", err))
-		o.failedAttempt = isAttemptFailure(err)
+		o.FailedAttempt = isAttemptFailure(err)
 		return o, false
 	}
 	generation := p.component.GetGeneration()
 	if !res.Done {
-		message := describeWaiting("running the tests", res.Waiting)
+		message := outcome.DescribeWaiting("running the tests", res.Waiting)
 		conditions.SetTest(status, generation, metav1.ConditionUnknown, ReasonTestRunning, message)
-		return outcome{reason: ReasonProcessing, message: message, requeue: max(time.Until(deadline), 0) + time.Second}, false
+		return outcome.Outcome{Reason: ReasonProcessing, Message: message, Requeue: max(time.Until(deadline), 0) + time.Second}, false
 	}
 	tests := status.Attempt.Tests
 	tests.Result, tests.Message = testsResult(res)
@@ -109,7 +110,7 @@ func (p *pass[T]) runTests(ctx context.Context, tg *target, owner engine.Owner, 
 	} else {
 		conditions.SetTest(status, generation, metav1.ConditionFalse, ReasonTestFailed, tests.Message)
 	}
-	return outcome{}, true
+	return outcome.Outcome{}, true
 }
 
 // testsResult says how a run that is over went.

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
+	"github.com/wavekit-dev/wavekit/pkg/component/internal/outcome"
 	"github.com/wavekit-dev/wavekit/pkg/tracing/spans"
 )
 
@@ -81,7 +82,7 @@ func (p *passTraces) start(ctx context.Context, id types.NamespacedName) (contex
 
 // end ends the span of a Reconcile of id with its outcome, and remembers
 // it for the next Reconcile when this one left work for it (continues).
-func (p *passTraces) end(span trace.Span, id types.NamespacedName, result string, o *outcome, continues bool) {
+func (p *passTraces) end(span trace.Span, id types.NamespacedName, result string, o *outcome.Outcome, continues bool) {
 	if p == nil {
 		return
 	}
@@ -95,9 +96,9 @@ func (p *passTraces) end(span trace.Span, id types.NamespacedName, result string
 	if span.IsRecording() {
 		span.SetAttributes(attrOutcome.String(result))
 		if o != nil {
-			span.SetAttributes(attrReason.String(o.reason))
-			if o.warns() {
-				spans.Fail(span, o.err, o.message)
+			span.SetAttributes(attrReason.String(o.Reason))
+			if o.Warns() {
+				spans.Fail(span, o.Err, o.Message)
 			}
 		}
 	}

@@ -12,6 +12,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
+
+	"github.com/wavekit-dev/wavekit/pkg/component/internal/outcome"
 )
 
 // IsTargetUnreachable tells whether err says that the API server at host
@@ -75,11 +77,11 @@ func withScheme(host string) string {
 // nothing to tell) — and o is a failure (Retrying, or an Error, which a
 // render error that wraps the target's answer is): it is no longer
 // Stalled, and is retried when o says.
-func unreachable(err error, o outcome, host string) outcome {
+func unreachable(err error, o outcome.Outcome, host string) outcome.Outcome {
 	var connecting *unreachableError
-	if (o.reason == ReasonRetrying || o.reason == ReasonError) &&
+	if (o.Reason == ReasonRetrying || o.Reason == ReasonError) &&
 		(errors.As(err, &connecting) || host != "" && IsTargetUnreachable(err, host)) {
-		o.reason, o.stalled = ReasonTargetUnreachable, false
+		o.Reason, o.Stalled = ReasonTargetUnreachable, false
 	}
 	return o
 }

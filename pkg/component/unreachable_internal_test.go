@@ -15,6 +15,8 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/wavekit-dev/wavekit/pkg/component/internal/outcome"
 )
 
 // timeoutError stands for net/http's TLS handshake timeout, a net.Error of
@@ -79,15 +81,15 @@ func TestUnreachableOutcome(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		err  error
-		in   outcome
+		in   outcome.Outcome
 		want string
 	}{
-		{"a retried failure", down, outcome{reason: ReasonRetrying, requeue: time.Minute}, ReasonTargetUnreachable},
-		{"a failure with backoff", down, outcome{reason: ReasonError, err: down}, ReasonTargetUnreachable},
-		{"a render error that wraps it is not Stalled", down, outcome{reason: ReasonError, stalled: true, requeue: time.Minute}, ReasonTargetUnreachable},
-		{"a write loop keeps its reason", down, outcome{reason: ReasonWriteLoop}, ReasonWriteLoop},
-		{"another error", errors.New("bad chart"), outcome{reason: ReasonError}, ReasonError},
-		{"no target to tell", down, outcome{reason: ReasonError}, ReasonError},
+		{"a retried failure", down, outcome.Outcome{Reason: ReasonRetrying, Requeue: time.Minute}, ReasonTargetUnreachable},
+		{"a failure with backoff", down, outcome.Outcome{Reason: ReasonError, Err: down}, ReasonTargetUnreachable},
+		{"a render error that wraps it is not Stalled", down, outcome.Outcome{Reason: ReasonError, Stalled: true, Requeue: time.Minute}, ReasonTargetUnreachable},
+		{"a write loop keeps its reason", down, outcome.Outcome{Reason: ReasonWriteLoop}, ReasonWriteLoop},
+		{"another error", errors.New("bad chart"), outcome.Outcome{Reason: ReasonError}, ReasonError},
+		{"no target to tell", down, outcome.Outcome{Reason: ReasonError}, ReasonError},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			host := targetHost
@@ -95,14 +97,14 @@ func TestUnreachableOutcome(t *testing.T) {
 				host = ""
 			}
 			got := unreachable(tc.err, tc.in, host)
-			if got.reason != tc.want {
-				t.Errorf("reason %s, want %s", got.reason, tc.want)
+			if got.Reason != tc.want {
+				t.Errorf("reason %s, want %s", got.Reason, tc.want)
 			}
-			if got.requeue != tc.in.requeue || got.err != tc.in.err {
+			if got.Requeue != tc.in.Requeue || got.Err != tc.in.Err {
 				t.Errorf("the retry changed: %+v, was %+v", got, tc.in)
 			}
-			if wantStalled := tc.in.stalled && tc.want != ReasonTargetUnreachable; got.stalled != wantStalled {
-				t.Errorf("stalled %t, want %t", got.stalled, wantStalled)
+			if wantStalled := tc.in.Stalled && tc.want != ReasonTargetUnreachable; got.Stalled != wantStalled {
+				t.Errorf("stalled %t, want %t", got.Stalled, wantStalled)
 			}
 		})
 	}
@@ -145,7 +147,7 @@ func TestConnectionUnreachable(t *testing.T) {
 			if got := IsTargetUnreachable(err, targetHost); got != tc.unreachable {
 				t.Errorf("IsTargetUnreachable(%v) = %t, want %t", err, got, tc.unreachable)
 			}
-			got := unreachable(Retriable(err, 0), outcome{reason: ReasonRetrying}, "").reason
+			got := unreachable(Retriable(err, 0), outcome.Outcome{Reason: ReasonRetrying}, "").Reason
 			if want := map[bool]string{true: ReasonTargetUnreachable, false: ReasonRetrying}[tc.unreachable]; got != want {
 				t.Errorf("the pass's reason is %s with no target host to compare, want %s", got, want)
 			}

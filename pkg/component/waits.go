@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/wavekit-dev/wavekit/pkg/component/internal/outcome"
 	"github.com/wavekit-dev/wavekit/pkg/engine"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
@@ -18,26 +19,26 @@ import (
 // awaitDependencies returns a Pending outcome while a dependency is not
 // Ready at its current generation, an error outcome for a dependency cycle
 // or a refused reference, and false when the component may be applied.
-func (p *pass[T]) awaitDependencies(ctx context.Context) (outcome, bool) {
+func (p *pass[T]) awaitDependencies(ctx context.Context) (outcome.Outcome, bool) {
 	deps := p.settings.dependencies
 	if len(deps) == 0 {
-		return outcome{}, false
+		return outcome.Outcome{}, false
 	}
 	if err := p.checkDependencyRefs(deps); err != nil {
 		return p.fail(err), true
 	}
 	if cycle := p.r.deps.path(ctx, p.id, p.id); cycle != nil {
 		message := "dependency cycle: " + joinIDs(cycle, " → ") + ": remove one of these dependencies"
-		return outcome{reason: ReasonError, message: message, requeue: p.settings.retry, stalled: true}, true
+		return outcome.Outcome{Reason: ReasonError, Message: message, Requeue: p.settings.retry, Stalled: true}, true
 	}
 	for _, dep := range deps {
 		if why := p.r.deps.notReady(ctx, dep); why != "" {
 			// Its status changes arrive as events; the requeue is a backstop.
 			message := fmt.Sprintf("waiting for dependency %s: %s", dep, why)
-			return outcome{reason: ReasonPending, message: message, requeue: p.settings.retry}, true
+			return outcome.Outcome{Reason: ReasonPending, Message: message, Requeue: p.settings.retry}, true
 		}
 	}
-	return outcome{}, false
+	return outcome.Outcome{}, false
 }
 
 // checkDependencyRefs refuses dependencies in other namespaces when the
@@ -73,13 +74,13 @@ func (p *pass[T]) dependents(ctx context.Context) ([]types.NamespacedName, error
 
 // awaitDependents returns a DeletionPending outcome while components that
 // depend on this one exist, and false when it may be deleted.
-func (p *pass[T]) awaitDependents(ctx context.Context) (outcome, bool) {
+func (p *pass[T]) awaitDependents(ctx context.Context) (outcome.Outcome, bool) {
 	dependents, err := p.dependents(ctx)
 	if err != nil {
 		return p.fail(err), true
 	}
 	if len(dependents) == 0 {
-		return outcome{}, false
+		return outcome.Outcome{}, false
 	}
 	names, verb := joinIDs(first(dependents, 5), ", "), "depends"
 	if len(dependents) > 1 {
@@ -90,7 +91,7 @@ func (p *pass[T]) awaitDependents(ctx context.Context) (outcome, bool) {
 	}
 	message := fmt.Sprintf("deletion waits for %s, which %s on it", names, verb)
 	// Their deletion arrives as an event; the requeue is a backstop.
-	return outcome{reason: ReasonDeletionBlocked, message: message, requeue: p.settings.retry}, true
+	return outcome.Outcome{Reason: ReasonDeletionBlocked, Message: message, Requeue: p.settings.retry}, true
 }
 
 // unwatchedRecheck is how soon a component waiting for an object it cannot
@@ -104,9 +105,9 @@ const unwatchedRecheck = 10 * time.Second
 // readyExpr that does not compile or a refused reference, and false when
 // the component may be applied. While the component waits, the watch of
 // that one object enqueues it; it stops once the component waits no more.
-func (p *pass[T]) awaitObjectDependencies(ctx context.Context, tg *target) (outcome, bool) {
+func (p *pass[T]) awaitObjectDependencies(ctx context.Context, tg *target) (outcome.Outcome, bool) {
 	if !p.settings.waitsForObjects {
-		return outcome{}, false
+		return outcome.Outcome{}, false
 	}
 	for _, dep := range p.settings.objectDependencies {
 		rd, err := p.resolveDependency(tg, dep)
@@ -119,23 +120,23 @@ func (p *pass[T]) awaitObjectDependencies(ctx context.Context, tg *target) (outc
 		}
 	}
 	tg.objects.release(p.id)
-	return outcome{}, false
+	return outcome.Outcome{}, false
 }
 
 // awaitObject makes the component wait for rd's object: a Pending outcome
 // that says why, and why the object is not watched when it is not.
-func (p *pass[T]) awaitObject(tg *target, rd resolvedDependency, why string) outcome {
+func (p *pass[T]) awaitObject(tg *target, rd resolvedDependency, why string) outcome.Outcome {
 	requeue := p.settings.retry
 	if rd.mapping == nil {
 		// Its kind is not served (yet): reading it said so.
 		tg.objects.release(p.id)
-		return outcome{reason: ReasonPending, message: why, requeue: min(requeue, unwatchedRecheck)}
+		return outcome.Outcome{Reason: ReasonPending, Message: why, Requeue: min(requeue, unwatchedRecheck)}
 	}
 	if err := tg.objects.wait(p.id, rd.ref, rd.mapping.Resource); err != nil {
 		why += "; cannot watch it: " + err.Error()
 		requeue = min(requeue, unwatchedRecheck)
 	}
-	return outcome{reason: ReasonPending, message: why, requeue: requeue}
+	return outcome.Outcome{Reason: ReasonPending, Message: why, Requeue: requeue}
 }
 
 // resolvedDependency is an ObjectDependency as its target knows it.

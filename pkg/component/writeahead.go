@@ -5,6 +5,7 @@ import (
 
 	"github.com/wavekit-dev/wavekit/internal/plant"
 	"github.com/wavekit-dev/wavekit/pkg/component/internal/conditions"
+	"github.com/wavekit-dev/wavekit/pkg/component/internal/outcome"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -33,7 +34,7 @@ func (sr *statusRecorder[T]) writeAhead(ctx context.Context, items []manifests.I
 		return nil
 	}
 	sr.wroteAhead = true
-	return errWrittenAhead
+	return outcome.ErrWrittenAhead
 }
 
 // writeAhead writes the status ahead of the pass's new objects

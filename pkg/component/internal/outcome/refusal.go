@@ -1,4 +1,4 @@
-package component
+package outcome
 
 import (
 	"errors"
@@ -10,10 +10,10 @@ import (
 // refused turns a manifests.RefusalError into its outcome: Ready False with
 // the error's own reason, Stalled (only a change helps), looked at again
 // at the retry interval, and a Warning event.
-func refused(err error, retry time.Duration) (outcome, bool) {
+func refused(err error, retry time.Duration) (Outcome, bool) {
 	var refusal *manifests.RefusalError
 	if !errors.As(err, &refusal) || refusal.Reason == "" {
-		return outcome{}, false
+		return Outcome{}, false
 	}
-	return outcome{reason: refusal.Reason, message: err.Error(), requeue: retry, stalled: true, warning: true}, true
+	return Outcome{Reason: refusal.Reason, Message: err.Error(), Requeue: retry, Stalled: true, Warning: true}, true
 }

@@ -1,4 +1,4 @@
-package component
+package outcome
 
 import (
 	"testing"
@@ -25,11 +25,11 @@ func TestAdmissionRefusal(t *testing.T) {
 	}
 	for _, c := range cases {
 		err := &apierrors.StatusError{ErrStatus: metav1.Status{Code: c.code, Message: c.message}}
-		got := admissionRefusal(err)
+		got := AdmissionRefusal(err)
 		switch {
 		case c.by == "" && got != nil:
-			t.Errorf("%q: a refusal by %q", c.message, got.by)
-		case c.by != "" && (got == nil || got.by != c.by || got.said != c.said):
+			t.Errorf("%q: a refusal by %q", c.message, got.By)
+		case c.by != "" && (got == nil || got.By != c.by || got.Said != c.said):
 			t.Errorf("%q: got %+v, want by %q said %q", c.message, got, c.by, c.said)
 		}
 	}

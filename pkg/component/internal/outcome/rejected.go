@@ -1,4 +1,4 @@
-package component
+package outcome
 
 import (
 	"errors"
@@ -7,27 +7,27 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 )
 
-// rejectedStatusError is a status write the API server rejected as invalid
+// RejectedStatusError is a status write the API server rejected as invalid
 // (422). What the framework writes is valid by its own Status schema, so the
 // component's CRD most likely comes from an older one (a field it still
 // requires, a value it does not allow): the error says so and what to do,
 // then what the server said of each field, one a line.
-type rejectedStatusError struct {
-	hint   string
-	causes []string
-	err    error
+type RejectedStatusError struct {
+	Hint   string
+	Causes []string
+	Err    error
 }
 
-func (e *rejectedStatusError) Error() string {
-	return e.hint + "\n" + strings.Join(e.causes, "\n")
+func (e *RejectedStatusError) Error() string {
+	return e.Hint + "\n" + strings.Join(e.Causes, "\n")
 }
 
-func (e *rejectedStatusError) Unwrap() error { return e.err }
+func (e *RejectedStatusError) Unwrap() error { return e.Err }
 
-// rejectedFields returns the first field the API server rejected and what
+// RejectedFields returns the first field the API server rejected and what
 // it said of each ("status.inventory[0].digest: Required value"), in its
 // order, or its whole message when it named no field.
-func rejectedFields(err error) (string, []string) {
+func RejectedFields(err error) (string, []string) {
 	var status apierrors.APIStatus
 	if !errors.As(err, &status) || status.Status().Details == nil || len(status.Status().Details.Causes) == 0 {
 		return "", []string{err.Error()}
@@ -46,3 +46,9 @@ func rejectedFields(err error) (string, []string) {
 	}
 	return first, causes
 }
+
+// TooLargeError says that a status was not written because the component
+// would be too large to store.
+type TooLargeError struct{ Message string }
+
+func (e *TooLargeError) Error() string { return e.Message }

@@ -1,4 +1,4 @@
-package component
+package outcome
 
 import (
 	"errors"
@@ -17,25 +17,25 @@ var admissionRefusals = []*regexp.Regexp{
 	regexp.MustCompile(`(admission webhook "[^"]*") denied the request(?::\s*([\s\S]*)| (without explanation))`),
 }
 
-// admissionRefusedError is a status write that an admission policy or
+// AdmissionRefusedError is a status write that an admission policy or
 // webhook refused: not a problem of the component's CRD, so it says who
 // refused and what it said, which is what the owner of the policy or of the
 // component acts on.
-type admissionRefusedError struct {
-	by, said string
-	err      error
+type AdmissionRefusedError struct {
+	By, Said string
+	Err      error
 }
 
-func (e *admissionRefusedError) Error() string {
-	return "admission refused it: " + e.by + " denied request: " + e.said
+func (e *AdmissionRefusedError) Error() string {
+	return "admission refused it: " + e.By + " denied request: " + e.Said
 }
 
-func (e *admissionRefusedError) Unwrap() error { return e.err }
+func (e *AdmissionRefusedError) Unwrap() error { return e.Err }
 
-// admissionRefusal returns err as an admissionRefusedError when the API
+// AdmissionRefusal returns err as an AdmissionRefusedError when the API
 // server's answer says an admission policy or webhook refused the request,
 // whatever its code; otherwise nil.
-func admissionRefusal(err error) *admissionRefusedError {
+func AdmissionRefusal(err error) *AdmissionRefusedError {
 	var status apierrors.APIStatus
 	if !errors.As(err, &status) {
 		return nil
@@ -47,7 +47,7 @@ func admissionRefusal(err error) *admissionRefusedError {
 			if len(m) > 3 && said == "" {
 				said = m[3]
 			}
-			return &admissionRefusedError{by: m[1], said: said, err: err}
+			return &AdmissionRefusedError{By: m[1], Said: said, Err: err}
 		}
 	}
 	return nil
