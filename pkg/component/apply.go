@@ -9,6 +9,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
+	"github.com/wavekit-dev/wavekit/pkg/component/internal/attempts"
 	"github.com/wavekit-dev/wavekit/pkg/component/internal/conditions"
 	"github.com/wavekit-dev/wavekit/pkg/component/internal/outcome"
 	"github.com/wavekit-dev/wavekit/pkg/engine"
@@ -52,7 +53,7 @@ func (p *pass[T]) apply(ctx context.Context) outcome.Outcome {
 	switch {
 	case att.Result == ResultRolledBack:
 		return p.rollback(ctx, tg, owner, att)
-	case testsRunning(att):
+	case attempts.TestsRunning(att):
 		// The render was applied and ready when its tests began: this
 		// Reconcile's pass is the tests'.
 		out := p.tested(ctx, tg, owner, objects, p.ready(engine.Result{}))
@@ -106,7 +107,7 @@ func (p *pass[T]) applyRender(ctx context.Context, tg *target, owner engine.Owne
 	res, newKinds, err := p.applyObjects(ctx, tg, owner, objects)
 	if err != nil {
 		out := p.fail(err)
-		out.FailedAttempt = isAttemptFailure(err)
+		out.FailedAttempt = attempts.IsFailure(err)
 		return out
 	}
 	out := p.applied(ctx, res)
@@ -122,9 +123,9 @@ func (p *pass[T]) applyRender(ctx context.Context, tg *target, owner engine.Owne
 func (p *pass[T]) rollback(ctx context.Context, tg *target, owner engine.Owner, att *Attempt) outcome.Outcome {
 	good := p.component.GetStatus().LastGoodRender
 	if good == nil {
-		return p.attempts().cannotRollBack(att)
+		return p.attempts().CannotRollBack(att)
 	}
-	what := fmt.Sprintf("rolling back to the render of generation %d%s", good.Generation, revisionOf(good))
+	what := fmt.Sprintf("rolling back to the render of generation %d%s", good.Generation, attempts.RevisionOf(good))
 	objects, err := p.r.renders.Load(ctx, p.id, good.Secret, good.RenderDigest)
 	if err != nil {
 		return p.fail(fmt.Errorf("%s: %w", what, err))
@@ -136,7 +137,7 @@ func (p *pass[T]) rollback(ctx context.Context, tg *target, owner engine.Owner, 
 	if !res.Done {
 		return p.waiting(fmt.Sprintf("%s: waiting for wave %d", what, res.Wave), res.Waiting).WithRechecks(newKinds, res)
 	}
-	return p.attempts().rolledBack(p.component.GetStatus(), att, good)
+	return p.attempts().RolledBack(p.component.GetStatus(), att, good)
 }
 
 // applyObjects applies objects for owner and records what the pass did:
@@ -211,7 +212,7 @@ func (p *pass[T]) waiting(prefix string, waiting []engine.Waiting) outcome.Outco
 	if c := p.status.written.ReadyCondition(); c != nil && c.Status != "True" {
 		since, recorded = c.LastTransitionTime.Time, true
 	}
-	if started, ok := clockStart(p.component.GetStatus().Attempt); ok && started.After(since) {
+	if started, ok := attempts.ClockStart(p.component.GetStatus().Attempt); ok && started.After(since) {
 		since, recorded = started, true // a retry or a rollback has a timeout of its own
 	}
 	left := timeout - time.Since(since)

@@ -6,18 +6,19 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
+	"github.com/wavekit-dev/wavekit/pkg/component/internal/attempts"
 	"github.com/wavekit-dev/wavekit/pkg/component/internal/keptrender"
 	"github.com/wavekit-dev/wavekit/pkg/component/internal/outcome"
 )
 
 // attempts returns what decides the component's attempts, as of now.
-func (p *pass[T]) attempts() attempts {
-	return attempts{remediation: p.settings.remediation, retry: p.settings.retry, requeue: p.settings.requeue, now: metav1.Now()}
+func (p *pass[T]) attempts() attempts.Policy {
+	return attempts.Policy{Remediation: p.settings.remediation, Retry: p.settings.retry, Requeue: p.settings.requeue, Now: metav1.Now()}
 }
 
 // beginAttempt returns the attempt at this render (attempts.begin).
 func (p *pass[T]) beginAttempt(render keptrender.Render) *Attempt {
-	return p.attempts().begin(p.component.GetStatus(), p.component.GetGeneration(), render.Digest, p.requested(AnnotationReconcileRequestedAt))
+	return p.attempts().Begin(p.component.GetStatus(), p.component.GetGeneration(), render.Digest, p.requested(AnnotationReconcileRequestedAt))
 }
 
 // settleAttempt records how a try at the render ended (attempts.settle);
@@ -25,8 +26,8 @@ func (p *pass[T]) beginAttempt(render keptrender.Render) *Attempt {
 func (p *pass[T]) settleAttempt(ctx context.Context, render keptrender.Render, out outcome.Outcome) outcome.Outcome {
 	a := p.attempts()
 	status := p.component.GetStatus()
-	out = a.settle(status, p.source, out)
-	if out.Reason != ReasonReady || status.Attempt == nil || !a.keepsRender(status, render.Digest) {
+	out = a.Settle(status, p.source, out)
+	if out.Reason != ReasonReady || status.Attempt == nil || !a.KeepsRender(status, render.Digest) {
 		return out
 	}
 	if warning := p.keepRender(ctx, status.Attempt, render); warning != "" {

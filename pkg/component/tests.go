@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/wavekit-dev/wavekit/pkg/component/internal/attempts"
 	"github.com/wavekit-dev/wavekit/pkg/component/internal/conditions"
 	"github.com/wavekit-dev/wavekit/pkg/component/internal/outcome"
 	"github.com/wavekit-dev/wavekit/pkg/engine"
@@ -94,7 +95,7 @@ func (p *pass[T]) runTests(ctx context.Context, tg *target, owner engine.Owner, 
 	}
 	if err != nil {
 		o := p.fail(fmt.Errorf("running the tests: %w", err))
-		o.FailedAttempt = isAttemptFailure(err)
+		o.FailedAttempt = attempts.IsFailure(err)
 		return o, false
 	}
 	generation := p.component.GetGeneration()
