@@ -23,7 +23,7 @@ func (p *pass[T]) apply(ctx context.Context) outcome.Outcome {
 	if err := p.ensureFinalizer(ctx); err != nil {
 		return p.fail(err)
 	}
-	if p.settings.suspended {
+	if p.settings.Suspended {
 		p.r.targets.stopWaiting(p.id)
 		return outcome.Outcome{Reason: ReasonSuspended, Message: "reconciliation is suspended; objects are left as they are"}
 	}
@@ -92,12 +92,12 @@ func (p *pass[T]) owner() (engine.Owner, error) {
 	return engine.Owner{
 		ID:                     manifests.OwnerID(gvk.Group, gvk.Kind, c.GetNamespace(), c.GetName()),
 		Description:            gvk.Kind + " " + p.id.String(),
-		Namespace:              p.settings.namespace,
+		Namespace:              p.settings.Namespace,
 		Generation:             c.GetGeneration(),
-		Defaults:               p.settings.defaults,
-		AdditionalManagedTypes: p.settings.managedTypes,
-		Drift:                  p.settings.drift,
-		HealthChecks:           p.settings.healthChecks,
+		Defaults:               p.settings.Defaults,
+		AdditionalManagedTypes: p.settings.ManagedTypes,
+		Drift:                  p.settings.Drift,
+		HealthChecks:           p.settings.HealthChecks,
 	}, nil
 }
 
@@ -188,7 +188,7 @@ func (p *pass[T]) ready(res engine.Result) outcome.Outcome {
 	if p.renderNotKept != "" {
 		message += "; " + p.renderNotKept
 	}
-	requeue := p.settings.requeue
+	requeue := p.settings.Requeue
 	if len(res.Blocked) > 0 {
 		// Foreign instances send this reconciler no events: look again
 		// soon, so that what is kept goes within seconds of the last one.
@@ -207,7 +207,7 @@ const blockedRecheck = 5 * time.Second
 // has been processing longer than its timeout. It requeues when the
 // timeout is due, so that the timeout shows even without events.
 func (p *pass[T]) waiting(prefix string, waiting []engine.Waiting) outcome.Outcome {
-	timeout := p.settings.timeout
+	timeout := p.settings.Timeout
 	since, recorded := time.Now(), false // recorded: the status says since when
 	if c := p.status.written.ReadyCondition(); c != nil && c.Status != "True" {
 		since, recorded = c.LastTransitionTime.Time, true
@@ -219,7 +219,7 @@ func (p *pass[T]) waiting(prefix string, waiting []engine.Waiting) outcome.Outco
 	if left <= 0 {
 		// Stalled, so that waiting tools fail; the next event or retry may still recover.
 		message := fmt.Sprintf("not ready after %s: %s", timeout, outcome.DescribeWaiting(prefix, waiting))
-		return outcome.Outcome{Reason: ReasonTimeout, Message: message, Requeue: p.settings.retry, Stalled: true, FailedAttempt: true}
+		return outcome.Outcome{Reason: ReasonTimeout, Message: message, Requeue: p.settings.Retry, Stalled: true, FailedAttempt: true}
 	}
 	o := outcome.Outcome{Reason: ReasonProcessing, Message: outcome.DescribeStates(prefix, waiting), Requeue: left}
 	if bound := p.r.opts.WaveHeldAfter; p.r.opts.Notifier != nil && bound > 0 {

@@ -13,7 +13,7 @@ import (
 
 // attempts returns what decides the component's attempts, as of now.
 func (p *pass[T]) attempts() attempts.Policy {
-	return attempts.Policy{Remediation: p.settings.remediation, Retry: p.settings.retry, Requeue: p.settings.requeue, Now: metav1.Now()}
+	return attempts.Policy{Remediation: p.settings.Remediation, Retry: p.settings.Retry, Requeue: p.settings.Requeue, Now: metav1.Now()}
 }
 
 // beginAttempt returns the attempt at this render (attempts.begin).

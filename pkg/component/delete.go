@@ -63,10 +63,10 @@ func (p *pass[T]) delete(ctx context.Context) outcome.Outcome {
 		return p.fail(err)
 	case len(res.Blocked) > 0:
 		// Foreign instances send no events to this reconciler: look again later.
-		return outcome.Outcome{Reason: ReasonDeletionBlocked, Message: withNote(skipped, "deletion blocked: "+res.BlockedMessage()), Requeue: min(p.settings.retry, blockedRecheck)}
+		return outcome.Outcome{Reason: ReasonDeletionBlocked, Message: withNote(skipped, "deletion blocked: "+res.BlockedMessage()), Requeue: min(p.settings.Retry, blockedRecheck)}
 	case !res.Done:
 		// Deletions arrive as events; the requeue is only a backstop.
-		requeue := p.settings.retry
+		requeue := p.settings.Retry
 		if newKinds {
 			requeue = outcome.NewKindRecheck
 		}

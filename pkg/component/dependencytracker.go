@@ -19,6 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/wavekit-dev/wavekit/pkg/component/internal/api"
+	"github.com/wavekit-dev/wavekit/pkg/component/internal/settings"
 )
 
 // dependentIndex maps each component to the components that depend on it.
@@ -156,7 +157,7 @@ func (t *dependencyTracker[T]) path(ctx context.Context, from, to types.Namespac
 		if err != nil {
 			return nil
 		}
-		for _, dep := range dependencies(c) {
+		for _, dep := range settings.Dependencies(c) {
 			if dep == to {
 				return append(slices.Clone(path), dep)
 			}
@@ -233,7 +234,7 @@ func (t *dependencyTracker[T]) listDependents(ctx context.Context, id types.Name
 	var out []types.NamespacedName
 	for _, item := range items {
 		c, ok := item.(Component)
-		if ok && slices.Contains(dependencies(c), id) {
+		if ok && slices.Contains(settings.Dependencies(c), id) {
 			out = append(out, types.NamespacedName{Namespace: c.GetNamespace(), Name: c.GetName()})
 		}
 	}
@@ -280,7 +281,7 @@ func (t *dependencyTracker[T]) events() handler.TypedEventHandler[client.Object,
 			id := types.NamespacedName{Namespace: e.Object.GetNamespace(), Name: e.Object.GetName()}
 			t.index.set(id, nil)
 			if c, ok := e.Object.(Component); ok {
-				for _, dep := range dependencies(c) {
+				for _, dep := range settings.Dependencies(c) {
 					q.Add(reconcile.Request{NamespacedName: dep})
 				}
 			}
@@ -290,7 +291,7 @@ func (t *dependencyTracker[T]) events() handler.TypedEventHandler[client.Object,
 
 func (t *dependencyTracker[T]) indexDependencies(obj client.Object) {
 	if c, ok := obj.(Component); ok {
-		t.index.set(types.NamespacedName{Namespace: c.GetNamespace(), Name: c.GetName()}, dependencies(c))
+		t.index.set(types.NamespacedName{Namespace: c.GetNamespace(), Name: c.GetName()}, settings.Dependencies(c))
 	}
 }
 

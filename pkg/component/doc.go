@@ -21,7 +21,7 @@
 //  1. Read (reconcile.go): the component from the cache, or the newer status
 //     this reconciler wrote last; a component whose finalizer is gone ends
 //     here. A statusRecorder and a pass are made; the post-read hooks run,
-//     then resolveSettings (settings.go) reads the optional configurations.
+//     then settings.Resolve (internal/settings) reads the optional configurations.
 //  2. Apply or delete (apply.go, delete.go): with a deletion timestamp the
 //     component's objects are deleted in delete waves (foreign instances of
 //     its CRDs block it); otherwise the finalizer is ensured (finalizer.go),

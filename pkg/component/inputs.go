@@ -25,7 +25,7 @@ const inputsVersion = "wavekit inputs v1"
 func (p *pass[T]) renderInputs(ctx context.Context) (string, error) {
 	generated := "program " + programDigest()
 	if declarer, ok := p.r.generator.(manifests.InputsDeclarer); ok {
-		declared, err := declarer.RenderInputs(ctx, p.settings.namespace, p.settings.name, p.component.GetSpec())
+		declared, err := declarer.RenderInputs(ctx, p.settings.Namespace, p.settings.Name, p.component.GetSpec())
 		if err != nil {
 			return "", err
 		}
@@ -39,7 +39,7 @@ func (p *pass[T]) renderInputs(ctx context.Context) (string, error) {
 	sum := sha256.New()
 	for _, part := range []string{
 		inputsVersion, string(p.component.GetUID()), strconv.FormatInt(generation, 10),
-		p.settings.namespace, p.settings.name, strconv.FormatBool(conditions.IsInstall(p.component.GetStatus(), generation)),
+		p.settings.Namespace, p.settings.Name, strconv.FormatBool(conditions.IsInstall(p.component.GetStatus(), generation)),
 		p.requested(AnnotationReconcileRequestedAt), generated,
 	} {
 		sum.Write([]byte(part))

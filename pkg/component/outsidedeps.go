@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
+	"github.com/wavekit-dev/wavekit/pkg/component/internal/settings"
 	"github.com/wavekit-dev/wavekit/pkg/rewatch"
 )
 
@@ -111,6 +112,6 @@ func keepDependencies(obj any) (any, error) {
 	}
 	return &dependencyRecord{
 		ObjectMeta: metav1.ObjectMeta{Namespace: c.GetNamespace(), Name: c.GetName(), ResourceVersion: c.GetResourceVersion()},
-		dependsOn:  dependencies(c),
+		dependsOn:  settings.Dependencies(c),
 	}, nil
 }

@@ -4,6 +4,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/wavekit-dev/wavekit/pkg/component/internal/outcome"
+	"github.com/wavekit-dev/wavekit/pkg/component/internal/settings"
 	"github.com/wavekit-dev/wavekit/pkg/external"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
@@ -13,10 +14,10 @@ import (
 // them (render.go), waits for what they depend on (waits.go), and carries
 // out what attempts decide (attemptpass.go). Its status recorder writes the
 // status and records the outcome (statusRecorder[T]); its settings are the
-// component's optional configurations, resolved once (settings.go).
+// component's optional configurations, resolved once (package settings).
 type pass[T Component] struct {
 	r         *Reconciler[T]
-	settings  settings           // the component's optional configurations, resolved once
+	settings  settings.Settings  // the component's optional configurations, resolved once
 	status    *statusRecorder[T] // records the outcome; the one status write
 	component T
 	id        types.NamespacedName
@@ -31,5 +32,5 @@ type pass[T Component] struct {
 // fail turns an error of the pass into its outcome (failure); a target
 // that did not answer is ReasonTargetUnreachable (unreachable.go).
 func (p *pass[T]) fail(err error) outcome.Outcome {
-	return unreachable(err, outcome.Failure(err, p.settings.retry, &p.status.written), p.r.targets.hostOf(p.id))
+	return unreachable(err, outcome.Failure(err, p.settings.Retry, &p.status.written), p.r.targets.hostOf(p.id))
 }

@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/pkg/component/internal/api"
+	"github.com/wavekit-dev/wavekit/pkg/component/internal/settings"
 	"github.com/wavekit-dev/wavekit/pkg/engine"
 	"github.com/wavekit-dev/wavekit/pkg/external"
 )
@@ -38,7 +39,7 @@ func (r *Reconciler[T]) Preview(ctx context.Context, cfg *rest.Config, scheme *r
 		byKey: map[targetKey]*target{}, byComponent: map[types.NamespacedName]targetKey{}}
 	defer ts.stopAll()
 	p := &pass[T]{r: r, component: component, id: types.NamespacedName{Namespace: component.GetNamespace(), Name: component.GetName()},
-		settings: resolveSettings(component, r.opts)}
+		settings: settings.Resolve(component, r.settingsDefaults())}
 	tg, err := connectForPreview(ctx, ts, component, p.settings)
 	if err != nil {
 		return engine.Preview{}, fmt.Errorf("connecting to the target cluster: %w", err)
@@ -62,7 +63,7 @@ func (r *Reconciler[T]) Preview(ctx context.Context, cfg *rest.Config, scheme *r
 // connectForPreview waits until the component's target is connected: a
 // pass gives its worker back while it connects, a preview has nothing else
 // to do.
-func connectForPreview(ctx context.Context, ts *targets, c Component, s settings) (*target, error) {
+func connectForPreview(ctx context.Context, ts *targets, c Component, s settings.Settings) (*target, error) {
 	for {
 		tg, err := ts.forComponent(ctx, c, s)
 		if _, retriable := api.AsRetriable(err); err == nil || !retriable || !ts.connecting(c) {

@@ -12,6 +12,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/wavekit-dev/wavekit/pkg/component/internal/outcome"
+	"github.com/wavekit-dev/wavekit/pkg/component/internal/settings"
 	"github.com/wavekit-dev/wavekit/pkg/tracing/spans"
 )
 
@@ -65,7 +66,7 @@ func (r *Reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 	passed := p.applyOrDelete(ctx)
 	rec.source = p.source
 	o, result = &passed, resultOf(passed)
-	return rec.finish(ctx, passed, p.settings.retry)
+	return rec.finish(ctx, passed, p.settings.Retry)
 }
 
 // readTraced is read, in a span of its own.
@@ -80,11 +81,17 @@ func (r *Reconciler[T]) readTraced(ctx context.Context, id types.NamespacedName)
 	return component, err
 }
 
+// settingsDefaults are the options a component's configurations override.
+func (r *Reconciler[T]) settingsDefaults() settings.Defaults {
+	return settings.Defaults{Requeue: r.opts.RequeueInterval, Retry: r.opts.RetryInterval, Timeout: r.opts.Timeout,
+		Reapply: r.opts.ReapplyInterval, DefaultServiceAccount: r.opts.DefaultServiceAccount}
+}
+
 // applyOrDelete applies the component, or deletes it once it is being deleted.
 func (p *pass[T]) applyOrDelete(ctx context.Context) outcome.Outcome {
 	err := p.r.runHooks(ctx, p.r.on.postRead, p.component)
 	// After the hooks, which may change the spec; before anything reads them.
-	p.settings = resolveSettings(p.component, p.r.opts)
+	p.settings = settings.Resolve(p.component, p.r.settingsDefaults())
 	if err != nil {
 		return p.fail(fmt.Errorf("post-read hook: %w", err))
 	}

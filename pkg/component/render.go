@@ -101,7 +101,7 @@ func (p *pass[T]) render(ctx context.Context, tg *target) ([]client.Object, erro
 // it reported.
 func (p *pass[T]) generate(ctx context.Context, reported func() *manifests.SourceInfo) ([]client.Object, error) {
 	ctx, span := startSpan(ctx, "render")
-	objects, err := p.r.generator.Generate(ctx, p.settings.namespace, p.settings.name, p.component.GetSpec())
+	objects, err := p.r.generator.Generate(ctx, p.settings.Namespace, p.settings.Name, p.component.GetSpec())
 	p.source = reported()
 	if span.IsRecording() {
 		span.SetAttributes(attrObjects.Int(len(objects)))

@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/wavekit-dev/wavekit/pkg/component/internal/settings"
 	"github.com/wavekit-dev/wavekit/pkg/engine"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
@@ -80,7 +81,7 @@ type targets struct {
 // use. A target that is still connecting after connectWait is a retriable
 // error, so that a slow or dead cluster never holds a worker; one that
 // failed to connect is an error that names it, and the next call tries anew.
-func (t *targets) forComponent(ctx context.Context, c Component, s settings) (*target, error) {
+func (t *targets) forComponent(ctx context.Context, c Component, s settings.Settings) (*target, error) {
 	if err := t.checkRefs(c, s); err != nil {
 		return nil, err
 	}
@@ -256,29 +257,29 @@ func (t *targets) stopAll() {
 // identity (the component's own service account, or the default one of the
 // lockdown) is applied to the kubeconfig's too, and scopes the target's
 // informers to the component's placement namespace.
-func (t *targets) configFor(ctx context.Context, c Component, s settings) (*rest.Config, targetKey, error) {
+func (t *targets) configFor(ctx context.Context, c Component, s settings.Settings) (*rest.Config, targetKey, error) {
 	cfg := rest.CopyConfig(t.local)
 	var key targetKey
-	if s.kubeConfigSecret != "" {
-		remote, hash, err := t.remoteConfig(ctx, c.GetNamespace(), s.kubeConfigSecret, s.kubeConfigKey)
+	if s.KubeConfigSecret != "" {
+		remote, hash, err := t.remoteConfig(ctx, c.GetNamespace(), s.KubeConfigSecret, s.KubeConfigKey)
 		if err != nil {
 			return nil, key, err
 		}
 		cfg, key.kubeconfig = remote, hash
 	}
-	if s.user != "" {
-		cfg.Impersonate = rest.ImpersonationConfig{UserName: s.user, Groups: s.groups}
-		key.user, key.groups = s.user, strings.Join(s.groups, ",")
-		key.scope = s.namespace
+	if s.User != "" {
+		cfg.Impersonate = rest.ImpersonationConfig{UserName: s.User, Groups: s.Groups}
+		key.user, key.groups = s.User, strings.Join(s.Groups, ",")
+		key.scope = s.Namespace
 	}
 	return cfg, key, nil
 }
 
 // checkRefs refuses, with ReconcilerOptions.NoCrossNamespaceRefs, a
 // component that places its objects in a namespace other than its own.
-func (t *targets) checkRefs(c Component, s settings) error {
-	if t.opts.NoCrossNamespaceRefs && s.namespace != c.GetNamespace() {
-		return fmt.Errorf("placement namespace %s is not the component's namespace %s: cross-namespace references are refused (NoCrossNamespaceRefs, --no-cross-namespace-refs)", s.namespace, c.GetNamespace())
+func (t *targets) checkRefs(c Component, s settings.Settings) error {
+	if t.opts.NoCrossNamespaceRefs && s.Namespace != c.GetNamespace() {
+		return fmt.Errorf("placement namespace %s is not the component's namespace %s: cross-namespace references are refused (NoCrossNamespaceRefs, --no-cross-namespace-refs)", s.Namespace, c.GetNamespace())
 	}
 	return nil
 }

@@ -22,7 +22,7 @@ import (
 // created, so that a restart of the operator goes on with the same run; the
 // next Reconcile, at once, runs them.
 func (p *pass[T]) startTests(ready outcome.Outcome) outcome.Outcome {
-	test := p.settings.test
+	test := p.settings.Test
 	status := p.component.GetStatus()
 	switch {
 	case test == nil:
@@ -43,7 +43,7 @@ func (p *pass[T]) startTests(ready outcome.Outcome) outcome.Outcome {
 // the Reconcile: Processing while they run; once they are over, ready with
 // their result in its message, or TestFailed naming the test.
 func (p *pass[T]) tested(ctx context.Context, tg *target, owner engine.Owner, objects []client.Object, ready outcome.Outcome) outcome.Outcome {
-	test := p.settings.test
+	test := p.settings.Test
 	if test == nil {
 		return p.startTests(ready)
 	}
@@ -63,7 +63,7 @@ func (p *pass[T]) testsOver(ready outcome.Outcome, test *Test, tests *TestRun) o
 	case test.IgnoreFailures:
 		ready.Message += "; " + tests.Message + " (test failures are ignored)"
 	default:
-		return outcome.Outcome{Reason: ReasonTestFailed, Message: tests.Message, Requeue: p.settings.retry, Stalled: true, FailedAttempt: true}
+		return outcome.Outcome{Reason: ReasonTestFailed, Message: tests.Message, Requeue: p.settings.Retry, Stalled: true, FailedAttempt: true}
 	}
 	return ready
 }
@@ -141,5 +141,5 @@ func (p *pass[T]) testTimeout(test *Test) time.Duration {
 	if test.Timeout != nil && test.Timeout.Duration > 0 {
 		return test.Timeout.Duration
 	}
-	return p.settings.timeout
+	return p.settings.Timeout
 }

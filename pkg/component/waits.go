@@ -20,7 +20,7 @@ import (
 // Ready at its current generation, an error outcome for a dependency cycle
 // or a refused reference, and false when the component may be applied.
 func (p *pass[T]) awaitDependencies(ctx context.Context) (outcome.Outcome, bool) {
-	deps := p.settings.dependencies
+	deps := p.settings.Dependencies
 	if len(deps) == 0 {
 		return outcome.Outcome{}, false
 	}
@@ -29,13 +29,13 @@ func (p *pass[T]) awaitDependencies(ctx context.Context) (outcome.Outcome, bool)
 	}
 	if cycle := p.r.deps.path(ctx, p.id, p.id); cycle != nil {
 		message := "dependency cycle: " + joinIDs(cycle, " → ") + ": remove one of these dependencies"
-		return outcome.Outcome{Reason: ReasonError, Message: message, Requeue: p.settings.retry, Stalled: true}, true
+		return outcome.Outcome{Reason: ReasonError, Message: message, Requeue: p.settings.Retry, Stalled: true}, true
 	}
 	for _, dep := range deps {
 		if why := p.r.deps.notReady(ctx, dep); why != "" {
 			// Its status changes arrive as events; the requeue is a backstop.
 			message := fmt.Sprintf("waiting for dependency %s: %s", dep, why)
-			return outcome.Outcome{Reason: ReasonPending, Message: message, Requeue: p.settings.retry}, true
+			return outcome.Outcome{Reason: ReasonPending, Message: message, Requeue: p.settings.Retry}, true
 		}
 	}
 	return outcome.Outcome{}, false
@@ -91,7 +91,7 @@ func (p *pass[T]) awaitDependents(ctx context.Context) (outcome.Outcome, bool) {
 	}
 	message := fmt.Sprintf("deletion waits for %s, which %s on it", names, verb)
 	// Their deletion arrives as an event; the requeue is a backstop.
-	return outcome.Outcome{Reason: ReasonDeletionBlocked, Message: message, Requeue: p.settings.retry}, true
+	return outcome.Outcome{Reason: ReasonDeletionBlocked, Message: message, Requeue: p.settings.Retry}, true
 }
 
 // unwatchedRecheck is how soon a component waiting for an object it cannot
@@ -106,10 +106,10 @@ const unwatchedRecheck = 10 * time.Second
 // the component may be applied. While the component waits, the watch of
 // that one object enqueues it; it stops once the component waits no more.
 func (p *pass[T]) awaitObjectDependencies(ctx context.Context, tg *target) (outcome.Outcome, bool) {
-	if !p.settings.waitsForObjects {
+	if !p.settings.WaitsForObjects {
 		return outcome.Outcome{}, false
 	}
-	for _, dep := range p.settings.objectDependencies {
+	for _, dep := range p.settings.ObjectDependencies {
 		rd, err := p.resolveDependency(tg, dep)
 		if err != nil {
 			tg.objects.release(p.id)
@@ -126,7 +126,7 @@ func (p *pass[T]) awaitObjectDependencies(ctx context.Context, tg *target) (outc
 // awaitObject makes the component wait for rd's object: a Pending outcome
 // that says why, and why the object is not watched when it is not.
 func (p *pass[T]) awaitObject(tg *target, rd resolvedDependency, why string) outcome.Outcome {
-	requeue := p.settings.retry
+	requeue := p.settings.Retry
 	if rd.mapping == nil {
 		// Its kind is not served (yet): reading it said so.
 		tg.objects.release(p.id)
