@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"reflect"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -115,11 +114,6 @@ func (r *Reconciler[T]) read(ctx context.Context, id types.NamespacedName) (T, e
 		return zero, errFinalized
 	}
 	return r.status.newest(obj), nil
-}
-
-func newObject[T Component]() T {
-	var zero T
-	return reflect.New(reflect.TypeOf(zero).Elem()).Interface().(T)
 }
 
 // resultOf names the outcome in the reconcile metrics.

@@ -57,10 +57,6 @@ type reconcileHooks[T Component] struct {
 	postRead, preReconcile, postReconcile, preDelete, postDelete []HookFunc[T]
 }
 
-// HookFunc is called at a point of the reconcile with a client of the
-// cluster the component lives in.
-type HookFunc[T Component] func(ctx context.Context, c client.Client, component T) error
-
 // watch is an extra event source added with WithWatch.
 type watch struct {
 	object  client.Object
