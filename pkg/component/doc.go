@@ -44,7 +44,7 @@
 //     the conditions, the state, the requeue.
 //  6. Finish (finish.go, statusrecorder.go, events.go): the status is
 //     written if it changed, one Event says what happened, and the
-//     Reconcile's span ends (tracing.go).
+//     Reconcile's span ends (internal/passtrace).
 //
 // # When a component renders
 //

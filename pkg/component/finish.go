@@ -11,6 +11,7 @@ import (
 
 	"github.com/wavekit-dev/wavekit/pkg/component/internal/conditions"
 	"github.com/wavekit-dev/wavekit/pkg/component/internal/outcome"
+	"github.com/wavekit-dev/wavekit/pkg/component/internal/passtrace"
 )
 
 // finish records the outcome in the status, writes it if it changed and
@@ -45,7 +46,7 @@ func (sr *statusRecorder[T]) finish(ctx context.Context, o outcome.Outcome, retr
 		sr.r.forget(sr.id)
 		return ctrl.Result{}, nil
 	}
-	if sr.r.note(sr.component, o, sr.writes > 0 || sr.wroteAhead, traceID(ctx)) && o.Reason == ReasonWriteLoop {
+	if sr.r.note(sr.component, o, sr.writes > 0 || sr.wroteAhead, passtrace.TraceID(ctx)) && o.Reason == ReasonWriteLoop {
 		log.FromContext(ctx).Info("stopped writing an object that is changed back after every write", "message", o.Message)
 	}
 	if err == nil {
@@ -78,7 +79,7 @@ func (sr *statusRecorder[T]) finishTooLarge(ctx context.Context, tooLarge error)
 	conditions.SetReady(status, sr.component.GetGeneration(), ReasonError, tooLarge.Error(), true)
 	sr.r.gauge.observe(sr.id.String(), status)
 	o := outcome.Outcome{Reason: ReasonError, Message: tooLarge.Error(), Stalled: true}
-	sr.r.note(sr.component, o, false, traceID(ctx))
+	sr.r.note(sr.component, o, false, passtrace.TraceID(ctx))
 	before := sr.saidBefore()
 	if err := sr.writeStatus(ctx); err != nil && !apierrors.IsConflict(err) {
 		return ctrl.Result{}, err
@@ -98,7 +99,7 @@ func (sr *statusRecorder[T]) finishRejected(ctx context.Context, rejected error,
 	status.Inventory = sr.written.Inventory
 	conditions.SetReady(status, sr.component.GetGeneration(), o.Reason, o.Message, o.Stalled)
 	sr.r.gauge.observe(sr.id.String(), status)
-	sr.r.note(sr.component, o, false, traceID(ctx))
+	sr.r.note(sr.component, o, false, passtrace.TraceID(ctx))
 	before := sr.saidBefore()
 	if err := sr.writeStatus(ctx); err != nil && !apierrors.IsConflict(err) {
 		return ctrl.Result{}, err

@@ -13,7 +13,7 @@ func (r *Reconciler[T]) forget(id types.NamespacedName) {
 		r.held.forget(id)
 	}
 	r.hooks.forget(id)
-	r.traces.forget(id)
+	r.traces.Forget(id)
 	r.forgetExternals(id)
 	if r.renders != nil {
 		r.renders.Forget(id)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/wavekit-dev/wavekit/pkg/component/internal/bound"
 	"github.com/wavekit-dev/wavekit/pkg/component/internal/outcome"
+	"github.com/wavekit-dev/wavekit/pkg/component/internal/passtrace"
 	"github.com/wavekit-dev/wavekit/pkg/engine"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 	"github.com/wavekit-dev/wavekit/pkg/notify"
@@ -108,7 +109,7 @@ func (r *Reconciler[T]) alert(ctx context.Context, component T, source *manifest
 		object.APIVersion, object.Kind = gvk.GroupVersion().String(), gvk.Kind
 	}
 	e := notify.Event{Kind: kind, Object: object, Reason: reason, Message: message, Generation: component.GetGeneration(),
-		TraceID: traceID(ctx), Time: time.Now(), Operator: r.name, Labels: maps.Clone(component.GetLabels())}
+		TraceID: passtrace.TraceID(ctx), Time: time.Now(), Operator: r.name, Labels: maps.Clone(component.GetLabels())}
 	if e.Revision = revision(source); e.Revision == "" {
 		e.Revision = revision(component.GetStatus().Source)
 	}

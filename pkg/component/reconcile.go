@@ -11,6 +11,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/wavekit-dev/wavekit/pkg/component/internal/outcome"
+	"github.com/wavekit-dev/wavekit/pkg/component/internal/passtrace"
 	"github.com/wavekit-dev/wavekit/pkg/component/internal/settings"
 	"github.com/wavekit-dev/wavekit/pkg/tracing/spans"
 )
@@ -23,13 +24,13 @@ func (r *Reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 	start := time.Now()
 	reconcilesStarted.WithLabelValues(r.name).Inc()
 	result := resultFailed
-	ctx, span := r.traces.start(ctx, req.NamespacedName)
+	ctx, span := r.traces.Start(ctx, req.NamespacedName)
 	var rec *statusRecorder[T]
 	var o *outcome.Outcome
 	defer func() {
 		reconcileDuration.WithLabelValues(r.name).Observe(time.Since(start).Seconds())
 		reconcilesFinished.WithLabelValues(r.name, result).Inc()
-		r.traces.end(span, req.NamespacedName, result, o, rec != nil && rec.continues(o))
+		r.traces.End(span, req.NamespacedName, result, o, rec != nil && rec.continues(o))
 	}()
 	component, err := r.readTraced(ctx, req.NamespacedName)
 	if errors.Is(err, errFinalized) {
@@ -58,7 +59,7 @@ func (r *Reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 		result = resultSkipped
 		return ctrl.Result{}, nil
 	}
-	describeComponent(span, component)
+	passtrace.Describe(span, component)
 	r.notes.seed(req.NamespacedName, component.GetGeneration(), component.GetStatus())
 	rec = &statusRecorder[T]{r: r, component: component, id: req.NamespacedName, written: *component.GetStatus().DeepCopy(), start: start}
 	p := &pass[T]{r: r, status: rec, component: component, id: req.NamespacedName}
@@ -70,7 +71,7 @@ func (r *Reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 
 // readTraced is read, in a span of its own.
 func (r *Reconciler[T]) readTraced(ctx context.Context, id types.NamespacedName) (T, error) {
-	ctx, span := startSpan(ctx, "read")
+	ctx, span := passtrace.Span(ctx, "read")
 	component, err := r.read(ctx, id)
 	failed := err
 	if errors.Is(err, errFinalized) || apierrors.IsNotFound(err) {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/wavekit-dev/wavekit/pkg/component/catchup"
 	"github.com/wavekit-dev/wavekit/pkg/component/internal/keptrender"
+	"github.com/wavekit-dev/wavekit/pkg/component/internal/passtrace"
 	"github.com/wavekit-dev/wavekit/pkg/external"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
@@ -42,7 +43,7 @@ type Reconciler[T Component] struct {
 	hooks     *keptHooks
 	pruned    *prunedStatus     // status fields the component's CRD drops
 	externals *external.Manager // dependents outside Kubernetes; nil without providers
-	traces    *passTraces       // nil while tracing is off
+	traces    *passtrace.Tracer // nil while tracing is off
 
 	owners *ownerIndex           // owner label value → component
 	deps   *dependencyTracker[T] // set by SetupWithManager
@@ -72,7 +73,7 @@ func NewReconciler[T Component](name string, generator manifests.Generator, opti
 		events: make(chan event.GenericEvent, 1024), resyncs: make(chan event.GenericEvent, 1024),
 		status: newWrittenStatus[T](), gauge: newStateGauge(name), notes: newEventNotes(),
 		inflight: newInflight(), pruned: &prunedStatus{}, hooks: newKeptHooks(),
-		owners: newOwnerIndex(), traces: newPassTraces(options.TracerProvider),
+		owners: newOwnerIndex(), traces: passtrace.New(options.TracerProvider),
 	}
 	if options.Notifier != nil {
 		r.held = newEventNotes()

@@ -12,6 +12,7 @@ import (
 	"github.com/wavekit-dev/wavekit/pkg/component/internal/api"
 	"github.com/wavekit-dev/wavekit/pkg/component/internal/conditions"
 	"github.com/wavekit-dev/wavekit/pkg/component/internal/keptrender"
+	"github.com/wavekit-dev/wavekit/pkg/component/internal/passtrace"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 	"github.com/wavekit-dev/wavekit/pkg/tracing/spans"
 )
@@ -48,7 +49,7 @@ func (p *pass[T]) renderOnce(ctx context.Context, tg *target) ([]client.Object, 
 		return nil, keptrender.Render{}, err
 	}
 	if found {
-		keptRenderSpan(ctx, len(objects))
+		passtrace.KeptRender(ctx, len(objects))
 	}
 	p.resealLastGood(ctx)
 	p.source, p.renderNotKept = cur.Source, joinNotes(cur.RenderedAgain, cur.NotKept)
@@ -100,13 +101,13 @@ func (p *pass[T]) render(ctx context.Context, tg *target) ([]client.Object, erro
 // generate calls the generator in a span of its own, and notes the source
 // it reported.
 func (p *pass[T]) generate(ctx context.Context, reported func() *manifests.SourceInfo) ([]client.Object, error) {
-	ctx, span := startSpan(ctx, "render")
+	ctx, span := passtrace.Span(ctx, "render")
 	objects, err := p.r.generator.Generate(ctx, p.settings.Namespace, p.settings.Name, p.component.GetSpec())
 	p.source = reported()
 	if span.IsRecording() {
-		span.SetAttributes(attrObjects.Int(len(objects)))
+		span.SetAttributes(passtrace.AttrObjects.Int(len(objects)))
 		if p.source != nil {
-			span.SetAttributes(attrRevision.String(p.source.Revision), attrDigest.String(p.source.Digest))
+			span.SetAttributes(passtrace.AttrRevision.String(p.source.Revision), passtrace.AttrDigest.String(p.source.Digest))
 		}
 	}
 	spans.End(span, err)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/wavekit-dev/wavekit/pkg/component/internal/bound"
 	"github.com/wavekit-dev/wavekit/pkg/component/internal/outcome"
+	"github.com/wavekit-dev/wavekit/pkg/component/internal/passtrace"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 	"github.com/wavekit-dev/wavekit/pkg/tracing/spans"
 )
@@ -62,7 +63,7 @@ func (sr *statusRecorder[T]) writeStatus(ctx context.Context) error {
 			return err
 		}
 	}
-	status.LastTraceID = traceID(ctx)
+	status.LastTraceID = passtrace.TraceID(ctx)
 	sent := jsonMap(status)
 	if err := sr.updateStatus(ctx); err != nil {
 		if refusal := outcome.AdmissionRefusal(err); refusal != nil {
@@ -80,9 +81,9 @@ func (sr *statusRecorder[T]) writeStatus(ctx context.Context) error {
 
 // updateStatus sends the status to the API server, in a span of its own.
 func (sr *statusRecorder[T]) updateStatus(ctx context.Context) error {
-	ctx, span := startSpan(ctx, "write status")
+	ctx, span := passtrace.Span(ctx, "write status")
 	if span.IsRecording() {
-		span.SetAttributes(attrObjects.Int(len(sr.component.GetStatus().Inventory)))
+		span.SetAttributes(passtrace.AttrObjects.Int(len(sr.component.GetStatus().Inventory)))
 	}
 	err := sr.r.client.Status().Update(ctx, sr.component, client.FieldOwner(sr.r.opts.FieldOwner))
 	spans.End(span, err)

@@ -1,4 +1,4 @@
-package component
+package passtrace
 
 import (
 	"context"
@@ -8,14 +8,16 @@ import (
 	"go.opentelemetry.io/otel/trace"
 	"go.opentelemetry.io/otel/trace/noop"
 	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/wavekit-dev/wavekit/pkg/component/internal/outcome"
 	"github.com/wavekit-dev/wavekit/pkg/tracing/spans"
 )
 
-// tracerName names the spans of this package: the Reconcile and its read,
-// render and status write. The engine's (plan, waves, Jobs, tests) are
+// tracerName names the spans of a Reconcile: the Reconcile and its read,
+// render and status write, by the name of package component, which users
+// know them by. The engine's (plan, waves, Jobs, tests) are
 // children of them, from the same provider.
 const tracerName = "github.com/wavekit-dev/wavekit/pkg/component"
 
@@ -29,35 +31,36 @@ const (
 	attrOutcome    = attribute.Key("wavekit.outcome")
 	attrReason     = attribute.Key("wavekit.reason")
 	attrWrites     = attribute.Key("wavekit.objects.written")
-	attrObjects    = attribute.Key("wavekit.objects")
-	attrRevision   = attribute.Key("wavekit.source.revision")
-	attrDigest     = attribute.Key("wavekit.source.digest")
+	AttrObjects    = attribute.Key("wavekit.objects")
+	AttrRevision   = attribute.Key("wavekit.source.revision")
+	AttrDigest     = attribute.Key("wavekit.source.digest")
 	attrKept       = attribute.Key("wavekit.render.kept")
 )
 
-// passTraces remembers, per component, the span of the last Reconcile that
+// Tracer remembers, per component, the span of the last Reconcile that
 // left work for the next one (a wave waiting, a write ahead), so that the
 // next Reconcile's span links to it and a rollout can be followed from
 // its first pass to Ready. It is nil while tracing is off.
-type passTraces struct {
+type Tracer struct {
 	tracer trace.Tracer
 	mu     sync.Mutex
 	last   map[types.NamespacedName]trace.SpanContext
 }
 
-func newPassTraces(tp trace.TracerProvider) *passTraces {
+// New returns the Tracer of the provider tp, nil while tracing is off.
+func New(tp trace.TracerProvider) *Tracer {
 	if _, off := tp.(noop.TracerProvider); off || tp == nil {
 		return nil
 	}
-	return &passTraces{tracer: tp.Tracer(tracerName), last: map[types.NamespacedName]trace.SpanContext{}}
+	return &Tracer{tracer: tp.Tracer(tracerName), last: map[types.NamespacedName]trace.SpanContext{}}
 }
 
-// start starts the span of a Reconcile of id, linked to the span of the
+// Start starts the span of a Reconcile of id, linked to the span of the
 // Reconcile before it when that one left work for this one. Without
 // tracing it returns ctx and a span that records nothing, and allocates
 // nothing. The logger in the returned context carries the trace and span
 // IDs of a sampled trace.
-func (p *passTraces) start(ctx context.Context, id types.NamespacedName) (context.Context, trace.Span) {
+func (p *Tracer) Start(ctx context.Context, id types.NamespacedName) (context.Context, trace.Span) {
 	if p == nil {
 		return ctx, trace.SpanFromContext(ctx)
 	}
@@ -80,9 +83,9 @@ func (p *passTraces) start(ctx context.Context, id types.NamespacedName) (contex
 	return ctx, span
 }
 
-// end ends the span of a Reconcile of id with its outcome, and remembers
+// End ends the span of a Reconcile of id with its outcome, and remembers
 // it for the next Reconcile when this one left work for it (continues).
-func (p *passTraces) end(span trace.Span, id types.NamespacedName, result string, o *outcome.Outcome, continues bool) {
+func (p *Tracer) End(span trace.Span, id types.NamespacedName, result string, o *outcome.Outcome, continues bool) {
 	if p == nil {
 		return
 	}
@@ -105,9 +108,9 @@ func (p *passTraces) end(span trace.Span, id types.NamespacedName, result string
 	span.End()
 }
 
-// forget drops what is remembered of id: a component gone, or another
+// Forget drops what is remembered of id: a component gone, or another
 // shard's now.
-func (p *passTraces) forget(id types.NamespacedName) {
+func (p *Tracer) Forget(id types.NamespacedName) {
 	if p == nil {
 		return
 	}
@@ -116,32 +119,32 @@ func (p *passTraces) forget(id types.NamespacedName) {
 	p.mu.Unlock()
 }
 
-// describeComponent adds what was read of the component to the span of its Reconcile.
-func describeComponent(span trace.Span, c Component) {
+// Describe adds what was read of the component to the span of its Reconcile.
+func Describe(span trace.Span, c client.Object) {
 	if span.IsRecording() {
 		span.SetAttributes(attrGeneration.Int64(c.GetGeneration()), attrUID.String(string(c.GetUID())))
 	}
 }
 
-// keptRenderSpan records, as the render's span, that the pass applies the
+// KeptRender records, as the render's span, that the pass applies the
 // current render, whose inputs did not change (keptrender.Currents): the
 // generator did not run.
-func keptRenderSpan(ctx context.Context, objects int) {
-	_, span := startSpan(ctx, "render")
+func KeptRender(ctx context.Context, objects int) {
+	_, span := Span(ctx, "render")
 	if span.IsRecording() {
-		span.SetAttributes(attrKept.Bool(true), attrObjects.Int(objects))
+		span.SetAttributes(attrKept.Bool(true), AttrObjects.Int(objects))
 	}
 	spans.End(span, nil)
 }
 
-// startSpan starts a span of this package's (spans.Start).
-func startSpan(ctx context.Context, name string) (context.Context, trace.Span) {
+// Span starts a child span of a Reconcile (spans.Start).
+func Span(ctx context.Context, name string) (context.Context, trace.Span) {
 	return spans.Start(ctx, tracerName, name)
 }
 
-// traceID is the ID of the sampled trace in ctx, or "" when there is none
+// TraceID is the ID of the sampled trace in ctx, or "" when there is none
 // (tracing off, or a trace not sampled, so not exported).
-func traceID(ctx context.Context) string {
+func TraceID(ctx context.Context) string {
 	sc := trace.SpanContextFromContext(ctx)
 	if !sc.IsSampled() {
 		return ""
