@@ -20,6 +20,7 @@ import (
 
 	"github.com/wavekit-dev/wavekit/pkg/component/internal/api"
 	"github.com/wavekit-dev/wavekit/pkg/component/internal/settings"
+	"github.com/wavekit-dev/wavekit/pkg/component/internal/shard"
 )
 
 // dependentIndex maps each component to the components that depend on it.
@@ -105,7 +106,7 @@ func newDependencyTracker[T Component](c client.Client, apiReader client.Reader,
 	_, enabled := api.Optional[DependencyConfiguration](newObject[T]())
 	t := &dependencyTracker[T]{client: c, apiReader: apiReader, sharded: selector != nil, enabled: enabled, index: newDependentIndex()}
 	if t.sharded {
-		t.outside, _ = outside(selector)
+		t.outside, _ = shard.Outside(selector)
 	}
 	return t
 }

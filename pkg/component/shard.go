@@ -1,56 +1,35 @@
 package component
 
 import (
-	"fmt"
 	"maps"
 
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/selection"
-	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
-	"github.com/wavekit-dev/wavekit/pkg/manifests"
+	"github.com/wavekit-dev/wavekit/pkg/component/internal/shard"
 )
 
 // LabelShard is the suffix of the label "<operator name>/shard" that assigns
 // a component to one shard of an operator: the replicas of that shard
 // reconcile it, and no other.
-const LabelShard = "shard"
+const LabelShard = shard.Label
 
 // ShardSelector selects the components of the shard key of the operator
 // named operatorName: those whose shard label equals key, or, for the empty
 // key, those without the label (so an unsharded operator keeps every
 // component that no shard claims).
 func ShardSelector(operatorName, key string) (labels.Selector, error) {
-	label := manifests.Key(operatorName, LabelShard)
-	if key == "" {
-		req, err := labels.NewRequirement(label, selection.DoesNotExist, nil)
-		if err != nil {
-			return nil, fmt.Errorf("shard label %s: %w", label, err)
-		}
-		return labels.NewSelector().Add(*req), nil
-	}
-	if errs := validation.IsValidLabelValue(key); len(errs) > 0 {
-		return nil, fmt.Errorf("shard %q is not a label value: %s", key, errs[0])
-	}
-	req, err := labels.NewRequirement(label, selection.Equals, []string{key})
-	if err != nil {
-		return nil, fmt.Errorf("shard label %s: %w", label, err)
-	}
-	return labels.NewSelector().Add(*req), nil
+	return shard.Selector(operatorName, key)
 }
 
 // ShardLabels are the DependentLabels of the shard key of the operator
 // named operatorName: its shard label, none for the unsharded key "" (which
 // caches the objects of every shard, as an operator without shards does).
 func ShardLabels(operatorName, key string) map[string]string {
-	if key == "" {
-		return nil
-	}
-	return map[string]string{manifests.Key(operatorName, LabelShard): key}
+	return shard.Labels(operatorName, key)
 }
 
 // CacheFor returns cache options that hold only the components of obj's
@@ -58,13 +37,7 @@ func ShardLabels(operatorName, key string) map[string]string {
 // merged with any of your own) together with ReconcilerOptions.Selector, so
 // that a shard neither caches nor watches the others' components.
 func CacheFor(obj client.Object, selector labels.Selector, base cache.Options) cache.Options {
-	byObject := map[client.Object]cache.ByObject{}
-	for o, b := range base.ByObject {
-		byObject[o] = b
-	}
-	byObject[obj] = cache.ByObject{Label: selector}
-	base.ByObject = byObject
-	return base
+	return shard.CacheFor(obj, selector, base)
 }
 
 // componentEvents lets through the component events worth a reconcile:
@@ -89,7 +62,7 @@ func (r *Reconciler[T]) componentEvents() predicate.Predicate {
 }
 
 func (r *Reconciler[T]) selects(obj client.Object) bool {
-	return r.opts.Selector == nil || r.opts.Selector.Matches(labels.Set(obj.GetLabels()))
+	return shard.Selects(r.opts.Selector, obj)
 }
 
 // specOrDeletionChanged lets through creations, deletions, spec changes

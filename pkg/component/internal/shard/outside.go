@@ -1,17 +1,17 @@
-package component
+package shard
 
 import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/selection"
 )
 
-// outside returns label selectors whose union is every object selector
+// Outside returns label selectors whose union is every object selector
 // leaves out: one a requirement, each the requirement's negation. The
 // default shard's "!<operator>/shard" gives "<operator>/shard", which in an
 // operator without shards matches nothing, so what lies outside costs a
 // list of no items instead of a list of every component. It returns false
 // for a selector whose negation no label selector can say (Gt, Lt).
-func outside(selector labels.Selector) ([]labels.Selector, bool) {
+func Outside(selector labels.Selector) ([]labels.Selector, bool) {
 	requirements, selectable := selector.Requirements()
 	if !selectable {
 		return nil, false

@@ -1,4 +1,4 @@
-package component
+package shard
 
 import (
 	"testing"
@@ -11,7 +11,7 @@ import (
 // complement is one selector, "<operator>/shard".
 func TestOutside(t *testing.T) {
 	shard := func(key string) labels.Selector {
-		s, err := ShardSelector("wavekit.dev", key)
+		s, err := Selector("wavekit.dev", key)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -35,9 +35,9 @@ func TestOutside(t *testing.T) {
 		"every component": labels.Everything(),
 	} {
 		t.Run(name, func(t *testing.T) {
-			others, ok := outside(selector)
+			others, ok := Outside(selector)
 			if !ok {
-				t.Fatalf("outside(%s): no complement", selector)
+				t.Fatalf("Outside(%s): no complement", selector)
 			}
 			for _, set := range sets {
 				inside, out := selector.Matches(set), 0
@@ -52,14 +52,14 @@ func TestOutside(t *testing.T) {
 			}
 		})
 	}
-	if others, _ := outside(shard("")); len(others) != 1 || others[0].String() != "wavekit.dev/shard" {
+	if others, _ := Outside(shard("")); len(others) != 1 || others[0].String() != "wavekit.dev/shard" {
 		t.Errorf("outside the default shard: %v, want [wavekit.dev/shard]", others)
 	}
 	gt, err := labels.Parse("replicas>2")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := outside(gt); ok {
-		t.Error("outside(replicas>2): a complement, want none")
+	if _, ok := Outside(gt); ok {
+		t.Error("Outside(replicas>2): a complement, want none")
 	}
 }
