@@ -45,8 +45,8 @@ type Reconciler[T Component] struct {
 	externals *external.Manager // dependents outside Kubernetes; nil without providers
 	traces    *passtrace.Tracer // nil while tracing is off
 
-	owners *ownerIndex           // owner label value → component
-	deps   *dependencyTracker[T] // set by SetupWithManager
+	owners *ownerIndex        // owner label value → component
+	deps   *dependencyTracker // set by SetupWithManager
 
 	on      reconcileHooks[T] // the hooks added with With…Hook
 	watches []watch

@@ -1,10 +1,17 @@
 package component
 
 import (
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/recorder"
 
+	"github.com/wavekit-dev/wavekit/pkg/component/internal/api"
 	"github.com/wavekit-dev/wavekit/pkg/component/internal/bound"
+	"github.com/wavekit-dev/wavekit/pkg/component/internal/dependencies"
 )
 
 // Names that files of work in progress elsewhere (setup.go, renderstore.go)
@@ -25,3 +32,20 @@ func (b boundedRecorder) AnnotatedEventf(regarding, related runtime.Object, anno
 }
 
 func byteSize(n int) string { return bound.ByteSize(n) }
+
+// dependencyTracker is dependencies.Tracker under the names setup.go uses.
+type dependencyTracker struct {
+	*dependencies.Tracker
+	enabled bool
+}
+
+func newDependencyTracker[T Component](c client.Client, apiReader client.Reader, selector labels.Selector) *dependencyTracker {
+	t := dependencies.New(c, apiReader, selector, func() api.Component { return newObject[T]() })
+	return &dependencyTracker{Tracker: t, enabled: t.Enabled()}
+}
+
+func (t *dependencyTracker) watchOutside(mgr ctrl.Manager) error { return t.WatchOutside(mgr) }
+
+func (t *dependencyTracker) events() handler.TypedEventHandler[client.Object, reconcile.Request] {
+	return t.Events()
+}

@@ -3,6 +3,7 @@ package component
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -27,12 +28,12 @@ func (p *pass[T]) awaitDependencies(ctx context.Context) (outcome.Outcome, bool)
 	if err := p.checkDependencyRefs(deps); err != nil {
 		return p.fail(err), true
 	}
-	if cycle := p.r.deps.path(ctx, p.id, p.id); cycle != nil {
+	if cycle := p.r.deps.Path(ctx, p.id, p.id); cycle != nil {
 		message := "dependency cycle: " + joinIDs(cycle, " → ") + ": remove one of these dependencies"
 		return outcome.Outcome{Reason: ReasonError, Message: message, Requeue: p.settings.Retry, Stalled: true}, true
 	}
 	for _, dep := range deps {
-		if why := p.r.deps.notReady(ctx, dep); why != "" {
+		if why := p.r.deps.NotReady(ctx, dep); why != "" {
 			// Its status changes arrive as events; the requeue is a backstop.
 			message := fmt.Sprintf("waiting for dependency %s: %s", dep, why)
 			return outcome.Outcome{Reason: ReasonPending, Message: message, Requeue: p.settings.Retry}, true
@@ -59,13 +60,13 @@ func (p *pass[T]) checkDependencyRefs(deps []types.NamespacedName) error {
 // run, except those in a dependency cycle with it (deleting them waits for
 // neither, so that a cycle cannot block deletion for ever).
 func (p *pass[T]) dependents(ctx context.Context) ([]types.NamespacedName, error) {
-	all, err := p.r.deps.dependentsOf(ctx, p.id)
+	all, err := p.r.deps.DependentsOf(ctx, p.id)
 	if err != nil {
 		return nil, err
 	}
 	var out []types.NamespacedName
 	for _, d := range all {
-		if d != p.id && p.r.deps.path(ctx, p.id, d) == nil {
+		if d != p.id && p.r.deps.Path(ctx, p.id, d) == nil {
 			out = append(out, d)
 		}
 	}
@@ -193,4 +194,14 @@ func (rd resolvedDependency) notReady(ctx context.Context, tg *target) string {
 		}
 	}
 	return ""
+}
+
+func first[E any](s []E, n int) []E { return s[:min(n, len(s))] }
+
+func joinIDs(ids []types.NamespacedName, sep string) string {
+	names := make([]string, len(ids))
+	for i, id := range ids {
+		names[i] = id.String()
+	}
+	return strings.Join(names, sep)
 }

@@ -1,4 +1,4 @@
-package component
+package dependencies
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
+	"github.com/wavekit-dev/wavekit/pkg/component/internal/api"
 	"github.com/wavekit-dev/wavekit/pkg/component/internal/settings"
 	"github.com/wavekit-dev/wavekit/pkg/rewatch"
 )
@@ -29,9 +30,9 @@ type outsideDependencies struct {
 	informers []cache.Informer
 }
 
-// watchOutside starts the informers of t.outside with mgr, cluster-wide as
+// WatchOutside starts the informers of t.outside with mgr, cluster-wide as
 // the lists they replace are. Until each has synced, dependentsOf lists.
-func (t *dependencyTracker[T]) watchOutside(mgr ctrl.Manager) error {
+func (t *Tracker) WatchOutside(mgr ctrl.Manager) error {
 	if !t.enabled || !t.sharded || t.outside == nil {
 		return nil
 	}
@@ -42,7 +43,7 @@ func (t *dependencyTracker[T]) watchOutside(mgr ctrl.Manager) error {
 		if err != nil {
 			return fmt.Errorf("caching the dependencies of other shards: %w", err)
 		}
-		informer, err := c.GetInformer(context.Background(), newObject[T](), cache.BlockUntilSynced(false))
+		informer, err := c.GetInformer(context.Background(), t.newObject(), cache.BlockUntilSynced(false))
 		if err != nil {
 			return fmt.Errorf("caching the dependencies of other shards: %w", err)
 		}
@@ -106,7 +107,7 @@ func (r *dependencyRecord) DeepCopyObject() runtime.Object {
 // keepDependencies is the informers' transform: a component becomes its
 // record, its status and the rest of its spec dropped before it is stored.
 func keepDependencies(obj any) (any, error) {
-	c, ok := obj.(Component)
+	c, ok := obj.(api.Component)
 	if !ok {
 		return obj, nil
 	}

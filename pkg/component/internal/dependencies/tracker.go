@@ -1,4 +1,4 @@
-package component
+package dependencies
 
 import (
 	"context"
@@ -24,7 +24,7 @@ import (
 )
 
 // dependentIndex maps each component to the components that depend on it.
-// The component events keep it (dependencyTracker.events), not a field
+// The component events keep it (Tracker.Events), not a field
 // index of the manager's cache: a field index makes the manager wait for
 // that cache before it starts, so an operator that may not list its
 // components could then not even be stopped.
@@ -74,11 +74,11 @@ func (x *dependentIndex) of(id types.NamespacedName) []types.NamespacedName {
 	return out
 }
 
-// dependencyTracker keeps what the components of one type depend on and
+// Tracker keeps what the components of one type depend on and
 // answers the reconciler's questions about it: is a dependency Ready at its
 // current generation, is there a cycle, which components depend on this
 // one. It enqueues the components a change of another concerns.
-type dependencyTracker[T Component] struct {
+type Tracker struct {
 	// client reads components from the manager's cache.
 	client client.Client
 	// apiReader reads components the cache does not hold: a shard caches
@@ -91,29 +91,32 @@ type dependencyTracker[T Component] struct {
 	// nil when no label selector can say it: then every component is
 	// listed.
 	outside []labels.Selector
-	// enabled is set when T implements DependencyConfiguration.
+	// enabled is set when the component type implements
+	// DependencyConfiguration.
 	enabled bool
-	index   *dependentIndex
+	// newObject returns an empty component of the type.
+	newObject func() api.Component
+	index     *dependentIndex
 	// others keeps what the components outside the selector depend on,
-	// once watchOutside started it; nil when nothing lies outside.
+	// once WatchOutside started it; nil when nothing lies outside.
 	others *outsideDependencies
 }
 
-// newDependencyTracker returns the tracker of the components of type T that
-// client and apiReader read; selector is the one the reconciler selects its
-// components by (ReconcilerOptions.Selector), nil for every component.
-func newDependencyTracker[T Component](c client.Client, apiReader client.Reader, selector labels.Selector) *dependencyTracker[T] {
-	_, enabled := api.Optional[DependencyConfiguration](newObject[T]())
-	t := &dependencyTracker[T]{client: c, apiReader: apiReader, sharded: selector != nil, enabled: enabled, index: newDependentIndex()}
+// New returns the tracker of the components of the type newObject makes
+// that client and apiReader read; selector is the one the reconciler
+// selects its components by, nil for every component.
+func New(c client.Client, apiReader client.Reader, selector labels.Selector, newObject func() api.Component) *Tracker {
+	_, enabled := api.Optional[api.DependencyConfiguration](newObject())
+	t := &Tracker{client: c, apiReader: apiReader, sharded: selector != nil, enabled: enabled, index: newDependentIndex(), newObject: newObject}
 	if t.sharded {
 		t.outside, _ = shard.Outside(selector)
 	}
 	return t
 }
 
-// notReady says why the component id is not Ready at its current
+// NotReady says why the component id is not Ready at its current
 // generation, or "" when it is.
-func (t *dependencyTracker[T]) notReady(ctx context.Context, id types.NamespacedName) string {
+func (t *Tracker) NotReady(ctx context.Context, id types.NamespacedName) string {
 	dep, err := t.read(ctx, id)
 	switch {
 	case apierrors.IsNotFound(err):
@@ -136,8 +139,8 @@ func (t *dependencyTracker[T]) notReady(ctx context.Context, id types.Namespaced
 
 // read reads a component from the cache, or from the API server when the
 // cache does not hold it (a component of another shard).
-func (t *dependencyTracker[T]) read(ctx context.Context, id types.NamespacedName) (T, error) {
-	obj := newObject[T]()
+func (t *Tracker) read(ctx context.Context, id types.NamespacedName) (api.Component, error) {
+	obj := t.newObject()
 	err := t.client.Get(ctx, id, obj)
 	if apierrors.IsNotFound(err) && t.sharded && t.apiReader != nil {
 		err = t.apiReader.Get(ctx, id, obj)
@@ -145,12 +148,12 @@ func (t *dependencyTracker[T]) read(ctx context.Context, id types.NamespacedName
 	return obj, err
 }
 
-// path returns a path of dependencies from one component to
+// Path returns a path of dependencies from one component to
 // another, both ends included, or nil when from does not depend, directly
 // or through others, on to. A path from a component to itself is a cycle.
 // It follows dependencies as the cache holds them, at most
 // maxDependencyWalk components.
-func (t *dependencyTracker[T]) path(ctx context.Context, from, to types.NamespacedName) []types.NamespacedName {
+func (t *Tracker) Path(ctx context.Context, from, to types.NamespacedName) []types.NamespacedName {
 	seen := map[types.NamespacedName]bool{}
 	var walk func(path []types.NamespacedName) []types.NamespacedName
 	walk = func(path []types.NamespacedName) []types.NamespacedName {
@@ -175,13 +178,13 @@ func (t *dependencyTracker[T]) path(ctx context.Context, from, to types.Namespac
 	return walk([]types.NamespacedName{from})
 }
 
-// dependentsOf lists the components whose dependencies include id: from
+// DependentsOf lists the components whose dependencies include id: from
 // the index the component events keep and, for a shard, from the API
 // server for the components outside its selector (other shards), which
 // its cache does not hold: from the informers of watchOutside once they
 // have synced, else from a list of those only (in an operator without
 // shards, what lies outside is a list of no items).
-func (t *dependencyTracker[T]) dependentsOf(ctx context.Context, id types.NamespacedName) ([]types.NamespacedName, error) {
+func (t *Tracker) DependentsOf(ctx context.Context, id types.NamespacedName) ([]types.NamespacedName, error) {
 	if !t.enabled {
 		return nil, nil
 	}
@@ -203,7 +206,7 @@ func (t *dependencyTracker[T]) dependentsOf(ctx context.Context, id types.Namesp
 
 // listOutside adds to found the dependents of id that the components
 // outside the selector have, listed from the API server.
-func (t *dependencyTracker[T]) listOutside(ctx context.Context, id types.NamespacedName, found []types.NamespacedName) ([]types.NamespacedName, error) {
+func (t *Tracker) listOutside(ctx context.Context, id types.NamespacedName, found []types.NamespacedName) ([]types.NamespacedName, error) {
 	selectors := t.outside
 	if selectors == nil {
 		found, selectors = nil, []labels.Selector{labels.Everything()}
@@ -220,7 +223,7 @@ func (t *dependencyTracker[T]) listOutside(ctx context.Context, id types.Namespa
 
 // listDependents lists, from the API server, the components selector
 // matches whose dependencies include id.
-func (t *dependencyTracker[T]) listDependents(ctx context.Context, id types.NamespacedName, selector labels.Selector) ([]types.NamespacedName, error) {
+func (t *Tracker) listDependents(ctx context.Context, id types.NamespacedName, selector labels.Selector) ([]types.NamespacedName, error) {
 	list, err := t.newList()
 	if err != nil {
 		return nil, err
@@ -234,7 +237,7 @@ func (t *dependencyTracker[T]) listDependents(ctx context.Context, id types.Name
 	}
 	var out []types.NamespacedName
 	for _, item := range items {
-		c, ok := item.(Component)
+		c, ok := item.(api.Component)
 		if ok && slices.Contains(settings.Dependencies(c), id) {
 			out = append(out, types.NamespacedName{Namespace: c.GetNamespace(), Name: c.GetName()})
 		}
@@ -243,8 +246,8 @@ func (t *dependencyTracker[T]) listDependents(ctx context.Context, id types.Name
 }
 
 // newList returns an empty list of the component type.
-func (t *dependencyTracker[T]) newList() (client.ObjectList, error) {
-	gvk, err := apiutil.GVKForObject(newObject[T](), t.client.Scheme())
+func (t *Tracker) newList() (client.ObjectList, error) {
+	gvk, err := apiutil.GVKForObject(t.newObject(), t.client.Scheme())
 	if err != nil {
 		return nil, fmt.Errorf("finding the component kind: %w", err)
 	}
@@ -259,11 +262,11 @@ func (t *dependencyTracker[T]) newList() (client.ObjectList, error) {
 	return list, nil
 }
 
-// events keeps the dependent index and enqueues the components a
+// Events keeps the dependent index and enqueues the components a
 // change of one component concerns: those that depend on it when it
 // appears, goes, or becomes (or stops being) Ready; and those it depends on
 // when it goes, since their deletion may wait for it.
-func (t *dependencyTracker[T]) events() handler.TypedEventHandler[client.Object, reconcile.Request] {
+func (t *Tracker) Events() handler.TypedEventHandler[client.Object, reconcile.Request] {
 	type queue = workqueue.TypedRateLimitingInterface[reconcile.Request]
 	return handler.TypedFuncs[client.Object, reconcile.Request]{
 		CreateFunc: func(_ context.Context, e event.TypedCreateEvent[client.Object], q queue) {
@@ -281,7 +284,7 @@ func (t *dependencyTracker[T]) events() handler.TypedEventHandler[client.Object,
 			t.enqueueDependents(e.Object, q)
 			id := types.NamespacedName{Namespace: e.Object.GetNamespace(), Name: e.Object.GetName()}
 			t.index.set(id, nil)
-			if c, ok := e.Object.(Component); ok {
+			if c, ok := e.Object.(api.Component); ok {
 				for _, dep := range settings.Dependencies(c) {
 					q.Add(reconcile.Request{NamespacedName: dep})
 				}
@@ -290,21 +293,25 @@ func (t *dependencyTracker[T]) events() handler.TypedEventHandler[client.Object,
 	}
 }
 
-func (t *dependencyTracker[T]) indexDependencies(obj client.Object) {
-	if c, ok := obj.(Component); ok {
+func (t *Tracker) indexDependencies(obj client.Object) {
+	if c, ok := obj.(api.Component); ok {
 		t.index.set(types.NamespacedName{Namespace: c.GetNamespace(), Name: c.GetName()}, settings.Dependencies(c))
 	}
 }
 
-func (t *dependencyTracker[T]) enqueueDependents(obj client.Object, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+func (t *Tracker) enqueueDependents(obj client.Object, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
 	for _, d := range t.index.of(types.NamespacedName{Namespace: obj.GetNamespace(), Name: obj.GetName()}) {
 		q.Add(reconcile.Request{NamespacedName: d})
 	}
 }
 
+// Enabled tells whether the component type implements
+// DependencyConfiguration: without it, there is nothing to track.
+func (t *Tracker) Enabled() bool { return t.enabled }
+
 // readyAtGeneration tells whether a component is Ready at its generation.
 func readyAtGeneration(obj client.Object) bool {
-	c, ok := obj.(Component)
+	c, ok := obj.(api.Component)
 	if !ok {
 		return false
 	}
@@ -312,3 +319,6 @@ func readyAtGeneration(obj client.Object) bool {
 	ready := status.ReadyCondition()
 	return ready != nil && ready.Status == "True" && status.ObservedGeneration == c.GetGeneration() && obj.GetDeletionTimestamp() == nil
 }
+
+// maxDependencyWalk bounds how many components a cycle check reads.
+const maxDependencyWalk = 256
