@@ -9,6 +9,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/wavekit-dev/wavekit/pkg/engine/internal/kinds"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -29,8 +30,8 @@ import (
 func (s *ownerScope) skipCRDs(ctx context.Context, objs []*desired, items map[manifests.ObjectKey]*manifests.InventoryItem) (kept []*desired, skipped []manifests.ObjectKey, err error) {
 	kept = objs[:0:0]
 	for _, d := range objs {
-		skip := isCRD(d.gvk.Group, d.gvk.Kind) && d.policies.CRD == manifests.CRDSkip
-		if isCRD(d.gvk.Group, d.gvk.Kind) && d.policies.CRD == manifests.CRDCreate && items[d.key] == nil {
+		skip := kinds.IsCRD(d.gvk.Group, d.gvk.Kind) && d.policies.CRD == manifests.CRDSkip
+		if kinds.IsCRD(d.gvk.Group, d.gvk.Kind) && d.policies.CRD == manifests.CRDCreate && items[d.key] == nil {
 			live, err := s.a.getDirect(ctx, d)
 			if err != nil {
 				return nil, nil, err
@@ -63,7 +64,7 @@ func (r *pass) forget(keys []manifests.ObjectKey) {
 func (s *ownerScope) checkStoredVersions(ctx context.Context, objs []*desired, items map[manifests.ObjectKey]*manifests.InventoryItem) error {
 	var errs []error
 	for _, d := range objs {
-		if !isCRD(d.gvk.Group, d.gvk.Kind) || d.policies.CRD != manifests.CRDCreateReplace {
+		if !kinds.IsCRD(d.gvk.Group, d.gvk.Kind) || d.policies.CRD != manifests.CRDCreateReplace {
 			continue
 		}
 		if item := items[d.key]; item != nil && item.Digest == d.digest {

@@ -6,6 +6,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/wavekit-dev/wavekit/pkg/engine/internal/kinds"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -239,7 +240,7 @@ func overwrite(d *desired, reason string) decision {
 
 // keepsCRD tells whether the CRD policy leaves an existing CRD as it is.
 func keepsCRD(d *desired, live *unstructured.Unstructured) bool {
-	return live != nil && isCRD(d.gvk.Group, d.gvk.Kind) && d.policies.CRD == manifests.CRDCreate
+	return live != nil && kinds.IsCRD(d.gvk.Group, d.gvk.Kind) && d.policies.CRD == manifests.CRDCreate
 }
 
 // takenOver returns a refusal (see refused) when another owner took over an object this

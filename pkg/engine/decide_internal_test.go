@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/wavekit-dev/wavekit/pkg/engine/internal/kinds"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -49,7 +50,7 @@ func asJob(d *desired) {
 }
 
 func asCRD(d *desired) {
-	d.gvk.Group, d.gvk.Version, d.gvk.Kind = groupAPIExtension, "v1", "CustomResourceDefinition"
+	d.gvk.Group, d.gvk.Version, d.gvk.Kind = kinds.GroupAPIExtension, "v1", "CustomResourceDefinition"
 }
 
 func TestDecide(t *testing.T) {

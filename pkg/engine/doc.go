@@ -23,7 +23,7 @@
 //   - plan.go orders the pass: planApply and planDeletion turn the objects and
 //     the inventory into groups of steps (apply, unchanged, ready, purge,
 //     prune, delete, orphan, run-hook, run-test: the Action constants), a
-//     pure function with table tests; stages.go
+//     pure function with table tests; internal/kinds
 //     holds the kind stages and prepare.go the one sort.
 //   - execute.go runs the groups, the steps of a group concurrently (bounded
 //     by Options.Concurrency, concurrency.go), and stops at a group that is
@@ -52,7 +52,7 @@
 // dry run. Each returns a Result: the inventory, whether it is done, what it
 // waits for (Waiting) and what foreign instances keep (Blocker).
 // CheckForApply (order.go) runs Apply's validation and sort alone, without
-// an API server if need be (OfflineRESTMapper, offline.go): the CLI's render.
+// an API server if need be (OfflineRESTMapper, internal/kinds): the CLI's render.
 //
 // # Targets and caches
 //

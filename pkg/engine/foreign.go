@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/discovery"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/wavekit-dev/wavekit/pkg/engine/internal/kinds"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -71,7 +72,7 @@ func (a *Applier) resolveTypes(types []manifests.TypeInfo) ([]schema.GroupVersio
 			}
 		}
 		for _, gvk := range served {
-			if _, ok := servedType([]manifests.TypeInfo{t}, gvk.Group, gvk.Kind); ok {
+			if _, ok := kinds.ServedType([]manifests.TypeInfo{t}, gvk.Group, gvk.Kind); ok {
 				add(gvk)
 			}
 		}

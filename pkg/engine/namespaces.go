@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/wavekit-dev/wavekit/pkg/engine/internal/kinds"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -60,7 +61,7 @@ type namespaceNeed struct {
 func namespaceNeeds(objs []*desired) []*namespaceNeed {
 	rendered := map[string]bool{}
 	for _, d := range objs {
-		if d.key.Group == groupCore && d.key.Kind == "Namespace" {
+		if d.key.Group == kinds.GroupCore && d.key.Kind == "Namespace" {
 			rendered[d.key.Name] = true
 		}
 	}
@@ -90,7 +91,7 @@ func namespaceNeeds(objs []*desired) []*namespaceNeed {
 // objects are written.
 func (a *Applier) mustCreate(ctx context.Context, need *namespaceNeed, inventory []manifests.InventoryItem) (bool, error) {
 	if slices.ContainsFunc(inventory, func(item manifests.InventoryItem) bool {
-		return item.Group == groupCore && item.Kind == "Namespace" && item.Name == need.name
+		return item.Group == kinds.GroupCore && item.Kind == "Namespace" && item.Name == need.name
 	}) {
 		return true, nil
 	}

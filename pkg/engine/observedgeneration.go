@@ -8,6 +8,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/wavekit-dev/wavekit/pkg/engine/internal/kinds"
 )
 
 // reportingKinds remembers, per custom resource kind, whether its CRD's
@@ -50,7 +52,7 @@ func (a *Applier) crdDeclaresObservedGeneration(ctx context.Context, gvk schema.
 		return false
 	}
 	crd := &unstructured.Unstructured{}
-	crd.SetGroupVersionKind(crdGVK.WithKind("CustomResourceDefinition"))
+	crd.SetGroupVersionKind(kinds.CRDGroupVersion.WithKind("CustomResourceDefinition"))
 	name := mapping.Resource.Resource + "." + gvk.Group
 	if err := a.target.Client.Get(ctx, client.ObjectKey{Name: name}, crd); err != nil {
 		return false // not a CRD (an aggregated API), or not ours to read

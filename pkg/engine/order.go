@@ -6,6 +6,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/wavekit-dev/wavekit/pkg/engine/internal/kinds"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -79,3 +80,8 @@ func inOrder(p *preparer, objects []client.Object, sortObjects func([]*desired))
 	}
 	return sorted, nil
 }
+
+// OfflineRESTMapper returns a REST mapper that needs no API server: it knows
+// the object kinds of client-go's scheme, CustomResourceDefinitions and
+// APIServices, and whether each is namespaced. Any other kind is no match.
+func OfflineRESTMapper() (meta.RESTMapper, error) { return kinds.OfflineRESTMapper() }

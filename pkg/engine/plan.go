@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/wavekit-dev/wavekit/pkg/engine/internal/kinds"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -30,7 +31,7 @@ type step struct {
 type group struct {
 	kind  PlanGroupKind
 	wave  int16
-	stage stage
+	stage kinds.Stage
 	steps []step
 	// external is what a GroupExternal group does (ActionApply,
 	// ActionPrune, ActionDelete); its dependents are the Externals'.
@@ -87,9 +88,9 @@ func planApply(objs []*desired, items map[manifests.ObjectKey]*manifests.Invento
 	for i, wave := range waves {
 		order := wave[0].policies.ApplyOrder
 		for _, stageObjs := range groupByStage(wave) {
-			if stageObjs[0].stage == stageManagedInstances {
+			if stageObjs[0].stage == kinds.StageManagedInstances {
 				p.add(group{kind: GroupWait, wave: order, steps: readySteps(wave, func(d *desired) bool {
-					return d.stage < stageManagedInstances && d.managedTypes != nil
+					return d.stage < kinds.StageManagedInstances && d.managedTypes != nil
 				}, "serves the instances that follow")})
 			}
 			p.add(group{kind: GroupApply, wave: order, stage: stageObjs[0].stage, steps: applySteps(stageObjs, items)})
@@ -244,14 +245,14 @@ func deletionStep(item *manifests.InventoryItem, mode deletionMode) step {
 	return step{action: ActionDelete, key: item.Key()}
 }
 
-func deletionStage(item *manifests.InventoryItem, served []manifests.TypeInfo) stage {
+func deletionStage(item *manifests.InventoryItem, served []manifests.TypeInfo) kinds.Stage {
 	if item.DeleteHook != "" {
-		return stageManagedInstances + 1 // a wave's hooks run before its objects go
+		return kinds.StageManagedInstances + 1 // a wave's hooks run before its objects go
 	}
-	if _, ok := servedType(served, item.Group, item.Kind); ok {
-		return stageManagedInstances
+	if _, ok := kinds.ServedType(served, item.Group, item.Kind); ok {
+		return kinds.StageManagedInstances
 	}
-	return stageOf(item.Group, item.Kind)
+	return kinds.StageOf(item.Group, item.Kind)
 }
 
 func managedTypesOfInventory(items []*manifests.InventoryItem) []manifests.TypeInfo {

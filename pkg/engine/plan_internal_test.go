@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wavekit-dev/wavekit/pkg/engine/internal/kinds"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -12,8 +13,8 @@ import (
 
 var groupOfKind = map[string]string{
 	"Namespace": "", "ConfigMap": "", "Secret": "", "ServiceAccount": "", "Job": "batch",
-	"CustomResourceDefinition": groupAPIExtension, "ClusterRole": groupRBAC, "Deployment": "apps",
-	"APIService": groupAPIRegistry, "Widget": "test.wavekit.dev",
+	"CustomResourceDefinition": kinds.GroupAPIExtension, "ClusterRole": kinds.GroupRBAC, "Deployment": "apps",
+	"APIService": kinds.GroupAPIRegistry, "Widget": "test.wavekit.dev",
 }
 
 // object is a rendered object "Kind name" in namespace ns (none for
@@ -23,7 +24,7 @@ func object(kind, name string, apply int16, opts ...func(*desired)) *desired {
 	if kind != "Namespace" && kind != "CustomResourceDefinition" && kind != "ClusterRole" && kind != "APIService" {
 		key.Namespace = "ns"
 	}
-	d := &desired{key: key, stage: stageOf(key.Group, kind), digest: "d1"}
+	d := &desired{key: key, stage: kinds.StageOf(key.Group, kind), digest: "d1"}
 	d.policies.ApplyOrder = apply
 	for _, o := range opts {
 		o(d)
@@ -41,7 +42,7 @@ func serving(d *desired) {
 	d.managedTypes = []manifests.TypeInfo{{Group: "test.wavekit.dev", Kind: "Widget"}}
 }
 
-func managedInstance(d *desired) { d.stage = stageManagedInstances }
+func managedInstance(d *desired) { d.stage = kinds.StageManagedInstances }
 
 func digest(value string) func(*desired) { return func(d *desired) { d.digest = value } }
 

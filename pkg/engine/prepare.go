@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
+	"github.com/wavekit-dev/wavekit/pkg/engine/internal/kinds"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -27,7 +28,7 @@ type desired struct {
 	gvk          schema.GroupVersionKind
 	namespaced   bool
 	policies     manifests.ObjectPolicies
-	stage        stage
+	stage        kinds.Stage
 	digest       string
 	managedTypes []manifests.TypeInfo
 	// ignore are the paths drift detection skips and, once other field
@@ -177,7 +178,7 @@ func foldStringData(u *unstructured.Unstructured) error {
 func (p *preparer) resolveScopes(objects []*desired) error {
 	crdScopes := map[schema.GroupKind]bool{}
 	for _, d := range objects {
-		if isCRD(d.key.Group, d.key.Kind) {
+		if kinds.IsCRD(d.key.Group, d.key.Kind) {
 			group, _, _ := unstructured.NestedString(d.object.Object, "spec", "group")
 			kind, _, _ := unstructured.NestedString(d.object.Object, "spec", "names", "kind")
 			scope, _, _ := unstructured.NestedString(d.object.Object, "spec", "scope")
@@ -268,12 +269,12 @@ func (p *preparer) classify(objects []*desired) error {
 			errs = append(errs, err)
 			continue
 		}
-		d.stage = stageOf(d.key.Group, d.key.Kind)
+		d.stage = kinds.StageOf(d.key.Group, d.key.Kind)
 		d.managedTypes = managedTypesOf(d.object)
 		for _, t := range d.managedTypes {
 			served, servedOrders = append(served, t), append(servedOrders, policies.ApplyOrder)
 		}
-		if policies.PurgeOrder != nil && (isNamespace(d.key.Group, d.key.Kind) || d.managedTypes != nil) {
+		if policies.PurgeOrder != nil && (kinds.IsNamespace(d.key.Group, d.key.Kind) || d.managedTypes != nil) {
 			errs = append(errs, fmt.Errorf("%s: annotation %s is not allowed on a %s", d.key, manifests.Key(p.prefix, manifests.AnnotationPurgeOrder), d.key.Kind))
 		}
 		if policies.DeleteHook != "" && policies.TestHook != "" {
@@ -288,12 +289,12 @@ func (p *preparer) classify(objects []*desired) error {
 		return errors.Join(errs...)
 	}
 	for _, d := range objects {
-		i, ok := servedType(served, d.key.Group, d.key.Kind)
+		i, ok := kinds.ServedType(served, d.key.Group, d.key.Kind)
 		if !ok {
 			continue
 		}
 		order := servedOrders[i]
-		d.stage = stageManagedInstances
+		d.stage = kinds.StageManagedInstances
 		if d.policies.ApplyOrder < order {
 			errs = append(errs, fmt.Errorf("%s: apply order %d is before the order %d of the definition that serves its type", d.key, d.policies.ApplyOrder, order))
 		}
@@ -305,11 +306,11 @@ func (p *preparer) classify(objects []*desired) error {
 func managedTypesOf(u *unstructured.Unstructured) []manifests.TypeInfo {
 	gvk := u.GroupVersionKind()
 	switch {
-	case isCRD(gvk.Group, gvk.Kind):
+	case kinds.IsCRD(gvk.Group, gvk.Kind):
 		group, _, _ := unstructured.NestedString(u.Object, "spec", "group")
 		kind, _, _ := unstructured.NestedString(u.Object, "spec", "names", "kind")
 		return []manifests.TypeInfo{{Group: group, Kind: kind}}
-	case isAPIService(gvk.Group, gvk.Kind):
+	case kinds.IsAPIService(gvk.Group, gvk.Kind):
 		group, _, _ := unstructured.NestedString(u.Object, "spec", "group")
 		return []manifests.TypeInfo{{Group: group, Kind: "*"}}
 	}

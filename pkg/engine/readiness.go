@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
 
+	"github.com/wavekit-dev/wavekit/pkg/engine/internal/kinds"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -58,9 +59,9 @@ func computeReadiness(u *unstructured.Unstructured, hint manifests.StatusHint) r
 	switch {
 	case gvk.Group == "batch" && gvk.Kind == "Job":
 		return requireJobComplete(u, r)
-	case isCRD(gvk.Group, gvk.Kind):
+	case kinds.IsCRD(gvk.Group, gvk.Kind):
 		return requireConditions(u, r, "Established", "NamesAccepted")
-	case isAPIService(gvk.Group, gvk.Kind):
+	case kinds.IsAPIService(gvk.Group, gvk.Kind):
 		r = requireConditions(u, r, "Available")
 		r.Verdict = !r.ready()
 		return r

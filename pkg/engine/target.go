@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
+	"github.com/wavekit-dev/wavekit/pkg/engine/internal/kinds"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 	"github.com/wavekit-dev/wavekit/pkg/rewatch"
 )
@@ -186,7 +187,7 @@ func checkTarget(ctx context.Context, host string, dc *discovery.DiscoveryClient
 		return false, fmt.Errorf("target cluster %s does not answer within %s: %w", host, timeout, err)
 	}
 	list := &metav1.PartialObjectMetadataList{}
-	list.SetGroupVersionKind(crdGVK.WithKind("CustomResourceDefinitionList"))
+	list.SetGroupVersionKind(kinds.CRDGroupVersion.WithKind("CustomResourceDefinitionList"))
 	err := c.List(ctx, list, client.Limit(1))
 	switch {
 	case apierrors.IsForbidden(err):
@@ -210,7 +211,7 @@ func namespaceConfigs(namespaces []string) map[string]cache.Config {
 
 func crdMetadata() *metav1.PartialObjectMetadata {
 	crd := &metav1.PartialObjectMetadata{}
-	crd.SetGroupVersionKind(crdGVK.WithKind("CustomResourceDefinition"))
+	crd.SetGroupVersionKind(kinds.CRDGroupVersion.WithKind("CustomResourceDefinition"))
 	return crd
 }
 
@@ -230,7 +231,7 @@ func (r renderReader) List(ctx context.Context, list client.ObjectList, opts ...
 
 func (r renderReader) pick(obj runtime.Object) client.Reader {
 	gvk := obj.GetObjectKind().GroupVersionKind()
-	if gvk.Group == groupAPIExtension && strings.HasPrefix(gvk.Kind, "CustomResourceDefinition") {
+	if gvk.Group == kinds.GroupAPIExtension && strings.HasPrefix(gvk.Kind, "CustomResourceDefinition") {
 		return r.crds
 	}
 	return r.rest
@@ -241,7 +242,7 @@ func (r renderReader) pick(obj runtime.Object) client.Reader {
 type noCRDs struct{}
 
 func (noCRDs) Get(_ context.Context, key client.ObjectKey, _ client.Object, _ ...client.GetOption) error {
-	return apierrors.NewNotFound(schema.GroupResource{Group: groupAPIExtension, Resource: "customresourcedefinitions"}, key.Name)
+	return apierrors.NewNotFound(schema.GroupResource{Group: kinds.GroupAPIExtension, Resource: "customresourcedefinitions"}, key.Name)
 }
 
 func (noCRDs) List(context.Context, client.ObjectList, ...client.ListOption) error { return nil }

@@ -1,4 +1,4 @@
-package engine
+package kinds
 
 import (
 	"fmt"
@@ -28,8 +28,8 @@ var clusterScoped = map[schema.GroupKind]bool{
 	{Group: "admissionregistration.k8s.io", Kind: "ValidatingAdmissionPolicyBinding"}: true,
 	{Group: "admissionregistration.k8s.io", Kind: "MutatingAdmissionPolicy"}:          true,
 	{Group: "admissionregistration.k8s.io", Kind: "MutatingAdmissionPolicyBinding"}:   true,
-	{Group: groupAPIExtension, Kind: "CustomResourceDefinition"}:                      true,
-	{Group: groupAPIRegistry, Kind: "APIService"}:                                     true,
+	{Group: GroupAPIExtension, Kind: "CustomResourceDefinition"}:                      true,
+	{Group: GroupAPIRegistry, Kind: "APIService"}:                                     true,
 	{Group: "authentication.k8s.io", Kind: "TokenReview"}:                             true,
 	{Group: "authentication.k8s.io", Kind: "SelfSubjectReview"}:                       true,
 	{Group: "authorization.k8s.io", Kind: "SubjectAccessReview"}:                      true,
@@ -77,7 +77,7 @@ func OfflineRESTMapper() (meta.RESTMapper, error) {
 		mapper.Add(gvk, scopeOfKind(gvk.GroupKind()))
 	}
 	for _, version := range []string{"v1", "v1beta1"} {
-		mapper.Add(schema.GroupVersionKind{Group: groupAPIRegistry, Version: version, Kind: "APIService"}, meta.RESTScopeRoot)
+		mapper.Add(schema.GroupVersionKind{Group: GroupAPIRegistry, Version: version, Kind: "APIService"}, meta.RESTScopeRoot)
 	}
 	return mapper, nil
 }
