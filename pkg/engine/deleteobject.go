@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/wavekit-dev/wavekit/pkg/engine/internal/jsonvalue"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -154,7 +155,7 @@ func (s *ownerScope) release(ctx context.Context, item *manifests.InventoryItem)
 		"labels":      map[string]any{s.a.OwnerLabel(): nil},
 		"annotations": map[string]any{s.a.ownerAnnotation(): nil},
 	}}
-	data, err := jsonMarshal(patch)
+	data, err := jsonvalue.Marshal(patch)
 	if err != nil {
 		return err
 	}

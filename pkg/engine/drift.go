@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/wavekit-dev/wavekit/pkg/engine/internal/jsonvalue"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -75,8 +76,8 @@ func (d *driftDetector) compare(key manifests.ObjectKey, want, live map[string]a
 		return nil, ""
 	}
 	stamp := matchStamp(liveVersion, ignore)
-	have, wanted := normaliseJSON(live), any(want)
-	if len(ignore) > 0 || !contains(have, wanted) {
+	have, wanted := jsonvalue.Normalise(live), any(want)
+	if len(ignore) > 0 || !jsonvalue.Contains(have, wanted) {
 		var paths []string
 		differences(have, wanted, nil, ignore, &paths)
 		if len(paths) > 0 {
@@ -134,7 +135,7 @@ func driftFingerprint(paths []string, live map[string]any) string {
 	sum := sha256.New()
 	for _, p := range paths {
 		parsed, _ := manifests.ParsePointer(p)
-		value, _ := json.Marshal(lookup(live, parsed))
+		value, _ := json.Marshal(jsonvalue.Lookup(live, parsed))
 		sum.Write([]byte(p + "\x00"))
 		sum.Write(value)
 		sum.Write([]byte{0})
@@ -165,9 +166,9 @@ func differences(have, want any, at manifests.Pointer, ignore []manifests.Pointe
 			}
 			return
 		}
-		for _, k := range sortedKeys(w) {
+		for _, k := range jsonvalue.SortedKeys(w) {
 			hv, found := h[k]
-			if !found && isEmpty(w[k]) {
+			if !found && jsonvalue.IsEmpty(w[k]) {
 				continue
 			}
 			differences(hv, w[k], append(slices.Clip(at), k), ignore, paths)
@@ -183,8 +184,8 @@ func differences(have, want any, at manifests.Pointer, ignore []manifests.Pointe
 		for i := range w {
 			differences(h[i], w[i], append(slices.Clip(at), strconv.Itoa(i)), ignore, paths)
 		}
-	case absentOrZero:
-		if !isZeroValue(have) {
+	case jsonvalue.AbsentOrZero:
+		if !jsonvalue.IsZeroValue(have) {
 			*paths = append(*paths, at.String())
 		}
 	default:

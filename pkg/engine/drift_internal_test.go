@@ -4,15 +4,16 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/wavekit-dev/wavekit/pkg/engine/internal/jsonvalue"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
 var _ = Describe("contains (drift comparison)", func() {
 	DescribeTable("compares rendered fields with live ones",
 		func(have, want any, expected bool) {
-			Expect(contains(normaliseJSON(have), normaliseJSON(want))).To(Equal(expected))
+			Expect(jsonvalue.Contains(jsonvalue.Normalise(have), jsonvalue.Normalise(want))).To(Equal(expected))
 			var paths []string
-			differences(normaliseJSON(have), normaliseJSON(want), nil, nil, &paths)
+			differences(jsonvalue.Normalise(have), jsonvalue.Normalise(want), nil, nil, &paths)
 			Expect(paths == nil).To(Equal(expected), "differences agrees with contains: %v", paths)
 		},
 		Entry("extra live fields are ignored", map[string]any{"a": 1, "b": 2}, map[string]any{"a": 1}, true),
@@ -70,7 +71,7 @@ var _ = Describe("differences (drifted field paths)", func() {
 				pointers = append(pointers, p)
 			}
 			var paths []string
-			differences(normaliseJSON(live), normaliseJSON(want), nil, pointers, &paths)
+			differences(jsonvalue.Normalise(live), jsonvalue.Normalise(want), nil, pointers, &paths)
 			Expect(paths).To(Equal(expected))
 		},
 		Entry("nothing differs", want, nil, nil),
@@ -88,7 +89,7 @@ var _ = Describe("differences (drifted field paths)", func() {
 
 // withValue is a deep copy of obj with value at the path of keys.
 func withValue(obj map[string]any, value any, keys ...string) map[string]any {
-	out := normaliseJSON(obj).(map[string]any)
+	out := jsonvalue.Normalise(obj).(map[string]any)
 	m := out
 	for _, k := range keys[:len(keys)-1] {
 		m = m[k].(map[string]any)

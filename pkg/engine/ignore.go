@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 
+	"github.com/wavekit-dev/wavekit/pkg/engine/internal/jsonvalue"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -180,14 +181,14 @@ func elementKeyMatches(key string, i int, elem any) bool {
 		return raw == strconv.Itoa(i)
 	case "v":
 		var v any
-		return json.Unmarshal([]byte(raw), &v) == nil && reflect.DeepEqual(normaliseJSON(v), normaliseJSON(elem))
+		return json.Unmarshal([]byte(raw), &v) == nil && reflect.DeepEqual(jsonvalue.Normalise(v), jsonvalue.Normalise(elem))
 	case "k":
 		var keys map[string]any
 		m, isMap := elem.(map[string]any)
 		if json.Unmarshal([]byte(raw), &keys) != nil || !isMap {
 			return false
 		}
-		return contains(normaliseJSON(m), normaliseJSON(keys))
+		return jsonvalue.Contains(jsonvalue.Normalise(m), jsonvalue.Normalise(keys))
 	}
 	return false
 }
@@ -203,8 +204,8 @@ func leaveToOthers(obj, live *unstructured.Unstructured, ignore []manifests.Poin
 		if !ownedByOthers(live, p, owner) {
 			continue
 		}
-		parent, last := lookup(obj.Object, p[:len(p)-1]), p[len(p)-1]
-		liveValue := lookup(live.Object, p)
+		parent, last := jsonvalue.Lookup(obj.Object, p[:len(p)-1]), p[len(p)-1]
+		liveValue := jsonvalue.Lookup(live.Object, p)
 		switch container := parent.(type) {
 		case map[string]any:
 			if ssa || liveValue == nil {

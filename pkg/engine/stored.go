@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	kjson "sigs.k8s.io/json"
 
+	"github.com/wavekit-dev/wavekit/pkg/engine/internal/jsonvalue"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -137,7 +138,7 @@ func (f *storedForms) decodedAsTyped(gvk schema.GroupVersionKind, obj map[string
 
 // normalisedObject is obj after a JSON round trip, or an empty object.
 func normalisedObject(obj map[string]any) map[string]any {
-	out, _ := normaliseJSON(obj).(map[string]any)
+	out, _ := jsonvalue.Normalise(obj).(map[string]any)
 	if out == nil {
 		out = map[string]any{}
 	}
@@ -163,14 +164,14 @@ func walkEdits(rendered, reference any, at manifests.Pointer, edits *[]fieldEdit
 			*edits = append(*edits, fieldEdit{at: at, value: reference})
 			return
 		}
-		for _, k := range sortedKeys(r) {
+		for _, k := range jsonvalue.SortedKeys(r) {
 			child := append(slices.Clip(at), k)
 			refValue, found := ref[k]
 			switch {
 			case found && r[k] != nil:
 				walkEdits(r[k], refValue, child, edits)
-			case !found && isZeroValue(r[k]) && !isMap(r[k]) && r[k] != nil:
-				*edits = append(*edits, fieldEdit{at: child, value: absentOrZero{}})
+			case !found && jsonvalue.IsZeroValue(r[k]) && !jsonvalue.IsMap(r[k]) && r[k] != nil:
+				*edits = append(*edits, fieldEdit{at: child, value: jsonvalue.AbsentOrZero{}})
 			case !found || r[k] == nil:
 				*edits = append(*edits, fieldEdit{at: child, drop: true})
 			}
@@ -197,7 +198,7 @@ func applyEdits(obj map[string]any, edits []fieldEdit) map[string]any {
 		if len(e.at) == 0 {
 			continue
 		}
-		parent := lookup(obj, e.at[:len(e.at)-1])
+		parent := jsonvalue.Lookup(obj, e.at[:len(e.at)-1])
 		last := e.at[len(e.at)-1]
 		switch container := parent.(type) {
 		case map[string]any:

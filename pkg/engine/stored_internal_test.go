@@ -1,6 +1,9 @@
 package engine
 
 import (
+	"reflect"
+	"testing"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -8,6 +11,7 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/yaml"
 
+	"github.com/wavekit-dev/wavekit/pkg/engine/internal/jsonvalue"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -86,7 +90,7 @@ var _ = Describe("storedForms (compare in the API server's terms)", func() {
 		forms := newStoredForms(scheme)
 		want, exact := forms.of(renderedDesired(chartDeployment, "d1"))
 		Expect(exact).To(BeFalse())
-		Expect(contains(yamlObject(storedDeployment), want)).To(BeTrue())
+		Expect(jsonvalue.Contains(yamlObject(storedDeployment), want)).To(BeTrue())
 		var paths []string
 		differences(yamlObject(storedDeployment), want, nil, nil, &paths)
 		Expect(paths).To(BeEmpty())
@@ -96,7 +100,7 @@ var _ = Describe("storedForms (compare in the API server's terms)", func() {
 		forms := newStoredForms(scheme)
 		want, _ := forms.of(renderedDesired(chartDeployment, "d1"))
 		edited := yamlObject(storedDeployment)
-		podSpec := lookup(edited, manifests.Pointer{"spec", "template", "spec"}).(map[string]any)
+		podSpec := jsonvalue.Lookup(edited, manifests.Pointer{"spec", "template", "spec"}).(map[string]any)
 		podSpec["hostNetwork"] = true
 		var paths []string
 		differences(edited, want, nil, nil, &paths)
@@ -107,7 +111,7 @@ var _ = Describe("storedForms (compare in the API server's terms)", func() {
 		forms := newStoredForms(scheme)
 		want, _ := forms.of(renderedDesired(chartDeployment, "d1"))
 		edited := yamlObject(storedDeployment)
-		requests := lookup(edited, manifests.Pointer{"spec", "template", "spec", "containers", "0", "resources", "requests"}).(map[string]any)
+		requests := jsonvalue.Lookup(edited, manifests.Pointer{"spec", "template", "spec", "containers", "0", "resources", "requests"}).(map[string]any)
 		requests["cpu"] = "600m"
 		var paths []string
 		differences(edited, want, nil, nil, &paths)
@@ -129,7 +133,7 @@ spec: {clusterIP: 10.0.0.7, clusterIPs: [10.0.0.7], type: ClusterIP, ports: [{po
 		forms.learn(service, answer)
 		want, exact := forms.of(service)
 		Expect(exact).To(BeTrue())
-		Expect(contains(answer, want)).To(BeTrue())
+		Expect(jsonvalue.Contains(answer, want)).To(BeTrue())
 
 		widget := renderedDesired(`
 apiVersion: example.com/v1
@@ -139,10 +143,10 @@ spec: {size: 3, unknownToTheSchema: yes}`, "w1")
 		want, exact = forms.of(widget)
 		Expect(exact).To(BeFalse(), "the scheme does not know the kind")
 		stored := yamlObject(`{apiVersion: example.com/v1, kind: Widget, metadata: {name: w, namespace: shop}, spec: {size: 3, mode: fast}}`)
-		Expect(contains(stored, want)).To(BeFalse(), "as rendered, the pruned field looks drifted")
+		Expect(jsonvalue.Contains(stored, want)).To(BeFalse(), "as rendered, the pruned field looks drifted")
 		forms.learn(widget, stored)
 		want, _ = forms.of(widget)
-		Expect(contains(stored, want)).To(BeTrue())
+		Expect(jsonvalue.Contains(stored, want)).To(BeTrue())
 	})
 
 	It("forgets a learnt form when the render changes", func() {
@@ -164,3 +168,23 @@ spec: {size: 3, unknownToTheSchema: yes}`, "w1")
 		Expect(d.gvk).To(Equal(schema.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}))
 	})
 })
+
+// TestStoredFormMadeOnce checks that a stored form is made once per render
+// digest and that a learnt form is not replaced by the form of a pass that
+// read the entry before.
+func TestStoredFormMadeOnce(t *testing.T) {
+	forms := newStoredForms(nil)
+	key := manifests.ObjectKey{Kind: "Widget", Name: "w"}
+	obj := map[string]any{"apiVersion": "example.com/v1", "kind": "Widget", "spec": map[string]any{"size": int64(3)}}
+	d := &desired{key: key, digest: "d1", object: &unstructured.Unstructured{Object: obj}}
+	first, _ := forms.of(d)
+	second, _ := forms.of(d)
+	if reflect.ValueOf(first).Pointer() != reflect.ValueOf(second).Pointer() {
+		t.Error("the stored form was made twice for one digest")
+	}
+	forms.learn(d, map[string]any{"apiVersion": "example.com/v1", "kind": "Widget", "spec": map[string]any{"size": int64(3), "mode": "x"}})
+	forms.keep(key, storedForm{digest: "d1"})
+	if _, exact := forms.of(d); !exact {
+		t.Error("an inexact form replaced the learnt one")
+	}
+}

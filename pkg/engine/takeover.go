@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
+	"github.com/wavekit-dev/wavekit/pkg/engine/internal/jsonvalue"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -82,7 +83,7 @@ func (a *Applier) takeOverFields(ctx context.Context, live *unstructured.Unstruc
 		return err
 	}
 	patch := map[string]any{"metadata": map[string]any{"managedFields": kept, "resourceVersion": live.GetResourceVersion()}}
-	data, err := jsonMarshal(patch)
+	data, err := jsonvalue.Marshal(patch)
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package engine
+package jsonvalue
 
 import (
 	"encoding/json"
@@ -12,17 +12,17 @@ import (
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
-// absentOrZero stands, in a stored form, for a rendered zero value (false,
+// AbsentOrZero stands, in a stored form, for a rendered zero value (false,
 // 0, "", an empty list) that the API server does not store: the live field
 // matches it when it is absent or zero.
-type absentOrZero struct{}
+type AbsentOrZero struct{}
 
-// contains reports whether every field of want is in have with the same
+// Contains reports whether every field of want is in have with the same
 // value. Lists must have the same length and match element by element; a
 // field that want has as absentOrZero may be absent or zero in have.
 // It is differences without paths and ignore rules, and allocates nothing:
 // the common case, an object that did not drift.
-func contains(have, want any) bool {
+func Contains(have, want any) bool {
 	switch w := want.(type) {
 	case map[string]any:
 		h, ok := have.(map[string]any)
@@ -31,16 +31,16 @@ func contains(have, want any) bool {
 		}
 		for k, wv := range w {
 			hv, found := h[k]
-			if !found && isEmpty(wv) {
+			if !found && IsEmpty(wv) {
 				continue
 			}
-			if !found || !contains(hv, wv) {
+			if !found || !Contains(hv, wv) {
 				return false
 			}
 		}
 		return true
-	case absentOrZero:
-		return isZeroValue(have)
+	case AbsentOrZero:
+		return IsZeroValue(have)
 	case []any:
 		h, ok := have.([]any)
 		if !ok {
@@ -50,7 +50,7 @@ func contains(have, want any) bool {
 			return false
 		}
 		for i := range w {
-			if !contains(h[i], w[i]) {
+			if !Contains(h[i], w[i]) {
 				return false
 			}
 		}
@@ -60,11 +60,11 @@ func contains(have, want any) bool {
 	}
 }
 
-// isEmpty is true for values the API server drops on write: null, "{}",
+// IsEmpty is true for values the API server drops on write: null, "{}",
 // "[]", and a rendered zero value it does not store (absentOrZero).
-func isEmpty(v any) bool {
+func IsEmpty(v any) bool {
 	switch t := v.(type) {
-	case nil, absentOrZero:
+	case nil, AbsentOrZero:
 		return true
 	case map[string]any:
 		return len(t) == 0
@@ -74,9 +74,9 @@ func isEmpty(v any) bool {
 	return false
 }
 
-// isZeroValue is true for what the API server may leave out when it stores
+// IsZeroValue is true for what the API server may leave out when it stores
 // an object: null, false, 0, "", an empty list or map.
-func isZeroValue(v any) bool {
+func IsZeroValue(v any) bool {
 	switch t := v.(type) {
 	case nil:
 		return true
@@ -96,8 +96,8 @@ func isZeroValue(v any) bool {
 	return false
 }
 
-// lookup is the value at p of obj, nil when there is none.
-func lookup(obj map[string]any, p manifests.Pointer) any {
+// Lookup is the value at p of obj, nil when there is none.
+func Lookup(obj map[string]any, p manifests.Pointer) any {
 	var v any = obj
 	for _, token := range p {
 		v = child(v, token)
@@ -120,17 +120,17 @@ func child(v any, token string) any {
 	return nil
 }
 
-// normaliseJSON makes numbers comparable: it returns v as a JSON round trip
+// Normalise makes numbers comparable: it returns v as a JSON round trip
 // would, int64 and float64 values all float64. Plain JSON values (what the
 // API server's answers and the informer cache hold) are copied by a walk,
 // which gives what the round trip gives at a fraction of its cost; any
 // other value (a Go type a renderer left in an object, a string that is not
 // UTF-8) takes the round trip itself.
-func normaliseJSON(v any) any {
+func Normalise(v any) any {
 	if out, ok := plainJSON(v); ok {
 		return out
 	}
-	return jsonRoundTrip(v)
+	return RoundTrip(v)
 }
 
 // plainJSON copies v with every int64 made a float64; ok is false when v
@@ -175,9 +175,9 @@ func plainJSON(v any) (any, bool) {
 	return nil, false
 }
 
-// jsonRoundTrip is v encoded and decoded again, or v when it cannot be
+// RoundTrip is v encoded and decoded again, or v when it cannot be
 // encoded.
-func jsonRoundTrip(v any) any {
+func RoundTrip(v any) any {
 	data, err := json.Marshal(v)
 	if err != nil {
 		return v
@@ -189,8 +189,8 @@ func jsonRoundTrip(v any) any {
 	return out
 }
 
-// sortedKeys returns the keys of m in order.
-func sortedKeys(m map[string]any) []string {
+// SortedKeys returns the keys of m in order.
+func SortedKeys(m map[string]any) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
@@ -199,14 +199,14 @@ func sortedKeys(m map[string]any) []string {
 	return keys
 }
 
-// isMap tells whether v is a JSON object.
-func isMap(v any) bool {
+// IsMap tells whether v is a JSON object.
+func IsMap(v any) bool {
 	_, ok := v.(map[string]any)
 	return ok
 }
 
-// jsonMarshal encodes a patch, saying so in its error.
-func jsonMarshal(v any) ([]byte, error) {
+// Marshal encodes a patch, saying so in its error.
+func Marshal(v any) ([]byte, error) {
 	data, err := json.Marshal(v)
 	if err != nil {
 		return nil, fmt.Errorf("encoding patch: %w", err)
