@@ -12,6 +12,7 @@ import (
 	"k8s.io/client-go/discovery"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/wavekit-dev/wavekit/pkg/engine/internal/drift"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -133,8 +134,8 @@ type Applier struct {
 	reporting *reportingKinds
 	scheme    *runtime.Scheme
 	live      *liveObjects
-	drift     *driftDetector
-	stored    *storedForms
+	drift     *drift.Detector
+	stored    *drift.StoredForms
 	loops     *writeLoops
 	own       *ownWrites
 	purges    *purges
@@ -179,8 +180,8 @@ func NewApplier(target Target, opts Options) (*Applier, error) {
 		scheme:    target.Client.Scheme(),
 		live:      newLiveObjects(target.Live, target.Client, opts.Now),
 		reporting: &reportingKinds{},
-		drift:     newDriftDetector(),
-		stored:    newStoredForms(target.Client.Scheme()),
+		drift:     drift.NewDetector(),
+		stored:    drift.NewStoredForms(target.Client.Scheme()),
 		loops:     newWriteLoops(opts.WriteLoop, opts.Now),
 		own:       newOwnWrites(),
 		purges:    newPurges(opts.Now),

@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/wavekit-dev/wavekit/pkg/engine/internal/drift"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -70,7 +71,7 @@ func (s *ownerScope) prepareFor(kind passKind, objects []client.Object) (*prepar
 	p := s.preparerFor()
 	p.testRun = kind.testRun
 	var err error
-	if p.ignore, err = compileIgnoreRules(s.owner.Drift.Ignore); err != nil {
+	if p.ignore, err = drift.CompileIgnoreRules(s.owner.Drift.Ignore); err != nil {
 		return nil, nil, err
 	}
 	if s.health, err = compileHealthChecks(s.owner.HealthChecks); err != nil {
@@ -102,7 +103,7 @@ func (s *ownerScope) decideFor(ctx context.Context, d *desired, item *manifests.
 		drifted: func() ([]string, error) { return s.driftedFields(ctx, d, live), nil },
 	})
 	if dec.reason == reasonDriftLeft {
-		s.drifts.add(Drift{Object: d.key, Paths: dec.paths, New: s.track.newDrift(d.key, dec.paths, live.Object)})
+		s.drifts.Add(Drift{Object: d.key, Paths: dec.paths, New: s.track.newDrift(d.key, dec.paths, live.Object)})
 	}
 	return dec
 }

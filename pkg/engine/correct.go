@@ -53,6 +53,6 @@ func (s *ownerScope) learnStoredForm(ctx context.Context, d *desired, live *unst
 	if err != nil {
 		return false // the write will say what is wrong
 	}
-	s.a.stored.learn(d, obj.Object)
+	s.a.stored.Learn(d.rendered(), obj.Object)
 	return true
 }

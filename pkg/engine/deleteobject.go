@@ -117,8 +117,8 @@ func beingDeleted(what, heldBy string) string {
 // forget drops what the applier kept of an object it no longer owns, so
 // that objects that come and go (purged Jobs) leave nothing behind.
 func (a *Applier) forget(key manifests.ObjectKey) {
-	a.drift.forget(key)
-	a.stored.forget(key)
+	a.drift.Forget(key)
+	a.stored.Forget(key)
 	a.loops.forget(key)
 	a.own.forget(key)
 }

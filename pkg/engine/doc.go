@@ -59,7 +59,7 @@
 // Target is a cluster: a client and a reader of live objects. NewCachedTarget
 // builds one whose reads come from informers filtered by the owner label
 // (live.go; synced.go starts a kind's informer on its first read and waits
-// for its list), so a pass that changes nothing makes no request; drift.go
+// for its list), so a pass that changes nothing makes no request; internal/drift
 // notices changes made out of band.
 //
 // # Errors

@@ -17,10 +17,10 @@ func (s *ownerScope) driftedFields(ctx context.Context, d *desired, live *unstru
 	if s.track.holds(d.key, live.GetResourceVersion(), d.ignore) {
 		return nil
 	}
-	want, exact := s.a.stored.of(d)
+	want, exact := s.a.stored.Of(d.rendered())
 	paths := s.track.drifted(d.key, want, live.Object, live.GetResourceVersion(), d.ignore)
 	if len(paths) > 0 && !exact && s.learnStoredForm(ctx, d, live) {
-		want, _ = s.a.stored.of(d)
+		want, _ = s.a.stored.Of(d.rendered())
 		paths = s.track.drifted(d.key, want, live.Object, live.GetResourceVersion(), d.ignore)
 	}
 	return paths

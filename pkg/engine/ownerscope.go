@@ -5,6 +5,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/wavekit-dev/wavekit/pkg/engine/internal/drift"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -22,7 +23,7 @@ type ownerScope struct {
 	owner Owner
 	track writeTracker
 	// drifts collects what the pass found drifted and left so.
-	drifts driftLog
+	drifts drift.Log
 	// health are the owner's health checks, compiled by prepareFor.
 	health healthChecks
 }
@@ -116,7 +117,7 @@ func (t cacheTracker) written(key manifests.ObjectKey, obj *unstructured.Unstruc
 		t.a.runs.put(key, obj.GetUID())
 	}
 	t.a.live.remember(key, obj)
-	t.a.drift.accept(key, version)
+	t.a.drift.Accept(key, version)
 	if t.a.own.end(key, version) {
 		t.a.live.caughtUp(key, version) // its event came first
 	}
@@ -139,21 +140,21 @@ func (t cacheTracker) purgedAt(key manifests.ObjectKey, digest string) bool {
 }
 
 func (t cacheTracker) holds(key manifests.ObjectKey, version string, ignore []manifests.Pointer) bool {
-	return t.a.drift.holds(key, version, ignore)
+	return t.a.drift.Holds(key, version, ignore)
 }
 
 func (t cacheTracker) drifted(key manifests.ObjectKey, want, live map[string]any, version string, ignore []manifests.Pointer) []string {
-	return t.a.drift.drifted(key, want, live, version, ignore)
+	return t.a.drift.Drifted(key, want, live, version, ignore)
 }
 
 func (t cacheTracker) newDrift(key manifests.ObjectKey, paths []string, live map[string]any) bool {
-	return t.a.drift.firstReport(key, paths, live)
+	return t.a.drift.FirstReport(key, paths, live)
 }
 
 // dryRunTracker reads the applier's drift and purges and records nothing:
 // dry runs change nothing, not even what the next pass reports.
 type dryRunTracker struct {
-	drift  *driftDetector
+	drift  *drift.Detector
 	purges *purges
 }
 
@@ -168,14 +169,14 @@ func (t dryRunTracker) purgedAt(key manifests.ObjectKey, digest string) bool {
 }
 
 func (t dryRunTracker) holds(key manifests.ObjectKey, version string, ignore []manifests.Pointer) bool {
-	return t.drift.holds(key, version, ignore)
+	return t.drift.Holds(key, version, ignore)
 }
 
 func (t dryRunTracker) drifted(key manifests.ObjectKey, want, live map[string]any, version string, ignore []manifests.Pointer) []string {
-	paths, _ := t.drift.compare(key, want, live, version, ignore)
+	paths, _ := t.drift.Compare(key, want, live, version, ignore)
 	return paths
 }
 
 func (t dryRunTracker) newDrift(key manifests.ObjectKey, paths []string, live map[string]any) bool {
-	return t.drift.wouldReport(key, paths, live)
+	return t.drift.WouldReport(key, paths, live)
 }

@@ -111,7 +111,7 @@ func (r *pass) result(stop Stop) Result {
 	return Result{
 		Inventory: r.inventory(), Done: stop.Step == GroupNone, Wave: stop.applyWave(), Stopped: stop,
 		Waiting: r.waiting, Recheck: r.recheck, Changed: r.changed, Actions: r.actions, Blocked: r.blocked,
-		Drifted: append(r.s.drifts.list(), r.externalDrift...),
+		Drifted: append(r.s.drifts.List(), r.externalDrift...),
 	}
 }
 

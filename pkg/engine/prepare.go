@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
+	"github.com/wavekit-dev/wavekit/pkg/engine/internal/drift"
 	"github.com/wavekit-dev/wavekit/pkg/engine/internal/kinds"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
@@ -36,6 +37,11 @@ type desired struct {
 	ignore []manifests.Pointer
 }
 
+// rendered is d as the stored forms know it.
+func (d *desired) rendered() drift.Rendered {
+	return drift.Rendered{Key: d.key, GVK: d.gvk, Digest: d.digest, Object: d.object.Object}
+}
+
 // preparer validates rendered objects and turns them into desired objects.
 type preparer struct {
 	prefix     string
@@ -49,7 +55,7 @@ type preparer struct {
 	// for checks made without the API server that will serve it.
 	unknownAsRendered bool
 	// ignore are the owner's drift ignore rules.
-	ignore []ignoreRule
+	ignore []drift.IgnoreRule
 	// testRun names the test run tests are prepared for: their digests
 	// hold it, so that each run creates its tests anew, once.
 	testRun string
@@ -265,7 +271,7 @@ func (p *preparer) classify(objects []*desired) error {
 			continue
 		}
 		d.policies = policies
-		if d.ignore, err = ignoredPaths(p.prefix, d.object, p.ignore, d.key.String()); err != nil {
+		if d.ignore, err = drift.IgnoredPaths(p.prefix, d.object, p.ignore, d.key.String()); err != nil {
 			errs = append(errs, err)
 			continue
 		}
@@ -346,20 +352,8 @@ func sortForApply(objects []*desired) {
 		if a.stage != b.stage {
 			return int(a.stage) - int(b.stage)
 		}
-		return compareKeys(a.key, b.key)
+		return kinds.CompareKeys(a.key, b.key)
 	})
-}
-
-func compareKeys(a, b manifests.ObjectKey) int {
-	for _, pair := range [][2]string{{a.Group, b.Group}, {a.Kind, b.Kind}, {a.Namespace, b.Namespace}, {a.Name, b.Name}} {
-		if pair[0] != pair[1] {
-			if pair[0] < pair[1] {
-				return -1
-			}
-			return 1
-		}
-	}
-	return 0
 }
 
 // byKey indexes desired objects by their key.

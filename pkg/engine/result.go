@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/wavekit-dev/wavekit/pkg/engine/internal/drift"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -48,6 +49,11 @@ func (r Result) BlockedMessage() string {
 	}
 	return strings.Join(parts, "; ")
 }
+
+// Drift is an object that no longer holds what was applied: the paths of
+// its fields that differ, and whether this drift is new since the last
+// report.
+type Drift = drift.Drift
 
 // Waiting is an object a pass waits for, and why.
 type Waiting struct {

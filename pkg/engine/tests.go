@@ -9,6 +9,7 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/wavekit-dev/wavekit/pkg/engine/internal/kinds"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 	"github.com/wavekit-dev/wavekit/pkg/tracing/spans"
 )
@@ -98,7 +99,7 @@ func sortForTests(tests []*desired) {
 		if a.stage != b.stage {
 			return int(a.stage) - int(b.stage)
 		}
-		return compareKeys(a.key, b.key)
+		return kinds.CompareKeys(a.key, b.key)
 	})
 }
 

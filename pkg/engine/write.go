@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/wavekit-dev/wavekit/pkg/engine/internal/drift"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -36,7 +37,7 @@ func (s *ownerScope) write(ctx context.Context, d *desired, live *unstructured.U
 	s.track.writing(d.key)
 	out, err := s.send(ctx, d, obj, live)
 	if err == nil && out.live != nil {
-		s.a.stored.learn(d, out.live.Object)
+		s.a.stored.Learn(d.rendered(), out.live.Object)
 	}
 	s.track.written(d.key, out.live, err)
 	return out, err
@@ -54,7 +55,7 @@ func (s *ownerScope) leaveIgnored(ctx context.Context, d *desired, obj, live *un
 	if err != nil || fresh == nil {
 		return err
 	}
-	leaveToOthers(obj, fresh, d.ignore, s.a.opts.FieldOwner, isServerSideApply(d.policies.Update))
+	drift.LeaveToOthers(obj, fresh, d.ignore, s.a.opts.FieldOwner, isServerSideApply(d.policies.Update))
 	return nil
 }
 

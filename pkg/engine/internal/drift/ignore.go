@@ -1,4 +1,4 @@
-package engine
+package drift
 
 import (
 	"encoding/json"
@@ -15,8 +15,8 @@ import (
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
-// ignoreRule is a manifests.IgnoreRule ready to match objects.
-type ignoreRule struct {
+// IgnoreRule is a manifests.IgnoreRule ready to match objects.
+type IgnoreRule struct {
 	paths                   []manifests.Pointer
 	group, version, kind    string
 	anyTarget               bool
@@ -24,10 +24,10 @@ type ignoreRule struct {
 	labelSel, annotationSel labels.Selector
 }
 
-// compileIgnoreRules checks and compiles the owner's ignore rules; a bad
+// CompileIgnoreRules checks and compiles the owner's ignore rules; a bad
 // pointer, expression or selector is a manifests.UserError naming the rule.
-func compileIgnoreRules(rules []manifests.IgnoreRule) ([]ignoreRule, error) {
-	out := make([]ignoreRule, 0, len(rules))
+func CompileIgnoreRules(rules []manifests.IgnoreRule) ([]IgnoreRule, error) {
+	out := make([]IgnoreRule, 0, len(rules))
 	for i, rule := range rules {
 		compiled, err := compileIgnoreRule(rule)
 		if err != nil {
@@ -38,8 +38,8 @@ func compileIgnoreRules(rules []manifests.IgnoreRule) ([]ignoreRule, error) {
 	return out, nil
 }
 
-func compileIgnoreRule(rule manifests.IgnoreRule) (ignoreRule, error) {
-	var r ignoreRule
+func compileIgnoreRule(rule manifests.IgnoreRule) (IgnoreRule, error) {
+	var r IgnoreRule
 	for _, text := range rule.Paths {
 		p, err := manifests.ParsePointer(text)
 		if err != nil {
@@ -91,7 +91,7 @@ func selector(field, text string) (labels.Selector, error) {
 }
 
 // matches tells whether the rule's target selects obj.
-func (r ignoreRule) matches(obj *unstructured.Unstructured) bool {
+func (r IgnoreRule) matches(obj *unstructured.Unstructured) bool {
 	if r.anyTarget {
 		return true
 	}
@@ -111,9 +111,9 @@ func (r ignoreRule) matches(obj *unstructured.Unstructured) bool {
 	return true
 }
 
-// ignoredPaths are the paths of obj that the rules and its own
+// IgnoredPaths are the paths of obj that the rules and its own
 // <prefix>/ignore-fields annotation ignore.
-func ignoredPaths(prefix string, obj *unstructured.Unstructured, rules []ignoreRule, describe string) ([]manifests.Pointer, error) {
+func IgnoredPaths(prefix string, obj *unstructured.Unstructured, rules []IgnoreRule, describe string) ([]manifests.Pointer, error) {
 	paths, err := manifests.ParseIgnoreFields(prefix, describe, obj.GetAnnotations())
 	if err != nil {
 		return nil, err
@@ -193,13 +193,13 @@ func elementKeyMatches(key string, i int, elem any) bool {
 	return false
 }
 
-// leaveToOthers changes obj, about to be written over live, so that the
+// LeaveToOthers changes obj, about to be written over live, so that the
 // fields at the ignored paths that other field managers own stay theirs:
 // for server-side apply they are left out; for a replace (PUT), which would
 // reset what it leaves out, they carry the live value. A list element named
 // by index is never left out (that would shift the others): it carries the
 // live value.
-func leaveToOthers(obj, live *unstructured.Unstructured, ignore []manifests.Pointer, owner string, ssa bool) {
+func LeaveToOthers(obj, live *unstructured.Unstructured, ignore []manifests.Pointer, owner string, ssa bool) {
 	for _, p := range ignore {
 		if !ownedByOthers(live, p, owner) {
 			continue

@@ -1,4 +1,4 @@
-package engine
+package drift
 
 import (
 	. "github.com/onsi/ginkgo/v2"
@@ -26,33 +26,33 @@ var _ = Describe("contains (drift comparison)", func() {
 	)
 
 	It("remembers the resourceVersion that matched", func() {
-		d := newDriftDetector()
+		d := NewDetector()
 		key := manifests.ObjectKey{Kind: "ConfigMap", Namespace: "n", Name: "x"}
 		want := map[string]any{"data": map[string]any{"a": "1"}}
-		Expect(d.drifted(key, want, map[string]any{"data": map[string]any{"a": "1"}}, "5", nil)).To(BeEmpty())
+		Expect(d.Drifted(key, want, map[string]any{"data": map[string]any{"a": "1"}}, "5", nil)).To(BeEmpty())
 		// Same resourceVersion: the memo answers without comparing.
-		Expect(d.drifted(key, want, map[string]any{"data": map[string]any{"a": "changed"}}, "5", nil)).To(BeEmpty())
-		Expect(d.drifted(key, want, map[string]any{"data": map[string]any{"a": "changed"}}, "6", nil)).To(Equal([]string{"/data/a"}))
+		Expect(d.Drifted(key, want, map[string]any{"data": map[string]any{"a": "changed"}}, "5", nil)).To(BeEmpty())
+		Expect(d.Drifted(key, want, map[string]any{"data": map[string]any{"a": "changed"}}, "6", nil)).To(Equal([]string{"/data/a"}))
 	})
 
 	It("compares again when the ignore rules change, since fewer rules compare more", func() {
-		d := newDriftDetector()
+		d := NewDetector()
 		key := manifests.ObjectKey{Kind: "ConfigMap", Namespace: "n", Name: "x"}
 		want := map[string]any{"data": map[string]any{"a": "1"}}
 		live := map[string]any{"data": map[string]any{"a": "changed"}}
-		Expect(d.drifted(key, want, live, "5", []manifests.Pointer{{"data", "a"}})).To(BeEmpty())
-		Expect(d.drifted(key, want, live, "5", nil)).To(Equal([]string{"/data/a"}))
+		Expect(d.Drifted(key, want, live, "5", []manifests.Pointer{{"data", "a"}})).To(BeEmpty())
+		Expect(d.Drifted(key, want, live, "5", nil)).To(Equal([]string{"/data/a"}))
 	})
 
 	It("reports a drift once per change: the same paths with the same live values are no news", func() {
-		d := newDriftDetector()
+		d := NewDetector()
 		key := manifests.ObjectKey{Kind: "ConfigMap", Namespace: "n", Name: "x"}
 		live := map[string]any{"data": map[string]any{"a": "edited"}}
-		Expect(d.firstReport(key, []string{"/data/a"}, live)).To(BeTrue())
-		Expect(d.firstReport(key, []string{"/data/a"}, live)).To(BeFalse())
-		Expect(d.firstReport(key, []string{"/data/a"}, map[string]any{"data": map[string]any{"a": "again"}})).To(BeTrue())
-		d.accept(key, "7") // corrected or edited back: a later drift is news again
-		Expect(d.firstReport(key, []string{"/data/a"}, map[string]any{"data": map[string]any{"a": "again"}})).To(BeTrue())
+		Expect(d.FirstReport(key, []string{"/data/a"}, live)).To(BeTrue())
+		Expect(d.FirstReport(key, []string{"/data/a"}, live)).To(BeFalse())
+		Expect(d.FirstReport(key, []string{"/data/a"}, map[string]any{"data": map[string]any{"a": "again"}})).To(BeTrue())
+		d.Accept(key, "7") // corrected or edited back: a later drift is news again
+		Expect(d.FirstReport(key, []string{"/data/a"}, map[string]any{"data": map[string]any{"a": "again"}})).To(BeTrue())
 	})
 })
 

@@ -1,4 +1,4 @@
-package engine
+package drift
 
 import (
 	"crypto/sha256"
@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/wavekit-dev/wavekit/pkg/engine/internal/jsonvalue"
+	"github.com/wavekit-dev/wavekit/pkg/engine/internal/kinds"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -27,28 +28,28 @@ type Drift struct {
 	New bool
 }
 
-// driftDetector decides whether a live object still holds what the applier
+// Detector decides whether a live object still holds what the applier
 // applied. It compares the rendered fields with the live ones (fields the
 // server or other controllers add are ignored, and so are the fields of
 // ignore rules) and remembers the last resourceVersion that matched, so an
 // unchanged object costs one map lookup. It also remembers which drift it
 // reported last, so that a drift is reported once per change.
-type driftDetector struct {
+type Detector struct {
 	mu       sync.Mutex
 	matched  map[manifests.ObjectKey]string // key → resourceVersion (and ignore rules) known to hold the desired fields
 	reported map[manifests.ObjectKey]string // key → fingerprint of the drift reported last
 }
 
-func newDriftDetector() *driftDetector {
-	return &driftDetector{matched: map[manifests.ObjectKey]string{}, reported: map[manifests.ObjectKey]string{}}
+func NewDetector() *Detector {
+	return &Detector{matched: map[manifests.ObjectKey]string{}, reported: map[manifests.ObjectKey]string{}}
 }
 
-// drifted returns the JSON pointers of the fields of want that live lacks
+// Drifted returns the JSON pointers of the fields of want that live lacks
 // or changed (at most maxDriftPaths), none when live holds them all, and
 // then remembers the match. want is the object as the API server stores it
 // (storedForms), normalised JSON. Fields at ignored paths are not compared.
-func (d *driftDetector) drifted(key manifests.ObjectKey, want, live map[string]any, liveVersion string, ignore []manifests.Pointer) []string {
-	paths, stamp := d.compare(key, want, live, liveVersion, ignore)
+func (d *Detector) Drifted(key manifests.ObjectKey, want, live map[string]any, liveVersion string, ignore []manifests.Pointer) []string {
+	paths, stamp := d.Compare(key, want, live, liveVersion, ignore)
 	if len(paths) > 0 || stamp == "" {
 		return paths
 	}
@@ -59,9 +60,9 @@ func (d *driftDetector) drifted(key manifests.ObjectKey, want, live map[string]a
 	return nil
 }
 
-// holds tells whether the object was found to hold the desired fields at
+// Holds tells whether the object was found to hold the desired fields at
 // liveVersion, with the same ignore rules: drifted would find nothing.
-func (d *driftDetector) holds(key manifests.ObjectKey, liveVersion string, ignore []manifests.Pointer) bool {
+func (d *Detector) Holds(key manifests.ObjectKey, liveVersion string, ignore []manifests.Pointer) bool {
 	stamp := matchStamp(liveVersion, ignore)
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -69,10 +70,10 @@ func (d *driftDetector) holds(key manifests.ObjectKey, liveVersion string, ignor
 	return known != "" && known == stamp
 }
 
-// compare is drifted without remembering anything: the drifted paths, and
+// Compare is drifted without remembering anything: the drifted paths, and
 // the stamp to remember for a match that is not known yet ("" when it is).
-func (d *driftDetector) compare(key manifests.ObjectKey, want, live map[string]any, liveVersion string, ignore []manifests.Pointer) ([]string, string) {
-	if d.holds(key, liveVersion, ignore) {
+func (d *Detector) Compare(key manifests.ObjectKey, want, live map[string]any, liveVersion string, ignore []manifests.Pointer) ([]string, string) {
+	if d.Holds(key, liveVersion, ignore) {
 		return nil, ""
 	}
 	stamp := matchStamp(liveVersion, ignore)
@@ -100,18 +101,18 @@ func matchStamp(version string, ignore []manifests.Pointer) string {
 	return version + "|" + strings.Join(parts, ",")
 }
 
-// accept records that the object at resourceVersion holds the desired fields.
-func (d *driftDetector) accept(key manifests.ObjectKey, resourceVersion string) {
+// Accept records that the object at resourceVersion holds the desired fields.
+func (d *Detector) Accept(key manifests.ObjectKey, resourceVersion string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.matched[key] = resourceVersion
 	delete(d.reported, key)
 }
 
-// firstReport tells whether the drift of paths, with the live values at
+// FirstReport tells whether the drift of paths, with the live values at
 // them, differs from what was reported of key last, and remembers it: a
 // drift is reported once per change, not once per look.
-func (d *driftDetector) firstReport(key manifests.ObjectKey, paths []string, live map[string]any) bool {
+func (d *Detector) FirstReport(key manifests.ObjectKey, paths []string, live map[string]any) bool {
 	fingerprint := driftFingerprint(paths, live)
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -122,8 +123,8 @@ func (d *driftDetector) firstReport(key manifests.ObjectKey, paths []string, liv
 	return true
 }
 
-// wouldReport is firstReport without remembering: what a dry run tells.
-func (d *driftDetector) wouldReport(key manifests.ObjectKey, paths []string, live map[string]any) bool {
+// WouldReport is firstReport without remembering: what a dry run tells.
+func (d *Detector) WouldReport(key manifests.ObjectKey, paths []string, live map[string]any) bool {
 	fingerprint := driftFingerprint(paths, live)
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -143,7 +144,7 @@ func driftFingerprint(paths []string, live map[string]any) string {
 	return hex.EncodeToString(sum.Sum(nil))
 }
 
-func (d *driftDetector) forget(key manifests.ObjectKey) {
+func (d *Detector) Forget(key manifests.ObjectKey) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	delete(d.matched, key)
@@ -205,23 +206,23 @@ func isIgnored(at manifests.Pointer, ignore []manifests.Pointer) bool {
 	return false
 }
 
-// driftLog collects the drift a pass found and left; steps run concurrently.
-type driftLog struct {
+// Log collects the drift a pass found and left; steps run concurrently.
+type Log struct {
 	mu     sync.Mutex
 	drifts []Drift
 }
 
-func (l *driftLog) add(d Drift) {
+func (l *Log) Add(d Drift) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.drifts = append(l.drifts, d)
 }
 
-// list returns the drifts in key order.
-func (l *driftLog) list() []Drift {
+// List returns the drifts in key order.
+func (l *Log) List() []Drift {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	out := slices.Clone(l.drifts)
-	slices.SortFunc(out, func(a, b Drift) int { return compareKeys(a.Object, b.Object) })
+	slices.SortFunc(out, func(a, b Drift) int { return kinds.CompareKeys(a.Object, b.Object) })
 	return out
 }

@@ -1,4 +1,4 @@
-package engine
+package drift
 
 import (
 	. "github.com/onsi/ginkgo/v2"
@@ -65,7 +65,7 @@ var _ = Describe("fields left to other writers", func() {
 				ignore = append(ignore, pointer(p))
 			}
 			obj := rendered()
-			leaveToOthers(obj, live(), ignore, "wavekit", ssa)
+			LeaveToOthers(obj, live(), ignore, "wavekit", ssa)
 			got, found, _ := unstructured.NestedFieldNoCopy(obj.Object, "spec", "replicas")
 			if replicas == nil {
 				Expect(found).To(BeFalse(), "replicas is left out")
@@ -85,13 +85,4 @@ var _ = Describe("fields left to other writers", func() {
 		Entry("server-side apply leaves a list element's field out", []string{"/spec/template/spec/containers/0/image"}, true, int64(1), ""),
 		Entry("replace carries a list element's live field", []string{"/spec/template/spec/containers/0/image"}, false, int64(1), "app:patched"),
 	)
-
-	It("keeps ignored fields out of what ssa-override takes over", func() {
-		set, err := decodeFieldSet(metav1.NewFieldsV1(`{"f:spec":{"f:replicas":{},"f:paused":{}},"f:metadata":{"f:annotations":{"f:x":{}}}}`))
-		Expect(err).NotTo(HaveOccurred())
-		kept := withoutIgnored(set, []manifests.Pointer{pointer("/spec/replicas"), pointer("/metadata/annotations")})
-		data, err := kept.ToJSON()
-		Expect(err).NotTo(HaveOccurred())
-		Expect(string(data)).To(Equal(`{"f:spec":{"f:paused":{}}}`))
-	})
 })

@@ -1,4 +1,4 @@
-package engine
+package drift
 
 import (
 	"encoding/json"
@@ -15,7 +15,7 @@ import (
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
-// storedForms knows, for each object, its rendered form as the API server
+// StoredForms knows, for each object, its rendered form as the API server
 // stores it, which is what drift detection compares with the live object.
 // The API server leaves out a field whose Go type is not a pointer and whose
 // value is the zero value (hostNetwork: false, minReadySeconds: 0), writes
@@ -29,7 +29,7 @@ import (
 // is the rendered object decoded into its Go type and encoded again, as the
 // API server decodes and encodes it. A form is kept as the few edits that
 // turn the rendered object into it, per object, until the render changes.
-type storedForms struct {
+type StoredForms struct {
 	scheme *runtime.Scheme
 
 	mu    sync.Mutex
@@ -57,35 +57,44 @@ type fieldEdit struct {
 	drop  bool
 }
 
-func newStoredForms(scheme *runtime.Scheme) *storedForms {
-	return &storedForms{scheme: scheme, forms: map[manifests.ObjectKey]storedForm{}}
+func NewStoredForms(scheme *runtime.Scheme) *StoredForms {
+	return &StoredForms{scheme: scheme, forms: map[manifests.ObjectKey]storedForm{}}
 }
 
-// of returns the stored form of d (normalised JSON, see normaliseJSON) and
-// whether it is exact. The form is made once per render digest; callers
+// Rendered is a rendered object as the stored forms know it: its key, its
+// kind, the digest of its render and its fields.
+type Rendered struct {
+	Key    manifests.ObjectKey
+	GVK    schema.GroupVersionKind
+	Digest string
+	Object map[string]any
+}
+
+// Of returns the stored form of d (normalised JSON, see jsonvalue.Normalise)
+// and whether it is exact. The form is made once per render digest; callers
 // must not change it.
-func (f *storedForms) of(d *desired) (map[string]any, bool) {
+func (f *StoredForms) Of(d Rendered) (map[string]any, bool) {
 	f.mu.Lock()
-	form, ok := f.forms[d.key]
+	form, ok := f.forms[d.Key]
 	f.mu.Unlock()
-	if ok && form.digest == d.digest && form.want != nil {
+	if ok && form.digest == d.Digest && form.want != nil {
 		return form.want, form.exact
 	}
-	rendered := normalisedObject(d.object.Object)
-	if !ok || form.digest != d.digest {
-		form = storedForm{digest: d.digest}
-		if reference, ok := f.decodedAsTyped(d.gvk, d.object.Object); ok {
+	rendered := normalisedObject(d.Object)
+	if !ok || form.digest != d.Digest {
+		form = storedForm{digest: d.Digest}
+		if reference, ok := f.decodedAsTyped(d.GVK, d.Object); ok {
 			form.edits = editsTo(rendered, reference)
 		}
 	}
 	form.want = applyEdits(rendered, form.edits)
-	f.keep(d.key, form)
+	f.keep(d.Key, form)
 	return form.want, form.exact
 }
 
 // keep records form unless the API server's answer (learn) replaced it
 // since it was read.
-func (f *storedForms) keep(key manifests.ObjectKey, form storedForm) {
+func (f *StoredForms) keep(key manifests.ObjectKey, form storedForm) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if current, ok := f.forms[key]; ok && current.digest == form.digest && current.exact && !form.exact {
@@ -94,16 +103,16 @@ func (f *storedForms) keep(key manifests.ObjectKey, form storedForm) {
 	f.forms[key] = form
 }
 
-// learn records how the API server stored d: answer is its answer to a write
+// Learn records how the API server stored d: answer is its answer to a write
 // of d, or to a dry run of that write.
-func (f *storedForms) learn(d *desired, answer map[string]any) {
-	form := storedForm{digest: d.digest, exact: true, edits: editsTo(normalisedObject(d.object.Object), normalisedObject(answer))}
+func (f *StoredForms) Learn(d Rendered, answer map[string]any) {
+	form := storedForm{digest: d.Digest, exact: true, edits: editsTo(normalisedObject(d.Object), normalisedObject(answer))}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.forms[d.key] = form
+	f.forms[d.Key] = form
 }
 
-func (f *storedForms) forget(key manifests.ObjectKey) {
+func (f *StoredForms) Forget(key manifests.ObjectKey) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	delete(f.forms, key)
@@ -114,7 +123,7 @@ func (f *storedForms) forget(key manifests.ObjectKey) {
 // unknown fields dropped, omitempty zero values left out, quantities in
 // canonical form). ok is false for kinds the scheme does not know, and for
 // objects their type cannot hold (the API server will say why).
-func (f *storedForms) decodedAsTyped(gvk schema.GroupVersionKind, obj map[string]any) (map[string]any, bool) {
+func (f *StoredForms) decodedAsTyped(gvk schema.GroupVersionKind, obj map[string]any) (map[string]any, bool) {
 	if f.scheme == nil || !f.scheme.Recognizes(gvk) {
 		return nil, false
 	}

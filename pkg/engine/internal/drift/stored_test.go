@@ -1,4 +1,4 @@
-package engine
+package drift
 
 import (
 	"reflect"
@@ -15,15 +15,15 @@ import (
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
-// renderedDesired is a desired object of the YAML text, at digest.
-func renderedDesired(text, digest string) *desired {
+// renderedDesired is the rendered object of the YAML text, at digest.
+func renderedDesired(text, digest string) Rendered {
 	GinkgoHelper()
 	obj := map[string]any{}
 	Expect(yaml.Unmarshal([]byte(text), &obj)).To(Succeed())
 	u := &unstructured.Unstructured{Object: obj}
 	gvk := u.GroupVersionKind()
-	return &desired{object: u, gvk: gvk, digest: digest,
-		key: manifests.ObjectKey{Group: gvk.Group, Kind: gvk.Kind, Namespace: u.GetNamespace(), Name: u.GetName()}}
+	return Rendered{Object: u.Object, GVK: gvk, Digest: digest,
+		Key: manifests.ObjectKey{Group: gvk.Group, Kind: gvk.Kind, Namespace: u.GetNamespace(), Name: u.GetName()}}
 }
 
 // yamlObject is the normalised JSON object of text.
@@ -87,8 +87,8 @@ var _ = Describe("storedForms (compare in the API server's terms)", func() {
 	scheme := clientgoscheme.Scheme
 
 	It("decodes a built-in kind into its Go type: the stored object holds the render", func() {
-		forms := newStoredForms(scheme)
-		want, exact := forms.of(renderedDesired(chartDeployment, "d1"))
+		forms := NewStoredForms(scheme)
+		want, exact := forms.Of(renderedDesired(chartDeployment, "d1"))
 		Expect(exact).To(BeFalse())
 		Expect(jsonvalue.Contains(yamlObject(storedDeployment), want)).To(BeTrue())
 		var paths []string
@@ -97,8 +97,8 @@ var _ = Describe("storedForms (compare in the API server's terms)", func() {
 	})
 
 	It("still sees a rendered zero value that someone changed", func() {
-		forms := newStoredForms(scheme)
-		want, _ := forms.of(renderedDesired(chartDeployment, "d1"))
+		forms := NewStoredForms(scheme)
+		want, _ := forms.Of(renderedDesired(chartDeployment, "d1"))
 		edited := yamlObject(storedDeployment)
 		podSpec := jsonvalue.Lookup(edited, manifests.Pointer{"spec", "template", "spec"}).(map[string]any)
 		podSpec["hostNetwork"] = true
@@ -108,8 +108,8 @@ var _ = Describe("storedForms (compare in the API server's terms)", func() {
 	})
 
 	It("still sees a quantity someone changed", func() {
-		forms := newStoredForms(scheme)
-		want, _ := forms.of(renderedDesired(chartDeployment, "d1"))
+		forms := NewStoredForms(scheme)
+		want, _ := forms.Of(renderedDesired(chartDeployment, "d1"))
 		edited := yamlObject(storedDeployment)
 		requests := jsonvalue.Lookup(edited, manifests.Pointer{"spec", "template", "spec", "containers", "0", "resources", "requests"}).(map[string]any)
 		requests["cpu"] = "600m"
@@ -119,7 +119,7 @@ var _ = Describe("storedForms (compare in the API server's terms)", func() {
 	})
 
 	It("learns the stored form from the API server's answer: pruned fields are not compared, allocated ones are", func() {
-		forms := newStoredForms(scheme)
+		forms := NewStoredForms(scheme)
 		service := renderedDesired(`
 apiVersion: v1
 kind: Service
@@ -130,8 +130,8 @@ apiVersion: v1
 kind: Service
 metadata: {name: web, namespace: shop, uid: u}
 spec: {clusterIP: 10.0.0.7, clusterIPs: [10.0.0.7], type: ClusterIP, ports: [{port: 80, protocol: TCP, targetPort: "8080"}]}`)
-		forms.learn(service, answer)
-		want, exact := forms.of(service)
+		forms.Learn(service, answer)
+		want, exact := forms.Of(service)
 		Expect(exact).To(BeTrue())
 		Expect(jsonvalue.Contains(answer, want)).To(BeTrue())
 
@@ -140,32 +140,32 @@ apiVersion: example.com/v1
 kind: Widget
 metadata: {name: w, namespace: shop}
 spec: {size: 3, unknownToTheSchema: yes}`, "w1")
-		want, exact = forms.of(widget)
+		want, exact = forms.Of(widget)
 		Expect(exact).To(BeFalse(), "the scheme does not know the kind")
 		stored := yamlObject(`{apiVersion: example.com/v1, kind: Widget, metadata: {name: w, namespace: shop}, spec: {size: 3, mode: fast}}`)
 		Expect(jsonvalue.Contains(stored, want)).To(BeFalse(), "as rendered, the pruned field looks drifted")
-		forms.learn(widget, stored)
-		want, _ = forms.of(widget)
+		forms.Learn(widget, stored)
+		want, _ = forms.Of(widget)
 		Expect(jsonvalue.Contains(stored, want)).To(BeTrue())
 	})
 
 	It("forgets a learnt form when the render changes", func() {
-		forms := newStoredForms(scheme)
+		forms := NewStoredForms(scheme)
 		d := renderedDesired(`{apiVersion: example.com/v1, kind: Widget, metadata: {name: w}, spec: {size: 3, pruned: x}}`, "w1")
-		forms.learn(d, yamlObject(`{apiVersion: example.com/v1, kind: Widget, metadata: {name: w}, spec: {size: 3}}`))
-		_, exact := forms.of(d)
+		forms.Learn(d, yamlObject(`{apiVersion: example.com/v1, kind: Widget, metadata: {name: w}, spec: {size: 3}}`))
+		_, exact := forms.Of(d)
 		Expect(exact).To(BeTrue())
-		d.digest = "w2"
-		_, exact = forms.of(d)
+		d.Digest = "w2"
+		_, exact = forms.Of(d)
 		Expect(exact).To(BeFalse())
 	})
 
 	It("leaves an object its Go type cannot hold as rendered", func() {
-		forms := newStoredForms(scheme)
+		forms := NewStoredForms(scheme)
 		d := renderedDesired(`{apiVersion: v1, kind: ConfigMap, metadata: {name: c}, data: {a: [not, a, string]}}`, "c1")
-		want, _ := forms.of(d)
-		Expect(want).To(Equal(normalisedObject(d.object.Object)))
-		Expect(d.gvk).To(Equal(schema.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}))
+		want, _ := forms.Of(d)
+		Expect(want).To(Equal(normalisedObject(d.Object)))
+		Expect(d.GVK).To(Equal(schema.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}))
 	})
 })
 
@@ -173,18 +173,18 @@ spec: {size: 3, unknownToTheSchema: yes}`, "w1")
 // digest and that a learnt form is not replaced by the form of a pass that
 // read the entry before.
 func TestStoredFormMadeOnce(t *testing.T) {
-	forms := newStoredForms(nil)
+	forms := NewStoredForms(nil)
 	key := manifests.ObjectKey{Kind: "Widget", Name: "w"}
 	obj := map[string]any{"apiVersion": "example.com/v1", "kind": "Widget", "spec": map[string]any{"size": int64(3)}}
-	d := &desired{key: key, digest: "d1", object: &unstructured.Unstructured{Object: obj}}
-	first, _ := forms.of(d)
-	second, _ := forms.of(d)
+	d := Rendered{Key: key, Digest: "d1", Object: obj}
+	first, _ := forms.Of(d)
+	second, _ := forms.Of(d)
 	if reflect.ValueOf(first).Pointer() != reflect.ValueOf(second).Pointer() {
 		t.Error("the stored form was made twice for one digest")
 	}
-	forms.learn(d, map[string]any{"apiVersion": "example.com/v1", "kind": "Widget", "spec": map[string]any{"size": int64(3), "mode": "x"}})
+	forms.Learn(d, map[string]any{"apiVersion": "example.com/v1", "kind": "Widget", "spec": map[string]any{"size": int64(3), "mode": "x"}})
 	forms.keep(key, storedForm{digest: "d1"})
-	if _, exact := forms.of(d); !exact {
+	if _, exact := forms.Of(d); !exact {
 		t.Error("an inexact form replaced the learnt one")
 	}
 }
