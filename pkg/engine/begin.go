@@ -8,6 +8,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/pkg/engine/internal/drift"
+	"github.com/wavekit-dev/wavekit/pkg/engine/internal/readiness"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -74,7 +75,7 @@ func (s *ownerScope) prepareFor(kind passKind, objects []client.Object) (*prepar
 	if p.ignore, err = drift.CompileIgnoreRules(s.owner.Drift.Ignore); err != nil {
 		return nil, nil, err
 	}
-	if s.health, err = compileHealthChecks(s.owner.HealthChecks); err != nil {
+	if s.health, err = readiness.CompileHealthChecks(s.owner.HealthChecks); err != nil {
 		return nil, nil, err
 	}
 	objs, err := p.prepare(kind.pick(objects, s.a.opts.Name))

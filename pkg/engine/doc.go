@@ -30,7 +30,7 @@
 //     not ready or not gone yet. decide (decide.go) is the write decision
 //     the plan, Apply and Diff share, a pure function: create, update,
 //     replace, keep or refuse, and why; write.go and deleteobject.go do the
-//     writes, readiness.go reads kstatus and status hints, deletehooks.go
+//     writes, internal/readiness reads kstatus and status hints, deletehooks.go
 //     runs delete hooks.
 //     runonce.go creates a Job at most once per render and judges one that
 //     is gone by what endstates.go saw of it (the cache's transform keeps the

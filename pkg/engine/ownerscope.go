@@ -6,6 +6,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/pkg/engine/internal/drift"
+	"github.com/wavekit-dev/wavekit/pkg/engine/internal/readiness"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -25,7 +26,7 @@ type ownerScope struct {
 	// drifts collects what the pass found drifted and left so.
 	drifts drift.Log
 	// health are the owner's health checks, compiled by prepareFor.
-	health healthChecks
+	health readiness.HealthChecks
 }
 
 // scopeFor is the scope of a pass of owner: writes go to the target and are

@@ -6,6 +6,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/wavekit-dev/wavekit/pkg/engine/internal/readiness"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -86,7 +87,7 @@ func (s *ownerScope) judged(ctx context.Context, o outcome, d *desired, phase ma
 	if live != nil && !hint.HasObservedGeneration {
 		hint.HasObservedGeneration = s.a.reportsObservedGeneration(ctx, d.gvk)
 	}
-	o.phase, o.status, o.progress = readinessPhase(phase, live, s.health, hint)
+	o.phase, o.status, o.progress = readiness.Phase(phase, live, s.health, hint)
 	o.setStatus = true
 	return o
 }
@@ -113,44 +114,4 @@ func writePhase(previous manifests.Phase, created bool) manifests.Phase {
 		return manifests.PhaseCreating
 	}
 	return manifests.PhaseUpdating
-}
-
-// readinessPhase is the phase, status and progress of an object in phase,
-// judged by its live object (by the owner's health checks of its kind, else
-// kstatus); nil means the object is on its way (being recreated). A failed
-// object's status says why; an object in progress has its kstatus status
-// only ("InProgress"), and what it says of its progress ("Available: 1/2")
-// is returned apart, for waits, so that the inventory does not change with
-// every replica that becomes available — unless what it says is a verdict
-// (an APIService's Available condition False, with the aggregator's
-// reason), which the status keeps.
-func readinessPhase(phase manifests.Phase, live *unstructured.Unstructured, health healthChecks, hint manifests.StatusHint) (manifests.Phase, string, string) {
-	if live == nil {
-		return phase, "waiting for the old object to be deleted", ""
-	}
-	r, judged := health.judge(live)
-	if !judged {
-		r = computeReadiness(live, hint)
-	}
-	state, progress := string(r.Status), r.Message
-	switch {
-	case r.ready():
-		return manifests.PhaseReady, "", "" // Ready says Current
-	case r.failed():
-		return manifests.PhaseError, withMessage(state, r.Message), ""
-	case r.Verdict:
-		state, progress = withMessage(state, r.Message), ""
-	}
-	if phase == manifests.PhaseReady || phase == manifests.PhaseError {
-		phase = manifests.PhaseUpdating
-	}
-	return phase, state, progress
-}
-
-// withMessage is "status: message", or status when there is no message.
-func withMessage(status, message string) string {
-	if message == "" {
-		return status
-	}
-	return status + ": " + message
 }

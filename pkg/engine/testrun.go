@@ -8,6 +8,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/wavekit-dev/wavekit/pkg/engine/internal/readiness"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -187,14 +188,14 @@ func (s *ownerScope) judgeTest(live *unstructured.Unstructured, hint manifests.S
 	if gvk := live.GroupVersionKind(); gvk.Group == "" && gvk.Kind == "Pod" {
 		return podOutcome(live)
 	}
-	r, judged := s.health.judge(live)
+	r, judged := s.health.Judge(live)
 	if !judged {
-		r = computeReadiness(live, hint)
+		r = readiness.Compute(live, hint)
 	}
 	switch {
-	case r.ready():
+	case r.Ready():
 		return TestPassed, ""
-	case r.failed():
+	case r.Failed():
 		return TestFailed, r.Message
 	}
 	return TestRunning, strings.TrimSuffix(string(r.Status)+": "+r.Message, ": ")
@@ -222,7 +223,7 @@ func podFailure(pod *unstructured.Unstructured) string {
 	reason, _, _ := unstructured.NestedString(pod.Object, "status", "reason")
 	message, _, _ := unstructured.NestedString(pod.Object, "status", "message")
 	if reason != "" || message != "" {
-		return "pod failed: " + withReason(reason, message)
+		return "pod failed: " + readiness.WithReason(reason, message)
 	}
 	statuses, _, _ := unstructured.NestedSlice(pod.Object, "status", "containerStatuses")
 	for _, s := range statuses {

@@ -1,4 +1,4 @@
-package engine
+package readiness
 
 import (
 	"fmt"
@@ -16,16 +16,16 @@ const onDeleteStrategy = "OnDelete"
 // StatefulSet or DaemonSet with updateStrategy OnDelete and a paused
 // Deployment. The pods that exist must be ready; pods that wait for a person
 // (a delete, a resume) do not hold the wave, and the message says so.
-func beyondShortcuts(u *unstructured.Unstructured, r readiness) readiness {
-	if u.GroupVersionKind().Group != "apps" || r.failed() {
+func beyondShortcuts(u *unstructured.Unstructured, r State) State {
+	if u.GroupVersionKind().Group != "apps" || r.Failed() {
 		return r
 	}
 	switch kind := u.GetKind(); {
 	case kind == "StatefulSet" && strategy(u) == onDeleteStrategy:
 		return statefulSetOnDelete(u)
-	case kind == "DaemonSet" && strategy(u) == onDeleteStrategy && !r.ready():
+	case kind == "DaemonSet" && strategy(u) == onDeleteStrategy && !r.Ready():
 		return daemonSetOnDelete(u, r)
-	case kind == "Deployment" && paused(u) && !r.ready():
+	case kind == "Deployment" && paused(u) && !r.Ready():
 		return pausedDeployment(u, r)
 	}
 	return r
@@ -35,7 +35,7 @@ func beyondShortcuts(u *unstructured.Unstructured, r readiness) readiness {
 // generation and made every replica, and every replica is ready unless some
 // are of an older revision: after an upgrade those wait for a delete, and
 // the message says how many. kstatus calls any such StatefulSet Current.
-func statefulSetOnDelete(u *unstructured.Unstructured) readiness {
+func statefulSetOnDelete(u *unstructured.Unstructured) State {
 	if r, seen := generationSeen(u); !seen {
 		return r
 	}
@@ -61,7 +61,7 @@ func statefulSetOnDelete(u *unstructured.Unstructured) readiness {
 // with OnDelete into Current once every scheduled pod is ready and
 // available, saying how many pods wait for a delete; until then it says how
 // many are available and ready.
-func daemonSetOnDelete(u *unstructured.Unstructured, r readiness) readiness {
+func daemonSetOnDelete(u *unstructured.Unstructured, r State) State {
 	if _, seen := generationSeen(u); !seen {
 		return r
 	}
@@ -85,7 +85,7 @@ func daemonSetOnDelete(u *unstructured.Unstructured, r readiness) readiness {
 // and the pods it has are ready: a paused Deployment neither rolls out nor
 // makes its first ReplicaSet until spec.paused is false, which no wave can
 // wait for.
-func pausedDeployment(u *unstructured.Unstructured, r readiness) readiness {
+func pausedDeployment(u *unstructured.Unstructured, r State) State {
 	if _, seen := generationSeen(u); !seen {
 		return r
 	}
@@ -102,12 +102,12 @@ func pausedDeployment(u *unstructured.Unstructured, r readiness) readiness {
 
 // generationSeen reports whether the controller has observed the object's
 // generation, and if not, the InProgress readiness that says so.
-func generationSeen(u *unstructured.Unstructured) (readiness, bool) {
+func generationSeen(u *unstructured.Unstructured) (State, bool) {
 	observed := intAt(u, 0, "status", "observedGeneration")
 	if observed < u.GetGeneration() {
 		return inProgress("%s generation is %d, but latest observed generation is %d", u.GetKind(), u.GetGeneration(), observed), false
 	}
-	return readiness{Status: status.CurrentStatus}, true
+	return State{Status: status.CurrentStatus}, true
 }
 
 func strategy(u *unstructured.Unstructured) string {
@@ -128,10 +128,10 @@ func intAt(u *unstructured.Unstructured, def int64, path ...string) int64 {
 	return def
 }
 
-func inProgress(format string, args ...any) readiness {
-	return readiness{Status: status.InProgressStatus, Message: fmt.Sprintf(format, args...)}
+func inProgress(format string, args ...any) State {
+	return State{Status: status.InProgressStatus, Message: fmt.Sprintf(format, args...)}
 }
 
-func current(format string, args ...any) readiness {
-	return readiness{Status: status.CurrentStatus, Message: fmt.Sprintf(format, args...)}
+func current(format string, args ...any) State {
+	return State{Status: status.CurrentStatus, Message: fmt.Sprintf(format, args...)}
 }

@@ -1,4 +1,4 @@
-package engine
+package readiness
 
 import (
 	"testing"
@@ -58,7 +58,7 @@ func TestBeyondShortcuts(t *testing.T) {
 		{"Deployment paused, pods not ready", "InProgress", "paused; Ready: 1/2", deployment(2, 2, 1)},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			got := computeReadiness(tt.live, manifests.StatusHint{})
+			got := Compute(tt.live, manifests.StatusHint{})
 			if string(got.Status) != tt.wantStatus || got.Message != tt.wantMessage {
 				t.Errorf("computeReadiness = %s %q; want %s %q", got.Status, got.Message, tt.wantStatus, tt.wantMessage)
 			}

@@ -1,4 +1,4 @@
-package engine
+package readiness
 
 import (
 	"errors"
@@ -11,7 +11,7 @@ import (
 )
 
 func TestHealthChecks(t *testing.T) {
-	checks, err := compileHealthChecks([]manifests.HealthCheck{{
+	checks, err := CompileHealthChecks([]manifests.HealthCheck{{
 		APIVersion: "example.io/v1", Kind: "Database",
 		Current: "self.status.phase == 'Running'", Failed: "self.status.phase == 'Failed'", InProgress: "self.status.phase == 'Provisioning'",
 	}})
@@ -42,7 +42,7 @@ func TestHealthChecks(t *testing.T) {
 		{"another group", object("other.io/v1", "Database", map[string]any{"phase": "Running"}), false, "", ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			r, judged := checks.judge(tt.object)
+			r, judged := checks.Judge(tt.object)
 			if judged != tt.judged || string(r.Status) != tt.status || r.Message != tt.message {
 				t.Errorf("judge = %q %q %v, want %q %q %v", r.Status, r.Message, judged, tt.status, tt.message, tt.judged)
 			}
@@ -64,7 +64,7 @@ func TestHealthChecksRefuseWhatDoesNotCompile(t *testing.T) {
 			`health check 0: apiVersion "example.io/v1" and kind "" do not name a kind`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := compileHealthChecks([]manifests.HealthCheck{tt.check})
+			_, err := CompileHealthChecks([]manifests.HealthCheck{tt.check})
 			var userErr *manifests.UserError
 			if !errors.As(err, &userErr) || !strings.HasPrefix(err.Error(), tt.want) {
 				t.Errorf("error = %v, want a UserError starting %q", err, tt.want)

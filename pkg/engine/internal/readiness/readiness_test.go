@@ -1,4 +1,4 @@
-package engine
+package readiness
 
 import (
 	"testing"
@@ -59,7 +59,7 @@ func TestReadinessPhase(t *testing.T) {
 			manifests.PhaseReady, "", ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			phase, status, progress := readinessPhase(tt.phase, tt.live, nil, manifests.StatusHint{})
+			phase, status, progress := Phase(tt.phase, tt.live, nil, manifests.StatusHint{})
 			if phase != tt.wantPhase || status != tt.wantStatus || progress != tt.wantProgress {
 				t.Errorf("readinessPhase = %s, %q, %q; want %s, %q, %q", phase, status, progress, tt.wantPhase, tt.wantStatus, tt.wantProgress)
 			}

@@ -1,4 +1,4 @@
-package engine
+package readiness
 
 import (
 	"errors"
@@ -16,10 +16,10 @@ import (
 // units), so that a check cannot hold a pass.
 const healthCheckCost = 100_000
 
-// healthChecks are an owner's manifests.HealthChecks, compiled: they judge
+// HealthChecks are an owner's manifests.HealthChecks, compiled: they judge
 // the live objects of their kinds where kstatus would (readinessOf), so a
 // wave waits for what they say.
-type healthChecks []healthCheck
+type HealthChecks []healthCheck
 
 type healthCheck struct {
 	group, kind string
@@ -33,10 +33,10 @@ type check struct {
 	program cel.Program
 }
 
-// compileHealthChecks compiles every expression; the error names each check
+// CompileHealthChecks compiles every expression; the error names each check
 // and expression that does not compile or does not yield a bool, as a
 // manifests.UserError: a change of the checks, not a retry, fixes it.
-func compileHealthChecks(checks []manifests.HealthCheck) (healthChecks, error) {
+func CompileHealthChecks(checks []manifests.HealthCheck) (HealthChecks, error) {
 	if len(checks) == 0 {
 		return nil, nil
 	}
@@ -44,7 +44,7 @@ func compileHealthChecks(checks []manifests.HealthCheck) (healthChecks, error) {
 	if err != nil {
 		return nil, fmt.Errorf("health checks: %w", err)
 	}
-	var out healthChecks
+	var out HealthChecks
 	var errs []error
 	for i, c := range checks {
 		gv, err := schema.ParseGroupVersion(c.APIVersion)
@@ -90,9 +90,9 @@ func compileCheck(env *cel.Env, source string) (*check, error) {
 	return &check{source: source, program: program}, nil
 }
 
-// judge returns what the checks of u's kind say about u, or false when no
+// Judge returns what the checks of u's kind say about u, or false when no
 // check of its kind has a true expression (kstatus decides then).
-func (h healthChecks) judge(u *unstructured.Unstructured) (readiness, bool) {
+func (h HealthChecks) Judge(u *unstructured.Unstructured) (State, bool) {
 	gvk := u.GroupVersionKind()
 	for _, c := range h {
 		if c.group != gvk.Group || c.kind != gvk.Kind {
@@ -104,16 +104,16 @@ func (h healthChecks) judge(u *unstructured.Unstructured) (readiness, bool) {
 			if m, _, _ := unstructured.NestedString(u.Object, "status", "message"); m != "" {
 				message += ": " + m
 			}
-			return readiness{Status: status.FailedStatus, Message: message}, true
+			return State{Status: status.FailedStatus, Message: message}, true
 		case c.current.holds(u):
-			return readiness{Status: status.CurrentStatus}, true
+			return State{Status: status.CurrentStatus}, true
 		case c.inProgress.holds(u):
-			return readiness{Status: status.InProgressStatus, Message: "health check in progress: " + c.inProgress.source}, true
+			return State{Status: status.InProgressStatus, Message: "health check in progress: " + c.inProgress.source}, true
 		case c.current != nil:
-			return readiness{Status: status.InProgressStatus, Message: "waiting for health check: " + c.current.source}, true
+			return State{Status: status.InProgressStatus, Message: "waiting for health check: " + c.current.source}, true
 		}
 	}
-	return readiness{}, false
+	return State{}, false
 }
 
 // holds evaluates the expression on u; one that cannot be evaluated (a
@@ -157,19 +157,19 @@ func (e *ReadyExpr) String() string { return e.check.source }
 
 // Judge is Readiness with an owner's health checks: what a pass of that
 // owner concludes about a live object. The zero Judge has no checks.
-type Judge struct{ checks healthChecks }
+type Judge struct{ checks HealthChecks }
 
 // NewJudge compiles checks; one that does not compile is a
 // manifests.UserError, as in a pass.
 func NewJudge(checks []manifests.HealthCheck) (Judge, error) {
-	compiled, err := compileHealthChecks(checks)
+	compiled, err := CompileHealthChecks(checks)
 	return Judge{checks: compiled}, err
 }
 
 // Readiness is the status a pass gives u: by the health checks of its kind,
 // else as the package's Readiness.
 func (j Judge) Readiness(u *unstructured.Unstructured, hint manifests.StatusHint) (status.Status, string) {
-	if r, judged := j.checks.judge(u); judged {
+	if r, judged := j.checks.Judge(u); judged {
 		return r.Status, r.Message
 	}
 	return Readiness(u, hint)
