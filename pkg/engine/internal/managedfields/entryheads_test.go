@@ -1,4 +1,4 @@
-package engine
+package managedfields
 
 import (
 	"reflect"
@@ -34,7 +34,7 @@ func TestEntryHeadsReadWhatGetManagedFieldsReads(t *testing.T) {
 			t.Errorf("%d entries of a typed object: entryHeads = %+v, want %+v", n, got, want)
 		}
 	}
-	if !hasTakeOver(func() *unstructured.Unstructured {
+	if !HasTakeOver(func() *unstructured.Unstructured {
 		u := &unstructured.Unstructured{Object: map[string]any{}}
 		u.SetManagedFields(entries)
 		return u

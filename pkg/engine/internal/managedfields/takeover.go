@@ -1,100 +1,73 @@
-package engine
+package managedfields
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"slices"
 	"strconv"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/types"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
-	"github.com/wavekit-dev/wavekit/pkg/engine/internal/jsonvalue"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
-// takeOverFrom returns the managers whose Update writes a server-side
-// apply under policy takes over, besides the applier's own earlier Update
-// writes (a PUT under replace, or an older wavekit), which every server-side
-// apply takes over so that what the applier no longer renders goes.
-func (a *Applier) takeOverFrom(policy manifests.UpdatePolicy) []string {
-	if policy == manifests.UpdateSSAOverride {
-		return a.opts.TakeOver
-	}
-	return nil
-}
-
-// takesOver tells whether e is an entry a server-side apply of owner takes
+// TakesOver tells whether e is an entry a server-side apply of owner takes
 // over: an Update of the object itself (not a subresource such as status
 // or scale) by owner or one of managers.
 func takesOver(e metav1.ManagedFieldsEntry, owner string, managers []string) bool {
 	return headOf(e).takenOverBy(owner, managers)
 }
 
-// hasTakeOver tells whether obj's managedFields hold an entry a server-side
+// HasTakeOver tells whether obj's managedFields hold an entry a server-side
 // apply of owner would take over from managers.
-func hasTakeOver(obj metav1.Object, owner string, managers []string) bool {
+func HasTakeOver(obj metav1.Object, owner string, managers []string) bool {
 	return slices.ContainsFunc(entryHeads(obj), func(e entryHead) bool { return e.takenOverBy(owner, managers) })
 }
 
-// takeOverFields moves the fields of the Update entries that the apply
-// takes over (see takesOver) into this operator's Apply entry of live's
-// managedFields, in one patch that holds live's resourceVersion (a conflict
-// if live is stale). The next server-side apply then owns them and removes
-// those that the manifest no longer has; fields at ignored paths stay with
-// their managers. It does nothing, and sends nothing, when live has no such
-// entry: live must carry its managedFields, as the target's cache keeps
-// them for objects that have such entries (TakeOverTransform).
-func (a *Applier) takeOverFields(ctx context.Context, live *unstructured.Unstructured, managers []string, ignore []manifests.Pointer) error {
+// TakeOver returns live's managedFields with the fields of the Update
+// entries that a server-side apply of owner takes over from managers moved
+// into owner's Apply entry, those at ignored paths left with their
+// managers, and false when there is nothing to take.
+func TakeOver(live *unstructured.Unstructured, owner string, managers []string, ignore []manifests.Pointer) ([]metav1.ManagedFieldsEntry, bool, error) {
 	entries := live.GetManagedFields()
 	var kept []metav1.ManagedFieldsEntry
 	taken := &fieldpath.Set{}
 	for _, e := range entries {
-		if !takesOver(e, a.opts.FieldOwner, managers) {
+		if !takesOver(e, owner, managers) {
 			kept = append(kept, e)
 			continue
 		}
 		set, err := decodeFieldSet(e.FieldsV1)
 		if err != nil {
-			return fmt.Errorf("reading managed fields of %s: %w", e.Manager, err)
+			return nil, false, fmt.Errorf("reading managed fields of %s: %w", e.Manager, err)
 		}
-		mine := withoutIgnored(set, ignore)
-		keep := set.Difference(mine)
-		taken = taken.Union(mine)
+		take := withoutIgnored(set, ignore)
+		keep := set.Difference(take)
+		taken = taken.Union(take)
 		if !keep.Empty() {
 			// The ignored fields stay with the manager that wrote them.
 			fields, err := encodeFieldSet(keep)
 			if err != nil {
-				return err
+				return nil, false, err
 			}
 			e.FieldsV1 = fields
 			kept = append(kept, e)
 		}
 	}
 	if taken.Empty() {
-		return nil
+		return nil, false, nil
 	}
-	kept, err := a.mergeIntoOwnEntry(kept, taken, live.GetAPIVersion())
+	kept, err := mergeIntoOwnEntry(kept, taken, owner, live.GetAPIVersion())
 	if err != nil {
-		return err
+		return nil, false, err
 	}
-	patch := map[string]any{"metadata": map[string]any{"managedFields": kept, "resourceVersion": live.GetResourceVersion()}}
-	data, err := jsonvalue.Marshal(patch)
-	if err != nil {
-		return err
-	}
-	if err := a.target.Client.Patch(ctx, live.DeepCopy(), client.RawPatch(types.MergePatchType, data)); err != nil {
-		return fmt.Errorf("taking over the fields of %s: %w", managersOf(entries, a.opts.FieldOwner, managers), err)
-	}
-	return nil
+	return kept, true, nil
 }
 
-// managersOf names the managers of entries that a takeover takes from.
-func managersOf(entries []metav1.ManagedFieldsEntry, owner string, managers []string) []string {
+// Managers names the managers of entries that a takeover takes from.
+func Managers(entries []metav1.ManagedFieldsEntry, owner string, managers []string) []string {
 	var names []string
 	for _, e := range entries {
 		if takesOver(e, owner, managers) && !slices.Contains(names, e.Manager) {
@@ -104,9 +77,11 @@ func managersOf(entries []metav1.ManagedFieldsEntry, owner string, managers []st
 	return names
 }
 
-func (a *Applier) mergeIntoOwnEntry(entries []metav1.ManagedFieldsEntry, taken *fieldpath.Set, apiVersion string) ([]metav1.ManagedFieldsEntry, error) {
+// mergeIntoOwnEntry adds taken to owner's Apply entry of entries, or adds
+// that entry.
+func mergeIntoOwnEntry(entries []metav1.ManagedFieldsEntry, taken *fieldpath.Set, owner, apiVersion string) ([]metav1.ManagedFieldsEntry, error) {
 	for i, e := range entries {
-		if e.Manager != a.opts.FieldOwner || e.Operation != metav1.ManagedFieldsOperationApply || e.Subresource != "" || e.FieldsV1 == nil {
+		if e.Manager != owner || e.Operation != metav1.ManagedFieldsOperationApply || e.Subresource != "" || e.FieldsV1 == nil {
 			continue
 		}
 		own, err := decodeFieldSet(e.FieldsV1)
@@ -126,24 +101,24 @@ func (a *Applier) mergeIntoOwnEntry(entries []metav1.ManagedFieldsEntry, taken *
 	}
 	now := metav1.Now()
 	return append(entries, metav1.ManagedFieldsEntry{
-		Manager: a.opts.FieldOwner, Operation: metav1.ManagedFieldsOperationApply,
+		Manager: owner, Operation: metav1.ManagedFieldsOperationApply,
 		APIVersion: apiVersion, Time: &now, FieldsType: "FieldsV1", FieldsV1: fields,
 	}), nil
 }
 
-// TakeOverTransform is the transform of a cache of an applier's objects: it
+// Transform is the transform of a cache of an applier's objects: it
 // strips managedFields, often the larger half of an object, except from the
 // objects that hold an entry a server-side apply of owner takes over (see
 // Options.TakeOver): the next write of such an object moves those fields to
 // owner first, which needs the whole list. After that write the object
 // carries none, and the cache strips them again.
-func TakeOverTransform(owner string, managers []string) func(any) (any, error) {
+func Transform(owner string, managers []string) func(any) (any, error) {
 	return func(obj any) (any, error) {
 		accessor, ok := obj.(metav1.Object)
 		if !ok {
 			return obj, nil
 		}
-		if !hasTakeOver(accessor, owner, managers) {
+		if !HasTakeOver(accessor, owner, managers) {
 			accessor.SetManagedFields(nil)
 		}
 		return obj, nil

@@ -1,4 +1,4 @@
-package engine
+package managedfields
 
 import (
 	. "github.com/onsi/ginkgo/v2"
