@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/resourceversion"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/wavekit-dev/wavekit/pkg/engine/internal/expiry"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -39,10 +40,10 @@ type liveObjects struct {
 	probes map[schema.GroupVersionKind]*probeCall // in flight, or succeeded
 	// written are the objects the applier wrote, as the API server returned
 	// them, until the cache holds that version or liveMemory has passed.
-	written *expiring[manifests.ObjectKey, *unstructured.Unstructured]
+	written *expiry.Map[manifests.ObjectKey, *unstructured.Unstructured]
 	// tombstones are the UIDs of the objects the applier deleted, until the
 	// cache sees them go or liveMemory has passed.
-	tombstones *expiring[manifests.ObjectKey, types.UID]
+	tombstones *expiry.Map[manifests.ObjectKey, types.UID]
 }
 
 // liveMemory is how long liveObjects serves what it remembers of a write or
@@ -53,8 +54,8 @@ const liveMemory = time.Minute
 func newLiveObjects(reader LiveReader, direct client.Reader, now func() time.Time) *liveObjects {
 	return &liveObjects{
 		reader: reader, direct: direct, probes: map[schema.GroupVersionKind]*probeCall{},
-		written:    newExpiring[manifests.ObjectKey, *unstructured.Unstructured](liveMemory, now),
-		tombstones: newExpiring[manifests.ObjectKey, types.UID](liveMemory, now),
+		written:    expiry.New[manifests.ObjectKey, *unstructured.Unstructured](liveMemory, now),
+		tombstones: expiry.New[manifests.ObjectKey, types.UID](liveMemory, now),
 	}
 }
 
@@ -169,7 +170,7 @@ func read(ctx context.Context, reader LiveReader, gvk schema.GroupVersionKind, k
 }
 
 func (l *liveObjects) remembers(key manifests.ObjectKey) bool {
-	_, ok := l.written.get(key)
+	_, ok := l.written.Get(key)
 	return ok
 }
 
@@ -188,13 +189,13 @@ func (l *liveObjects) confirm(ctx context.Context, gvk schema.GroupVersionKind, 
 func (l *liveObjects) newest(key manifests.ObjectKey, cached *unstructured.Unstructured) *unstructured.Unstructured {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if uid, ok := l.tombstones.get(key); ok {
+	if uid, ok := l.tombstones.Get(key); ok {
 		if cached != nil && cached.GetUID() == uid {
 			return markedDeleted(cached)
 		}
-		l.tombstones.delete(key)
+		l.tombstones.Delete(key)
 	}
-	w, ok := l.written.get(key)
+	w, ok := l.written.Get(key)
 	if !ok {
 		return cached
 	}
@@ -203,7 +204,7 @@ func (l *liveObjects) newest(key manifests.ObjectKey, cached *unstructured.Unstr
 	}
 	cmp, err := resourceversion.CompareResourceVersion(cached.GetResourceVersion(), w.GetResourceVersion())
 	if err != nil || cmp >= 0 {
-		l.written.delete(key)
+		l.written.Delete(key)
 		return cached
 	}
 	return w.DeepCopy()
@@ -214,7 +215,7 @@ func (l *liveObjects) newest(key manifests.ObjectKey, cached *unstructured.Unstr
 // cache does), and hands out copies: the caller must not change obj later.
 func (l *liveObjects) remember(key manifests.ObjectKey, obj *unstructured.Unstructured) {
 	obj.SetManagedFields(nil)
-	l.written.put(key, obj)
+	l.written.Put(key, obj)
 }
 
 // deleted records that the applier deleted the object with uid; until the
@@ -222,8 +223,8 @@ func (l *liveObjects) remember(key manifests.ObjectKey, obj *unstructured.Unstru
 func (l *liveObjects) deleted(key manifests.ObjectKey, uid types.UID) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.written.delete(key)
-	l.tombstones.put(key, uid)
+	l.written.Delete(key)
+	l.tombstones.Put(key, uid)
 }
 
 // undelete drops the record that the applier deleted the object of key with
@@ -235,19 +236,19 @@ func (l *liveObjects) undelete(key manifests.ObjectKey, uid types.UID) {
 // gone records that the cache no longer holds the object of key with uid (a
 // delete event): its tombstone has served.
 func (l *liveObjects) gone(key manifests.ObjectKey, uid types.UID) {
-	l.tombstones.deleteIf(key, func(deleted types.UID) bool { return deleted == uid })
+	l.tombstones.DeleteIf(key, func(deleted types.UID) bool { return deleted == uid })
 }
 
 // caughtUp drops the copy of key written at resourceVersion: the cache
 // holds that version now.
 func (l *liveObjects) caughtUp(key manifests.ObjectKey, resourceVersion string) {
-	l.written.deleteIf(key, func(w *unstructured.Unstructured) bool { return w.GetResourceVersion() == resourceVersion })
+	l.written.DeleteIf(key, func(w *unstructured.Unstructured) bool { return w.GetResourceVersion() == resourceVersion })
 }
 
 // deletedHere tells whether the applier deleted the object of key and the
 // cache has not yet been seen without it.
 func (l *liveObjects) deletedHere(key manifests.ObjectKey) bool {
-	_, ok := l.tombstones.get(key)
+	_, ok := l.tombstones.Get(key)
 	return ok
 }
 
@@ -255,8 +256,8 @@ func (l *liveObjects) deletedHere(key manifests.ObjectKey) bool {
 func (l *liveObjects) forget(key manifests.ObjectKey) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.written.delete(key)
-	l.tombstones.delete(key)
+	l.written.Delete(key)
+	l.tombstones.Delete(key)
 }
 
 func markedDeleted(obj *unstructured.Unstructured) *unstructured.Unstructured {

@@ -3,6 +3,7 @@ package engine
 import (
 	"time"
 
+	"github.com/wavekit-dev/wavekit/pkg/engine/internal/expiry"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -17,21 +18,21 @@ const purgeMemoryTTL = 10 * time.Minute
 // does not create a purged object again at the same render: a Helm hook
 // with hook-succeeded would run a second time.
 type purges struct {
-	digest *expiring[manifests.ObjectKey, string]
+	digest *expiry.Map[manifests.ObjectKey, string]
 }
 
 func newPurges(now func() time.Time) *purges {
-	return &purges{digest: newExpiring[manifests.ObjectKey, string](purgeMemoryTTL, now)}
+	return &purges{digest: expiry.New[manifests.ObjectKey, string](purgeMemoryTTL, now)}
 }
 
 // record notes that the object of key, rendered at digest, is purged.
 func (p *purges) record(key manifests.ObjectKey, digest string) {
-	p.digest.put(key, digest)
+	p.digest.Put(key, digest)
 }
 
 // purgedAt tells whether the object of key was purged at digest, within
 // purgeMemoryTTL.
 func (p *purges) purgedAt(key manifests.ObjectKey, digest string) bool {
-	purged, ok := p.digest.get(key)
+	purged, ok := p.digest.Get(key)
 	return ok && purged == digest
 }

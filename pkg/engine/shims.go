@@ -1,8 +1,11 @@
 package engine
 
 import (
+	"time"
+
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/wavekit-dev/wavekit/pkg/engine/internal/expiry"
 	"github.com/wavekit-dev/wavekit/pkg/engine/internal/readiness"
 )
 
@@ -21,3 +24,14 @@ func conditionsOf(u *unstructured.Unstructured) map[string]condition {
 }
 
 func withReason(reason, message string) string { return readiness.WithReason(reason, message) }
+
+// expiring is expiry.Map under the names endstates.go and runonce.go use.
+type expiring[K comparable, V any] struct{ *expiry.Map[K, V] }
+
+func newExpiring[K comparable, V any](ttl time.Duration, now func() time.Time) *expiring[K, V] {
+	return &expiring[K, V]{expiry.New[K, V](ttl, now)}
+}
+
+func (e *expiring[K, V]) put(key K, value V) { e.Put(key, value) }
+
+func (e *expiring[K, V]) get(key K) (V, bool) { return e.Get(key) }

@@ -1,16 +1,16 @@
-package engine
+package expiry
 
 import (
 	"sync"
 	"time"
 )
 
-// expiring is a map whose entries last ttl after they were put: get no
-// longer returns an older one, and put drops the older ones, at most once
+// Map is a map whose entries last ttl after they were put: Get no
+// longer returns an older one, and Put drops the older ones, at most once
 // per ttl, so that what a long-running operator remembers of objects it
 // never looks at again is bounded. A map nobody puts to does not grow, so
 // it need not be swept. It is safe for concurrent use.
-type expiring[K comparable, V any] struct {
+type Map[K comparable, V any] struct {
 	ttl time.Duration
 	now func() time.Time
 
@@ -25,12 +25,12 @@ type stamped[V any] struct {
 	at    time.Time
 }
 
-func newExpiring[K comparable, V any](ttl time.Duration, now func() time.Time) *expiring[K, V] {
-	return &expiring[K, V]{ttl: ttl, now: now, entries: map[K]stamped[V]{}, swept: now()}
+func New[K comparable, V any](ttl time.Duration, now func() time.Time) *Map[K, V] {
+	return &Map[K, V]{ttl: ttl, now: now, entries: map[K]stamped[V]{}, swept: now()}
 }
 
-// put sets the value of key, as of now.
-func (e *expiring[K, V]) put(key K, value V) {
+// Put sets the value of key, as of now.
+func (e *Map[K, V]) Put(key K, value V) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	now := e.now()
@@ -46,8 +46,8 @@ func (e *expiring[K, V]) put(key K, value V) {
 	}
 }
 
-// get returns the value of key, unless none was put within ttl.
-func (e *expiring[K, V]) get(key K) (V, bool) {
+// Get returns the value of key, unless none was put within ttl.
+func (e *Map[K, V]) Get(key K) (V, bool) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	s, ok := e.entries[key]
@@ -58,16 +58,16 @@ func (e *expiring[K, V]) get(key K) (V, bool) {
 	return s.value, true
 }
 
-// delete drops the value of key.
-func (e *expiring[K, V]) delete(key K) {
+// Delete drops the value of key.
+func (e *Map[K, V]) Delete(key K) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	delete(e.entries, key)
 }
 
-// deleteIf drops the value of key if served says it has served its
+// DeleteIf drops the value of key if served says it has served its
 // purpose.
-func (e *expiring[K, V]) deleteIf(key K, served func(V) bool) {
+func (e *Map[K, V]) DeleteIf(key K, served func(V) bool) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if s, ok := e.entries[key]; ok && served(s.value) {
@@ -75,9 +75,9 @@ func (e *expiring[K, V]) deleteIf(key K, served func(V) bool) {
 	}
 }
 
-// len is how many values the map holds, expired ones not yet dropped
+// Len is how many values the map holds, expired ones not yet dropped
 // included.
-func (e *expiring[K, V]) len() int {
+func (e *Map[K, V]) Len() int {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return len(e.entries)
