@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/pkg/engine/internal/drift"
+	"github.com/wavekit-dev/wavekit/pkg/engine/internal/live"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -69,6 +70,11 @@ type Options struct {
 	Now func() time.Time
 }
 
+// LiveReader reads the current state of objects that carry the owner label.
+// In an operator it is an informer cache restricted to that label (informers
+// start on demand, one per kind); in the CLI a direct client does.
+type LiveReader = live.Reader
+
 // Target is the cluster an Applier works on.
 type Target struct {
 	// Client writes, and reads what the owner label cannot select (adoption,
@@ -81,7 +87,7 @@ type Target struct {
 
 	// deleter, when set (NewCachedTarget sets it), deletes with requests
 	// whose answers say whether an object is gone at once.
-	deleter *restDeleter
+	deleter *live.Deleter
 	// ends, when set (NewCachedTarget sets it), holds the last state the
 	// cache saw of the objects that run to completion: run-once objects and
 	// tests (endstates.go).
@@ -197,7 +203,7 @@ func (a *Applier) OwnerLabel() string { return manifests.Key(a.opts.Name, manife
 // before starting an informer, which would otherwise retry a Forbidden list
 // forever instead of saying so.
 func (a *Applier) CheckListable(ctx context.Context, gvk schema.GroupVersionKind, namespace string) error {
-	return a.live.probe(ctx, gvk, namespace)
+	return a.live.Probe(ctx, gvk, namespace)
 }
 
 // ownerAnnotation names the owner in words, for conflict messages.
@@ -213,10 +219,10 @@ func (a *Applier) ownerAnnotation() string {
 // applier holds the event and calls react once the write returns, unless the
 // event was that write. Any other event is someone else's change.
 func (a *Applier) ClaimEvent(obj client.Object, react func()) bool {
-	key := keyOf(obj)
+	key := live.KeyOf(obj)
 	own, held := a.own.claim(key, obj.GetResourceVersion(), react)
 	if own {
-		a.live.caughtUp(key, obj.GetResourceVersion())
+		a.live.CaughtUp(key, obj.GetResourceVersion())
 	}
 	return own || held
 }
@@ -226,5 +232,5 @@ func (a *Applier) ClaimEvent(obj client.Object, react func()) bool {
 // read as "being deleted") has served. The state a test or a Job was
 // deleted in needs no report: the cache of a NewCachedTarget keeps it.
 func (a *Applier) ObjectGone(obj client.Object) {
-	a.live.gone(keyOf(obj), obj.GetUID())
+	a.live.Gone(live.KeyOf(obj), obj.GetUID())
 }

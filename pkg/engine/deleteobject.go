@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/pkg/engine/internal/jsonvalue"
+	"github.com/wavekit-dev/wavekit/pkg/engine/internal/live"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -123,17 +124,17 @@ func (a *Applier) forget(key manifests.ObjectKey) {
 	a.own.forget(key)
 }
 
-// liveForDeletion reads the live object as live.get does. When the cache
+// liveForDeletion reads the live object as live.Objects.Get does. When the cache
 // holds only some of the owner's objects (Options.Labels: a shard's), an
 // object it lacks may carry another shard's label still and is not gone for
 // that: it is read from the API server, unless this applier deleted it.
 func (a *Applier) liveForDeletion(ctx context.Context, gvk schema.GroupVersionKind, key manifests.ObjectKey) (*unstructured.Unstructured, error) {
-	deletedHere := a.live.deletedHere(key)
-	live, err := a.live.get(ctx, gvk, key)
-	if err != nil || live != nil || len(a.opts.Labels) == 0 || deletedHere {
-		return live, err
+	deletedHere := a.live.DeletedHere(key)
+	obj, err := a.live.Get(ctx, gvk, key)
+	if err != nil || obj != nil || len(a.opts.Labels) == 0 || deletedHere {
+		return obj, err
 	}
-	return read(ctx, a.target.Client, gvk, key)
+	return live.Read(ctx, a.target.Client, gvk, key)
 }
 
 // release removes the owner label and annotation from an orphaned object so
@@ -163,7 +164,7 @@ func (s *ownerScope) release(ctx context.Context, item *manifests.InventoryItem)
 	if err != nil && !apierrors.IsNotFound(err) {
 		return objectError(ActionOrphan, item.Key(), err)
 	}
-	s.a.live.forget(item.Key())
+	s.a.live.Forget(item.Key())
 	s.a.forget(item.Key())
 	return nil
 }

@@ -36,7 +36,7 @@
 //     is gone by what endstates.go saw of it (the cache's transform keeps the
 //     last state of every Job and test, a deletion's final one included;
 //     Test judges a test that is gone by it too).
-//     restdeleter.go reads the API server's answer to a delete, so an object
+//     internal/live reads the API server's answer to a delete, so an object
 //     removed at once is gone in the same pass.
 //   - settle (outcome.go): steps return outcomes instead of writing the
 //     inventory, and settle applies a group's outcomes in plan order, so
@@ -58,7 +58,7 @@
 //
 // Target is a cluster: a client and a reader of live objects. NewCachedTarget
 // builds one whose reads come from informers filtered by the owner label
-// (live.go; synced.go starts a kind's informer on its first read and waits
+// (internal/live starts a kind's informer on its first read and waits
 // for its list), so a pass that changes nothing makes no request; internal/drift
 // notices changes made out of band.
 //

@@ -28,5 +28,5 @@ func DigestOf(prefix string, generation int64, obj *unstructured.Unstructured) (
 // Tombstones returns how many deleted objects the applier still reads as
 // being deleted, waiting for its cache to see them go.
 func Tombstones(a *Applier) int {
-	return a.live.tombstones.Len()
+	return a.live.Tombstones()
 }

@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/pkg/engine/internal/kinds"
+	"github.com/wavekit-dev/wavekit/pkg/engine/internal/live"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -111,7 +112,7 @@ func (a *Applier) servedKinds() ([]schema.GroupVersionKind, error) {
 // namespaces: it can see no others.
 func (s *ownerScope) countForeign(ctx context.Context, gvk schema.GroupVersionKind) (int, error) {
 	count, err := s.countForeignIn(ctx, gvk, "")
-	scope := scopeOf(s.a.target.Live)
+	scope := live.Scope(s.a.target.Live)
 	if !apierrors.IsForbidden(err) || len(scope) == 0 {
 		return count, err
 	}
@@ -138,7 +139,7 @@ func (s *ownerScope) countForeignIn(ctx context.Context, gvk schema.GroupVersion
 			return 0, nil // the type is no longer served: no instances can exist
 		}
 		if err != nil {
-			return 0, fmt.Errorf("listing instances of %s %s: %w", gvk.GroupKind(), where(namespace), err)
+			return 0, fmt.Errorf("listing instances of %s %s: %w", gvk.GroupKind(), live.Where(namespace), err)
 		}
 		for _, item := range list.Items {
 			if item.GetLabels()[s.a.OwnerLabel()] != s.owner.ID {

@@ -117,20 +117,20 @@ func (t cacheTracker) written(key manifests.ObjectKey, obj *unstructured.Unstruc
 	if runsOnce(obj.GroupVersionKind()) {
 		t.a.runs.put(key, obj.GetUID())
 	}
-	t.a.live.remember(key, obj)
+	t.a.live.Remember(key, obj)
 	t.a.drift.Accept(key, version)
 	if t.a.own.end(key, version) {
-		t.a.live.caughtUp(key, version) // its event came first
+		t.a.live.CaughtUp(key, version) // its event came first
 	}
 }
 
 // deleting records the deletion before the request: the delete event,
 // which drops the record, may come before the answer.
-func (t cacheTracker) deleting(key manifests.ObjectKey, uid types.UID) { t.a.live.deleted(key, uid) }
+func (t cacheTracker) deleting(key manifests.ObjectKey, uid types.UID) { t.a.live.Deleted(key, uid) }
 
 func (t cacheTracker) deleted(key manifests.ObjectKey, uid types.UID, err error) {
 	if err != nil {
-		t.a.live.undelete(key, uid)
+		t.a.live.Undelete(key, uid)
 	}
 }
 

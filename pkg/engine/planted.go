@@ -6,6 +6,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/wavekit-dev/wavekit/internal/plant"
+	"github.com/wavekit-dev/wavekit/pkg/engine/internal/live"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -20,7 +21,7 @@ func notePlantedEnd(u *unstructured.Unstructured) {
 		return
 	}
 	if phase, _ := endOf(u); phase == manifests.PhaseCompleted && u.GetUID() != "" {
-		completedNames.Store(keyOf(u), struct{}{})
+		completedNames.Store(live.KeyOf(u), struct{}{})
 	}
 }
 

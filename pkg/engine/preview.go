@@ -147,7 +147,7 @@ func (s *ownerScope) change(ctx context.Context, st step, d *desired, item *mani
 
 func (s *ownerScope) applyChange(ctx context.Context, d *desired, item *manifests.InventoryItem) (*Change, error) {
 	change := &Change{Object: d.key, Action: ActionCreate}
-	live, err := s.a.live.get(ctx, d.gvk, d.key)
+	live, err := s.a.live.Get(ctx, d.gvk, d.key)
 	if meta.IsNoMatchError(err) {
 		change.Result, change.Note = s.marked(d), "not validated: the cluster does not serve "+d.gvk.Kind+" yet"
 		return change, nil
@@ -184,7 +184,7 @@ func (s *ownerScope) applyChange(ctx context.Context, d *desired, item *manifest
 }
 
 func (a *Applier) deletionChange(ctx context.Context, s step, item *manifests.InventoryItem) (*Change, error) {
-	live, err := a.live.get(ctx, item.GroupVersionKind(), s.key)
+	live, err := a.live.Get(ctx, item.GroupVersionKind(), s.key)
 	if meta.IsNoMatchError(err) || (err == nil && live == nil) {
 		return nil, nil
 	}

@@ -18,7 +18,7 @@ func (s *ownerScope) reconcileObject(ctx context.Context, d *desired, item *mani
 	if _, settled := settledByRecord(d, item); settled {
 		return o
 	}
-	live, err := s.a.live.getShared(ctx, d.gvk, d.key) // read only, copied before a write
+	live, err := s.a.live.GetShared(ctx, d.gvk, d.key) // read only, copied before a write
 	if err != nil {
 		o.err = objectError(ActionApply, d.key, fmt.Errorf("reading it: %w", err))
 		return o

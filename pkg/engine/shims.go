@@ -1,12 +1,17 @@
 package engine
 
 import (
+	"context"
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/pkg/engine/internal/expiry"
+	"github.com/wavekit-dev/wavekit/pkg/engine/internal/live"
 	"github.com/wavekit-dev/wavekit/pkg/engine/internal/readiness"
+	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
 // Names that files of work in progress elsewhere (runonce.go) still use;
@@ -35,3 +40,16 @@ func newExpiring[K comparable, V any](ttl time.Duration, now func() time.Time) *
 func (e *expiring[K, V]) put(key K, value V) { e.Put(key, value) }
 
 func (e *expiring[K, V]) get(key K) (V, bool) { return e.Get(key) }
+
+// liveObjects is live.Objects with the name of Get that runonce.go uses.
+type liveObjects struct{ *live.Objects }
+
+func newLiveObjects(reader LiveReader, direct client.Reader, now func() time.Time) *liveObjects {
+	return &liveObjects{live.New(reader, direct, now)}
+}
+
+func (l *liveObjects) get(ctx context.Context, gvk schema.GroupVersionKind, key manifests.ObjectKey) (*unstructured.Unstructured, error) {
+	return l.Get(ctx, gvk, key)
+}
+
+func keyOf(obj client.Object) manifests.ObjectKey { return live.KeyOf(obj) }

@@ -19,6 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
 	"github.com/wavekit-dev/wavekit/pkg/engine/internal/kinds"
+	"github.com/wavekit-dev/wavekit/pkg/engine/internal/live"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 	"github.com/wavekit-dev/wavekit/pkg/rewatch"
 )
@@ -141,16 +142,16 @@ func NewCachedTarget(ctx context.Context, cfg *rest.Config, scheme *runtime.Sche
 	if crdsReadable {
 		crds = informers
 	}
-	deleter, err := newRESTDeleter(cfg, httpClient)
+	deleter, err := live.NewDeleter(cfg, httpClient)
 	if err != nil {
 		return nil, err
 	}
-	var live LiveReader = newSyncedCache(informers)
+	var reader LiveReader = live.NewSynced(informers)
 	if len(opts.Namespaces) > 0 {
-		live = scopedLive{cache: live, direct: c, namespaces: opts.Namespaces}
+		reader = live.Scoped{Cache: reader, Direct: c, Namespaces: opts.Namespaces}
 	}
 	return &CachedTarget{
-		Target: Target{Client: c, Live: live, Discovery: dc, deleter: deleter, ends: ends}, Cache: informers,
+		Target: Target{Client: c, Live: reader, Discovery: dc, deleter: deleter, ends: ends}, Cache: informers,
 		RenderReader: renderReader{crds: crds, rest: c}, opts: opts.Options,
 	}, nil
 }

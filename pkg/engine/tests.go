@@ -140,7 +140,7 @@ func (t *testRun) runTest(ctx context.Context, d *desired) (TestStatus, error) {
 	if st, ok := recordedOutcome(d, item); ok {
 		return st, nil
 	}
-	live, err := t.s.a.live.get(ctx, d.gvk, d.key)
+	live, err := t.s.a.live.Get(ctx, d.gvk, d.key)
 	if err != nil {
 		return TestStatus{}, objectError(ActionRunTest, d.key, err)
 	}

@@ -322,7 +322,7 @@ func (a *Applier) deleteAnswered(ctx context.Context, live *unstructured.Unstruc
 	if err != nil {
 		return false, fmt.Errorf("mapping %s: %w", gvk, err)
 	}
-	return a.target.deleter.delete(ctx, mapping, live, opts)
+	return a.target.deleter.Delete(ctx, mapping, live, opts)
 }
 
 // explainWriteError turns the API server's "field is immutable" into advice.

@@ -1,4 +1,4 @@
-package engine
+package live
 
 import (
 	"context"
@@ -13,27 +13,27 @@ import (
 	"k8s.io/client-go/rest"
 )
 
-// restDeleter sends delete requests of its own to read the API server's
+// Deleter sends delete requests of its own to read the API server's
 // answer, which controller-runtime's client drops. The answer tells an
 // object removed at once (a Status, or the object without a
 // deletionTimestamp) from one that finalizers or a grace period keep (the
 // object, marked for deletion); a pass that knows its objects are gone
 // need not wait for the cache to see them go.
-type restDeleter struct {
+type Deleter struct {
 	client rest.Interface
 }
 
-func newRESTDeleter(cfg *rest.Config, httpClient *http.Client) (*restDeleter, error) {
+func NewDeleter(cfg *rest.Config, httpClient *http.Client) (*Deleter, error) {
 	c, err := rest.UnversionedRESTClientForConfigAndClient(dynamic.ConfigFor(cfg), httpClient)
 	if err != nil {
 		return nil, fmt.Errorf("creating REST client for %s: %w", cfg.Host, err)
 	}
-	return &restDeleter{client: c}, nil
+	return &Deleter{client: c}, nil
 }
 
-// delete deletes live, found at mapping, with opts and reports whether the
+// Delete deletes live, found at mapping, with opts and reports whether the
 // API server removed it at once.
-func (d *restDeleter) delete(ctx context.Context, mapping *meta.RESTMapping, live *unstructured.Unstructured, opts metav1.DeleteOptions) (bool, error) {
+func (d *Deleter) Delete(ctx context.Context, mapping *meta.RESTMapping, live *unstructured.Unstructured, opts metav1.DeleteOptions) (bool, error) {
 	body, err := json.Marshal(opts)
 	if err != nil {
 		return false, fmt.Errorf("encoding delete options: %w", err)

@@ -1,4 +1,4 @@
-package engine
+package live
 
 import (
 	"context"
@@ -19,19 +19,19 @@ import (
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
-// LiveReader reads the current state of objects that carry the owner label.
+// Reader reads the current state of objects that carry the owner label.
 // In an operator it is an informer cache restricted to that label (informers
 // start on demand, one per kind); in the CLI a direct client does.
-type LiveReader interface {
+type Reader interface {
 	Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error
 }
 
-// liveObjects reads through a LiveReader but remembers what the applier
+// Objects reads through a Reader but remembers what the applier
 // itself wrote, so a cache that has not caught up yet never causes a second
 // write: the written object is served until the cache holds that version or a
 // newer one.
-type liveObjects struct {
-	reader LiveReader
+type Objects struct {
+	reader Reader
 	direct client.Reader // confirms a cache miss for an object the applier wrote
 
 	// mu guards probes, and makes each step over written and tombstones
@@ -39,44 +39,46 @@ type liveObjects struct {
 	mu     sync.Mutex
 	probes map[schema.GroupVersionKind]*probeCall // in flight, or succeeded
 	// written are the objects the applier wrote, as the API server returned
-	// them, until the cache holds that version or liveMemory has passed.
+	// them, until the cache holds that version or Memory has passed.
 	written *expiry.Map[manifests.ObjectKey, *unstructured.Unstructured]
 	// tombstones are the UIDs of the objects the applier deleted, until the
-	// cache sees them go or liveMemory has passed.
+	// cache sees them go or Memory has passed.
 	tombstones *expiry.Map[manifests.ObjectKey, types.UID]
 }
 
-// liveMemory is how long liveObjects serves what it remembers of a write or
+// Memory is how long Objects serves what it remembers of a write or
 // a deletion when the cache has not caught up: far longer than a cache
 // lags.
-const liveMemory = time.Minute
+const Memory = time.Minute
 
-func newLiveObjects(reader LiveReader, direct client.Reader, now func() time.Time) *liveObjects {
-	return &liveObjects{
+// New returns the live objects of reader, with direct for what it must
+// confirm with the API server.
+func New(reader Reader, direct client.Reader, now func() time.Time) *Objects {
+	return &Objects{
 		reader: reader, direct: direct, probes: map[schema.GroupVersionKind]*probeCall{},
-		written:    expiry.New[manifests.ObjectKey, *unstructured.Unstructured](liveMemory, now),
-		tombstones: expiry.New[manifests.ObjectKey, types.UID](liveMemory, now),
+		written:    expiry.New[manifests.ObjectKey, *unstructured.Unstructured](Memory, now),
+		tombstones: expiry.New[manifests.ObjectKey, types.UID](Memory, now),
 	}
 }
 
-// get returns the live object, or nil when it does not exist.
-func (l *liveObjects) get(ctx context.Context, gvk schema.GroupVersionKind, key manifests.ObjectKey) (*unstructured.Unstructured, error) {
+// Get returns the live object, or nil when it does not exist.
+func (l *Objects) Get(ctx context.Context, gvk schema.GroupVersionKind, key manifests.ObjectKey) (*unstructured.Unstructured, error) {
 	return l.lookup(ctx, gvk, key)
 }
 
-// getShared is get without the copy of the cached object: what it returns
+// GetShared is get without the copy of the cached object: what it returns
 // may be the informer cache's own object, which the caller only reads and
 // copies before it changes or writes it. Most passes change no object, and
 // copying each one they read was a tenth of a no-op pass.
-func (l *liveObjects) getShared(ctx context.Context, gvk schema.GroupVersionKind, key manifests.ObjectKey) (*unstructured.Unstructured, error) {
+func (l *Objects) GetShared(ctx context.Context, gvk schema.GroupVersionKind, key manifests.ObjectKey) (*unstructured.Unstructured, error) {
 	return l.lookup(ctx, gvk, key, client.UnsafeDisableDeepCopy)
 }
 
-func (l *liveObjects) lookup(ctx context.Context, gvk schema.GroupVersionKind, key manifests.ObjectKey, opts ...client.GetOption) (*unstructured.Unstructured, error) {
-	if err := l.probe(ctx, gvk, key.Namespace); err != nil {
+func (l *Objects) lookup(ctx context.Context, gvk schema.GroupVersionKind, key manifests.ObjectKey, opts ...client.GetOption) (*unstructured.Unstructured, error) {
+	if err := l.Probe(ctx, gvk, key.Namespace); err != nil {
 		return nil, err
 	}
-	cached, err := read(ctx, l.reader, gvk, key, opts...)
+	cached, err := Read(ctx, l.reader, gvk, key, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -88,16 +90,16 @@ func (l *liveObjects) lookup(ctx context.Context, gvk schema.GroupVersionKind, k
 	return l.newest(key, cached), nil
 }
 
-// probe lists gvk once, directly, before the cache starts an informer for
+// Probe lists gvk once, directly, before the cache starts an informer for
 // it: an informer that may not list (RBAC, impersonation) would otherwise
 // wait for its first sync forever instead of saying so. A reader scoped to
 // some namespaces lists there, where its informers do; an object outside
 // them is read directly and needs no probe.
-func (l *liveObjects) probe(ctx context.Context, gvk schema.GroupVersionKind, namespace string) error {
+func (l *Objects) Probe(ctx context.Context, gvk schema.GroupVersionKind, namespace string) error {
 	if l.direct == nil {
 		return nil
 	}
-	scope := scopeOf(l.reader)
+	scope := Scope(l.reader)
 	if namespace != "" && len(scope) > 0 && !slices.Contains(scope, namespace) {
 		return nil
 	}
@@ -138,25 +140,28 @@ type probeCall struct {
 	err  error
 }
 
-func (l *liveObjects) list(ctx context.Context, gvk schema.GroupVersionKind, namespaces []string) error {
+func (l *Objects) list(ctx context.Context, gvk schema.GroupVersionKind, namespaces []string) error {
 	for _, ns := range namespaces {
 		list := &metav1.PartialObjectMetadataList{}
 		list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
 		if err := l.direct.List(ctx, list, client.Limit(1), client.InNamespace(ns)); err != nil {
-			return fmt.Errorf("%s must be listed and watched %s to track applied objects: %w", gvk.Kind, where(ns), err)
+			return fmt.Errorf("%s must be listed and watched %s to track applied objects: %w", gvk.Kind, Where(ns), err)
 		}
 	}
 	return nil
 }
 
-func where(namespace string) string {
+// Where says where a list goes, for a message: "cluster-wide" or "in
+// namespace ns".
+func Where(namespace string) string {
 	if namespace == "" {
 		return "cluster-wide"
 	}
 	return "in namespace " + namespace
 }
 
-func read(ctx context.Context, reader LiveReader, gvk schema.GroupVersionKind, key manifests.ObjectKey, opts ...client.GetOption) (*unstructured.Unstructured, error) {
+// Read reads the object of key from reader.
+func Read(ctx context.Context, reader Reader, gvk schema.GroupVersionKind, key manifests.ObjectKey, opts ...client.GetOption) (*unstructured.Unstructured, error) {
 	obj := &unstructured.Unstructured{}
 	obj.SetGroupVersionKind(gvk)
 	err := reader.Get(ctx, client.ObjectKey{Namespace: key.Namespace, Name: key.Name}, obj, opts...)
@@ -169,24 +174,24 @@ func read(ctx context.Context, reader LiveReader, gvk schema.GroupVersionKind, k
 	return obj, nil
 }
 
-func (l *liveObjects) remembers(key manifests.ObjectKey) bool {
+func (l *Objects) remembers(key manifests.ObjectKey) bool {
 	_, ok := l.written.Get(key)
 	return ok
 }
 
-func (l *liveObjects) confirm(ctx context.Context, gvk schema.GroupVersionKind, key manifests.ObjectKey) (*unstructured.Unstructured, error) {
-	obj, err := read(ctx, l.direct, gvk, key)
+func (l *Objects) confirm(ctx context.Context, gvk schema.GroupVersionKind, key manifests.ObjectKey) (*unstructured.Unstructured, error) {
+	obj, err := Read(ctx, l.direct, gvk, key)
 	if err != nil {
 		return nil, err
 	}
 	if obj == nil {
-		l.forget(key)
+		l.Forget(key)
 		return nil, nil
 	}
 	return l.newest(key, obj), nil
 }
 
-func (l *liveObjects) newest(key manifests.ObjectKey, cached *unstructured.Unstructured) *unstructured.Unstructured {
+func (l *Objects) newest(key manifests.ObjectKey, cached *unstructured.Unstructured) *unstructured.Unstructured {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if uid, ok := l.tombstones.Get(key); ok {
@@ -210,50 +215,50 @@ func (l *liveObjects) newest(key manifests.ObjectKey, cached *unstructured.Unstr
 	return w.DeepCopy()
 }
 
-// remember records an object the applier has just written, as the API
+// Remember records an object the applier has just written, as the API
 // server returned it. It keeps obj itself, without managedFields (as the
 // cache does), and hands out copies: the caller must not change obj later.
-func (l *liveObjects) remember(key manifests.ObjectKey, obj *unstructured.Unstructured) {
+func (l *Objects) Remember(key manifests.ObjectKey, obj *unstructured.Unstructured) {
 	obj.SetManagedFields(nil)
 	l.written.Put(key, obj)
 }
 
-// deleted records that the applier deleted the object with uid; until the
+// Deleted records that the applier deleted the object with uid; until the
 // cache sees it go, it reads as being deleted.
-func (l *liveObjects) deleted(key manifests.ObjectKey, uid types.UID) {
+func (l *Objects) Deleted(key manifests.ObjectKey, uid types.UID) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.written.Delete(key)
 	l.tombstones.Put(key, uid)
 }
 
-// undelete drops the record that the applier deleted the object of key with
+// Undelete drops the record that the applier deleted the object of key with
 // uid: the deletion failed.
-func (l *liveObjects) undelete(key manifests.ObjectKey, uid types.UID) {
-	l.gone(key, uid)
+func (l *Objects) Undelete(key manifests.ObjectKey, uid types.UID) {
+	l.Gone(key, uid)
 }
 
-// gone records that the cache no longer holds the object of key with uid (a
+// Gone records that the cache no longer holds the object of key with uid (a
 // delete event): its tombstone has served.
-func (l *liveObjects) gone(key manifests.ObjectKey, uid types.UID) {
+func (l *Objects) Gone(key manifests.ObjectKey, uid types.UID) {
 	l.tombstones.DeleteIf(key, func(deleted types.UID) bool { return deleted == uid })
 }
 
-// caughtUp drops the copy of key written at resourceVersion: the cache
+// CaughtUp drops the copy of key written at resourceVersion: the cache
 // holds that version now.
-func (l *liveObjects) caughtUp(key manifests.ObjectKey, resourceVersion string) {
+func (l *Objects) CaughtUp(key manifests.ObjectKey, resourceVersion string) {
 	l.written.DeleteIf(key, func(w *unstructured.Unstructured) bool { return w.GetResourceVersion() == resourceVersion })
 }
 
-// deletedHere tells whether the applier deleted the object of key and the
+// DeletedHere tells whether the applier deleted the object of key and the
 // cache has not yet been seen without it.
-func (l *liveObjects) deletedHere(key manifests.ObjectKey) bool {
+func (l *Objects) DeletedHere(key manifests.ObjectKey) bool {
 	_, ok := l.tombstones.Get(key)
 	return ok
 }
 
-// forget drops what was remembered for key.
-func (l *liveObjects) forget(key manifests.ObjectKey) {
+// Forget drops what was remembered for key.
+func (l *Objects) Forget(key manifests.ObjectKey) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.written.Delete(key)
@@ -269,17 +274,21 @@ func markedDeleted(obj *unstructured.Unstructured) *unstructured.Unstructured {
 	return out
 }
 
-// scopeOf returns the namespaces reader's informers are limited to, or nil
+// Scope returns the namespaces reader's informers are limited to, or nil
 // when they are cluster-wide.
-func scopeOf(reader LiveReader) []string {
+func Scope(reader Reader) []string {
 	if s, ok := reader.(interface{ Scope() []string }); ok {
 		return s.Scope()
 	}
 	return nil
 }
 
-// keyOf returns the key of an object seen in a watch event.
-func keyOf(obj client.Object) manifests.ObjectKey {
+// KeyOf returns the key of an object seen in a watch event.
+func KeyOf(obj client.Object) manifests.ObjectKey {
 	gvk := obj.GetObjectKind().GroupVersionKind()
 	return manifests.ObjectKey{Group: gvk.Group, Kind: gvk.Kind, Namespace: obj.GetNamespace(), Name: obj.GetName()}
 }
+
+// Tombstones is how many deleted objects it still reads as being deleted,
+// waiting for the cache to see them go.
+func (l *Objects) Tombstones() int { return l.tombstones.Len() }

@@ -1,4 +1,4 @@
-package engine
+package live
 
 import (
 	"context"
@@ -11,23 +11,23 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// syncedCache is the LiveReader of an informer cache. The first read of a
+// Synced is the LiveReader of an informer cache. The first read of a
 // kind starts its informer and waits for the first list to arrive, notified
 // when it does: the cache's own Get polls for that every 100 ms, which made
 // every first read of a kind (every new target's first apply) wait about
 // 100 ms for a list that took a few.
-type syncedCache struct {
+type Synced struct {
 	cache cache.Cache
 
 	mu     sync.Mutex
 	synced map[schema.GroupVersionKind]bool
 }
 
-func newSyncedCache(c cache.Cache) *syncedCache {
-	return &syncedCache{cache: c, synced: map[schema.GroupVersionKind]bool{}}
+func NewSynced(c cache.Cache) *Synced {
+	return &Synced{cache: c, synced: map[schema.GroupVersionKind]bool{}}
 }
 
-func (s *syncedCache) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+func (s *Synced) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
 	if err := s.awaitInformer(ctx, obj); err != nil {
 		return err
 	}
@@ -35,7 +35,7 @@ func (s *syncedCache) Get(ctx context.Context, key client.ObjectKey, obj client.
 }
 
 // awaitInformer returns once the informer of obj's kind holds its first list.
-func (s *syncedCache) awaitInformer(ctx context.Context, obj client.Object) error {
+func (s *Synced) awaitInformer(ctx context.Context, obj client.Object) error {
 	gvk := obj.GetObjectKind().GroupVersionKind()
 	s.mu.Lock()
 	synced := s.synced[gvk]
