@@ -14,6 +14,7 @@ import (
 
 	"github.com/wavekit-dev/wavekit/pkg/engine/internal/drift"
 	"github.com/wavekit-dev/wavekit/pkg/engine/internal/live"
+	"github.com/wavekit-dev/wavekit/pkg/engine/internal/writes"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -74,6 +75,24 @@ type Options struct {
 // In an operator it is an informer cache restricted to that label (informers
 // start on demand, one per kind); in the CLI a direct client does.
 type LiveReader = live.Reader
+
+// Defaults of the write-loop guard (Options.WriteLoop).
+const (
+	DefaultWriteLoopWrites  = writes.DefaultWrites
+	DefaultWriteLoopWindow  = writes.DefaultWindow
+	DefaultWriteLoopBackoff = writes.DefaultBackoff
+)
+
+// WriteLoopOptions tune the guard that stops a write loop: an object written
+// again and again at one render because something changes it back after
+// every write (a second controller that fights over a field without an
+// ignore rule, a field the API server does not store as rendered).
+type WriteLoopOptions = writes.LoopOptions
+
+// WriteLoopError says that an object was corrected too often at one render
+// and is left alone until RetryAt: whatever changes it after each write
+// wins until then.
+type WriteLoopError = writes.LoopError
 
 // Target is the cluster an Applier works on.
 type Target struct {
@@ -142,9 +161,9 @@ type Applier struct {
 	live      *liveObjects
 	drift     *drift.Detector
 	stored    *drift.StoredForms
-	loops     *writeLoops
-	own       *ownWrites
-	purges    *purges
+	loops     *writes.Loops
+	own       *writes.Own
+	purges    *writes.Purges
 	// runs are the UIDs of the run-once objects that ran at their item's
 	// render, as the applier created or saw them: the only UIDs whose end
 	// states judge them (runonce.go).
@@ -188,9 +207,9 @@ func NewApplier(target Target, opts Options) (*Applier, error) {
 		reporting: &reportingKinds{},
 		drift:     drift.NewDetector(),
 		stored:    drift.NewStoredForms(target.Client.Scheme()),
-		loops:     newWriteLoops(opts.WriteLoop, opts.Now),
-		own:       newOwnWrites(),
-		purges:    newPurges(opts.Now),
+		loops:     writes.NewLoops(opts.WriteLoop, opts.Now),
+		own:       writes.NewOwn(),
+		purges:    writes.NewPurges(opts.Now),
 		runs:      newExpiring[manifests.ObjectKey, types.UID](endStateMemory, opts.Now),
 	}, nil
 }
@@ -220,7 +239,7 @@ func (a *Applier) ownerAnnotation() string {
 // event was that write. Any other event is someone else's change.
 func (a *Applier) ClaimEvent(obj client.Object, react func()) bool {
 	key := live.KeyOf(obj)
-	own, held := a.own.claim(key, obj.GetResourceVersion(), react)
+	own, held := a.own.Claim(key, obj.GetResourceVersion(), react)
 	if own {
 		a.live.CaughtUp(key, obj.GetResourceVersion())
 	}

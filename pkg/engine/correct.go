@@ -13,13 +13,13 @@ import (
 // (see decision) asks the write-loop guard first and is counted by it.
 func (s *ownerScope) correct(ctx context.Context, d *desired, live *unstructured.Unstructured, decision decision) (sent, error) {
 	if decision.correction {
-		if err := s.a.loops.admit(d.key, d.digest, decision.paths); err != nil {
+		if err := s.a.loops.Admit(d.key, d.digest, decision.paths); err != nil {
 			return sent{}, err
 		}
 	}
 	out, err := s.write(ctx, d, live)
 	if err == nil && decision.correction {
-		s.a.loops.corrected(d.key, d.digest)
+		s.a.loops.Corrected(d.key, d.digest)
 	}
 	return out, err
 }

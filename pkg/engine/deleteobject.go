@@ -120,8 +120,8 @@ func beingDeleted(what, heldBy string) string {
 func (a *Applier) forget(key manifests.ObjectKey) {
 	a.drift.Forget(key)
 	a.stored.Forget(key)
-	a.loops.forget(key)
-	a.own.forget(key)
+	a.loops.Forget(key)
+	a.own.Forget(key)
 }
 
 // liveForDeletion reads the live object as live.Objects.Get does. When the cache

@@ -7,6 +7,7 @@ import (
 
 	"github.com/wavekit-dev/wavekit/pkg/engine/internal/drift"
 	"github.com/wavekit-dev/wavekit/pkg/engine/internal/readiness"
+	"github.com/wavekit-dev/wavekit/pkg/engine/internal/writes"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -106,11 +107,11 @@ type writeTracker interface {
 // their watch events from others' changes), the live cache and drift.
 type cacheTracker struct{ a *Applier }
 
-func (t cacheTracker) writing(key manifests.ObjectKey) { t.a.own.begin(key) }
+func (t cacheTracker) writing(key manifests.ObjectKey) { t.a.own.Begin(key) }
 
 func (t cacheTracker) written(key manifests.ObjectKey, obj *unstructured.Unstructured, err error) {
 	if err != nil || obj == nil {
-		t.a.own.end(key, "")
+		t.a.own.End(key, "")
 		return
 	}
 	version := obj.GetResourceVersion()
@@ -119,7 +120,7 @@ func (t cacheTracker) written(key manifests.ObjectKey, obj *unstructured.Unstruc
 	}
 	t.a.live.Remember(key, obj)
 	t.a.drift.Accept(key, version)
-	if t.a.own.end(key, version) {
+	if t.a.own.End(key, version) {
 		t.a.live.CaughtUp(key, version) // its event came first
 	}
 }
@@ -134,10 +135,10 @@ func (t cacheTracker) deleted(key manifests.ObjectKey, uid types.UID, err error)
 	}
 }
 
-func (t cacheTracker) purged(key manifests.ObjectKey, digest string) { t.a.purges.record(key, digest) }
+func (t cacheTracker) purged(key manifests.ObjectKey, digest string) { t.a.purges.Record(key, digest) }
 
 func (t cacheTracker) purgedAt(key manifests.ObjectKey, digest string) bool {
-	return t.a.purges.purgedAt(key, digest)
+	return t.a.purges.PurgedAt(key, digest)
 }
 
 func (t cacheTracker) holds(key manifests.ObjectKey, version string, ignore []manifests.Pointer) bool {
@@ -156,7 +157,7 @@ func (t cacheTracker) newDrift(key manifests.ObjectKey, paths []string, live map
 // dry runs change nothing, not even what the next pass reports.
 type dryRunTracker struct {
 	drift  *drift.Detector
-	purges *purges
+	purges *writes.Purges
 }
 
 func (dryRunTracker) writing(manifests.ObjectKey)                                    {}
@@ -166,7 +167,7 @@ func (dryRunTracker) deleted(manifests.ObjectKey, types.UID, error)             
 func (dryRunTracker) purged(manifests.ObjectKey, string)                             {}
 
 func (t dryRunTracker) purgedAt(key manifests.ObjectKey, digest string) bool {
-	return t.purges.purgedAt(key, digest)
+	return t.purges.PurgedAt(key, digest)
 }
 
 func (t dryRunTracker) holds(key manifests.ObjectKey, version string, ignore []manifests.Pointer) bool {

@@ -1,4 +1,4 @@
-package engine
+package writes
 
 import (
 	"sync"
@@ -6,12 +6,12 @@ import (
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
-// ownWrites tells the watch events that the applier's own writes cause from
+// Own tells the watch events that the applier's own writes cause from
 // the changes others make. It remembers the resourceVersion of its last write
 // of each object, and holds the events of an object that come while a write
 // of it is under way: the API server may send the event of a write before its
 // answer, when the version is not known yet.
-type ownWrites struct {
+type Own struct {
 	mu       sync.Mutex
 	versions map[manifests.ObjectKey]string
 	writing  map[manifests.ObjectKey]*writeUnderWay
@@ -31,12 +31,12 @@ type heldEvent struct {
 	react           func()
 }
 
-func newOwnWrites() *ownWrites {
-	return &ownWrites{versions: map[manifests.ObjectKey]string{}, writing: map[manifests.ObjectKey]*writeUnderWay{}}
+func NewOwn() *Own {
+	return &Own{versions: map[manifests.ObjectKey]string{}, writing: map[manifests.ObjectKey]*writeUnderWay{}}
 }
 
-// begin records that a write of key is about to be sent.
-func (o *ownWrites) begin(key manifests.ObjectKey) {
+// Begin records that a write of key is about to be sent.
+func (o *Own) Begin(key manifests.ObjectKey) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	w := o.writing[key]
@@ -47,11 +47,11 @@ func (o *ownWrites) begin(key manifests.ObjectKey) {
 	w.writes++
 }
 
-// end records that a write of key returned, at resourceVersion if it
+// End records that a write of key returned, at resourceVersion if it
 // succeeded ("" if not). It reports whether a held event was that write, and
 // runs the reactions of the other held events once no write of key is under
 // way any more.
-func (o *ownWrites) end(key manifests.ObjectKey, resourceVersion string) (seen bool) {
+func (o *Own) End(key manifests.ObjectKey, resourceVersion string) (seen bool) {
 	seen, others := o.settle(key, resourceVersion)
 	for _, e := range others {
 		e.react()
@@ -61,7 +61,7 @@ func (o *ownWrites) end(key manifests.ObjectKey, resourceVersion string) (seen b
 
 // settle does end's bookkeeping under the lock and returns the held events
 // to react to, which end runs without it.
-func (o *ownWrites) settle(key manifests.ObjectKey, resourceVersion string) (seen bool, others []heldEvent) {
+func (o *Own) settle(key manifests.ObjectKey, resourceVersion string) (seen bool, others []heldEvent) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if resourceVersion != "" {
@@ -87,11 +87,11 @@ func (o *ownWrites) settle(key manifests.ObjectKey, resourceVersion string) (see
 	return seen, others
 }
 
-// claim decides about a watch event of key at resourceVersion. It returns
+// Claim decides about a watch event of key at resourceVersion. It returns
 // own when the event is the applier's last write, held when a write of key
 // is under way (react runs later, unless the event turns out to be that
 // write), and neither when the event is someone else's change.
-func (o *ownWrites) claim(key manifests.ObjectKey, resourceVersion string, react func()) (own, held bool) {
+func (o *Own) Claim(key manifests.ObjectKey, resourceVersion string, react func()) (own, held bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if resourceVersion != "" && o.versions[key] == resourceVersion {
@@ -104,7 +104,7 @@ func (o *ownWrites) claim(key manifests.ObjectKey, resourceVersion string, react
 	return false, false
 }
 
-func (o *ownWrites) forget(key manifests.ObjectKey) {
+func (o *Own) Forget(key manifests.ObjectKey) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	delete(o.versions, key)

@@ -1,4 +1,4 @@
-package engine
+package writes
 
 import (
 	"fmt"
@@ -9,48 +9,48 @@ import (
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
-// Defaults of the write-loop guard (Options.WriteLoop).
+// Defaults of the write-loop guard (the applier's Options.WriteLoop).
 const (
-	DefaultWriteLoopWrites  = 5
-	DefaultWriteLoopWindow  = time.Minute
-	DefaultWriteLoopBackoff = 30 * time.Second
+	DefaultWrites  = 5
+	DefaultWindow  = time.Minute
+	DefaultBackoff = 30 * time.Second
 	// maxWriteLoopBackoff bounds the pause after loops that come back.
 	maxWriteLoopBackoff = 10 * time.Minute
 )
 
-// WriteLoopOptions tune the guard that stops a write loop: an object written
+// LoopOptions tune the guard that stops a write loop: an object written
 // again and again at one render because something changes it back after
 // every write (a second controller that fights over a field without an
 // ignore rule, a field the API server does not store as rendered).
-type WriteLoopOptions struct {
+type LoopOptions struct {
 	// Writes is how many corrections of one object at one render are made
-	// within Window; the next one is refused (default DefaultWriteLoopWrites).
+	// within Window; the next one is refused (default DefaultWrites).
 	Writes int
-	// Window is the time those writes are counted in (default DefaultWriteLoopWindow).
+	// Window is the time those writes are counted in (default DefaultWindow).
 	Window time.Duration
 	// Backoff is the first pause of the object's writes; it doubles each
 	// time the loop comes back at the same render, up to 10 minutes
-	// (default DefaultWriteLoopBackoff).
+	// (default DefaultBackoff).
 	Backoff time.Duration
 }
 
-func (o WriteLoopOptions) withDefaults() WriteLoopOptions {
+func (o LoopOptions) withDefaults() LoopOptions {
 	if o.Writes <= 0 {
-		o.Writes = DefaultWriteLoopWrites
+		o.Writes = DefaultWrites
 	}
 	if o.Window <= 0 {
-		o.Window = DefaultWriteLoopWindow
+		o.Window = DefaultWindow
 	}
 	if o.Backoff <= 0 {
-		o.Backoff = DefaultWriteLoopBackoff
+		o.Backoff = DefaultBackoff
 	}
 	return o
 }
 
-// WriteLoopError says that an object was corrected too often at one render
+// LoopError says that an object was corrected too often at one render
 // and is left alone until RetryAt: whatever changes it after each write
 // wins until then.
-type WriteLoopError struct {
+type LoopError struct {
 	Object manifests.ObjectKey
 	// Writes were made within Window, each undone again.
 	Writes int
@@ -61,7 +61,7 @@ type WriteLoopError struct {
 	RetryAt time.Time
 }
 
-func (e *WriteLoopError) Error() string {
+func (e *LoopError) Error() string {
 	what := "it was deleted again after each write"
 	if len(e.Paths) > 0 {
 		what = "these fields differed again after each write: " + strings.Join(e.Paths, ", ")
@@ -71,11 +71,11 @@ func (e *WriteLoopError) Error() string {
 		e.Writes, e.Window, what, e.RetryAt.UTC().Format(time.RFC3339))
 }
 
-// writeLoops counts, per object, the corrections made at one render (writes
+// Loops counts, per object, the corrections made at one render (writes
 // that drift or a deletion by others made necessary) and pauses an object's
 // corrections once they come too often.
-type writeLoops struct {
-	opts WriteLoopOptions
+type Loops struct {
+	opts LoopOptions
 	now  func() time.Time
 
 	mu      sync.Mutex
@@ -91,15 +91,15 @@ type corrections struct {
 	backoff time.Duration
 }
 
-func newWriteLoops(opts WriteLoopOptions, now func() time.Time) *writeLoops {
-	return &writeLoops{opts: opts.withDefaults(), now: now, objects: map[manifests.ObjectKey]*corrections{}}
+func NewLoops(opts LoopOptions, now func() time.Time) *Loops {
+	return &Loops{opts: opts.withDefaults(), now: now, objects: map[manifests.ObjectKey]*corrections{}}
 }
 
-// admit tells whether the object of key may be corrected now at digest;
+// Admit tells whether the object of key may be corrected now at digest;
 // paths are the fields that differ (none for a re-create). It returns a
 // *WriteLoopError while the object's corrections are paused, and pauses
 // them when the object was corrected opts.Writes times within opts.Window.
-func (w *writeLoops) admit(key manifests.ObjectKey, digest string, paths []string) error {
+func (w *Loops) Admit(key manifests.ObjectKey, digest string, paths []string) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	c := w.at(key, digest)
@@ -119,8 +119,8 @@ func (w *writeLoops) admit(key manifests.ObjectKey, digest string, paths []strin
 	return err
 }
 
-// corrected records a correction of the object of key at digest.
-func (w *writeLoops) corrected(key manifests.ObjectKey, digest string) {
+// Corrected records a correction of the object of key at digest.
+func (w *Loops) Corrected(key manifests.ObjectKey, digest string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	c := w.at(key, digest)
@@ -129,7 +129,7 @@ func (w *writeLoops) corrected(key manifests.ObjectKey, digest string) {
 
 // at returns the corrections of the object of key at digest, starting
 // anew when the render changed. The caller holds w.mu.
-func (w *writeLoops) at(key manifests.ObjectKey, digest string) *corrections {
+func (w *Loops) at(key manifests.ObjectKey, digest string) *corrections {
 	c := w.objects[key]
 	if c == nil || c.digest != digest {
 		c = &corrections{digest: digest}
@@ -138,11 +138,11 @@ func (w *writeLoops) at(key manifests.ObjectKey, digest string) *corrections {
 	return c
 }
 
-func (w *writeLoops) loopError(key manifests.ObjectKey, c *corrections) *WriteLoopError {
-	return &WriteLoopError{Object: key, Writes: w.opts.Writes, Window: w.opts.Window, Paths: c.paths, RetryAt: c.until}
+func (w *Loops) loopError(key manifests.ObjectKey, c *corrections) *LoopError {
+	return &LoopError{Object: key, Writes: w.opts.Writes, Window: w.opts.Window, Paths: c.paths, RetryAt: c.until}
 }
 
-func (w *writeLoops) forget(key manifests.ObjectKey) {
+func (w *Loops) Forget(key manifests.ObjectKey) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	delete(w.objects, key)
