@@ -220,6 +220,7 @@ func walkLines(pkgs []*packages.Package, path string) error {
 		byPath[rel(p)] = p
 	}
 	files := map[string]int{}
+	packagesOnPath := map[string]int{}
 	funcLines := 0
 	step := 0
 	scan := bufio.NewScanner(f)
@@ -240,6 +241,7 @@ func walkLines(pkgs []*packages.Package, path string) error {
 		start, end := p.Fset.Position(decl.Pos()), p.Fset.Position(decl.End())
 		file := filepath.Join(rel(p), filepath.Base(start.Filename))
 		files[file] = p.Fset.File(decl.Pos()).LineCount()
+		packagesOnPath[rel(p)] = len(p.Syntax)
 		step++
 		funcLines += end.Line - start.Line + 1
 		fmt.Printf("%2d. %-60s %s:%d (%d lines)\n", step, line, file, start.Line, end.Line-start.Line+1)
@@ -252,6 +254,13 @@ func walkLines(pkgs []*packages.Package, path string) error {
 		total += n
 	}
 	fmt.Printf("%d functions, %d lines of functions, in %d files of %d lines\n", step, funcLines, len(files), total)
+	names, sum := make([]string, 0, len(packagesOnPath)), 0
+	for name, n := range packagesOnPath {
+		names = append(names, fmt.Sprintf("%s (%d)", name, n))
+		sum += n
+	}
+	sort.Strings(names)
+	fmt.Printf("in %d packages of %d files: %s\n", len(names), sum, strings.Join(names, ", "))
 	return nil
 }
 
