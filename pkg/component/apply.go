@@ -19,7 +19,7 @@ import (
 // apply renders and applies the component's objects: one engine pass, that
 // of the attempt's render, of its tests while they run, or of the render it
 // rolls back to.
-func (p *pass[T]) apply(ctx context.Context) outcome.Outcome {
+func (p *pass) apply(ctx context.Context) outcome.Outcome {
 	if err := p.ensureFinalizer(ctx); err != nil {
 		return p.fail(err)
 	}
@@ -66,7 +66,7 @@ func (p *pass[T]) apply(ctx context.Context) outcome.Outcome {
 // applier, registers the owner for events, and watches the kinds the
 // inventory already holds before the pass starts (a handler added later would
 // miss deletions made meanwhile).
-func (p *pass[T]) connect(ctx context.Context) (*target, engine.Owner, error) {
+func (p *pass) connect(ctx context.Context) (*target, engine.Owner, error) {
 	tg, err := p.r.targets.forComponent(ctx, p.component, p.settings)
 	if err != nil {
 		return nil, engine.Owner{}, fmt.Errorf("connecting to the target cluster: %w", err)
@@ -75,15 +75,15 @@ func (p *pass[T]) connect(ctx context.Context) (*target, engine.Owner, error) {
 	if err != nil {
 		return nil, engine.Owner{}, err
 	}
-	p.r.registerOwner(owner.ID, p.id)
-	if _, err := p.r.watchDependents(ctx, tg, p.component.GetStatus().Inventory); err != nil {
+	p.r.registerOwnerID(owner.ID, p.id)
+	if _, err := p.r.watchKinds(ctx, tg, p.component.GetStatus().Inventory); err != nil {
 		return nil, engine.Owner{}, err
 	}
 	return tg, owner, nil
 }
 
 // owner describes the component to the applier.
-func (p *pass[T]) owner() (engine.Owner, error) {
+func (p *pass) owner() (engine.Owner, error) {
 	c := p.component
 	gvk, err := apiutil.GVKForObject(c, p.r.client.Scheme())
 	if err != nil {
@@ -103,7 +103,7 @@ func (p *pass[T]) owner() (engine.Owner, error) {
 
 // applyRender applies the attempt's render and, once it is ready, starts its
 // tests if they are enabled.
-func (p *pass[T]) applyRender(ctx context.Context, tg *target, owner engine.Owner, objects []client.Object) outcome.Outcome {
+func (p *pass) applyRender(ctx context.Context, tg *target, owner engine.Owner, objects []client.Object) outcome.Outcome {
 	res, newKinds, err := p.applyObjects(ctx, tg, owner, objects)
 	if err != nil {
 		out := p.fail(err)
@@ -120,7 +120,7 @@ func (p *pass[T]) applyRender(ctx context.Context, tg *target, owner engine.Owne
 // rollback applies the last Ready render again in place of the attempt's,
 // wave by wave as any render: what only the failed render had is pruned.
 // Once it is applied and ready, attempts.rolledBack says so.
-func (p *pass[T]) rollback(ctx context.Context, tg *target, owner engine.Owner, att *Attempt) outcome.Outcome {
+func (p *pass) rollback(ctx context.Context, tg *target, owner engine.Owner, att *Attempt) outcome.Outcome {
 	good := p.component.GetStatus().LastGoodRender
 	if good == nil {
 		return p.attempts().CannotRollBack(att)
@@ -143,7 +143,7 @@ func (p *pass[T]) rollback(ctx context.Context, tg *target, owner engine.Owner, 
 // applyObjects applies objects for owner and records what the pass did:
 // the inventory, a handled force request, Events, drift, and event handlers
 // for kinds new to the target (newKinds).
-func (p *pass[T]) applyObjects(ctx context.Context, tg *target, owner engine.Owner, objects []client.Object) (res engine.Result, newKinds bool, err error) {
+func (p *pass) applyObjects(ctx context.Context, tg *target, owner engine.Owner, objects []client.Object) (res engine.Result, newKinds bool, err error) {
 	status := p.component.GetStatus()
 	owner.Force = p.forceRequested()
 	if objects, err = p.withExternals(tg, &owner, objects); err != nil {
@@ -162,13 +162,13 @@ func (p *pass[T]) applyObjects(ctx context.Context, tg *target, owner engine.Own
 	p.reportDrift(owner.Drift.Mode, res)
 	p.notifyDrift(ctx, res)
 	if err == nil {
-		newKinds, err = p.r.watchDependents(ctx, tg, res.Inventory)
+		newKinds, err = p.r.watchKinds(ctx, tg, res.Inventory)
 	}
 	return res, newKinds, err
 }
 
 // applied turns the applier's result into the outcome.
-func (p *pass[T]) applied(ctx context.Context, res engine.Result) outcome.Outcome {
+func (p *pass) applied(ctx context.Context, res engine.Result) outcome.Outcome {
 	if !res.Done {
 		return p.waiting(fmt.Sprintf("waiting for wave %d", res.Wave), res.Waiting)
 	}
@@ -183,7 +183,7 @@ func (p *pass[T]) applied(ctx context.Context, res engine.Result) outcome.Outcom
 
 // ready is the outcome of a render applied and ready: res says which
 // objects foreign instances keep.
-func (p *pass[T]) ready(res engine.Result) outcome.Outcome {
+func (p *pass) ready(res engine.Result) outcome.Outcome {
 	message := "every object is applied and ready"
 	if p.renderNotKept != "" {
 		message += "; " + p.renderNotKept
@@ -206,7 +206,7 @@ const blockedRecheck = 5 * time.Second
 // states), or a timeout, with the objects' progress, once the component
 // has been processing longer than its timeout. It requeues when the
 // timeout is due, so that the timeout shows even without events.
-func (p *pass[T]) waiting(prefix string, waiting []engine.Waiting) outcome.Outcome {
+func (p *pass) waiting(prefix string, waiting []engine.Waiting) outcome.Outcome {
 	timeout := p.settings.Timeout
 	since, recorded := time.Now(), false // recorded: the status says since when
 	if c := p.status.written.ReadyCondition(); c != nil && c.Status != "True" {

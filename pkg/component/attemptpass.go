@@ -12,18 +12,18 @@ import (
 )
 
 // attempts returns what decides the component's attempts, as of now.
-func (p *pass[T]) attempts() attempts.Policy {
+func (p *pass) attempts() attempts.Policy {
 	return attempts.Policy{Remediation: p.settings.Remediation, Retry: p.settings.Retry, Requeue: p.settings.Requeue, Now: metav1.Now()}
 }
 
 // beginAttempt returns the attempt at this render (attempts.begin).
-func (p *pass[T]) beginAttempt(render keptrender.Render) *Attempt {
+func (p *pass) beginAttempt(render keptrender.Render) *Attempt {
 	return p.attempts().Begin(p.component.GetStatus(), p.component.GetGeneration(), render.Digest, p.requested(AnnotationReconcileRequestedAt))
 }
 
 // settleAttempt records how a try at the render ended (attempts.settle);
 // Ready keeps the render for a rollback.
-func (p *pass[T]) settleAttempt(ctx context.Context, render keptrender.Render, out outcome.Outcome) outcome.Outcome {
+func (p *pass) settleAttempt(ctx context.Context, render keptrender.Render, out outcome.Outcome) outcome.Outcome {
 	a := p.attempts()
 	status := p.component.GetStatus()
 	out = a.Settle(status, p.source, out)
@@ -39,7 +39,7 @@ func (p *pass[T]) settleAttempt(ctx context.Context, render keptrender.Render, o
 // keepRender keeps a Ready render for a rollback. It returns what went
 // wrong for the Ready message: the component stays Ready, with its older
 // kept render (if any) as what a rollback applies.
-func (p *pass[T]) keepRender(ctx context.Context, att *Attempt, render keptrender.Render) string {
+func (p *pass) keepRender(ctx context.Context, att *Attempt, render keptrender.Render) string {
 	gvk, err := apiutil.GVKForObject(p.component, p.r.client.Scheme())
 	if err != nil {
 		return "the render is not kept for a rollback: " + err.Error()

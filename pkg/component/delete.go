@@ -14,7 +14,7 @@ import (
 // delete removes the component's objects in delete waves and then the
 // finalizer. It does not start while foreign instances of the component's
 // managed types exist.
-func (p *pass[T]) delete(ctx context.Context) outcome.Outcome {
+func (p *pass) delete(ctx context.Context) outcome.Outcome {
 	if !p.hasFinalizer() {
 		return outcome.Outcome{Gone: true}
 	}
@@ -56,7 +56,7 @@ func (p *pass[T]) delete(ctx context.Context) outcome.Outcome {
 	p.status.writes += len(res.Actions)
 	newKinds := false
 	if err == nil {
-		newKinds, err = p.r.watchDependents(ctx, tg, res.Inventory)
+		newKinds, err = p.r.watchKinds(ctx, tg, res.Inventory)
 	}
 	switch {
 	case err != nil:
@@ -83,7 +83,7 @@ func (p *pass[T]) delete(ctx context.Context) outcome.Outcome {
 // A render error must not block deletion forever: deletion goes on without
 // hooks, and the returned note says why, for the Ready condition and an
 // event; the next pass renders again.
-func (p *pass[T]) deleteHooks(ctx context.Context, tg *target) ([]client.Object, string) {
+func (p *pass) deleteHooks(ctx context.Context, tg *target) ([]client.Object, string) {
 	if hooks, ok := p.r.hooks.get(p.id, p.component); ok {
 		return hooks, ""
 	}

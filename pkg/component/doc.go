@@ -12,8 +12,8 @@
 //
 // Each Reconcile is one engine pass at most, and writes the component's
 // status at most once, at its end. Three types share the work: the pass
-// (pass[T]: the render and the engine pass), the status recorder
-// (statusRecorder[T]: the one status write and what precedes it) and the
+// (pass: the render and the engine pass), the status recorder
+// (statusRecorder: the one status write and what precedes it) and the
 // settings (what the component's optional *Configuration interfaces say,
 // resolved once); attempts decide, from the status alone, the course of
 // the attempts at a render. The files named are where each step lives:

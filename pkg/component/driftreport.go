@@ -11,7 +11,7 @@ import (
 // the Drifted condition, and emits one Warning Event for the drift that is
 // new since the applier last reported it: once per change, not per watch
 // event. In other modes the condition is removed.
-func (p *pass[T]) reportDrift(mode manifests.DriftMode, res engine.Result) {
+func (p *pass) reportDrift(mode manifests.DriftMode, res engine.Result) {
 	conditions.SetDrifted(p.component.GetStatus(), p.component.GetGeneration(), mode, res)
 	if mode != manifests.DriftWarn {
 		return

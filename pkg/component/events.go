@@ -15,7 +15,7 @@ import (
 // updated, replaced, deleted, orphaned), naming the first few objects and
 // why, where the action says (a replaced object's immutable fields). A pass that
 // wrote nothing emits nothing.
-func (r *Reconciler[T]) recordActions(component T, actions []engine.ObjectAction) {
+func (r *core) recordActions(component Component, actions []engine.ObjectAction) {
 	if len(actions) > 0 {
 		objectWrites.WithLabelValues(r.name, component.GetNamespace(), component.GetName()).Add(float64(len(actions)))
 	}
@@ -48,7 +48,7 @@ func (r *Reconciler[T]) recordActions(component T, actions []engine.ObjectAction
 // pass that wrote objects (inPass) is remembered without an Event: the
 // pass's Events (Created, Updated, Deleted) already say what goes on. A
 // Warning ends with the ID of the Reconcile's trace, when it has one.
-func (r *Reconciler[T]) note(component T, o outcome.Outcome, inPass bool, traceID string) bool {
+func (r *core) note(component Component, o outcome.Outcome, inPass bool, traceID string) bool {
 	id := types.NamespacedName{Namespace: component.GetNamespace(), Name: component.GetName()}
 	reason := o.Reason
 	if o.Event != "" {

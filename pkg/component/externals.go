@@ -14,7 +14,7 @@ import (
 // withExternals takes the external dependents out of objects and, where
 // the component has some (rendered, or recorded from before), hands them
 // to the engine pass through owner.Externals.
-func (p *pass[T]) withExternals(tg *target, owner *engine.Owner, objects []client.Object) ([]client.Object, error) {
+func (p *pass) withExternals(tg *target, owner *engine.Owner, objects []client.Object) ([]client.Object, error) {
 	deps, objects, err := external.Split(p.r.name, objects, owner.Defaults.WithFallbacks())
 	if err != nil {
 		return nil, err
@@ -31,7 +31,7 @@ func (p *pass[T]) withExternals(tg *target, owner *engine.Owner, objects []clien
 
 // externalPass is the Pass of the component's dependents (deps rendered,
 // none on deletion), nil when it has none.
-func (p *pass[T]) externalPass(tg *target, owner engine.Owner, deps []external.Dependent) (*external.Pass, error) {
+func (p *pass) externalPass(tg *target, owner engine.Owner, deps []external.Dependent) (*external.Pass, error) {
 	status := p.component.GetStatus()
 	if len(deps) == 0 && len(status.Externals) == 0 {
 		return nil, nil
@@ -50,7 +50,7 @@ func (p *pass[T]) externalPass(tg *target, owner engine.Owner, deps []external.D
 
 // writeAheadWithExternals writes the inventory ahead of its objects, and
 // with it the external dependents the pass recorded.
-func (p *pass[T]) writeAheadWithExternals(ctx context.Context, items []manifests.InventoryItem) error {
+func (p *pass) writeAheadWithExternals(ctx context.Context, items []manifests.InventoryItem) error {
 	if p.externals != nil {
 		p.externals.Saved()
 	}

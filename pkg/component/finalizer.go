@@ -17,7 +17,7 @@ import (
 // ensureFinalizer adds the finalizer on first reconcile, replacing the bare
 // operator name that earlier versions set (the API server warns about a
 // finalizer without a path).
-func (p *pass[T]) ensureFinalizer(ctx context.Context) error {
+func (p *pass) ensureFinalizer(ctx context.Context) error {
 	return p.patchFinalizers(ctx, "adding the finalizer to", func() bool {
 		migrated := controllerutil.RemoveFinalizer(p.component, p.r.legacyFinalizer())
 		return controllerutil.AddFinalizer(p.component, p.r.opts.Finalizer) || migrated
@@ -26,7 +26,7 @@ func (p *pass[T]) ensureFinalizer(ctx context.Context) error {
 
 // hasFinalizer tells whether the component carries this reconciler's
 // finalizer, or the one earlier versions set.
-func (p *pass[T]) hasFinalizer() bool {
+func (p *pass) hasFinalizer() bool {
 	return controllerutil.ContainsFinalizer(p.component, p.r.opts.Finalizer) ||
 		controllerutil.ContainsFinalizer(p.component, p.r.legacyFinalizer())
 }
@@ -38,7 +38,7 @@ func (p *pass[T]) hasFinalizer() bool {
 // operator's and a new component would move to generation 2. The patch is
 // written as it is, not diffed from a copy of the component: two
 // encodings of the whole component for one list.
-func (p *pass[T]) patchFinalizers(ctx context.Context, what string, change func() bool) error {
+func (p *pass) patchFinalizers(ctx context.Context, what string, change func() bool) error {
 	if !change() {
 		return nil
 	}
@@ -61,7 +61,7 @@ func (p *pass[T]) patchFinalizers(ctx context.Context, what string, change func(
 
 // legacyFinalizer is the finalizer earlier versions set, the operator name,
 // or "" when the reconciler is told to use that very name.
-func (r *Reconciler[T]) legacyFinalizer() string {
+func (r *core) legacyFinalizer() string {
 	if r.name == r.opts.Finalizer {
 		return ""
 	}
@@ -71,7 +71,7 @@ func (r *Reconciler[T]) legacyFinalizer() string {
 // removeFinalizer ends a deletion: the status says Deleting with message
 // (a deletion finished in its first pass never said so), then the
 // finalizer goes.
-func (p *pass[T]) removeFinalizer(ctx context.Context, message string) outcome.Outcome {
+func (p *pass) removeFinalizer(ctx context.Context, message string) outcome.Outcome {
 	conditions.SetReady(p.component.GetStatus(), p.component.GetGeneration(), ReasonDeleting, message, false)
 	// Persist the emptied inventory first, so that a crash cannot leave a
 	// finalizer-free component with stale items.

@@ -18,7 +18,7 @@ import (
 // emits an event when the outcome is new; retry is the component's retry
 // interval. A status the API server refuses is reported in its stead
 // (finishTooLarge, finishRejected), with an event of its own.
-func (sr *statusRecorder[T]) finish(ctx context.Context, o outcome.Outcome, retry time.Duration) (ctrl.Result, error) {
+func (sr *statusRecorder) finish(ctx context.Context, o outcome.Outcome, retry time.Duration) (ctrl.Result, error) {
 	if o.Gone {
 		return ctrl.Result{}, nil
 	}
@@ -61,7 +61,7 @@ func (sr *statusRecorder[T]) finish(ctx context.Context, o outcome.Outcome, retr
 // writeOutcome records the outcome in the status and writes it, unless the
 // Reconcile wrote the status ahead of its pass: a Reconcile writes the
 // status once, and the next one, at once, runs the pass and reports it.
-func (sr *statusRecorder[T]) writeOutcome(ctx context.Context, o outcome.Outcome) error {
+func (sr *statusRecorder) writeOutcome(ctx context.Context, o outcome.Outcome) error {
 	if sr.wroteAhead {
 		return nil
 	}
@@ -73,7 +73,7 @@ func (sr *statusRecorder[T]) writeOutcome(ctx context.Context, o outcome.Outcome
 // finishTooLarge reports a status too large to store. It keeps the inventory
 // as last stored, which already records every object the pass may have
 // created, since new items are stored before their objects are created.
-func (sr *statusRecorder[T]) finishTooLarge(ctx context.Context, tooLarge error) (ctrl.Result, error) {
+func (sr *statusRecorder) finishTooLarge(ctx context.Context, tooLarge error) (ctrl.Result, error) {
 	status := sr.component.GetStatus()
 	status.Inventory = sr.written.Inventory
 	conditions.SetReady(status, sr.component.GetGeneration(), ReasonError, tooLarge.Error(), true)
@@ -93,7 +93,7 @@ func (sr *statusRecorder[T]) finishTooLarge(ctx context.Context, tooLarge error)
 // finishTooLarge does: the CRD accepted it, and it already records every
 // object created, since new items are stored before their objects are
 // created. So the component shows why it is stuck.
-func (sr *statusRecorder[T]) finishRejected(ctx context.Context, rejected error, retry time.Duration) (ctrl.Result, error) {
+func (sr *statusRecorder) finishRejected(ctx context.Context, rejected error, retry time.Duration) (ctrl.Result, error) {
 	o := outcome.Failure(rejected, retry, &sr.written)
 	status := sr.component.GetStatus()
 	status.Inventory = sr.written.Inventory
@@ -112,7 +112,7 @@ func (sr *statusRecorder[T]) finishRejected(ctx context.Context, rejected error,
 // deleted objects or failed: the component, its revision, the objects
 // written and how long it took. A reconcile that changed nothing logs at
 // debug level only.
-func (sr *statusRecorder[T]) logOutcome(ctx context.Context, o outcome.Outcome) {
+func (sr *statusRecorder) logOutcome(ctx context.Context, o outcome.Outcome) {
 	logger := log.FromContext(ctx)
 	if sr.writes == 0 && !o.Warns() {
 		logger = logger.V(1)
@@ -125,7 +125,7 @@ func (sr *statusRecorder[T]) logOutcome(ctx context.Context, o outcome.Outcome) 
 // continues tells whether the Reconcile that ended with o left work for the
 // next one: a wave waiting, deletion under way, or new inventory items
 // written ahead of their objects. The next one's span links to this one's.
-func (sr *statusRecorder[T]) continues(o *outcome.Outcome) bool {
+func (sr *statusRecorder) continues(o *outcome.Outcome) bool {
 	if o == nil || o.Gone {
 		return false
 	}

@@ -6,7 +6,7 @@ import "k8s.io/apimachinery/pkg/types"
 // no longer its own (another shard's, filtered out): its written status,
 // Event notes, hooks, kept renders, span links, external dependents,
 // metrics and its use of a target.
-func (r *Reconciler[T]) forget(id types.NamespacedName) {
+func (r *core) forget(id types.NamespacedName) {
 	r.status.forget(id)
 	r.notes.forget(id)
 	if r.held != nil {
@@ -28,7 +28,7 @@ func (r *Reconciler[T]) forget(id types.NamespacedName) {
 
 // forgetExternals stops polling the dependents of a component that is
 // gone.
-func (r *Reconciler[T]) forgetExternals(id types.NamespacedName) {
+func (r *core) forgetExternals(id types.NamespacedName) {
 	if r.externals != nil {
 		r.externals.Forget(id)
 	}

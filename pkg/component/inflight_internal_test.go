@@ -7,7 +7,7 @@ import (
 )
 
 func TestReadyzCheckFailsWhileAReconcileIsStuck(t *testing.T) {
-	r := &Reconciler[Component]{name: "test", opts: ReconcilerOptions{ReconcileTimeout: time.Minute}, inflight: newInflight()}
+	r := &Reconciler[Component]{&core{name: "test", opts: ReconcilerOptions{ReconcileTimeout: time.Minute}, inflight: newInflight()}}
 	id := r.inflight.begin()
 	if err := r.ReadyzCheck(nil); err != nil {
 		t.Fatalf("a reconcile within its bound: %v", err)

@@ -22,7 +22,7 @@ const inputsVersion = "wavekit inputs v1"
 // or an upgrade, the reconcile request it answers, and what the generator
 // declares (manifests.InputsDeclarer) or, for a generator that declares
 // nothing, the operator's program. ctx is the render's context.
-func (p *pass[T]) renderInputs(ctx context.Context) (string, error) {
+func (p *pass) renderInputs(ctx context.Context) (string, error) {
 	generated := "program " + programDigest()
 	if declarer, ok := p.r.generator.(manifests.InputsDeclarer); ok {
 		declared, err := declarer.RenderInputs(ctx, p.settings.Namespace, p.settings.Name, p.component.GetSpec())

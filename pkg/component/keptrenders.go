@@ -84,7 +84,7 @@ func (r *Reconciler[T]) setupKeptRenders(mgr ctrl.Manager) error {
 // be rendered again when a render kept for those inputs cannot be read: a
 // Warning Event says so, and the Ready message while the new render is
 // current (keptrender.Current.RenderedAgain).
-func (p *pass[T]) currentRender(ctx context.Context, gvk schema.GroupVersionKind, inputs string) (keptrender.Current, bool, string, error) {
+func (p *pass) currentRender(ctx context.Context, gvk schema.GroupVersionKind, inputs string) (keptrender.Current, bool, string, error) {
 	look := keptrender.Lookup{Inputs: inputs, MayBeKept: p.mayHaveKept()}
 	if att := p.component.GetStatus().Attempt; att != nil {
 		look.Applied = att.RenderDigest
@@ -107,7 +107,7 @@ func (p *pass[T]) currentRender(ctx context.Context, gvk schema.GroupVersionKind
 // resealLastGood seals the component's last Ready render again when a
 // rotation made a new key (keptrender.Store.Reseal). What fails is logged:
 // the render stays readable with the previous key until the next rotation.
-func (p *pass[T]) resealLastGood(ctx context.Context) {
+func (p *pass) resealLastGood(ctx context.Context) {
 	good := p.component.GetStatus().LastGoodRender
 	if good == nil || good.Secret == "" {
 		return

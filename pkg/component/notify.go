@@ -33,7 +33,7 @@ type statusBefore struct {
 // a stall, a rollback or a blocked deletion that the status did not say
 // yet, and a wave that has waited longer than WaveHeldAfter, once per wave
 // and attempt.
-func (sr *statusRecorder[T]) notifyOutcome(ctx context.Context, before *statusBefore, o outcome.Outcome) {
+func (sr *statusRecorder) notifyOutcome(ctx context.Context, before *statusBefore, o outcome.Outcome) {
 	if sr.r.opts.Notifier == nil || before == nil || sr.wroteAhead || o.Gone {
 		return
 	}
@@ -75,7 +75,7 @@ func outcomeKind(before *metav1.Condition, rendered bool, o outcome.Outcome) (no
 // notifyDrift tells the Notifier of the objects the pass wrote back after
 // others changed them, and of those it found drifted and left (drift mode
 // Warn) that it had not reported yet.
-func (p *pass[T]) notifyDrift(ctx context.Context, res engine.Result) {
+func (p *pass) notifyDrift(ctx context.Context, res engine.Result) {
 	if p.r.opts.Notifier == nil {
 		return
 	}
@@ -103,7 +103,7 @@ func (p *pass[T]) notifyDrift(ctx context.Context, res engine.Result) {
 // alert sends the Notifier what happened to component: its kind, name,
 // labels (for routing), generation, the revision of source, the trace ID
 // of ctx's Reconcile and the time now.
-func (r *Reconciler[T]) alert(ctx context.Context, component T, source *manifests.SourceInfo, kind notify.Kind, reason, message string) {
+func (r *core) alert(ctx context.Context, component Component, source *manifests.SourceInfo, kind notify.Kind, reason, message string) {
 	object := notify.Object{Namespace: component.GetNamespace(), Name: component.GetName(), UID: string(component.GetUID())}
 	if gvk, err := apiutil.GVKForObject(component, r.client.Scheme()); err == nil {
 		object.APIVersion, object.Kind = gvk.GroupVersion().String(), gvk.Kind
@@ -118,7 +118,7 @@ func (r *Reconciler[T]) alert(ctx context.Context, component T, source *manifest
 
 // saidBefore is what the status said as last read or written, for
 // notifyOutcome; nil without a Notifier.
-func (sr *statusRecorder[T]) saidBefore() *statusBefore {
+func (sr *statusRecorder) saidBefore() *statusBefore {
 	if sr.r.opts.Notifier == nil {
 		return nil
 	}

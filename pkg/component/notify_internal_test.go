@@ -64,9 +64,9 @@ func (*testError) Error() string { return "refused" }
 // TestAlertsOffCostNothing: without a Notifier, what a Reconcile does for
 // alerts allocates nothing.
 func TestAlertsOffCostNothing(t *testing.T) {
-	r := &Reconciler[Component]{opts: ReconcilerOptions{}.withDefaults("test.wavekit.dev")}
-	sr := &statusRecorder[Component]{r: r, component: nil}
-	p := &pass[Component]{r: r, status: sr, component: sr.component}
+	r := &core{opts: ReconcilerOptions{}.withDefaults("test.wavekit.dev")}
+	sr := &statusRecorder{r: r, component: nil}
+	p := &pass{r: r, status: sr, component: sr.component}
 	res := engine.Result{Actions: []engine.ObjectAction{{Object: manifests.ObjectKey{Kind: "ConfigMap", Name: "a"}, Action: engine.ActionUpdate, Corrected: true}},
 		Drifted: []engine.Drift{{Object: manifests.ObjectKey{Kind: "ConfigMap", Name: "b"}, New: true}}}
 	ctx := context.Background()

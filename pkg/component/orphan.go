@@ -13,7 +13,7 @@ import (
 // is deleted: the way out for a component whose target cluster is gone (or
 // whose identity may no longer delete there), since deletion otherwise waits
 // for that cluster.
-func (p *pass[T]) orphansOnDelete() (bool, error) {
+func (p *pass) orphansOnDelete() (bool, error) {
 	key := manifests.Key(p.r.name, manifests.AnnotationDeletePolicy)
 	value, ok := p.component.GetAnnotations()[key]
 	if !ok {
@@ -32,7 +32,7 @@ func (p *pass[T]) orphansOnDelete() (bool, error) {
 // orphanAll ends the deletion without contacting the target: the objects in
 // the inventory stay as they are, with their owner label, and an event says
 // how many were left.
-func (p *pass[T]) orphanAll(ctx context.Context) outcome.Outcome {
+func (p *pass) orphanAll(ctx context.Context) outcome.Outcome {
 	left := len(p.component.GetStatus().Inventory)
 	if p.r.recorder != nil {
 		p.r.recorder.Eventf(p.component, nil, "Warning", "Orphaned", "Delete",

@@ -13,13 +13,13 @@ import (
 // its objects in one engine pass at most (apply.go, delete.go), renders
 // them (render.go), waits for what they depend on (waits.go), and carries
 // out what attempts decide (attemptpass.go). Its status recorder writes the
-// status and records the outcome (statusRecorder[T]); its settings are the
+// status and records the outcome (statusRecorder); its settings are the
 // component's optional configurations, resolved once (package settings).
-type pass[T Component] struct {
-	r         *Reconciler[T]
-	settings  settings.Settings  // the component's optional configurations, resolved once
-	status    *statusRecorder[T] // records the outcome; the one status write
-	component T
+type pass struct {
+	r         *core
+	settings  settings.Settings // the component's optional configurations, resolved once
+	status    *statusRecorder   // records the outcome; the one status write
+	component Component
 	id        types.NamespacedName
 	source    *manifests.SourceInfo // where the generator said the objects come from
 	externals *external.Pass        // the pass's dependents outside Kubernetes, if any
@@ -31,6 +31,6 @@ type pass[T Component] struct {
 
 // fail turns an error of the pass into its outcome (failure); a target
 // that did not answer is ReasonTargetUnreachable (unreachable.go).
-func (p *pass[T]) fail(err error) outcome.Outcome {
+func (p *pass) fail(err error) outcome.Outcome {
 	return unreachable(err, outcome.Failure(err, p.settings.Retry, &p.status.written), p.r.targets.hostOf(p.id))
 }

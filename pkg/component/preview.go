@@ -28,6 +28,11 @@ import (
 // is not set up with a manager (wavekit diff component); it must not be
 // called concurrently on one reconciler.
 func (r *Reconciler[T]) Preview(ctx context.Context, cfg *rest.Config, scheme *runtime.Scheme, component T) (engine.Preview, error) {
+	return r.preview(ctx, cfg, scheme, component)
+}
+
+// preview is Preview.
+func (r *core) preview(ctx context.Context, cfg *rest.Config, scheme *runtime.Scheme, component Component) (engine.Preview, error) {
 	if r.client == nil {
 		c, err := client.New(cfg, client.Options{Scheme: scheme})
 		if err != nil {
@@ -38,7 +43,7 @@ func (r *Reconciler[T]) Preview(ctx context.Context, cfg *rest.Config, scheme *r
 	ts := &targets{name: r.name, local: cfg, scheme: scheme, reader: r.apiReader, opts: r.opts,
 		byKey: map[targetKey]*target{}, byComponent: map[types.NamespacedName]targetKey{}}
 	defer ts.stopAll()
-	p := &pass[T]{r: r, component: component, id: types.NamespacedName{Namespace: component.GetNamespace(), Name: component.GetName()},
+	p := &pass{r: r, component: component, id: types.NamespacedName{Namespace: component.GetNamespace(), Name: component.GetName()},
 		settings: settings.Resolve(component, r.settingsDefaults())}
 	tg, err := connectForPreview(ctx, ts, component, p.settings)
 	if err != nil {

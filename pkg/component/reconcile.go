@@ -21,11 +21,16 @@ import (
 // in its status. It runs at most one engine pass and writes the status at
 // most once, only when it changed.
 func (r *Reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	return r.reconcile(ctx, req)
+}
+
+// reconcile is Reconcile.
+func (r *core) reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	start := time.Now()
 	reconcilesStarted.WithLabelValues(r.name).Inc()
 	result := resultFailed
 	ctx, span := r.traces.Start(ctx, req.NamespacedName)
-	var rec *statusRecorder[T]
+	var rec *statusRecorder
 	var o *outcome.Outcome
 	defer func() {
 		reconcileDuration.WithLabelValues(r.name).Observe(time.Since(start).Seconds())
@@ -61,8 +66,8 @@ func (r *Reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 	}
 	passtrace.Describe(span, component)
 	r.notes.seed(req.NamespacedName, component.GetGeneration(), component.GetStatus())
-	rec = &statusRecorder[T]{r: r, component: component, id: req.NamespacedName, written: *component.GetStatus().DeepCopy(), start: start}
-	p := &pass[T]{r: r, status: rec, component: component, id: req.NamespacedName}
+	rec = &statusRecorder{r: r, component: component, id: req.NamespacedName, written: *component.GetStatus().DeepCopy(), start: start}
+	p := &pass{r: r, status: rec, component: component, id: req.NamespacedName}
 	passed := p.applyOrDelete(ctx)
 	rec.source = p.source
 	o, result = &passed, resultOf(passed)
@@ -70,7 +75,7 @@ func (r *Reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 }
 
 // readTraced is read, in a span of its own.
-func (r *Reconciler[T]) readTraced(ctx context.Context, id types.NamespacedName) (T, error) {
+func (r *core) readTraced(ctx context.Context, id types.NamespacedName) (Component, error) {
 	ctx, span := passtrace.Span(ctx, "read")
 	component, err := r.read(ctx, id)
 	failed := err
@@ -82,13 +87,13 @@ func (r *Reconciler[T]) readTraced(ctx context.Context, id types.NamespacedName)
 }
 
 // settingsDefaults are the options a component's configurations override.
-func (r *Reconciler[T]) settingsDefaults() settings.Defaults {
+func (r *core) settingsDefaults() settings.Defaults {
 	return settings.Defaults{Requeue: r.opts.RequeueInterval, Retry: r.opts.RetryInterval, Timeout: r.opts.Timeout,
 		Reapply: r.opts.ReapplyInterval, DefaultServiceAccount: r.opts.DefaultServiceAccount}
 }
 
 // applyOrDelete applies the component, or deletes it once it is being deleted.
-func (p *pass[T]) applyOrDelete(ctx context.Context) outcome.Outcome {
+func (p *pass) applyOrDelete(ctx context.Context) outcome.Outcome {
 	err := p.r.runHooks(ctx, p.r.on.postRead, p.component)
 	// After the hooks, which may change the spec; before anything reads them.
 	p.settings = settings.Resolve(p.component, p.r.settingsDefaults())
@@ -105,14 +110,13 @@ func (p *pass[T]) applyOrDelete(ctx context.Context) outcome.Outcome {
 // reconciler removed, which a lagging cache may still show.
 var errFinalized = errors.New("finalizer removed: the deletion is over")
 
-func (r *Reconciler[T]) read(ctx context.Context, id types.NamespacedName) (T, error) {
-	var zero T
-	obj := newObject[T]()
+func (r *core) read(ctx context.Context, id types.NamespacedName) (Component, error) {
+	obj := r.newObject()
 	if err := r.client.Get(ctx, id, obj); err != nil {
-		return zero, err
+		return nil, err
 	}
 	if r.status.isFinalized(obj) {
-		return zero, errFinalized
+		return nil, errFinalized
 	}
 	return r.status.newest(obj), nil
 }

@@ -19,6 +19,13 @@ import (
 
 // Reconciler turns a component type T into a running component operator.
 type Reconciler[T Component] struct {
+	*core
+}
+
+// core is the Reconciler without its component type: what a Reconcile and
+// its pass use, which needs T only to make an empty component (newObject)
+// and to call the hooks added with With…Hook, which it takes as hookFuncs.
+type core struct {
 	name      string
 	generator manifests.Generator
 	opts      ReconcilerOptions
@@ -31,7 +38,7 @@ type Reconciler[T Component] struct {
 	// resyncs are the events of objects an informer lists when it starts
 	// or a handler is added: enqueued behind every change (LowPriority).
 	resyncs  chan event.GenericEvent
-	status   *writtenStatus[T]
+	status   *writtenStatus
 	gauge    *stateGauge
 	notes    *eventNotes
 	held     *eventNotes // the held wave last told to the Notifier; nil without one
@@ -48,14 +55,29 @@ type Reconciler[T Component] struct {
 	owners *ownerIndex        // owner label value → component
 	deps   *dependencyTracker // set by SetupWithManager
 
-	on      reconcileHooks[T] // the hooks added with With…Hook
+	on      reconcileHooks // the hooks added with With…Hook
 	watches []watch
+
+	// newObject returns an empty component of type T.
+	newObject func() Component
+	// watchKinds and registerOwnerID are the Reconciler's watchDependents
+	// and registerOwner (watch.go), which the pass calls.
+	watchKinds      func(ctx context.Context, tg *target, inventory []manifests.InventoryItem) (bool, error)
+	registerOwnerID func(ownerID string, id types.NamespacedName)
+}
+
+// hookFunc is a HookFunc of any component type.
+type hookFunc func(ctx context.Context, c client.Client, component Component) error
+
+// typed is h as a hookFunc.
+func typed[T Component](h HookFunc[T]) hookFunc {
+	return func(ctx context.Context, c client.Client, component Component) error { return h(ctx, c, component.(T)) }
 }
 
 // reconcileHooks are the hooks a Reconcile calls, at each point, in the
 // order they were added.
-type reconcileHooks[T Component] struct {
-	postRead, preReconcile, postReconcile, preDelete, postDelete []HookFunc[T]
+type reconcileHooks struct {
+	postRead, preReconcile, postReconcile, preDelete, postDelete []hookFunc
 }
 
 // watch is an extra event source added with WithWatch.
@@ -68,13 +90,15 @@ type watch struct {
 // NewReconciler returns a reconciler for operator name (the annotation
 // prefix, field owner and finalizer) that renders with generator.
 func NewReconciler[T Component](name string, generator manifests.Generator, options ReconcilerOptions) *Reconciler[T] {
-	r := &Reconciler[T]{
+	r := &Reconciler[T]{&core{
 		name: name, generator: generator, opts: options.withDefaults(name),
 		events: make(chan event.GenericEvent, 1024), resyncs: make(chan event.GenericEvent, 1024),
-		status: newWrittenStatus[T](), gauge: newStateGauge(name), notes: newEventNotes(),
+		status: newWrittenStatus(), gauge: newStateGauge(name), notes: newEventNotes(),
 		inflight: newInflight(), pruned: &prunedStatus{}, hooks: newKeptHooks(),
 		owners: newOwnerIndex(), traces: passtrace.New(options.TracerProvider),
-	}
+		newObject: func() Component { return newObject[T]() },
+	}}
+	r.watchKinds, r.registerOwnerID = r.watchDependents, r.registerOwner
 	if options.Notifier != nil {
 		r.held = newEventNotes()
 	}
@@ -83,33 +107,33 @@ func NewReconciler[T Component](name string, generator manifests.Generator, opti
 
 // WithPostReadHook adds a hook called after the component is read.
 func (r *Reconciler[T]) WithPostReadHook(h HookFunc[T]) *Reconciler[T] {
-	r.on.postRead = append(r.on.postRead, h)
+	r.on.postRead = append(r.on.postRead, typed(h))
 	return r
 }
 
 // WithPreReconcileHook adds a hook called before the objects are rendered and applied.
 func (r *Reconciler[T]) WithPreReconcileHook(h HookFunc[T]) *Reconciler[T] {
-	r.on.preReconcile = append(r.on.preReconcile, h)
+	r.on.preReconcile = append(r.on.preReconcile, typed(h))
 	return r
 }
 
 // WithPostReconcileHook adds a hook called once every object is applied and ready.
 func (r *Reconciler[T]) WithPostReconcileHook(h HookFunc[T]) *Reconciler[T] {
-	r.on.postReconcile = append(r.on.postReconcile, h)
+	r.on.postReconcile = append(r.on.postReconcile, typed(h))
 	return r
 }
 
 // WithPreDeleteHook adds a hook called before deletion starts (again on each
 // attempt while deletion is blocked, so it must be idempotent).
 func (r *Reconciler[T]) WithPreDeleteHook(h HookFunc[T]) *Reconciler[T] {
-	r.on.preDelete = append(r.on.preDelete, h)
+	r.on.preDelete = append(r.on.preDelete, typed(h))
 	return r
 }
 
 // WithPostDeleteHook adds a hook called once every object is gone, before
 // the finalizer is removed.
 func (r *Reconciler[T]) WithPostDeleteHook(h HookFunc[T]) *Reconciler[T] {
-	r.on.postDelete = append(r.on.postDelete, h)
+	r.on.postDelete = append(r.on.postDelete, typed(h))
 	return r
 }
 
@@ -127,7 +151,7 @@ func (r *Reconciler[T]) Enqueue(id types.NamespacedName) {
 	r.events <- event.GenericEvent{Object: &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Namespace: id.Namespace, Name: id.Name}}}
 }
 
-func (r *Reconciler[T]) runHooks(ctx context.Context, hooks []HookFunc[T], component T) error {
+func (r *core) runHooks(ctx context.Context, hooks []hookFunc, component Component) error {
 	for _, h := range hooks {
 		if err := h(ctx, r.client, component); err != nil {
 			return err

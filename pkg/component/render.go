@@ -23,7 +23,7 @@ import (
 // applied. The objects are decoded from the render on every pass, so that
 // each pass, and the pass after a restart, applies the same objects in the
 // same form.
-func (p *pass[T]) renderOnce(ctx context.Context, tg *target) ([]client.Object, keptrender.Render, error) {
+func (p *pass) renderOnce(ctx context.Context, tg *target) ([]client.Object, keptrender.Render, error) {
 	ctx, reported := p.renderContext(ctx, tg)
 	inputs, err := p.renderInputs(ctx)
 	if err != nil {
@@ -59,14 +59,14 @@ func (p *pass[T]) renderOnce(ctx context.Context, tg *target) ([]client.Object, 
 // mayHaveKept tells whether a render of the component may be kept in a
 // Secret: not before its first attempt, which the pass that keeps the
 // first render records (so a new component costs no read).
-func (p *pass[T]) mayHaveKept() bool {
+func (p *pass) mayHaveKept() bool {
 	status := p.component.GetStatus()
 	return status.Attempt != nil || len(status.Inventory) > 0
 }
 
 // renderContext is ctx with what a generator reads: the target's reader
 // and discovery, the component's info, and a report of its source.
-func (p *pass[T]) renderContext(ctx context.Context, tg *target) (context.Context, func() *manifests.SourceInfo) {
+func (p *pass) renderContext(ctx context.Context, tg *target) (context.Context, func() *manifests.SourceInfo) {
 	status := p.component.GetStatus()
 	ctx = manifests.WithClient(ctx, tg.RenderReader)
 	ctx = manifests.WithDiscovery(ctx, tg.Discovery)
@@ -79,7 +79,7 @@ func (p *pass[T]) renderContext(ctx context.Context, tg *target) (context.Contex
 
 // renderNew calls the generator and encodes its objects as the render of
 // inputs.
-func (p *pass[T]) renderNew(ctx context.Context, inputs string, reported func() *manifests.SourceInfo) (keptrender.Current, error) {
+func (p *pass) renderNew(ctx context.Context, inputs string, reported func() *manifests.SourceInfo) (keptrender.Current, error) {
 	objects, err := p.generate(ctx, reported)
 	if err != nil {
 		return keptrender.Current{}, err
@@ -93,14 +93,14 @@ func (p *pass[T]) renderNew(ctx context.Context, inputs string, reported func() 
 
 // render calls the generator now, whatever the current render: for a
 // preview of a spec, and for the delete hooks of one.
-func (p *pass[T]) render(ctx context.Context, tg *target) ([]client.Object, error) {
+func (p *pass) render(ctx context.Context, tg *target) ([]client.Object, error) {
 	ctx, reported := p.renderContext(ctx, tg)
 	return p.generate(ctx, reported)
 }
 
 // generate calls the generator in a span of its own, and notes the source
 // it reported.
-func (p *pass[T]) generate(ctx context.Context, reported func() *manifests.SourceInfo) ([]client.Object, error) {
+func (p *pass) generate(ctx context.Context, reported func() *manifests.SourceInfo) ([]client.Object, error) {
 	ctx, span := passtrace.Span(ctx, "render")
 	objects, err := p.r.generator.Generate(ctx, p.settings.Namespace, p.settings.Name, p.component.GetSpec())
 	p.source = reported()

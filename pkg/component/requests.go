@@ -9,7 +9,7 @@ import (
 
 // requested returns the value of the component annotation
 // <operator name>/suffix.
-func (p *pass[T]) requested(suffix string) string {
+func (p *pass) requested(suffix string) string {
 	return requested(p.component, p.r.name, suffix)
 }
 
@@ -20,14 +20,14 @@ func requested(c Component, operator, suffix string) string {
 
 // forceRequested tells whether the component asks for a forced pass that
 // no pass has handled yet.
-func (p *pass[T]) forceRequested() bool {
+func (p *pass) forceRequested() bool {
 	value := p.requested(AnnotationForce)
 	return value != "" && value != p.component.GetStatus().LastHandledForceAt
 }
 
 // recordReconcileRequest records that this pass handled the reconcile
 // request the component carries, whatever its outcome.
-func (sr *statusRecorder[T]) recordReconcileRequest() {
+func (sr *statusRecorder) recordReconcileRequest() {
 	if value := requested(sr.component, sr.r.name, AnnotationReconcileRequestedAt); value != "" {
 		sr.component.GetStatus().LastHandledReconcileAt = value
 	}
@@ -39,7 +39,7 @@ func newValue(before, after string) bool { return after != "" && after != before
 // requestChanged lets through a component update that sets a new value of
 // AnnotationReconcileRequestedAt or AnnotationForce; not other annotation
 // edits.
-func (r *Reconciler[T]) requestChanged() predicate.Predicate {
+func (r *core) requestChanged() predicate.Predicate {
 	reconcileKey := manifests.Key(r.name, AnnotationReconcileRequestedAt)
 	forceKey := manifests.Key(r.name, AnnotationForce)
 	return predicate.Funcs{

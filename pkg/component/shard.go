@@ -45,7 +45,7 @@ func CacheFor(obj client.Object, selector labels.Selector, base cache.Options) c
 // components the selector matches, and any change of labels that makes a
 // component match or stop matching (the one shard forgets it, the other
 // takes it over).
-func (r *Reconciler[T]) componentEvents() predicate.Predicate {
+func (r *core) componentEvents() predicate.Predicate {
 	selected := predicate.Funcs{
 		CreateFunc:  func(e event.CreateEvent) bool { return r.selects(e.Object) },
 		UpdateFunc:  func(e event.UpdateEvent) bool { return r.selects(e.ObjectNew) },
@@ -61,7 +61,7 @@ func (r *Reconciler[T]) componentEvents() predicate.Predicate {
 	return predicate.Or(selectionChanged, predicate.And(selected, predicate.Or(specOrDeletionChanged(), r.requestChanged())))
 }
 
-func (r *Reconciler[T]) selects(obj client.Object) bool {
+func (r *core) selects(obj client.Object) bool {
 	return shard.Selects(r.opts.Selector, obj)
 }
 

@@ -27,9 +27,9 @@ import (
 // new objects of its pass: writeahead.go), in an Event (events.go) and in
 // the log. A status the API server refuses is reported in its stead
 // (rejected.go), and fields its CRD drops are noticed (pruned.go).
-type statusRecorder[T Component] struct {
-	r          *Reconciler[T]
-	component  T
+type statusRecorder struct {
+	r          *core
+	component  Component
 	id         types.NamespacedName
 	written    Status    // the status as last read or written
 	start      time.Time // when the Reconcile began
@@ -52,7 +52,7 @@ func sameBesideInventory(a, b Status) bool {
 
 // writeStatus writes the status if it differs from what was read or last
 // written (optimistic locking through the resourceVersion).
-func (sr *statusRecorder[T]) writeStatus(ctx context.Context) error {
+func (sr *statusRecorder) writeStatus(ctx context.Context) error {
 	status := sr.component.GetStatus()
 	sameInventory := manifests.EqualInventories(status.Inventory, sr.written.Inventory)
 	if sameInventory && sameBesideInventory(*status, sr.written) || sr.r.pruned.sameButPruned(status, &sr.written) {
@@ -80,7 +80,7 @@ func (sr *statusRecorder[T]) writeStatus(ctx context.Context) error {
 }
 
 // updateStatus sends the status to the API server, in a span of its own.
-func (sr *statusRecorder[T]) updateStatus(ctx context.Context) error {
+func (sr *statusRecorder) updateStatus(ctx context.Context) error {
 	ctx, span := passtrace.Span(ctx, "write status")
 	if span.IsRecording() {
 		span.SetAttributes(passtrace.AttrObjects.Int(len(sr.component.GetStatus().Inventory)))
@@ -94,7 +94,7 @@ func (sr *statusRecorder[T]) updateStatus(ctx context.Context) error {
 // the API server can store once its objects are applied, with a message that
 // says what to do, rather than letting etcd reject the write ("request is too
 // large") or, worse, accept it and reject the next one.
-func (sr *statusRecorder[T]) checkSize() error {
+func (sr *statusRecorder) checkSize() error {
 	data, err := json.Marshal(sr.component)
 	if err != nil {
 		return fmt.Errorf("encoding %s: %w", sr.id, err)
@@ -115,7 +115,7 @@ func (sr *statusRecorder[T]) checkSize() error {
 // noticePruned compares the status sent with the status the API server
 // stored and, when fields were dropped that were not known to be, says once,
 // in a Warning Event and the log, which and what to do.
-func (sr *statusRecorder[T]) noticePruned(ctx context.Context, sent map[string]any) {
+func (sr *statusRecorder) noticePruned(ctx context.Context, sent map[string]any) {
 	fresh := sr.r.pruned.learn(droppedPaths(sent, jsonMap(sr.component.GetStatus()), ""))
 	if len(fresh) == 0 {
 		return
@@ -131,7 +131,7 @@ func (sr *statusRecorder[T]) noticePruned(ctx context.Context, sent map[string]a
 
 // rejected turns the API server's refusal of the status into a
 // rejectedStatusError, and logs it.
-func (sr *statusRecorder[T]) rejected(ctx context.Context, err error) error {
+func (sr *statusRecorder) rejected(ctx context.Context, err error) error {
 	field, causes := outcome.RejectedFields(err)
 	if field != "" {
 		field = " (it rejected " + field + ")"
@@ -149,7 +149,7 @@ func (sr *statusRecorder[T]) rejected(ctx context.Context, err error) error {
 
 // crdName names the CustomResourceDefinition of the component's kind
 // (components.wavekit.dev), or its kind when the API is not known.
-func (sr *statusRecorder[T]) crdName() string {
+func (sr *statusRecorder) crdName() string {
 	gvk, err := apiutil.GVKForObject(sr.component, sr.r.client.Scheme())
 	if err != nil {
 		return fmt.Sprintf("of %T", sr.component)

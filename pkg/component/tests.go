@@ -21,7 +21,7 @@ import (
 // start is recorded in the Reconcile's status write, before any test is
 // created, so that a restart of the operator goes on with the same run; the
 // next Reconcile, at once, runs them.
-func (p *pass[T]) startTests(ready outcome.Outcome) outcome.Outcome {
+func (p *pass) startTests(ready outcome.Outcome) outcome.Outcome {
 	test := p.settings.Test
 	status := p.component.GetStatus()
 	switch {
@@ -42,7 +42,7 @@ func (p *pass[T]) startTests(ready outcome.Outcome) outcome.Outcome {
 // outcome the render's pass had when they began) and returns the outcome of
 // the Reconcile: Processing while they run; once they are over, ready with
 // their result in its message, or TestFailed naming the test.
-func (p *pass[T]) tested(ctx context.Context, tg *target, owner engine.Owner, objects []client.Object, ready outcome.Outcome) outcome.Outcome {
+func (p *pass) tested(ctx context.Context, tg *target, owner engine.Owner, objects []client.Object, ready outcome.Outcome) outcome.Outcome {
 	test := p.settings.Test
 	if test == nil {
 		return p.startTests(ready)
@@ -56,7 +56,7 @@ func (p *pass[T]) tested(ctx context.Context, tg *target, owner engine.Owner, ob
 // testsOver is the outcome of a test run that is over: ready, with the
 // tests' result in its message, once they passed or their failures are
 // ignored; TestFailed, naming the test, once one failed.
-func (p *pass[T]) testsOver(ready outcome.Outcome, test *Test, tests *TestRun) outcome.Outcome {
+func (p *pass) testsOver(ready outcome.Outcome, test *Test, tests *TestRun) outcome.Outcome {
 	switch {
 	case tests.Result == TestsPassed:
 		ready.Message += "; " + tests.Message
@@ -69,7 +69,7 @@ func (p *pass[T]) testsOver(ready outcome.Outcome, test *Test, tests *TestRun) o
 }
 
 // outdatedCRD says that the component's CRD drops status.attempt.tests.
-func (p *pass[T]) outdatedCRD() error {
+func (p *pass) outdatedCRD() error {
 	return &manifests.UserError{Err: errors.New("the API server dropped status.attempt.tests: the CRD of " + p.id.String() +
 		" predates tests; regenerate it with controller-gen and apply it before enabling tests")}
 }
@@ -78,7 +78,7 @@ func (p *pass[T]) outdatedCRD() error {
 // run is over (the result is then recorded in the attempt and the
 // TestSuccess condition); until then its outcome says what the run waits
 // for.
-func (p *pass[T]) runTests(ctx context.Context, tg *target, owner engine.Owner, objects []client.Object, test *Test) (outcome.Outcome, bool) {
+func (p *pass) runTests(ctx context.Context, tg *target, owner engine.Owner, objects []client.Object, test *Test) (outcome.Outcome, bool) {
 	status := p.component.GetStatus()
 	deadline := status.Attempt.Tests.Started.Add(p.testTimeout(test))
 	res, err := tg.applier.Test(ctx, owner, objects, status.Inventory, engine.TestOptions{
@@ -91,7 +91,7 @@ func (p *pass[T]) runTests(ctx context.Context, tg *target, owner engine.Owner, 
 	p.r.recordActions(p.component, res.Actions)
 	p.status.writes += len(res.Actions)
 	if err == nil {
-		_, err = p.r.watchDependents(ctx, tg, res.Inventory)
+		_, err = p.r.watchKinds(ctx, tg, res.Inventory)
 	}
 	if err != nil {
 		o := p.fail(fmt.Errorf("running the tests: %w", err))
@@ -131,13 +131,13 @@ func testsResult(res engine.TestResult) (string, string) {
 
 // testRunName names the test run of the attempt's try: the attempt, its
 // failures so far and when the run started.
-func (p *pass[T]) testRunName() string {
+func (p *pass) testRunName() string {
 	att := p.component.GetStatus().Attempt
 	return fmt.Sprintf("%d/%s/%s/%d/%s", att.Generation, att.RenderDigest, att.ReconcileRequest, att.Failures,
 		att.Tests.Started.UTC().Format(time.RFC3339))
 }
 
-func (p *pass[T]) testTimeout(test *Test) time.Duration {
+func (p *pass) testTimeout(test *Test) time.Duration {
 	if test.Timeout != nil && test.Timeout.Duration > 0 {
 		return test.Timeout.Duration
 	}

@@ -20,7 +20,7 @@ import (
 // awaitDependencies returns a Pending outcome while a dependency is not
 // Ready at its current generation, an error outcome for a dependency cycle
 // or a refused reference, and false when the component may be applied.
-func (p *pass[T]) awaitDependencies(ctx context.Context) (outcome.Outcome, bool) {
+func (p *pass) awaitDependencies(ctx context.Context) (outcome.Outcome, bool) {
 	deps := p.settings.Dependencies
 	if len(deps) == 0 {
 		return outcome.Outcome{}, false
@@ -44,7 +44,7 @@ func (p *pass[T]) awaitDependencies(ctx context.Context) (outcome.Outcome, bool)
 
 // checkDependencyRefs refuses dependencies in other namespaces when the
 // reconciler refuses cross-namespace references.
-func (p *pass[T]) checkDependencyRefs(deps []types.NamespacedName) error {
+func (p *pass) checkDependencyRefs(deps []types.NamespacedName) error {
 	if !p.r.opts.NoCrossNamespaceRefs {
 		return nil
 	}
@@ -59,7 +59,7 @@ func (p *pass[T]) checkDependencyRefs(deps []types.NamespacedName) error {
 // dependents returns the components that depend on the component being
 // run, except those in a dependency cycle with it (deleting them waits for
 // neither, so that a cycle cannot block deletion for ever).
-func (p *pass[T]) dependents(ctx context.Context) ([]types.NamespacedName, error) {
+func (p *pass) dependents(ctx context.Context) ([]types.NamespacedName, error) {
 	all, err := p.r.deps.DependentsOf(ctx, p.id)
 	if err != nil {
 		return nil, err
@@ -75,7 +75,7 @@ func (p *pass[T]) dependents(ctx context.Context) ([]types.NamespacedName, error
 
 // awaitDependents returns a DeletionPending outcome while components that
 // depend on this one exist, and false when it may be deleted.
-func (p *pass[T]) awaitDependents(ctx context.Context) (outcome.Outcome, bool) {
+func (p *pass) awaitDependents(ctx context.Context) (outcome.Outcome, bool) {
 	dependents, err := p.dependents(ctx)
 	if err != nil {
 		return p.fail(err), true
@@ -106,7 +106,7 @@ const unwatchedRecheck = 10 * time.Second
 // readyExpr that does not compile or a refused reference, and false when
 // the component may be applied. While the component waits, the watch of
 // that one object enqueues it; it stops once the component waits no more.
-func (p *pass[T]) awaitObjectDependencies(ctx context.Context, tg *target) (outcome.Outcome, bool) {
+func (p *pass) awaitObjectDependencies(ctx context.Context, tg *target) (outcome.Outcome, bool) {
 	if !p.settings.WaitsForObjects {
 		return outcome.Outcome{}, false
 	}
@@ -126,7 +126,7 @@ func (p *pass[T]) awaitObjectDependencies(ctx context.Context, tg *target) (outc
 
 // awaitObject makes the component wait for rd's object: a Pending outcome
 // that says why, and why the object is not watched when it is not.
-func (p *pass[T]) awaitObject(tg *target, rd resolvedDependency, why string) outcome.Outcome {
+func (p *pass) awaitObject(tg *target, rd resolvedDependency, why string) outcome.Outcome {
 	requeue := p.settings.Retry
 	if rd.mapping == nil {
 		// Its kind is not served (yet): reading it said so.
@@ -151,7 +151,7 @@ type resolvedDependency struct {
 // dependency without a namespace is in the component's, unless its kind is
 // cluster-scoped (unknown kinds count as namespaced; reading them says what
 // is wrong).
-func (p *pass[T]) resolveDependency(tg *target, dep ObjectDependency) (resolvedDependency, error) {
+func (p *pass) resolveDependency(tg *target, dep ObjectDependency) (resolvedDependency, error) {
 	var rd resolvedDependency
 	gv, err := schema.ParseGroupVersion(dep.APIVersion)
 	if err != nil || dep.Kind == "" {

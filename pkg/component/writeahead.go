@@ -13,7 +13,7 @@ import (
 // as the Reconcile's one status write, and ends the pass (errWrittenAhead),
 // so that a crash never leaves an object the inventory does not list. It
 // returns nil when nothing was written.
-func (sr *statusRecorder[T]) writeAhead(ctx context.Context, items []manifests.InventoryItem) error {
+func (sr *statusRecorder) writeAhead(ctx context.Context, items []manifests.InventoryItem) error {
 	if plant.Active(plant.SkipWriteAhead) {
 		return nil // planted: the objects are created before the inventory lists them
 	}
@@ -40,6 +40,6 @@ func (sr *statusRecorder[T]) writeAhead(ctx context.Context, items []manifests.I
 // writeAhead writes the status ahead of the pass's new objects
 // (statusRecorder.writeAhead); the Reconcile after, which creates them,
 // applies the same current render.
-func (p *pass[T]) writeAhead(ctx context.Context, items []manifests.InventoryItem) error {
+func (p *pass) writeAhead(ctx context.Context, items []manifests.InventoryItem) error {
 	return p.status.writeAhead(ctx, items)
 }

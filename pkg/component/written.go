@@ -12,26 +12,26 @@ import (
 // writtenStatus keeps the component as the reconciler last wrote it, so the
 // next reconcile works on that even when the informer cache lags behind,
 // and the components whose finalizer it removed, which read as gone.
-type writtenStatus[T Component] struct {
+type writtenStatus struct {
 	mu      sync.Mutex
-	objects map[types.NamespacedName]T
+	objects map[types.NamespacedName]Component
 	cached  map[types.NamespacedName]string // the newest resourceVersion the cache has shown
 	done    map[types.NamespacedName]types.UID
 }
 
-func newWrittenStatus[T Component]() *writtenStatus[T] {
-	return &writtenStatus[T]{objects: map[types.NamespacedName]T{}, cached: map[types.NamespacedName]string{}, done: map[types.NamespacedName]types.UID{}}
+func newWrittenStatus() *writtenStatus {
+	return &writtenStatus{objects: map[types.NamespacedName]Component{}, cached: map[types.NamespacedName]string{}, done: map[types.NamespacedName]types.UID{}}
 }
 
 // finalized records that obj's finalizer is removed: its deletion is over.
-func (w *writtenStatus[T]) finalized(obj T) {
+func (w *writtenStatus) finalized(obj client.Object) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.done[types.NamespacedName{Namespace: obj.GetNamespace(), Name: obj.GetName()}] = obj.GetUID()
 }
 
 // isFinalized tells whether obj is a component whose finalizer was removed.
-func (w *writtenStatus[T]) isFinalized(obj T) bool {
+func (w *writtenStatus) isFinalized(obj client.Object) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	uid, ok := w.done[types.NamespacedName{Namespace: obj.GetNamespace(), Name: obj.GetName()}]
@@ -40,7 +40,7 @@ func (w *writtenStatus[T]) isFinalized(obj T) bool {
 
 // remember keeps a copy of obj as written, unless the cache already shows
 // that version (its watch event may come before the write's answer).
-func (w *writtenStatus[T]) remember(obj T) {
+func (w *writtenStatus) remember(obj Component) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	id := types.NamespacedName{Namespace: obj.GetNamespace(), Name: obj.GetName()}
@@ -48,11 +48,11 @@ func (w *writtenStatus[T]) remember(obj T) {
 		delete(w.objects, id)
 		return
 	}
-	w.objects[id] = obj.DeepCopyObject().(T)
+	w.objects[id] = obj.DeepCopyObject().(Component)
 }
 
 // newest returns the written object when the cached one is older.
-func (w *writtenStatus[T]) newest(cached T) T {
+func (w *writtenStatus) newest(cached Component) Component {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	id := types.NamespacedName{Namespace: cached.GetNamespace(), Name: cached.GetName()}
@@ -65,13 +65,13 @@ func (w *writtenStatus[T]) newest(cached T) T {
 		delete(w.objects, id)
 		return cached
 	}
-	return written.DeepCopyObject().(T)
+	return written.DeepCopyObject().(Component)
 }
 
 // caughtUp drops the written copy of cached's component once the cache holds
 // that version or a newer one: until the next reconcile of that component,
 // which may be many minutes away, it would only duplicate the cache.
-func (w *writtenStatus[T]) caughtUp(cached client.Object) {
+func (w *writtenStatus) caughtUp(cached client.Object) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	id := types.NamespacedName{Namespace: cached.GetNamespace(), Name: cached.GetName()}
@@ -85,7 +85,7 @@ func (w *writtenStatus[T]) caughtUp(cached client.Object) {
 }
 
 // uncached records that the cache no longer holds the component.
-func (w *writtenStatus[T]) uncached(obj client.Object) {
+func (w *writtenStatus) uncached(obj client.Object) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	delete(w.cached, types.NamespacedName{Namespace: obj.GetNamespace(), Name: obj.GetName()})
@@ -98,7 +98,7 @@ func notOlder(a, b string) bool {
 	return err == nil && cmp >= 0
 }
 
-func (w *writtenStatus[T]) forget(id types.NamespacedName) {
+func (w *writtenStatus) forget(id types.NamespacedName) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	delete(w.objects, id)
