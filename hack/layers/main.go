@@ -35,6 +35,7 @@ func main() {
 	walk := flag.String("walk", "", "a file of functions, one a line, whose path a reader follows")
 	chains := flag.Bool("chain", false, "print the files of each package's deepest chain")
 	edges := flag.Bool("edges", false, "print, for each file, the files of its package it names")
+	apiList := flag.Bool("api", false, "print each package's exported names, their kinds and types, aliases resolved")
 	dir := flag.String("dir", "../..", "the root of the module whose packages are measured")
 	flag.Parse()
 	cfg := &packages.Config{Mode: packages.NeedName | packages.NeedFiles | packages.NeedSyntax |
@@ -48,6 +49,12 @@ func main() {
 		os.Exit(1)
 	}
 	sort.Slice(pkgs, func(i, j int) bool { return pkgs[i].PkgPath < pkgs[j].PkgPath })
+	if *apiList {
+		for _, p := range pkgs {
+			printAPI(p)
+		}
+		return
+	}
 	if *walk != "" {
 		if err := walkLines(pkgs, *walk); err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -314,4 +321,60 @@ func (g *graph) print() {
 		sort.Strings(to)
 		fmt.Printf("    %s → %s\n", name, strings.Join(to, " "))
 	}
+}
+
+// printAPI prints the exported names of p, one a line, each as what a user
+// of the package gets: a type alias as the type it stands for, with its
+// exported fields and methods, so that two versions of a package compare
+// line by line.
+func printAPI(p *packages.Package) {
+	scope := p.Types.Scope()
+	// A package's internal packages are itself to its users: their types
+	// are named by the package's name.
+	qualifier := func(other *types.Package) string {
+		if p.Module != nil && strings.HasPrefix(other.Path(), p.PkgPath+"/internal/") {
+			return p.Name
+		}
+		return other.Name()
+	}
+	for _, name := range scope.Names() {
+		obj := scope.Lookup(name)
+		if !obj.Exported() {
+			continue
+		}
+		switch o := obj.(type) {
+		case *types.TypeName:
+			t := types.Unalias(o.Type())
+			fmt.Printf("%s type %s %s\n", rel(p), name, exportedShape(t.Underlying(), qualifier))
+			if named, ok := t.(*types.Named); ok {
+				mset := types.NewMethodSet(types.NewPointer(named))
+				for i := range mset.Len() {
+					m := mset.At(i).Obj()
+					if m.Exported() {
+						fmt.Printf("%s method %s.%s %s\n", rel(p), name, m.Name(), types.TypeString(m.Type(), qualifier))
+					}
+				}
+			}
+		case *types.Const:
+			fmt.Printf("%s const %s %s = %s\n", rel(p), name, types.TypeString(o.Type(), qualifier), o.Val())
+		default:
+			fmt.Printf("%s %T %s %s\n", rel(p), obj, name, types.TypeString(obj.Type(), qualifier))
+		}
+	}
+}
+
+// exportedShape is t as a user sees it: a struct with its exported fields
+// only.
+func exportedShape(t types.Type, qualifier types.Qualifier) string {
+	st, ok := t.(*types.Struct)
+	if !ok {
+		return types.TypeString(t, qualifier)
+	}
+	var fields []string
+	for i := range st.NumFields() {
+		if f := st.Field(i); f.Exported() {
+			fields = append(fields, f.Name()+" "+types.TypeString(f.Type(), qualifier))
+		}
+	}
+	return "struct{" + strings.Join(fields, "; ") + "}"
 }
