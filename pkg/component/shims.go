@@ -14,7 +14,7 @@ import (
 	"github.com/wavekit-dev/wavekit/pkg/component/internal/dependencies"
 )
 
-// Names that files of work in progress elsewhere (setup.go, renderstore.go)
+// Names that files of work in progress elsewhere (setup.go)
 // still use; they go once that work has landed and those files use the
 // packages directly.
 
@@ -30,8 +30,6 @@ func (b boundedRecorder) Eventf(regarding, related runtime.Object, eventtype, re
 func (b boundedRecorder) AnnotatedEventf(regarding, related runtime.Object, annotations map[string]string, eventtype, reason, action, note string, args ...any) {
 	bound.Recorder{EventRecorder: b.EventRecorder}.AnnotatedEventf(regarding, related, annotations, eventtype, reason, action, note, args...)
 }
-
-func byteSize(n int) string { return bound.ByteSize(n) }
 
 // dependencyTracker is dependencies.Tracker under the names setup.go uses.
 type dependencyTracker struct {
