@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/wavekit-dev/wavekit/pkg/component/internal/kubeconfig"
 	"github.com/wavekit-dev/wavekit/pkg/component/internal/settings"
 	"github.com/wavekit-dev/wavekit/pkg/engine"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
@@ -297,7 +298,7 @@ func (t *targets) remoteConfig(ctx context.Context, namespace, name, dataKey str
 		return nil, "", &manifests.UserError{Err: fmt.Errorf("kubeconfig Secret %s/%s has no key %q", namespace, name, dataKey)}
 	}
 	source := fmt.Sprintf("Secret %s/%s, key %q", namespace, name, dataKey)
-	cfg, err := kubeConfigFromSecret(data, source, t.opts.InsecureKubeConfigExec)
+	cfg, err := kubeconfig.FromSecret(data, source, t.opts.InsecureKubeConfigExec)
 	if err != nil {
 		return nil, "", &manifests.UserError{Err: err}
 	}

@@ -1,4 +1,4 @@
-package component
+package kubeconfig
 
 import (
 	"fmt"
@@ -9,14 +9,14 @@ import (
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 )
 
-// kubeConfigFromSecret turns the kubeconfig data of a Secret into a rest
+// FromSecret turns the kubeconfig data of a Secret into a rest
 // config, refusing what would make the operator run code or read its own
 // files: exec and auth-provider users (unless allowExec), and any reference
 // to a file (tokenFile, client-certificate, client-key,
 // certificate-authority). source names the Secret and key in errors. It
 // validates the parsed kubeconfig before anything is built from it, so a
 // refused kubeconfig executes, reads and sends nothing.
-func kubeConfigFromSecret(data []byte, source string, allowExec bool) (*rest.Config, error) {
+func FromSecret(data []byte, source string, allowExec bool) (*rest.Config, error) {
 	config, err := clientcmd.Load(data)
 	if err != nil {
 		return nil, fmt.Errorf("kubeconfig in %s: %w", source, err)

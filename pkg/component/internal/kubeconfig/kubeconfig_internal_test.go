@@ -1,4 +1,4 @@
-package component
+package kubeconfig
 
 import (
 	"strings"
@@ -21,7 +21,7 @@ func kubeconfigBytes(t *testing.T, cluster *clientcmdapi.Cluster, user *clientcm
 	return data
 }
 
-func TestKubeConfigFromSecretRefusesCodeAndFiles(t *testing.T) {
+func TestFromSecretRefusesCodeAndFiles(t *testing.T) {
 	server := func() *clientcmdapi.Cluster { return &clientcmdapi.Cluster{Server: "https://127.0.0.1:1"} }
 	exec := &clientcmdapi.ExecConfig{Command: "/bin/true", APIVersion: "client.authentication.k8s.io/v1"}
 	cases := []struct {
@@ -40,7 +40,7 @@ func TestKubeConfigFromSecretRefusesCodeAndFiles(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := kubeConfigFromSecret(kubeconfigBytes(t, tc.cluster, tc.user), "Secret ns/kc", false)
+			_, err := FromSecret(kubeconfigBytes(t, tc.cluster, tc.user), "Secret ns/kc", false)
 			if err == nil || !strings.Contains(err.Error(), "kubeconfig in Secret ns/kc: "+tc.want) {
 				t.Fatalf("got %v, want %q", err, tc.want)
 			}
@@ -48,16 +48,16 @@ func TestKubeConfigFromSecretRefusesCodeAndFiles(t *testing.T) {
 	}
 }
 
-func TestKubeConfigFromSecretAllowsInlineDataAndOptInExec(t *testing.T) {
+func TestFromSecretAllowsInlineDataAndOptInExec(t *testing.T) {
 	inline := kubeconfigBytes(t, &clientcmdapi.Cluster{Server: "https://127.0.0.1:1", CertificateAuthorityData: []byte("ca")},
 		&clientcmdapi.AuthInfo{Token: "t"})
-	cfg, err := kubeConfigFromSecret(inline, "Secret ns/kc", false)
+	cfg, err := FromSecret(inline, "Secret ns/kc", false)
 	if err != nil || cfg.BearerToken != "t" || string(cfg.CAData) != "ca" {
 		t.Fatalf("inline kubeconfig: %v %+v", err, cfg)
 	}
 	withExec := kubeconfigBytes(t, &clientcmdapi.Cluster{Server: "https://127.0.0.1:1"},
 		&clientcmdapi.AuthInfo{Exec: &clientcmdapi.ExecConfig{Command: "/bin/true", APIVersion: "client.authentication.k8s.io/v1", InteractiveMode: clientcmdapi.NeverExecInteractiveMode}})
-	if _, err := kubeConfigFromSecret(withExec, "Secret ns/kc", true); err != nil {
+	if _, err := FromSecret(withExec, "Secret ns/kc", true); err != nil {
 		t.Fatalf("exec with InsecureKubeConfigExec: %v", err)
 	}
 }
