@@ -48,7 +48,7 @@ func (p *pass) apply(ctx context.Context) outcome.Outcome {
 		o.Warning = true
 		return o
 	}
-	p.r.hooks.keep(p.id, p.component, objects, p.r.name)
+	p.r.hooks.Keep(p.id, p.component.GetUID(), p.component.GetSpec(), objects, p.r.name)
 	att := p.beginAttempt(render)
 	switch {
 	case att.Result == ResultRolledBack:

@@ -79,17 +79,17 @@ func (p *pass) delete(ctx context.Context) outcome.Outcome {
 }
 
 // deleteHooks returns the component's delete hooks: those of the render
-// this process last made of its spec (keptHooks), or of a render made now.
+// this process last made of its spec (keptrender.Hooks), or of a render made now.
 // A render error must not block deletion forever: deletion goes on without
 // hooks, and the returned note says why, for the Ready condition and an
 // event; the next pass renders again.
 func (p *pass) deleteHooks(ctx context.Context, tg *target) ([]client.Object, string) {
-	if hooks, ok := p.r.hooks.get(p.id, p.component); ok {
+	if hooks, ok := p.r.hooks.Get(p.id, p.component.GetUID(), p.component.GetSpec()); ok {
 		return hooks, ""
 	}
 	objects, err := p.render(ctx, tg)
 	if err == nil {
-		p.r.hooks.keep(p.id, p.component, objects, p.r.name)
+		p.r.hooks.Keep(p.id, p.component.GetUID(), p.component.GetSpec(), objects, p.r.name)
 		return engine.DeleteHooks(objects, p.r.name), ""
 	}
 	note := fmt.Sprintf("delete hooks not run: rendering failed: %v", err)

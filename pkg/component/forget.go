@@ -12,7 +12,7 @@ func (r *core) forget(id types.NamespacedName) {
 	if r.held != nil {
 		r.held.forget(id)
 	}
-	r.hooks.forget(id)
+	r.hooks.Forget(id)
 	r.traces.Forget(id)
 	r.forgetExternals(id)
 	if r.renders != nil {

@@ -47,7 +47,7 @@ type core struct {
 	catchUp   *catchup.Tracker
 	renders   *keptrender.Store    // kept renders, for a rollback
 	current   *keptrender.Currents // each component's current render, applied until its inputs change
-	hooks     *keptHooks
+	hooks     *keptrender.Hooks
 	pruned    *prunedStatus     // status fields the component's CRD drops
 	externals *external.Manager // dependents outside Kubernetes; nil without providers
 	traces    *passtrace.Tracer // nil while tracing is off
@@ -94,7 +94,7 @@ func NewReconciler[T Component](name string, generator manifests.Generator, opti
 		name: name, generator: generator, opts: options.withDefaults(name),
 		events: make(chan event.GenericEvent, 1024), resyncs: make(chan event.GenericEvent, 1024),
 		status: newWrittenStatus(), gauge: newStateGauge(name), notes: newEventNotes(),
-		inflight: newInflight(), pruned: &prunedStatus{}, hooks: newKeptHooks(),
+		inflight: newInflight(), pruned: &prunedStatus{}, hooks: keptrender.NewHooks(),
 		owners: newOwnerIndex(), traces: passtrace.New(options.TracerProvider),
 		newObject: func() Component { return newObject[T]() },
 	}}

@@ -114,6 +114,32 @@ func (p *pass) generate(ctx context.Context, reported func() *manifests.SourceIn
 	return objects, err
 }
 
+// renderInputs returns the digest of what the component's render depends
+// on (keptrender.Inputs): its UID, generation, spec, placement, whether the
+// render is an install or an upgrade, the reconcile request it answers,
+// and what the generator declares (manifests.InputsDeclarer). ctx is the
+// render's context.
+func (p *pass) renderInputs(ctx context.Context) (string, error) {
+	generation := p.component.GetGeneration()
+	in := keptrender.Inputs{
+		UID: p.component.GetUID(), Generation: generation, Namespace: p.settings.Namespace, Name: p.settings.Name,
+		Install: conditions.IsInstall(p.component.GetStatus(), generation), Requested: p.requested(AnnotationReconcileRequestedAt),
+		Spec: p.component.GetSpec(),
+	}
+	if declarer, ok := p.r.generator.(manifests.InputsDeclarer); ok {
+		declared, err := declarer.RenderInputs(ctx, p.settings.Namespace, p.settings.Name, p.component.GetSpec())
+		if err != nil {
+			return "", err
+		}
+		in.Declared = &declared
+	}
+	digest, err := in.Digest()
+	if err != nil {
+		return "", fmt.Errorf("the inputs of %s: %w", p.id, err)
+	}
+	return digest, nil
+}
+
 // asUnstructured converts the typed objects of a render, with their kind,
 // so that the render's encoding carries every object's apiVersion and kind.
 func asUnstructured(objects []client.Object, scheme *runtime.Scheme) ([]client.Object, error) {

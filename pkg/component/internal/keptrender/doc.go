@@ -1,7 +1,9 @@
 // Package keptrender is the reconciler's memory of renders: each
 // component's current render, applied on every pass until the inputs of its
-// render change (Currents), and its last Ready render, for a rollback
-// (Store). Both live in memory and in Secrets of the component's namespace,
+// render change (Currents; the digest of those inputs is Inputs.Digest),
+// its last Ready render, for a rollback (Store), and the delete hooks of
+// its last render, for its deletion (Hooks, in memory only). The first two
+// live in memory and in Secrets of the component's namespace,
 // owned by the component:
 //
 //	<name>.<kind>.current-render   the current render; a restarted operator,

@@ -1,4 +1,4 @@
-package component
+package keptrender
 
 import (
 	"crypto/sha256"
@@ -12,15 +12,15 @@ import (
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
-// keptHooks holds, for each component, the delete hooks of the last render
+// Hooks holds, for each component, the delete hooks of the last render
 // this process made of its spec, so that a deletion runs the hooks of what
 // it removes without rendering again, as `helm uninstall` runs the hooks of
 // the release it stored. Every successful render of an apply keeps its
 // hooks (most charts have none: nothing but the key is kept); a deletion
 // that finds none for the component's spec (the operator restarted, or the
 // spec changed since) renders once and keeps those. The entry goes with
-// the component.
-type keptHooks struct {
+// the component. They live in memory only.
+type Hooks struct {
 	mu   sync.Mutex
 	byID map[types.NamespacedName]hookRender
 }
@@ -32,40 +32,42 @@ type hookRender struct {
 	hooks []client.Object
 }
 
-func newKeptHooks() *keptHooks {
-	return &keptHooks{byID: map[types.NamespacedName]hookRender{}}
+// NewHooks returns an empty memory of delete hooks.
+func NewHooks() *Hooks {
+	return &Hooks{byID: map[types.NamespacedName]hookRender{}}
 }
 
-// get returns copies of the delete hooks kept for component c's spec, if
-// any.
-func (k *keptHooks) get(id types.NamespacedName, c Component) ([]client.Object, bool) {
-	spec, ok := specDigest(c.GetSpec())
+// Get returns copies of the delete hooks kept for the component id, of UID
+// uid, at spec, if any.
+func (k *Hooks) Get(id types.NamespacedName, uid types.UID, spec manifests.Parameters) ([]client.Object, bool) {
+	digest, ok := specDigest(spec)
 	if !ok {
 		return nil, false
 	}
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	kept, ok := k.byID[id]
-	if !ok || kept.uid != c.GetUID() || kept.spec != spec {
+	if !ok || kept.uid != uid || kept.spec != digest {
 		return nil, false
 	}
 	return copyObjects(kept.hooks), true
 }
 
-// keep keeps copies of the delete hooks (the objects annotated
-// <prefix>/delete-hook) among objects, rendered from component c's spec.
-func (k *keptHooks) keep(id types.NamespacedName, c Component, objects []client.Object, prefix string) {
-	spec, ok := specDigest(c.GetSpec())
+// Keep keeps copies of the delete hooks (the objects annotated
+// <prefix>/delete-hook) among objects, rendered from the component's spec.
+func (k *Hooks) Keep(id types.NamespacedName, uid types.UID, spec manifests.Parameters, objects []client.Object, prefix string) {
+	digest, ok := specDigest(spec)
 	if !ok {
 		return
 	}
 	hooks := copyObjects(engine.DeleteHooks(objects, prefix))
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	k.byID[id] = hookRender{uid: c.GetUID(), spec: spec, hooks: hooks}
+	k.byID[id] = hookRender{uid: uid, spec: digest, hooks: hooks}
 }
 
-func (k *keptHooks) forget(id types.NamespacedName) {
+// Forget drops what is kept of the component id.
+func (k *Hooks) Forget(id types.NamespacedName) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	delete(k.byID, id)
