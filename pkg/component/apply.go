@@ -157,10 +157,9 @@ func (p *pass) applyObjects(ctx context.Context, tg *target, owner engine.Owner,
 	if owner.Force {
 		status.LastHandledForceAt = p.requested(AnnotationForce)
 	}
-	p.r.recordActions(p.component, res.Actions)
-	p.status.writes += len(res.Actions)
-	p.reportDrift(owner.Drift.Mode, res)
-	p.notifyDrift(ctx, res)
+	p.status.RecordActions(res.Actions)
+	p.status.ReportDrift(owner.Drift.Mode, res)
+	p.status.NotifyDrift(ctx, p.source, res)
 	if err == nil {
 		newKinds, err = p.r.watchKinds(ctx, tg, res.Inventory)
 	}
@@ -209,7 +208,7 @@ const blockedRecheck = 5 * time.Second
 func (p *pass) waiting(prefix string, waiting []engine.Waiting) outcome.Outcome {
 	timeout := p.settings.Timeout
 	since, recorded := time.Now(), false // recorded: the status says since when
-	if c := p.status.written.ReadyCondition(); c != nil && c.Status != "True" {
+	if c := p.status.Written.ReadyCondition(); c != nil && c.Status != "True" {
 		since, recorded = c.LastTransitionTime.Time, true
 	}
 	if started, ok := attempts.ClockStart(p.component.GetStatus().Attempt); ok && started.After(since) {

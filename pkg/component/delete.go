@@ -49,11 +49,10 @@ func (p *pass) delete(ctx context.Context) outcome.Outcome {
 	}
 	res, err := tg.applier.Delete(ctx, owner, status.Inventory, engine.DeleteOptions{Hooks: hooks, Save: p.writeAhead})
 	if errors.Is(err, outcome.ErrWrittenAhead) {
-		return outcome.Continued(&p.status.written) // the next pass creates the hooks
+		return outcome.Continued(&p.status.Written) // the next pass creates the hooks
 	}
 	status.Inventory = res.Inventory
-	p.r.recordActions(p.component, res.Actions)
-	p.status.writes += len(res.Actions)
+	p.status.RecordActions(res.Actions)
 	newKinds := false
 	if err == nil {
 		newKinds, err = p.r.watchKinds(ctx, tg, res.Inventory)
@@ -93,9 +92,7 @@ func (p *pass) deleteHooks(ctx context.Context, tg *target) ([]client.Object, st
 		return engine.DeleteHooks(objects, p.r.name), ""
 	}
 	note := fmt.Sprintf("delete hooks not run: rendering failed: %v", err)
-	if p.r.recorder != nil && p.r.notes.changed(p.id, "hooks\x00"+err.Error()) {
-		p.r.recorder.Eventf(p.component, nil, "Warning", "DeleteHooksSkipped", "Delete", "%s", note)
-	}
+	p.status.Warn("hooks\x00"+err.Error(), "DeleteHooksSkipped", "Delete", note)
 	return nil, note
 }
 

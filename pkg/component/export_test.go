@@ -3,9 +3,7 @@ package component
 // WrittenCopies returns how many components the reconciler keeps a copy of
 // the last written status of, for reads from a cache that lags behind.
 func WrittenCopies[T Component](r *Reconciler[T]) int {
-	r.status.mu.Lock()
-	defer r.status.mu.Unlock()
-	return len(r.status.objects)
+	return r.status.Copies()
 }
 
 // ObjectWatches returns how many watches of objects that components wait

@@ -75,7 +75,7 @@ func (p *pass) removeFinalizer(ctx context.Context, message string) outcome.Outc
 	conditions.SetReady(p.component.GetStatus(), p.component.GetGeneration(), ReasonDeleting, message, false)
 	// Persist the emptied inventory first, so that a crash cannot leave a
 	// finalizer-free component with stale items.
-	err := p.status.writeStatus(ctx)
+	err := p.status.WriteStatus(ctx)
 	if err == nil {
 		err = p.patchFinalizers(ctx, "removing the finalizer from", func() bool {
 			removed := controllerutil.RemoveFinalizer(p.component, p.r.opts.Finalizer)
@@ -92,7 +92,7 @@ func (p *pass) removeFinalizer(ctx context.Context, message string) outcome.Outc
 		// A reconcile queued meanwhile may read the component from a cache
 		// that still shows the finalizer (at the same resourceVersion): it
 		// reads as gone, and does not run the deletion and its hooks again.
-		p.r.status.finalized(p.component)
+		p.r.status.Finalized(p.component)
 	}
 	return outcome.Outcome{Gone: true}
 }

@@ -7,10 +7,10 @@ import "k8s.io/apimachinery/pkg/types"
 // Event notes, hooks, kept renders, span links, external dependents,
 // metrics and its use of a target.
 func (r *core) forget(id types.NamespacedName) {
-	r.status.forget(id)
-	r.notes.forget(id)
+	r.status.Forget(id)
+	r.notes.Forget(id)
 	if r.held != nil {
-		r.held.forget(id)
+		r.held.Forget(id)
 	}
 	r.hooks.Forget(id)
 	r.traces.Forget(id)

@@ -1,9 +1,12 @@
 package component
 
 import (
+	"context"
+
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/wavekit-dev/wavekit/pkg/component/internal/outcome"
+	"github.com/wavekit-dev/wavekit/pkg/component/internal/report"
 	"github.com/wavekit-dev/wavekit/pkg/component/internal/settings"
 	"github.com/wavekit-dev/wavekit/pkg/external"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
@@ -13,12 +16,12 @@ import (
 // its objects in one engine pass at most (apply.go, delete.go), renders
 // them (render.go), waits for what they depend on (waits.go), and carries
 // out what attempts decide (attemptpass.go). Its status recorder writes the
-// status and records the outcome (statusRecorder); its settings are the
+// status and records the outcome (package report); its settings are the
 // component's optional configurations, resolved once (package settings).
 type pass struct {
 	r         *core
 	settings  settings.Settings // the component's optional configurations, resolved once
-	status    *statusRecorder   // records the outcome; the one status write
+	status    *report.Recorder  // records the outcome; the one status write
 	component Component
 	id        types.NamespacedName
 	source    *manifests.SourceInfo // where the generator said the objects come from
@@ -32,5 +35,12 @@ type pass struct {
 // fail turns an error of the pass into its outcome (failure); a target
 // that did not answer is ReasonTargetUnreachable (unreachable.go).
 func (p *pass) fail(err error) outcome.Outcome {
-	return unreachable(err, outcome.Failure(err, p.settings.Retry, &p.status.written), p.r.targets.hostOf(p.id))
+	return unreachable(err, outcome.Failure(err, p.settings.Retry, &p.status.Written), p.r.targets.hostOf(p.id))
+}
+
+// writeAhead writes the status ahead of the pass's new objects
+// (report.Recorder.WriteAhead); the Reconcile after, which creates them,
+// applies the same current render.
+func (p *pass) writeAhead(ctx context.Context, items []manifests.InventoryItem) error {
+	return p.status.WriteAhead(ctx, items)
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/wavekit-dev/wavekit/pkg/component/internal/outcome"
 	"github.com/wavekit-dev/wavekit/pkg/component/internal/passtrace"
+	"github.com/wavekit-dev/wavekit/pkg/component/internal/report"
 	"github.com/wavekit-dev/wavekit/pkg/component/internal/settings"
 	"github.com/wavekit-dev/wavekit/pkg/tracing/spans"
 )
@@ -30,12 +31,12 @@ func (r *core) reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, er
 	reconcilesStarted.WithLabelValues(r.name).Inc()
 	result := resultFailed
 	ctx, span := r.traces.Start(ctx, req.NamespacedName)
-	var rec *statusRecorder
+	var rec *report.Recorder
 	var o *outcome.Outcome
 	defer func() {
 		reconcileDuration.WithLabelValues(r.name).Observe(time.Since(start).Seconds())
 		reconcilesFinished.WithLabelValues(r.name, result).Inc()
-		r.traces.End(span, req.NamespacedName, result, o, rec != nil && rec.continues(o))
+		r.traces.End(span, req.NamespacedName, result, o, rec != nil && rec.Continues(o))
 	}()
 	component, err := r.readTraced(ctx, req.NamespacedName)
 	if errors.Is(err, errFinalized) {
@@ -65,13 +66,13 @@ func (r *core) reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, er
 		return ctrl.Result{}, nil
 	}
 	passtrace.Describe(span, component)
-	r.notes.seed(req.NamespacedName, component.GetGeneration(), component.GetStatus())
-	rec = &statusRecorder{r: r, component: component, id: req.NamespacedName, written: *component.GetStatus().DeepCopy(), start: start}
+	r.notes.Seed(req.NamespacedName, component.GetGeneration(), component.GetStatus())
+	rec = &report.Recorder{Reporter: r.reporter(), Component: component, ID: req.NamespacedName, Written: *component.GetStatus().DeepCopy(), Start: start}
 	p := &pass{r: r, status: rec, component: component, id: req.NamespacedName}
 	passed := p.applyOrDelete(ctx)
-	rec.source = p.source
+	rec.Source = p.source
 	o, result = &passed, resultOf(passed)
-	return rec.finish(ctx, passed, p.settings.Retry)
+	return rec.Finish(ctx, passed, p.settings.Retry)
 }
 
 // readTraced is read, in a span of its own.
@@ -90,6 +91,23 @@ func (r *core) readTraced(ctx context.Context, id types.NamespacedName) (Compone
 func (r *core) settingsDefaults() settings.Defaults {
 	return settings.Defaults{Requeue: r.opts.RequeueInterval, Retry: r.opts.RetryInterval, Timeout: r.opts.Timeout,
 		Reapply: r.opts.ReapplyInterval, DefaultServiceAccount: r.opts.DefaultServiceAccount}
+}
+
+// reporter is what the Reconcile's status recorder shares with the
+// reconciler (package report).
+func (r *core) reporter() *report.Reporter {
+	rep := &report.Reporter{
+		Operator: r.name, Client: r.client, FieldOwner: r.opts.FieldOwner, MaxObjectBytes: r.opts.MaxObjectBytes,
+		Notifier: r.opts.Notifier, Written: r.status.Written, Pruned: r.pruned, Notes: r.notes, Held: r.held,
+		Observe: r.gauge.observe, Forget: r.forget,
+		Wrote: func(c Component, n int) {
+			objectWrites.WithLabelValues(r.name, c.GetNamespace(), c.GetName()).Add(float64(n))
+		},
+	}
+	if r.recorder != nil {
+		rep.Events = r.recorder
+	}
+	return rep
 }
 
 // applyOrDelete applies the component, or deletes it once it is being deleted.
@@ -115,10 +133,10 @@ func (r *core) read(ctx context.Context, id types.NamespacedName) (Component, er
 	if err := r.client.Get(ctx, id, obj); err != nil {
 		return nil, err
 	}
-	if r.status.isFinalized(obj) {
+	if r.status.IsFinalized(obj) {
 		return nil, errFinalized
 	}
-	return r.status.newest(obj), nil
+	return r.status.Newest(obj), nil
 }
 
 // resultOf names the outcome in the reconcile metrics.

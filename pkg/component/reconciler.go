@@ -13,6 +13,7 @@ import (
 	"github.com/wavekit-dev/wavekit/pkg/component/catchup"
 	"github.com/wavekit-dev/wavekit/pkg/component/internal/keptrender"
 	"github.com/wavekit-dev/wavekit/pkg/component/internal/passtrace"
+	"github.com/wavekit-dev/wavekit/pkg/component/internal/report"
 	"github.com/wavekit-dev/wavekit/pkg/external"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
@@ -38,17 +39,17 @@ type core struct {
 	// resyncs are the events of objects an informer lists when it starts
 	// or a handler is added: enqueued behind every change (LowPriority).
 	resyncs  chan event.GenericEvent
-	status   *writtenStatus
+	status   writtenStatus // the statuses written, until the cache shows them
 	gauge    *stateGauge
-	notes    *eventNotes
-	held     *eventNotes // the held wave last told to the Notifier; nil without one
+	notes    *report.Notes
+	held     *report.Notes // the held wave last told to the Notifier; nil without one
 	inflight *inflight
 	// catchUp tells when every component found at the start was looked at.
 	catchUp   *catchup.Tracker
 	renders   *keptrender.Store    // kept renders, for a rollback
 	current   *keptrender.Currents // each component's current render, applied until its inputs change
 	hooks     *keptrender.Hooks
-	pruned    *prunedStatus     // status fields the component's CRD drops
+	pruned    *report.Pruned    // status fields the component's CRD drops
 	externals *external.Manager // dependents outside Kubernetes; nil without providers
 	traces    *passtrace.Tracer // nil while tracing is off
 
@@ -93,14 +94,14 @@ func NewReconciler[T Component](name string, generator manifests.Generator, opti
 	r := &Reconciler[T]{&core{
 		name: name, generator: generator, opts: options.withDefaults(name),
 		events: make(chan event.GenericEvent, 1024), resyncs: make(chan event.GenericEvent, 1024),
-		status: newWrittenStatus(), gauge: newStateGauge(name), notes: newEventNotes(),
-		inflight: newInflight(), pruned: &prunedStatus{}, hooks: keptrender.NewHooks(),
+		status: writtenStatus{report.NewWritten()}, gauge: newStateGauge(name), notes: report.NewNotes(),
+		inflight: newInflight(), pruned: &report.Pruned{}, hooks: keptrender.NewHooks(),
 		owners: newOwnerIndex(), traces: passtrace.New(options.TracerProvider),
 		newObject: func() Component { return newObject[T]() },
 	}}
 	r.watchKinds, r.registerOwnerID = r.watchDependents, r.registerOwner
 	if options.Notifier != nil {
-		r.held = newEventNotes()
+		r.held = report.NewNotes()
 	}
 	return r
 }

@@ -25,14 +25,6 @@ func (p *pass) forceRequested() bool {
 	return value != "" && value != p.component.GetStatus().LastHandledForceAt
 }
 
-// recordReconcileRequest records that this pass handled the reconcile
-// request the component carries, whatever its outcome.
-func (sr *statusRecorder) recordReconcileRequest() {
-	if value := requested(sr.component, sr.r.name, AnnotationReconcileRequestedAt); value != "" {
-		sr.component.GetStatus().LastHandledReconcileAt = value
-	}
-}
-
 // newValue tells whether an annotation got a new value, not merely removed.
 func newValue(before, after string) bool { return after != "" && after != before }
 

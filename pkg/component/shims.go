@@ -12,6 +12,7 @@ import (
 	"github.com/wavekit-dev/wavekit/pkg/component/internal/api"
 	"github.com/wavekit-dev/wavekit/pkg/component/internal/bound"
 	"github.com/wavekit-dev/wavekit/pkg/component/internal/dependencies"
+	"github.com/wavekit-dev/wavekit/pkg/component/internal/report"
 )
 
 // Names that files of work in progress elsewhere (setup.go)
@@ -47,3 +48,10 @@ func (t *dependencyTracker) watchOutside(mgr ctrl.Manager) error { return t.Watc
 func (t *dependencyTracker) events() handler.TypedEventHandler[client.Object, reconcile.Request] {
 	return t.Events()
 }
+
+// writtenStatus is report.Written under the names setup.go uses.
+type writtenStatus struct{ *report.Written }
+
+func (w writtenStatus) caughtUp(cached client.Object) { w.CaughtUp(cached) }
+
+func (w writtenStatus) uncached(obj client.Object) { w.Uncached(obj) }

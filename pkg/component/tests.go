@@ -28,7 +28,7 @@ func (p *pass) startTests(ready outcome.Outcome) outcome.Outcome {
 	case test == nil:
 		conditions.RemoveTest(status)
 		return ready
-	case status.Attempt == nil || p.r.pruned.drops("attempt.tests"):
+	case status.Attempt == nil || p.r.pruned.Drops("attempt.tests"):
 		return p.fail(p.outdatedCRD())
 	case status.Attempt.Tests != nil:
 		return p.testsOver(ready, test, status.Attempt.Tests)
@@ -85,11 +85,10 @@ func (p *pass) runTests(ctx context.Context, tg *target, owner engine.Owner, obj
 		Run: p.testRunName(), Deadline: deadline, Save: p.writeAhead,
 	})
 	if errors.Is(err, outcome.ErrWrittenAhead) {
-		return outcome.Continued(&p.status.written), false // the next pass creates the tests
+		return outcome.Continued(&p.status.Written), false // the next pass creates the tests
 	}
 	status.Inventory = res.Inventory
-	p.r.recordActions(p.component, res.Actions)
-	p.status.writes += len(res.Actions)
+	p.status.RecordActions(res.Actions)
 	if err == nil {
 		_, err = p.r.watchKinds(ctx, tg, res.Inventory)
 	}

@@ -1,8 +1,10 @@
-package component
+package report
 
 import (
 	"reflect"
 	"testing"
+
+	"github.com/wavekit-dev/wavekit/pkg/component/internal/api"
 )
 
 // droppedPaths and withoutPaths are pure: these tables check what counts as
@@ -26,15 +28,15 @@ func TestDroppedPaths(t *testing.T) {
 	if !reflect.DeepEqual(withoutPaths(sent, got), stored) {
 		t.Errorf("without %v: %v, want %v", got, sent, stored)
 	}
-	var p prunedStatus
+	var p Pruned
 	if fresh := p.learn(got); !reflect.DeepEqual(fresh, got) {
 		t.Errorf("learn = %v, want %v", fresh, got)
 	}
 	if fresh := p.learn([]string{"history"}); len(fresh) != 0 {
 		t.Errorf("learnt again: %v", fresh)
 	}
-	changed := &Status{State: StateReady, Attempt: &Attempt{Generation: 3}}
-	stale := &Status{State: StateReady, Attempt: &Attempt{Generation: 2}}
+	changed := &api.Status{State: api.StateReady, Attempt: &api.Attempt{Generation: 3}}
+	stale := &api.Status{State: api.StateReady, Attempt: &api.Attempt{Generation: 2}}
 	if p.sameButPruned(changed, stale) {
 		t.Error("a change outside the dropped fields counts as none")
 	}

@@ -1,4 +1,4 @@
-package component
+package report
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
+	"github.com/wavekit-dev/wavekit/pkg/component/internal/api"
 	"github.com/wavekit-dev/wavekit/pkg/component/internal/bound"
 	"github.com/wavekit-dev/wavekit/pkg/component/internal/outcome"
 	"github.com/wavekit-dev/wavekit/pkg/component/internal/passtrace"
@@ -33,17 +34,17 @@ type statusBefore struct {
 // a stall, a rollback or a blocked deletion that the status did not say
 // yet, and a wave that has waited longer than WaveHeldAfter, once per wave
 // and attempt.
-func (sr *statusRecorder) notifyOutcome(ctx context.Context, before *statusBefore, o outcome.Outcome) {
-	if sr.r.opts.Notifier == nil || before == nil || sr.wroteAhead || o.Gone {
+func (sr *Recorder) notifyOutcome(ctx context.Context, before *statusBefore, o outcome.Outcome) {
+	if sr.Notifier == nil || before == nil || sr.WroteAhead || o.Gone {
 		return
 	}
-	if o.Held != nil && sr.r.held.changed(sr.id, o.Held.Wave) {
-		sr.r.alert(ctx, sr.component, sr.source, notify.KindWaveHeld, o.Reason, o.Held.Message)
+	if o.Held != nil && sr.Held.Changed(sr.ID, o.Held.Wave) {
+		sr.alert(ctx, sr.Component, sr.Source, notify.KindWaveHeld, o.Reason, o.Held.Message)
 	}
-	rendered := before.ready == nil || before.ready.ObservedGeneration != sr.component.GetGeneration() ||
-		before.revision != revision(sr.component.GetStatus().Source)
+	rendered := before.ready == nil || before.ready.ObservedGeneration != sr.Component.GetGeneration() ||
+		before.revision != revision(sr.Component.GetStatus().Source)
 	if kind, news := outcomeKind(before.ready, rendered, o); news {
-		sr.r.alert(ctx, sr.component, sr.source, kind, o.Reason, o.Message)
+		sr.alert(ctx, sr.Component, sr.Source, kind, o.Reason, o.Message)
 	}
 }
 
@@ -56,13 +57,13 @@ func (sr *statusRecorder) notifyOutcome(ctx context.Context, before *statusBefor
 func outcomeKind(before *metav1.Condition, rendered bool, o outcome.Outcome) (notify.Kind, bool) {
 	said := before != nil && before.Reason == o.Reason && before.Message == bound.Message(o.Message, bound.ConditionLimit)
 	switch {
-	case o.Reason == ReasonReady:
+	case o.Reason == api.ReasonReady:
 		return notify.KindReady, before == nil || before.Status != metav1.ConditionTrue || rendered
 	case said:
 		return "", false
-	case o.Reason == ReasonRolledBack:
+	case o.Reason == api.ReasonRolledBack:
 		return notify.KindRolledBack, true
-	case o.Reason == ReasonDeletionBlocked:
+	case o.Reason == api.ReasonDeletionBlocked:
 		return notify.KindDeletionBlocked, true
 	case !o.Warns():
 		return "", false
@@ -72,11 +73,12 @@ func outcomeKind(before *metav1.Condition, rendered bool, o outcome.Outcome) (no
 	return notify.KindFailed, true
 }
 
-// notifyDrift tells the Notifier of the objects the pass wrote back after
+// NotifyDrift tells the Notifier of the objects the pass wrote back after
 // others changed them, and of those it found drifted and left (drift mode
-// Warn) that it had not reported yet.
-func (p *pass) notifyDrift(ctx context.Context, res engine.Result) {
-	if p.r.opts.Notifier == nil {
+// Warn) that it had not reported yet; source is where the pass's render
+// came from.
+func (sr *Recorder) NotifyDrift(ctx context.Context, source *manifests.SourceInfo, res engine.Result) {
+	if sr.Notifier == nil {
 		return
 	}
 	var corrected, reported []string
@@ -91,11 +93,11 @@ func (p *pass) notifyDrift(ctx context.Context, res engine.Result) {
 		}
 	}
 	if len(corrected) > 0 {
-		p.r.alert(ctx, p.component, p.source, notify.KindDriftCorrected, ReasonDriftCorrected,
+		sr.alert(ctx, sr.Component, source, notify.KindDriftCorrected, api.ReasonDriftCorrected,
 			bound.Objects("corrected, after a change made out of band,", corrected))
 	}
 	if len(reported) > 0 {
-		p.r.alert(ctx, p.component, p.source, notify.KindDriftReported, ReasonDriftDetected,
+		sr.alert(ctx, sr.Component, source, notify.KindDriftReported, api.ReasonDriftDetected,
 			bound.Objects("left, changed out of band (drift mode Warn),", reported))
 	}
 }
@@ -103,27 +105,27 @@ func (p *pass) notifyDrift(ctx context.Context, res engine.Result) {
 // alert sends the Notifier what happened to component: its kind, name,
 // labels (for routing), generation, the revision of source, the trace ID
 // of ctx's Reconcile and the time now.
-func (r *core) alert(ctx context.Context, component Component, source *manifests.SourceInfo, kind notify.Kind, reason, message string) {
+func (r *Reporter) alert(ctx context.Context, component api.Component, source *manifests.SourceInfo, kind notify.Kind, reason, message string) {
 	object := notify.Object{Namespace: component.GetNamespace(), Name: component.GetName(), UID: string(component.GetUID())}
-	if gvk, err := apiutil.GVKForObject(component, r.client.Scheme()); err == nil {
+	if gvk, err := apiutil.GVKForObject(component, r.Client.Scheme()); err == nil {
 		object.APIVersion, object.Kind = gvk.GroupVersion().String(), gvk.Kind
 	}
 	e := notify.Event{Kind: kind, Object: object, Reason: reason, Message: message, Generation: component.GetGeneration(),
-		TraceID: passtrace.TraceID(ctx), Time: time.Now(), Operator: r.name, Labels: maps.Clone(component.GetLabels())}
+		TraceID: passtrace.TraceID(ctx), Time: time.Now(), Operator: r.Operator, Labels: maps.Clone(component.GetLabels())}
 	if e.Revision = revision(source); e.Revision == "" {
 		e.Revision = revision(component.GetStatus().Source)
 	}
-	r.opts.Notifier.Send(e)
+	r.Notifier.Send(e)
 }
 
 // saidBefore is what the status said as last read or written, for
 // notifyOutcome; nil without a Notifier.
-func (sr *statusRecorder) saidBefore() *statusBefore {
-	if sr.r.opts.Notifier == nil {
+func (sr *Recorder) saidBefore() *statusBefore {
+	if sr.Notifier == nil {
 		return nil
 	}
-	before := &statusBefore{revision: revision(sr.written.Source)}
-	if c := sr.written.ReadyCondition(); c != nil {
+	before := &statusBefore{revision: revision(sr.Written.Source)}
+	if c := sr.Written.ReadyCondition(); c != nil {
 		ready := *c
 		before.ready = &ready
 	}

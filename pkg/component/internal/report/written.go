@@ -1,4 +1,4 @@
-package component
+package report
 
 import (
 	"sync"
@@ -7,40 +7,43 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/resourceversion"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/wavekit-dev/wavekit/pkg/component/internal/api"
 )
 
-// writtenStatus keeps the component as the reconciler last wrote it, so the
+// Written keeps the component as the reconciler last wrote it, so the
 // next reconcile works on that even when the informer cache lags behind,
 // and the components whose finalizer it removed, which read as gone.
-type writtenStatus struct {
+type Written struct {
 	mu      sync.Mutex
-	objects map[types.NamespacedName]Component
+	objects map[types.NamespacedName]api.Component
 	cached  map[types.NamespacedName]string // the newest resourceVersion the cache has shown
 	done    map[types.NamespacedName]types.UID
 }
 
-func newWrittenStatus() *writtenStatus {
-	return &writtenStatus{objects: map[types.NamespacedName]Component{}, cached: map[types.NamespacedName]string{}, done: map[types.NamespacedName]types.UID{}}
+// NewWritten returns an empty memory of written statuses.
+func NewWritten() *Written {
+	return &Written{objects: map[types.NamespacedName]api.Component{}, cached: map[types.NamespacedName]string{}, done: map[types.NamespacedName]types.UID{}}
 }
 
-// finalized records that obj's finalizer is removed: its deletion is over.
-func (w *writtenStatus) finalized(obj client.Object) {
+// Finalized records that obj's finalizer is removed: its deletion is over.
+func (w *Written) Finalized(obj client.Object) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.done[types.NamespacedName{Namespace: obj.GetNamespace(), Name: obj.GetName()}] = obj.GetUID()
 }
 
-// isFinalized tells whether obj is a component whose finalizer was removed.
-func (w *writtenStatus) isFinalized(obj client.Object) bool {
+// IsFinalized tells whether obj is a component whose finalizer was removed.
+func (w *Written) IsFinalized(obj client.Object) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	uid, ok := w.done[types.NamespacedName{Namespace: obj.GetNamespace(), Name: obj.GetName()}]
 	return ok && uid == obj.GetUID()
 }
 
-// remember keeps a copy of obj as written, unless the cache already shows
+// Remember keeps a copy of obj as written, unless the cache already shows
 // that version (its watch event may come before the write's answer).
-func (w *writtenStatus) remember(obj Component) {
+func (w *Written) Remember(obj api.Component) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	id := types.NamespacedName{Namespace: obj.GetNamespace(), Name: obj.GetName()}
@@ -48,11 +51,11 @@ func (w *writtenStatus) remember(obj Component) {
 		delete(w.objects, id)
 		return
 	}
-	w.objects[id] = obj.DeepCopyObject().(Component)
+	w.objects[id] = obj.DeepCopyObject().(api.Component)
 }
 
-// newest returns the written object when the cached one is older.
-func (w *writtenStatus) newest(cached Component) Component {
+// Newest returns the written object when the cached one is older.
+func (w *Written) Newest(cached api.Component) api.Component {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	id := types.NamespacedName{Namespace: cached.GetNamespace(), Name: cached.GetName()}
@@ -65,13 +68,13 @@ func (w *writtenStatus) newest(cached Component) Component {
 		delete(w.objects, id)
 		return cached
 	}
-	return written.DeepCopyObject().(Component)
+	return written.DeepCopyObject().(api.Component)
 }
 
-// caughtUp drops the written copy of cached's component once the cache holds
+// CaughtUp drops the written copy of cached's component once the cache holds
 // that version or a newer one: until the next reconcile of that component,
 // which may be many minutes away, it would only duplicate the cache.
-func (w *writtenStatus) caughtUp(cached client.Object) {
+func (w *Written) CaughtUp(cached client.Object) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	id := types.NamespacedName{Namespace: cached.GetNamespace(), Name: cached.GetName()}
@@ -84,8 +87,8 @@ func (w *writtenStatus) caughtUp(cached client.Object) {
 	}
 }
 
-// uncached records that the cache no longer holds the component.
-func (w *writtenStatus) uncached(obj client.Object) {
+// Uncached records that the cache no longer holds the component.
+func (w *Written) Uncached(obj client.Object) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	delete(w.cached, types.NamespacedName{Namespace: obj.GetNamespace(), Name: obj.GetName()})
@@ -98,7 +101,16 @@ func notOlder(a, b string) bool {
 	return err == nil && cmp >= 0
 }
 
-func (w *writtenStatus) forget(id types.NamespacedName) {
+// Copies returns how many components a copy of the written status is kept
+// of.
+func (w *Written) Copies() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.objects)
+}
+
+// Forget drops what is kept of the component id.
+func (w *Written) Forget(id types.NamespacedName) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	delete(w.objects, id)
@@ -106,17 +118,18 @@ func (w *writtenStatus) forget(id types.NamespacedName) {
 	delete(w.done, id)
 }
 
-// eventNotes remembers the last event reason and message per component, so
+// Notes remembers the last event reason and message per component, so
 // the same event is not recorded again on every reconcile.
-type eventNotes struct {
+type Notes struct {
 	mu   sync.Mutex
 	last map[types.NamespacedName]string
 }
 
-func newEventNotes() *eventNotes { return &eventNotes{last: map[types.NamespacedName]string{}} }
+// NewNotes returns an empty memory of notes.
+func NewNotes() *Notes { return &Notes{last: map[types.NamespacedName]string{}} }
 
-// changed records note for id and reports whether it differs from the last one.
-func (n *eventNotes) changed(id types.NamespacedName, note string) bool {
+// Changed records note for id and reports whether it differs from the last one.
+func (n *Notes) Changed(id types.NamespacedName, note string) bool {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if n.last[id] == note {
@@ -126,24 +139,25 @@ func (n *eventNotes) changed(id types.NamespacedName, note string) bool {
 	return true
 }
 
-// seed gives a component this process has no note of yet (after a
+// Seed gives a component this process has no note of yet (after a
 // restart, or when its shard takes it over) the note of the outcome its
 // status already reports, when that is Ready at its generation: whoever
 // wrote that status announced it, and announcing it again would write an
 // Event per component at every restart.
-func (n *eventNotes) seed(id types.NamespacedName, generation int64, status *Status) {
+func (n *Notes) Seed(id types.NamespacedName, generation int64, status *api.Status) {
 	ready := status.ReadyCondition()
-	if ready == nil || ready.Status != metav1.ConditionTrue || ready.Reason != ReasonReady || ready.ObservedGeneration != generation {
+	if ready == nil || ready.Status != metav1.ConditionTrue || ready.Reason != api.ReasonReady || ready.ObservedGeneration != generation {
 		return
 	}
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if _, noted := n.last[id]; !noted {
-		n.last[id] = ReasonReady
+		n.last[id] = api.ReasonReady
 	}
 }
 
-func (n *eventNotes) forget(id types.NamespacedName) {
+// Forget drops the note of the component id.
+func (n *Notes) Forget(id types.NamespacedName) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	delete(n.last, id)

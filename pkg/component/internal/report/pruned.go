@@ -1,4 +1,4 @@
-package component
+package report
 
 import (
 	"encoding/json"
@@ -7,23 +7,25 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/wavekit-dev/wavekit/pkg/component/internal/api"
 )
 
 // A CRD generated before an upgrade of the framework may lack status fields
 // the framework now writes (attempt, history, lastGoodRender): the API
 // server prunes them from every status write, the reconciler reads the
 // status back without them, finds it differs from what it computes, and
-// writes again, once per reconcile, for ever. prunedStatus notices what a
+// writes again, once per reconcile, for ever. Pruned notices what a
 // write dropped (what was written is not what was read back), says so once,
-// and lets writeStatus leave out a write whose only difference is what the
+// and lets Recorder.WriteStatus leave out a write whose only difference is what the
 // CRD drops.
-type prunedStatus struct {
+type Pruned struct {
 	mu    sync.Mutex
 	paths []string // dot-separated paths under status, sorted
 }
 
 // learn records the paths a status write dropped and reports the ones new.
-func (p *prunedStatus) learn(paths []string) []string {
+func (p *Pruned) learn(paths []string) []string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var fresh []string
@@ -38,15 +40,15 @@ func (p *prunedStatus) learn(paths []string) []string {
 }
 
 // known returns the paths the CRD is known to drop.
-func (p *prunedStatus) known() []string {
+func (p *Pruned) known() []string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return slices.Clone(p.paths)
 }
 
-// drops tells whether the CRD is known to drop the status field at path
+// Drops tells whether the CRD is known to drop the status field at path
 // (dot-separated, under status), or an object that holds it.
-func (p *prunedStatus) drops(path string) bool {
+func (p *Pruned) Drops(path string) bool {
 	for _, known := range p.known() {
 		if path == known || strings.HasPrefix(path, known+".") {
 			return true
@@ -57,7 +59,7 @@ func (p *prunedStatus) drops(path string) bool {
 
 // sameButPruned tells whether status differs from stored only in fields the
 // CRD drops: writing it would store nothing new.
-func (p *prunedStatus) sameButPruned(status, stored *Status) bool {
+func (p *Pruned) sameButPruned(status, stored *api.Status) bool {
 	paths := p.known()
 	if len(paths) == 0 {
 		return false
