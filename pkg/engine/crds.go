@@ -9,6 +9,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/wavekit-dev/wavekit/pkg/engine/internal/api"
 	"github.com/wavekit-dev/wavekit/pkg/engine/internal/kinds"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
@@ -78,7 +79,7 @@ func (s *ownerScope) checkStoredVersions(ctx context.Context, objs []*desired, i
 			continue
 		}
 		if dropped := strings.Join(droppedStoredVersions(d.object, live), ", "); dropped != "" {
-			errs = append(errs, refused(d.key, fmt.Errorf("would drop version %s, which status.storedVersions still lists: "+
+			errs = append(errs, api.Refused(d.key, fmt.Errorf("would drop version %s, which status.storedVersions still lists: "+
 				"objects stored in it would become unreadable. Migrate them to a served version first (a storage version migration, "+
 				"or read and write each object again), then remove %s from the CRD's status.storedVersions, then apply this render",
 				dropped, dropped)))

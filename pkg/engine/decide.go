@@ -6,6 +6,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/wavekit-dev/wavekit/pkg/engine/internal/api"
 	"github.com/wavekit-dev/wavekit/pkg/engine/internal/kinds"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
@@ -253,7 +254,7 @@ func takenOver(o ownership, d *desired, item *manifests.InventoryItem, existing 
 	if current == "" || current == o.id || item.Digest == "" {
 		return nil
 	}
-	return refused(d.key, fmt.Errorf("was taken over by %s; it is applied again once that owner deletes or releases it", otherOwner(o, existing, current)))
+	return api.Refused(d.key, fmt.Errorf("was taken over by %s; it is applied again once that owner deletes or releases it", otherOwner(o, existing, current)))
 }
 
 // adoptionRefused returns a refusal (see refused) when the adoption policy forbids taking
@@ -269,9 +270,9 @@ func adoptionRefused(o ownership, d *desired, existing *unstructured.Unstructure
 	case d.policies.Adoption == manifests.AdoptAlways:
 		return nil
 	case d.policies.Adoption == manifests.AdoptNever && current == "":
-		return refused(d.key, fmt.Errorf("already exists and is not managed by %s (%s is %s)", o.description, policyKey, manifests.AdoptNever))
+		return api.Refused(d.key, fmt.Errorf("already exists and is not managed by %s (%s is %s)", o.description, policyKey, manifests.AdoptNever))
 	case current != "":
-		return refused(d.key, fmt.Errorf("already exists and is managed by %s (%s is %s)", otherOwner(o, existing, current), policyKey, d.policies.Adoption))
+		return api.Refused(d.key, fmt.Errorf("already exists and is managed by %s (%s is %s)", otherOwner(o, existing, current), policyKey, d.policies.Adoption))
 	}
 	return nil
 }

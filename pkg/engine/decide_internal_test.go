@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/wavekit-dev/wavekit/pkg/engine/internal/api"
 	"github.com/wavekit-dev/wavekit/pkg/engine/internal/kinds"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
@@ -153,16 +154,16 @@ func TestDecide(t *testing.T) {
 // object keeps it, and a delete hook's apply failure becomes the hook's.
 func TestObjectErrorWrappedOnce(t *testing.T) {
 	key := manifests.ObjectKey{Group: "batch", Kind: "Job", Namespace: "ns", Name: "migrate"}
-	applyErr := objectError(ActionApply, key, errors.New("conflict"))
-	if again := objectError(ActionApply, key, applyErr); again != applyErr {
+	applyErr := api.StepError(ActionApply, key, errors.New("conflict"))
+	if again := api.StepError(ActionApply, key, applyErr); again != applyErr {
 		t.Errorf("wrapped twice: %v", again)
 	}
-	hookErr := asStep(ActionRunHook, key, applyErr)
+	hookErr := api.AsStep(ActionRunHook, key, applyErr)
 	var objErr *ObjectError
 	if !errors.As(hookErr, &objErr) || objErr.Action != ActionRunHook || hookErr.Error() != "running delete hook batch/Job ns/migrate: conflict" {
 		t.Errorf("hook error = %v", hookErr)
 	}
-	refusal := refused(key, errors.New("already exists and is managed by Component ns/other"))
+	refusal := api.Refused(key, errors.New("already exists and is managed by Component ns/other"))
 	if refusal.Error() != "batch/Job ns/migrate already exists and is managed by Component ns/other" || !NeedsChange(refusal) {
 		t.Errorf("refusal = %q, needs change %t", refusal, NeedsChange(refusal))
 	}

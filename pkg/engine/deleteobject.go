@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/wavekit-dev/wavekit/pkg/engine/internal/api"
 	"github.com/wavekit-dev/wavekit/pkg/engine/internal/jsonvalue"
 	"github.com/wavekit-dev/wavekit/pkg/engine/internal/live"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
@@ -162,7 +163,7 @@ func (s *ownerScope) release(ctx context.Context, item *manifests.InventoryItem)
 	}
 	err = s.a.target.Client.Patch(ctx, obj, client.RawPatch(types.MergePatchType, data))
 	if err != nil && !apierrors.IsNotFound(err) {
-		return objectError(ActionOrphan, item.Key(), err)
+		return api.StepError(ActionOrphan, item.Key(), err)
 	}
 	s.a.live.Forget(item.Key())
 	s.a.forget(item.Key())

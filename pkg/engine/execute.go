@@ -8,6 +8,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/wavekit-dev/wavekit/internal/plant"
+	"github.com/wavekit-dev/wavekit/pkg/engine/internal/api"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -72,7 +73,7 @@ func (r *pass) waitGroup(g group, desired map[manifests.ObjectKey]*desired) (boo
 	var errs []error
 	for _, s := range g.steps {
 		if item := r.item(s.key); item.Phase == manifests.PhaseError {
-			errs = append(errs, objectError(ActionReady, s.key, errors.New(item.Status)))
+			errs = append(errs, api.StepError(ActionReady, s.key, errors.New(item.Status)))
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
@@ -102,7 +103,7 @@ func (r *pass) purgeGroup(ctx context.Context, g group) (bool, error) {
 		}
 		rm, err := r.s.deleteObject(ctx, item)
 		if err != nil {
-			return objectError(ActionPurge, item.Key(), err)
+			return api.StepError(ActionPurge, item.Key(), err)
 		}
 		if rm.requested {
 			asked[i].phase = manifests.PhaseDeleting
@@ -177,7 +178,7 @@ func (r *pass) deleteStep(ctx context.Context, s step, item *manifests.Inventory
 	rm, err := r.s.deleteObject(ctx, item)
 	switch {
 	case err != nil:
-		o.err = objectError(s.action, item.Key(), err)
+		o.err = api.StepError(s.action, item.Key(), err)
 	case rm.gone:
 		o.drop, o.action = true, goneAction(item, rm.requested)
 	default:
@@ -202,7 +203,7 @@ func (r *pass) eachStep(ctx context.Context, g group, fn func(context.Context, i
 // stopIn is where a pass that stops in g stopped.
 func stopIn(g group) Stop {
 	s := Stop{Step: g.kind, Wave: g.wave}
-	if stagedGroup(g.kind) {
+	if api.StagedGroup(g.kind) {
 		s.Stage = g.stage.String()
 	}
 	if g.kind == GroupExternal {

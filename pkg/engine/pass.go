@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"github.com/wavekit-dev/wavekit/pkg/engine/internal/api"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -109,7 +110,7 @@ func (r *pass) inventory() []manifests.InventoryItem {
 // result is the Result of the pass so far; a zero stop means it is done.
 func (r *pass) result(stop Stop) Result {
 	return Result{
-		Inventory: r.inventory(), Done: stop.Step == GroupNone, Wave: stop.applyWave(), Stopped: stop,
+		Inventory: r.inventory(), Done: stop.Step == GroupNone, Wave: api.ApplyWave(stop), Stopped: stop,
 		Waiting: r.waiting, Recheck: r.recheck, Changed: r.changed, Actions: r.actions, Blocked: r.blocked,
 		Drifted: append(r.s.drifts.List(), r.externalDrift...),
 	}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/wavekit-dev/wavekit/pkg/engine/internal/api"
 	"github.com/wavekit-dev/wavekit/pkg/engine/internal/kinds"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
@@ -45,7 +46,7 @@ func (g group) String() string {
 	if g.kind == GroupExternal {
 		return head + ": " + string(g.external)
 	}
-	if stagedGroup(g.kind) {
+	if api.StagedGroup(g.kind) {
 		head += " " + g.stage.String()
 	}
 	steps := make([]string, len(g.steps))

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/wavekit-dev/wavekit/pkg/engine/internal/api"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -86,7 +87,7 @@ func (a *Applier) Preview(ctx context.Context, owner Owner, objects []client.Obj
 	for _, g := range planApply(objs, run.items, run.list(), externalPlan{}).groups {
 		for _, s := range g.steps {
 			ps := PreviewStep{Group: g.kind, Wave: g.wave, Object: s.key, Action: s.action, Reason: stepReason(s, desired[s.key])}
-			if stagedGroup(g.kind) {
+			if api.StagedGroup(g.kind) {
 				ps.Stage = g.stage.String()
 			}
 			if d := desired[s.key]; d != nil {
@@ -171,10 +172,10 @@ func (s *ownerScope) applyChange(ctx context.Context, d *desired, item *manifest
 	case apierrors.IsNotFound(err) && live == nil && d.key.Namespace != "":
 		out.live, change.Note = s.marked(d), "not validated: namespace "+d.key.Namespace+" does not exist yet"
 	case err != nil:
-		return nil, wordedError(ActionApply, wordingDryRun, d.key, err)
+		return nil, api.WordedError(ActionApply, api.WordingDryRun, d.key, err)
 	case out.replaced != nil:
 		change.Action = ActionReplace
-		out.live, change.Note = s.marked(d), "re-created, since "+out.replaced.reason()
+		out.live, change.Note = s.marked(d), "re-created, since "+api.ImmutableReason(out.replaced)
 	case out.live == nil:
 		// A recreate: the dry-run delete changed nothing, so show the object it creates.
 		out.live, change.Note = s.marked(d), "recreated: "+string(d.policies.Update)+" policy"

@@ -6,6 +6,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/wavekit-dev/wavekit/pkg/engine/internal/api"
 	"github.com/wavekit-dev/wavekit/pkg/engine/internal/readiness"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
@@ -20,7 +21,7 @@ func (s *ownerScope) reconcileObject(ctx context.Context, d *desired, item *mani
 	}
 	live, err := s.a.live.GetShared(ctx, d.gvk, d.key) // read only, copied before a write
 	if err != nil {
-		o.err = objectError(ActionApply, d.key, fmt.Errorf("reading it: %w", err))
+		o.err = api.StepError(ActionApply, d.key, fmt.Errorf("reading it: %w", err))
 		return o
 	}
 	dec := s.decideFor(ctx, d, item, live)
@@ -39,7 +40,7 @@ func (s *ownerScope) reconcileObject(ctx context.Context, d *desired, item *mani
 	if dec.writes() {
 		out, err := s.correct(ctx, d, ownCopy(live), dec)
 		if err != nil {
-			o.err = objectError(ActionApply, d.key, err)
+			o.err = api.StepError(ActionApply, d.key, err)
 			return o
 		}
 		// A write deletes instead of creating (recreate, replace-on-
@@ -95,7 +96,7 @@ func (s *ownerScope) judged(ctx context.Context, o outcome, d *desired, phase ma
 // replacing is o for an object that replace-on-immutable deleted to create
 // it again: the action and the status name the immutable fields.
 func replacing(o outcome, phase manifests.Phase, immutable *ImmutableFieldError) outcome {
-	o.action, o.detail = ActionReplace, immutable.reason()
+	o.action, o.detail = ActionReplace, api.ImmutableReason(immutable)
 	o.phase, o.status, o.setStatus = phase, "re-creating, since "+o.detail+"; waiting for the old object to be deleted", true
 	return o
 }

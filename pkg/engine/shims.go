@@ -8,13 +8,15 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/wavekit-dev/wavekit/pkg/engine/internal/api"
 	"github.com/wavekit-dev/wavekit/pkg/engine/internal/expiry"
 	"github.com/wavekit-dev/wavekit/pkg/engine/internal/live"
 	"github.com/wavekit-dev/wavekit/pkg/engine/internal/readiness"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
-// Names that files of work in progress elsewhere (runonce.go) still use;
+// Names that files of work in progress elsewhere (runonce.go, deletehooks.go)
+// still use;
 // they go once that work has landed and those files use the packages
 // directly.
 
@@ -53,3 +55,22 @@ func (l *liveObjects) get(ctx context.Context, gvk schema.GroupVersionKind, key 
 }
 
 func keyOf(obj client.Object) manifests.ObjectKey { return live.KeyOf(obj) }
+
+// The failures' helpers under the names runonce.go and deletehooks.go use.
+
+const (
+	wordingHookFailed = api.WordingHookFailed
+	wordingHookDelete = api.WordingHookDelete
+)
+
+func objectError(action Action, key manifests.ObjectKey, err error) error {
+	return api.StepError(action, key, err)
+}
+
+func wordedError(action Action, wording string, key manifests.ObjectKey, err error) error {
+	return api.WordedError(action, wording, key, err)
+}
+
+func asStep(action Action, key manifests.ObjectKey, err error) error {
+	return api.AsStep(action, key, err)
+}

@@ -8,6 +8,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/wavekit-dev/wavekit/pkg/engine/internal/api"
 	"github.com/wavekit-dev/wavekit/pkg/engine/internal/readiness"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
@@ -90,7 +91,7 @@ func (t *testRun) start(ctx context.Context, d *desired, item *manifests.Invento
 	}
 	out, err := t.s.write(ctx, d, nil)
 	if err != nil {
-		return TestStatus{}, objectError(ActionRunTest, d.key, err)
+		return TestStatus{}, api.StepError(ActionRunTest, d.key, err)
 	}
 	if out.live == nil {
 		// It existed unknown to the cache, and was deleted to be created anew.
@@ -120,7 +121,7 @@ func (t *testRun) deleteEarlier(ctx context.Context, d *desired, item *manifests
 	}
 	gone, err := t.s.deleteRecorded(ctx, d.key, live, d.policies.ReplacePropagation)
 	if err != nil {
-		return false, objectError(ActionRunTest, d.key, fmt.Errorf("deleting the object of an earlier run: %w", err))
+		return false, api.StepError(ActionRunTest, d.key, fmt.Errorf("deleting the object of an earlier run: %w", err))
 	}
 	o := outcome{key: d.key, action: ActionDelete, detail: "created anew by this test run", changed: true}
 	if !gone {
@@ -283,7 +284,7 @@ func (t *testRun) deleteTest(ctx context.Context, item *manifests.InventoryItem)
 	o := outcome{key: item.Key()}
 	rm, err := t.s.deleteObject(ctx, item)
 	if err != nil {
-		o.err = objectError(ActionDelete, item.Key(), err)
+		o.err = api.StepError(ActionDelete, item.Key(), err)
 		return o
 	}
 	o.phase = manifests.PhaseCompleted

@@ -9,6 +9,7 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/wavekit-dev/wavekit/pkg/engine/internal/api"
 	"github.com/wavekit-dev/wavekit/pkg/engine/internal/kinds"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 	"github.com/wavekit-dev/wavekit/pkg/tracing/spans"
@@ -142,7 +143,7 @@ func (t *testRun) runTest(ctx context.Context, d *desired) (TestStatus, error) {
 	}
 	live, err := t.s.a.live.Get(ctx, d.gvk, d.key)
 	if err != nil {
-		return TestStatus{}, objectError(ActionRunTest, d.key, err)
+		return TestStatus{}, api.StepError(ActionRunTest, d.key, err)
 	}
 	if item.Digest != d.digest && t.s.ownership().createdFrom(live) != d.digest {
 		return t.start(ctx, d, item, live)

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/wavekit-dev/wavekit/pkg/engine/internal/api"
 	"github.com/wavekit-dev/wavekit/pkg/engine/internal/drift"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
@@ -211,7 +212,7 @@ func (a *Applier) getDirect(ctx context.Context, d *desired) (*unstructured.Unst
 		return nil, nil
 	}
 	if err != nil {
-		return nil, wordedError(ActionApply, wordingRead, d.key, err)
+		return nil, api.WordedError(ActionApply, api.WordingRead, d.key, err)
 	}
 	return existing, nil
 }
@@ -255,7 +256,7 @@ func (s *ownerScope) replaceOnImmutable(ctx context.Context, d *desired, obj, li
 		return sent{}, err
 	}
 	if _, err := s.deleteRecorded(ctx, d.key, live, d.policies.ReplacePropagation); err != nil {
-		return sent{}, fmt.Errorf("deleting to re-create, since %s: %w", immutable.reason(), err)
+		return sent{}, fmt.Errorf("deleting to re-create, since %s: %w", api.ImmutableReason(immutable), err)
 	}
 	return sent{replaced: immutable}, nil
 }

@@ -1,4 +1,4 @@
-package engine
+package api
 
 import (
 	"errors"
@@ -40,10 +40,10 @@ var failureWording = map[Action]string{
 
 // Wordings of failures that an action's own wording does not say.
 const (
-	wordingDryRun     = "dry run of applying %s"
-	wordingHookFailed = "delete hook %s failed"
-	wordingHookDelete = "deleting delete hook %s"
-	wordingRead       = "reading %s"
+	WordingDryRun     = "dry run of applying %s"
+	WordingHookFailed = "delete hook %s failed"
+	WordingHookDelete = "deleting delete hook %s"
+	WordingRead       = "reading %s"
 	// wordingRefused words a refusal to write: "<object> <why>", the
 	// object named once.
 	wordingRefused = "%s %s"
@@ -68,15 +68,15 @@ func (e *ObjectError) Error() string {
 
 func (e *ObjectError) Unwrap() error { return e.Err }
 
-// objectError wraps err, when there is one, as the failure of action on key.
-func objectError(action Action, key manifests.ObjectKey, err error) error {
-	return wordedError(action, "", key, err)
+// StepError wraps err, when there is one, as the failure of action on key.
+func StepError(action Action, key manifests.ObjectKey, err error) error {
+	return WordedError(action, "", key, err)
 }
 
-// wordedError is objectError with a wording of its own ("" for the action's).
+// WordedError is objectError with a wording of its own ("" for the action's).
 // An error that is an ObjectError of key already is returned as it is: an
 // object's failure is wrapped once.
-func wordedError(action Action, wording string, key manifests.ObjectKey, err error) error {
+func WordedError(action Action, wording string, key manifests.ObjectKey, err error) error {
 	if err == nil {
 		return nil
 	}
@@ -87,24 +87,24 @@ func wordedError(action Action, wording string, key manifests.ObjectKey, err err
 	return &ObjectError{Object: key, Action: action, Err: err, wording: wording}
 }
 
-// refused is the ObjectError of a write refused before it is sent (the
+// Refused is the ObjectError of a write refused before it is sent (the
 // adoption policy, another owner's takeover): a manifests.UserError, since
 // only a change helps.
-func refused(key manifests.ObjectKey, why error) error {
+func Refused(key manifests.ObjectKey, why error) error {
 	return &ObjectError{Object: key, Action: ActionApply, Err: &manifests.UserError{Err: why}, wording: wordingRefused}
 }
 
-// asStep is err, the failure of an apply of key, as the failure of action
+// AsStep is err, the failure of an apply of key, as the failure of action
 // (a delete hook's run): an ObjectError of key takes the action, anything
 // else is wrapped.
-func asStep(action Action, key manifests.ObjectKey, err error) error {
+func AsStep(action Action, key manifests.ObjectKey, err error) error {
 	var known *ObjectError
 	if errors.As(err, &known) && known.Object == key && known.wording == "" {
 		relabelled := *known
 		relabelled.Action = action
 		return &relabelled
 	}
-	return objectError(action, key, err)
+	return StepError(action, key, err)
 }
 
 // MissingNamespaceError says that objects need a namespace that does not
@@ -132,11 +132,11 @@ type ImmutableFieldError struct {
 
 func (e *ImmutableFieldError) Error() string {
 	return fmt.Sprintf("%s; set %s: %s to re-create the object when this happens: %v",
-		e.reason(), e.PolicyKey, manifests.UpdateReplaceOnImmutable, e.Err)
+		ImmutableReason(e), e.PolicyKey, manifests.UpdateReplaceOnImmutable, e.Err)
 }
 
-// reason names the immutable fields: "field spec.template is immutable".
-func (e *ImmutableFieldError) reason() string {
+// ImmutableReason names the immutable fields: "field spec.template is immutable".
+func ImmutableReason(e *ImmutableFieldError) string {
 	noun, verb := "field", "is"
 	if len(e.Fields) > 1 {
 		noun, verb = "fields", "are"

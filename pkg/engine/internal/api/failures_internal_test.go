@@ -1,4 +1,4 @@
-package engine
+package api
 
 import (
 	"errors"
@@ -28,22 +28,22 @@ func TestObjectError(t *testing.T) {
 		message     string
 		needsChange bool
 	}{
-		{"forbidden", objectError(ActionApply, key, forbidden), key, ActionApply, "applying apps/Deployment ns/web: " + forbidden.Error(), true},
-		{"immutable", objectError(ActionApply, key, &ImmutableFieldError{Fields: []string{"spec.selector"}, PolicyKey: "p/update-policy", Err: errors.New("x")}), key, ActionApply,
+		{"forbidden", StepError(ActionApply, key, forbidden), key, ActionApply, "applying apps/Deployment ns/web: " + forbidden.Error(), true},
+		{"immutable", StepError(ActionApply, key, &ImmutableFieldError{Fields: []string{"spec.selector"}, PolicyKey: "p/update-policy", Err: errors.New("x")}), key, ActionApply,
 			"applying apps/Deployment ns/web: field spec.selector is immutable; set p/update-policy: replace-on-immutable to re-create the object when this happens: x", true},
-		{"dry run", wordedError(ActionApply, wordingDryRun, key, forbidden), key, ActionApply, "dry run of applying apps/Deployment ns/web: " + forbidden.Error(), true},
-		{"transient", objectError(ActionPurge, key, errors.New("connection refused")), key, ActionPurge, "purging apps/Deployment ns/web: connection refused", false},
-		{"prune", objectError(ActionPrune, key, errors.New("timeout")), key, ActionPrune, "deleting apps/Deployment ns/web: timeout", false},
-		{"delete", objectError(ActionDelete, key, forbidden), key, ActionDelete, "deleting apps/Deployment ns/web: " + forbidden.Error(), true},
-		{"orphan", objectError(ActionOrphan, key, errors.New("timeout")), key, ActionOrphan, "orphaning apps/Deployment ns/web: timeout", false},
-		{"failed object", objectError(ActionReady, job, backoff), job, ActionReady,
+		{"dry run", WordedError(ActionApply, WordingDryRun, key, forbidden), key, ActionApply, "dry run of applying apps/Deployment ns/web: " + forbidden.Error(), true},
+		{"transient", StepError(ActionPurge, key, errors.New("connection refused")), key, ActionPurge, "purging apps/Deployment ns/web: connection refused", false},
+		{"prune", StepError(ActionPrune, key, errors.New("timeout")), key, ActionPrune, "deleting apps/Deployment ns/web: timeout", false},
+		{"delete", StepError(ActionDelete, key, forbidden), key, ActionDelete, "deleting apps/Deployment ns/web: " + forbidden.Error(), true},
+		{"orphan", StepError(ActionOrphan, key, errors.New("timeout")), key, ActionOrphan, "orphaning apps/Deployment ns/web: timeout", false},
+		{"failed object", StepError(ActionReady, job, backoff), job, ActionReady,
 			"batch/Job ns/migrate failed: Failed: BackoffLimitExceeded: Job has reached the specified backoff limit", false},
-		{"hook not applied", objectError(ActionRunHook, job, invalid), job, ActionRunHook, "running delete hook batch/Job ns/migrate: " + invalid.Error(), true},
-		{"hook failed", wordedError(ActionRunHook, wordingHookFailed, job, backoff), job, ActionRunHook,
+		{"hook not applied", StepError(ActionRunHook, job, invalid), job, ActionRunHook, "running delete hook batch/Job ns/migrate: " + invalid.Error(), true},
+		{"hook failed", WordedError(ActionRunHook, WordingHookFailed, job, backoff), job, ActionRunHook,
 			"delete hook batch/Job ns/migrate failed: Failed: BackoffLimitExceeded: Job has reached the specified backoff limit", false},
-		{"hook not deleted", wordedError(ActionRunHook, wordingHookDelete, job, errors.New("timeout")), job, ActionRunHook, "deleting delete hook batch/Job ns/migrate: timeout", false},
-		{"wrapped again", fmt.Errorf("pass: %w", objectError(ActionApply, key, forbidden)), key, ActionApply, "pass: applying apps/Deployment ns/web: " + forbidden.Error(), true},
-		{"joined", errors.Join(errors.New("other"), objectError(ActionReady, job, backoff)), job, ActionReady,
+		{"hook not deleted", WordedError(ActionRunHook, WordingHookDelete, job, errors.New("timeout")), job, ActionRunHook, "deleting delete hook batch/Job ns/migrate: timeout", false},
+		{"wrapped again", fmt.Errorf("pass: %w", StepError(ActionApply, key, forbidden)), key, ActionApply, "pass: applying apps/Deployment ns/web: " + forbidden.Error(), true},
+		{"joined", errors.Join(errors.New("other"), StepError(ActionReady, job, backoff)), job, ActionReady,
 			"other\nbatch/Job ns/migrate failed: Failed: BackoffLimitExceeded: Job has reached the specified backoff limit", false},
 	}
 	for _, tt := range tests {
@@ -60,7 +60,7 @@ func TestObjectError(t *testing.T) {
 			}
 		})
 	}
-	if objectError(ActionApply, key, nil) != nil {
+	if StepError(ActionApply, key, nil) != nil {
 		t.Error("objectError of nil is not nil")
 	}
 }

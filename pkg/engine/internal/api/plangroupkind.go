@@ -1,4 +1,4 @@
-package engine
+package api
 
 // PlanGroupKind is what a group of a pass's plan does: apply a wave, wait
 // for it, prune, delete, run a hook or a test. The plan, Stop and
@@ -35,7 +35,7 @@ const (
 	GroupExternal PlanGroupKind = "external"
 )
 
-// stagedGroup tells whether groups of kind work stage by stage.
-func stagedGroup(kind PlanGroupKind) bool {
+// StagedGroup tells whether groups of kind work stage by stage.
+func StagedGroup(kind PlanGroupKind) bool {
 	return kind == GroupApply || kind == GroupPrune || kind == GroupDelete
 }

@@ -1,4 +1,4 @@
-package engine
+package api
 
 import "fmt"
 
@@ -33,9 +33,9 @@ func (s Stop) String() string {
 	return out
 }
 
-// applyWave is the wave Result.Wave reports: the apply wave, or 0 while
+// ApplyWave is the wave Result.Wave reports: the apply wave, or 0 while
 // pruning or deleting.
-func (s Stop) applyWave() int16 {
+func ApplyWave(s Stop) int16 {
 	switch s.Step {
 	case GroupApply, GroupWait, GroupPurge:
 		return s.Wave
