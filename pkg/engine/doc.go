@@ -26,7 +26,7 @@
 //     pure function with table tests; internal/kinds
 //     holds the kind stages and prepare.go the one sort.
 //   - execute.go runs the groups, the steps of a group concurrently (bounded
-//     by Options.Concurrency, concurrency.go), and stops at a group that is
+//     by Options.Concurrency, forEach), and stops at a group that is
 //     not ready or not gone yet. decide (decide.go) is the write decision
 //     the plan, Apply and Diff share, a pure function: create, update,
 //     replace, keep or refuse, and why; write.go and deleteobject.go do the
