@@ -14,6 +14,7 @@ import (
 
 	"github.com/wavekit-dev/wavekit/pkg/engine/internal/drift"
 	"github.com/wavekit-dev/wavekit/pkg/engine/internal/live"
+	"github.com/wavekit-dev/wavekit/pkg/engine/internal/readiness"
 	"github.com/wavekit-dev/wavekit/pkg/engine/internal/writes"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
@@ -156,7 +157,7 @@ type Applier struct {
 	target Target
 	mapper meta.RESTMapper
 	// reporting: which custom kinds report status.observedGeneration.
-	reporting *reportingKinds
+	reporting *readiness.ObservedGenerations
 	scheme    *runtime.Scheme
 	live      *liveObjects
 	drift     *drift.Detector
@@ -204,7 +205,7 @@ func NewApplier(target Target, opts Options) (*Applier, error) {
 		mapper:    target.Client.RESTMapper(),
 		scheme:    target.Client.Scheme(),
 		live:      newLiveObjects(target.Live, target.Client, opts.Now),
-		reporting: &reportingKinds{},
+		reporting: &readiness.ObservedGenerations{},
 		drift:     drift.NewDetector(),
 		stored:    drift.NewStoredForms(target.Client.Scheme()),
 		loops:     writes.NewLoops(opts.WriteLoop, opts.Now),

@@ -86,7 +86,7 @@ func (s *ownerScope) wrote(o outcome, d *desired, created bool) outcome {
 func (s *ownerScope) judged(ctx context.Context, o outcome, d *desired, phase manifests.Phase, live *unstructured.Unstructured) outcome {
 	hint := d.policies.StatusHint
 	if live != nil && !hint.HasObservedGeneration {
-		hint.HasObservedGeneration = s.a.reportsObservedGeneration(ctx, d.gvk)
+		hint.HasObservedGeneration = s.a.reporting.Reported(ctx, s.a.mapper, s.a.target.Client, d.gvk)
 	}
 	o.phase, o.status, o.progress = readiness.Phase(phase, live, s.health, hint)
 	o.setStatus = true

@@ -1,10 +1,11 @@
-package engine
+package readiness
 
 import (
 	"context"
 	"strings"
 	"sync"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -12,31 +13,30 @@ import (
 	"github.com/wavekit-dev/wavekit/pkg/engine/internal/kinds"
 )
 
-// reportingKinds remembers, per custom resource kind, whether its CRD's
+// ObservedGenerations remembers, per custom resource kind, whether its CRD's
 // schema declares status.observedGeneration: such a kind reports which
 // generation its controller has seen, so an object of it that reports none
 // yet has not been looked at and is not ready (kstatus alone would call an
 // object without any status Current). Built-in kinds are never looked up;
 // a CRD the identity may not read counts as not reporting.
-type reportingKinds struct {
+type ObservedGenerations struct {
 	mu    sync.Mutex
 	known map[schema.GroupVersionKind]bool
 }
 
-// reportsObservedGeneration tells whether gvk's CRD declares
-// status.observedGeneration, reading the CRD once per kind.
-func (a *Applier) reportsObservedGeneration(ctx context.Context, gvk schema.GroupVersionKind) bool {
+// Reported tells whether gvk's CRD declares status.observedGeneration,
+// reading the CRD once per kind with c, finding its name with mapper.
+func (k *ObservedGenerations) Reported(ctx context.Context, mapper meta.RESTMapper, c client.Reader, gvk schema.GroupVersionKind) bool {
 	if !isCustomGroup(gvk.Group) {
 		return false
 	}
-	k := a.reporting
 	k.mu.Lock()
 	reports, known := k.known[gvk]
 	k.mu.Unlock()
 	if known {
 		return reports
 	}
-	reports = a.crdDeclaresObservedGeneration(ctx, gvk)
+	reports = crdDeclaresObservedGeneration(ctx, mapper, c, gvk)
 	k.mu.Lock()
 	if k.known == nil {
 		k.known = map[schema.GroupVersionKind]bool{}
@@ -46,15 +46,15 @@ func (a *Applier) reportsObservedGeneration(ctx context.Context, gvk schema.Grou
 	return reports
 }
 
-func (a *Applier) crdDeclaresObservedGeneration(ctx context.Context, gvk schema.GroupVersionKind) bool {
-	mapping, err := a.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+func crdDeclaresObservedGeneration(ctx context.Context, mapper meta.RESTMapper, c client.Reader, gvk schema.GroupVersionKind) bool {
+	mapping, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
 	if err != nil {
 		return false
 	}
 	crd := &unstructured.Unstructured{}
 	crd.SetGroupVersionKind(kinds.CRDGroupVersion.WithKind("CustomResourceDefinition"))
 	name := mapping.Resource.Resource + "." + gvk.Group
-	if err := a.target.Client.Get(ctx, client.ObjectKey{Name: name}, crd); err != nil {
+	if err := c.Get(ctx, client.ObjectKey{Name: name}, crd); err != nil {
 		return false // not a CRD (an aggregated API), or not ours to read
 	}
 	versions, _, _ := unstructured.NestedSlice(crd.Object, "spec", "versions")
