@@ -6,6 +6,7 @@ import (
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/wavekit-dev/wavekit/pkg/engine/internal/foreign"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 	"github.com/wavekit-dev/wavekit/pkg/tracing/spans"
 )
@@ -33,7 +34,7 @@ func (a *Applier) Delete(ctx context.Context, owner Owner, inventory []manifests
 		return Result{Inventory: inventory}, err
 	}
 	if len(blocking) > 0 {
-		return Result{Inventory: inventory, Blocked: []Blocker{{Reason: describeBlocking(blocking)}}}, nil
+		return Result{Inventory: inventory, Blocked: []Blocker{{Reason: foreign.Describe(blocking)}}}, nil
 	}
 	res, err := run.execute(ctx, p, nil, hooks)
 	if res.Done {

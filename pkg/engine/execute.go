@@ -10,6 +10,7 @@ import (
 
 	"github.com/wavekit-dev/wavekit/internal/plant"
 	"github.com/wavekit-dev/wavekit/pkg/engine/internal/api"
+	"github.com/wavekit-dev/wavekit/pkg/engine/internal/foreign"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -172,7 +173,7 @@ func (r *pass) deleteStep(ctx context.Context, s step, item *manifests.Inventory
 			return o
 		}
 		if len(blocking) > 0 {
-			o.blocked = describeBlocking(blocking)
+			o.blocked = foreign.Describe(blocking)
 			return o
 		}
 	}

@@ -1,11 +1,15 @@
 package engine
 
 import (
+	"context"
+
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/pkg/engine/internal/drift"
+	"github.com/wavekit-dev/wavekit/pkg/engine/internal/foreign"
+	"github.com/wavekit-dev/wavekit/pkg/engine/internal/live"
 	"github.com/wavekit-dev/wavekit/pkg/engine/internal/readiness"
 	"github.com/wavekit-dev/wavekit/pkg/engine/internal/writes"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
@@ -181,4 +185,12 @@ func (t dryRunTracker) drifted(key manifests.ObjectKey, want, live map[string]an
 
 func (t dryRunTracker) newDrift(key manifests.ObjectKey, paths []string, live map[string]any) bool {
 	return t.drift.WouldReport(key, paths, live)
+}
+
+// foreignInstances counts, per type, the instances of the managed types
+// that the scope's owner did not make (package foreign).
+func (s *ownerScope) foreignInstances(ctx context.Context, types []manifests.TypeInfo) (map[string]int, error) {
+	c := foreign.Counter{Client: s.a.target.Client, Mapper: s.a.mapper, Discovery: s.a.target.Discovery,
+		Scope: live.Scope(s.a.target.Live), OwnerLabel: s.a.OwnerLabel()}
+	return c.Instances(ctx, s.owner.ID, types)
 }

@@ -1,9 +1,8 @@
-package engine
+package kinds
 
 import (
 	"testing"
 
-	"github.com/wavekit-dev/wavekit/pkg/engine/internal/kinds"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -37,7 +36,7 @@ func TestServedType(t *testing.T) {
 		{"the core group is a group like others", []manifests.TypeInfo{crd}, "", "Widget", -1, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, ok := kinds.ServedType(tc.types, tc.group, tc.kind)
+			got, ok := ServedType(tc.types, tc.group, tc.kind)
 			if got != tc.want || ok != tc.wantOK {
 				t.Errorf("servedType(%v, %q, %q) = %d, %v; want %d, %v", tc.types, tc.group, tc.kind, got, ok, tc.want, tc.wantOK)
 			}

@@ -1,4 +1,4 @@
-package engine
+package foreign
 
 import (
 	"context"
@@ -19,20 +19,36 @@ import (
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
-// foreignInstances counts, per type, the instances of the given managed
-// types that do not belong to the scope's owner. Types the cluster does not serve count
+// Counter counts the instances of an owner's managed types (the kinds its
+// CRDs and APIServices serve) that another owner, or none, made: while one
+// exists, deleting those types would delete it too.
+type Counter struct {
+	Client client.Reader // lists the instances' metadata
+	Mapper meta.RESTMapper
+	// Discovery lists the kinds the cluster serves, for types with
+	// wildcards; nil refuses them.
+	Discovery discovery.DiscoveryInterface
+	// Scope is the namespaces an identity's informers are scoped to (a
+	// tenant): an identity that may not list cluster-wide counts in these.
+	Scope []string
+	// OwnerLabel is the label that holds an object's owner.
+	OwnerLabel string
+}
+
+// Instances counts, per type, the instances of the given managed types
+// that do not belong to owner. Types the cluster does not serve count
 // nothing.
-func (s *ownerScope) foreignInstances(ctx context.Context, types []manifests.TypeInfo) (map[string]int, error) {
+func (c Counter) Instances(ctx context.Context, owner string, types []manifests.TypeInfo) (map[string]int, error) {
 	if len(types) == 0 {
 		return nil, nil
 	}
-	resources, err := s.a.resolveTypes(types)
+	resources, err := c.resolveTypes(types)
 	if err != nil {
 		return nil, err
 	}
 	counts := map[string]int{}
 	for _, gvk := range resources {
-		n, err := s.countForeign(ctx, gvk)
+		n, err := c.count(ctx, owner, gvk)
 		if err != nil {
 			return nil, err
 		}
@@ -44,7 +60,7 @@ func (s *ownerScope) foreignInstances(ctx context.Context, types []manifests.Typ
 }
 
 // resolveTypes turns type patterns into the kinds the cluster serves.
-func (a *Applier) resolveTypes(types []manifests.TypeInfo) ([]schema.GroupVersionKind, error) {
+func (c Counter) resolveTypes(types []manifests.TypeInfo) ([]schema.GroupVersionKind, error) {
 	seen := map[schema.GroupKind]bool{}
 	var result []schema.GroupVersionKind
 	add := func(gvk schema.GroupVersionKind) {
@@ -56,7 +72,7 @@ func (a *Applier) resolveTypes(types []manifests.TypeInfo) ([]schema.GroupVersio
 	var served []schema.GroupVersionKind
 	for _, t := range types {
 		if !strings.Contains(t.Group, "*") && t.Kind != "*" {
-			mapping, err := a.mapper.RESTMapping(schema.GroupKind{Group: t.Group, Kind: t.Kind})
+			mapping, err := c.Mapper.RESTMapping(schema.GroupKind{Group: t.Group, Kind: t.Kind})
 			if meta.IsNoMatchError(err) {
 				continue
 			}
@@ -68,7 +84,7 @@ func (a *Applier) resolveTypes(types []manifests.TypeInfo) ([]schema.GroupVersio
 		}
 		if served == nil {
 			var err error
-			if served, err = a.servedKinds(); err != nil {
+			if served, err = c.servedKinds(); err != nil {
 				return nil, err
 			}
 		}
@@ -82,11 +98,11 @@ func (a *Applier) resolveTypes(types []manifests.TypeInfo) ([]schema.GroupVersio
 }
 
 // servedKinds lists the listable kinds the cluster serves (preferred versions).
-func (a *Applier) servedKinds() ([]schema.GroupVersionKind, error) {
-	if a.target.Discovery == nil {
+func (c Counter) servedKinds() ([]schema.GroupVersionKind, error) {
+	if c.Discovery == nil {
 		return nil, fmt.Errorf("managed types with wildcards need a discovery client in the applier target")
 	}
-	lists, err := a.target.Discovery.ServerPreferredResources()
+	lists, err := c.Discovery.ServerPreferredResources()
 	if err != nil && !discovery.IsGroupDiscoveryFailedError(err) {
 		return nil, fmt.Errorf("discovering served resources: %w", err)
 	}
@@ -106,19 +122,18 @@ func (a *Applier) servedKinds() ([]schema.GroupVersionKind, error) {
 	return kinds, nil
 }
 
-// countForeign lists the metadata of every instance of gvk and counts those
-// without the scope owner's label. An identity whose informers are scoped to some
+// count lists the metadata of every instance of gvk and counts those
+// without owner's label. An identity whose informers are scoped to some
 // namespaces (a tenant) and may not list cluster-wide counts in those
 // namespaces: it can see no others.
-func (s *ownerScope) countForeign(ctx context.Context, gvk schema.GroupVersionKind) (int, error) {
-	count, err := s.countForeignIn(ctx, gvk, "")
-	scope := live.Scope(s.a.target.Live)
-	if !apierrors.IsForbidden(err) || len(scope) == 0 {
+func (c Counter) count(ctx context.Context, owner string, gvk schema.GroupVersionKind) (int, error) {
+	count, err := c.countIn(ctx, owner, gvk, "")
+	if !apierrors.IsForbidden(err) || len(c.Scope) == 0 {
 		return count, err
 	}
 	total := 0
-	for _, ns := range scope {
-		n, err := s.countForeignIn(ctx, gvk, ns)
+	for _, ns := range c.Scope {
+		n, err := c.countIn(ctx, owner, gvk, ns)
 		if err != nil {
 			return 0, err
 		}
@@ -127,14 +142,14 @@ func (s *ownerScope) countForeign(ctx context.Context, gvk schema.GroupVersionKi
 	return total, nil
 }
 
-// countForeignIn counts the instances of gvk in namespace (all namespaces
-// when empty) without the scope owner's label.
-func (s *ownerScope) countForeignIn(ctx context.Context, gvk schema.GroupVersionKind, namespace string) (int, error) {
+// countIn counts the instances of gvk in namespace (all namespaces when
+// empty) without owner's label.
+func (c Counter) countIn(ctx context.Context, owner string, gvk schema.GroupVersionKind, namespace string) (int, error) {
 	count := 0
 	list := &metav1.PartialObjectMetadataList{}
 	list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
 	for {
-		err := s.a.target.Client.List(ctx, list, client.Limit(500), client.Continue(list.GetContinue()), client.InNamespace(namespace))
+		err := c.Client.List(ctx, list, client.Limit(500), client.Continue(list.GetContinue()), client.InNamespace(namespace))
 		if apierrors.IsNotFound(err) || meta.IsNoMatchError(err) {
 			return 0, nil // the type is no longer served: no instances can exist
 		}
@@ -142,7 +157,7 @@ func (s *ownerScope) countForeignIn(ctx context.Context, gvk schema.GroupVersion
 			return 0, fmt.Errorf("listing instances of %s %s: %w", gvk.GroupKind(), live.Where(namespace), err)
 		}
 		for _, item := range list.Items {
-			if item.GetLabels()[s.a.OwnerLabel()] != s.owner.ID {
+			if item.GetLabels()[c.OwnerLabel] != owner {
 				count++
 			}
 		}
@@ -152,8 +167,8 @@ func (s *ownerScope) countForeignIn(ctx context.Context, gvk schema.GroupVersion
 	}
 }
 
-// describeBlocking renders counts as "2 instances of Widget.test.wavekit.dev".
-func describeBlocking(counts map[string]int) string {
+// Describe renders counts as "2 instances of Widget.test.wavekit.dev".
+func Describe(counts map[string]int) string {
 	var parts []string
 	for t, n := range counts {
 		noun := "instances"
