@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"slices"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -168,4 +169,58 @@ func (s *ownerScope) release(ctx context.Context, item *manifests.InventoryItem)
 	s.a.live.Forget(item.Key())
 	s.a.forget(item.Key())
 	return nil
+}
+
+// deleteRecorded deletes live with the given propagation and records that
+// this applier deleted it, so that a lagging cache reads it as being
+// deleted. The record comes before the request: the delete event, which
+// drops it, may come before the answer.
+func (s *ownerScope) deleteRecorded(ctx context.Context, key manifests.ObjectKey, live *unstructured.Unstructured, propagation manifests.DeletePropagation) (bool, error) {
+	s.track.deleting(key, live.GetUID())
+	gone, err := s.a.deleteLive(ctx, live, propagation)
+	s.track.deleted(key, live.GetUID(), err)
+	return gone, err
+}
+
+// deleteLive deletes live unless it is gone already, and reports whether
+// it is gone: only a target with a deleter knows that from the API server's
+// answer; otherwise the cache tells later.
+func (a *Applier) deleteLive(ctx context.Context, live *unstructured.Unstructured, propagation manifests.DeletePropagation) (bool, error) {
+	uid := live.GetUID()
+	policy := propagationPolicy(propagation)
+	opts := metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}, PropagationPolicy: &policy}
+	var gone bool
+	var err error
+	if a.target.deleter == nil {
+		err = a.target.Client.Delete(ctx, live, client.Preconditions(*opts.Preconditions), client.PropagationPolicy(policy))
+	} else {
+		gone, err = a.deleteAnswered(ctx, live, opts)
+	}
+	if apierrors.IsNotFound(err) {
+		return true, nil
+	}
+	return gone, err
+}
+
+// propagationPolicy is the API's propagation policy for a delete
+// propagation: Foreground, Orphan, or Background for anything else. Background is
+// explicit because some kinds (batch/v1 Jobs) default to orphaning their
+// dependents, which would leave them behind.
+func propagationPolicy(p manifests.DeletePropagation) metav1.DeletionPropagation {
+	switch p {
+	case manifests.PropagationForeground:
+		return metav1.DeletePropagationForeground
+	case manifests.PropagationOrphan:
+		return metav1.DeletePropagationOrphan
+	}
+	return metav1.DeletePropagationBackground
+}
+
+func (a *Applier) deleteAnswered(ctx context.Context, live *unstructured.Unstructured, opts metav1.DeleteOptions) (bool, error) {
+	gvk := live.GroupVersionKind()
+	mapping, err := a.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	if err != nil {
+		return false, fmt.Errorf("mapping %s: %w", gvk, err)
+	}
+	return a.target.deleter.Delete(ctx, mapping, live, opts)
 }
