@@ -61,9 +61,11 @@ var _ = Describe("the module's layout", func() {
 
 		found, err := readPackages(root)
 		Expect(err).NotTo(HaveOccurred())
+		oversized["pkg/engine"] = "a split under way"
+		DeferCleanup(func() { delete(oversized, "pkg/engine") })
 		Expect(tooManyFiles(found)).To(ConsistOf(
 			"pkg/big has 32 non-test Go files, more than 30: split it into packages of one job each",
-			"pkg/engine has 1 non-test Go files now: remove its allowance (#77 splits it into packages of packages)",
+			"pkg/engine has 1 non-test Go files now: remove its allowance (a split under way)",
 		))
 		Expect(testHelperImports(found, "example.com/m")).To(ConsistOf(
 			"internal/thing/thing.go imports the test helper example.com/m/internal/testing/fake: only _test.go files may"))
