@@ -20,7 +20,7 @@ import (
 // of the attempt's render, of its tests while they run, or of the render it
 // rolls back to.
 func (p *pass) apply(ctx context.Context) outcome.Outcome {
-	if err := p.ensureFinalizer(ctx); err != nil {
+	if err := p.finalizer().Ensure(ctx, p.component); err != nil {
 		return p.fail(err)
 	}
 	if p.settings.Suspended {

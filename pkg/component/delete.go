@@ -5,20 +5,25 @@ import (
 	"errors"
 	"fmt"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/wavekit-dev/wavekit/pkg/component/internal/conditions"
+	"github.com/wavekit-dev/wavekit/pkg/component/internal/finalizer"
 	"github.com/wavekit-dev/wavekit/pkg/component/internal/outcome"
 	"github.com/wavekit-dev/wavekit/pkg/engine"
+	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
 // delete removes the component's objects in delete waves and then the
 // finalizer. It does not start while foreign instances of the component's
 // managed types exist.
 func (p *pass) delete(ctx context.Context) outcome.Outcome {
-	if !p.hasFinalizer() {
+	if !p.finalizer().On(p.component) {
 		return outcome.Outcome{Gone: true}
 	}
-	if orphan, err := p.orphansOnDelete(); err != nil || orphan {
+	if orphan, err := finalizer.OrphansOnDelete(p.component, p.r.name); err != nil || orphan {
 		if err != nil {
 			return p.fail(err)
 		}
@@ -75,6 +80,50 @@ func (p *pass) delete(ctx context.Context) outcome.Outcome {
 		return p.fail(fmt.Errorf("post-delete hook: %w", err))
 	}
 	return p.removeFinalizer(ctx, "every object is deleted; removing the finalizer")
+}
+
+// finalizer is the reconciler's finalizer on the component (package
+// finalizer).
+func (p *pass) finalizer() finalizer.Finalizer {
+	return finalizer.Finalizer{Client: p.r.client, FieldOwner: p.r.opts.FieldOwner,
+		Name: p.r.opts.Finalizer, Legacy: finalizer.Legacy(p.r.name, p.r.opts.Finalizer)}
+}
+
+// removeFinalizer ends a deletion: the status says Deleting with message
+// (a deletion finished in its first pass never said so), then the
+// finalizer goes.
+func (p *pass) removeFinalizer(ctx context.Context, message string) outcome.Outcome {
+	conditions.SetReady(p.component.GetStatus(), p.component.GetGeneration(), ReasonDeleting, message, false)
+	// Persist the emptied inventory first, so that a crash cannot leave a
+	// finalizer-free component with stale items.
+	err := p.status.WriteStatus(ctx)
+	if err == nil {
+		err = p.finalizer().Remove(ctx, p.component)
+	}
+	if err != nil && !apierrors.IsNotFound(err) {
+		return p.fail(err)
+	}
+	// Gone, or already gone: a stale read of a component whose deletion had
+	// finished ends here, without an error.
+	p.r.forget(p.id)
+	if err == nil {
+		// A reconcile queued meanwhile may read the component from a cache
+		// that still shows the finalizer (at the same resourceVersion): it
+		// reads as gone, and does not run the deletion and its hooks again.
+		p.r.status.Finalized(p.component)
+	}
+	return outcome.Outcome{Gone: true}
+}
+
+// orphanAll ends the deletion without contacting the target: the objects in
+// the inventory stay as they are, with their owner label, and an event says
+// how many were left.
+func (p *pass) orphanAll(ctx context.Context) outcome.Outcome {
+	left := len(p.component.GetStatus().Inventory)
+	p.status.Warn("", "Orphaned", "Delete", fmt.Sprintf("deleted without contacting the target: %d objects left as they are (annotation %s)",
+		left, manifests.Key(p.r.name, manifests.AnnotationDeletePolicy)))
+	p.component.GetStatus().Inventory = nil
+	return p.removeFinalizer(ctx, "objects left as they are; removing the finalizer")
 }
 
 // deleteHooks returns the component's delete hooks: those of the render

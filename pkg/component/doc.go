@@ -24,7 +24,7 @@
 //     then settings.Resolve (internal/settings) reads the optional configurations.
 //  2. Apply or delete (apply.go, delete.go): with a deletion timestamp the
 //     component's objects are deleted in delete waves (foreign instances of
-//     its CRDs block it); otherwise the finalizer is ensured (finalizer.go),
+//     its CRDs block it); otherwise the finalizer is ensured (internal/finalizer),
 //     a suspended component or one waiting on dependsOn or on an object
 //     stops here (waits.go), the target is connected (targets.go: its
 //     cache, or a remote cluster's), and the digest of the render's inputs
