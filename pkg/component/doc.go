@@ -13,37 +13,41 @@
 // Each Reconcile is one engine pass at most, and writes the component's
 // status at most once, at its end. Three types share the work: the pass
 // (pass: the render and the engine pass), the status recorder
-// (statusRecorder: the one status write and what precedes it) and the
-// settings (what the component's optional *Configuration interfaces say,
-// resolved once); attempts decide, from the status alone, the course of
-// the attempts at a render. The files named are where each step lives:
+// (internal/report: the one status write, the Events and the alerts) and
+// the settings (internal/settings: what the component's optional
+// *Configuration interfaces say, resolved once); internal/attempts decides,
+// from the status alone, the course of the attempts at a render. The files
+// and packages named are where each step lives:
 //
 //  1. Read (reconcile.go): the component from the cache, or the newer status
-//     this reconciler wrote last; a component whose finalizer is gone ends
-//     here. A statusRecorder and a pass are made; the post-read hooks run,
-//     then settings.Resolve (internal/settings) reads the optional configurations.
+//     this reconciler wrote last (report.Written); a component whose
+//     finalizer is gone ends here. A status recorder and a pass are made;
+//     the post-read hooks run, then settings.Resolve reads the optional
+//     configurations.
 //  2. Apply or delete (apply.go, delete.go): with a deletion timestamp the
 //     component's objects are deleted in delete waves (foreign instances of
-//     its CRDs block it); otherwise the finalizer is ensured (internal/finalizer),
-//     a suspended component or one waiting on dependsOn or on an object
-//     stops here (waits.go), the target is connected (targets.go: its
-//     cache, or a remote cluster's), and the digest of the render's inputs
-//     is taken (inputs.go): while it stays the same, the pass applies the
-//     current render again (currentrender.go, kept in memory and in a
-//     Secret); when it changes, the generator renders anew (render.go).
-//  3. The attempt (attempt.go decides, attemptpass.go does; remediation.go,
-//     history.go): a new render starts an attempt; a failed one is retried
-//     or rolled back to the last Ready render, as spec.remediation says;
-//     chart tests run once the render is Ready (tests.go).
+//     its CRDs block it); otherwise the finalizer is ensured
+//     (internal/finalizer), a suspended component or one waiting on
+//     dependsOn or on an object stops here (waits.go), the target is
+//     connected (targets.go: its cache, or a remote cluster's), and the
+//     digest of the render's inputs is taken (render.go,
+//     keptrender.Inputs): while it stays the same, the pass applies the
+//     current render again (keptrenders.go, internal/keptrender: kept in
+//     memory and in a Secret); when it changes, the generator renders anew
+//     (render.go).
+//  3. The attempt (internal/attempts decides, attemptpass.go does): a new
+//     render starts an attempt; a failed one is retried or rolled back to
+//     the last Ready render, as spec.remediation says; chart tests run once
+//     the render is Ready (tests.go).
 //  4. One engine pass (engine.Applier.Apply or Delete): plan, waves,
-//     readiness, drift (driftreport.go). New inventory items are written
-//     ahead of their objects (writeahead.go), and the Reconcile ends there:
-//     the next one creates them. Dependents outside Kubernetes go in the
-//     same waves (externals.go).
-//  5. Outcome (failure.go, outcome.go): what the pass or its error means for
-//     the conditions, the state, the requeue.
-//  6. Finish (finish.go, statusrecorder.go, events.go): the status is
-//     written if it changed, one Event says what happened, and the
+//     readiness, drift (report.Recorder.ReportDrift). New inventory items
+//     are written ahead of their objects (report.Recorder.WriteAhead), and
+//     the Reconcile ends there: the next one creates them. Dependents
+//     outside Kubernetes go in the same waves (externals.go).
+//  5. Outcome (internal/outcome): what the pass or its error means for the
+//     conditions, the state, the requeue.
+//  6. Finish (internal/report): the status is written if it changed, one
+//     Event says what happened, the Notifier is told what is news, and the
 //     Reconcile's span ends (internal/passtrace).
 //
 // # When a component renders
@@ -79,7 +83,7 @@
 // # Alerts
 //
 // ReconcilerOptions.Notifier (a pkg/notify Sink, nil by default) is told
-// what happens (notify.go): after the status write, what the Ready
+// what happens (internal/report): after the status write, what the Ready
 // condition comes to say that it did not say before — Ready after anything
 // else or at a new generation or source revision, a failure or stall, a
 // rollback, a blocked deletion — and, during a

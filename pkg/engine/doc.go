@@ -42,7 +42,7 @@
 //     inventory, and settle applies a group's outcomes in plan order, so
 //     Result.Actions is in plan order.
 //   - result (pass.go): the Result says where the pass stopped (Stop,
-//     stop.go). The caller persists Result.Inventory (a status, a Secret)
+//     internal/api). The caller persists Result.Inventory (a status, a Secret)
 //     and runs the next pass on an event or later.
 //
 // # Entry points
@@ -67,5 +67,5 @@
 // Errors a user causes are types: manifests.UserError, manifests.AnnotationError,
 // MissingNamespaceError, ImmutableFieldError. NeedsChange tells a caller not
 // to retry them with backoff. A failed step of a pass is an ObjectError
-// (failures.go) naming the object; NeedsChange sees through it.
+// (internal/api) naming the object; NeedsChange sees through it.
 package engine
