@@ -44,3 +44,16 @@ func (p *pass) fail(err error) outcome.Outcome {
 func (p *pass) writeAhead(ctx context.Context, items []manifests.InventoryItem) error {
 	return p.status.WriteAhead(ctx, items)
 }
+
+// requested returns the value of the component annotation
+// <operator name>/suffix.
+func (p *pass) requested(suffix string) string {
+	return p.component.GetAnnotations()[manifests.Key(p.r.name, suffix)]
+}
+
+// forceRequested tells whether the component asks for a forced pass that
+// no pass has handled yet.
+func (p *pass) forceRequested() bool {
+	value := p.requested(AnnotationForce)
+	return value != "" && value != p.component.GetStatus().LastHandledForceAt
+}

@@ -1,14 +1,12 @@
 package component
 
 import (
-	"maps"
-
 	"k8s.io/apimachinery/pkg/labels"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
+	"github.com/wavekit-dev/wavekit/pkg/component/internal/filter"
 	"github.com/wavekit-dev/wavekit/pkg/component/internal/shard"
 )
 
@@ -40,44 +38,12 @@ func CacheFor(obj client.Object, selector labels.Selector, base cache.Options) c
 	return shard.CacheFor(obj, selector, base)
 }
 
-// componentEvents lets through the component events worth a reconcile:
-// spec changes, deletion and requests for a pass (requestChanged) of the
-// components the selector matches, and any change of labels that makes a
-// component match or stop matching (the one shard forgets it, the other
-// takes it over).
+// componentEvents lets through the component events worth a reconcile
+// (package filter).
 func (r *core) componentEvents() predicate.Predicate {
-	selected := predicate.Funcs{
-		CreateFunc:  func(e event.CreateEvent) bool { return r.selects(e.Object) },
-		UpdateFunc:  func(e event.UpdateEvent) bool { return r.selects(e.ObjectNew) },
-		DeleteFunc:  func(event.DeleteEvent) bool { return true }, // to forget it
-		GenericFunc: func(e event.GenericEvent) bool { return r.selects(e.Object) },
-	}
-	selectionChanged := predicate.Funcs{
-		CreateFunc:  func(event.CreateEvent) bool { return false },
-		UpdateFunc:  func(e event.UpdateEvent) bool { return r.selects(e.ObjectOld) != r.selects(e.ObjectNew) },
-		DeleteFunc:  func(event.DeleteEvent) bool { return false },
-		GenericFunc: func(event.GenericEvent) bool { return false },
-	}
-	return predicate.Or(selectionChanged, predicate.And(selected, predicate.Or(specOrDeletionChanged(), r.requestChanged())))
+	return filter.Events(r.name, r.opts.Selector)
 }
 
 func (r *core) selects(obj client.Object) bool {
 	return shard.Selects(r.opts.Selector, obj)
-}
-
-// specOrDeletionChanged lets through creations, deletions, spec changes
-// (generation), the start of deletion and annotation edits during it; not
-// other status or metadata edits.
-func specOrDeletionChanged() predicate.Predicate {
-	return predicate.Funcs{
-		UpdateFunc: func(e event.UpdateEvent) bool {
-			if e.ObjectOld.GetGeneration() != e.ObjectNew.GetGeneration() {
-				return true
-			}
-			if e.ObjectNew.GetDeletionTimestamp() != nil && !maps.Equal(e.ObjectOld.GetAnnotations(), e.ObjectNew.GetAnnotations()) {
-				return true // e.g. delete-policy: orphan, to end a deletion that waits for a lost target
-			}
-			return (e.ObjectOld.GetDeletionTimestamp() == nil) != (e.ObjectNew.GetDeletionTimestamp() == nil)
-		},
-	}
 }
