@@ -98,7 +98,7 @@ func (r *core) settingsDefaults() settings.Defaults {
 func (r *core) reporter() *report.Reporter {
 	rep := &report.Reporter{
 		Operator: r.name, Client: r.client, FieldOwner: r.opts.FieldOwner, MaxObjectBytes: r.opts.MaxObjectBytes,
-		Notifier: r.opts.Notifier, Written: r.status.Written, Pruned: r.pruned, Notes: r.notes, Held: r.held,
+		Notifier: r.opts.Notifier, Written: r.status, Pruned: r.pruned, Notes: r.notes, Held: r.held,
 		Observe: r.gauge.observe, Forget: r.forget,
 		Wrote: func(c Component, n int) {
 			objectWrites.WithLabelValues(r.name, c.GetNamespace(), c.GetName()).Add(float64(n))

@@ -11,6 +11,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 
 	"github.com/wavekit-dev/wavekit/pkg/component/catchup"
+	"github.com/wavekit-dev/wavekit/pkg/component/internal/bound"
+	"github.com/wavekit-dev/wavekit/pkg/component/internal/dependencies"
 	"github.com/wavekit-dev/wavekit/pkg/component/internal/keptrender"
 	"github.com/wavekit-dev/wavekit/pkg/component/internal/passtrace"
 	"github.com/wavekit-dev/wavekit/pkg/component/internal/report"
@@ -33,13 +35,13 @@ type core struct {
 
 	client    client.Client
 	apiReader client.Reader
-	recorder  *boundedRecorder // every Event goes through its bound
+	recorder  *bound.Recorder // every Event goes through its bound
 	targets   *targets
 	events    chan event.GenericEvent
 	// resyncs are the events of objects an informer lists when it starts
 	// or a handler is added: enqueued behind every change (LowPriority).
 	resyncs  chan event.GenericEvent
-	status   writtenStatus // the statuses written, until the cache shows them
+	status   *report.Written // the statuses written, until the cache shows them
 	gauge    *stateGauge
 	notes    *report.Notes
 	held     *report.Notes // the held wave last told to the Notifier; nil without one
@@ -53,8 +55,8 @@ type core struct {
 	externals *external.Manager // dependents outside Kubernetes; nil without providers
 	traces    *passtrace.Tracer // nil while tracing is off
 
-	owners *ownerIndex        // owner label value → component
-	deps   *dependencyTracker // set by SetupWithManager
+	owners *ownerIndex           // owner label value → component
+	deps   *dependencies.Tracker // set by SetupWithManager
 
 	on      reconcileHooks // the hooks added with With…Hook
 	watches []watch
@@ -94,7 +96,7 @@ func NewReconciler[T Component](name string, generator manifests.Generator, opti
 	r := &Reconciler[T]{&core{
 		name: name, generator: generator, opts: options.withDefaults(name),
 		events: make(chan event.GenericEvent, 1024), resyncs: make(chan event.GenericEvent, 1024),
-		status: writtenStatus{report.NewWritten()}, gauge: newStateGauge(name), notes: report.NewNotes(),
+		status: report.NewWritten(), gauge: newStateGauge(name), notes: report.NewNotes(),
 		inflight: newInflight(), pruned: &report.Pruned{}, hooks: keptrender.NewHooks(),
 		owners: newOwnerIndex(), traces: passtrace.New(options.TracerProvider),
 		newObject: func() Component { return newObject[T]() },

@@ -26,6 +26,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	"github.com/wavekit-dev/wavekit/pkg/component/catchup"
+	"github.com/wavekit-dev/wavekit/pkg/component/internal/api"
+	"github.com/wavekit-dev/wavekit/pkg/component/internal/bound"
+	"github.com/wavekit-dev/wavekit/pkg/component/internal/dependencies"
 	"github.com/wavekit-dev/wavekit/pkg/external"
 )
 
@@ -38,11 +41,11 @@ func (r *Reconciler[T]) SetupWithManager(mgr ctrl.Manager) error {
 	if err := r.setupKeptRenders(mgr); err != nil {
 		return err
 	}
-	r.deps = newDependencyTracker[T](r.client, r.apiReader, r.opts.Selector)
-	if err := r.deps.watchOutside(mgr); err != nil {
+	r.deps = dependencies.New(r.client, r.apiReader, r.opts.Selector, func() api.Component { return newObject[T]() })
+	if err := r.deps.WatchOutside(mgr); err != nil {
 		return err
 	}
-	r.recorder = &boundedRecorder{mgr.GetEventRecorder(r.name)}
+	r.recorder = &bound.Recorder{EventRecorder: mgr.GetEventRecorder(r.name)}
 	r.targets = &targets{
 		name: r.name, local: mgr.GetConfig(), scheme: mgr.GetScheme(), reader: mgr.GetAPIReader(),
 		opts: r.opts, enqueue: r.Enqueue, byKey: map[targetKey]*target{}, byComponent: map[types.NamespacedName]targetKey{},
@@ -75,8 +78,8 @@ func (r *Reconciler[T]) SetupWithManager(mgr ctrl.Manager) error {
 		Watches(obj, r.statusCaughtUp()).
 		WithOptions(controller.Options{MaxConcurrentReconciles: r.opts.MaxConcurrentReconciles, RateLimiter: r.opts.RateLimiter,
 			ReconciliationTimeout: r.opts.ReconcileTimeout})
-	if r.deps.enabled {
-		b = b.Watches(obj, r.deps.events())
+	if r.deps.Enabled() {
+		b = b.Watches(obj, r.deps.Events())
 	}
 	for _, w := range r.watches {
 		b = b.Watches(w.object, w.handler, w.opts...)
@@ -110,10 +113,10 @@ func behindChanges() handler.TypedEventHandler[client.Object, reconcile.Request]
 func (r *Reconciler[T]) statusCaughtUp() handler.TypedEventHandler[client.Object, reconcile.Request] {
 	return handler.TypedFuncs[client.Object, reconcile.Request]{
 		UpdateFunc: func(_ context.Context, e event.TypedUpdateEvent[client.Object], _ workqueue.TypedRateLimitingInterface[reconcile.Request]) {
-			r.status.caughtUp(e.ObjectNew)
+			r.status.CaughtUp(e.ObjectNew)
 		},
 		DeleteFunc: func(_ context.Context, e event.TypedDeleteEvent[client.Object], _ workqueue.TypedRateLimitingInterface[reconcile.Request]) {
-			r.status.uncached(e.Object)
+			r.status.Uncached(e.Object)
 		},
 	}
 }
