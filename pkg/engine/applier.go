@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/pkg/engine/internal/drift"
+	"github.com/wavekit-dev/wavekit/pkg/engine/internal/expiry"
 	"github.com/wavekit-dev/wavekit/pkg/engine/internal/live"
 	"github.com/wavekit-dev/wavekit/pkg/engine/internal/readiness"
 	"github.com/wavekit-dev/wavekit/pkg/engine/internal/writes"
@@ -159,7 +160,7 @@ type Applier struct {
 	// reporting: which custom kinds report status.observedGeneration.
 	reporting *readiness.ObservedGenerations
 	scheme    *runtime.Scheme
-	live      *liveObjects
+	live      *live.Objects
 	drift     *drift.Detector
 	stored    *drift.StoredForms
 	loops     *writes.Loops
@@ -168,7 +169,7 @@ type Applier struct {
 	// runs are the UIDs of the run-once objects that ran at their item's
 	// render, as the applier created or saw them: the only UIDs whose end
 	// states judge them (runonce.go).
-	runs *expiring[manifests.ObjectKey, types.UID]
+	runs *expiry.Map[manifests.ObjectKey, types.UID]
 }
 
 // withDefaults fills in what o leaves to its defaults.
@@ -204,14 +205,14 @@ func NewApplier(target Target, opts Options) (*Applier, error) {
 		target:    target,
 		mapper:    target.Client.RESTMapper(),
 		scheme:    target.Client.Scheme(),
-		live:      newLiveObjects(target.Live, target.Client, opts.Now),
+		live:      live.New(target.Live, target.Client, opts.Now),
 		reporting: &readiness.ObservedGenerations{},
 		drift:     drift.NewDetector(),
 		stored:    drift.NewStoredForms(target.Client.Scheme()),
 		loops:     writes.NewLoops(opts.WriteLoop, opts.Now),
 		own:       writes.NewOwn(),
 		purges:    writes.NewPurges(opts.Now),
-		runs:      newExpiring[manifests.ObjectKey, types.UID](endStateMemory, opts.Now),
+		runs:      expiry.New[manifests.ObjectKey, types.UID](endStateMemory, opts.Now),
 	}, nil
 }
 

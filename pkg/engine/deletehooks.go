@@ -7,6 +7,7 @@ import (
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/wavekit-dev/wavekit/pkg/engine/internal/api"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -47,7 +48,7 @@ func (r *pass) runHook(ctx context.Context, item *manifests.InventoryItem, d *de
 	}
 	o := r.s.reconcileStep(ctx, d, item)
 	if o.err != nil {
-		o.err = asStep(ActionRunHook, key, o.err)
+		o.err = api.AsStep(ActionRunHook, key, o.err)
 	}
 	if err := r.settle([]outcome{o}); err != nil {
 		return false, err
@@ -56,7 +57,7 @@ func (r *pass) runHook(ctx context.Context, item *manifests.InventoryItem, d *de
 	case manifests.PhaseCompleted:
 		return true, nil // a Job that finished and is gone already
 	case manifests.PhaseError:
-		return false, wordedError(ActionRunHook, wordingHookFailed, key, errors.New(item.Status))
+		return false, api.WordedError(ActionRunHook, api.WordingHookFailed, key, errors.New(item.Status))
 	case manifests.PhaseReady:
 		_ = r.settle([]outcome{{key: key, phase: manifests.PhaseDeleting}})
 		return r.finishHook(ctx, item)
@@ -77,7 +78,7 @@ func (r *pass) finishHook(ctx context.Context, item *manifests.InventoryItem) (b
 	}
 	rm, err := r.s.deleteObject(ctx, item)
 	if err != nil {
-		return false, wordedError(ActionRunHook, wordingHookDelete, item.Key(), err)
+		return false, api.WordedError(ActionRunHook, api.WordingHookDelete, item.Key(), err)
 	}
 	if !rm.gone {
 		o.changed, o.waiting = true, beingDeleted("delete hook being deleted", rm.heldBy)

@@ -7,6 +7,8 @@ import (
 	toolscache "k8s.io/client-go/tools/cache"
 
 	"github.com/wavekit-dev/wavekit/internal/plant"
+	"github.com/wavekit-dev/wavekit/pkg/engine/internal/expiry"
+	"github.com/wavekit-dev/wavekit/pkg/engine/internal/live"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -27,7 +29,7 @@ const endStateMemory = 10 * time.Minute
 // checks). A nil *endStates remembers nothing.
 type endStates struct {
 	testHook string // the annotation that marks a test
-	last     *expiring[manifests.ObjectKey, *unstructured.Unstructured]
+	last     *expiry.Map[manifests.ObjectKey, *unstructured.Unstructured]
 }
 
 // newEndStates returns the memory of the target of the operator
@@ -35,7 +37,7 @@ type endStates struct {
 func newEndStates(operatorName string, now func() time.Time) *endStates {
 	return &endStates{
 		testHook: manifests.Key(operatorName, manifests.AnnotationTestHook),
-		last:     newExpiring[manifests.ObjectKey, *unstructured.Unstructured](endStateMemory, now),
+		last:     expiry.New[manifests.ObjectKey, *unstructured.Unstructured](endStateMemory, now),
 	}
 }
 
@@ -48,7 +50,7 @@ func (e *endStates) observing(next toolscache.TransformFunc) toolscache.Transfor
 				notePlantedEnd(u) // compiled away without wavekit_plant
 			}
 			if kept := e.keep(u); kept != nil {
-				e.last.put(keyOf(u), kept)
+				e.last.Put(live.KeyOf(u), kept)
 			}
 		}
 		return next(obj)
@@ -93,7 +95,7 @@ func (e *endStates) lastSeen(key manifests.ObjectKey) *unstructured.Unstructured
 	if e == nil {
 		return nil
 	}
-	last, ok := e.last.get(key)
+	last, ok := e.last.Get(key)
 	if !ok {
 		return nil
 	}

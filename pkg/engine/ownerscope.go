@@ -120,7 +120,7 @@ func (t cacheTracker) written(key manifests.ObjectKey, obj *unstructured.Unstruc
 	}
 	version := obj.GetResourceVersion()
 	if runsOnce(obj.GroupVersionKind()) {
-		t.a.runs.put(key, obj.GetUID())
+		t.a.runs.Put(key, obj.GetUID())
 	}
 	t.a.live.Remember(key, obj)
 	t.a.drift.Accept(key, version)

@@ -7,6 +7,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/wavekit-dev/wavekit/pkg/engine/internal/api"
+	"github.com/wavekit-dev/wavekit/pkg/engine/internal/readiness"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -55,12 +57,12 @@ func (s *ownerScope) reconcileStep(ctx context.Context, d *desired, item *manife
 // of it, never created again; otherwise it is reconciled as any object,
 // and the item records whether it ran at this render.
 func (s *ownerScope) reconcileRun(ctx context.Context, d *desired, item *manifests.InventoryItem) outcome {
-	live, err := s.a.live.get(ctx, d.gvk, d.key)
+	live, err := s.a.live.Get(ctx, d.gvk, d.key)
 	if err != nil {
-		return outcome{key: d.key, err: objectError(ActionApply, d.key, fmt.Errorf("reading it: %w", err))}
+		return outcome{key: d.key, err: api.StepError(ActionApply, d.key, fmt.Errorf("reading it: %w", err))}
 	}
 	if live != nil && ranAt(d, item) {
-		s.a.runs.put(d.key, live.GetUID()) // this render's, seen after a restart too
+		s.a.runs.Put(d.key, live.GetUID()) // this render's, seen after a restart too
 	}
 	if o, planted := judgedByName(d, item); planted {
 		return o
@@ -121,7 +123,7 @@ func (s *ownerScope) runEnded(ctx context.Context, d *desired, item *manifests.I
 		o.err = err // getDirect's names the object
 		return o
 	case fresh != nil:
-		s.a.runs.put(d.key, fresh.GetUID())
+		s.a.runs.Put(d.key, fresh.GetUID())
 		if !ended(fresh) {
 			// The cache lags, or the Job carries a label it does not
 			// select (another shard's, from before its owner moved):
@@ -145,7 +147,7 @@ func (s *ownerScope) runEnded(ctx context.Context, d *desired, item *manifests.I
 // this render created: the Job of an earlier render of the same name had
 // to be gone for it to be created.
 func (s *ownerScope) ownEnd(ctx context.Context, d *desired) (last, fresh *unstructured.Unstructured, err error) {
-	uid, known := s.a.runs.get(d.key)
+	uid, known := s.a.runs.Get(d.key)
 	last = ownEndState(s.a.target.ends.lastSeen(d.key), uid, known)
 	if last != nil && ended(last) {
 		return last, nil, nil
@@ -187,15 +189,15 @@ func endOf(last *unstructured.Unstructured) (manifests.Phase, string) {
 // condition it reached: complete, or failed with its reason; reached is
 // false when it reached none.
 func endCondition(obj *unstructured.Unstructured) (phase manifests.Phase, status string, reached bool) {
-	conditions := conditionsOf(obj)
+	conditions := readiness.Conditions(obj)
 	for _, done := range []string{"Complete", "SuccessCriteriaMet"} {
-		if c, ok := conditions[done]; ok && c.status == "True" {
+		if c, ok := conditions[done]; ok && c.Status == "True" {
 			return manifests.PhaseCompleted, "", true
 		}
 	}
 	for _, failed := range []string{"Failed", "FailureTarget"} {
-		if c, ok := conditions[failed]; ok && c.status == "True" {
-			return manifests.PhaseError, "Failed: " + withReason(c.reason, c.message), true
+		if c, ok := conditions[failed]; ok && c.Status == "True" {
+			return manifests.PhaseError, "Failed: " + readiness.WithReason(c.Reason, c.Message), true
 		}
 	}
 	return "", "", false
