@@ -1,0 +1,53 @@
+package crdschema_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/wavekit-dev/wavekit/internal/definition/crdschema"
+)
+
+func checker(t *testing.T, document string) *crdschema.Checker {
+	t.Helper()
+	c, err := crdschema.NewChecker(convert(t, document).Schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// A schema change breaks an instance when the API server would drop a
+// field it sets, or refuse what it says: the checks a new revision's schema
+// must pass against every existing instance.
+func TestAdmitSaysWhatANewSchemaWouldDoToASpec(t *testing.T) {
+	spec := map[string]any{"size": "10Gi", "tier": "large", "replicas": int64(3)}
+	cases := []struct {
+		name, schema string
+		admitted     bool
+		says         string
+	}{
+		{"the same schema", `{"type":"object","additionalProperties":false,"properties":{"size":{"type":"string"},"tier":{"enum":["small","large"]},"replicas":{"type":"integer"}}}`, true, ""},
+		{"a field removed", `{"type":"object","additionalProperties":false,"properties":{"size":{"type":"string"},"tier":{"type":"string"}}}`, false, "spec.replicas: no longer in the schema"},
+		{"a field removed from an open object", `{"type":"object","properties":{"size":{"type":"string"}}}`, true, ""},
+		{"a type narrowed", `{"type":"object","properties":{"size":{"type":"integer"}}}`, false, `spec.size: Invalid value: "string": size in body must be of type integer`},
+		{"an enum narrowed", `{"type":"object","properties":{"tier":{"enum":["small"]}}}`, false, `spec.tier: Unsupported value: "large"`},
+		{"a bound tightened", `{"type":"object","properties":{"replicas":{"type":"integer","maximum":2}}}`, false, "spec.replicas: Invalid value: 3: replicas in body should be less than or equal to 2"},
+		{"a new required field", `{"type":"object","required":["zone"],"properties":{"zone":{"type":"string"}}}`, false, "spec.zone: Required value"},
+		{"a new required field with a default", `{"type":"object","required":["zone"],"properties":{"zone":{"type":"string","default":"a"}}}`, true, ""},
+		{"a rule", `{"type":"object","properties":{"size":{"type":"string","x-kubernetes-validations":[{"rule":"self.endsWith('Ti')","message":"size in Ti"}]}}}`, false, "size in Ti"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			a := checker(t, tc.schema).Admit(spec)
+			if a.Admitted() != tc.admitted {
+				t.Fatalf("admitted %v, want %v: %s", a.Admitted(), tc.admitted, a)
+			}
+			if !strings.Contains(a.String(), tc.says) {
+				t.Fatalf("%q does not say %q", a, tc.says)
+			}
+		})
+	}
+	if spec["replicas"] != int64(3) || len(spec) != 3 {
+		t.Fatalf("Admit changed the spec: %v", spec)
+	}
+}
