@@ -16,8 +16,8 @@ func definition() *v1alpha1.ComponentDefinition {
 	return &v1alpha1.ComponentDefinition{
 		ObjectMeta: metav1.ObjectMeta{Name: "postgreses.platform.example.com"},
 		Spec: v1alpha1.ComponentDefinitionSpec{
-			Group: "platform.example.com",
-			Names: v1alpha1.DefinitionNames{Kind: "Postgres", Plural: "postgreses", ShortNames: []string{"pg"}},
+			Group:  "platform.example.com",
+			Names:  v1alpha1.DefinitionNames{Kind: "Postgres", Plural: "postgreses", ShortNames: []string{"pg"}},
 			Source: v1alpha1.DefinitionSource{Chart: &v1alpha1.ChartSource{Repository: "https://charts.example.com", Name: "postgres"}},
 		},
 	}
