@@ -1,0 +1,51 @@
+package dynamic
+
+import (
+	"context"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/wavekit-dev/wavekit/pkg/component"
+)
+
+// viewCache is the manager's cache in the view: T's informer is the
+// manager's informer of unstructured objects of the kind.
+type viewCache[T component.Component] struct {
+	reader[T]
+	cache cache.Cache
+}
+
+func (c viewCache[T]) object(obj client.Object) client.Object {
+	if _, ok := obj.(T); ok {
+		return c.empty()
+	}
+	return obj
+}
+
+func (c viewCache[T]) GetInformer(ctx context.Context, obj client.Object, opts ...cache.InformerGetOption) (cache.Informer, error) {
+	return c.cache.GetInformer(ctx, c.object(obj), opts...)
+}
+
+func (c viewCache[T]) GetInformerForKind(ctx context.Context, gvk schema.GroupVersionKind, opts ...cache.InformerGetOption) (cache.Informer, error) {
+	if gvk == c.gvk {
+		return c.cache.GetInformer(ctx, c.empty(), opts...)
+	}
+	return c.cache.GetInformerForKind(ctx, gvk, opts...)
+}
+
+func (c viewCache[T]) RemoveInformer(ctx context.Context, obj client.Object) error {
+	return c.cache.RemoveInformer(ctx, c.object(obj))
+}
+
+// Start does nothing: the manager started its cache.
+func (c viewCache[T]) Start(context.Context) error { return nil }
+
+func (c viewCache[T]) WaitForCacheSync(ctx context.Context) bool {
+	return c.cache.WaitForCacheSync(ctx)
+}
+
+func (c viewCache[T]) IndexField(ctx context.Context, obj client.Object, field string, extract client.IndexerFunc) error {
+	return c.cache.IndexField(ctx, c.object(obj), field, extract)
+}
