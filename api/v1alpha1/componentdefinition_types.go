@@ -38,8 +38,8 @@ type ComponentDefinitionSpec struct {
 	// +optional
 	PrinterColumns []apiextensionsv1.CustomResourceColumnDefinition `json:"printerColumns,omitempty"`
 	// Source is what every instance installs: a source the operator
-	// serves, a chart of a Helm repository or an OCI registry, or the
-	// artifact of a Flux source. The allow-lists apply as they do to
+	// serves, a chart of a Helm repository or an OCI registry, a path of a
+	// Git repository, or the artifact of a Flux source. The allow-lists apply as they do to
 	// Components, and a chart's signature is checked before a revision is
 	// made of it.
 	Source DefinitionSource `json:"source"`
@@ -90,10 +90,11 @@ type DefinitionNames struct {
 
 // DefinitionSource is the source of a defined kind: one of source, chart
 // and sourceRef.
-// +kubebuilder:validation:XValidation:rule="(has(self.source) ? 1 : 0) + (has(self.chart) ? 1 : 0) + (has(self.sourceRef) ? 1 : 0) == 1",message="give exactly one of spec.source.source, spec.source.chart and spec.source.sourceRef"
+// +kubebuilder:validation:XValidation:rule="(has(self.source) ? 1 : 0) + (has(self.chart) ? 1 : 0) + (has(self.sourceRef) ? 1 : 0) + (has(self.git) ? 1 : 0) == 1",message="give exactly one of spec.source.source, spec.source.chart, spec.source.git and spec.source.sourceRef"
 // +kubebuilder:validation:XValidation:rule="!has(self.path) || has(self.sourceRef)",message="spec.source.path is a directory inside the artifact of spec.source.sourceRef: set it only with sourceRef"
 // +kubebuilder:validation:XValidation:rule="!has(self.sourceRef) || has(self.sourceRef.namespace)",message="spec.source.sourceRef.namespace is required: a definition has no namespace of its own"
 // +kubebuilder:validation:XValidation:rule="!has(self.chart) || !(has(self.chart.secretRef) || has(self.chart.verify)) || has(self.secretsNamespace)",message="spec.source.secretsNamespace is required with chart.secretRef or chart.verify: it holds the Secrets they name"
+// +kubebuilder:validation:XValidation:rule="!has(self.git) || !(has(self.git.secretRef) || has(self.git.proxySecretRef) || has(self.git.verify)) || has(self.secretsNamespace)",message="spec.source.secretsNamespace is required with git.secretRef, git.proxySecretRef or git.verify: it holds the Secrets they name"
 type DefinitionSource struct {
 	// Source names one of the sources the operator serves (its --source flag).
 	// +kubebuilder:validation:MinLength=1
@@ -104,6 +105,10 @@ type DefinitionSource struct {
 	// revision of the definition, and instances render that exact version.
 	// +optional
 	Chart *ChartSource `json:"chart,omitempty"`
+	// Git is a path of a Git repository at the commit a ref names; each
+	// commit it resolves to is a revision of the definition.
+	// +optional
+	Git *GitSource `json:"git,omitempty"`
 	// SourceRef is a Flux source whose artifact holds the chart,
 	// kustomization or templates, at path.
 	// +optional
@@ -113,8 +118,9 @@ type DefinitionSource struct {
 	// +kubebuilder:validation:Pattern=`^[^/]`
 	// +optional
 	Path string `json:"path,omitempty"`
-	// SecretsNamespace holds the Secrets that chart.secretRef and
-	// chart.verify.secretRef name; the operator reads them as itself.
+	// SecretsNamespace holds the Secrets that chart.secretRef,
+	// chart.verify.secretRef and git's Secrets name; the operator reads
+	// them as itself.
 	// +kubebuilder:validation:MaxLength=63
 	// +optional
 	SecretsNamespace string `json:"secretsNamespace,omitempty"`

@@ -880,6 +880,11 @@ func (in *DefinitionSource) DeepCopyInto(out *DefinitionSource) {
 		*out = new(ChartSource)
 		(*in).DeepCopyInto(*out)
 	}
+	if in.Git != nil {
+		in, out := &in.Git, &out.Git
+		*out = new(GitSource)
+		(*in).DeepCopyInto(*out)
+	}
 	if in.SourceRef != nil {
 		in, out := &in.SourceRef, &out.SourceRef
 		*out = new(SourceReference)
