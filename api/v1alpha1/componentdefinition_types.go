@@ -353,15 +353,15 @@ type DefinitionRolloutStatus struct {
 	WaveNames []string `json:"waveNames,omitempty"`
 	// Failed is the instance the rollout halted at, and why.
 	// +optional
-	Failed *RolloutFailure `json:"failed,omitempty"`
+	Failed *DefinitionRolloutFailure `json:"failed,omitempty"`
 	// Message says what the rollout waits for.
 	// +kubebuilder:validation:MaxLength=1024
 	// +optional
 	Message string `json:"message,omitempty"`
 }
 
-// RolloutFailure names the instance a rollout halted at.
-type RolloutFailure struct {
+// DefinitionRolloutFailure names the instance a rollout halted at.
+type DefinitionRolloutFailure struct {
 	// Instance is namespace/name.
 	Instance string `json:"instance"`
 	// Reason is the reason of its Ready condition.

@@ -31,6 +31,9 @@ const ReasonDecryptionFailed = "DecryptionFailed"
 type rooted struct {
 	manifests.Generator
 	root string
+	// dir is the source's own directory inside root (a chart's, a
+	// folder's); empty: root.
+	dir string
 	// identity names what it was loaded from, for its render's inputs: a
 	// fetched source's digest and path, a served source's content.
 	identity string

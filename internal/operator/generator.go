@@ -115,6 +115,9 @@ func componentFrom(ctx context.Context) (*v1alpha1.Component, error) {
 
 // generatorFor returns the generator of c's source, fetching it if need be.
 func (r *resolver) generatorFor(ctx context.Context, c *v1alpha1.Component, reader client.Reader) (manifests.Generator, error) {
+	if gen, ok, err := r.pinned(ctx); ok {
+		return gen, err
+	}
 	switch {
 	case c.Spec.Chart != nil:
 		return r.chart(ctx, c, reader)
@@ -215,7 +218,7 @@ func (r *resolver) load(key, identity, dir, root string) (manifests.Generator, e
 	if err != nil {
 		return nil, &manifests.UserError{Err: err}
 	}
-	loaded := rooted{Generator: gen, root: root, identity: identity}
+	loaded := rooted{Generator: gen, root: root, dir: dir, identity: identity}
 	r.loaded.Add(key, loaded)
 	return loaded, nil
 }

@@ -68,29 +68,36 @@ type operator struct {
 // Setup loads every source and registers the Component reconciler with mgr.
 // A source that cannot be loaded is an error that names it.
 func Setup(mgr ctrl.Manager, opts Options) (*component.Reconciler[*v1alpha1.Component], error) {
+	r, _, err := SetupWithSources(mgr, opts)
+	return r, err
+}
+
+// SetupWithSources is Setup, and returns the sources of
+// ComponentDefinitions too, which share the Components' resolver.
+func SetupWithSources(mgr ctrl.Manager, opts Options) (*component.Reconciler[*v1alpha1.Component], *DefinitionSources, error) {
 	if opts.Name == "" {
-		return nil, fmt.Errorf("the operator name is empty")
+		return nil, nil, fmt.Errorf("the operator name is empty")
 	}
 	generators, err := loadSources(opts.Name, opts.Sources, true)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	o := &operator{client: mgr.GetClient(), watches: &lazyWatches{cache: mgr.GetCache()}}
 	fetcher, gitSource, err := newFetchers(opts, o.repositoryMoved)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	flux := &fluxSources{cache: mgr.GetCache(), mapper: mgr.GetRESTMapper(), watches: o.watches, changed: o.sourceChanged,
 		noCrossN: opts.Reconciler.NoCrossNamespaceRefs}
 	rd, err := countedReaders(mgr, opts.Reconciler.DefaultServiceAccount)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	gen := newResolver(opts.Name, generators, fetcher, rd, flux, opts.Reconciler.RequeueInterval)
 	gen.git = gitSource
 	gen.beforeValues = o.watchValuesFrom
 	if gen.policy, err = newSourcePolicy(opts, mgr.GetCache()); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	reconcilerOpts := opts.Reconciler
 	reconcilerOpts.Filter = func(c component.Component) bool {
@@ -100,9 +107,9 @@ func Setup(mgr ctrl.Manager, opts Options) (*component.Reconciler[*v1alpha1.Comp
 	}
 	o.reconciler = component.NewReconciler[*v1alpha1.Component](opts.Name, gen, reconcilerOpts)
 	if err := o.reconciler.SetupWithManager(mgr); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return o.reconciler, nil
+	return o.reconciler, &DefinitionSources{r: gen}, nil
 }
 
 // newFetchers returns what fetches charts and artifacts, and what fetches
