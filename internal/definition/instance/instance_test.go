@@ -63,8 +63,8 @@ func TestABoundInstanceHasTheSettingsOfTheComponentItStandsFor(t *testing.T) {
 		Spec: map[string]any{"size": "1Gi"}}
 	rev := &v1alpha1.ComponentDefinitionRevision{Spec: v1alpha1.ComponentDefinitionRevisionSpec{
 		Definition: "postgreses.example.com", Revision: 3,
-		Source:     v1alpha1.DefinitionSource{Chart: &v1alpha1.ChartSource{Repository: "https://charts.example.com", Name: "pg", Version: "1.2.3"}},
-		Resolved:   v1alpha1.ResolvedSource{Digest: "sha256:abc"},
+		Source:   v1alpha1.DefinitionSource{Chart: &v1alpha1.ChartSource{Repository: "https://charts.example.com", Name: "pg", Version: "1.2.3"}},
+		Resolved: v1alpha1.ResolvedSource{Digest: "sha256:abc"},
 		Instances: v1alpha1.InstanceSettings{ServiceAccountName: "deployer", Intervals: v1alpha1.Intervals{Timeout: &metav1.Duration{Duration: time.Minute}},
 			Remediation: &component.Remediation{Retries: 2}},
 	}}
