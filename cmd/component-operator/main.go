@@ -15,7 +15,6 @@ import (
 	// on an empty base, and the operator fetches charts over HTTPS.
 	_ "golang.org/x/crypto/x509roots/fallback"
 	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
@@ -103,6 +102,7 @@ func run() error {
 	identity := flag.String("leader-election-identity", "", "identity the replica holds the Lease under, unique to it and kept across its restarts, so that a replica that lost the Lease while the API server was away takes it back at once (default: $POD_NAME; without it, the host name and a new UUID at every start)")
 	flag.StringVar(&watchNamespaces, "watch-namespaces", "", "comma-separated namespaces to watch Components in (empty: all)")
 	shard := bindShardFlags(flag.CommandLine)
+	definitions := bindDefinitionFlags(flag.CommandLine)
 	var reconciler component.ReconcilerOptions
 	flag.IntVar(&reconciler.MaxConcurrentReconciles, "concurrent", component.DefaultMaxConcurrentReconciles, "Components reconciled at once")
 	flag.StringVar(&reconciler.DefaultServiceAccount, "default-service-account", "", "multi-tenant lockdown: apply every Component that names no service account as this service account of its own namespace")
@@ -156,10 +156,7 @@ func run() error {
 	reconciler.TracerProvider = tp
 
 	scheme := runtime.NewScheme()
-	if err := clientgoscheme.AddToScheme(scheme); err != nil {
-		return err
-	}
-	if err := v1alpha1.AddToScheme(scheme); err != nil {
+	if err := addToScheme(scheme); err != nil {
 		return err
 	}
 	cfg, err := ctrl.GetConfig()
@@ -193,8 +190,8 @@ func run() error {
 		LeaderElectionResourceLockInterface: lock,
 		Controller:                          config.Controller{UsePriorityQueue: priorityQueue},
 		// Only this shard's Components, without managedFields (no decision reads them).
-		Cache: rewatch.CacheOptions(cfg, scheme, component.CacheFor(&v1alpha1.Component{}, selector,
-			cache.Options{DefaultNamespaces: namespaces(watchNamespaces), DefaultTransform: cache.TransformStripManagedFields()})),
+		Cache: rewatch.CacheOptions(cfg, scheme, definitions.cacheFor(name, component.CacheFor(&v1alpha1.Component{}, selector,
+			cache.Options{DefaultNamespaces: namespaces(watchNamespaces), DefaultTransform: cache.TransformStripManagedFields()}))),
 	})
 	if err != nil {
 		return fmt.Errorf("creating manager: %w", err)
@@ -204,9 +201,12 @@ func run() error {
 		return err
 	}
 	reconciler.Notifier, reconciler.WaveHeldAfter = sink, alertOpts.waveHeldAfter
-	r, err := operator.Setup(mgr, operator.Options{Name: name, Sources: parsed, CacheDir: cacheDir, CacheMaxBytes: cacheSize, Reconciler: reconciler, Git: gitOpts,
+	r, definitionSources, err := operator.SetupWithSources(mgr, operator.Options{Name: name, Sources: parsed, CacheDir: cacheDir, CacheMaxBytes: cacheSize, Reconciler: reconciler, Git: gitOpts,
 		AllowedSources: allowedSources})
 	if err != nil {
+		return err
+	}
+	if err := definitions.setup(mgr, name, definitionSources, reconciler, shard, sink); err != nil {
 		return err
 	}
 	if *componentSets {

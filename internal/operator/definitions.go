@@ -34,9 +34,11 @@ type Resolved struct {
 // Resolve fetches what src names, as the operator itself (src's Secrets
 // are read in src.SecretsNamespace), checks it against the operator's
 // allow-list and its signature when src asks for one, and pins it. owner
-// names the definition, for messages and caches.
-func (s *DefinitionSources) Resolve(ctx context.Context, owner string, src v1alpha1.DefinitionSource) (Resolved, error) {
+// names the definition, for messages and caches; its annotations may ask
+// for a look at the repository now (<operator>/reconcile-requested-at).
+func (s *DefinitionSources) Resolve(ctx context.Context, owner string, src v1alpha1.DefinitionSource, annotations map[string]string) (Resolved, error) {
 	c := definitionComponent(owner, src)
+	c.Annotations = annotations
 	if err := s.r.sourceAllowed(ctx, c); err != nil {
 		return Resolved{}, err
 	}

@@ -1,0 +1,158 @@
+package definition
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	toolscache "k8s.io/client-go/tools/cache"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/wavekit-dev/wavekit/api/v1alpha1"
+	"github.com/wavekit-dev/wavekit/internal/definition/instance"
+	"github.com/wavekit-dev/wavekit/internal/operator"
+	"github.com/wavekit-dev/wavekit/pkg/component"
+	"github.com/wavekit-dev/wavekit/pkg/component/dynamic"
+)
+
+// Kinds are the kinds being served: one component reconciler each, on the
+// running manager.
+type Kinds struct {
+	mgr         ctrl.Manager
+	name        string
+	sources     *operator.DefinitionSources
+	opts        component.ReconcilerOptions
+	addToScheme func(*runtime.Scheme) error
+	// changed is told the definition whose instances changed.
+	changed func(definition string)
+
+	mu     sync.Mutex
+	served map[string]*servedKind // by definition name
+	ctx    context.Context
+}
+
+// servedKind is one kind being served.
+type servedKind struct {
+	gvk        schema.GroupVersionKind
+	reconciler *component.Reconciler[*instance.Instance]
+	served     *dynamic.Served
+}
+
+// newKinds returns what serves kinds on mgr once Start ran.
+func newKinds(mgr ctrl.Manager, opts Options) *Kinds {
+	ropts := opts.Reconciler
+	ropts.Filter = nil
+	return &Kinds{mgr: mgr, name: opts.Name, sources: opts.Sources, opts: ropts, addToScheme: opts.AddToScheme,
+		served: map[string]*servedKind{}}
+}
+
+// Start keeps ctx as the life of the kinds served from then on (a
+// manager.Runnable: it runs while the replica leads).
+func (k *Kinds) Start(ctx context.Context) error {
+	k.mu.Lock()
+	k.ctx = ctx
+	k.mu.Unlock()
+	<-ctx.Done()
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	for name, s := range k.served {
+		_ = s.served.Stop()
+		delete(k.served, name)
+	}
+	return nil
+}
+
+// GVK is the kind def serves.
+func GVK(def *v1alpha1.ComponentDefinition) schema.GroupVersionKind {
+	version := def.Spec.Version
+	if version == "" {
+		version = "v1alpha1"
+	}
+	return schema.GroupVersionKind{Group: def.Spec.Group, Version: version, Kind: def.Spec.Names.Kind}
+}
+
+// Served tells whether def's kind is served.
+func (k *Kinds) Served(def *v1alpha1.ComponentDefinition) bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	_, ok := k.served[def.Name]
+	return ok
+}
+
+// Serve serves def's kind, whose CRD is established, unless it is served
+// already.
+func (k *Kinds) Serve(def *v1alpha1.ComponentDefinition) error {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if _, ok := k.served[def.Name]; ok {
+		return nil
+	}
+	if k.ctx == nil {
+		return fmt.Errorf("serving %s: the replica does not lead yet", def.Name)
+	}
+	gvk := GVK(def)
+	b := &binder{cache: k.mgr.GetCache(), operator: k.name, definition: def.Name, gvk: gvk}
+	r := component.NewReconciler[*instance.Instance](k.name, instance.Generator{Sources: k.sources}, k.opts).
+		WithPostReadHook(b.bind).
+		WithWatch(&v1alpha1.ComponentDefinition{}, b.moved)
+	served, err := dynamic.Start(k.ctx, k.mgr, gvk, r, dynamic.Options{AddToScheme: k.addToScheme})
+	if err != nil {
+		return err
+	}
+	if err := k.watchInstances(gvk, def.Name); err != nil {
+		_ = served.Stop()
+		return err
+	}
+	k.served[def.Name] = &servedKind{gvk: gvk, reconciler: r, served: served}
+	ctrl.Log.WithName("definition").Info("serving", "definition", def.Name, "kind", gvk.String())
+	return nil
+}
+
+// watchInstances tells changed of every change of an instance of gvk.
+func (k *Kinds) watchInstances(gvk schema.GroupVersionKind, definition string) error {
+	if k.changed == nil {
+		return nil
+	}
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(gvk)
+	informer, err := k.mgr.GetCache().GetInformer(k.ctx, u)
+	if err != nil {
+		return fmt.Errorf("watching the instances of %s: %w", gvk.Kind, err)
+	}
+	tell := func(any) { k.changed(definition) }
+	_, err = informer.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
+		AddFunc: tell, DeleteFunc: tell, UpdateFunc: func(_, _ any) { k.changed(definition) },
+	})
+	return err
+}
+
+// Stop stops serving def's kind.
+func (k *Kinds) Stop(definition string) error {
+	k.mu.Lock()
+	s, ok := k.served[definition]
+	delete(k.served, definition)
+	k.mu.Unlock()
+	if !ok {
+		return nil
+	}
+	ctrl.Log.WithName("definition").Info("no longer serving", "definition", definition, "kind", s.gvk.String())
+	return s.served.Stop()
+}
+
+// Instances lists the instances of def's kind from the cache, once served.
+func (k *Kinds) Instances(ctx context.Context, def *v1alpha1.ComponentDefinition) ([]unstructured.Unstructured, error) {
+	return listInstances(ctx, k.mgr.GetCache(), GVK(def))
+}
+
+func listInstances(ctx context.Context, reader client.Reader, gvk schema.GroupVersionKind) ([]unstructured.Unstructured, error) {
+	list := &unstructured.UnstructuredList{}
+	list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
+	if err := reader.List(ctx, list); err != nil {
+		return nil, fmt.Errorf("listing the instances of %s: %w", gvk.Kind, err)
+	}
+	return list.Items, nil
+}
