@@ -143,11 +143,11 @@ func (res *resolution) makeSchema(def *v1alpha1.ComponentDefinition) error {
 
 // content is what makes a revision: a change of any part is a new one.
 type content struct {
-	Source    v1alpha1.DefinitionSource    `json:"source"`
-	Digest    string                       `json:"digest"`
+	Source    v1alpha1.DefinitionSource       `json:"source"`
+	Digest    string                          `json:"digest"`
 	Schema    apiextensionsv1.JSONSchemaProps `json:"schema"`
-	Values    *v1alpha1.ValuesMapping      `json:"values,omitempty"`
-	Instances v1alpha1.InstanceSettings    `json:"instances"`
+	Values    *v1alpha1.ValuesMapping         `json:"values,omitempty"`
+	Instances v1alpha1.InstanceSettings       `json:"instances"`
 }
 
 func contentDigest(def *v1alpha1.ComponentDefinition, res *resolution) (string, error) {
