@@ -30,9 +30,10 @@ type Kinds struct {
 	// changed is told the definition whose instances changed.
 	changed func(definition string)
 
-	mu     sync.Mutex
-	served map[string]*servedKind // by definition name
-	ctx    context.Context
+	mu      sync.Mutex
+	served  map[string]*servedKind // by definition name
+	ctx     context.Context
+	started chan struct{} // closed once ctx is set
 }
 
 // servedKind is one kind being served.
@@ -47,7 +48,18 @@ func newKinds(mgr ctrl.Manager, opts Options) *Kinds {
 	ropts := opts.Reconciler
 	ropts.Filter = nil
 	return &Kinds{mgr: mgr, name: opts.Name, sources: opts.Sources, opts: ropts, addToScheme: opts.AddToScheme,
-		served: map[string]*servedKind{}}
+		served: map[string]*servedKind{}, started: make(chan struct{})}
+}
+
+// stopping is closed once the kinds stop being served (the replica stops
+// leading): nothing waits on them from then on.
+func (k *Kinds) stopping() <-chan struct{} {
+	select {
+	case <-k.started:
+		return k.ctx.Done()
+	default:
+		return nil
+	}
 }
 
 // Start keeps ctx as the life of the kinds served from then on (a
@@ -55,6 +67,7 @@ func newKinds(mgr ctrl.Manager, opts Options) *Kinds {
 func (k *Kinds) Start(ctx context.Context) error {
 	k.mu.Lock()
 	k.ctx = ctx
+	close(k.started)
 	k.mu.Unlock()
 	<-ctx.Done()
 	k.mu.Lock()

@@ -107,7 +107,9 @@ func (r *reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		err = nil // said in the status; only a change of the definition helps
 	}
 	if apierrors.IsConflict(statusErr) {
-		statusErr = nil // the definition changed: its event brings the next pass
+		// The cache held an older definition (a status this controller
+		// wrote, whose event brings no pass): look again once it caught up.
+		return ctrl.Result{RequeueAfter: time.Second}, nil
 	}
 	return result, errors.Join(err, statusErr)
 }

@@ -70,7 +70,10 @@ func Setup(mgr ctrl.Manager, opts Options) (*Kinds, error) {
 	}
 	events := make(chan event.GenericEvent, 1024)
 	kinds.changed = func(definition string) {
-		events <- event.GenericEvent{Object: &v1alpha1.ComponentDefinition{ObjectMeta: metav1.ObjectMeta{Name: definition}}}
+		select {
+		case events <- event.GenericEvent{Object: &v1alpha1.ComponentDefinition{ObjectMeta: metav1.ObjectMeta{Name: definition}}}:
+		case <-kinds.stopping():
+		}
 	}
 	r := &reconciler{client: mgr.GetClient(), api: mgr.GetAPIReader(), kinds: kinds, opts: opts,
 		recorder: mgr.GetEventRecorder(opts.Name), resolved: newResolutions(), label: manifests.Key(opts.Name, crdgen.LabelDefinition)}

@@ -9,13 +9,14 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// Chart is a chart to package: its name, version, default values and
-// templates by file name under templates/.
+// Chart is a chart to package: its name, version, default values,
+// templates by file name under templates/, and values.schema.json.
 type Chart struct {
 	Name      string
 	Version   string
 	Values    map[string]any
 	Templates map[string]string
+	Schema    []byte
 }
 
 // PackageChart writes ch as dir/<name>-<version>.tgz, as helm package does,
@@ -24,6 +25,7 @@ func PackageChart(dir string, ch Chart) (string, error) {
 	c := &chart.Chart{
 		Metadata: &chart.Metadata{APIVersion: chart.APIVersionV2, Name: ch.Name, Version: ch.Version},
 		Values:   ch.Values,
+		Schema:   ch.Schema,
 	}
 	if ch.Values != nil {
 		raw, err := yaml.Marshal(ch.Values)

@@ -39,7 +39,7 @@ type Resolved struct {
 func (s *DefinitionSources) Resolve(ctx context.Context, owner string, src v1alpha1.DefinitionSource, annotations map[string]string) (Resolved, error) {
 	c := definitionComponent(owner, src)
 	c.Annotations = annotations
-	if err := s.r.sourceAllowed(ctx, c); err != nil {
+	if err := s.allowed(ctx, c); err != nil {
 		return Resolved{}, err
 	}
 	ctx, reported := manifests.WithSourceReport(ctx)
@@ -61,6 +61,30 @@ func (s *DefinitionSources) Resolve(ctx context.Context, owner string, src v1alp
 		out.Pinned.Git.Ref = &v1alpha1.GitRef{Commit: commit}
 	}
 	return out, nil
+}
+
+// allowed checks the URL of a definition's source against the operator's
+// --allowed-sources; a Namespace's list applies to the instances of its
+// namespace, when they render.
+func (s *DefinitionSources) allowed(ctx context.Context, c *v1alpha1.Component) error {
+	if s.r.policy == nil || !hasURLSource(c, false) {
+		return nil
+	}
+	var field, url string
+	switch {
+	case c.Spec.Chart != nil:
+		field, url = chartURL(c.Spec.Chart)
+	case c.Spec.Git != nil:
+		field, url = "spec.git.url", c.Spec.Git.URL
+	default:
+		var err error
+		if field, url, err = s.r.flux.originURL(ctx, c); err != nil || url == "" {
+			return err
+		}
+	}
+	field = "spec.source." + strings.TrimPrefix(field, "spec.")
+	global := s.r.policy.global
+	return refusal(global.Check(url), field, url, "--allowed-sources of the operator", global)
 }
 
 // definitionComponent is the Component the resolver fetches a definition's
@@ -131,7 +155,9 @@ func (r *resolver) pinned(ctx context.Context) (manifests.Generator, bool, error
 		return nil, false, nil
 	}
 	c := definitionComponent(pin.Definition, pin.Source)
-	inner, reported := manifests.WithSourceReport(ctx)
+	// Below, the revision's source is resolved as a definition's: without
+	// the pin, which would send it back here.
+	inner, reported := manifests.WithSourceReport(context.WithValue(ctx, pinnedKey{}, nil))
 	var gen manifests.Generator
 	var err error
 	if pin.Source.SourceRef != nil {

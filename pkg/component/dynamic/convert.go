@@ -60,8 +60,8 @@ func (k kind[T]) toUnstructured(t T) (*unstructured.Unstructured, error) {
 	return u, nil
 }
 
-// into sets t to u: every field, those u lacks zeroed, as a read or a
-// write's answer sets a typed object.
+// into sets t to u: every field JSON carries, those u lacks zeroed, as a
+// read or a write's answer sets a typed object (copyInto).
 func (k kind[T]) into(u *unstructured.Unstructured, t T) error {
 	raw, err := u.MarshalJSON()
 	if err != nil {

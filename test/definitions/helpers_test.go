@@ -1,0 +1,131 @@
+package definitions_test
+
+import (
+	"fmt"
+	"os/exec"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/wavekit-dev/wavekit/api/v1alpha1"
+)
+
+var databaseKind = schema.GroupVersionKind{Group: group, Version: "v1alpha1", Kind: "Database"}
+
+// newNamespace creates a namespace named after prefix.
+func newNamespace(prefix string) string {
+	GinkgoHelper()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: prefix + "-"}}
+	Expect(env.Client.Create(ctx, ns)).To(Succeed())
+	return ns.Name
+}
+
+// database is an instance of the defined kind.
+func database(namespace, name string, spec map[string]any) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{Object: map[string]any{"spec": spec}}
+	u.SetGroupVersionKind(databaseKind)
+	u.SetNamespace(namespace)
+	u.SetName(name)
+	return u
+}
+
+// read reads obj again; "" when it is gone.
+func read(obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(obj.GroupVersionKind())
+	err := env.Client.Get(ctx, client.ObjectKeyFromObject(obj), u)
+	return u, err
+}
+
+// readyOf says an instance's Ready condition and the revision it runs:
+// "True/Ready revision 1", or "gone".
+func readyOf(obj *unstructured.Unstructured) func() string {
+	return func() string {
+		u, err := read(obj)
+		if apierrors.IsNotFound(err) {
+			return "gone"
+		}
+		if err != nil {
+			return err.Error()
+		}
+		revision, _, _ := unstructured.NestedInt64(u.Object, "status", "revision")
+		conditions, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
+		for _, c := range conditions {
+			if m, ok := c.(map[string]any); ok && m["type"] == "Ready" {
+				return fmt.Sprintf("%v/%v revision %d", m["status"], m["reason"], revision)
+			}
+		}
+		return fmt.Sprintf("no Ready condition, revision %d", revision)
+	}
+}
+
+// definitionStatus says a definition's Ready condition: "True/Served: …".
+func definitionStatus(name string) func() string {
+	return func() string {
+		def := &v1alpha1.ComponentDefinition{}
+		if err := env.Client.Get(ctx, client.ObjectKey{Name: name}, def); err != nil {
+			if apierrors.IsNotFound(err) {
+				return "gone"
+			}
+			return err.Error()
+		}
+		ready := meta.FindStatusCondition(def.Status.Conditions, "Ready")
+		if ready == nil {
+			return "no Ready condition"
+		}
+		return fmt.Sprintf("%s/%s: %s", ready.Status, ready.Reason, ready.Message)
+	}
+}
+
+func getDefinition(name string) *v1alpha1.ComponentDefinition {
+	GinkgoHelper()
+	def := &v1alpha1.ComponentDefinition{}
+	Expect(env.Client.Get(ctx, client.ObjectKey{Name: name}, def)).To(Succeed())
+	return def
+}
+
+// updateDefinition changes a definition, again on a conflict.
+func updateDefinition(name string, change func(*v1alpha1.ComponentDefinition)) {
+	GinkgoHelper()
+	Eventually(func() error {
+		def := &v1alpha1.ComponentDefinition{}
+		if err := env.Client.Get(ctx, client.ObjectKey{Name: name}, def); err != nil {
+			return err
+		}
+		change(def)
+		return env.Client.Update(ctx, def)
+	}).WithTimeout(10 * time.Second).Should(Succeed())
+}
+
+// requestReconcile asks the operator to look at a definition's source now.
+func requestReconcile(name string) {
+	GinkgoHelper()
+	updateDefinition(name, func(def *v1alpha1.ComponentDefinition) {
+		if def.Annotations == nil {
+			def.Annotations = map[string]string{}
+		}
+		def.Annotations["wavekit.dev/reconcile-requested-at"] = time.Now().Format(time.RFC3339Nano)
+	})
+}
+
+// runKubectl runs kubectl as the cluster's admin.
+func runKubectl(args ...string) (string, error) {
+	cmd := exec.Command(kubectl, append([]string{"--kubeconfig", kubeconfig}, args...)...)
+	out, err := cmd.CombinedOutput()
+	return strings.TrimSpace(string(out)), err
+}
+
+// nested is the string at path of u, "" when there is none.
+func nested(u *unstructured.Unstructured, path ...string) string {
+	s, _, _ := unstructured.NestedString(u.Object, path...)
+	return s
+}
