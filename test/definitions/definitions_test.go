@@ -27,8 +27,8 @@ func databases() *v1alpha1.ComponentDefinition {
 	return &v1alpha1.ComponentDefinition{
 		ObjectMeta: metav1.ObjectMeta{Name: definitionName},
 		Spec: v1alpha1.ComponentDefinitionSpec{
-			Group: group,
-			Names: v1alpha1.DefinitionNames{Kind: "Database", Plural: "databases", ShortNames: []string{"db"}},
+			Group:          group,
+			Names:          v1alpha1.DefinitionNames{Kind: "Database", Plural: "databases", ShortNames: []string{"db"}},
 			PrinterColumns: []apiextensionsv1.CustomResourceColumnDefinition{{Name: "Tier", Type: "string", JSONPath: ".spec.tier"}},
 			Source:         v1alpha1.DefinitionSource{Chart: &v1alpha1.ChartSource{Repository: repo.URL, Name: "database", Version: ">=1.0.0"}},
 			Instances: v1alpha1.InstanceSettings{HealthChecks: []manifests.HealthCheck{{APIVersion: "v1", Kind: "ConfigMap",
@@ -52,7 +52,7 @@ var _ = Describe("a chart becomes a Kubernetes API", Ordered, func() {
 		Eventually(func() string {
 			out, _ := runKubectl("explain", "databases.spec.storage")
 			return out
-		}).WithTimeout(5*time.Second).WithPolling(100*time.Millisecond).Should(And(
+		}).WithTimeout(5 * time.Second).WithPolling(100 * time.Millisecond).Should(And(
 			ContainSubstring("Where the data lives."), ContainSubstring("size"), ContainSubstring("The volume's size, in Gi.")))
 		GinkgoWriter.Printf("definition to served kind: %s\n", time.Since(start))
 		Eventually(definitionStatus(definitionName)).WithTimeout(10 * time.Second).Should(HavePrefix("True/Served: " + group + "/v1alpha1 Database is served at revision 1"))

@@ -31,13 +31,16 @@ type Widget struct {
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 	Spec              map[string]any   `json:"spec,omitempty"`
 	Status            component.Status `json:"status,omitempty"`
+
+	// hooked is what a post-read hook attached: no field of the object.
+	hooked string
 }
 
 func (w *Widget) GetSpec() manifests.Parameters { return manifests.Values(w.Spec) }
 func (w *Widget) GetStatus() *component.Status  { return &w.Status }
 
 func (w *Widget) DeepCopyObject() runtime.Object {
-	out := &Widget{TypeMeta: w.TypeMeta, Spec: runtime.DeepCopyJSON(w.Spec)}
+	out := &Widget{TypeMeta: w.TypeMeta, Spec: runtime.DeepCopyJSON(w.Spec), hooked: w.hooked}
 	w.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
 	w.Status.DeepCopyInto(&out.Status)
 	return out
@@ -45,14 +48,22 @@ func (w *Widget) DeepCopyObject() runtime.Object {
 
 // configMapOf renders one ConfigMap named after the component, with its
 // spec's greeting.
-var configMapOf = manifests.GeneratorFunc(func(_ context.Context, namespace, name string, p manifests.Parameters) ([]client.Object, error) {
+var configMapOf = manifests.GeneratorFunc(func(ctx context.Context, namespace, name string, p manifests.Parameters) ([]client.Object, error) {
 	greeting, _ := p.ToUnstructured()["greeting"].(string)
+	info, _ := manifests.ComponentInfoFrom(ctx)
+	w, _ := info.Object.(*Widget)
 	return []client.Object{&corev1.ConfigMap{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
 		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name + "-widget"},
-		Data:       map[string]string{"greeting": greeting},
+		Data:       map[string]string{"greeting": greeting, "hooked": w.hooked},
 	}}, nil
 })
+
+// hook attaches something to each Widget as it is read.
+func hook(_ context.Context, _ client.Client, w *Widget) error {
+	w.hooked = "by the post-read hook"
+	return nil
+}
 
 // widgetCRD writes a CRD for kind in group and waits until it is served.
 func widgetCRD(ctx context.Context, group, kind string) schema.GroupVersionKind {
@@ -131,7 +142,7 @@ var _ = Describe("a kind served at run time", func() {
 
 	serve := func(gvk schema.GroupVersionKind) *dynamic.Served {
 		GinkgoHelper()
-		r := component.NewReconciler[*Widget]("dynamic.wavekit.dev", configMapOf, component.ReconcilerOptions{})
+		r := component.NewReconciler[*Widget]("dynamic.wavekit.dev", configMapOf, component.ReconcilerOptions{}).WithPostReadHook(hook)
 		served, err := dynamic.Start(ctx, mgr, gvk, r, dynamic.Options{AddToScheme: addToScheme})
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(func() { _ = served.Stop() })
@@ -147,6 +158,8 @@ var _ = Describe("a kind served at run time", func() {
 		var cm corev1.ConfigMap
 		Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "w-widget"}, &cm)).To(Succeed())
 		Expect(cm.Data).To(HaveKeyWithValue("greeting", "hello"))
+		Expect(cm.Data).To(HaveKeyWithValue("hooked", "by the post-read hook"),
+			"what the type keeps for itself outlives the writes of the pass (the finalizer's patch) before the render")
 
 		u := instance(gvk, ns, "w", "")
 		Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(u), u)).To(Succeed())
