@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -121,6 +122,7 @@ func (p *pass) checkInstances(ctx context.Context, next int64) error {
 	if len(broken) == 0 {
 		return nil
 	}
+	slices.Sort(broken)
 	key := manifests.Key(p.r.opts.Name, AnnotationAcceptBreakingRevision)
 	if p.def.Annotations[key] == strconv.FormatInt(next, 10) {
 		p.r.recorder.Eventf(p.def, nil, "Warning", ReasonSchemaBreaksInstances, "Revise",

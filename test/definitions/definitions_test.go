@@ -1,6 +1,8 @@
 package definitions_test
 
 import (
+	"fmt"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -8,13 +10,16 @@ import (
 	"github.com/onsi/gomega/gbytes"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
+	"github.com/wavekit-dev/wavekit/internal/testing/operatortest"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -141,6 +146,175 @@ var _ = Describe("a chart becomes a Kubernetes API", Ordered, func() {
 		Expect(env.Client.Delete(ctx, def)).To(Succeed())
 		Eventually(definitionStatus(def.Name)).WithTimeout(30 * time.Second).Should(Equal("gone"))
 		Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(foreign), after)).To(Succeed(), "deleting the definition leaves the CRD it did not write")
+	})
+
+	It("lets a tenant with edit on the kind in one namespace do that, and nothing else", func() {
+		teamA, teamB := newNamespace("team-a"), newNamespace("team-b")
+		Expect(env.Client.Create(ctx, &rbacv1.RoleBinding{
+			ObjectMeta: metav1.ObjectMeta{Namespace: teamA, Name: "databases-edit"},
+			RoleRef:    rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: "wavekit.dev:definition:" + definitionName + ":edit"},
+			Subjects:   []rbacv1.Subject{{Kind: "ServiceAccount", Namespace: teamA, Name: "tenant"}},
+		})).To(Succeed())
+		cfg, err := operatortest.ServiceAccountConfig(ctx, env.Client, env.Config, teamA, "tenant")
+		Expect(err).NotTo(HaveOccurred())
+		tenant, err := client.New(cfg, client.Options{Scheme: env.Client.Scheme()})
+		Expect(err).NotTo(HaveOccurred())
+
+		mine := database(teamA, "mine", map[string]any{"storage": map[string]any{"size": "1Gi"}})
+		Expect(tenant.Create(ctx, mine)).To(Succeed())
+		Eventually(readyOf(mine)).WithTimeout(90 * time.Second).Should(Equal("True/Ready revision 1"))
+		list := &unstructured.UnstructuredList{}
+		list.SetGroupVersionKind(databaseKind.GroupVersion().WithKind("DatabaseList"))
+		Expect(tenant.List(ctx, list, client.InNamespace(teamA))).To(Succeed())
+		Expect(list.Items).To(HaveLen(1))
+
+		forbidden := func(err error) { GinkgoHelper(); Expect(apierrors.IsForbidden(err)).To(BeTrue(), "%v", err) }
+		forbidden(tenant.Create(ctx, database(teamB, "theirs", map[string]any{"storage": map[string]any{"size": "1Gi"}})))
+		forbidden(tenant.List(ctx, list, client.InNamespace(teamB)))
+		forbidden(tenant.Create(ctx, &v1alpha1.Component{ObjectMeta: metav1.ObjectMeta{Namespace: teamA, Name: "c"}, Spec: v1alpha1.ComponentSpec{Source: "x"}}))
+		forbidden(tenant.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: teamA, Name: "cm"}}))
+		forbidden(tenant.List(ctx, &corev1.SecretList{}, client.InNamespace(teamA)))
+		forbidden(tenant.Create(ctx, &v1alpha1.ComponentDefinition{ObjectMeta: metav1.ObjectMeta{Name: "xs." + group},
+			Spec: v1alpha1.ComponentDefinitionSpec{Group: group, Names: v1alpha1.DefinitionNames{Kind: "X", Plural: "xs"}, Source: v1alpha1.DefinitionSource{Source: "x"}}}))
+		u, err := read(mine)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(unstructured.SetNestedField(u.Object, "Ready", "status", "state")).To(Succeed())
+		forbidden(tenant.Status().Update(ctx, u))
+		var deploy appsv1.Deployment
+		forbidden(tenant.Get(ctx, client.ObjectKey{Namespace: teamA, Name: "mine"}, &deploy))
+
+		Eventually(func() bool {
+			edit := &rbacv1.ClusterRole{}
+			Expect(env.Client.Get(ctx, client.ObjectKey{Name: "edit"}, edit)).To(Succeed())
+			for _, r := range edit.Rules {
+				if len(r.APIGroups) == 1 && r.APIGroups[0] == group && len(r.Resources) == 1 && r.Resources[0] == "databases" {
+					return true
+				}
+			}
+			return false
+		}).WithTimeout(30*time.Second).Should(BeTrue(), "Kubernetes' edit role gets the kind's rules by aggregation")
+
+		Expect(tenant.Delete(ctx, mine)).To(Succeed())
+		Eventually(readyOf(mine)).WithTimeout(60 * time.Second).Should(Equal("gone"))
+	})
+
+	Context("with six instances", Ordered, func() {
+		var fleet string
+		names := []string{"a", "b", "c", "d", "e", "f"}
+		instance := func(name string) *unstructured.Unstructured { return database(fleet, name, nil) }
+
+		BeforeAll(func() {
+			fleet = newNamespace("fleet")
+			for _, name := range names {
+				Expect(env.Client.Create(ctx, database(fleet, name, map[string]any{"storage": map[string]any{"size": "1Gi"}}))).To(Succeed())
+			}
+			for _, name := range names {
+				Eventually(readyOf(instance(name))).WithTimeout(90 * time.Second).Should(Equal("True/Ready revision 1"))
+			}
+		})
+
+		It("rolls a new chart version out as revision 2 and halts after the first wave when revision 2 fails its health check", func() {
+			Expect(repo.Add(databaseChart("1.1.0", false))).To(Succeed())
+			requestReconcile(definitionName)
+			Eventually(func() string {
+				def := getDefinition(definitionName)
+				if r := def.Status.Rollout; r != nil && r.Failed != nil {
+					return fmt.Sprintf("revision %d %s wave %d of %d at %s", r.Revision, r.Phase, r.Wave, r.Waves, r.Failed.Instance)
+				}
+				return fmt.Sprintf("revision %d %+v", def.Status.Revision, def.Status.Rollout)
+			}).WithTimeout(120 * time.Second).Should(MatchRegexp(`^revision 2 Halted wave 1 of 3 at ` + fleet + `/[ab]$`))
+			Expect(definitionStatus(definitionName)()).To(And(HavePrefix("False/RolloutHalted:"), ContainSubstring("failed at revision 2")))
+			Expect(readyOf(instance("a"))()).To(HaveSuffix("revision 2"))
+			Expect(readyOf(instance("b"))()).To(HaveSuffix("revision 2"))
+			for _, name := range names[2:] {
+				Consistently(readyOf(instance(name))).WithTimeout(3*time.Second).Should(Equal("True/Ready revision 1"),
+					"the waves after the first stay at revision 1")
+			}
+			var events corev1.EventList
+			Expect(env.Client.List(ctx, &events)).To(Succeed())
+			Expect(events.Items).To(ContainElement(HaveField("Reason", "RolloutHalted")), "the halt is an Event of the definition")
+		})
+
+		It("moves on to a fixed revision 3, but not an instance pinned to revision 1", func() {
+			pinned := instance("f")
+			Eventually(func() error {
+				u, err := read(pinned)
+				if err != nil {
+					return err
+				}
+				u.SetAnnotations(map[string]string{"wavekit.dev/pin-revision": "1"})
+				return env.Client.Update(ctx, u)
+			}).Should(Succeed())
+			Expect(repo.Add(databaseChart("1.2.0", true))).To(Succeed())
+			requestReconcile(definitionName)
+			Eventually(definitionStatus(definitionName)).WithTimeout(180 * time.Second).Should(HavePrefix("True/Served: " + group + "/v1alpha1 Database is served at revision 3"))
+			for _, name := range names[:5] {
+				Expect(readyOf(instance(name))()).To(Equal("True/Ready revision 3"))
+			}
+			Expect(readyOf(pinned)()).To(Equal("True/Ready revision 1"))
+			var cm corev1.ConfigMap
+			Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: fleet, Name: "e-config"}, &cm)).To(Succeed())
+			Expect(cm.Data).To(HaveKeyWithValue("version", "1.2.0"))
+			Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: fleet, Name: "f-config"}, &cm)).To(Succeed())
+			Expect(cm.Data).To(HaveKeyWithValue("version", "1.0.0"))
+			def := getDefinition(definitionName)
+			Expect(def.Status.Revisions).To(ContainElements(
+				And(HaveField("Revision", int64(3)), HaveField("Instances", int32(5))),
+				And(HaveField("Revision", int64(1)), HaveField("Instances", int32(1)))))
+		})
+
+		It("refuses a schema change that would break an existing instance, naming it", func() {
+			crd := &apiextensionsv1.CustomResourceDefinition{}
+			Expect(env.Client.Get(ctx, client.ObjectKey{Name: definitionName}, crd)).To(Succeed())
+			narrowed := strings.Replace(databaseSchema, `"enum": ["small", "large"]`, `"enum": ["large"]`, 1)
+			updateDefinition(definitionName, func(def *v1alpha1.ComponentDefinition) {
+				def.Spec.Schema = &v1alpha1.DefinitionSchema{JSONSchema: &apiextensionsv1.JSON{Raw: []byte(narrowed)}}
+			})
+			Eventually(definitionStatus(definitionName)).WithTimeout(30 * time.Second).Should(And(
+				HavePrefix("False/SchemaBreaksInstances: revision 4 was not made: its schema would break 6 instance(s): "+fleet+"/a ("),
+				ContainSubstring(`spec.tier: Unsupported value: "small"`),
+				ContainSubstring("annotate the definition wavekit.dev/accept-breaking-revision=4")))
+			after := &apiextensionsv1.CustomResourceDefinition{}
+			Expect(env.Client.Get(ctx, client.ObjectKey{Name: definitionName}, after)).To(Succeed())
+			Expect(after.ResourceVersion).To(Equal(crd.ResourceVersion), "the CRD keeps the schema the instances hold")
+			Expect(getDefinition(definitionName).Status.Revision).To(Equal(int64(3)))
+
+			updateDefinition(definitionName, func(def *v1alpha1.ComponentDefinition) { def.Spec.Schema = nil })
+			Eventually(definitionStatus(definitionName)).WithTimeout(30 * time.Second).Should(HavePrefix("True/Served: " + group + "/v1alpha1 Database is served at revision 3"))
+		})
+
+		It("serves every kind again after a restart, and rewrites nothing", func() {
+			before := written(fleet)
+			stopOperator(operator)
+			operator = startOperator()
+			Eventually(operator.Err).WithTimeout(60 * time.Second).Should(gbytes.Say(`"serving".*` + definitionName))
+			Consistently(func() map[string]string { return written(fleet) }).WithTimeout(5 * time.Second).Should(Equal(before))
+			late := database(fleet, "late", map[string]any{"storage": map[string]any{"size": "2Gi"}})
+			Expect(env.Client.Create(ctx, late)).To(Succeed())
+			Eventually(readyOf(late)).WithTimeout(90 * time.Second).Should(Equal("True/Ready revision 3"))
+		})
+
+		It("keeps the definition while an instance exists, and removes the kind once none is left", func() {
+			Expect(env.Client.Delete(ctx, &v1alpha1.ComponentDefinition{ObjectMeta: metav1.ObjectMeta{Name: definitionName}})).To(Succeed())
+			Eventually(definitionStatus(definitionName)).WithTimeout(30 * time.Second).Should(And(
+				HavePrefix("False/DeletionBlocked: 7 instance(s) of Database remain: "+fleet+"/a"), ContainSubstring(fleet+"/late")))
+			crd := &apiextensionsv1.CustomResourceDefinition{}
+			Expect(env.Client.Get(ctx, client.ObjectKey{Name: definitionName}, crd)).To(Succeed())
+
+			out, err := runKubectl("delete", "databases", "--all", "-n", fleet, "--wait=false")
+			Expect(err).NotTo(HaveOccurred(), out)
+			for _, name := range append(names, "late") {
+				Eventually(readyOf(instance(name))).WithTimeout(90 * time.Second).Should(Equal("gone"))
+			}
+			Eventually(definitionStatus(definitionName)).WithTimeout(60 * time.Second).Should(Equal("gone"))
+			Eventually(func() bool { return apierrors.IsNotFound(env.Client.Get(ctx, client.ObjectKey{Name: definitionName}, crd)) }).
+				WithTimeout(30 * time.Second).Should(BeTrue(), "the CRD goes with the definition")
+			var revisions v1alpha1.ComponentDefinitionRevisionList
+			Expect(env.Client.List(ctx, &revisions, client.MatchingLabels{"wavekit.dev/definition": definitionName})).To(Succeed())
+			Expect(revisions.Items).To(BeEmpty())
+			role := &rbacv1.ClusterRole{}
+			Expect(apierrors.IsNotFound(env.Client.Get(ctx, client.ObjectKey{Name: "wavekit.dev:definition:" + definitionName + ":edit"}, role))).To(BeTrue())
+		})
 	})
 
 	It("answers bad input clearly and changes nothing", func() {

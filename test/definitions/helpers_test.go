@@ -9,6 +9,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -128,4 +130,34 @@ func runKubectl(args ...string) (string, error) {
 func nested(u *unstructured.Unstructured, path ...string) string {
 	s, _, _ := unstructured.NestedString(u.Object, path...)
 	return s
+}
+
+// written is the resourceVersion of everything the operator writes for
+// the databases' definition, and of the instances of namespace, by name.
+func written(namespace string) map[string]string {
+	GinkgoHelper()
+	out := map[string]string{}
+	def := &v1alpha1.ComponentDefinition{}
+	Expect(env.Client.Get(ctx, client.ObjectKey{Name: "databases." + group}, def)).To(Succeed())
+	out["definition"] = def.ResourceVersion
+	crd := &apiextensionsv1.CustomResourceDefinition{}
+	Expect(env.Client.Get(ctx, client.ObjectKey{Name: def.Name}, crd)).To(Succeed())
+	out["crd"] = crd.ResourceVersion
+	for _, access := range []string{"view", "edit"} {
+		role := &rbacv1.ClusterRole{}
+		Expect(env.Client.Get(ctx, client.ObjectKey{Name: "wavekit.dev:definition:" + def.Name + ":" + access}, role)).To(Succeed())
+		out["role "+access] = role.ResourceVersion
+	}
+	var revisions v1alpha1.ComponentDefinitionRevisionList
+	Expect(env.Client.List(ctx, &revisions)).To(Succeed())
+	for _, r := range revisions.Items {
+		out["revision "+r.Name] = r.ResourceVersion
+	}
+	list := &unstructured.UnstructuredList{}
+	list.SetGroupVersionKind(databaseKind.GroupVersion().WithKind("DatabaseList"))
+	Expect(env.Client.List(ctx, list, client.InNamespace(namespace))).To(Succeed())
+	for _, u := range list.Items {
+		out["instance "+u.GetName()] = u.GetResourceVersion()
+	}
+	return out
 }

@@ -49,6 +49,9 @@ var (
 	// operatorConfig reaches the cluster as the chart's ServiceAccount.
 	operatorConfig *rest.Config
 	kubeconfig     string
+	// suiteDir outlives every spec: the operator's files, which a
+	// restarted operator finds again.
+	suiteDir string
 )
 
 var _ = BeforeSuite(func() {
@@ -67,7 +70,8 @@ var _ = BeforeSuite(func() {
 	DeferCleanup(repo.Close)
 	Expect(repo.Add(databaseChart("1.0.0", true))).To(Succeed())
 
-	root, dir := testcluster.ModuleRoot(), GinkgoT().TempDir()
+	suiteDir = GinkgoT().TempDir()
+	root, dir := testcluster.ModuleRoot(), suiteDir
 	binary, err = operatortest.BuildOperator(root, dir)
 	Expect(err).NotTo(HaveOccurred())
 	kubectl, err = operatortest.Kubectl(root, dir)
@@ -96,8 +100,8 @@ var _ = BeforeSuite(func() {
 // chart's ServiceAccount; the suite stops the one running when it ends.
 func startOperator() *gexec.Session {
 	GinkgoHelper()
-	session, err := operatortest.Operator{Binary: binary, Config: operatorConfig, Dir: GinkgoT().TempDir(), Out: GinkgoWriter,
-		Args: []string{"--definitions", "--definition-groups", group, "--source-cache-dir", GinkgoT().TempDir()}}.Start()
+	session, err := operatortest.Operator{Binary: binary, Config: operatorConfig, Dir: suiteDir, Out: GinkgoWriter,
+		Args: []string{"--definitions", "--definition-groups", group, "--source-cache-dir", filepath.Join(suiteDir, "sources")}}.Start()
 	Expect(err).NotTo(HaveOccurred())
 	return session
 }
