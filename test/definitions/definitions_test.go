@@ -307,8 +307,10 @@ var _ = Describe("a chart becomes a Kubernetes API", Ordered, func() {
 				Eventually(readyOf(instance(name))).WithTimeout(90 * time.Second).Should(Equal("gone"))
 			}
 			Eventually(definitionStatus(definitionName)).WithTimeout(60 * time.Second).Should(Equal("gone"))
-			Eventually(func() bool { return apierrors.IsNotFound(env.Client.Get(ctx, client.ObjectKey{Name: definitionName}, crd)) }).
-				WithTimeout(30 * time.Second).Should(BeTrue(), "the CRD goes with the definition")
+			Eventually(func() bool {
+				return apierrors.IsNotFound(env.Client.Get(ctx, client.ObjectKey{Name: definitionName}, crd))
+			}).
+				WithTimeout(30*time.Second).Should(BeTrue(), "the CRD goes with the definition")
 			var revisions v1alpha1.ComponentDefinitionRevisionList
 			Expect(env.Client.List(ctx, &revisions, client.MatchingLabels{"wavekit.dev/definition": definitionName})).To(Succeed())
 			Expect(revisions.Items).To(BeEmpty())
