@@ -198,6 +198,39 @@ var _ = Describe("a chart becomes a Kubernetes API", Ordered, func() {
 		Eventually(readyOf(mine)).WithTimeout(60 * time.Second).Should(Equal("gone"))
 	})
 
+	It("applies an instance's objects as the service account the definition names, as a Component's", func() {
+		def := databases()
+		def.Name, def.Spec.Names = "queues."+group, v1alpha1.DefinitionNames{Kind: "Queue", Plural: "queues"}
+		def.Spec.Instances.ServiceAccountName = "deployer"
+		Expect(env.Client.Create(ctx, def)).To(Succeed())
+		Eventually(definitionStatus(def.Name)).WithTimeout(30 * time.Second).Should(HavePrefix("True/Served"))
+		team := newNamespace("queues")
+		Expect(env.Client.Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: team, Name: "deployer"}})).To(Succeed())
+		queue := database(team, "jobs", map[string]any{"storage": map[string]any{"size": "1Gi"}})
+		queue.SetKind("Queue")
+		Expect(env.Client.Create(ctx, queue)).To(Succeed())
+		Eventually(func() string {
+			u, err := read(queue)
+			if err != nil {
+				return err.Error()
+			}
+			return condition(u, "Ready")
+		}).WithTimeout(60 * time.Second).Should(ContainSubstring(`"system:serviceaccount:` + team + `:deployer" cannot`),
+			"the account has no right yet: the operator's own do not apply")
+
+		Expect(env.Client.Create(ctx, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Namespace: team, Name: "deployer"},
+			Rules: []rbacv1.PolicyRule{{APIGroups: []string{"", "apps"}, Resources: []string{"configmaps", "deployments"}, Verbs: []string{"*"}}}})).To(Succeed())
+		Expect(env.Client.Create(ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: team, Name: "deployer"},
+			RoleRef:  rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "Role", Name: "deployer"},
+			Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Namespace: team, Name: "deployer"}}})).To(Succeed())
+		Eventually(readyOf(queue)).WithTimeout(120 * time.Second).Should(Equal("True/Ready revision 1"))
+
+		Expect(env.Client.Delete(ctx, queue)).To(Succeed())
+		Eventually(readyOf(queue)).WithTimeout(60 * time.Second).Should(Equal("gone"))
+		Expect(env.Client.Delete(ctx, def)).To(Succeed())
+		Eventually(definitionStatus(def.Name)).WithTimeout(30 * time.Second).Should(Equal("gone"))
+	})
+
 	Context("with six instances", Ordered, func() {
 		var fleet string
 		names := []string{"a", "b", "c", "d", "e", "f"}

@@ -161,3 +161,14 @@ func written(namespace string) map[string]string {
 	}
 	return out
 }
+
+// condition says u's condition of type kind: "False/Error: message".
+func condition(u *unstructured.Unstructured, kind string) string {
+	conditions, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
+	for _, c := range conditions {
+		if m, ok := c.(map[string]any); ok && m["type"] == kind {
+			return fmt.Sprintf("%v/%v: %v", m["status"], m["reason"], m["message"])
+		}
+	}
+	return "no " + kind + " condition"
+}

@@ -82,9 +82,13 @@ var _ = BeforeSuite(func() {
 	Expect(env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: operatorNamespace}})).To(Succeed())
 	// As the chart installs it with definitions on: the right to write CRDs
 	// and ClusterRoles, every right on platform.example.com, and what the
-	// chart deploys (Deployments, ConfigMaps) granted as a user would.
+	// chart deploys (Deployments, ConfigMaps) granted as a user would; and
+	// the lockdown's right to impersonate ServiceAccounts, which the
+	// operator uses only for what names one (it runs without
+	// --default-service-account).
 	Expect(operatortest.ApplyRBAC(ctx, env.Client, root, "wavekit", operatorNamespace, map[string]any{
-		"definitions": map[string]any{"enabled": true, "groups": []any{group}},
+		"definitions":           map[string]any{"enabled": true, "groups": []any{group}},
+		"defaultServiceAccount": "deployer",
 		"rbac": map[string]any{"extraRules": []any{map[string]any{
 			"apiGroups": []any{"", "apps"}, "resources": []any{"configmaps", "deployments"},
 			"verbs": []any{"get", "list", "watch", "create", "update", "patch", "delete"},
