@@ -215,7 +215,7 @@ var _ = Describe("a chart becomes a Kubernetes API", Ordered, func() {
 				return err.Error()
 			}
 			return condition(u, "Ready")
-		}).WithTimeout(60 * time.Second).Should(ContainSubstring(`"system:serviceaccount:` + team + `:deployer" cannot`),
+		}).WithTimeout(60*time.Second).Should(ContainSubstring(`"system:serviceaccount:`+team+`:deployer" cannot`),
 			"the account has no right yet: the operator's own do not apply")
 
 		Expect(env.Client.Create(ctx, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Namespace: team, Name: "deployer"},
