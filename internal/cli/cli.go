@@ -13,6 +13,7 @@ import (
 	"github.com/wavekit-dev/wavekit/internal/cli/alert"
 	"github.com/wavekit-dev/wavekit/internal/cli/components"
 	"github.com/wavekit-dev/wavekit/internal/cli/componentsets"
+	"github.com/wavekit-dev/wavekit/internal/cli/definitions"
 	"github.com/wavekit-dev/wavekit/internal/cli/localclusters"
 	"github.com/wavekit-dev/wavekit/internal/cli/releases"
 	"github.com/wavekit-dev/wavekit/internal/cli/session"
@@ -101,6 +102,7 @@ The cluster is found as kubectl finds it: --kubeconfig, $KUBECONFIG,
 	addGroup(root, "components", "Components and ComponentSets of the reference operator:",
 		get, tree, components.NewSuspendCommand(s, true), components.NewSuspendCommand(s, false),
 		components.NewReconcileCommand(s), components.NewDashboardCommand(s))
+	addGroup(root, "definitions", "Kinds of your own, made of charts and folders (ComponentDefinitions):", definitions.NewCommand(s))
 	addGroup(root, "clusters", "Local clusters:", localclusters.NewCommand(s))
 	addGroup(root, "fleet", "Fleets:", agents.NewCommand(s))
 	addGroup(root, "alerts", "Alerts:", alert.NewCommand(s))

@@ -19,6 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
+	"github.com/wavekit-dev/wavekit/internal/testing/clitest"
 	"github.com/wavekit-dev/wavekit/internal/testing/operatortest"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
@@ -266,6 +267,11 @@ var _ = Describe("a chart becomes a Kubernetes API", Ordered, func() {
 			var events corev1.EventList
 			Expect(env.Client.List(ctx, &events)).To(Succeed())
 			Expect(events.Items).To(ContainElement(HaveField("Reason", "RolloutHalted")), "the halt is an Event of the definition")
+
+			r := clitest.WavekitWith(kubeconfig, "definition", "list")
+			Expect(r.Code).To(Equal(0), r.Stderr)
+			Expect(r.Stdout).To(MatchRegexp(`(?m)^NAME\s+KIND\s+REVISION\s+INSTANCES BY REVISION\s+ROLLOUT\s+READY\s+AGE\s+MESSAGE$`))
+			Expect(r.Stdout).To(MatchRegexp(definitionName + `\s+Database\s+2\s+2:2 1:4\s+Halted 1/3 at ` + fleet + `/[ab]\s+False`))
 		})
 
 		It("moves on to a fixed revision 3, but not an instance pinned to revision 1", func() {

@@ -69,6 +69,16 @@ func NewChecker(schema apiextensionsv1.JSONSchemaProps) (*Checker, error) {
 
 // Admit says what the API server would do with spec (it is not changed).
 func (c *Checker) Admit(spec map[string]any) Admission {
+	_, a := c.Admitted(spec)
+	return a
+}
+
+// Admitted is spec as the API server would store it (defaulted and
+// pruned), and what it would do with it; spec is not changed.
+func (c *Checker) Admitted(spec map[string]any) (map[string]any, Admission) {
+	if spec == nil {
+		spec = map[string]any{}
+	}
 	obj := runtime.DeepCopyJSONValue(spec).(map[string]any)
 	structuraldefaulting.Default(obj, c.structural)
 	pruned := structuralpruning.PruneWithOptions(obj, c.structural, false, structuralschema.UnknownFieldPathOptions{
@@ -80,5 +90,5 @@ func (c *Checker) Admit(spec map[string]any) Admission {
 		errs, _ := c.rules.Validate(context.Background(), path, c.structural, obj, nil, math.MaxInt64)
 		refused = append(refused, errs...)
 	}
-	return Admission{Pruned: pruned, Refused: refused}
+	return obj, Admission{Pruned: pruned, Refused: refused}
 }
