@@ -212,4 +212,3 @@ func writeYAMLStream(s *session.Session, objects []client.Object) error {
 	_, err := s.Stdout.Write(out.Bytes())
 	return err
 }
-
