@@ -217,7 +217,7 @@ func run() error {
 	if err := receiver.Setup(mgr, name, *receiverAddr); err != nil {
 		return err
 	}
-	if err := addDashboard(mgr, *webAddr, name, *componentSets); err != nil {
+	if err := addDashboard(mgr, *webAddr, name, *componentSets, definitions.enabled); err != nil {
 		return err
 	}
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {

@@ -191,7 +191,7 @@ func (h *Handler) dependencies(r *http.Request, v *viewer, rec *record) (on, by 
 
 // findRecord finds the component a reference names.
 func (h *Handler) findRecord(ref reference) *record {
-	for _, kind := range h.kinds {
+	for _, kind := range h.componentKinds() {
 		if kind.gvk.Kind == ref.Kind {
 			if rec := h.store.get(recordKey(kind.key, ref.Namespace, ref.Name)); rec != nil {
 				return rec

@@ -3,13 +3,19 @@ package dashboard
 import (
 	"net/http"
 	"strings"
+	"sync"
 )
 
 // Handler serves the page; see New.
 type Handler struct {
-	opts  Options
-	kinds []kindInfo
-	sets  []setKindInfo
+	opts Options
+	// kinds grow while the page runs (the kinds definitions define):
+	// read them with componentKinds.
+	kindsMu sync.RWMutex
+	kinds   []kindInfo
+	sets    []setKindInfo
+	// definitions, when set, are the definitions of kinds (definitions.go).
+	definitions *definitions
 	store *store
 	live  *broker
 	mux   *http.ServeMux
@@ -111,4 +117,11 @@ func (h *Handler) fewAtATime(next viewerHandler) viewerHandler {
 		defer func() { <-h.renders }()
 		next(w, r, v)
 	}
+}
+
+// componentKinds are the kinds of components the page shows now.
+func (h *Handler) componentKinds() []kindInfo {
+	h.kindsMu.RLock()
+	defer h.kindsMu.RUnlock()
+	return append([]kindInfo(nil), h.kinds...)
 }

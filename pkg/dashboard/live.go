@@ -86,7 +86,7 @@ func (h *Handler) serveLive(w http.ResponseWriter, r *http.Request, v *viewer) {
 		if only != "" && namespace != only {
 			return false
 		}
-		for _, kind := range h.kinds {
+		for _, kind := range h.componentKinds() {
 			if v.mayList(r.Context(), kind, namespace) {
 				return true
 			}

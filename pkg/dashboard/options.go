@@ -38,6 +38,16 @@ type Options struct {
 	// waves, such as the reference operator's ComponentSet. A kind the API
 	// server does not serve is left out.
 	Sets []SetKind
+	// Definitions is a cluster-scoped kind whose objects each define a kind
+	// of components (the reference operator's ComponentDefinition): the
+	// page lists them with their newest revision (status.revision), the
+	// instances each revision has (status.revisions), and the rollout
+	// (status.rollout: phase, wave, waves, failed.instance), to viewers who
+	// may list them; and once a definition's status names the kind it
+	// serves (status.apiVersion, status.kind), the page shows that kind's
+	// objects as components. A kind the API server does not serve is left
+	// out.
+	Definitions *schema.GroupVersionKind
 }
 
 // SetKind is a kind whose objects each place one component per cluster,
@@ -87,6 +97,9 @@ func New(ctx context.Context, informers cache.Informers, mapper meta.RESTMapper,
 		}
 	}
 	if err := h.watch(ctx, informers, &corev1.Event{}, h.store.eventHandler()); err != nil {
+		return nil, err
+	}
+	if err := h.watchDefinitions(ctx, informers, mapper); err != nil {
 		return nil, err
 	}
 	h.routes()

@@ -23,8 +23,11 @@ type overviewPage struct {
 	Rows       []overviewRow
 	// Sets are the sets the viewer may list, by the namespace and name
 	// filters (the state filter is the components').
-	Sets      []setRow
-	Visible   int
+	Sets []setRow
+	// Definitions are the definitions of kinds the viewer may list, by the
+	// name filter.
+	Definitions []definitionRow
+	Visible     int
 	ManyKinds bool
 	Command   string
 }
@@ -74,7 +77,7 @@ func (h *Handler) overview(r *http.Request, v *viewer) overviewPage {
 	page := overviewPage{
 		layoutData: layoutData{Title: h.opts.Title, Live: "/live", LoggedIn: v.token != ""},
 		Namespace:  bounded(q.Get("namespace")), State: bounded(q.Get("state")), Query: bounded(q.Get("q")),
-		States: allStates, ManyKinds: len(h.kinds) > 1,
+		States: allStates, ManyKinds: len(h.componentKinds()) > 1,
 	}
 	visible := h.store.list(func(rec *record) bool { return v.seesRecord(r.Context(), rec) })
 	namespaces, counts := map[string]bool{}, map[string]int{}
@@ -86,6 +89,7 @@ func (h *Handler) overview(r *http.Request, v *viewer) overviewPage {
 		}
 	}
 	page.Visible = len(visible)
+	page.Definitions = h.definitionRows(r.Context(), v, page.Query)
 	for _, set := range h.store.listSets(func(s *setRecord) bool { return v.mayList(r.Context(), s.kind.kindInfo, s.namespace) }) {
 		if (page.Namespace == "" || set.namespace == page.Namespace) && strings.Contains(set.name, strings.ToLower(page.Query)) {
 			page.Sets = append(page.Sets, newSetRow(set, maxRowMessage))
@@ -100,7 +104,7 @@ func (h *Handler) overview(r *http.Request, v *viewer) overviewPage {
 			page.Counts = append(page.Counts, stateCount{State: state, Count: counts[state]})
 		}
 	}
-	page.Command = overviewCommand(h.kinds, page.Namespace)
+	page.Command = overviewCommand(h.componentKinds(), page.Namespace)
 	return page
 }
 
@@ -142,7 +146,7 @@ type rowHead struct {
 func (h *Handler) overviewRow(rec *record) overviewRow {
 	rec.head.once.Do(func() {
 		var buf strings.Builder
-		data := rowHead{row: newRow(rec, maxRowMessage), ManyKinds: len(h.kinds) > 1}
+		data := rowHead{row: newRow(rec, maxRowMessage), ManyKinds: len(h.componentKinds()) > 1}
 		if err := pages["overview"].ExecuteTemplate(&buf, "row", data); err != nil {
 			h.opts.Log.Error(err, "rendering a row of the dashboard", "component", rec.key())
 			buf.Reset()

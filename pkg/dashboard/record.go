@@ -98,7 +98,7 @@ func newRecord(kind kindInfo, obj map[string]any, keys *memberKeys) (*record, er
 		created: u.GetCreationTimestamp().Time, deleting: u.GetDeletionTimestamp() != nil, generation: u.GetGeneration(),
 		member: keys.of(&u)}
 	var spec specFields
-	if m, ok := obj["spec"].(map[string]any); ok {
+	if m, ok := obj["spec"].(map[string]any); ok && !kind.defined {
 		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(pick(m, "suspend", "source", "path", "chart", "sourceRef", "dependsOn", "drift"), &spec); err != nil {
 			return nil, fmt.Errorf("reading the spec of %s/%s: %w", r.namespace, r.name, err)
 		}
@@ -246,4 +246,7 @@ type kindInfo struct {
 	// key is "kind.group" in lower case: the page's URLs and kubectl's name
 	// of the kind.
 	key string
+	// defined is a kind a definition defines: its spec is the values of its
+	// source, not a Component's spec.
+	defined bool
 }
