@@ -16,9 +16,9 @@ type Handler struct {
 	sets    []setKindInfo
 	// definitions, when set, are the definitions of kinds (definitions.go).
 	definitions *definitions
-	store *store
-	live  *broker
-	mux   *http.ServeMux
+	store       *store
+	live        *broker
+	mux         *http.ServeMux
 	// renders holds a slot for each page being built; see oneAtATime.
 	renders chan struct{}
 }

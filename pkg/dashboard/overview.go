@@ -28,8 +28,8 @@ type overviewPage struct {
 	// name filter.
 	Definitions []definitionRow
 	Visible     int
-	ManyKinds bool
-	Command   string
+	ManyKinds   bool
+	Command     string
 }
 
 // stateCount is how many visible components are in one state.
