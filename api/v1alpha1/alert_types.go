@@ -182,9 +182,19 @@ type LocalProviderReference struct {
 // EventSource selects objects of the Alert's namespace by kind, and by
 // name or labels.
 // +kubebuilder:validation:XValidation:rule="!has(self.matchLabels) || !has(self.name) || self.name == '*'",message="matchLabels selects among every object of the kind: leave name out, or give *"
+// +kubebuilder:validation:XValidation:rule="has(self.apiVersion) || self.kind in ['Component', 'ComponentSet']",message="kind is Component or ComponentSet, or a kind a ComponentDefinition defines, with its apiVersion"
 type EventSource struct {
-	// Kind of the objects: Component or ComponentSet.
-	// +kubebuilder:validation:Enum=Component;ComponentSet
+	// APIVersion is the group/version of a kind a ComponentDefinition
+	// defines (platform.example.com/v1alpha1), whose instances' events the
+	// Alert sends; without it, kind is one of the operator's own.
+	// +kubebuilder:validation:MaxLength=317
+	// +kubebuilder:validation:Pattern=`^[a-z0-9.-]+/[a-z0-9]+$`
+	// +optional
+	APIVersion string `json:"apiVersion,omitempty"`
+	// Kind of the objects: Component or ComponentSet, or, with apiVersion,
+	// a kind a ComponentDefinition defines.
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:Pattern=`^[A-Z][a-zA-Z0-9]*$`
 	Kind string `json:"kind"`
 	// Name of the object, or * for every object of the kind (the
 	// default).

@@ -37,10 +37,15 @@ func selects(alert *v1alpha1.Alert, e notify.Event) (bool, error) {
 }
 
 // sourceSelects tells whether src names e's object: one of the reference
-// operator's kinds, by name (or * or none) and labels.
+// operator's kinds, or of the group of src's apiVersion (a kind a
+// ComponentDefinition defines), by name (or * or none) and labels.
 func sourceSelects(src v1alpha1.EventSource, e notify.Event) bool {
 	group, _, _ := strings.Cut(e.Object.APIVersion, "/")
-	if group != v1alpha1.GroupVersion.Group || src.Kind != e.Object.Kind {
+	want := v1alpha1.GroupVersion.Group
+	if src.APIVersion != "" {
+		want, _, _ = strings.Cut(src.APIVersion, "/")
+	}
+	if group != want || src.Kind != e.Object.Kind {
 		return false
 	}
 	if src.Name != "" && src.Name != "*" && src.Name != e.Object.Name {

@@ -58,6 +58,18 @@ var _ = Describe("an Alert's selection", func() {
 		Expect(sends(alert(v1alpha1.AlertSpec{}), foreign)).To(BeFalse())
 	})
 
+	It("selects the instances of a kind a ComponentDefinition defines by its apiVersion", func() {
+		halted := event(notify.KindWaveHeld, "Database", "orders")
+		halted.Object.APIVersion = "platform.example.com/v1alpha1"
+		database := v1alpha1.EventSource{APIVersion: "platform.example.com/v1alpha1", Kind: "Database"}
+		Expect(sends(alert(v1alpha1.AlertSpec{EventSources: []v1alpha1.EventSource{database}}), halted)).To(BeTrue())
+		Expect(sends(alert(v1alpha1.AlertSpec{EventSources: []v1alpha1.EventSource{{Kind: "Database"}}}), halted)).To(BeFalse(),
+			"without apiVersion, a kind is one of the operator's")
+		other := database
+		other.APIVersion = "other.example.com/v1alpha1"
+		Expect(sends(alert(v1alpha1.AlertSpec{EventSources: []v1alpha1.EventSource{other}}), halted)).To(BeFalse())
+	})
+
 	It("sends errors only at severity error, and only the events it lists", func() {
 		ready, failed := event(notify.KindReady, "Component", "web"), event(notify.KindFailed, "Component", "web")
 		errorsOnly := alert(v1alpha1.AlertSpec{EventSeverity: v1alpha1.SeverityError})
