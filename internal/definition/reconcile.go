@@ -7,6 +7,7 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -14,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
+	"github.com/wavekit-dev/wavekit/internal/definition/crdgen"
 	"github.com/wavekit-dev/wavekit/internal/definition/rollout"
 	"github.com/wavekit-dev/wavekit/pkg/component"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
@@ -126,12 +128,32 @@ type pass struct {
 	instances   []unstructured.Unstructured
 }
 
-// run does the work of a pass up to the rollout; the status says how far
-// it got.
+// run does the work of a pass: the kind served as it is (after a restart,
+// even while its source cannot be resolved), the definition's content made
+// a revision, CRD and roles, then the rollout; the status says how far it
+// got.
 func (p *pass) run(ctx context.Context) (ctrl.Result, error) {
 	if err := p.checkGroup(); err != nil {
 		return ctrl.Result{}, err
 	}
+	if err := p.serveExisting(ctx); err != nil {
+		return ctrl.Result{RequeueAfter: time.Second}, err
+	}
+	result, err := p.revise(ctx)
+	if !p.established {
+		return result, err
+	}
+	if serveErr := p.r.kinds.Serve(p.def); serveErr != nil {
+		return ctrl.Result{RequeueAfter: time.Second}, errors.Join(err, serveErr)
+	}
+	if rollErr := p.rollOut(ctx); rollErr != nil && err == nil {
+		err = rollErr
+	}
+	return result, err
+}
+
+// revise makes the definition's content a revision, CRD and roles.
+func (p *pass) revise(ctx context.Context) (ctrl.Result, error) {
 	res, err := p.r.resolve(ctx, p.def)
 	if err != nil {
 		return ctrl.Result{}, sourceError(err)
@@ -141,7 +163,7 @@ func (p *pass) run(ctx context.Context) (ctrl.Result, error) {
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	if err := p.revise(ctx); err != nil {
+	if err := p.newRevision(ctx); err != nil {
 		return ctrl.Result{}, err
 	}
 	if p.established, err = p.ensureCRD(ctx, crd); err != nil {
@@ -150,17 +172,27 @@ func (p *pass) run(ctx context.Context) (ctrl.Result, error) {
 	if err := p.ensureRoles(ctx); err != nil {
 		return ctrl.Result{}, err
 	}
-	recheck := interval(p.def)
 	if !p.established {
 		return ctrl.Result{RequeueAfter: time.Second}, nil
 	}
-	if err := p.r.kinds.Serve(p.def); err != nil {
-		return ctrl.Result{RequeueAfter: time.Second}, err
+	return ctrl.Result{RequeueAfter: interval(p.def)}, nil
+}
+
+// serveExisting serves the kind of a definition that has a revision and
+// whose CRD, the operator's, is served: what a restart finds.
+func (p *pass) serveExisting(ctx context.Context) error {
+	if p.def.Status.Revision == 0 {
+		return nil
 	}
-	if err := p.rollOut(ctx); err != nil {
-		return ctrl.Result{}, err
+	crd := &apiextensionsv1.CustomResourceDefinition{}
+	if err := p.r.client.Get(ctx, client.ObjectKey{Name: crdgen.Name(p.def)}, crd); err != nil {
+		return client.IgnoreNotFound(err)
 	}
-	return ctrl.Result{RequeueAfter: recheck}, nil
+	if crd.Labels[p.r.label] != p.def.Name || !established(crd) {
+		return nil
+	}
+	p.established = true
+	return p.r.kinds.Serve(p.def)
 }
 
 // sourceError is a resolution's error as the pass reports it: what the

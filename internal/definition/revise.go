@@ -37,11 +37,11 @@ func (p *pass) crd() (*apiextensionsv1.CustomResourceDefinition, error) {
 	return crd, nil
 }
 
-// revise makes a new revision when the content differs from the newest
-// one's; before that, it refuses a kind that clashes with another CRD and
-// a schema that breaks an instance (unless accepted). Nothing is written
-// when it refuses.
-func (p *pass) revise(ctx context.Context) error {
+// newRevision makes a new revision when the content differs from the
+// newest one's; before that, it refuses a kind that clashes with another
+// CRD and a schema that breaks an instance (unless accepted). Nothing is
+// written when it refuses.
+func (p *pass) newRevision(ctx context.Context) error {
 	newest := p.def.Status.Revision
 	if newest > 0 {
 		rev, err := p.revision(ctx, newest)
