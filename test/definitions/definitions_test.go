@@ -2,6 +2,7 @@ package definitions_test
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -21,6 +22,7 @@ import (
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
 	"github.com/wavekit-dev/wavekit/internal/testing/clitest"
 	"github.com/wavekit-dev/wavekit/internal/testing/operatortest"
+	"github.com/wavekit-dev/wavekit/internal/testing/testcluster"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -356,6 +358,24 @@ var _ = Describe("a chart becomes a Kubernetes API", Ordered, func() {
 			role := &rbacv1.ClusterRole{}
 			Expect(apierrors.IsNotFound(env.Client.Get(ctx, client.ObjectKey{Name: "wavekit.dev:definition:" + definitionName + ":edit"}, role))).To(BeTrue())
 		})
+	})
+
+	It("serves the example of examples/, and installs its instance", func() {
+		root := testcluster.ModuleRoot()
+		out, err := runKubectl("apply", "-f", filepath.Join(root, "examples", "definition.yaml"))
+		Expect(err).NotTo(HaveOccurred(), out)
+		Eventually(definitionStatus("websites."+group)).WithTimeout(30 * time.Second).Should(HavePrefix("True/Served"))
+		Eventually(func() error { _, err := runKubectl("apply", "-f", filepath.Join(root, "examples", "definition", "shop.yaml")); return err }).
+			WithTimeout(10 * time.Second).Should(Succeed())
+		out, err = runKubectl("wait", "--for=condition=Ready", "-n", "default", "website/shop", "--timeout=90s")
+		Expect(err).NotTo(HaveOccurred(), out)
+		var cm corev1.ConfigMap
+		Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: "default", Name: "shop-config"}, &cm)).To(Succeed())
+		Expect(cm.Data).To(HaveKeyWithValue("greeting", "hello from a WebSite"))
+		out, err = runKubectl("delete", "-f", filepath.Join(root, "examples", "definition", "shop.yaml"), "--wait", "--timeout=90s")
+		Expect(err).NotTo(HaveOccurred(), out)
+		out, err = runKubectl("delete", "-f", filepath.Join(root, "examples", "definition.yaml"), "--wait", "--timeout=60s")
+		Expect(err).NotTo(HaveOccurred(), out)
 	})
 
 	It("answers bad input clearly and changes nothing", func() {

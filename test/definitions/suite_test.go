@@ -105,7 +105,8 @@ var _ = BeforeSuite(func() {
 func startOperator() *gexec.Session {
 	GinkgoHelper()
 	session, err := operatortest.Operator{Binary: binary, Config: operatorConfig, Dir: suiteDir, Out: GinkgoWriter,
-		Args: []string{"--definitions", "--definition-groups", group, "--source-cache-dir", filepath.Join(suiteDir, "sources")}}.Start()
+		Args: []string{"--definitions", "--definition-groups", group, "--source-cache-dir", filepath.Join(suiteDir, "sources"),
+			"--source", "web=" + filepath.Join(testcluster.ModuleRoot(), "examples", "templates", "web")}}.Start()
 	Expect(err).NotTo(HaveOccurred())
 	return session
 }
