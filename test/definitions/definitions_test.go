@@ -364,8 +364,11 @@ var _ = Describe("a chart becomes a Kubernetes API", Ordered, func() {
 		root := testcluster.ModuleRoot()
 		out, err := runKubectl("apply", "-f", filepath.Join(root, "examples", "definition.yaml"))
 		Expect(err).NotTo(HaveOccurred(), out)
-		Eventually(definitionStatus("websites."+group)).WithTimeout(30 * time.Second).Should(HavePrefix("True/Served"))
-		Eventually(func() error { _, err := runKubectl("apply", "-f", filepath.Join(root, "examples", "definition", "shop.yaml")); return err }).
+		Eventually(definitionStatus("websites." + group)).WithTimeout(30 * time.Second).Should(HavePrefix("True/Served"))
+		Eventually(func() error {
+			_, err := runKubectl("apply", "-f", filepath.Join(root, "examples", "definition", "shop.yaml"))
+			return err
+		}).
 			WithTimeout(10 * time.Second).Should(Succeed())
 		out, err = runKubectl("wait", "--for=condition=Ready", "-n", "default", "website/shop", "--timeout=90s")
 		Expect(err).NotTo(HaveOccurred(), out)
