@@ -7,24 +7,19 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
+	"github.com/wavekit-dev/wavekit/internal/definition/crdgen"
 	"github.com/wavekit-dev/wavekit/internal/definition/crdschema"
 	"github.com/wavekit-dev/wavekit/internal/definition/instance"
 	"github.com/wavekit-dev/wavekit/internal/operator"
 	"github.com/wavekit-dev/wavekit/pkg/component"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
-
-// schemaFile is the schema a source brings, as Helm reads it.
-const schemaFile = "values.schema.json"
 
 // resolution is a definition's content at a generation: its source
 // resolved and pinned, and the schema made of it.
@@ -103,41 +98,17 @@ func (r *reconciler) resolve(ctx context.Context, def *v1alpha1.ComponentDefinit
 	return out, nil
 }
 
-// makeSchema makes the schema of an instance's spec: the definition's own,
-// or the source's file (values.schema.json, or spec.schema.file). A source
-// without one gives a free-form spec.
+// makeSchema makes the schema of an instance's spec (crdgen.SchemaOf).
 func (res *resolution) makeSchema(def *v1alpha1.ComponentDefinition) error {
-	var document []byte
-	where := "spec.schema.jsonSchema"
-	switch s := def.Spec.Schema; {
-	case s != nil && s.JSONSchema != nil:
-		document = s.JSONSchema.Raw
-	default:
-		file := schemaFile
-		if s != nil && s.File != "" {
-			file = s.File
-		}
-		where = "the source's " + file
-		path := filepath.Join(res.resolved.Dir, filepath.FromSlash(file))
-		if rel, err := filepath.Rel(res.resolved.Dir, path); err != nil || strings.HasPrefix(rel, "..") {
-			return &refusal{reason: ReasonInvalid, err: fmt.Errorf("spec.schema.file %s leaves the source", file)}
-		}
-		raw, err := os.ReadFile(path)
-		switch {
-		case errors.Is(err, os.ErrNotExist) && (s == nil || s.File == ""):
-			yes := true
-			res.schema, res.noSchema = apiextensionsv1.JSONSchemaProps{Type: "object", XPreserveUnknownFields: &yes}, true
-			return nil
-		case err != nil:
-			return &refusal{reason: ReasonInvalid, err: fmt.Errorf("%s: %w", where, err)}
-		}
-		document = raw
+	schema, err := crdgen.SchemaOf(def, res.resolved.Dir)
+	var invalid *crdschema.Error
+	switch {
+	case errors.As(err, &invalid):
+		return &refusal{reason: ReasonInvalidSchema, err: err}
+	case err != nil:
+		return &refusal{reason: ReasonInvalid, err: err}
 	}
-	converted, err := crdschema.Convert(document)
-	if err != nil {
-		return &refusal{reason: ReasonInvalidSchema, err: fmt.Errorf("%s cannot be the schema of a kind: %w", where, err)}
-	}
-	res.schema, res.dropped = converted.Schema, converted.Dropped
+	res.schema, res.dropped, res.noSchema = schema.Schema, schema.Dropped, schema.FreeForm
 	return nil
 }
 

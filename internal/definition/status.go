@@ -132,7 +132,7 @@ func (p *pass) sourceSummary() string {
 func dropped(res *resolution) []string {
 	var out []string
 	if res.noSchema {
-		out = append(out, "spec: the source has no "+schemaFile+": the spec is free-form")
+		out = append(out, "spec: the source has no "+crdgen.SchemaFile+": the spec is free-form")
 	}
 	for n, d := range res.dropped {
 		if n == maxDropped {

@@ -21,9 +21,6 @@ import (
 	"github.com/wavekit-dev/wavekit/internal/definition/crdschema"
 )
 
-// schemaFile is the schema a source brings, as Helm reads it.
-const schemaFile = "values.schema.json"
-
 type createOptions struct {
 	chart      input.ChartOptions
 	group      string
@@ -147,34 +144,33 @@ func pluralOf(s string) string {
 }
 
 // convert makes the schema of the spec: of --schema (put into the
-// definition) or of the source's values.schema.json; a source without one
-// has a free-form spec, which note says.
+// definition) or of the source's values.schema.json, as the operator
+// makes it (crdgen.SchemaOf); a source without one has a free-form spec,
+// which note says.
 func (o *createOptions) convert(dir string, def *v1alpha1.ComponentDefinition) (crdschema.Result, string, error) {
-	file := filepath.Join(dir, schemaFile)
 	if o.schema != "" {
-		file = o.schema
-	}
-	document, err := os.ReadFile(file)
-	switch {
-	case errors.Is(err, os.ErrNotExist) && o.schema == "":
-		yes := true
-		return crdschema.Result{Schema: apiextensionsv1.JSONSchemaProps{Type: "object", XPreserveUnknownFields: &yes}},
-			"the source has no " + schemaFile + ": the spec of the kind is free-form, nothing in it is checked", nil
-	case err != nil:
-		return crdschema.Result{}, "", fmt.Errorf("reading the schema: %w", err)
-	}
-	converted, err := crdschema.Convert(document)
-	if err != nil {
-		return crdschema.Result{}, "", fmt.Errorf("%s cannot be the schema of a kind: %w", file, err)
-	}
-	if o.schema != "" {
+		document, err := os.ReadFile(o.schema)
+		if err != nil {
+			return crdschema.Result{}, "", fmt.Errorf("reading the schema: %w", err)
+		}
 		raw, err := yaml.YAMLToJSON(document)
 		if err != nil {
-			return crdschema.Result{}, "", fmt.Errorf("%s: %w", file, err)
+			return crdschema.Result{}, "", fmt.Errorf("%s: %w", o.schema, err)
 		}
 		def.Spec.Schema = &v1alpha1.DefinitionSchema{JSONSchema: &apiextensionsv1.JSON{Raw: raw}}
 	}
-	return converted, "", nil
+	schema, err := crdgen.SchemaOf(def, dir)
+	if err != nil {
+		if o.schema != "" {
+			def.Spec.Schema = nil
+			return crdschema.Result{}, "", fmt.Errorf("%s: %w", o.schema, err)
+		}
+		return crdschema.Result{}, "", err
+	}
+	if schema.FreeForm {
+		return schema.Result, "the source has no " + crdgen.SchemaFile + ": the spec of the kind is free-form, nothing in it is checked", nil
+	}
+	return schema.Result, "", nil
 }
 
 // reportDropped tells, on stderr, what of the schema the CRD cannot hold.

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
 	"github.com/wavekit-dev/wavekit/internal/cli/session"
+	"github.com/wavekit-dev/wavekit/internal/definition/crdgen"
 	"github.com/wavekit-dev/wavekit/internal/definition/crdschema"
 	"github.com/wavekit-dev/wavekit/internal/definition/instance"
 	"github.com/wavekit-dev/wavekit/internal/version"
@@ -132,34 +132,15 @@ func (o *renderOptions) sourceDir(ctx context.Context, def *v1alpha1.ComponentDe
 // admitted is the instance's spec as the API server would store it under
 // the kind's schema, or why it would refuse it.
 func admitted(dir string, def *v1alpha1.ComponentDefinition, inst *unstructured.Unstructured) (map[string]any, error) {
-	var document []byte
-	switch s := def.Spec.Schema; {
-	case s != nil && s.JSONSchema != nil:
-		document = s.JSONSchema.Raw
-	default:
-		file := schemaFile
-		if s != nil && s.File != "" {
-			file = s.File
-		}
-		data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(file)))
-		if errors.Is(err, os.ErrNotExist) && (s == nil || s.File == "") {
-			spec, _ := inst.Object["spec"].(map[string]any)
-			return spec, nil // a free-form spec
-		}
-		if err != nil {
-			return nil, fmt.Errorf("the schema: %w", err)
-		}
-		document = data
-	}
-	converted, err := crdschema.Convert(document)
-	if err != nil {
-		return nil, fmt.Errorf("the schema cannot be the schema of a kind: %w", err)
-	}
-	checker, err := crdschema.NewChecker(converted.Schema)
+	schema, err := crdgen.SchemaOf(def, dir)
 	if err != nil {
 		return nil, err
 	}
-	if err := instance.CheckMapping(def.Spec.Values, converted.Schema); err != nil {
+	checker, err := crdschema.NewChecker(schema.Schema)
+	if err != nil {
+		return nil, err
+	}
+	if err := instance.CheckMapping(def.Spec.Values, schema.Schema); err != nil {
 		return nil, err
 	}
 	spec, _ := inst.Object["spec"].(map[string]any)

@@ -3,6 +3,7 @@ package crdschema
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strconv"
@@ -72,7 +73,7 @@ var tighter = map[string]func(a, b float64) bool{
 
 // mergeInto lays branch over acc as allOf means it.
 func (c *converter) mergeInto(acc, branch map[string]any, bloc location) error {
-	for _, k := range sortedKeys(branch) {
+	for _, k := range slices.Sorted(maps.Keys(branch)) {
 		v := branch[k]
 		old, has := acc[k]
 		if !has {
@@ -83,7 +84,7 @@ func (c *converter) mergeInto(acc, branch map[string]any, bloc location) error {
 		case "$defs", "definitions", "$schema", "$id", "$comment", "description", "title", "examples":
 			// The first says it.
 		case "properties":
-			acc[k] = allOfProperties(old, v)
+			acc[k] = mergeProperties(old, v, func(a, b any) any { return map[string]any{"allOf": []any{a, b}} })
 		case "items", "additionalProperties":
 			acc[k] = map[string]any{"allOf": []any{old, v}}
 		case "required":
@@ -109,26 +110,6 @@ func (c *converter) mergeInto(acc, branch map[string]any, bloc location) error {
 		}
 	}
 	return nil
-}
-
-func allOfProperties(a, b any) any {
-	am, aok := a.(map[string]any)
-	bm, bok := b.(map[string]any)
-	if !aok || !bok {
-		return b
-	}
-	out := make(map[string]any, len(am)+len(bm))
-	for k, v := range am {
-		out[k] = v
-	}
-	for k, v := range bm {
-		if old, ok := out[k]; ok {
-			out[k] = map[string]any{"allOf": []any{old, v}}
-			continue
-		}
-		out[k] = v
-	}
-	return out
 }
 
 func unionStrings(a, b any) any {

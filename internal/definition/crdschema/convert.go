@@ -228,14 +228,3 @@ func jsonType(v any) string {
 	}
 	return fmt.Sprintf("%T", v)
 }
-
-// sortedKeys returns m's keys in order, so that conversions and their
-// reports are the same every time.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}

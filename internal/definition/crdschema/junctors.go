@@ -2,7 +2,9 @@ package crdschema
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 )
@@ -111,7 +113,7 @@ func (n *nodeConversion) hoist(dst *apiextensionsv1.JSONSchemaProps, b apiextens
 	if dst.Description == "" {
 		dst.Description = b.Description
 	}
-	for _, name := range sortedKeys(b.Properties) {
+	for _, name := range slices.Sorted(maps.Keys(b.Properties)) {
 		p := b.Properties[name]
 		if dst.Properties == nil {
 			dst.Properties = map[string]apiextensionsv1.JSONSchemaProps{}

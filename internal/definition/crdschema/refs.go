@@ -1,6 +1,7 @@
 package crdschema
 
 import (
+	"maps"
 	"net/url"
 	"slices"
 	"strconv"
@@ -61,7 +62,7 @@ func overlay(target, referrer map[string]any) map[string]any {
 			continue
 		}
 		if k == "properties" {
-			out[k] = mergeProperties(out[k], v)
+			out[k] = mergeProperties(out[k], v, func(_, referrer any) any { return referrer })
 			continue
 		}
 		out[k] = v
@@ -72,17 +73,19 @@ func overlay(target, referrer map[string]any) map[string]any {
 	return out
 }
 
-func mergeProperties(a, b any) any {
+// mergeProperties lays the properties b over a's: a property both name
+// becomes both(a's, b's). Anything but two objects is b.
+func mergeProperties(a, b any, both func(old, new any) any) any {
 	am, aok := a.(map[string]any)
 	bm, bok := b.(map[string]any)
 	if !aok || !bok {
 		return b
 	}
-	out := make(map[string]any, len(am)+len(bm))
-	for k, v := range am {
-		out[k] = v
-	}
+	out := maps.Clone(am)
 	for k, v := range bm {
+		if old, ok := out[k]; ok {
+			v = both(old, v)
+		}
 		out[k] = v
 	}
 	return out

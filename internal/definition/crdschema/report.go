@@ -1,6 +1,10 @@
 package crdschema
 
-import "fmt"
+import (
+	"fmt"
+	"maps"
+	"slices"
+)
 
 // consumed are keywords a conversion reads without carrying them: the
 // document's own bookkeeping, whose loss changes nothing.
@@ -38,7 +42,7 @@ var typeKeywords = map[string]string{
 // carry: what a CRD has no place for, what checks another type than the
 // node holds, and what is no JSON Schema keyword at all.
 func (n *nodeConversion) reportUnused() {
-	for _, k := range sortedKeys(n.s) {
+	for _, k := range slices.Sorted(maps.Keys(n.s)) {
 		if n.used[k] || consumed[k] {
 			continue
 		}

@@ -2,8 +2,10 @@ package crdschema
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"regexp"
+	"slices"
 	"strings"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -36,7 +38,7 @@ func (n *nodeConversion) object() error {
 		if !isMap {
 			return &Error{Path: n.loc.path, At: n.loc.keyword("properties"), Reason: "properties is " + jsonType(v) + ", not an object"}
 		}
-		for _, name := range sortedKeys(props) {
+		for _, name := range slices.Sorted(maps.Keys(props)) {
 			ploc := n.loc.property(name, n.loc.keyword("properties")+"/"+escapePointer(name))
 			if b, isBool := props[name].(bool); isBool && !b {
 				n.c.dropped = append(n.c.dropped, Dropped{Path: ploc.path, Keyword: "false", At: ploc.at,
