@@ -11,10 +11,12 @@ import (
 )
 
 // viewCache is the manager's cache in the view: T's informer is the
-// manager's informer of unstructured objects of the kind.
+// manager's informer of unstructured objects of the kind, and the
+// informers it hands out are the kind's own (owned).
 type viewCache[T component.Component] struct {
 	reader[T]
 	cache cache.Cache
+	owned *owned
 }
 
 func (c viewCache[T]) object(obj client.Object) client.Object {
@@ -25,14 +27,21 @@ func (c viewCache[T]) object(obj client.Object) client.Object {
 }
 
 func (c viewCache[T]) GetInformer(ctx context.Context, obj client.Object, opts ...cache.InformerGetOption) (cache.Informer, error) {
-	return c.cache.GetInformer(ctx, c.object(obj), opts...)
+	return c.own(c.cache.GetInformer(ctx, c.object(obj), opts...))
 }
 
 func (c viewCache[T]) GetInformerForKind(ctx context.Context, gvk schema.GroupVersionKind, opts ...cache.InformerGetOption) (cache.Informer, error) {
 	if gvk == c.gvk {
-		return c.cache.GetInformer(ctx, c.empty(), opts...)
+		return c.own(c.cache.GetInformer(ctx, c.empty(), opts...))
 	}
-	return c.cache.GetInformerForKind(ctx, gvk, opts...)
+	return c.own(c.cache.GetInformerForKind(ctx, gvk, opts...))
+}
+
+func (c viewCache[T]) own(i cache.Informer, err error) (cache.Informer, error) {
+	if err != nil {
+		return nil, err
+	}
+	return c.owned.informer(i), nil
 }
 
 func (c viewCache[T]) RemoveInformer(ctx context.Context, obj client.Object) error {
@@ -42,8 +51,10 @@ func (c viewCache[T]) RemoveInformer(ctx context.Context, obj client.Object) err
 // Start does nothing: the manager started its cache.
 func (c viewCache[T]) Start(context.Context) error { return nil }
 
+// WaitForCacheSync waits for the informers the kind asked for, not for
+// every informer of the manager (owned).
 func (c viewCache[T]) WaitForCacheSync(ctx context.Context) bool {
-	return c.cache.WaitForCacheSync(ctx)
+	return c.owned.synced(ctx)
 }
 
 func (c viewCache[T]) IndexField(ctx context.Context, obj client.Object, field string, extract client.IndexerFunc) error {

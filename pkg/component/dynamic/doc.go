@@ -12,9 +12,12 @@
 // manager's client as an unstructured object of the kind, converted with
 // JSON; everything else goes to the manager as it is. The reconciler's
 // controller and what it adds to the manager (its targets' cleanup, its
-// catch-up) run until Stop, after which the kind's informer is removed from
-// the manager's cache. Nothing of the manager itself changes: other
-// reconcilers, and other served kinds, do not notice.
+// catch-up) run until Stop, after which the event handlers it added to the
+// manager's informers are taken off them and the kind's informer is
+// removed from the manager's cache. The kind waits for the informers it
+// asked for to sync, not for every informer of the manager. Nothing of the
+// manager itself changes: other reconcilers, and other served kinds, do
+// not notice.
 //
 //	r := component.NewReconciler[*Instance]("example.com", generator, options)
 //	served, err := dynamic.Start(ctx, mgr, gvk, r, dynamic.Options{AddToScheme: scheme.AddToScheme})

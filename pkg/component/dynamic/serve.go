@@ -57,7 +57,9 @@ func Start[T component.Component](ctx context.Context, mgr ctrl.Manager, gvk sch
 	}
 	runCtx, cancel := context.WithCancel(ctx)
 	s := &Served{gvk: gvk, cancel: cancel, done: make(chan struct{}), wait: opts.StopTimeout,
-		remove: func(ctx context.Context) error { return mgr.GetCache().RemoveInformer(ctx, k.empty()) }}
+		remove: func(ctx context.Context) error {
+			return errors.Join(v.owned.removeHandlers(), mgr.GetCache().RemoveInformer(ctx, k.empty()))
+		}}
 	if s.wait <= 0 {
 		s.wait = 30 * time.Second
 	}
@@ -100,8 +102,8 @@ func (s *Served) Err() error {
 }
 
 // Stop stops serving the kind: its controller ends (reconciles in progress
-// are waited for, up to the stop timeout) and its informer leaves the
-// manager's cache.
+// are waited for, up to the stop timeout), its event handlers leave the
+// manager's informers and its informer leaves the manager's cache.
 func (s *Served) Stop() error {
 	s.cancel()
 	select {

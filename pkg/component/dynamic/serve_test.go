@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -16,8 +17,10 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/wavekit-dev/wavekit/internal/testing/componenttest"
 	"github.com/wavekit-dev/wavekit/pkg/component"
@@ -201,6 +204,63 @@ var _ = Describe("a kind served at run time", func() {
 		serve(first)
 		Eventually(readyStatus(ctx, first, ns, "late")).WithTimeout(30*time.Second).Should(Equal("True/Ready"),
 			"a kind served again is served from scratch")
+	})
+
+	It("leaves no event handler behind on the manager's informers once it is no longer served", func() {
+		gvk := widgetCRD(ctx, "handlers.dynamic.example.com", "Doohickey")
+		ns := newNamespace(ctx)
+		var calls atomic.Int32
+		r := component.NewReconciler[*Widget]("dynamic.wavekit.dev", configMapOf, component.ReconcilerOptions{}).
+			WithWatch(&corev1.Secret{}, func(_ context.Context, o client.Object) []reconcile.Request {
+				if o.GetNamespace() == ns {
+					calls.Add(1)
+				}
+				return nil
+			})
+		served, err := dynamic.Start(ctx, mgr, gvk, r, dynamic.Options{AddToScheme: addToScheme})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(env.Client.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "before"}})).To(Succeed())
+		Eventually(calls.Load).WithTimeout(30 * time.Second).Should(BeNumerically(">=", 1))
+
+		Expect(served.Stop()).To(Succeed())
+		seen := calls.Load()
+		Expect(env.Client.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "after"}})).To(Succeed())
+		// The manager's own informer of Secrets sees the new one: once it
+		// did, a handler left behind would have been called too.
+		Eventually(func() error {
+			return mgr.GetCache().Get(ctx, client.ObjectKey{Namespace: ns, Name: "after"}, &corev1.Secret{})
+		}).WithTimeout(10 * time.Second).Should(Succeed())
+		Consistently(calls.Load).WithTimeout(time.Second).Should(Equal(seen),
+			"the watch of a kind no longer served is gone from the manager's shared informer")
+	})
+
+	It("serves a kind while another informer of the manager cannot sync", func() {
+		gone := widgetCRD(ctx, "stale.dynamic.example.com", "Thingamajig")
+		stale := &unstructured.Unstructured{}
+		stale.SetGroupVersionKind(gone)
+		_, err := mgr.GetCache().GetInformer(ctx, stale)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(mgr.GetCache().RemoveInformer(ctx, stale)).To(Succeed())
+		crd := &apiextensionsv1.CustomResourceDefinition{}
+		Expect(env.Client.Get(ctx, client.ObjectKey{Name: "thingamajigs.stale.dynamic.example.com"}, crd)).To(Succeed())
+		Expect(env.Client.Delete(ctx, crd)).To(Succeed())
+		Eventually(func() bool {
+			return apierrors.IsNotFound(env.Client.Get(ctx, client.ObjectKeyFromObject(crd), crd))
+		}).WithTimeout(30 * time.Second).Should(BeTrue())
+		// The manager's mapper still knows the kind: a new informer of it
+		// starts, and never syncs, as one does that something made after a
+		// served kind's CRD was deleted.
+		informer, err := mgr.GetCache().GetInformer(ctx, stale, cache.BlockUntilSynced(false))
+		Expect(err).NotTo(HaveOccurred())
+		Consistently(informer.HasSynced).WithTimeout(2 * time.Second).Should(BeFalse())
+		DeferCleanup(func() { _ = mgr.GetCache().RemoveInformer(ctx, stale) })
+
+		gvk := widgetCRD(ctx, "stale.dynamic.example.com", "Whatsit")
+		serve(gvk)
+		ns := newNamespace(ctx)
+		Expect(env.Client.Create(ctx, instance(gvk, ns, "w", "hello"))).To(Succeed())
+		Eventually(readyStatus(ctx, gvk, ns, "w")).WithTimeout(30*time.Second).Should(Equal("True/Ready"),
+			"a served kind waits for its own informers, not for every informer of the manager")
 	})
 })
 

@@ -25,18 +25,21 @@ type view[T component.Component] struct {
 	client viewClient[T]
 	cache  viewCache[T]
 	api    reader[T]
+	owned  *owned
 
 	mu        sync.Mutex
 	runnables []manager.Runnable
 }
 
 func newView[T component.Component](mgr ctrl.Manager, k kind[T], scheme *runtime.Scheme) *view[T] {
+	owned := &owned{}
 	return &view[T]{
 		Manager: mgr,
 		scheme:  scheme,
 		client:  viewClient[T]{reader: reader[T]{kind: k, Reader: mgr.GetCache()}, writes: mgr.GetClient(), scheme: scheme},
-		cache:   viewCache[T]{reader: reader[T]{kind: k, Reader: mgr.GetCache()}, cache: mgr.GetCache()},
+		cache:   viewCache[T]{reader: reader[T]{kind: k, Reader: mgr.GetCache()}, cache: mgr.GetCache(), owned: owned},
 		api:     reader[T]{kind: k, Reader: mgr.GetAPIReader()},
+		owned:   owned,
 	}
 }
 
