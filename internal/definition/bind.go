@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -28,6 +29,28 @@ type binder struct {
 	operator   string
 	definition string
 	gvk        schema.GroupVersionKind
+
+	// Once the kind is no longer served (close), nothing lists its
+	// instances from the manager's cache: a list there would make a new
+	// informer of the kind, which never syncs once its CRD is gone.
+	life   context.Context
+	end    context.CancelFunc
+	mu     sync.RWMutex
+	closed bool
+}
+
+func newBinder(cache client.Reader, operator, definition string, gvk schema.GroupVersionKind) *binder {
+	life, end := context.WithCancel(context.Background())
+	return &binder{cache: cache, operator: operator, definition: definition, gvk: gvk, life: life, end: end}
+}
+
+// close ends the lists in progress, waits for them, and refuses any
+// other: the kind is about to stop being served.
+func (b *binder) close() {
+	b.end()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.closed = true
 }
 
 // bind is the served reconciler's post-read hook.
@@ -91,6 +114,14 @@ func (b *binder) moved(ctx context.Context, obj client.Object) []reconcile.Reque
 }
 
 func (b *binder) instances(ctx context.Context) ([]rollout.Instance, error) {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	if b.closed {
+		return nil, fmt.Errorf("%s is no longer served", b.gvk.Kind)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(b.life, cancel)()
 	items, err := listInstances(ctx, b.cache, b.gvk)
 	if err != nil {
 		return nil, err

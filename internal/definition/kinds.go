@@ -40,7 +40,15 @@ type Kinds struct {
 type servedKind struct {
 	gvk        schema.GroupVersionKind
 	reconciler *component.Reconciler[*instance.Instance]
+	binder     *binder
 	served     *dynamic.Served
+}
+
+// stop stops serving the kind: its binder first, so that nothing lists the
+// kind once its informer is gone.
+func (s *servedKind) stop() error {
+	s.binder.close()
+	return s.served.Stop()
 }
 
 // newKinds returns what serves kinds on mgr once Start ran.
@@ -73,7 +81,7 @@ func (k *Kinds) Start(ctx context.Context) error {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	for name, s := range k.served {
-		_ = s.served.Stop()
+		_ = s.stop()
 		delete(k.served, name)
 	}
 	return nil
@@ -108,7 +116,7 @@ func (k *Kinds) Serve(def *v1alpha1.ComponentDefinition) error {
 		return fmt.Errorf("serving %s: the replica does not lead yet", def.Name)
 	}
 	gvk := GVK(def)
-	b := &binder{cache: k.mgr.GetCache(), operator: k.name, definition: def.Name, gvk: gvk}
+	b := newBinder(k.mgr.GetCache(), k.name, def.Name, gvk)
 	r := component.NewReconciler[*instance.Instance](k.name, instance.Generator{Sources: k.sources}, k.opts).
 		WithPostReadHook(b.bind).
 		WithWatch(&v1alpha1.ComponentDefinition{}, b.moved)
@@ -116,11 +124,12 @@ func (k *Kinds) Serve(def *v1alpha1.ComponentDefinition) error {
 	if err != nil {
 		return err
 	}
+	kind := &servedKind{gvk: gvk, reconciler: r, binder: b, served: served}
 	if err := k.watchInstances(gvk, def.Name); err != nil {
-		_ = served.Stop()
+		_ = kind.stop()
 		return err
 	}
-	k.served[def.Name] = &servedKind{gvk: gvk, reconciler: r, served: served}
+	k.served[def.Name] = kind
 	ctrl.Log.WithName("definition").Info("serving", "definition", def.Name, "kind", gvk.String())
 	return nil
 }
@@ -153,7 +162,7 @@ func (k *Kinds) Stop(definition string) error {
 		return nil
 	}
 	ctrl.Log.WithName("definition").Info("no longer serving", "definition", definition, "kind", s.gvk.String())
-	return s.served.Stop()
+	return s.stop()
 }
 
 // Instances lists the instances of def's kind from the cache, once served.
