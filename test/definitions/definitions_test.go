@@ -116,6 +116,19 @@ var _ = Describe("a chart becomes a Kubernetes API", Ordered, func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(out).To(And(ContainSubstring("READY"), ContainSubstring("REVISION"), ContainSubstring("TIER"), MatchRegexp(`orders\s+True\s+Ready\s+1\s+small`)))
 
+		r := clitest.WavekitWith(kubeconfig, "get", "--kind", "databases."+group, "-n", ns)
+		Expect(r.Code).To(Equal(0), r.Stderr)
+		Expect(r.Stdout).To(MatchRegexp(`(?m)^orders +True +Ready +\S+ +every object is applied and ready`))
+		r = clitest.WavekitWith(kubeconfig, "tree", "--kind", "database", ns+"/orders")
+		Expect(r.Code).To(Equal(0), r.Stderr)
+		Expect(r.Stdout).To(MatchRegexp(`^Database ` + ns + `/orders: Ready \(every object is applied and ready\)\n` +
+			`WAVE +OBJECT +PHASE +LIVE\n` +
+			`0 +apps/Deployment ` + ns + `/orders +Ready +Current\n` +
+			`1 +ConfigMap ` + ns + `/orders-config +Ready +Current\n$`))
+		r = clitest.WavekitWith(kubeconfig, "tree", "--kind", "widgets."+group, ns+"/orders")
+		Expect(r.Code).To(Equal(1))
+		Expect(r.Stderr).To(HavePrefix("error: --kind widgets." + group + ": the cluster serves no such kind"))
+
 		Expect(env.Client.Delete(ctx, db)).To(Succeed())
 		Eventually(readyOf(db)).WithTimeout(60 * time.Second).Should(Equal("gone"))
 		Expect(apierrors.IsNotFound(env.Client.Get(ctx, client.ObjectKeyFromObject(&deploy), &deploy))).To(BeTrue())

@@ -52,7 +52,7 @@ func readComponent(ctx context.Context, cl *session.Cluster, ref string) (*v1alp
 
 // NewGetCommand is get: the Components of a namespace, or of all.
 func NewGetCommand(s *session.Session) *cobra.Command {
-	var format string
+	var format, kind string
 	var all bool
 	cmd := &cobra.Command{
 		Use:   "get [NAME]",
@@ -69,11 +69,12 @@ flux get kustomizations does.`,
 			if err := session.CheckOutputFormat(format); err != nil {
 				return err
 			}
-			return runGet(cmd.Context(), s, args, all, format)
+			return runGet(cmd.Context(), s, args, all, format, kind)
 		},
 	}
 	session.AddOutputFlag(cmd, &format)
 	cmd.Flags().BoolVarP(&all, "all-namespaces", "A", false, "list the Components of every namespace")
+	addKindFlag(cmd, &kind)
 	return cmd
 }
 
@@ -87,23 +88,39 @@ type Summary struct {
 	Message   string    `json:"message,omitempty"`
 }
 
-func runGet(ctx context.Context, s *session.Session, args []string, all bool, format string) error {
+func runGet(ctx context.Context, s *session.Session, args []string, all bool, format, kind string) error {
 	cl, err := session.OperatorCluster(ctx, s)
 	if err != nil {
 		return err
 	}
+	namespace, what := cl.Namespace, "Components"
+	if all {
+		namespace = ""
+	}
 	var items []v1alpha1.Component
-	if len(args) == 1 {
+	switch {
+	case kind != "":
+		k, err := resolveKind(cl, kind)
+		if err != nil {
+			return err
+		}
+		what = k.gvk.Kind + " instances"
+		if len(args) == 1 {
+			c, err := k.read(ctx, cl, args[0])
+			if err != nil {
+				return err
+			}
+			items = []v1alpha1.Component{*c}
+		} else if items, err = k.list(ctx, cl, namespace); err != nil {
+			return err
+		}
+	case len(args) == 1:
 		c, err := readComponent(ctx, cl, args[0])
 		if err != nil {
 			return err
 		}
 		items = []v1alpha1.Component{*c}
-	} else {
-		namespace := cl.Namespace
-		if all {
-			namespace = ""
-		}
+	default:
 		var list v1alpha1.ComponentList
 		if err := cl.Client.List(ctx, &list, client.InNamespace(namespace)); err != nil {
 			return ReadError("listing Components", err)
@@ -121,7 +138,7 @@ func runGet(ctx context.Context, s *session.Session, args []string, all bool, fo
 		return session.WriteStructured(s.Stdout, format, summaries)
 	}
 	if len(summaries) == 0 {
-		fmt.Fprintln(s.Stderr, "no Components found")
+		fmt.Fprintf(s.Stderr, "no %s found\n", what)
 		return nil
 	}
 	return printComponents(s, summaries, all)
@@ -165,7 +182,7 @@ func printComponents(s *session.Session, summaries []Summary, all bool) error {
 
 // NewTreeCommand is tree: a Component's objects by wave, with their live status.
 func NewTreeCommand(s *session.Session) *cobra.Command {
-	var format string
+	var format, kind string
 	cmd := &cobra.Command{
 		Use:   "tree NAMESPACE/NAME",
 		Short: "Show a Component's objects by wave with their live health",
@@ -181,10 +198,11 @@ argocd app resources do.`,
 			if err := session.CheckOutputFormat(format); err != nil {
 				return err
 			}
-			return runTree(cmd.Context(), s, args[0], format)
+			return runTree(cmd.Context(), s, args[0], format, kind)
 		},
 	}
 	session.AddOutputFlag(cmd, &format)
+	addKindFlag(cmd, &kind)
 	return cmd
 }
 
@@ -196,8 +214,8 @@ type treeObject struct {
 	Live   string `json:"live"`
 }
 
-func runTree(ctx context.Context, s *session.Session, ref, format string) error {
-	cl, c, err := connectToComponent(ctx, s, ref)
+func runTree(ctx context.Context, s *session.Session, ref, format, kind string) error {
+	cl, c, what, err := connectToComponentOf(ctx, s, ref, kind)
 	if err != nil {
 		return err
 	}
@@ -219,7 +237,7 @@ func runTree(ctx context.Context, s *session.Session, ref, format string) error 
 		return session.WriteStructured(s.Stdout, format, objects)
 	}
 	ready := Summarize(c)
-	fmt.Fprintf(s.Stdout, "Component %s/%s: %s (%s)\n", c.Namespace, c.Name, ready.State, strings.Join(strings.Fields(ready.Message), " "))
+	fmt.Fprintf(s.Stdout, "%s %s/%s: %s (%s)\n", what, c.Namespace, c.Name, ready.State, strings.Join(strings.Fields(ready.Message), " "))
 	if id := c.Status.LastTraceID; id != "" {
 		fmt.Fprintf(s.Stdout, "Last traced Reconcile: trace %s\n", id) // docs/observability.md
 	}
