@@ -3,6 +3,7 @@ package definition
 import (
 	"context"
 	"fmt"
+	"maps"
 	"sync"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -17,6 +18,7 @@ import (
 	"github.com/wavekit-dev/wavekit/internal/operator"
 	"github.com/wavekit-dev/wavekit/pkg/component"
 	"github.com/wavekit-dev/wavekit/pkg/component/dynamic"
+	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
 // Kinds are the kinds being served: one component reconciler each, on the
@@ -117,7 +119,7 @@ func (k *Kinds) Serve(def *v1alpha1.ComponentDefinition) error {
 	}
 	gvk := GVK(def)
 	b := newBinder(k.mgr.GetCache(), k.name, def.Name, gvk)
-	r := component.NewReconciler[*instance.Instance](k.name, instance.Generator{Sources: k.sources}, k.opts).
+	r := component.NewReconciler[*instance.Instance](k.name, instance.Generator{Sources: k.sources}, k.reconcilerOptions(def)).
 		WithPostReadHook(b.bind).
 		WithWatch(&v1alpha1.ComponentDefinition{}, b.moved)
 	served, err := dynamic.Start(k.ctx, k.mgr, gvk, r, dynamic.Options{AddToScheme: k.addToScheme})
@@ -132,6 +134,25 @@ func (k *Kinds) Serve(def *v1alpha1.ComponentDefinition) error {
 	k.served[def.Name] = kind
 	ctrl.Log.WithName("definition").Info("serving", "definition", def.Name, "kind", gvk.String())
 	return nil
+}
+
+// LabelInstanceOf is the suffix of the label "<operator>/instance-of" that
+// the objects of a defined kind's instances carry: the definition's name.
+const LabelInstanceOf = "instance-of"
+
+// reconcilerOptions are the options of def's kind's reconciler: the
+// operator's, and the label LabelInstanceOf on every object its instances
+// apply, which its target caches select. Each served kind has targets of
+// its own; without the label, each cached every object of every kind (50
+// kinds: 50 copies of them all).
+func (k *Kinds) reconcilerOptions(def *v1alpha1.ComponentDefinition) component.ReconcilerOptions {
+	opts := k.opts
+	opts.DependentLabels = maps.Clone(k.opts.DependentLabels)
+	if opts.DependentLabels == nil {
+		opts.DependentLabels = map[string]string{}
+	}
+	opts.DependentLabels[manifests.Key(k.name, LabelInstanceOf)] = def.Name
+	return opts
 }
 
 // watchInstances tells changed of every change of an instance of gvk.

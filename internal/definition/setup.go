@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
@@ -79,6 +80,10 @@ func Setup(mgr ctrl.Manager, opts Options) (*Kinds, error) {
 		recorder: mgr.GetEventRecorder(opts.Name), resolved: newResolutions(), label: manifests.Key(opts.Name, crdgen.LabelDefinition)}
 	b := ctrl.NewControllerManagedBy(mgr).
 		Named("componentdefinition").
+		// A pass for a change of instances counts them and moves the
+		// rollout; with one worker, 50 kinds installing 1 000 instances
+		// left their definitions' status 45 s behind.
+		WithOptions(controller.Options{MaxConcurrentReconciles: concurrentDefinitions}).
 		For(&v1alpha1.ComponentDefinition{}, builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}, deletionStarted()))).
 		Watches(&apiextensionsv1.CustomResourceDefinition{}, handler.EnqueueRequestsFromMapFunc(r.byLabel)).
 		WatchesRawSource(source.Channel(events, &handler.EnqueueRequestForObject{}))
@@ -91,6 +96,10 @@ func Setup(mgr ctrl.Manager, opts Options) (*Kinds, error) {
 	}
 	return kinds, nil
 }
+
+// concurrentDefinitions is how many definitions are reconciled at once
+// (one definition is never reconciled twice at once).
+const concurrentDefinitions = 4
 
 // byLabel maps an object the operator wrote for a definition (its CRD)
 // to the definition.
