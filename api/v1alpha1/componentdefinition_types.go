@@ -377,6 +377,7 @@ type DefinitionRolloutFailure struct {
 // +kubebuilder:resource:scope=Cluster,shortName=cdef
 // +kubebuilder:subresource:status
 // +kubebuilder:validation:XValidation:rule="self.metadata.name == self.spec.names.plural + '.' + self.spec.group",message="the name of a ComponentDefinition is <spec.names.plural>.<spec.group>, as its CRD's is"
+// +kubebuilder:validation:XValidation:rule="size(self.metadata.name) <= 63",message="the name of a ComponentDefinition, <spec.names.plural>.<spec.group>, is at most 63 characters: it is the value of the labels on what the operator writes for it"
 // +kubebuilder:printcolumn:name="Kind",type=string,JSONPath=`.spec.names.kind`
 // +kubebuilder:printcolumn:name="Revision",type=integer,JSONPath=`.status.revision`
 // +kubebuilder:printcolumn:name="Rollout",type=string,JSONPath=`.status.rollout.phase`

@@ -414,6 +414,10 @@ var _ = Describe("a chart becomes a Kubernetes API", Ordered, func() {
 				d.Spec.Schema = &v1alpha1.DefinitionSchema{JSONSchema: &apiextensionsv1.JSON{Raw: []byte(`{"properties": {"size": {"$ref": "other.json#/size"}}}`)}}
 			},
 		}
+		long := databases()
+		long.Spec.Group = "platform.engineering.department.example.com"
+		long.Name, long.Spec.Names = "databaseclusterreplicas."+long.Spec.Group, v1alpha1.DefinitionNames{Kind: "DatabaseClusterReplica", Plural: "databaseclusterreplicas"}
+		Expect(env.Client.Create(ctx, long)).To(MatchError(ContainSubstring("is at most 63 characters")), "refused at create")
 		for says, change := range cases {
 			def := databases()
 			change(def)
