@@ -53,8 +53,9 @@ func BenchmarkDefinitionServed(b *testing.B) {
 
 // BenchmarkDefinitionsVsComponents compares one operator serving 50 defined
 // kinds of 20 instances each with the same operator serving 1 000
-// Components of the same folder: the time to install them, then, over a
-// minute with nothing changing, the operator's CPU, its memory and the
+// Components of the same folder: the time to install them (until every
+// instance is Ready and every definition's status counts them), then, over
+// a minute with nothing changing, the operator's CPU, its memory and the
 // requests it sends (every request, counted by a proxy).
 func BenchmarkDefinitionsVsComponents(b *testing.B) {
 	for _, c := range []struct {
@@ -80,6 +81,7 @@ func BenchmarkDefinitionsVsComponents(b *testing.B) {
 					for k := range c.kinds {
 						d.waitReady(fmt.Sprintf("Many%d", k), c.instances)
 					}
+					d.waitCounted(c.instances)
 				}
 				install := time.Since(start)
 				installed := d.proxy.snapshot()
@@ -239,6 +241,24 @@ func (d *definitionRun) waitReady(kind string, n int) {
 		}
 		return ready
 	}, n, kind)
+}
+
+// waitCounted returns once every definition's status counts its n
+// instances Ready: the definitions have caught up with their instances.
+func (d *definitionRun) waitCounted(n int) {
+	d.waitFor(func() int {
+		var defs v1alpha1.ComponentDefinitionList
+		if err := d.admins.List(d.ctx, &defs); err != nil {
+			d.b.Fatal(err)
+		}
+		counted := 0
+		for _, def := range defs.Items {
+			if def.Status.ReadyInstances == int32(n) {
+				counted++
+			}
+		}
+		return counted
+	}, len(d.kinds), "ComponentDefinitions counting their instances")
 }
 
 func (d *definitionRun) waitComponentsReady(n int) {
