@@ -188,7 +188,24 @@ func (l *Objects) confirm(ctx context.Context, gvk schema.GroupVersionKind, key 
 		l.Forget(key)
 		return nil, nil
 	}
-	return l.newest(key, obj), nil
+	// The API server has caught up, the cache has not: the written copy
+	// stays until the cache holds it, else the next read of the lagging
+	// cache would find nothing and take the object for gone.
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if uid, ok := l.tombstones.Get(key); ok && obj.GetUID() == uid {
+		return markedDeleted(obj), nil
+	}
+	if w, ok := l.written.Get(key); ok && olderThan(obj, w) {
+		return w.DeepCopy(), nil
+	}
+	return obj, nil
+}
+
+// olderThan tells whether a is an older version of the object than b.
+func olderThan(a, b *unstructured.Unstructured) bool {
+	cmp, err := resourceversion.CompareResourceVersion(a.GetResourceVersion(), b.GetResourceVersion())
+	return err == nil && cmp < 0
 }
 
 func (l *Objects) newest(key manifests.ObjectKey, cached *unstructured.Unstructured) *unstructured.Unstructured {

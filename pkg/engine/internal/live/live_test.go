@@ -1,11 +1,15 @@
 package live
 
 import (
+	"context"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
@@ -48,4 +52,35 @@ var _ = Describe("Objects (what the applier keeps of its own writes)", func() {
 		Expect(live.remembers(key("rewritten"))).To(BeTrue())
 		Expect(live.written.Len()).To(Equal(1), "the sweep dropped the write older than the ttl")
 	})
+
+	It("serves its own write while the cache lags, also after the API server confirmed it", func() {
+		written := &unstructured.Unstructured{Object: map[string]any{}}
+		written.SetName("a")
+		written.SetResourceVersion("5")
+		cache, server := objectsByName{}, objectsByName{"a": written.DeepCopy()}
+		live = New(cache, server, func() time.Time { return now })
+		live.Remember(key("a"), written)
+		gvk := schema.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}
+		for range 2 {
+			got, err := live.Get(context.Background(), gvk, key("a"))
+			Expect(err).NotTo(HaveOccurred())
+			Expect(got).NotTo(BeNil(), "an object the applier wrote, which the cache has not seen yet, read as gone")
+			Expect(got.GetResourceVersion()).To(Equal("5"))
+		}
+	})
 })
+
+// objectsByName reads objects by name, for a cache that lags or an API
+// server that has them.
+type objectsByName map[string]*unstructured.Unstructured
+
+func (r objectsByName) Get(_ context.Context, key client.ObjectKey, obj client.Object, _ ...client.GetOption) error {
+	found, ok := r[key.Name]
+	if !ok {
+		return apierrors.NewNotFound(schema.GroupResource{Resource: "configmaps"}, key.Name)
+	}
+	found.DeepCopyInto(obj.(*unstructured.Unstructured))
+	return nil
+}
+
+func (r objectsByName) List(context.Context, client.ObjectList, ...client.ListOption) error { return nil }
