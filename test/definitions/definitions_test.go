@@ -3,6 +3,7 @@ package definitions_test
 import (
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
@@ -130,6 +131,30 @@ var _ = Describe("a chart becomes a Kubernetes API", Ordered, func() {
 		r = clitest.WavekitWith(kubeconfig, "tree", "--kind", "widgets."+group, ns+"/orders")
 		Expect(r.Code).To(Equal(1))
 		Expect(r.Stderr).To(HavePrefix("error: --kind widgets." + group + ": the cluster serves no such kind"))
+
+		before, err := read(db)
+		Expect(err).NotTo(HaveOccurred())
+		r = clitest.WavekitWith(kubeconfig, "reconcile", "--kind", "widgets."+group, ns+"/orders", "--wait")
+		Expect(r.Code).To(Equal(1))
+		Expect(r.Stderr).To(HavePrefix("error: --kind widgets." + group + ": the cluster serves no such kind"))
+		u, err = read(db)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(u.GetResourceVersion()).To(Equal(before.GetResourceVersion()), "a reconcile of an unknown kind changes nothing")
+		r = clitest.WavekitWith(kubeconfig, "reconcile", "--kind", "configmaps", ns+"/orders-config")
+		Expect(r.Code).To(Equal(1))
+		Expect(r.Stderr).To(Equal("error: --kind configmaps: ConfigMap is not a kind a ComponentDefinition defines (there is no ComponentDefinition configmaps)\n"))
+		Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(&cm), &cm)).To(Succeed())
+		Expect(cm.Annotations).NotTo(HaveKey("wavekit.dev/reconcile-requested-at"), "a kind no definition defines is not written")
+
+		r = clitest.WavekitWith(kubeconfig, "reconcile", "--kind", "databases", ns+"/orders", "--wait", "--timeout", "90s")
+		Expect(r.Code).To(Equal(0), r.Stderr)
+		requested := regexp.MustCompile(`^Database ` + ns + `/orders: reconcile requested at (\S+)\n`).FindStringSubmatch(r.Stdout)
+		Expect(requested).To(HaveLen(2), r.Stdout)
+		Expect(r.Stdout).To(HaveSuffix("Database " + ns + "/orders is Ready: every object is applied and ready\n"))
+		u, err = read(db)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(u.GetAnnotations()).To(HaveKeyWithValue("wavekit.dev/reconcile-requested-at", requested[1]), "the request is written on the instance")
+		Expect(nested(u, "status", "lastHandledReconcileAt")).To(Equal(requested[1]), "--wait returned once the operator handled it")
 
 		Expect(env.Client.Delete(ctx, db)).To(Succeed())
 		Eventually(readyOf(db)).WithTimeout(60 * time.Second).Should(Equal("gone"))

@@ -13,6 +13,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/duration"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -100,7 +101,7 @@ func runGet(ctx context.Context, s *session.Session, args []string, all bool, fo
 	var items []v1alpha1.Component
 	switch {
 	case kind != "":
-		k, err := resolveKind(cl, kind)
+		k, err := resolveKind(ctx, cl, kind)
 		if err != nil {
 			return err
 		}
@@ -215,7 +216,7 @@ type treeObject struct {
 }
 
 func runTree(ctx context.Context, s *session.Session, ref, format, kind string) error {
-	cl, c, what, err := connectToComponentOf(ctx, s, ref, kind)
+	cl, k, c, err := connectToComponentOf(ctx, s, ref, kind)
 	if err != nil {
 		return err
 	}
@@ -237,7 +238,7 @@ func runTree(ctx context.Context, s *session.Session, ref, format, kind string) 
 		return session.WriteStructured(s.Stdout, format, objects)
 	}
 	ready := Summarize(c)
-	fmt.Fprintf(s.Stdout, "%s %s/%s: %s (%s)\n", what, c.Namespace, c.Name, ready.State, strings.Join(strings.Fields(ready.Message), " "))
+	fmt.Fprintf(s.Stdout, "%s %s/%s: %s (%s)\n", k.gvk.Kind, c.Namespace, c.Name, ready.State, strings.Join(strings.Fields(ready.Message), " "))
 	if id := c.Status.LastTraceID; id != "" {
 		fmt.Fprintf(s.Stdout, "Last traced Reconcile: trace %s\n", id) // docs/observability.md
 	}
@@ -278,7 +279,7 @@ func runSuspend(ctx context.Context, s *session.Session, ref string, suspend boo
 		requested = time.Now().UTC().Format(time.RFC3339Nano)
 		patch["metadata"] = map[string]any{"annotations": map[string]string{requestKey(s): requested}}
 	}
-	if err := patchComponent(ctx, cl, c, patch); err != nil {
+	if err := ownComponentKind.patch(ctx, cl, c, patch); err != nil {
 		return err
 	}
 	if suspend {
@@ -294,14 +295,19 @@ func requestKey(s *session.Session) string {
 	return s.OperatorName + "/" + component.AnnotationReconcileRequestedAt
 }
 
-// patchComponent sends a JSON merge patch: only the fields named change.
-func patchComponent(ctx context.Context, cl *session.Cluster, c *v1alpha1.Component, patch map[string]any) error {
+// patch sends a JSON merge patch to c, an object of k, through k's own
+// resource: only the fields named change.
+func (k *definedKind) patch(ctx context.Context, cl *session.Cluster, c *v1alpha1.Component, patch map[string]any) error {
 	data, err := json.Marshal(patch)
 	if err != nil {
 		return err
 	}
-	if err := cl.Client.Patch(ctx, c, client.RawPatch(types.MergePatchType, data)); err != nil {
-		return ReadError(fmt.Sprintf("changing Component %s/%s", c.Namespace, c.Name), err)
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(k.gvk)
+	u.SetNamespace(c.Namespace)
+	u.SetName(c.Name)
+	if err := cl.Client.Patch(ctx, u, client.RawPatch(types.MergePatchType, data)); err != nil {
+		return ReadError(fmt.Sprintf("changing %s %s/%s", k.gvk.Kind, c.Namespace, c.Name), err)
 	}
 	return nil
 }
@@ -320,6 +326,7 @@ func ReadError(what string, err error) error {
 type reconcileOptions struct {
 	wait    bool
 	timeout time.Duration
+	kind    string
 }
 
 // NewReconcileCommand is reconcile: a pass of a Component now, and with
@@ -346,32 +353,33 @@ not handle the request at all, after --timeout.`,
 	}
 	cmd.Flags().BoolVar(&o.wait, "wait", false, "wait for the outcome of the requested pass, and report the Ready condition")
 	cmd.Flags().DurationVar(&o.timeout, "timeout", 2*time.Minute, "how long --wait waits")
+	addKindFlag(cmd, &o.kind)
 	return cmd
 }
 
 func (o *reconcileOptions) run(ctx context.Context, s *session.Session, ref string) error {
-	cl, c, err := connectToComponent(ctx, s, ref)
+	cl, k, c, err := connectToComponentOf(ctx, s, ref, o.kind)
 	if err != nil {
 		return err
 	}
 	requested := time.Now().UTC().Format(time.RFC3339Nano)
 	patch := map[string]any{"metadata": map[string]any{"annotations": map[string]string{requestKey(s): requested}}}
-	if err := patchComponent(ctx, cl, c, patch); err != nil {
+	if err := k.patch(ctx, cl, c, patch); err != nil {
 		return err
 	}
-	fmt.Fprintf(s.Stdout, "Component %s/%s: reconcile requested at %s\n", c.Namespace, c.Name, requested)
+	fmt.Fprintf(s.Stdout, "%s %s/%s: reconcile requested at %s\n", k.gvk.Kind, c.Namespace, c.Name, requested)
 	if !o.wait {
 		return nil
 	}
-	outcome, err := o.waitForOutcome(ctx, s, cl, c, requested)
+	outcome, err := o.waitForOutcome(ctx, s, cl, k, c, requested)
 	if err != nil {
 		return err
 	}
 	summary := Summarize(outcome)
 	if summary.Ready != string(metav1.ConditionTrue) {
-		return fmt.Errorf("Component %s/%s handled the request and is not Ready (%s): %s", c.Namespace, c.Name, summary.State, summary.Message)
+		return fmt.Errorf("%s %s/%s handled the request and is not Ready (%s): %s", k.gvk.Kind, c.Namespace, c.Name, summary.State, summary.Message)
 	}
-	fmt.Fprintf(s.Stdout, "Component %s/%s is Ready: %s\n", c.Namespace, c.Name, summary.Message)
+	fmt.Fprintf(s.Stdout, "%s %s/%s is Ready: %s\n", k.gvk.Kind, c.Namespace, c.Name, summary.Message)
 	return nil
 }
 
@@ -380,9 +388,9 @@ func (o *reconcileOptions) run(ctx context.Context, s *session.Session, ref stri
 // Component no longer Reconciling at its generation. The status write that
 // records the request carries that pass's conditions, which may say it
 // works on (a wave it waits for); the outcome comes with a later write.
-func (o *reconcileOptions) waitForOutcome(ctx context.Context, s *session.Session, cl *session.Cluster, c *v1alpha1.Component, requested string) (*v1alpha1.Component, error) {
+func (o *reconcileOptions) waitForOutcome(ctx context.Context, s *session.Session, cl *session.Cluster, k *definedKind, c *v1alpha1.Component, requested string) (*v1alpha1.Component, error) {
 	var handled *v1alpha1.Component
-	outcome, err := watchComponent(ctx, cl, c, o.timeout, func(got *v1alpha1.Component) bool {
+	outcome, err := k.watch(ctx, cl, c, o.timeout, func(got *v1alpha1.Component) bool {
 		if got.Status.LastHandledReconcileAt != requested {
 			return false
 		}
@@ -390,8 +398,8 @@ func (o *reconcileOptions) waitForOutcome(ctx context.Context, s *session.Sessio
 			return true
 		}
 		if handled == nil {
-			fmt.Fprintf(s.Stdout, "Component %s/%s: the operator handled the request; waiting for its outcome (%s)\n",
-				c.Namespace, c.Name, oneLineMessage(got))
+			fmt.Fprintf(s.Stdout, "%s %s/%s: the operator handled the request; waiting for its outcome (%s)\n",
+				k.gvk.Kind, c.Namespace, c.Name, oneLineMessage(got))
 		}
 		handled = got
 		return false
@@ -402,11 +410,11 @@ func (o *reconcileOptions) waitForOutcome(ctx context.Context, s *session.Sessio
 	case !errors.Is(err, context.DeadlineExceeded):
 		return nil, err
 	case handled != nil:
-		return nil, fmt.Errorf("Component %s/%s handled the request and has no outcome within %s: still %s", c.Namespace, c.Name, o.timeout, oneLineMessage(handled))
+		return nil, fmt.Errorf("%s %s/%s handled the request and has no outcome within %s: still %s", k.gvk.Kind, c.Namespace, c.Name, o.timeout, oneLineMessage(handled))
 	}
-	return nil, fmt.Errorf("Component %s/%s: the operator did not handle the reconcile request within %s: "+
+	return nil, fmt.Errorf("%s %s/%s: the operator did not handle the reconcile request within %s: "+
 		"is it running, and does it watch namespace %s? (kubectl get pods -A -l app.kubernetes.io/name=component-operator, and its logs)",
-		c.Namespace, c.Name, o.timeout, c.Namespace)
+		k.gvk.Kind, c.Namespace, c.Name, o.timeout, c.Namespace)
 }
 
 // settled tells whether the Component's status says an outcome at its
@@ -426,38 +434,57 @@ func oneLineMessage(c *v1alpha1.Component) string {
 	return s.State + ": " + strings.Join(strings.Fields(s.Message), " ")
 }
 
-// watchComponent watches the Component until done says so of its latest
-// state, or timeout passes (context.DeadlineExceeded).
-func watchComponent(ctx context.Context, cl *session.Cluster, c *v1alpha1.Component, timeout time.Duration, done func(*v1alpha1.Component) bool) (*v1alpha1.Component, error) {
+// watch watches c, an object of k, until done says so of its latest state
+// as a Component, or timeout passes (context.DeadlineExceeded).
+func (k *definedKind) watch(ctx context.Context, cl *session.Cluster, c *v1alpha1.Component, timeout time.Duration, done func(*v1alpha1.Component) bool) (*v1alpha1.Component, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	wc, err := client.NewWithWatch(cl.Config, client.Options{Scheme: cl.Scheme})
+	wc, err := client.NewWithWatch(cl.Config, client.Options{Scheme: cl.Scheme, Mapper: cl.Client.RESTMapper()})
 	if err != nil {
 		return nil, err
 	}
+	what := k.gvk.Kind + " " + c.Namespace + "/" + c.Name
 	byName := []client.ListOption{client.InNamespace(c.Namespace), client.MatchingFields{"metadata.name": c.Name}}
+	// doneWith tells whether done says so of u; a u that is no Component
+	// of k is an error.
+	var decodeErr error
+	doneWith := func(u *unstructured.Unstructured) (*v1alpha1.Component, bool) {
+		got, err := k.asComponent(u)
+		if err != nil {
+			decodeErr = err
+			return nil, true
+		}
+		return got, done(got)
+	}
 	for {
-		var list v1alpha1.ComponentList
-		if err := wc.List(ctx, &list, byName...); err != nil {
+		list := &unstructured.UnstructuredList{}
+		list.SetGroupVersionKind(k.gvk.GroupVersion().WithKind(k.gvk.Kind + "List"))
+		if err := wc.List(ctx, list, byName...); err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
-			return nil, ReadError("reading Component "+c.Namespace+"/"+c.Name, err)
+			return nil, ReadError("reading "+what, err)
 		}
-		if len(list.Items) == 1 && done(&list.Items[0]) {
-			return &list.Items[0], nil
+		if len(list.Items) == 1 {
+			if got, ok := doneWith(&list.Items[0]); ok {
+				return got, decodeErr
+			}
 		}
-		w, err := wc.Watch(ctx, &v1alpha1.ComponentList{}, append(byName, &client.ListOptions{Raw: &metav1.ListOptions{ResourceVersion: list.ResourceVersion}})...)
+		watched := &unstructured.UnstructuredList{}
+		watched.SetGroupVersionKind(list.GroupVersionKind())
+		w, err := wc.Watch(ctx, watched, append(byName, &client.ListOptions{Raw: &metav1.ListOptions{ResourceVersion: list.GetResourceVersion()}})...)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
-			return nil, ReadError("watching Component "+c.Namespace+"/"+c.Name, err)
+			return nil, ReadError("watching "+what, err)
 		}
 		for event := range w.ResultChan() {
-			if got, ok := event.Object.(*v1alpha1.Component); ok && done(got) {
-				w.Stop()
-				return got, nil
+			if u, ok := event.Object.(*unstructured.Unstructured); ok {
+				if got, ok := doneWith(u); ok {
+					w.Stop()
+					return got, decodeErr
+				}
 			}
 		}
 		w.Stop()

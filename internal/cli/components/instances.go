@@ -8,12 +8,15 @@ import (
 
 	"github.com/spf13/cobra"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
 	"github.com/wavekit-dev/wavekit/internal/cli/session"
+	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
 // The instances of a kind a ComponentDefinition defines carry a
@@ -27,32 +30,41 @@ func addKindFlag(cmd *cobra.Command, kind *string) {
 }
 
 // connectToComponentOf connects and reads ref: a Component, or an instance
-// of kind when kind is given; what is the kind's name.
-func connectToComponentOf(ctx context.Context, s *session.Session, ref, kind string) (*session.Cluster, *v1alpha1.Component, string, error) {
+// of kind when kind is given; k is the kind ref was read as, which verbs
+// write and watch it as.
+func connectToComponentOf(ctx context.Context, s *session.Session, ref, kind string) (*session.Cluster, *definedKind, *v1alpha1.Component, error) {
 	if kind == "" {
 		cl, c, err := connectToComponent(ctx, s, ref)
-		return cl, c, "Component", err
+		return cl, ownComponentKind, c, err
 	}
 	cl, err := session.OperatorCluster(ctx, s)
 	if err != nil {
-		return nil, nil, "", err
+		return nil, nil, nil, err
 	}
-	k, err := resolveKind(cl, kind)
+	k, err := resolveKind(ctx, cl, kind)
 	if err != nil {
-		return nil, nil, "", err
+		return nil, nil, nil, err
 	}
 	c, err := k.read(ctx, cl, ref)
-	return cl, c, k.gvk.Kind, err
+	return cl, k, c, err
 }
 
-// definedKind is the kind --kind names, and the name of its definition
-// (<plural>.<group>, its CRD's).
+// definedKind is the kind --kind names, the name of its definition
+// (<plural>.<group>, its CRD's) and the health checks the definition gives
+// every instance (none when the definition cannot be read, as a tenant
+// cannot); ownComponentKind, without a definition, is the Component kind.
 type definedKind struct {
-	gvk        schema.GroupVersionKind
-	definition string
+	gvk          schema.GroupVersionKind
+	definition   string
+	healthChecks []manifests.HealthCheck
 }
 
-func resolveKind(cl *session.Cluster, name string) (*definedKind, error) {
+var ownComponentKind = &definedKind{gvk: componentKind}
+
+// resolveKind finds the kind name names, and refuses one that no
+// ComponentDefinition defines: its objects are no Components to read or
+// write. A user who may not read definitions gets the kind unchecked.
+func resolveKind(ctx context.Context, cl *session.Cluster, name string) (*definedKind, error) {
 	gr := schema.ParseGroupResource(strings.ToLower(name))
 	gvk, err := cl.Client.RESTMapper().KindFor(gr.WithVersion(""))
 	if err != nil {
@@ -62,12 +74,22 @@ func resolveKind(cl *session.Cluster, name string) (*definedKind, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--kind %s: %w", name, err)
 	}
-	return &definedKind{gvk: gvk, definition: mapping.Resource.Resource + "." + gvk.Group}, nil
+	k := &definedKind{gvk: gvk, definition: strings.TrimSuffix(mapping.Resource.Resource+"."+gvk.Group, ".")}
+	def := &v1alpha1.ComponentDefinition{}
+	err = cl.Client.Get(ctx, client.ObjectKey{Name: k.definition}, def)
+	switch {
+	case err == nil:
+		k.healthChecks = def.Spec.Instances.HealthChecks
+	case apierrors.IsNotFound(err), meta.IsNoMatchError(err):
+		return nil, fmt.Errorf("--kind %s: %s is not a kind a ComponentDefinition defines (there is no ComponentDefinition %s)", name, gvk.GroupKind(), k.definition)
+	case !apierrors.IsForbidden(err):
+		return nil, fmt.Errorf("--kind %s: reading ComponentDefinition %s: %w", name, k.definition, err)
+	}
+	return k, nil
 }
 
-// read reads the instance id of k as a Component: its metadata and status,
-// and the health checks its definition gives every instance (none when
-// the definition cannot be read, as a tenant cannot).
+// read reads the instance ref names of k as a Component: its metadata and
+// status, and the health checks of k's definition.
 func (k *definedKind) read(ctx context.Context, cl *session.Cluster, ref string) (*v1alpha1.Component, error) {
 	id := session.ObjectName(ref, cl.Namespace)
 	u := &unstructured.Unstructured{}
@@ -82,10 +104,7 @@ func (k *definedKind) read(ctx context.Context, cl *session.Cluster, ref string)
 	if err != nil {
 		return nil, err
 	}
-	def := &v1alpha1.ComponentDefinition{}
-	if err := cl.Client.Get(ctx, client.ObjectKey{Name: k.definition}, def); err == nil {
-		c.Spec.HealthChecks = def.Spec.Instances.HealthChecks
-	}
+	c.Spec.HealthChecks = k.healthChecks
 	return c, nil
 }
 
@@ -105,6 +124,19 @@ func (k *definedKind) list(ctx context.Context, cl *session.Cluster, namespace s
 		out = append(out, *c)
 	}
 	return out, nil
+}
+
+// asComponent is u, an object of k, as a Component: a Component whole, an
+// instance's metadata and status, which has a Component's fields.
+func (k *definedKind) asComponent(u *unstructured.Unstructured) (*v1alpha1.Component, error) {
+	if k.definition == "" {
+		c := &v1alpha1.Component{}
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, c); err != nil {
+			return nil, fmt.Errorf("reading Component %s/%s: %w", u.GetNamespace(), u.GetName(), err)
+		}
+		return c, nil
+	}
+	return asComponent(u)
 }
 
 // asComponent is u, an instance, as a Component: its metadata, and its
