@@ -83,4 +83,6 @@ func (r objectsByName) Get(_ context.Context, key client.ObjectKey, obj client.O
 	return nil
 }
 
-func (r objectsByName) List(context.Context, client.ObjectList, ...client.ListOption) error { return nil }
+func (r objectsByName) List(context.Context, client.ObjectList, ...client.ListOption) error {
+	return nil
+}
