@@ -51,7 +51,7 @@ var _ = Describe("crash anywhere", Ordered, func() {
 	killWhen := func(reached func(int) bool) {
 		GinkgoHelper()
 		op.start()
-		eventually(func() int { return len(owned(ctx, crashOperator)) }).Should(Satisfy(reached))
+		eventually(func() int { return len(ownedIn(ctx, ns)) }).Should(Satisfy(reached))
 		op.kill()
 		expectInventoryCovers(ctx, c)
 	}
@@ -69,7 +69,7 @@ var _ = Describe("crash anywhere", Ordered, func() {
 		Expect(op.kills).To(BeNumerically(">=", 20))
 		GinkgoWriter.Printf("killed %d times while applying\n", op.kills)
 
-		objects := owned(ctx, crashOperator)
+		objects := ownedIn(ctx, ns)
 		Expect(objects).To(HaveLen(waves * perWave))
 		Expect(inventoryKeys(ctx, c)).To(HaveLen(waves * perWave))
 		expectInventoryCovers(ctx, c)
@@ -82,10 +82,10 @@ var _ = Describe("crash anywhere", Ordered, func() {
 
 	It("writes nothing when restarted once Ready", func() {
 		op.kill()
-		before, component := owned(ctx, crashOperator), getComponent(ctx, c).ResourceVersion
+		before, component := ownedIn(ctx, ns), getComponent(ctx, c).ResourceVersion
 		op.start("--zap-log-level=debug")
 		Eventually(op.session.Err).WithTimeout(time.Minute).Should(gbytes.Say(`"msg":"reconciled"`))
-		Consistently(func() map[manifests.ObjectKey]objectVersion { return owned(ctx, crashOperator) }).
+		Consistently(func() map[manifests.ObjectKey]objectVersion { return ownedIn(ctx, ns) }).
 			WithTimeout(2 * time.Second).WithPolling(200 * time.Millisecond).Should(Equal(before))
 		Expect(getComponent(ctx, c).ResourceVersion).To(Equal(component), "the status was written")
 		op.kill()
@@ -109,7 +109,7 @@ var _ = Describe("crash anywhere", Ordered, func() {
 		eventually(func() string { return readyCondition(ctx, c) }).Should(Equal("gone"))
 		Expect(op.kills).To(BeNumerically(">=", 30))
 		GinkgoWriter.Printf("killed %d times in all\n", op.kills)
-		Expect(owned(ctx, crashOperator)).To(BeEmpty())
+		Expect(ownedIn(ctx, ns)).To(BeEmpty())
 		Expect(history.unexpected(map[watch.EventType]int{watch.Added: 1, watch.Deleted: 1})).To(BeEmpty(),
 			"objects written or deleted more than once")
 	})
@@ -126,10 +126,12 @@ func thresholds(rng *rand.Rand, n, low, high int) []int {
 }
 
 // expectInventoryCovers asserts that every object with the crash operator's
-// owner label is in the component's inventory: none is untracked.
+// owner label in the component's namespace is in its inventory: none is
+// untracked. Other specs' components of the same operator live in other
+// namespaces and may still be there, in whichever order the specs ran.
 func expectInventoryCovers(ctx context.Context, c *v1alpha1.Component) {
 	GinkgoHelper()
-	expectInventoryHas(ctx, c, owned(ctx, crashOperator))
+	expectInventoryHas(ctx, c, ownedIn(ctx, c.Namespace))
 }
 
 // expectInventoryHas asserts that every one of objects is in the inventory.
