@@ -219,6 +219,7 @@ func (c *Cluster) run(ctx context.Context, s *State, progress io.Writer) error {
 	parts, err := clusterrun.Parts(clusterrun.Files{
 		Kubeconfig: c.path(adminKubeconfigFile), CAFile: c.path("pki", caCertFile),
 		SigningKey: c.path("pki", saKeyFile), Dir: c.path("kwok"), PodRange: s.PodRange(),
+		ClientCAFile: c.path("pki", caCertFile), ClientCAKey: c.path("pki", caKeyFile),
 	})
 	if err != nil {
 		return err
@@ -285,6 +286,7 @@ func (c *Cluster) apiServerArgs(s *State) []string {
 		"--tls-cert-file=" + pki + "/" + serverCertFile,
 		"--tls-private-key-file=" + pki + "/" + serverKeyFile,
 		"--client-ca-file=" + pki + "/" + caCertFile,
+		"--enable-bootstrap-token-auth=true",
 		"--anonymous-auth=false",
 		"--authorization-mode=RBAC",
 		"--allow-privileged=true",

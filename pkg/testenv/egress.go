@@ -49,6 +49,13 @@ func (e *Environment) configureAPIServer() error {
 	if len(args.Get("service-cluster-ip-range").Get(nil)) == 0 {
 		args.Set("service-cluster-ip-range", ServiceRange)
 	}
+	// Bootstrap tokens (Secrets of kube-system), as a kubeadm cluster
+	// has them: a client registers with one and gets a certificate.
+	args.Set("enable-bootstrap-token-auth", "true")
+	if api := e.ControlPlane.GetAPIServer(); api.SecureServing.Authn == nil {
+		e.clientCA = &clientCA{}
+		api.SecureServing.Authn = e.clientCA
+	}
 	gate, err := startGate()
 	if err != nil {
 		return err

@@ -51,10 +51,11 @@ type Environment struct {
 	// (see package localcloud). Without the controllers none runs.
 	Cloud localcloud.Options
 
-	parts  *clusterrun.Group
-	cloud  *runningCloud
-	gate   *runningGate
-	logDir string
+	parts    *clusterrun.Group
+	clientCA *clientCA // nil when the APIServer brings its own Authn
+	cloud    *runningCloud
+	gate     *runningGate
+	logDir   string
 }
 
 // Start starts the egress gate, kube-apiserver and etcd, installs the CRDs
@@ -156,6 +157,9 @@ func (e *Environment) writeFiles(cfg *rest.Config) (clusterrun.Files, error) {
 	}
 	if err := os.WriteFile(files.CAFile, cfg.CAData, 0o600); err != nil {
 		return files, fmt.Errorf("writing %s: %w", files.CAFile, err)
+	}
+	if e.clientCA != nil {
+		files.ClientCAFile, files.ClientCAKey = e.clientCA.certFile(), e.clientCA.keyFile()
 	}
 	key, err := serviceAccountSigningKey(e.ControlPlane.APIServer)
 	files.SigningKey = key

@@ -130,3 +130,8 @@ func ModuleRoot() string {
 	_, file, _, _ := runtime.Caller(0)
 	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", "..", ".."))
 }
+
+// StartSigner makes a cluster started without Options.Controllers sign the
+// approved CertificateSigningRequests of kubernetes.io/kube-apiserver-client
+// (pkg/testenv's Environment.StartSigner); Stop stops it.
+func (e *Env) StartSigner() error { return e.environment.StartSigner() }

@@ -39,13 +39,19 @@ const (
 // Files are what the parts read: a kubeconfig of a cluster administrator, the
 // cluster's CA, the key kube-apiserver verifies service account tokens with,
 // and a directory for kwok's stages and home; and the range kwok gives pod
-// IPs from (PodRange when empty).
+// IPs from (PodRange when empty). ClientCAFile and ClientCAKey, when set,
+// are the CA kube-apiserver trusts client certificates of (its
+// --client-ca-file) and its key: kube-controller-manager then signs the
+// approved CertificateSigningRequests of the signer
+// kubernetes.io/kube-apiserver-client with it.
 type Files struct {
-	Kubeconfig string
-	CAFile     string
-	SigningKey string
-	Dir        string
-	PodRange   string
+	Kubeconfig   string
+	CAFile       string
+	SigningKey   string
+	Dir          string
+	PodRange     string
+	ClientCAFile string
+	ClientCAKey  string
 }
 
 // Part is one process of the cluster: a binary and its arguments and extra
@@ -68,7 +74,7 @@ func Parts(f Files) ([]Part, error) {
 		return nil, fmt.Errorf("writing %s: %w", stagesFile, err)
 	}
 	return []Part{
-		{Name: "kube-controller-manager", Args: []string{
+		{Name: "kube-controller-manager", Args: append([]string{
 			"--kubeconfig=" + f.Kubeconfig,
 			"--controllers=*",
 			"--leader-elect=false",
@@ -81,7 +87,7 @@ func Parts(f Files) ([]Part, error) {
 			// or benchmark would measure that limit, not wavekit.
 			"--kube-api-qps=1000",
 			"--kube-api-burst=2000",
-		}},
+		}, SignerArgs(f)...)},
 		{Name: "kube-scheduler", Args: []string{
 			"--kubeconfig=" + f.Kubeconfig,
 			"--leader-elect=false",
@@ -95,6 +101,32 @@ func Parts(f Files) ([]Part, error) {
 			"--cidr=" + podRange, // pod IPs; kwok's default /24 has 254
 		}, Env: []string{"HOME=" + f.Dir}}, // no ~/.kwok/kwok.yaml of the user
 	}, nil
+}
+
+// SignerArgs are kube-controller-manager's flags that make it sign the
+// approved CertificateSigningRequests of kubernetes.io/kube-apiserver-client
+// with the client CA of f (none when f has none). Only that signer: the
+// others (kubelet's) stay without a CA, as they were.
+func SignerArgs(f Files) []string {
+	if f.ClientCAFile == "" || f.ClientCAKey == "" {
+		return nil
+	}
+	return []string{
+		"--cluster-signing-kube-apiserver-client-cert-file=" + f.ClientCAFile,
+		"--cluster-signing-kube-apiserver-client-key-file=" + f.ClientCAKey,
+	}
+}
+
+// SignerPart is kube-controller-manager running only the controller that
+// signs CertificateSigningRequests, with the client CA of f: for a cluster
+// of kube-apiserver and etcd alone that should issue client certificates.
+func SignerPart(f Files) Part {
+	return Part{Name: "kube-controller-manager", Args: append([]string{
+		"--kubeconfig=" + f.Kubeconfig,
+		"--controllers=csrsigning",
+		"--leader-elect=false",
+		"--secure-port=0",
+	}, SignerArgs(f)...)}
 }
 
 // Group is the parts of a cluster, started as processes.
