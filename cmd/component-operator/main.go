@@ -213,6 +213,9 @@ func run() error {
 		if err := fleet.Setup(mgr, name, sink); err != nil {
 			return err
 		}
+		if err := setupAgentApprover(mgr, name); err != nil {
+			return err
+		}
 	}
 	if err := receiver.Setup(mgr, name, *receiverAddr); err != nil {
 		return err

@@ -54,14 +54,44 @@ func Register(ctx context.Context, hub client.Client, c Cluster) (string, error)
 		agentRole(ns),
 		&rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: AgentRole},
 			RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: AgentRole},
-			Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: ns, Name: AgentAccount}}},
+			Subjects: agentSubjects(ns)},
 	}
 	for _, o := range objects {
 		if err := hub.Create(ctx, o); err != nil && !apierrors.IsAlreadyExists(err) {
 			return "", fmt.Errorf("registering cluster %s/%s: creating %T %s: %w", c.Namespace, c.Name, o, o.GetName(), err)
 		}
 	}
+	if err := bindCertificateUser(ctx, hub, ns); err != nil {
+		return "", fmt.Errorf("registering cluster %s/%s: %w", c.Namespace, c.Name, err)
+	}
 	return ns, registerSecret(ctx, hub, c)
+}
+
+// agentSubjects are who the agent of the cluster namespace ns is: its
+// ServiceAccount (token mode) and the user of its certificate.
+func agentSubjects(ns string) []rbacv1.Subject {
+	return []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: ns, Name: AgentAccount},
+		{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: AgentUser(ns)}}
+}
+
+// bindCertificateUser adds the certificate's user to a RoleBinding of an
+// earlier release, which bound the ServiceAccount only.
+func bindCertificateUser(ctx context.Context, hub client.Client, ns string) error {
+	binding := &rbacv1.RoleBinding{}
+	if err := hub.Get(ctx, client.ObjectKey{Namespace: ns, Name: AgentRole}, binding); err != nil {
+		return fmt.Errorf("reading RoleBinding %s/%s: %w", ns, AgentRole, err)
+	}
+	for _, s := range binding.Subjects {
+		if s.Kind == rbacv1.UserKind && s.Name == AgentUser(ns) {
+			return nil
+		}
+	}
+	patch := client.MergeFrom(binding.DeepCopy())
+	binding.Subjects = agentSubjects(ns)
+	if err := hub.Patch(ctx, binding, patch); err != nil {
+		return fmt.Errorf("binding the agent's certificate user in RoleBinding %s/%s: %w", ns, AgentRole, err)
+	}
+	return nil
 }
 
 // agentRole is what an agent may do in its namespace on the hub.
