@@ -21,6 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
+	"github.com/wavekit-dev/wavekit/internal/agent/register"
 	"github.com/wavekit-dev/wavekit/internal/operator"
 	"github.com/wavekit-dev/wavekit/internal/version"
 )
@@ -48,6 +49,17 @@ type Options struct {
 	// DefaultRotateAt); Hub then carries no token of its own.
 	TokenFile string
 	RotateAt  float64
+	// CredentialsSecret, a Secret in the agent's own cluster, keeps the
+	// agent's certificate and key, so that a restarted agent needs no
+	// bootstrap token again. When Hub carries a bootstrap token (`wavekit
+	// agent register --bootstrap`), the agent goes on with the certificate
+	// of this Secret while it is valid, and otherwise requests one with the
+	// token (certificate.go); it renews it past RotateAt of its lifetime.
+	CredentialsSecret client.ObjectKey
+	// CertificateLifetime is the lifetime the agent asks its certificates
+	// for (default DefaultCertificateLifetime; at least 10 minutes, the
+	// API server's floor).
+	CertificateLifetime time.Duration
 	// MetricsAddr and ProbeAddr are the local manager's endpoints ("0":
 	// off, the default).
 	MetricsAddr, ProbeAddr string
@@ -76,6 +88,7 @@ func (o *Options) check() error {
 	if o.RotateAt < 0 || o.RotateAt >= 1 {
 		errs = append(errs, fmt.Errorf("rotate at %v of the token's lifetime: give a part between 0 and 1", o.RotateAt))
 	}
+	errs = append(errs, o.checkCertificate()...)
 	if o.TokenFile != "" && o.Hub != nil {
 		if _, err := readClaims(o.TokenFile); err != nil {
 			errs = append(errs, err)
@@ -98,12 +111,47 @@ func (o *Options) check() error {
 	return errors.Join(errs...)
 }
 
+// bootstrap tells whether the agent registers by certificate: Hub
+// carries a bootstrap token.
+func (o *Options) bootstrap() bool {
+	return o.Hub != nil && register.IsBootstrapToken(o.Hub.BearerToken)
+}
+
+// checkCertificate checks the options of an agent that registers by
+// certificate.
+func (o *Options) checkCertificate() []error {
+	if !o.bootstrap() {
+		return nil
+	}
+	var errs []error
+	if o.CredentialsSecret.Namespace == "" || o.CredentialsSecret.Name == "" {
+		errs = append(errs, errors.New("the hub's kubeconfig has a bootstrap token: give the Secret to keep the agent's certificate in (NAMESPACE/NAME)"))
+	}
+	if o.TokenFile != "" {
+		errs = append(errs, errors.New("the hub's kubeconfig has a bootstrap token: the agent gets a certificate, there is no token to keep in a file"))
+	}
+	if o.CertificateLifetime == 0 {
+		o.CertificateLifetime = DefaultCertificateLifetime
+	}
+	if o.CertificateLifetime < 10*time.Minute {
+		errs = append(errs, fmt.Errorf("certificate lifetime %s: give at least 10m, the API server's floor", o.CertificateLifetime))
+	}
+	return errs
+}
+
 // Run runs the agent until ctx ends: the reference operator on the
 // agent's cluster, the sync of the ComponentWorks of its namespace on the
 // hub, and its heartbeat.
 func Run(ctx context.Context, opts Options) error {
 	if err := opts.check(); err != nil {
 		return fmt.Errorf("agent: %w", err)
+	}
+	var certs *certRotator
+	if opts.bootstrap() {
+		var err error
+		if opts.Hub, certs, err = startCertificate(ctx, opts); err != nil {
+			return fmt.Errorf("agent: %w", err)
+		}
 	}
 	scheme := runtime.NewScheme()
 	if err := errors.Join(clientgoscheme.AddToScheme(scheme), v1alpha1.AddToScheme(scheme)); err != nil {
@@ -143,6 +191,11 @@ func Run(ctx context.Context, opts Options) error {
 	}
 	if opts.TokenFile != "" {
 		if err := mgr.Add(&rotator{hub: hubWriter, file: opts.TokenFile, rotateAt: opts.RotateAt}); err != nil {
+			return err
+		}
+	}
+	if certs != nil {
+		if err := mgr.Add(certs); err != nil {
 			return err
 		}
 	}

@@ -38,8 +38,10 @@ func NewCommand(s *session.Session) *cobra.Command {
 
 type runOptions struct {
 	hubKubeconfig, namespace, tokenFile string
+	credentialsSecret                   string
 	sources                             []string
-	leaseDuration                       time.Duration
+	leaseDuration, certificateLifetime  time.Duration
+	rotateAt                            float64
 }
 
 func newRunCommand(s *session.Session) *cobra.Command {
@@ -51,9 +53,13 @@ func newRunCommand(s *session.Session) *cobra.Command {
 as a Component in this cluster (--kubeconfig, or the pod's own) with the
 reference operator's reconciler, and writes back to the hub what the
 ComponentSets' cluster waves gate on. It only dials out to the hub, with the
-kubeconfig wavekit agent register wrote, and renews its Lease and its token there.`,
-		Example: `  wavekit agent run --hub-kubeconfig hub.kubeconfig --hub-namespace fleet-east-1a2b3c4d --token-file /var/run/wavekit/token`,
-		Args:    cobra.NoArgs,
+kubeconfig wavekit agent register wrote, and renews its Lease and its token there.
+Given a bootstrap kubeconfig (wavekit agent register --bootstrap), it requests
+a client certificate with the bootstrap token, keeps it in
+--credentials-secret in this cluster and renews it itself.`,
+		Example: `  wavekit agent run --hub-kubeconfig hub.kubeconfig --hub-namespace fleet-east-1a2b3c4d --token-file /var/run/wavekit/token
+  wavekit agent run --hub-kubeconfig bootstrap.kubeconfig --hub-namespace fleet-east-1a2b3c4d --credentials-secret wavekit-system/wavekit-agent-hub`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return o.run(cmd.Context(), s)
 		},
@@ -61,6 +67,9 @@ kubeconfig wavekit agent register wrote, and renews its Lease and its token ther
 	cmd.Flags().StringVar(&o.hubKubeconfig, "hub-kubeconfig", "", "kubeconfig of the hub, with the agent's credential (wavekit agent register writes it)")
 	cmd.Flags().StringVar(&o.namespace, "hub-namespace", "", "this cluster's namespace on the hub (wavekit agent register prints it)")
 	cmd.Flags().StringVar(&o.tokenFile, "token-file", "", "file the agent keeps its renewed hub token in (seeded from --hub-kubeconfig when missing; default: no renewal)")
+	cmd.Flags().StringVar(&o.credentialsSecret, "credentials-secret", "", "NAMESPACE/NAME of the Secret in this cluster the agent keeps its hub certificate in (needed with a bootstrap kubeconfig)")
+	cmd.Flags().DurationVar(&o.certificateLifetime, "certificate-lifetime", agent.DefaultCertificateLifetime, "lifetime the agent asks its hub certificates for (at least 10m)")
+	cmd.Flags().Float64Var(&o.rotateAt, "rotate-at", agent.DefaultRotateAt, "part of its credential's lifetime after which the agent renews it")
 	cmd.Flags().StringArrayVar(&o.sources, "source", nil, "a source to serve to the Components here, NAME=DIR (repeatable)")
 	cmd.Flags().DurationVar(&o.leaseDuration, "lease-duration", agent.DefaultLeaseDuration, "how long the hub waits for the agent's heartbeat before it counts this cluster as unreachable")
 	return cmd
@@ -74,8 +83,18 @@ func (o *runOptions) run(ctx context.Context, s *session.Session) error {
 	if err != nil {
 		return fmt.Errorf("--hub-kubeconfig %s: %w", o.hubKubeconfig, err)
 	}
-	if err := seedToken(o.tokenFile, hub); err != nil {
-		return err
+	var secret client.ObjectKey
+	if o.credentialsSecret != "" {
+		ns, name, ok := strings.Cut(o.credentialsSecret, "/")
+		if !ok || ns == "" || name == "" {
+			return fmt.Errorf("--credentials-secret %q: give NAMESPACE/NAME", o.credentialsSecret)
+		}
+		secret = client.ObjectKey{Namespace: ns, Name: name}
+	}
+	if !register.IsBootstrapToken(hub.BearerToken) {
+		if err := seedToken(o.tokenFile, hub); err != nil {
+			return err
+		}
 	}
 	local, err := s.ClientConfig().ClientConfig()
 	if err != nil {
@@ -87,6 +106,7 @@ func (o *runOptions) run(ctx context.Context, s *session.Session) error {
 	}
 	ctrl.SetLogger(zap.New(zap.WriteTo(s.Stderr)))
 	return agent.Run(ctx, agent.Options{Hub: hub, Namespace: o.namespace, Local: local, TokenFile: o.tokenFile,
+		CredentialsSecret: secret, CertificateLifetime: o.certificateLifetime, RotateAt: o.rotateAt,
 		LeaseDuration: o.leaseDuration, Operator: operator.Options{Name: s.OperatorName, Sources: sources}})
 }
 
@@ -109,10 +129,12 @@ func seedToken(file string, hub *rest.Config) error {
 }
 
 type registerOptions struct {
-	labels   []string
-	lifetime time.Duration
-	output   string
-	server   string
+	labels       []string
+	lifetime     time.Duration
+	output       string
+	server       string
+	bootstrap    bool
+	bootstrapTTL time.Duration
 }
 
 func newRegisterCommand(s *session.Session) *cobra.Command {
@@ -126,15 +148,21 @@ ComponentWorks, write only their status, renew its Lease and its own token;
 and the cluster Secret in NAMESPACE, labelled as a pulled cluster with
 --label, that ComponentSets of NAMESPACE select. It holds no credential of the
 cluster. The agent's kubeconfig (the hub's address and CA, and a token of
---token-lifetime) goes to --output; the cluster's namespace on the hub is printed.`,
-		Example: `  wavekit agent register fleet/east -l region=eu -l wave=canary -o east-hub.kubeconfig`,
-		Args:    session.ExactArgs("NAMESPACE/CLUSTER"),
+--token-lifetime) goes to --output; the cluster's namespace on the hub is printed.
+With --bootstrap the kubeconfig holds a bootstrap token instead, valid for
+--bootstrap-ttl, that may only request the agent's client certificate, which
+the operator on the hub approves for this cluster's identity alone.`,
+		Example: `  wavekit agent register fleet/east -l region=eu -l wave=canary -o east-hub.kubeconfig
+  wavekit agent register fleet/east -l wave=main --bootstrap -o east-bootstrap.kubeconfig`,
+		Args: session.ExactArgs("NAMESPACE/CLUSTER"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return o.run(cmd.Context(), s, args[0])
 		},
 	}
 	cmd.Flags().StringArrayVarP(&o.labels, "label", "l", nil, "a label of the cluster, KEY=VALUE (repeatable)")
 	cmd.Flags().DurationVar(&o.lifetime, "token-lifetime", 24*time.Hour, "lifetime of the agent's first token (it renews its tokens itself)")
+	cmd.Flags().BoolVar(&o.bootstrap, "bootstrap", false, "write a bootstrap kubeconfig: the agent registers by certificate with its token")
+	cmd.Flags().DurationVar(&o.bootstrapTTL, "bootstrap-ttl", time.Hour, "how long the bootstrap token of --bootstrap is valid")
 	cmd.Flags().StringVarP(&o.output, "output", "o", "", "file to write the agent's hub kubeconfig to (required)")
 	cmd.Flags().StringVar(&o.server, "server", "", "the hub's address as the agent reaches it (default: the one of --kubeconfig)")
 	return cmd
@@ -172,7 +200,7 @@ func (o *registerOptions) run(ctx context.Context, s *session.Session, ref strin
 	if err != nil {
 		return err
 	}
-	credential, err := register.Credential(ctx, c, cfg, ns, o.lifetime)
+	credential, err := o.credential(ctx, c, cfg, ns)
 	if err != nil {
 		return err
 	}
@@ -182,9 +210,22 @@ func (o *registerOptions) run(ctx context.Context, s *session.Session, ref strin
 	if err := writeKubeconfig(o.output, credential); err != nil {
 		return err
 	}
+	keep := "--token-file FILE"
+	if o.bootstrap {
+		keep = "--credentials-secret NAMESPACE/NAME"
+	}
 	_, err = fmt.Fprintf(s.Stdout, "registered cluster %s/%s: its namespace on the hub is %s; its agent's kubeconfig is in %s\n"+
-		"run in the cluster: wavekit agent run --hub-kubeconfig %s --hub-namespace %s --token-file FILE\n", namespace, name, ns, o.output, o.output, ns)
+		"run in the cluster: wavekit agent run --hub-kubeconfig %s --hub-namespace %s %s\n", namespace, name, ns, o.output, o.output, ns, keep)
 	return err
+}
+
+// credential is the agent's first credential: a token of its
+// ServiceAccount, or with --bootstrap a bootstrap token.
+func (o *registerOptions) credential(ctx context.Context, c client.Client, cfg *rest.Config, ns string) (*rest.Config, error) {
+	if o.bootstrap {
+		return register.Bootstrap(ctx, c, cfg, ns, o.bootstrapTTL)
+	}
+	return register.Credential(ctx, c, cfg, ns, o.lifetime)
 }
 
 // writeKubeconfig writes a kubeconfig of cfg's address, CA and token, and
