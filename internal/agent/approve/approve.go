@@ -141,6 +141,13 @@ func (a *Approver) decide(ctx context.Context, r *certificatesv1.CertificateSign
 		condition.Type, condition.Reason, condition.Message = certificatesv1.CertificateDenied, ReasonDenied, reason
 		eventType, action = corev1.EventTypeWarning, "Deny"
 	}
+	if r.Spec.SignerName != register.SignerName {
+		// The operator may approve (or deny) for the agents' signer only:
+		// a request of another signer is told of by an Event and left to
+		// that signer's approvers.
+		a.recorder.Eventf(r, nil, eventType, condition.Reason, "Ignore", "%s", condition.Message)
+		return nil
+	}
 	r.Status.Conditions = append(r.Status.Conditions, condition)
 	if err := a.client.SubResource("approval").Update(ctx, r); err != nil {
 		return fmt.Errorf("%s certificate request %s of %s: %w", action, r.Name, r.Spec.Username, err)

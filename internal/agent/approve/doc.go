@@ -8,7 +8,9 @@
 // that agent's current certificate. kube-controller-manager signs what it
 // approves. A request that claims an agent's identity and fails a check is
 // denied, with the check it failed as the condition's message and an
-// Event; requests of anyone else are not its business and stay untouched.
+// Event (a request of another signer, which the operator may not deny, gets
+// the Event only); requests of anyone else are not its business and stay
+// untouched.
 //
 // Check is the decision, a pure function of the request; Setup wires the
 // controller into a manager when the operator may do its work.
