@@ -55,6 +55,9 @@ type Options struct {
 	// agent register --bootstrap`), the agent goes on with the certificate
 	// of this Secret while it is valid, and otherwise requests one with the
 	// token (certificate.go); it renews it past RotateAt of its lifetime.
+	// Without a bootstrap token and without TokenFile, the Secret keeps the
+	// agent's renewed ServiceAccount token instead (token.go), seeded from
+	// Hub's.
 	CredentialsSecret client.ObjectKey
 	// CertificateLifetime is the lifetime the agent asks its certificates
 	// for (default DefaultCertificateLifetime; at least 10 minutes, the
@@ -146,12 +149,19 @@ func Run(ctx context.Context, opts Options) error {
 	if err := opts.check(); err != nil {
 		return fmt.Errorf("agent: %w", err)
 	}
-	var certs *certRotator
-	if opts.bootstrap() {
-		var err error
-		if opts.Hub, certs, err = startCertificate(ctx, opts); err != nil {
-			return fmt.Errorf("agent: %w", err)
-		}
+	var (
+		certs  *certRotator
+		tokens *secretToken
+		err    error
+	)
+	switch {
+	case opts.bootstrap():
+		opts.Hub, certs, err = startCertificate(ctx, opts)
+	case opts.CredentialsSecret.Name != "" && opts.TokenFile == "":
+		opts.Hub, tokens, err = startToken(ctx, opts)
+	}
+	if err != nil {
+		return fmt.Errorf("agent: %w", err)
 	}
 	scheme := runtime.NewScheme()
 	if err := errors.Join(clientgoscheme.AddToScheme(scheme), v1alpha1.AddToScheme(scheme)); err != nil {
@@ -190,7 +200,12 @@ func Run(ctx context.Context, opts Options) error {
 		return err
 	}
 	if opts.TokenFile != "" {
-		if err := mgr.Add(&rotator{hub: hubWriter, file: opts.TokenFile, rotateAt: opts.RotateAt}); err != nil {
+		if err := mgr.Add(&rotator{hub: hubWriter, store: tokenFile(opts.TokenFile), rotateAt: opts.RotateAt}); err != nil {
+			return err
+		}
+	}
+	if tokens != nil {
+		if err := mgr.Add(&rotator{hub: hubWriter, store: tokens, rotateAt: opts.RotateAt}); err != nil {
 			return err
 		}
 	}

@@ -22,17 +22,39 @@ import (
 // replaces its token on the hub, as the kubelet does a projected one's.
 const DefaultRotateAt = 0.8
 
-// rotator keeps the agent's token in a file fresh: past rotateAt of its
-// lifetime it requests a new token of its own ServiceAccount on the hub
-// (its Role allows that, for its own account only) and replaces the file,
-// which the hub client re-reads (client-go reads a token file again every
-// minute). A token that cannot be renewed stays until it expires; the
+// rotator keeps the agent's token fresh: past rotateAt of its lifetime it
+// requests a new token of its own ServiceAccount on the hub (its Role
+// allows that, for its own account only) and replaces the one in store (a
+// file, which client-go re-reads every minute, or the credentials Secret,
+// token.go). A token that cannot be renewed stays until it expires; the
 // agent's cluster goes on as last applied meanwhile.
 type rotator struct {
 	hub      client.Client
-	file     string
+	store    tokenStore
 	rotateAt float64
 }
+
+// tokenStore holds the agent's current token.
+type tokenStore interface {
+	load() (string, error)
+	save(ctx context.Context, token string) error
+	where() string
+}
+
+// tokenFile is a token kept in a file.
+type tokenFile string
+
+func (f tokenFile) load() (string, error) {
+	raw, err := os.ReadFile(string(f))
+	if err != nil {
+		return "", fmt.Errorf("reading the agent's token: %w", err)
+	}
+	return string(raw), nil
+}
+
+func (f tokenFile) save(_ context.Context, token string) error { return writeToken(string(f), token) }
+
+func (f tokenFile) where() string { return string(f) }
 
 // claims are the parts of a ServiceAccount token the rotator reads: it
 // trusts its own file and verifies nothing (the hub does).
@@ -49,11 +71,16 @@ type claims struct {
 
 // readClaims reads the claims of the token in file.
 func readClaims(file string) (claims, error) {
-	raw, err := os.ReadFile(file)
+	raw, err := tokenFile(file).load()
 	if err != nil {
-		return claims{}, fmt.Errorf("reading the agent's token: %w", err)
+		return claims{}, err
 	}
-	parts := strings.Split(strings.TrimSpace(string(raw)), ".")
+	return parseClaims(raw, file)
+}
+
+// parseClaims reads the claims of token, which is in where.
+func parseClaims(token, file string) (claims, error) {
+	parts := strings.Split(strings.TrimSpace(token), ".")
 	if len(parts) != 3 {
 		return claims{}, fmt.Errorf("the agent's token in %s is not a JWT", file)
 	}
@@ -89,7 +116,11 @@ func (r *rotator) Start(ctx context.Context) error {
 
 // step renews the token when it is due and says when to look again.
 func (r *rotator) step(ctx context.Context, now time.Time) (time.Duration, error) {
-	c, err := readClaims(r.file)
+	token, err := r.store.load()
+	if err != nil {
+		return time.Minute, err
+	}
+	c, err := parseClaims(token, r.store.where())
 	if err != nil {
 		return time.Minute, err
 	}
@@ -104,7 +135,7 @@ func (r *rotator) step(ctx context.Context, now time.Time) (time.Duration, error
 	if err := r.hub.SubResource("token").Create(ctx, sa, request); err != nil {
 		return min(time.Minute, max(lifetime/20, time.Second)), fmt.Errorf("requesting a token of %s/%s: %w", sa.Namespace, sa.Name, err)
 	}
-	if err := writeToken(r.file, request.Status.Token); err != nil {
+	if err := r.store.save(ctx, request.Status.Token); err != nil {
 		return time.Minute, err
 	}
 	ctrl.Log.WithName("agent").WithName("token").Info("renewed the agent's token on the hub", "expires", request.Status.ExpirationTimestamp.UTC())

@@ -54,12 +54,14 @@ var _ = Describe("an agent that registers with a bootstrap token and a certifica
 		secretKey     = client.ObjectKey{Namespace: credentialsNS, Name: "hub-credentials"}
 		otherWork     = &v1alpha1.ComponentWork{}
 		registeredFor time.Duration
+		startWith     func(hubConfig *rest.Config, secret client.ObjectKey, rotateAt float64)
 	)
-	start := func(rotateAt float64) {
+	start := func(rotateAt float64) { startWith(boot1, secretKey, rotateAt) }
+	startWith = func(hubConfig *rest.Config, secret client.ObjectKey, rotateAt float64) {
 		runCtx, cancel := context.WithCancel(ctx)
 		running = &runningAgent{cancel: cancel, done: make(chan error, 1)}
-		opts := agent.Options{Hub: rest.CopyConfig(boot1), Namespace: nsR1, Local: member.Config, LeaseDuration: leaseDuration,
-			Holder: "r1", CredentialsSecret: secretKey, CertificateLifetime: lifetime, RotateAt: rotateAt,
+		opts := agent.Options{Hub: rest.CopyConfig(hubConfig), Namespace: nsR1, Local: member.Config, LeaseDuration: leaseDuration,
+			Holder: "r1", CredentialsSecret: secret, CertificateLifetime: lifetime, RotateAt: rotateAt,
 			Operator: operator.Options{Name: "wavekit.dev", Sources: map[string]string{"site": siteSource()}, CacheDir: GinkgoT().TempDir()}}
 		go func() { running.done <- agent.Run(runCtx, opts) }()
 	}
@@ -204,6 +206,32 @@ var _ = Describe("an agent that registers with a bootstrap token and a certifica
 			}
 			return cm.Data["greeting"]
 		}).WithTimeout(timeout).Should(Equal("renewed"), "the agent works on with the renewed certificate")
+	})
+
+	It("keeps a renewed ServiceAccount token in the credentials Secret in token mode", func() {
+		running.stop()
+		tokenConfig, err := register.Credential(ctx, hub.Client, hub.Config, nsR1, time.Hour)
+		Expect(err).NotTo(HaveOccurred())
+		tokenSecret := client.ObjectKey{Namespace: credentialsNS, Name: "hub-token"}
+		startWith(tokenConfig, tokenSecret, rotateAt)
+		kept := func() string {
+			var secret corev1.Secret
+			if err := member.Client.Get(ctx, tokenSecret, &secret); err != nil {
+				return err.Error()
+			}
+			return string(secret.Data["token"])
+		}
+		Eventually(kept).WithTimeout(timeout).Should(Equal(tokenConfig.BearerToken), "seeded from the kubeconfig")
+		Eventually(kept).WithTimeout(timeout).ShouldNot(Equal(tokenConfig.BearerToken), "renewed")
+		update(set, func(s *v1alpha1.ComponentSet) { s.Spec.Template.Spec.Values = values("token") })
+		Eventually(func() string {
+			var cm corev1.ConfigMap
+			if err := member.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "reg-config"}, &cm); err != nil {
+				return err.Error()
+			}
+			return cm.Data["greeting"]
+		}).WithTimeout(timeout).Should(Equal("token"))
+		Eventually(func() []string { return get(set).Status.Clusters }).WithTimeout(timeout).Should(ConsistOf(And(HavePrefix("r1"), ContainSubstring(": Ready"))))
 	})
 })
 
