@@ -83,18 +83,7 @@ func (r *certRotator) keep(ctx context.Context, certPEM, keyPEM []byte) error {
 
 // Start renews the certificate until ctx ends.
 func (r *certRotator) Start(ctx context.Context) error {
-	log := ctrl.Log.WithName("agent").WithName("certificate")
-	for {
-		wait, err := r.step(ctx, time.Now())
-		if err != nil {
-			log.Error(err, "renewing the agent's certificate on the hub; trying again", "in", wait)
-		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-time.After(wait):
-		}
-	}
+	return renewUntil(ctx, "certificate", r.step)
 }
 
 // step renews the certificate when it is due and says when to look again.

@@ -79,32 +79,38 @@ func readClaims(file string) (claims, error) {
 }
 
 // parseClaims reads the claims of token, which is in where.
-func parseClaims(token, file string) (claims, error) {
+func parseClaims(token, where string) (claims, error) {
 	parts := strings.Split(strings.TrimSpace(token), ".")
 	if len(parts) != 3 {
-		return claims{}, fmt.Errorf("the agent's token in %s is not a JWT", file)
+		return claims{}, fmt.Errorf("the agent's token in %s is not a JWT", where)
 	}
 	payload, err := base64.RawURLEncoding.DecodeString(parts[1])
 	if err != nil {
-		return claims{}, fmt.Errorf("decoding the agent's token in %s: %w", file, err)
+		return claims{}, fmt.Errorf("decoding the agent's token in %s: %w", where, err)
 	}
 	var c claims
 	if err := json.Unmarshal(payload, &c); err != nil {
-		return claims{}, fmt.Errorf("decoding the agent's token in %s: %w", file, err)
+		return claims{}, fmt.Errorf("decoding the agent's token in %s: %w", where, err)
 	}
 	if c.Expiry <= c.IssuedAt || c.Kubernetes.ServiceAccount.Name == "" {
-		return claims{}, fmt.Errorf("the agent's token in %s is not a bound ServiceAccount token with an expiry", file)
+		return claims{}, fmt.Errorf("the agent's token in %s is not a bound ServiceAccount token with an expiry", where)
 	}
 	return c, nil
 }
 
 // Start rotates the token until ctx ends.
 func (r *rotator) Start(ctx context.Context) error {
-	log := ctrl.Log.WithName("agent").WithName("token")
+	return renewUntil(ctx, "token", r.step)
+}
+
+// renewUntil renews the agent's credential (what) with step until ctx
+// ends, waiting as step says between two calls.
+func renewUntil(ctx context.Context, what string, step func(context.Context, time.Time) (time.Duration, error)) error {
+	log := ctrl.Log.WithName("agent").WithName(what)
 	for {
-		wait, err := r.step(ctx, time.Now())
+		wait, err := step(ctx, time.Now())
 		if err != nil {
-			log.Error(err, "renewing the agent's token on the hub; trying again", "in", wait)
+			log.Error(err, "renewing the agent's "+what+" on the hub; trying again", "in", wait)
 		}
 		select {
 		case <-ctx.Done():
