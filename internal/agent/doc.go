@@ -8,7 +8,13 @@
 // into the ComponentWork's status what the set's cluster waves gate on
 // (report.go), with generations translated to the ComponentWork's. It
 // renews a Lease in its namespace on the hub (heartbeat.go) and the
-// credential it reaches the hub with (rotate.go).
+// credential it reaches the hub with: a ServiceAccount token (rotate.go,
+// kept in a file or in a Secret of its cluster, token.go), or, given a
+// bootstrap token, a client certificate it requests by a
+// CertificateSigningRequest and renews with a request of its current
+// certificate (certificate.go, certrotate.go), kept in a Secret of its
+// cluster (credentials.go) so that a restarted agent needs no bootstrap
+// token again.
 //
 // Rendering happens in the member cluster, from the Component's source:
 // nothing rendered is stored on the hub, so etcd's object size limit bounds
@@ -17,5 +23,6 @@
 // credentials.
 //
 // Package register is the hub's side: the cluster's namespace, its agent's
-// identity and rights there, and the agent's first credential.
+// identity and rights there, and the agent's first credential; package
+// approve approves the agents' certificate requests in the operator.
 package agent
