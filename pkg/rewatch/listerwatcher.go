@@ -37,6 +37,7 @@ func (l *ListerWatcher) SetStore(store toolscache.Store) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.store = store
+	l.state.setCache(store)
 }
 
 func (l *ListerWatcher) storeOf() toolscache.Store {

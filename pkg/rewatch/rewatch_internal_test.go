@@ -378,3 +378,56 @@ func seriesOf(c prometheus.Collector, cluster string) int {
 	}
 	return n
 }
+
+// TestCachedObjectsCountsWhatTheStoresHold: wavekit_cached_objects is the
+// sum, by cluster and resource, of what the stores of the wrapped informers
+// hold, and the series goes when they stop.
+func TestCachedObjectsCountsWhatTheStoresHold(t *testing.T) {
+	const cluster = "test-cached"
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	for _, items := range [][]*corev1.ConfigMap{{cm("a", "1"), cm("b", "1")}, {cm("c", "1")}} {
+		l := Wrap(&script{}, &corev1.ConfigMap{}, cluster, "ConfigMap")
+		store := toolscache.NewStore(toolscache.MetaNamespaceKeyFunc)
+		l.SetStore(store) // as Informers does with its informer's
+		l.stopWith(ctx)   // as its informer's first list does
+		for _, item := range items {
+			if err := store.Add(item); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if got := cachedSample(t, cluster, "ConfigMap"); got != 3 {
+		t.Fatalf("wavekit_cached_objects{resource=ConfigMap} %v, want 3 (2 and 1 in two caches)", got)
+	}
+	cancel()
+	deadline := time.Now().Add(5 * time.Second)
+	for seriesOf(newCachedObjects(), cluster) > 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := seriesOf(newCachedObjects(), cluster); n != 0 {
+		t.Fatalf("%d wavekit_cached_objects series left after the informers stopped", n)
+	}
+}
+
+// cachedSample is wavekit_cached_objects of cluster and resource (-1: none).
+func cachedSample(t *testing.T, cluster, resource string) float64 {
+	t.Helper()
+	ch := make(chan prometheus.Metric)
+	go func() { newCachedObjects().Collect(ch); close(ch) }()
+	found := -1.0
+	for m := range ch {
+		var out dto.Metric
+		if err := m.Write(&out); err != nil {
+			t.Fatal(err)
+		}
+		labels := map[string]string{}
+		for _, l := range out.GetLabel() {
+			labels[l.GetName()] = l.GetValue()
+		}
+		if labels["cluster"] == cluster && labels["resource"] == resource {
+			found = out.GetGauge().GetValue()
+		}
+	}
+	return found
+}

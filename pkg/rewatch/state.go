@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 )
 
@@ -34,7 +35,7 @@ var (
 )
 
 func init() {
-	metrics.Registry.MustRegister(lastEvent, reconnects, lastReconnect, lostNow)
+	metrics.Registry.MustRegister(lastEvent, reconnects, lastReconnect, lostNow, newCachedObjects())
 }
 
 // How a lost watch came back.
@@ -49,8 +50,9 @@ type state struct {
 	cluster, resource string
 	delivered         prometheus.Gauge
 
-	mu   sync.Mutex
-	lost time.Time // zero while watching
+	mu    sync.Mutex
+	lost  time.Time        // zero while watching
+	store toolscache.Store // the informer's, once SetStore gave it
 }
 
 // watches are the states of every wrapped ListerWatcher that has not
