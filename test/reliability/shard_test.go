@@ -2,6 +2,7 @@ package reliability_test
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -64,6 +65,16 @@ var _ = Describe("shards", Ordered, func() {
 		}
 	})
 
+	It("caches the objects of its own shard only", func() {
+		// Every object carries the owner label; a shard's cache selects its
+		// shard label too, so it holds its Component's two ConfigMaps and
+		// none of the other shard's (the unsharded process selects by the
+		// owner label alone, as an operator without shards does).
+		for _, p := range []*shardProcess{blue, green} {
+			eventually(p.cached).WithArguments("ConfigMap").Should(Equal(2), "shard %q", p.key)
+		}
+	})
+
 	It("hands a Component over to another shard without deleting or re-creating an object", func() {
 		b := components["b"]
 		before := ownedIn(ctx, ns)
@@ -71,6 +82,15 @@ var _ = Describe("shards", Ordered, func() {
 		relabel(ctx, b, shardLabel, "green")
 		Eventually(green.ready).Should(Equal(2))
 		Eventually(blue.ready).Should(Equal(0))
+		for _, name := range []string{"b-0", "b-1"} {
+			eventually(func() map[string]string { return getConfigMap(ctx, ns, name).Labels }).
+				Should(HaveKeyWithValue(shardLabel, "green"), "%s is green's now", name)
+		}
+		eventually(green.cached).WithArguments("ConfigMap").Should(Equal(4), "green caches b's objects")
+		eventually(blue.cached).WithArguments("ConfigMap").Should(BeZero(), "blue lets b's objects go")
+		// The move writes each object once, to relabel it, and no more.
+		Consistently(func() map[string]int { return modified(history, "b-0", "b-1") }).WithTimeout(2*time.Second).
+			Should(And(HaveKeyWithValue("b-0", 1), HaveKeyWithValue("b-1", 1)), "each of b's objects is written once by the move")
 
 		changeValues(ctx, b, map[string]any{"greeting": "moved"})
 		eventually(func() string { return getConfigMap(ctx, ns, "b-0").Data["greeting"] }).Should(Equal("moved"))
@@ -151,6 +171,34 @@ func (p *shardProcess) ready() int {
 		}
 	}
 	return 0
+}
+
+// cached is the process's wavekit_cached_objects of resource: the objects
+// of that resource its informers hold.
+func (p *shardProcess) cached(resource string) int {
+	body, err := get("http://" + p.metrics + "/metrics")
+	if err != nil {
+		return -1
+	}
+	n := 0
+	for _, line := range strings.Split(body, "\n") {
+		if strings.HasPrefix(line, "wavekit_cached_objects{") && strings.Contains(line, `resource="`+resource+`"`) {
+			v, _ := strconv.Atoi(line[strings.LastIndex(line, " ")+1:])
+			n += v
+		}
+	}
+	return n
+}
+
+// modified counts the MODIFIED events of the ConfigMaps names in history.
+func modified(history *objectHistory, names ...string) map[string]int {
+	out := map[string]int{}
+	for key, events := range history.snapshot() {
+		if key.Kind == "ConfigMap" && slices.Contains(names, key.Name) {
+			out[key.Name] = events[watch.Modified]
+		}
+	}
+	return out
 }
 
 // leaseHolder is the holder of the leader-election Lease name in ns ("" if
