@@ -47,7 +47,10 @@ func (c scaleCase) String() string {
 //
 // WAVEKIT_SCALE_SIZES (default 1000,3000,10000) are the Rs;
 // WAVEKIT_SCALE_SHARDS (default 2,4; 1 for none) the shard replicas of
-// the largest;
+// the largest, and WAVEKIT_SCALE_SHARDED_ONLY=1 leaves out the cases of
+// one replica (R = 30 000 over 4 shards alone: SIZES=30000 SHARDS=4);
+// a sharded case also moves min(1 000, R/10) Components from one shard to
+// another, after the resync;
 // WAVEKIT_SCALE_PROFILE=<dir> saves each replica's heap profile when
 // idle and a CPU profile of the resync; WAVEKIT_SCALE_OPERATOR_ARGS adds
 // flags to the operator's (a case of its own in the results).
@@ -71,6 +74,9 @@ func scaleCases() []scaleCase {
 	sizes := envInts("WAVEKIT_SCALE_SIZES", []int{1000, 3000, 10000})
 	var cases []scaleCase
 	for _, r := range sizes {
+		if os.Getenv("WAVEKIT_SCALE_SHARDED_ONLY") != "" {
+			continue // the sharded cases alone
+		}
 		cases = append(cases, scaleCase{components: r, shards: 1})
 		if r == 1000 {
 			cases = append(cases, scaleCase{components: r, shards: 1, deployment: true})

@@ -28,6 +28,10 @@ func (s *scaleRun) measure() {
 	s.idle()
 	s.resync(catchUp)
 	s.progress("resynced in %.0f s", s.result.Resync.Seconds)
+	s.moveShard()
+	if m := s.result.Move; m != nil {
+		s.progress("moved %d Components to shard %s in %.1f s, %.2f writes per object", m.Components, m.To, m.Seconds, m.WritesPerObject)
+	}
 	s.remove()
 	s.stopReplicas("after")
 }

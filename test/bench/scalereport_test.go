@@ -33,7 +33,9 @@ type scaleResult struct {
 	QuietChange   changeResult   `json:"quietChange"`
 	Resync        phase          `json:"resync"`
 	ResyncChanges []resyncChange `json:"resyncChanges"`
-	Delete        phase          `json:"delete"`
+	// Move is the shard move of a sharded case (moveShard).
+	Move   *moveResult `json:"move,omitempty"`
+	Delete phase       `json:"delete"`
 }
 
 // memory is each replica's resident memory: all of it, and anonymous
@@ -156,6 +158,10 @@ func (s *scaleRun) report() {
 	s.b.ReportMetric(medianOf(r.ResyncChanges), "change-during-resync-median-s")
 	s.b.ReportMetric(r.Restart.HandledSeconds, "restart-change-handled-s")
 	s.b.ReportMetric(float64(r.Restart.CatchUp.Requests.writes()), "restart-writes")
+	if r.Move != nil {
+		s.b.ReportMetric(r.Move.Seconds, "move-s-to-ready")
+		s.b.ReportMetric(r.Move.WritesPerObject, "move-writes/object")
+	}
 	s.b.Log("\n" + r.table())
 	if path := os.Getenv("WAVEKIT_SCALE_OUT"); path != "" {
 		if err := writeJSON(path, r); err != nil {
@@ -182,6 +188,7 @@ func (r scaleResult) table() string {
 	row("resync: passes, time, CPU", "%.0f in %.1f s, %.1f s CPU (load %.2f)", r.Resync.Reconciles, r.Resync.Seconds, sum(r.Resync.CPU), r.Resync.Load)
 	row("resync: requests", "%s", r.Resync.Requests)
 	row("changes during resync", "%v", r.ResyncChanges)
+	out.WriteString(r.moveRow())
 	row("delete all", "%.1f s, CPU %.1f s; %s", r.Delete.Seconds, sum(r.Delete.CPU), r.Delete.Requests)
 	return out.String()
 }
