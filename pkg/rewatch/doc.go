@@ -49,7 +49,8 @@
 // (when a watch last delivered an event or bookmark), wavekit_watch_reconnect_seconds
 // (how long a watch took to deliver again after it was lost, by how:
 // resumed, or relisted in place), wavekit_watch_last_reconnect_seconds (how
-// long the last of those took) and wavekit_watches_lost (watches lost now
-// and not back). Lost lists them; Ready is a healthz checker that fails
+// long the last of those took), wavekit_watches_lost (watches lost now
+// and not back) and wavekit_cached_objects (what the informers' stores
+// hold, counted at each scrape). Lost lists them; Ready is a healthz checker that fails
 // while a watch of a cluster is lost.
 package rewatch

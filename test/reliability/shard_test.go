@@ -128,8 +128,17 @@ var _ = Describe("shards", Ordered, func() {
 
 	It("fails over to a standby of the shard when its leader dies", func() {
 		c := components["u"]
+		history := watchHistory(ctx, ns, crashOperator)
 		relabel(ctx, c, shardLabel, "blue")
 		Eventually(blue.ready).Should(Equal(1), "the leader takes the Component")
+		// Objects the unsharded process wrote carry no shard label: the
+		// shard's pass labels each, with one write.
+		for _, name := range []string{"u-0", "u-1"} {
+			eventually(func() map[string]string { return getConfigMap(ctx, ns, name).Labels }).
+				Should(HaveKeyWithValue(shardLabel, "blue"), "%s is blue's now", name)
+		}
+		Consistently(func() map[string]int { return modified(history, "u-0", "u-1") }).WithTimeout(2*time.Second).
+			Should(And(HaveKeyWithValue("u-0", 1), HaveKeyWithValue("u-1", 1)), "each of u's objects is relabelled once")
 		Expect(blueStandby.ready()).To(Equal(0), "the standby waits")
 
 		blue.kill()
