@@ -2,6 +2,7 @@ package bench_test
 
 import (
 	"fmt"
+	"maps"
 	"sync"
 	"time"
 
@@ -152,11 +153,7 @@ func (w *objectWrites) stop() map[string]int {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	out := make(map[string]int, len(w.counts))
-	for key, n := range w.counts {
-		out[key] = n
-	}
-	return out
+	return maps.Clone(w.counts)
 }
 
 // moveRow is the table row of the move, "" for none.
