@@ -170,6 +170,10 @@ type Applier struct {
 	// render, as the applier created or saw them: the only UIDs whose end
 	// states judge them (runonce.go).
 	runs *expiry.Map[manifests.ObjectKey, types.UID]
+	// namespaces are the namespaces a read found to exist, for
+	// namespaceMemory: the objects of many new components in one
+	// namespace read it once, not once a pass each (namespaces.go).
+	namespaces *expiry.Map[string, bool]
 }
 
 // withDefaults fills in what o leaves to its defaults.
@@ -201,18 +205,19 @@ func NewApplier(target Target, opts Options) (*Applier, error) {
 	}
 	opts = opts.withDefaults()
 	return &Applier{
-		opts:      opts,
-		target:    target,
-		mapper:    target.Client.RESTMapper(),
-		scheme:    target.Client.Scheme(),
-		live:      live.New(target.Live, target.Client, opts.Now),
-		reporting: &readiness.ObservedGenerations{},
-		drift:     drift.NewDetector(),
-		stored:    drift.NewStoredForms(target.Client.Scheme()),
-		loops:     writes.NewLoops(opts.WriteLoop, opts.Now),
-		own:       writes.NewOwn(),
-		purges:    writes.NewPurges(opts.Now),
-		runs:      expiry.New[manifests.ObjectKey, types.UID](endStateMemory, opts.Now),
+		opts:       opts,
+		target:     target,
+		mapper:     target.Client.RESTMapper(),
+		scheme:     target.Client.Scheme(),
+		live:       live.New(target.Live, target.Client, opts.Now),
+		reporting:  &readiness.ObservedGenerations{},
+		drift:      drift.NewDetector(),
+		stored:     drift.NewStoredForms(target.Client.Scheme()),
+		loops:      writes.NewLoops(opts.WriteLoop, opts.Now),
+		own:        writes.NewOwn(),
+		purges:     writes.NewPurges(opts.Now),
+		runs:       expiry.New[manifests.ObjectKey, types.UID](endStateMemory, opts.Now),
+		namespaces: expiry.New[string, bool](namespaceMemory, opts.Now),
 	}, nil
 }
 

@@ -115,6 +115,16 @@ var _ = Describe("applying in waves", func() {
 		Expect(get(ctx, "v1", "Namespace", "", missing)).NotTo(BeNil())
 	})
 
+	It("reads a namespace once for the new objects of many owners in it", func() {
+		h.counter.Reset()
+		for i := range 5 {
+			h.owner.ID = manifests.OwnerID("test.wavekit.dev", "Component", ns, fmt.Sprintf("many-%d", i))
+			h.inventory = nil
+			h.applyUntilDone(ctx, configMap(ns, fmt.Sprintf("many-%d", i), nil))
+		}
+		Expect(h.counter.Count("get", "namespaces")).To(Equal(1), "reads of namespace %s: %s", ns, h.counter)
+	})
+
 	It("does not create missing namespaces under the do-not-create policy", func() {
 		h = newHarness(ctx, "nomissing-"+ns, engine.Options{Defaults: manifests.Defaults{Namespace: manifests.NamespaceDoNotCreate}})
 		_, err := h.apply(ctx, configMap(ns+"-absent", "cm", nil))

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -24,7 +25,9 @@ import (
 // but never deleted with the component. A namespace created so earlier stays
 // in the manifests while objects need it, without a request; others are
 // looked up only for objects never applied before, so a pass that changes
-// nothing reads nothing.
+// nothing reads nothing, and one found to exist is not looked up again for
+// namespaceMemory, so that the new components of one namespace read it
+// once, not once a pass each.
 func (a *Applier) neededNamespaces(ctx context.Context, p *preparer, objs []*desired, inventory []manifests.InventoryItem) ([]*desired, error) {
 	var added []client.Object
 	for _, need := range namespaceNeeds(objs) {
@@ -98,17 +101,29 @@ func (a *Applier) mustCreate(ctx context.Context, need *namespaceNeed, inventory
 	if allApplied(need.objects, inventory) {
 		return false, nil
 	}
+	if _, exists := a.namespaces.Get(need.name); exists {
+		return false, nil
+	}
 	ns := &metav1.PartialObjectMetadata{}
 	ns.SetGroupVersionKind(namespaceGVK)
 	err := a.target.Client.Get(ctx, client.ObjectKey{Name: need.name}, ns)
 	switch {
 	case apierrors.IsNotFound(err):
 		return true, nil
-	case err == nil, apierrors.IsForbidden(err):
+	case err == nil:
+		a.namespaces.Put(need.name, true)
+		return false, nil
+	case apierrors.IsForbidden(err):
 		return false, nil
 	}
 	return false, fmt.Errorf("reading namespace %s: %w", need.name, err)
 }
+
+// namespaceMemory is how long a namespace read to exist is taken to exist
+// without another read. A namespace deleted meanwhile fails the write of
+// an object in it (not found), and the pass after the memory has passed
+// creates it.
+const namespaceMemory = 10 * time.Second
 
 // allApplied tells whether every object has been written before, as the
 // inventory says; only a new object can find its namespace missing.
