@@ -9,6 +9,11 @@
 #   FROM ghcr.io/wavekit-dev/component-operator:<version>
 #   COPY my-chart/ /opt/sources/my-chart/
 # and deployed with the chart value sources: [{name: my-chart, path: /opt/sources/my-chart}].
+#
+# The target agent is the image of the pull-mode agent (`wavekit agent run`, installed in a
+# member cluster with config/agent-chart): the wavekit CLI binary on the same base and user.
+#   docker build --target agent --build-arg VERSION=v0.2.0 -t ghcr.io/wavekit-dev/wavekit-agent:v0.2.0 .
+# A plain `docker build .` builds the operator image, the last stage, as before.
 
 FROM golang:1.26 AS builder
 ARG TARGETOS
@@ -29,6 +34,32 @@ RUN --mount=type=cache,target=/go/pkg/mod --mount=type=cache,target=/root/.cache
     go build -trimpath -ldflags="-s -w -X github.com/wavekit-dev/wavekit/internal/version.stamped=${VERSION}" \
       -o /out/component-operator ./cmd/component-operator
 
+# The agent's binary, built only for the target agent.
+FROM builder AS agent-builder
+ARG TARGETOS
+ARG TARGETARCH
+ARG VERSION=v0.0.0
+RUN --mount=type=cache,target=/go/pkg/mod --mount=type=cache,target=/root/.cache/go-build \
+    CGO_ENABLED=0 GOOS=${TARGETOS:-linux} GOARCH=${TARGETARCH} \
+    go build -trimpath -ldflags="-s -w -X github.com/wavekit-dev/wavekit/internal/version.stamped=${VERSION}" \
+      -o /out/wavekit ./cmd/wavekit
+
+FROM gcr.io/distroless/static:nonroot AS agent
+ARG VERSION=v0.0.0
+ARG REVISION=""
+LABEL org.opencontainers.image.source="https://github.com/wavekit-dev/wavekit" \
+      org.opencontainers.image.version="${VERSION}" \
+      org.opencontainers.image.revision="${REVISION}" \
+      org.opencontainers.image.title="wavekit-agent" \
+      org.opencontainers.image.description="wavekit pull-mode agent of a member cluster (wavekit agent run)" \
+      org.opencontainers.image.licenses="Apache-2.0"
+WORKDIR /
+COPY --from=agent-builder /out/wavekit /wavekit
+USER 65532:65532
+ENTRYPOINT ["/wavekit"]
+CMD ["agent", "run", "--help"]
+
+# The operator image: the last stage, what `docker build .` builds.
 FROM gcr.io/distroless/static:nonroot
 ARG VERSION=v0.0.0
 ARG REVISION=""

@@ -15,7 +15,7 @@ CONTROL_PLANE := bash hack/control-plane.sh
 # Packages whose tests run with the race detector; RACE=0 turns it off.
 RACE        ?= 1
 TEST_FLAGS  ?= -count=1 -timeout=45m
-GENERATED   := api pkg config/crd config/chart/crds
+GENERATED   := api pkg config/crd config/chart/crds config/agent-chart/crds
 
 ##@ Main jobs
 
@@ -118,9 +118,10 @@ generate: ## Generate deepcopy code (controller-gen).
 	$(TOOLS) controller-gen object:headerFile=hack/boilerplate.go.txt paths=./api/... paths=./pkg/manifests/... paths=./pkg/component/...
 
 .PHONY: manifests
-manifests: ## Generate CRDs (controller-gen) into config/crd/bases and the operator chart.
+manifests: ## Generate CRDs (controller-gen) into config/crd/bases, the operator chart and the agent chart (Components only).
 	$(TOOLS) controller-gen crd paths=./api/... output:crd:artifacts:config=config/crd/bases
 	cp config/crd/bases/*.yaml config/chart/crds/
+	cp config/crd/bases/wavekit.dev_components.yaml config/agent-chart/crds/
 
 .PHONY: check-generated
 check-generated: ## Regenerate code and CRDs and fail if that changed anything.
@@ -214,14 +215,27 @@ image-push: image ## Push the image to IMG=registry/repository:tag (credentials 
 docker-build: ## Build the image IMG with Docker (docker build), for those who have it.
 	docker build --build-arg VERSION=$(VERSION) --build-arg REVISION=$(REVISION) -t $(IMG) .
 
+AGENT_IMG   ?= ghcr.io/wavekit-dev/wavekit-agent:$(VERSION)
+
+.PHONY: docker-build-agent
+docker-build-agent: ## Build the agent image AGENT_IMG (the Dockerfile's target agent: the wavekit CLI) with Docker.
+	docker build --target agent --build-arg VERSION=$(VERSION) --build-arg REVISION=$(REVISION) -t $(AGENT_IMG) .
+
 .PHONY: chart-lint
-chart-lint: ## Lint the operator's Helm chart (config/chart) with the helm CLI from go.mod.
+chart-lint: ## Lint the operator's Helm chart (config/chart) and the agent's (config/agent-chart) with the helm CLI from go.mod.
 	$(GO) tool helm lint --strict config/chart --set 'sources[0].name=example,sources[0].path=/opt/sources/example'
+	$(GO) tool helm lint --strict config/agent-chart --set hub.namespace=fleet-example-0123abcd
 
 .PHONY: chart-package
 chart-package: ## Package the chart into DIST with version CHART_VERSION and appVersion VERSION (the image tag).
 	@mkdir -p $(DIST)
 	$(GO) tool helm package config/chart --version $(CHART_VERSION) --app-version $(VERSION) --destination $(DIST)
+
+# Not part of dist yet: its image (the Dockerfile's target agent) is built with Docker only.
+.PHONY: agent-chart-package
+agent-chart-package: ## Package the agent's chart (config/agent-chart) into DIST with version CHART_VERSION and appVersion VERSION (the agent image's tag).
+	@mkdir -p $(DIST)
+	$(GO) tool helm package config/agent-chart --version $(CHART_VERSION) --app-version $(VERSION) --destination $(DIST)
 
 .PHONY: cli
 cli: ## Build the wavekit CLI for every CLI_PLATFORMS into DIST.
