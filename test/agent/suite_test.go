@@ -105,11 +105,18 @@ var _ = BeforeSuite(func() {
 		members, err = testcluster.StartClusters(len(clusterNames))
 		started <- err
 	}()
-	built := make(chan error, 1)
+	// Both binaries link while the clusters start.
+	var operatorBinary string
+	builtWavekit, builtOperator := make(chan error, 1), make(chan error, 1)
 	go func() {
 		var err error
 		wavekit, err = buildWavekit(GinkgoT().TempDir())
-		built <- err
+		builtWavekit <- err
+	}()
+	go func() {
+		var err error
+		operatorBinary, err = operatortest.BuildOperator(testcluster.ModuleRoot(), GinkgoT().TempDir())
+		builtOperator <- err
 	}()
 	var err error
 	hub, err = testcluster.Start(testcluster.Options{Scheme: scheme})
@@ -122,16 +129,15 @@ var _ = BeforeSuite(func() {
 		}
 	})
 
-	binary, err := operatortest.BuildOperator(testcluster.ModuleRoot(), GinkgoT().TempDir())
-	Expect(err).NotTo(HaveOccurred())
-	Expect(<-built).To(Succeed())
+	Expect(<-builtWavekit).To(Succeed())
+	Expect(<-builtOperator).To(Succeed())
 	for _, name := range []string{operatorNamespace, ns} {
 		Expect(hub.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}})).To(Succeed())
 	}
 	Expect(operatortest.ApplyRBAC(ctx, hub.Client, testcluster.ModuleRoot(), "wavekit", operatorNamespace, map[string]any{})).To(Succeed())
 	operatorConfig, err := operatortest.ServiceAccountConfig(ctx, hub.Client, hub.Config, operatorNamespace, operatorAccount)
 	Expect(err).NotTo(HaveOccurred())
-	session, err := operatortest.Operator{Binary: binary, Config: operatorConfig, Dir: GinkgoT().TempDir(),
+	session, err := operatortest.Operator{Binary: operatorBinary, Config: operatorConfig, Dir: GinkgoT().TempDir(),
 		Args: []string{"--source", "site=" + siteSource()}, Out: GinkgoWriter}.Start()
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(func() { session.Terminate().Wait(10 * time.Second) })
@@ -171,10 +177,11 @@ var _ = BeforeSuite(func() {
 	}
 })
 
-// buildWavekit builds the wavekit CLI of the checkout into dir.
+// buildWavekit builds the wavekit CLI of the checkout into dir, without
+// its symbol table and debug information (a shorter link, as the release's).
 func buildWavekit(dir string) (string, error) {
 	binary := filepath.Join(dir, "wavekit")
-	build := exec.Command("go", "build", "-o", binary, "./cmd/wavekit")
+	build := exec.Command("go", "build", "-ldflags=-s -w", "-o", binary, "./cmd/wavekit")
 	build.Dir = testcluster.ModuleRoot()
 	if out, err := build.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("building wavekit: %w\n%s", err, out)
