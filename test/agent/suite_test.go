@@ -16,12 +16,16 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"github.com/onsi/gomega/gexec"
+	"helm.sh/helm/v3/pkg/action"
+	"helm.sh/helm/v3/pkg/chart/loader"
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -39,6 +43,7 @@ import (
 	"github.com/wavekit-dev/wavekit/internal/testing/faultproxy"
 	"github.com/wavekit-dev/wavekit/internal/testing/operatortest"
 	"github.com/wavekit-dev/wavekit/internal/testing/testcluster"
+	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
 func TestAgent(t *testing.T) {
@@ -81,11 +86,9 @@ var (
 	// the agents keep their renewed tokens in.
 	credentials = map[string]*rest.Config{}
 	tokenFiles  = map[string]string{}
-	// hubKubeconfigs and memberKubeconfigs are the files an agent starts
-	// with: the hub's (its registered credential) and its own cluster's
-	// (the agent chart's ServiceAccount token), by cluster name.
-	hubKubeconfigs    = map[string]string{}
-	memberKubeconfigs = map[string]string{}
+	// pods are the agent chart's pods, by cluster name, as this machine
+	// runs them.
+	pods = map[string]*agentPod{}
 	// admin is a kubeconfig of the hub's administrator, for the CLI.
 	admin string
 	// wavekit is the wavekit binary, built once.
@@ -150,18 +153,19 @@ var _ = BeforeSuite(func() {
 	admin = filepath.Join(GinkgoT().TempDir(), "hub-admin.kubeconfig")
 	Expect(testcluster.WriteKubeconfig(hub.Config, admin)).To(Succeed())
 	for i, name := range clusterNames[:pulledClusters] {
-		installAgentChart(name, members[i], scheme)
+		var hubKubeconfig string
 		switch name {
 		case "p1": // as a user does, with the CLI, reaching the hub through a link the specs cut
-			hubKubeconfigs[name] = registerWithCLI(name, "--server", "https://"+p1Link.Addr())
+			hubKubeconfig = registerWithCLI(name, "--server", "https://"+p1Link.Addr())
 		case "p2": // by the Go API
-			hubKubeconfigs[name] = registerWithAPI(name)
+			hubKubeconfig = registerWithAPI(name)
 		default:
-			hubKubeconfigs[name] = registerWithCLI(name)
+			hubKubeconfig = registerWithCLI(name)
 		}
-		credentials[name], err = clientcmd.BuildConfigFromFlags("", hubKubeconfigs[name])
+		credentials[name], err = clientcmd.BuildConfigFromFlags("", hubKubeconfig)
 		Expect(err).NotTo(HaveOccurred())
-		tokenFiles[name] = filepath.Join(GinkgoT().TempDir(), "hub-token")
+		pods[name] = installAgentChart(name, members[i], scheme, hubKubeconfig)
+		tokenFiles[name] = pods[name].tokenFile
 		agents[name] = startAgent(name, fleet.WorkNamespace(ns, name), members[i])
 	}
 	DeferCleanup(func() {
@@ -189,35 +193,123 @@ func buildWavekit(dir string) (string, error) {
 	return binary, nil
 }
 
-// installAgentChart does on member what installing the agent chart does
-// before its pod starts: the Component CRD of the chart's crds/, the
-// release namespace, and the chart's ServiceAccount and RBAC (rendered from
-// config/agent-chart, granting what the site source deploys); it writes
-// memberKubeconfigs[name], a kubeconfig of that ServiceAccount's token.
-func installAgentChart(name string, member *testcluster.Env, scheme *runtime.Scheme) {
+// installAgentChart installs the agent chart on member as the docs say:
+// the Component CRD of its crds/, the release namespace, the Secret of the
+// hub kubeconfig its registration wrote, then every object the chart
+// renders for this cluster (its ServiceAccount, RBAC granting what the site
+// source deploys, the Deployment); it returns the chart's pod as this
+// machine runs it.
+func installAgentChart(name string, member *testcluster.Env, scheme *runtime.Scheme, hubKubeconfig string) *agentPod {
 	GinkgoHelper()
 	var err error
 	member.Client, err = client.New(member.Config, client.Options{Scheme: scheme})
 	Expect(err).NotTo(HaveOccurred())
-	chart := filepath.Join(testcluster.ModuleRoot(), "config", "agent-chart")
+	chartDir := filepath.Join(testcluster.ModuleRoot(), "config", "agent-chart")
 	_, err = envtest.InstallCRDs(member.Config, envtest.CRDInstallOptions{
-		Paths: []string{filepath.Join(chart, "crds")}, ErrorIfPathMissing: true})
+		Paths: []string{filepath.Join(chartDir, "crds")}, ErrorIfPathMissing: true})
 	Expect(err).NotTo(HaveOccurred())
 	Expect(member.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: agentNamespace}})).To(Succeed())
-	objects, err := operatortest.RBAC(chart, agentRelease, agentNamespace, map[string]any{
-		"hub": map[string]any{"namespace": fleet.WorkNamespace(ns, name)},
+	kubeconfig, err := os.ReadFile(hubKubeconfig)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(member.Client.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: agentNamespace, Name: agentRelease + "-hub"},
+		Data: map[string][]byte{"kubeconfig": kubeconfig}})).To(Succeed())
+
+	chart, err := loader.Load(chartDir)
+	Expect(err).NotTo(HaveOccurred())
+	install := action.NewInstall(&action.Configuration{})
+	install.ClientOnly, install.DryRun = true, true
+	install.ReleaseName, install.Namespace = agentRelease, agentNamespace
+	release, err := install.Run(chart, map[string]any{
+		"hub":     map[string]any{"namespace": fleet.WorkNamespace(ns, name), "leaseDuration": leaseDuration.String()},
+		"sources": []any{map[string]any{"name": "site", "path": siteSource()}},
 		"rbac": map[string]any{"extraRules": []any{map[string]any{
 			"apiGroups": []any{""}, "resources": []any{"configmaps"},
 			"verbs": []any{"get", "list", "watch", "create", "update", "patch", "delete"}}}},
 	})
 	Expect(err).NotTo(HaveOccurred())
+	objects, err := manifests.DecodeObjects("the agent chart", []byte(release.Manifest))
+	Expect(err).NotTo(HaveOccurred())
+	var deployment appsv1.Deployment
 	for _, o := range objects {
 		Expect(member.Client.Create(ctx, o)).To(Succeed(), "%s %s", o.GetKind(), o.GetName())
+		if o.GetKind() == "Deployment" {
+			Expect(runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, &deployment)).To(Succeed())
+		}
 	}
-	cfg, err := operatortest.ServiceAccountConfig(ctx, member.Client, member.Config, agentNamespace, agentAccount)
+	Expect(deployment.Spec.Template.Spec.ServiceAccountName).To(Equal(agentAccount))
+	return localPod(member, deployment.Spec.Template.Spec)
+}
+
+// agentPod is the agent chart's pod made local: the container's command
+// line and environment, with each volume's mount path replaced by a
+// directory of this machine that holds what the kubelet would put there,
+// and the pod's own cluster reached with a kubeconfig of its
+// ServiceAccount's token. A killed agent restarts in the same pod: its
+// emptyDirs keep what it wrote.
+type agentPod struct {
+	args, env []string
+	// tokenFile is the local path of the agent's --token-file.
+	tokenFile string
+}
+
+// localPod makes spec's one container local (see agentPod), reading the
+// Secrets its volumes name from member.
+func localPod(member *testcluster.Env, spec corev1.PodSpec) *agentPod {
+	GinkgoHelper()
+	Expect(spec.Containers).To(HaveLen(1))
+	container := spec.Containers[0]
+	Expect(container.Command).To(Equal([]string{"/wavekit"}), "the agent image's binary")
+	dirs := map[string]string{} // volume name → local directory
+	for _, v := range spec.Volumes {
+		dir := GinkgoT().TempDir()
+		dirs[v.Name] = dir
+		switch {
+		case v.EmptyDir != nil:
+		case v.Secret != nil:
+			var secret corev1.Secret
+			Expect(member.Client.Get(ctx, client.ObjectKey{Namespace: agentNamespace, Name: v.Secret.SecretName}, &secret)).To(Succeed())
+			for _, item := range v.Secret.Items {
+				Expect(secret.Data).To(HaveKey(item.Key), "Secret %s", v.Secret.SecretName)
+				Expect(os.WriteFile(filepath.Join(dir, item.Path), secret.Data[item.Key], 0o600)).To(Succeed())
+			}
+		default:
+			Fail("the agent's pod has a volume this suite cannot make local: " + v.Name)
+		}
+	}
+	var pairs []string // mount path → local directory, in args
+	pod := &agentPod{}
+	for _, m := range container.VolumeMounts {
+		pairs = append(pairs, m.MountPath+"/", dirs[m.Name]+"/")
+		if m.MountPath == "/tmp" {
+			pod.env = append(pod.env, "TMPDIR="+dirs[m.Name])
+		}
+	}
+	local := strings.NewReplacer(pairs...)
+	for _, arg := range container.Args {
+		pod.args = append(pod.args, local.Replace(arg))
+		if file, ok := strings.CutPrefix(pod.args[len(pod.args)-1], "--token-file="); ok {
+			pod.tokenFile = file
+		}
+	}
+	for _, e := range container.Env {
+		switch {
+		case e.ValueFrom == nil:
+			pod.env = append(pod.env, e.Name+"="+e.Value)
+		case e.ValueFrom.FieldRef != nil && e.ValueFrom.FieldRef.FieldPath == "metadata.namespace":
+			pod.env = append(pod.env, e.Name+"="+agentNamespace)
+		case e.ValueFrom.ResourceFieldRef != nil && e.ValueFrom.ResourceFieldRef.Resource == "limits.memory":
+			pod.env = append(pod.env, fmt.Sprintf("%s=%d", e.Name, container.Resources.Limits.Memory().Value()))
+		default:
+			Fail("the agent's container has a variable this suite cannot make local: " + e.Name)
+		}
+	}
+	Expect(pod.tokenFile).NotTo(BeEmpty(), "the agent keeps its token in a file: %v", pod.args)
+	cfg, err := operatortest.ServiceAccountConfig(ctx, member.Client, member.Config, agentNamespace, spec.ServiceAccountName)
 	Expect(err).NotTo(HaveOccurred())
-	memberKubeconfigs[name] = filepath.Join(GinkgoT().TempDir(), name+".kubeconfig")
-	Expect(testcluster.WriteKubeconfig(cfg, memberKubeconfigs[name])).To(Succeed())
+	kubeconfig := filepath.Join(GinkgoT().TempDir(), "in-cluster.kubeconfig")
+	Expect(testcluster.WriteKubeconfig(cfg, kubeconfig)).To(Succeed())
+	pod.args = append(pod.args, "--kubeconfig", kubeconfig)
+	return pod
 }
 
 // registerWithCLI registers cluster with `wavekit agent register` and
@@ -268,20 +360,18 @@ type runningAgent struct {
 	session *gexec.Session
 }
 
-// startAgent runs `wavekit agent run` for cluster name on member, as the
-// agent chart's pod runs it: as the chart's ServiceAccount in member, with
-// the hub kubeconfig its registration wrote, its hub namespace workNS and
-// a token file of its own (seeded from that kubeconfig on first start,
-// renewed by the agent); the suite stops the one in agents.
+// startAgent runs the agent chart's pod of cluster name on member (see
+// agentPod): `wavekit agent run` as the chart's ServiceAccount there, with
+// the chart's arguments — the hub kubeconfig its registration wrote, its
+// hub namespace workNS, its token file (seeded from that kubeconfig on
+// first start, renewed by the agent); the suite stops the one in agents.
 func startAgent(name, workNS string, member *testcluster.Env) *runningAgent {
 	GinkgoHelper()
-	Expect(memberKubeconfigs).To(HaveKey(name), "the agent chart is installed on %s", member.Config.Host)
-	cmd := exec.Command(wavekit, "--kubeconfig", memberKubeconfigs[name], "agent", "run",
-		"--hub-kubeconfig", hubKubeconfigs[name], "--hub-namespace", workNS, "--token-file", tokenFiles[name],
-		"--lease-duration", leaseDuration.String(), "--source", "site="+siteSource())
-	// As in the chart's pod: the render key goes to the release namespace,
-	// the source cache to a /tmp of its own.
-	cmd.Env = append(os.Environ(), "POD_NAMESPACE="+agentNamespace, "TMPDIR="+GinkgoT().TempDir())
+	pod := pods[name]
+	Expect(pod).NotTo(BeNil(), "the agent chart is installed on %s", member.Config.Host)
+	Expect(pod.args).To(ContainElement("--hub-namespace=" + workNS))
+	cmd := exec.Command(wavekit, pod.args...)
+	cmd.Env = append(os.Environ(), pod.env...)
 	prefix := fmt.Sprintf("[agent %s] ", name)
 	session, err := gexec.Start(cmd, gexec.NewPrefixedWriter(prefix, GinkgoWriter), gexec.NewPrefixedWriter(prefix, GinkgoWriter))
 	Expect(err).NotTo(HaveOccurred())
