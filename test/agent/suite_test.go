@@ -152,6 +152,11 @@ var _ = BeforeSuite(func() {
 	DeferCleanup(p1Link.Close)
 	admin = filepath.Join(GinkgoT().TempDir(), "hub-admin.kubeconfig")
 	Expect(testcluster.WriteKubeconfig(hub.Config, admin)).To(Succeed())
+	DeferCleanup(func() {
+		for _, a := range agents { // those the specs restarted too
+			a.stop()
+		}
+	})
 	for i, name := range clusterNames[:pulledClusters] {
 		var hubKubeconfig string
 		switch name {
@@ -168,11 +173,6 @@ var _ = BeforeSuite(func() {
 		tokenFiles[name] = pods[name].tokenFile
 		agents[name] = startAgent(name, fleet.WorkNamespace(ns, name), members[i])
 	}
-	DeferCleanup(func() {
-		for _, a := range agents { // those the specs restarted too
-			a.stop()
-		}
-	})
 	for i, name := range clusterNames[pulledClusters:] {
 		member := members[pulledClusters+i]
 		secret, err := member.KubeconfigSecret(ns, name, map[string]string{"wavekit.dev/cluster": "true", "fleet": "demo", "wave": waveOf(name)})
