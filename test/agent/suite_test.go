@@ -65,7 +65,10 @@ const (
 	// leaseDuration is the agents' Lease: short, so that a stopped agent
 	// is Unknown within seconds.
 	leaseDuration = 3 * time.Second
-	timeout       = 90 * time.Second
+	// rotateAt renews an hour's credential after about 7s, for the specs
+	// whose agents run in this process and are to run on renewed ones.
+	rotateAt = 0.002
+	timeout  = 90 * time.Second
 )
 
 // clusterNames name the members: p1, p2 and p3 are pulled (members[0:3],
@@ -355,9 +358,13 @@ func waveOf(cluster string) string {
 	return "main"
 }
 
-// runningAgent is an agent process.
+// runningAgent is an agent: a process (session, startAgent), or one
+// running in this process (cancel and done, for specs that set what the
+// CLI does not, such as when credentials are renewed).
 type runningAgent struct {
 	session *gexec.Session
+	cancel  context.CancelFunc
+	done    chan error
 }
 
 // startAgent runs the agent chart's pod of cluster name on member (see
@@ -378,14 +385,18 @@ func startAgent(name, workNS string, member *testcluster.Env) *runningAgent {
 	return &runningAgent{session: session}
 }
 
-// stop kills the agent's process, as a node that dies does, and waits
-// until it is gone.
+// stop kills the agent's process, as a node that dies does, or cancels
+// the agent in this process, and waits until it is gone.
 func (a *runningAgent) stop() {
-	if a.session == nil {
-		return
+	if a.session != nil {
+		Eventually(a.session.Kill()).WithTimeout(30 * time.Second).Should(gexec.Exit())
+		a.session = nil
 	}
-	Eventually(a.session.Kill()).WithTimeout(30 * time.Second).Should(gexec.Exit())
-	a.session = nil
+	if a.cancel != nil {
+		a.cancel()
+		a.cancel = nil
+		Eventually(a.done).WithTimeout(30 * time.Second).Should(Receive(Not(HaveOccurred())))
+	}
 }
 
 // hubAs is a client of the hub with the credential of cluster's agent, the
