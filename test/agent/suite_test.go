@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -85,10 +86,9 @@ var (
 	// agents by cluster name.
 	agents = map[string]*runningAgent{}
 	// credentials of the agents on the hub, by cluster name: the hub
-	// kubeconfigs `wavekit agent register` wrote; tokenFiles are the files
-	// the agents keep their renewed tokens in.
+	// kubeconfigs `wavekit agent register` wrote (agentToken is the token
+	// an agent holds now).
 	credentials = map[string]*rest.Config{}
-	tokenFiles  = map[string]string{}
 	// pods are the agent chart's pods, by cluster name, as this machine
 	// runs them.
 	pods = map[string]*agentPod{}
@@ -173,7 +173,6 @@ var _ = BeforeSuite(func() {
 		credentials[name], err = clientcmd.BuildConfigFromFlags("", hubKubeconfig)
 		Expect(err).NotTo(HaveOccurred())
 		pods[name] = installAgentChart(name, members[i], scheme, hubKubeconfig)
-		tokenFiles[name] = pods[name].tokenFile
 		agents[name] = startAgent(name, fleet.WorkNamespace(ns, name), members[i])
 	}
 	for i, name := range clusterNames[pulledClusters:] {
@@ -225,6 +224,8 @@ func installAgentChart(name string, member *testcluster.Env, scheme *runtime.Sch
 	release, err := install.Run(chart, map[string]any{
 		"hub":     map[string]any{"namespace": fleet.WorkNamespace(ns, name), "leaseDuration": leaseDuration.String()},
 		"sources": []any{map[string]any{"name": "site", "path": siteSource()}},
+		// The specs run on renewed tokens.
+		"extraArgs": []any{fmt.Sprintf("--rotate-at=%v", rotateAt)},
 		"rbac": map[string]any{"extraRules": []any{map[string]any{
 			"apiGroups": []any{""}, "resources": []any{"configmaps"},
 			"verbs": []any{"get", "list", "watch", "create", "update", "patch", "delete"}}}},
@@ -251,8 +252,6 @@ func installAgentChart(name string, member *testcluster.Env, scheme *runtime.Sch
 // emptyDirs keep what it wrote.
 type agentPod struct {
 	args, env []string
-	// tokenFile is the local path of the agent's --token-file.
-	tokenFile string
 }
 
 // localPod makes spec's one container local (see agentPod), reading the
@@ -290,9 +289,6 @@ func localPod(member *testcluster.Env, spec corev1.PodSpec) *agentPod {
 	local := strings.NewReplacer(pairs...)
 	for _, arg := range container.Args {
 		pod.args = append(pod.args, local.Replace(arg))
-		if file, ok := strings.CutPrefix(pod.args[len(pod.args)-1], "--token-file="); ok {
-			pod.tokenFile = file
-		}
 	}
 	for _, e := range container.Env {
 		switch {
@@ -306,7 +302,6 @@ func localPod(member *testcluster.Env, spec corev1.PodSpec) *agentPod {
 			Fail("the agent's container has a variable this suite cannot make local: " + e.Name)
 		}
 	}
-	Expect(pod.tokenFile).NotTo(BeEmpty(), "the agent keeps its token in a file: %v", pod.args)
 	cfg, err := operatortest.ServiceAccountConfig(ctx, member.Client, member.Config, agentNamespace, spec.ServiceAccountName)
 	Expect(err).NotTo(HaveOccurred())
 	kubeconfig := filepath.Join(GinkgoT().TempDir(), "in-cluster.kubeconfig")
@@ -370,8 +365,9 @@ type runningAgent struct {
 // startAgent runs the agent chart's pod of cluster name on member (see
 // agentPod): `wavekit agent run` as the chart's ServiceAccount there, with
 // the chart's arguments — the hub kubeconfig its registration wrote, its
-// hub namespace workNS, its token file (seeded from that kubeconfig on
-// first start, renewed by the agent); the suite stops the one in agents.
+// hub namespace workNS, the Secret it keeps its renewed token in there
+// (seeded from that kubeconfig on first start); the suite stops the one in
+// agents.
 func startAgent(name, workNS string, member *testcluster.Env) *runningAgent {
 	GinkgoHelper()
 	pod := pods[name]
@@ -399,15 +395,23 @@ func (a *runningAgent) stop() {
 	}
 }
 
+// agentToken is the token cluster's agent holds now on the hub: the one
+// it keeps in the chart's credentials Secret in its cluster.
+func agentToken(cluster string) string {
+	GinkgoHelper()
+	var secret corev1.Secret
+	member := members[slices.Index(clusterNames, cluster)]
+	Expect(member.Client.Get(ctx, client.ObjectKey{Namespace: agentNamespace, Name: agentRelease + "-credentials"}, &secret)).To(Succeed())
+	return string(secret.Data["token"])
+}
+
 // hubAs is a client of the hub with the credential of cluster's agent, the
 // token it holds now, straight to the hub's address.
 func hubAs(cluster string) client.Client {
 	GinkgoHelper()
-	token, err := os.ReadFile(tokenFiles[cluster])
-	Expect(err).NotTo(HaveOccurred())
 	cfg := rest.CopyConfig(credentials[cluster])
 	cfg.Host = hub.Config.Host
-	cfg.BearerToken = string(token)
+	cfg.BearerToken = agentToken(cluster)
 	c, err := client.New(cfg, client.Options{Scheme: hub.Scheme})
 	Expect(err).NotTo(HaveOccurred())
 	return c

@@ -81,6 +81,8 @@ var _ = Describe("the agent chart", func() {
 			"ClusterRoleBinding /wavekit-agent",
 			"Role wavekit-agent/wavekit-agent-render-key",
 			"RoleBinding wavekit-agent/wavekit-agent-render-key",
+			"Role wavekit-agent/wavekit-agent-credentials",
+			"RoleBinding wavekit-agent/wavekit-agent-credentials",
 			"Deployment wavekit-agent/wavekit-agent",
 		))
 
@@ -97,13 +99,12 @@ var _ = Describe("the agent chart", func() {
 			"--operator-name=wavekit.dev",
 			"--hub-namespace=" + hubNamespace,
 			"--hub-kubeconfig=/etc/wavekit/hub/kubeconfig",
-			"--token-file=/var/run/wavekit/hub-token",
+			"--credentials-secret=wavekit-agent/wavekit-agent-credentials",
 		}))
 		Expect(agent.Env).To(ContainElement(HaveField("Name", "POD_NAMESPACE")), "the render key Secret goes to the agent's namespace")
 		Expect(agent.VolumeMounts).To(ConsistOf(
 			corev1.VolumeMount{Name: "tmp", MountPath: "/tmp"},
 			corev1.VolumeMount{Name: "hub-kubeconfig", MountPath: "/etc/wavekit/hub", ReadOnly: true},
-			corev1.VolumeMount{Name: "hub-token", MountPath: "/var/run/wavekit"},
 		))
 		Expect(pod.Volumes).To(ContainElement(And(HaveField("Name", "hub-kubeconfig"),
 			HaveField("Secret.SecretName", "wavekit-agent-hub"),
@@ -132,6 +133,11 @@ var _ = Describe("the agent chart", func() {
 		var key rbacv1.Role
 		find(objects, "Role", "wavekit-agent", "wavekit-agent-render-key", &key)
 		Expect(key.Rules).To(ContainElement(HaveField("ResourceNames", []string{"wavekit.dev-render-key"})))
+		var credentials rbacv1.Role
+		find(objects, "Role", "wavekit-agent", "wavekit-agent-credentials", &credentials)
+		Expect(credentials.Rules).To(ConsistOf(
+			rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"secrets"}, ResourceNames: []string{"wavekit-agent-credentials"}, Verbs: []string{"get", "update"}},
+			rule("", "secrets", "create")), "the one Secret it keeps its hub credential in")
 	})
 
 	It("renders what non-default values say", func() {
@@ -146,6 +152,7 @@ var _ = Describe("the agent chart", func() {
 		agent := deployment.Spec.Template.Spec.Containers[0]
 		Expect(agent.Image).To(Equal("registry.example.com/wavekit-agent@sha256:" + strings.Repeat("ab", 32)))
 		Expect(agent.Args).To(ContainElements("--operator-name=edge.example.com", "--lease-duration=20s",
+			"--credentials-secret=edge-system/edge-hub-credentials",
 			"--source=web=/sources/web", "--source=baked=/opt/sources/baked", "--qps=50"))
 		Expect(deployment.Spec.Template.Spec.Volumes).To(ContainElements(
 			HaveField("Secret.SecretName", "edge-hub"),

@@ -88,23 +88,29 @@ The Secret of the hub kubeconfig.
 {{- end }}
 
 {{/*
-Where the agent keeps the credential it reaches the hub with, as arguments of
-`wavekit agent run`: the kubeconfig from the hub Secret (mounted read-only),
-and the token the agent renews, in a file on the pod's emptyDir "hub-token"
-(seeded from the kubeconfig's token when the file is missing). The volumes
-and mounts below go with it.
+The Secret of the release namespace in which the agent keeps its credential
+on the hub (--credentials-secret): the token it renews, or, registered with
+a bootstrap token, its client certificate. The agent creates it.
+*/}}
+{{- define "wavekit-agent.credentialsSecret" -}}
+{{- .Values.hub.credentialsSecret | default (printf "%s-credentials" (include "wavekit-agent.fullname" . | trunc 51 | trimSuffix "-")) }}
+{{- end }}
+
+{{/*
+How the agent reaches the hub, as arguments of `wavekit agent run`: the
+kubeconfig from the hub Secret (mounted read-only; a token's, or a bootstrap
+token's), and the Secret it keeps its renewed credential in, which a
+restarted or replaced pod reads back. The volume and mount below go with it.
 */}}
 {{- define "wavekit-agent.credentialArgs" -}}
 - --hub-kubeconfig=/etc/wavekit/hub/kubeconfig
-- --token-file=/var/run/wavekit/hub-token
+- --credentials-secret={{ .Release.Namespace }}/{{ include "wavekit-agent.credentialsSecret" . }}
 {{- end }}
 
 {{- define "wavekit-agent.credentialMounts" -}}
 - name: hub-kubeconfig
   mountPath: /etc/wavekit/hub
   readOnly: true
-- name: hub-token
-  mountPath: /var/run/wavekit
 {{- end }}
 
 {{- define "wavekit-agent.credentialVolumes" -}}
@@ -114,10 +120,6 @@ and mounts below go with it.
     items:
       - key: {{ .Values.hub.kubeconfigSecret.key }}
         path: kubeconfig
-- name: hub-token
-  emptyDir:
-    medium: Memory
-    sizeLimit: 1Mi
 {{- end }}
 
 {{/*
