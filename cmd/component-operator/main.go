@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"net/http"
 	"os"
 	"runtime/debug"
 	"strings"
@@ -15,12 +14,10 @@ import (
 	// on an empty base, and the operator fetches charts over HTTPS.
 	_ "golang.org/x/crypto/x509roots/fallback"
 	"k8s.io/apimachinery/pkg/runtime"
-	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
@@ -229,7 +226,7 @@ func run() error {
 	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
 		return err
 	}
-	if err := mgr.AddReadyzCheck("informers", cacheSynced(mgr.GetCache(), &v1alpha1.Component{})); err != nil {
+	if err := mgr.AddReadyzCheck("informers", operator.CacheSynced(mgr.GetCache(), &v1alpha1.Component{})); err != nil {
 		return err
 	}
 	if err := mgr.AddReadyzCheck("workers", r.ReadyzCheck); err != nil {
@@ -248,27 +245,6 @@ func flushTraces(stop tracing.Shutdown) {
 	defer cancel()
 	if err := stop(ctx); err != nil {
 		ctrl.Log.Error(err, "sending the last traces")
-	}
-}
-
-// cacheSynced is ready once the manager's informers have listed what they
-// watch, the one of reconciled (the Components) included: before that, the
-// operator cannot reconcile, and a rolling update should not count it as
-// available. Asking for that informer itself closes the window in which the
-// controller has not registered it yet and no informer at all reads as
-// synced.
-func cacheSynced(c cache.Cache, reconciled client.Object) healthz.Checker {
-	return func(req *http.Request) error {
-		ctx, cancel := context.WithTimeout(req.Context(), time.Second)
-		defer cancel()
-		informer, err := c.GetInformer(ctx, reconciled, cache.BlockUntilSynced(false))
-		if err != nil {
-			return fmt.Errorf("the informer of %T: %w", reconciled, err)
-		}
-		if !toolscache.WaitFor(ctx, "", informer.HasSyncedChecker()) || !c.WaitForCacheSync(ctx) {
-			return errors.New("the informer caches have not synced yet")
-		}
-		return nil
 	}
 }
 

@@ -175,7 +175,8 @@ func Run(ctx context.Context, opts Options) error {
 	if err != nil {
 		return fmt.Errorf("agent: the manager of the agent's cluster: %w", err)
 	}
-	if _, err := operator.Setup(mgr, opts.Operator); err != nil {
+	r, err := operator.Setup(mgr, opts.Operator)
+	if err != nil {
 		return fmt.Errorf("agent: %w", err)
 	}
 	hub, err := cluster.New(opts.Hub, func(o *cluster.Options) {
@@ -188,6 +189,9 @@ func Run(ctx context.Context, opts Options) error {
 	}
 	if err := mgr.Add(hub); err != nil {
 		return err
+	}
+	if err := addChecks(mgr, hub, r.ReadyzCheck); err != nil {
+		return fmt.Errorf("agent: health checks: %w", err)
 	}
 	if err := setupSync(mgr, hub, opts); err != nil {
 		return err

@@ -12,6 +12,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"net"
+	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
@@ -252,6 +254,9 @@ func installAgentChart(name string, member *testcluster.Env, scheme *runtime.Sch
 // emptyDirs keep what it wrote.
 type agentPod struct {
 	args, env []string
+	// ready is the URL of the container's readiness probe, on the local
+	// port its named port was given.
+	ready string
 }
 
 // localPod makes spec's one container local (see agentPod), reading the
@@ -285,6 +290,16 @@ func localPod(member *testcluster.Env, spec corev1.PodSpec) *agentPod {
 		if m.MountPath == "/tmp" {
 			pod.env = append(pod.env, "TMPDIR="+dirs[m.Name])
 		}
+	}
+	ports := map[string]int{} // a port's name → the local port it was given
+	for _, p := range container.Ports {
+		ports[p.Name] = freePort()
+		// A pod has its own network: on this machine each gets its own port.
+		pairs = append(pairs, fmt.Sprintf("=:%d", p.ContainerPort), fmt.Sprintf("=127.0.0.1:%d", ports[p.Name]))
+	}
+	if probe := container.ReadinessProbe; probe != nil && probe.HTTPGet != nil {
+		Expect(ports).To(HaveKey(probe.HTTPGet.Port.StrVal), "the readiness probe's port is one of the container's")
+		pod.ready = fmt.Sprintf("http://127.0.0.1:%d%s", ports[probe.HTTPGet.Port.StrVal], probe.HTTPGet.Path)
 	}
 	local := strings.NewReplacer(pairs...)
 	for _, arg := range container.Args {
@@ -378,7 +393,30 @@ func startAgent(name, workNS string, member *testcluster.Env) *runningAgent {
 	prefix := fmt.Sprintf("[agent %s] ", name)
 	session, err := gexec.Start(cmd, gexec.NewPrefixedWriter(prefix, GinkgoWriter), gexec.NewPrefixedWriter(prefix, GinkgoWriter))
 	Expect(err).NotTo(HaveOccurred())
+	if pod.ready != "" {
+		Eventually(func() (int, error) { return probe(pod.ready) }).WithTimeout(timeout).
+			Should(Equal(http.StatusOK), "the readiness probe of %s's agent", name)
+	}
 	return &runningAgent{session: session}
+}
+
+// probe is the status code of a GET of url, as a kubelet's HTTP probe.
+func probe(url string) (int, error) {
+	resp, err := http.Get(url)
+	if err != nil {
+		return 0, err
+	}
+	defer func() { _ = resp.Body.Close() }()
+	return resp.StatusCode, nil
+}
+
+// freePort is a TCP port of this machine free now.
+func freePort() int {
+	GinkgoHelper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	Expect(err).NotTo(HaveOccurred())
+	defer func() { _ = l.Close() }()
+	return l.Addr().(*net.TCPAddr).Port
 }
 
 // stop kills the agent's process, as a node that dies does, or cancels

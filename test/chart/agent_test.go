@@ -100,7 +100,11 @@ var _ = Describe("the agent chart", func() {
 			"--hub-namespace=" + hubNamespace,
 			"--hub-kubeconfig=/etc/wavekit/hub/kubeconfig",
 			"--credentials-secret=wavekit-agent/wavekit-agent-credentials",
-		}))
+			"--health-probe-bind-address=:8081",
+		}), "no metrics endpoint unless asked for")
+		Expect(agent.Ports).To(Equal([]corev1.ContainerPort{{Name: "health", ContainerPort: 8081, Protocol: corev1.ProtocolTCP}}))
+		Expect(agent.LivenessProbe.HTTPGet).To(And(HaveField("Path", "/healthz"), HaveField("Port.StrVal", "health")))
+		Expect(agent.ReadinessProbe.HTTPGet).To(And(HaveField("Path", "/readyz"), HaveField("Port.StrVal", "health")))
 		Expect(agent.Env).To(ContainElement(HaveField("Name", "POD_NAMESPACE")), "the render key Secret goes to the agent's namespace")
 		Expect(agent.VolumeMounts).To(ConsistOf(
 			corev1.VolumeMount{Name: "tmp", MountPath: "/tmp"},
@@ -153,7 +157,9 @@ var _ = Describe("the agent chart", func() {
 		Expect(agent.Image).To(Equal("registry.example.com/wavekit-agent@sha256:" + strings.Repeat("ab", 32)))
 		Expect(agent.Args).To(ContainElements("--operator-name=edge.example.com", "--lease-duration=20s",
 			"--credentials-secret=edge-system/edge-hub-credentials",
-			"--source=web=/sources/web", "--source=baked=/opt/sources/baked", "--qps=50"))
+			"--source=web=/sources/web", "--source=baked=/opt/sources/baked", "--qps=50",
+			"--health-probe-bind-address=:9091", "--metrics-bind-address=:9090"))
+		Expect(agent.Ports).To(ConsistOf(HaveField("ContainerPort", BeEquivalentTo(9090)), HaveField("ContainerPort", BeEquivalentTo(9091))))
 		Expect(deployment.Spec.Template.Spec.Volumes).To(ContainElements(
 			HaveField("Secret.SecretName", "edge-hub"),
 			HaveField("ConfigMap.Name", "web-source")))

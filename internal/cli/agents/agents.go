@@ -42,6 +42,7 @@ type runOptions struct {
 	sources                             []string
 	leaseDuration, certificateLifetime  time.Duration
 	rotateAt                            float64
+	metricsAddr, probeAddr              string
 }
 
 func newRunCommand(s *session.Session) *cobra.Command {
@@ -71,6 +72,8 @@ a client certificate with the bootstrap token, keeps it in
 	cmd.Flags().DurationVar(&o.certificateLifetime, "certificate-lifetime", agent.DefaultCertificateLifetime, "lifetime the agent asks its hub certificates for (at least 10m)")
 	cmd.Flags().Float64Var(&o.rotateAt, "rotate-at", agent.DefaultRotateAt, "part of its credential's lifetime after which the agent renews it")
 	cmd.Flags().StringArrayVar(&o.sources, "source", nil, "a source to serve to the Components here, NAME=DIR (repeatable)")
+	cmd.Flags().StringVar(&o.probeAddr, "health-probe-bind-address", "0", "address of /healthz and /readyz (ready once the agent has listed its cluster's Components and its works on the hub); 0: off")
+	cmd.Flags().StringVar(&o.metricsAddr, "metrics-bind-address", "0", "address of the agent's Prometheus metrics, served over HTTP (bind it to localhost or protect it with a NetworkPolicy); 0: off")
 	cmd.Flags().DurationVar(&o.leaseDuration, "lease-duration", agent.DefaultLeaseDuration, "how long the hub waits for the agent's heartbeat before it counts this cluster as unreachable")
 	return cmd
 }
@@ -107,7 +110,7 @@ func (o *runOptions) run(ctx context.Context, s *session.Session) error {
 	ctrl.SetLogger(zap.New(zap.WriteTo(s.Stderr)))
 	return agent.Run(ctx, agent.Options{Hub: hub, Namespace: o.namespace, Local: local, TokenFile: o.tokenFile,
 		CredentialsSecret: secret, CertificateLifetime: o.certificateLifetime, RotateAt: o.rotateAt,
-		LeaseDuration: o.leaseDuration, Operator: operator.Options{Name: s.OperatorName, Sources: sources}})
+		LeaseDuration: o.leaseDuration, MetricsAddr: o.metricsAddr, ProbeAddr: o.probeAddr, Operator: operator.Options{Name: s.OperatorName, Sources: sources}})
 }
 
 // seedToken writes the hub kubeconfig's token to file when file is given
