@@ -187,8 +187,9 @@ func run() error {
 		LeaderElectionResourceLockInterface: lock,
 		Controller:                          config.Controller{UsePriorityQueue: priorityQueue},
 		// Only this shard's Components, without managedFields (no decision reads them).
-		Cache: rewatch.CacheOptions(cfg, scheme, definitions.cacheFor(name, component.CacheFor(&v1alpha1.Component{}, selector,
-			cache.Options{DefaultNamespaces: namespaces(watchNamespaces), DefaultTransform: cache.TransformStripManagedFields()}))),
+		// Of Leases, only the pulled clusters' agents' (fleet.CacheFor).
+		Cache: rewatch.CacheOptions(cfg, scheme, fleet.CacheFor(definitions.cacheFor(name, component.CacheFor(&v1alpha1.Component{}, selector,
+			cache.Options{DefaultNamespaces: namespaces(watchNamespaces), DefaultTransform: cache.TransformStripManagedFields()})))),
 	})
 	if err != nil {
 		return fmt.Errorf("creating manager: %w", err)

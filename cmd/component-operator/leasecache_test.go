@@ -1,0 +1,75 @@
+package main_test
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"path/filepath"
+	"sync"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"github.com/onsi/gomega/gexec"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/wavekit-dev/wavekit/internal/fleet"
+	"github.com/wavekit-dev/wavekit/internal/testing/apicount"
+	"github.com/wavekit-dev/wavekit/internal/testing/operatortest"
+	"github.com/wavekit-dev/wavekit/internal/testing/testcluster"
+	"github.com/wavekit-dev/wavekit/pkg/apirequest"
+	testenv "github.com/wavekit-dev/wavekit/pkg/testenv"
+)
+
+var _ = Describe("the hub's cache of Leases", func() {
+	It("reads the pulled clusters' agents' Leases only, none of the hub's other Leases", func() {
+		ctx := context.Background()
+		env := &testenv.Environment{APIServerOnly: true}
+		env.CRDDirectoryPaths = []string{filepath.Join(testcluster.ModuleRoot(), "config", "crd", "bases")}
+		env.ErrorIfCRDPathMissing = true
+		cfg, err := env.Start()
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(env.Stop)
+		c, err := client.New(cfg, client.Options{})
+		Expect(err).NotTo(HaveOccurred())
+		agentNS := fleet.WorkNamespace("fleet", "p1")
+		for _, name := range []string{"wavekit-system", "apps", agentNS} {
+			Expect(c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}})).To(Succeed())
+		}
+		for _, key := range []client.ObjectKey{{Namespace: agentNS, Name: fleet.AgentLease}, {Namespace: "apps", Name: "an-election"}} {
+			Expect(c.Create(ctx, &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name}})).To(Succeed())
+		}
+		Expect(operatortest.ApplyRBAC(ctx, c, testcluster.ModuleRoot(), "wavekit", "wavekit-system", map[string]any{})).To(Succeed())
+		identity, err := operatortest.ServiceAccountConfig(ctx, c, cfg, "wavekit-system", "wavekit-component-operator")
+		Expect(err).NotTo(HaveOccurred())
+
+		// The queries of the operator's lists and watches of Leases.
+		var mu sync.Mutex
+		var reads []url.Values
+		proxy, err := apicount.StartProxy(cfg, func(req *http.Request) {
+			if verb := apirequest.Verb(req); apirequest.Resource(req.URL.Path) == "leases" && (verb == "list" || verb == "watch") {
+				mu.Lock()
+				reads = append(reads, req.URL.Query())
+				mu.Unlock()
+			}
+		})
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(proxy.Close)
+		kubeconfig := filepath.Join(GinkgoT().TempDir(), "kubeconfig")
+		Expect(testcluster.WriteKubeconfig(proxy.Config(identity.BearerToken), kubeconfig)).To(Succeed())
+		session := start(kubeconfig, "--source", "web=../../internal/cli/testdata/web")
+
+		Eventually(func() int { return proxy.Counter.Count("watch", "leases") }).WithTimeout(time.Minute).Should(BeNumerically(">", 0),
+			"the ComponentSet controller watches the agents' Leases")
+		Consistently(session).WithTimeout(2 * time.Second).ShouldNot(gexec.Exit())
+		mu.Lock()
+		defer mu.Unlock()
+		Expect(reads).NotTo(BeEmpty())
+		for _, query := range reads {
+			Expect(query.Get("fieldSelector")).To(Equal("metadata.name="+fleet.AgentLease), "every list and watch of Leases: %v", query)
+		}
+	})
+})
