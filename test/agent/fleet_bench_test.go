@@ -282,7 +282,7 @@ func simReport(w *v1alpha1.ComponentWork, objects int32) v1alpha1.ComponentWorkS
 	out := v1alpha1.ComponentWorkStatus{AgentVersion: "simulated", ObservedGeneration: w.Generation, State: component.StateReady,
 		Conditions: []metav1.Condition{{Type: component.ConditionReady, Status: metav1.ConditionTrue, ObservedGeneration: w.Generation,
 			Reason: component.ReasonReady, Message: fmt.Sprintf("%d objects Ready", objects), LastTransitionTime: now}},
-		Attempt: &component.Attempt{Generation: w.Generation, RenderDigest: digest, Started: now, Result: "Ready", Finished: &now},
+		Attempt:      &component.Attempt{Generation: w.Generation, RenderDigest: digest, Started: now, Result: "Ready", Finished: &now},
 		RenderDigest: digest}
 	out.Inventory.Objects, out.Inventory.Ready = objects, objects
 	return out
