@@ -8,6 +8,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/wavekit-dev/wavekit/internal/fleet"
 	"github.com/wavekit-dev/wavekit/pkg/component"
 )
 
@@ -80,6 +81,9 @@ type clusterView struct {
 	Unreachable bool
 	Holds       bool
 	Deleting    bool
+	// Pulled: the component runs on the cluster only (its agent's); the
+	// page has the set's line about it.
+	Pulled bool
 }
 
 func (h *Handler) serveSet(w http.ResponseWriter, r *http.Request, v *viewer) {
@@ -95,8 +99,9 @@ func (h *Handler) serveSet(w http.ResponseWriter, r *http.Request, v *viewer) {
 	}
 	if v.mayList(r.Context(), set.kind.member, set.namespace) {
 		members := h.store.members(set)
-		page.Waves = setWaves(set, members)
-		page.NotCreated = max(int(set.status.Rollout.Clusters)-current(members), 0)
+		pulled := pulledClusters(set, members)
+		page.Waves = setWaves(set, members, pulled)
+		page.NotCreated = max(int(set.status.Rollout.Clusters)-current(members)-len(pulled), 0)
 	} else {
 		page.MembersHidden = true
 	}
@@ -124,10 +129,13 @@ func current(members []*record) int {
 // (or is paused), the earlier ones are done and the later ones wait; in the
 // wave that holds, the clusters whose component is not Ready at its
 // generation hold it.
-func setWaves(set *setRecord, members []*record) []setWaveView {
+func setWaves(set *setRecord, members []*record, pulled []fleet.ClusterLine) []setWaveView {
 	byWave := map[int][]clusterView{}
 	for _, m := range members {
 		byWave[m.member.wave] = append(byWave[m.member.wave], clusterOf(m))
+	}
+	for _, l := range pulled {
+		byWave[l.Wave] = append(byWave[l.Wave], pulledClusterOf(l))
 	}
 	numbers := make([]int, 0, len(byWave))
 	for n := range byWave {
@@ -169,6 +177,32 @@ func clusterOf(m *record) clusterView {
 		State: m.state(), Reason: m.ready.Reason, Message: strings.Join(strings.Fields(m.ready.Message), " "),
 		Unreachable: m.ready.Status != metav1.ConditionTrue && m.ready.Reason == component.ReasonTargetUnreachable,
 		Holds:       !readyNow && !m.deleting, Deleting: m.deleting}
+}
+
+// pulledClusters are the set's lines (status.clusters) about the clusters
+// it placed that have no member here: pulled clusters, whose component
+// runs on the cluster only, written there by its agent.
+func pulledClusters(set *setRecord, members []*record) []fleet.ClusterLine {
+	here := map[string]bool{}
+	for _, m := range members {
+		here[m.member.cluster] = true
+	}
+	var out []fleet.ClusterLine
+	for _, text := range set.status.Clusters {
+		if l, ok := fleet.ParseClusterLine(text); ok && l.Placed() && !here[l.Cluster] {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// pulledClusterOf is a pulled cluster's line, from the set's.
+func pulledClusterOf(l fleet.ClusterLine) clusterView {
+	v := clusterView{Cluster: l.Cluster, Pulled: true, State: l.State, Message: l.Message, Unreachable: l.Unreachable(), Holds: !l.Ready()}
+	if l.Unreachable() {
+		v.Reason = component.ReasonTargetUnreachable
+	}
+	return v
 }
 
 // setCommands are the read commands about one set.

@@ -81,6 +81,9 @@ type setStatus struct {
 	Rollout      rolloutFields      `json:"rollout"`
 	Conditions   []metav1.Condition `json:"conditions"`
 	LeftClusters []leftCluster      `json:"leftClusters"`
+	// Clusters are the set's lines about its clusters: a pulled cluster's
+	// state is there only (it has no component on the hub).
+	Clusters []string `json:"clusters"`
 }
 
 // setRecord is what the page knows of one set: nothing of its template.

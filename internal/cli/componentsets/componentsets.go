@@ -18,6 +18,7 @@ import (
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
 	"github.com/wavekit-dev/wavekit/internal/cli/components"
 	"github.com/wavekit-dev/wavekit/internal/cli/session"
+	"github.com/wavekit-dev/wavekit/internal/fleet"
 	"github.com/wavekit-dev/wavekit/pkg/component"
 )
 
@@ -180,9 +181,12 @@ func runSetTree(ctx context.Context, s *session.Session, ref, format string) err
 	return w.Flush()
 }
 
-// setClusters are the Components the set controls, by wave and cluster.
+// setClusters are the Components the set controls, by wave and cluster,
+// and the pulled clusters, whose Components run on the cluster only: their
+// state is the set's line for them (status.clusters).
 func setClusters(set *v1alpha1.ComponentSet, members []v1alpha1.Component, operator string) []setCluster {
 	var rows []setCluster
+	placed := map[string]bool{}
 	for i := range members {
 		c := &members[i]
 		if !metav1.IsControlledBy(c, set) {
@@ -192,6 +196,13 @@ func setClusters(set *v1alpha1.ComponentSet, members []v1alpha1.Component, opera
 		s := components.Summarize(c)
 		rows = append(rows, setCluster{Wave: wave, Cluster: c.Annotations[operator+"/set-cluster"], Component: c.Name,
 			Ready: s.Ready, State: s.State, Message: s.Message})
+		placed[rows[len(rows)-1].Cluster] = true
+	}
+	for _, text := range set.Status.Clusters {
+		if line, ok := fleet.ParseClusterLine(text); ok && line.Placed() && !placed[line.Cluster] {
+			rows = append(rows, setCluster{Wave: line.Wave, Cluster: line.Cluster, Component: PulledComponent,
+				Ready: lineReady(line), State: line.State, Message: line.Message})
+		}
 	}
 	sort.Slice(rows, func(i, j int) bool {
 		if rows[i].Wave != rows[j].Wave {
@@ -200,6 +211,21 @@ func setClusters(set *v1alpha1.ComponentSet, members []v1alpha1.Component, opera
 		return rows[i].Cluster < rows[j].Cluster
 	})
 	return rows
+}
+
+// PulledComponent stands, in tree --set, for the Component of a pulled
+// cluster: it runs on the cluster, where its agent writes it.
+const PulledComponent = "(on the cluster: pulled)"
+
+// lineReady is the Ready status a set's line for a cluster says.
+func lineReady(line fleet.ClusterLine) string {
+	switch {
+	case line.Ready():
+		return string(metav1.ConditionTrue)
+	case line.Unreachable():
+		return string(metav1.ConditionUnknown)
+	}
+	return string(metav1.ConditionFalse)
 }
 
 // tableMessage is message on one line, cut to what a table shows.

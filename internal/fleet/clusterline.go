@@ -1,0 +1,56 @@
+package fleet
+
+import (
+	"strconv"
+	"strings"
+)
+
+// ClusterLine is what one line of a set's status.clusters says of a
+// selected cluster: the views (wavekit tree --set, the dashboard) read a
+// pulled cluster's state from it, since such a cluster has no Component on
+// the hub — the set's controller wrote the line from the same plan as for
+// a pushed one, its agent's silence included (Unreachable).
+type ClusterLine struct {
+	Cluster string
+	Wave    int
+	// State is Ready, Updating, Failed, Unreachable, Waiting or Paused.
+	State   string
+	Message string
+}
+
+// Ready tells whether the cluster runs the current template and is Ready.
+func (l ClusterLine) Ready() bool { return l.State == string(stateReady) }
+
+// Unreachable tells whether the cluster does not answer: a pushed
+// cluster's API server, or a pulled cluster's agent whose Lease ran out.
+func (l ClusterLine) Unreachable() bool { return l.State == string(stateUnreachable) }
+
+// Placed tells whether the set placed the cluster's Component (or
+// ComponentWork) already: every state but Waiting and Paused.
+func (l ClusterLine) Placed() bool {
+	return l.State != string(stateWaiting) && l.State != string(statePaused)
+}
+
+// ParseClusterLine reads a line clusterLines wrote for a selected cluster,
+// "NAME (wave N): STATE[: MESSAGE]"; false for the others (departing
+// clusters, those that left objects, "… and N more").
+func ParseClusterLine(line string) (ClusterLine, bool) {
+	head, rest, ok := strings.Cut(line, "): ")
+	if !ok {
+		return ClusterLine{}, false
+	}
+	name, wave, ok := strings.Cut(head, " (wave ")
+	if !ok {
+		return ClusterLine{}, false
+	}
+	n, err := strconv.Atoi(wave)
+	if err != nil || name == "" {
+		return ClusterLine{}, false
+	}
+	state, message, _ := strings.Cut(rest, ": ")
+	switch state {
+	case string(stateReady), string(stateUpdating), string(stateFailed), string(stateUnreachable), string(stateWaiting), string(statePaused):
+		return ClusterLine{Cluster: name, Wave: n, State: state, Message: message}, true
+	}
+	return ClusterLine{}, false
+}
