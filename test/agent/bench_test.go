@@ -8,12 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -48,12 +46,7 @@ const (
 func BenchmarkPulledClusters(b *testing.B) {
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
-	ctrl.SetLogger(logr.Discard())
-	scheme := runtime.NewScheme()
-	must(b, clientgoscheme.AddToScheme(scheme), v1alpha1.AddToScheme(scheme))
-	hub, err := testcluster.Start(testcluster.Options{Scheme: scheme})
-	must(b, err)
-	b.Cleanup(func() { _ = hub.Stop() })
+	hub, scheme := startBenchHub(b)
 	members, err := testcluster.StartClusters(benchClusters)
 	must(b, err)
 	b.Cleanup(func() {
