@@ -55,7 +55,7 @@ import (
 func BenchmarkSimulatedFleet(b *testing.B) {
 	size := envInt(b, "WAVEKIT_FLEET_AGENTS", 1000)
 	idle := envDuration(b, "WAVEKIT_FLEET_IDLE", 2*time.Minute)
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 25*time.Minute)
 	defer cancel()
 	hub, scheme := startBenchHub(b)
 	admin := rest.CopyConfig(hub.Config)
