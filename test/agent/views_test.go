@@ -16,6 +16,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
@@ -28,25 +29,29 @@ import (
 )
 
 // The views of a set over pulled clusters: a set of its own over the
-// suite's clusters (p1 and p2 pulled, c3 pushed) and p9, a pulled cluster
-// registered without an agent, which is Unknown from the start — as an
-// agent that stopped renewing its Lease.
+// suite's clusters (p1 and p2 pulled, c3 pushed), which it selects by a
+// label of its own (the other specs relabel them), and p9, a pulled
+// cluster registered without an agent, which is Unknown from the start —
+// as an agent that stopped renewing its Lease.
 var _ = Describe("the views of a set over pulled clusters", Ordered, func() {
 	set := &v1alpha1.ComponentSet{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "views"}}
 	var page *httptest.Server
 
 	BeforeAll(func() {
-		_, err := register.Register(ctx, hub.Client, register.Cluster{Namespace: ns, Name: "p9", Labels: map[string]string{"fleet": "views"}})
+		_, err := register.Register(ctx, hub.Client, register.Cluster{Namespace: ns, Name: "p9", Labels: map[string]string{viewsLabel: "yes"}})
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(func() {
 			Expect(client.IgnoreNotFound(hub.Client.Delete(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "p9"}}))).To(Succeed())
 		})
+		for _, cluster := range []string{"p1", "p2", "c3"} {
+			labelForViews(cluster, "yes")
+			DeferCleanup(func() { labelForViews(cluster, nil) })
+		}
 		raw, err := json.Marshal(map[string]any{"greeting": "views"})
 		Expect(err).NotTo(HaveOccurred())
 		set.Spec = v1alpha1.ComponentSetSpec{
-			Template: v1alpha1.ComponentTemplate{Spec: v1alpha1.ComponentSpec{Source: "site", Values: &apiextensionsv1.JSON{Raw: raw}}},
-			Placement: v1alpha1.Placement{ClusterSelector: metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
-				{Key: "fleet", Operator: metav1.LabelSelectorOpIn, Values: []string{"demo", "views"}}}}},
+			Template:  v1alpha1.ComponentTemplate{Spec: v1alpha1.ComponentSpec{Source: "site", Values: &apiextensionsv1.JSON{Raw: raw}}},
+			Placement: v1alpha1.Placement{ClusterSelector: metav1.LabelSelector{MatchLabels: map[string]string{viewsLabel: "yes"}}},
 			// Orphan: deleting the set deletes p9's ComponentWork at once,
 			// without waiting for an agent that never comes.
 			RemovalPolicy: v1alpha1.RemovalOrphan,
@@ -101,6 +106,19 @@ var _ = Describe("the views of a set over pulled clusters", Ordered, func() {
 		Expect(body).NotTo(ContainSubstring("have no component yet"), "the pulled clusters are not taken for clusters whose wave has not come")
 	})
 })
+
+// viewsLabel selects the clusters of the views' set.
+const viewsLabel = "views.test/selected"
+
+// labelForViews sets the label viewsLabel of cluster's Secret to value,
+// or removes it (nil).
+func labelForViews(cluster string, value any) {
+	GinkgoHelper()
+	raw, err := json.Marshal(map[string]any{"metadata": map[string]any{"labels": map[string]any{viewsLabel: value}}})
+	Expect(err).NotTo(HaveOccurred())
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: cluster}}
+	Expect(hub.Client.Patch(ctx, secret, client.RawPatch(types.MergePatchType, raw))).To(Succeed())
+}
 
 // wavekit runs the CLI as the hub's administrator and returns its output.
 func wavekit(args ...string) string {
