@@ -40,6 +40,8 @@ func StartProxy(cfg *rest.Config, observe func(*http.Request)) (*Proxy, error) {
 		Rewrite:       func(r *httputil.ProxyRequest) { r.SetURL(target); r.Out.Host = target.Host },
 		Transport:     roundTripper{next: p.observing(transport), counter: p.Counter},
 		FlushInterval: -1, // watches stream
+		// A caller that went away (a watch stopped) is no error to log.
+		ErrorHandler: func(w http.ResponseWriter, _ *http.Request, _ error) { w.WriteHeader(http.StatusBadGateway) },
 	})
 	p.server.EnableHTTP2 = true
 	p.server.StartTLS()
