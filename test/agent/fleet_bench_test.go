@@ -26,7 +26,6 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	toolscache "k8s.io/client-go/tools/cache"
-	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -122,7 +121,6 @@ func BenchmarkSimulatedFleet(b *testing.B) {
 func startBenchHub(b *testing.B) (*testcluster.Env, *runtime.Scheme) {
 	b.Helper()
 	ctrl.SetLogger(logr.Discard())
-	klog.SetLogger(logr.Discard()) // client-go's, of the agents' watches stopped at the end
 	scheme := runtime.NewScheme()
 	must(b, clientgoscheme.AddToScheme(scheme), v1alpha1.AddToScheme(scheme))
 	hub, err := testcluster.Start(testcluster.Options{Scheme: scheme})
