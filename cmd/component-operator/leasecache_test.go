@@ -2,9 +2,12 @@ package main_test
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"net/url"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -60,10 +63,16 @@ var _ = Describe("the hub's cache of Leases", func() {
 		DeferCleanup(proxy.Close)
 		kubeconfig := filepath.Join(GinkgoT().TempDir(), "kubeconfig")
 		Expect(testcluster.WriteKubeconfig(proxy.Config(identity.BearerToken), kubeconfig)).To(Succeed())
-		session := start(kubeconfig, "--source", "web=../../internal/cli/testdata/web")
+		metrics, err := operatortest.FreeLocalAddress()
+		Expect(err).NotTo(HaveOccurred())
+		session := start(kubeconfig, "--source", "web=../../internal/cli/testdata/web", "--metrics-bind-address", metrics, "--metrics-secure=false")
 
 		Eventually(func() int { return proxy.Counter.Count("watch", "leases") }).WithTimeout(time.Minute).Should(BeNumerically(">", 0),
 			"the ComponentSet controller watches the agents' Leases")
+		var all coordinationv1.LeaseList
+		Expect(c.List(ctx, &all)).To(Succeed())
+		Expect(len(all.Items)).To(BeNumerically(">", 1), "the hub has Leases besides the agent's (the API server's own, an-election)")
+		Eventually(cachedLeases).WithArguments(metrics).WithTimeout(time.Minute).Should(Equal(1), "the operator's cache holds the agent's Lease only")
 		Consistently(session).WithTimeout(2 * time.Second).ShouldNot(gexec.Exit())
 		mu.Lock()
 		defer mu.Unlock()
@@ -73,3 +82,25 @@ var _ = Describe("the hub's cache of Leases", func() {
 		}
 	})
 })
+
+// cachedLeases is the operator's wavekit_cached_objects of Leases, read
+// from its metrics at addr; -1 when they cannot be read.
+func cachedLeases(addr string) int {
+	resp, err := http.Get("http://" + addr + "/metrics")
+	if err != nil {
+		return -1
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return -1
+	}
+	n := 0
+	for _, line := range strings.Split(string(body), "\n") {
+		if strings.HasPrefix(line, "wavekit_cached_objects{") && strings.Contains(line, `resource="Lease.coordination.k8s.io"`) {
+			v, _ := strconv.Atoi(line[strings.LastIndex(line, " ")+1:])
+			n += v
+		}
+	}
+	return n
+}
