@@ -29,8 +29,8 @@ import (
 )
 
 // The views of a set over pulled clusters: a set of its own over the
-// suite's clusters (p1 and p2 pulled, c3 pushed), which it selects by a
-// label of its own (the other specs relabel them), and p9, a pulled
+// suite's clusters (p1 to p3 pulled, c4 and c5 pushed), which it selects
+// by a label of its own (the other specs relabel them), and p9, a pulled
 // cluster registered without an agent, which is Unknown from the start —
 // as an agent that stopped renewing its Lease.
 var _ = Describe("the views of a set over pulled clusters", Ordered, func() {
@@ -43,7 +43,7 @@ var _ = Describe("the views of a set over pulled clusters", Ordered, func() {
 		DeferCleanup(func() {
 			Expect(client.IgnoreNotFound(hub.Client.Delete(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "p9"}}))).To(Succeed())
 		})
-		for _, cluster := range []string{"p1", "p2", "c3"} {
+		for _, cluster := range clusterNames {
 			labelForViews(cluster, "yes")
 			DeferCleanup(func() { labelForViews(cluster, nil) })
 		}
@@ -66,9 +66,13 @@ var _ = Describe("the views of a set over pulled clusters", Ordered, func() {
 			Expect(hub.Client.List(ctx, &works, client.MatchingLabels{"wavekit.dev/set-name": set.Name})).To(Succeed())
 			Expect(works.Items).To(BeEmpty())
 			// The set released its Components: delete them, and their objects.
-			Expect(client.IgnoreNotFound(hub.Client.Delete(ctx, &v1alpha1.Component{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "views-c3"}}))).To(Succeed())
-			for i, pulled := range []string{"p1", "p2"} {
-				Expect(client.IgnoreNotFound(members[i].Client.Delete(ctx, &v1alpha1.Component{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "views-" + pulled}}))).To(Succeed())
+			for i, cluster := range clusterNames {
+				where := hub.Client // a pushed cluster's Component is on the hub
+				if i < pulledClusters {
+					where = members[i].Client
+				}
+				released := &v1alpha1.Component{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "views-" + cluster}}
+				Expect(client.IgnoreNotFound(where.Delete(ctx, released))).To(Succeed())
 			}
 		})
 		page = startDashboard()
@@ -78,18 +82,20 @@ var _ = Describe("the views of a set over pulled clusters", Ordered, func() {
 			got := &v1alpha1.ComponentSet{}
 			Expect(hub.Client.Get(ctx, client.ObjectKeyFromObject(set), got)).To(Succeed())
 			return got.Status.Rollout
-		}).WithTimeout(timeout).Should(Equal(v1alpha1.RolloutStatus{Wave: 1, Waves: 1, Clusters: 4, Ready: 3, Unreachable: 1}))
+		}).WithTimeout(timeout).Should(Equal(v1alpha1.RolloutStatus{Wave: 1, Waves: 1, Clusters: 6, Ready: 5, Unreachable: 1}))
 	})
 
 	It("wavekit get --sets counts the pulled clusters, Ready and unreachable", func() {
-		out := wavekit("get", "--sets", "-n", ns, "views")
-		Expect(out).To(MatchRegexp(`views\s+False\s+1/1\s+3/4 Ready\s+.*1 unreachable`))
+		out := runCLI("get", "--sets", "-n", ns, "views")
+		Expect(out).To(MatchRegexp(`views\s+False\s+1/1\s+5/6 Ready\s+.*1 unreachable`))
 	})
 
 	It("wavekit tree --set shows each pulled cluster's state, the silent one Unknown", func() {
-		out := wavekit("tree", "--set", ns+"/views")
-		Expect(out).To(MatchRegexp(`1\s+c3\s+views-c3\s+True\s+Ready`), "the pushed cluster's Component")
-		for _, pulled := range []string{"p1", "p2"} {
+		out := runCLI("tree", "--set", ns+"/views")
+		for _, pushed := range clusterNames[pulledClusters:] {
+			Expect(out).To(MatchRegexp(`1\s+`+pushed+`\s+views-`+pushed+`\s+True\s+Ready`), "the pushed cluster %s's Component", pushed)
+		}
+		for _, pulled := range clusterNames[:pulledClusters] {
 			Expect(out).To(MatchRegexp(`1\s+`+pulled+`\s+\(on the cluster: pulled\)\s+True\s+Ready`), "pulled cluster %s", pulled)
 		}
 		Expect(out).To(MatchRegexp(`1\s+p9\s+\(on the cluster: pulled\)\s+Unknown\s+Unreachable\s+the cluster's agent has not connected to the hub yet`))
@@ -99,10 +105,11 @@ var _ = Describe("the views of a set over pulled clusters", Ordered, func() {
 		url := page.URL + "/s/componentset.wavekit.dev/" + ns + "/views"
 		Eventually(func() string { return fetchPage(url) }).WithTimeout(20 * time.Second).Should(ContainSubstring(`data-cluster="p9"`))
 		body := fetchPage(url)
-		Expect(body).To(ContainSubstring(`data-cluster="p1" data-state="Ready" data-pulled="true">`))
-		Expect(body).To(ContainSubstring(`data-cluster="p2" data-state="Ready" data-pulled="true">`))
+		for _, pulled := range clusterNames[:pulledClusters] {
+			Expect(body).To(ContainSubstring(`data-cluster="` + pulled + `" data-state="Ready" data-pulled="true">`))
+		}
 		Expect(body).To(ContainSubstring(`data-cluster="p9" data-state="Unreachable" data-pulled="true" data-holds="true" data-unreachable="true"`))
-		Expect(body).To(ContainSubstring(`href="/c/component.wavekit.dev/` + ns + `/views-c3"`))
+		Expect(body).To(ContainSubstring(`href="/c/component.wavekit.dev/` + ns + `/views-c4"`))
 		Expect(body).NotTo(ContainSubstring("have no component yet"), "the pulled clusters are not taken for clusters whose wave has not come")
 	})
 })
@@ -120,8 +127,8 @@ func labelForViews(cluster string, value any) {
 	Expect(hub.Client.Patch(ctx, secret, client.RawPatch(types.MergePatchType, raw))).To(Succeed())
 }
 
-// wavekit runs the CLI as the hub's administrator and returns its output.
-func wavekit(args ...string) string {
+// runCLI runs the CLI as the hub's administrator and returns its output.
+func runCLI(args ...string) string {
 	GinkgoHelper()
 	var stdout, stderr bytes.Buffer
 	code := cli.Run(ctx, append([]string{"--kubeconfig", admin}, args...), &stdout, &stderr)
