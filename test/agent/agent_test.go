@@ -197,6 +197,14 @@ var _ = Describe("a ComponentSet over three pulled clusters and two pushed ones,
 
 	It("releases a pulled cluster's Component under removalPolicy Orphan: it stays on the cluster with its objects", func() {
 		update(set, func(s *v1alpha1.ComponentSet) { s.Spec.RemovalPolicy = v1alpha1.RemovalOrphan })
+		// The cluster leaves only once the hub has read the new policy: its
+		// caches of the set and of the cluster Secrets are apart, and a
+		// departure seen before the policy is, rightly, a Delete.
+		Eventually(func() int64 {
+			got := &v1alpha1.ComponentSet{}
+			Expect(hub.Client.Get(ctx, client.ObjectKeyFromObject(set), got)).To(Succeed())
+			return got.Status.ObservedGeneration - got.Generation
+		}).WithTimeout(timeout).Should(BeZero(), "the hub read the Orphan policy")
 		kept := greeting(0)
 		relabel("p1", "elsewhere")
 		Eventually(func() error {

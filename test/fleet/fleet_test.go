@@ -281,6 +281,13 @@ var _ = Describe("a ComponentSet over three clusters in two waves", Ordered, fun
 
 	It("leaves the Component and objects of a cluster that leaves under removalPolicy Orphan", func() {
 		update(set, func(s *v1alpha1.ComponentSet) { s.Spec.RemovalPolicy = v1alpha1.RemovalOrphan })
+		// The cluster leaves once the operator has read the new policy: a
+		// departure seen before it is, rightly, a Delete.
+		Eventually(func() int64 {
+			got := &v1alpha1.ComponentSet{}
+			Expect(hub.Client.Get(ctx, client.ObjectKeyFromObject(set), got)).To(Succeed())
+			return got.Status.ObservedGeneration - got.Generation
+		}).WithTimeout(timeout).Should(BeZero(), "the operator read the Orphan policy")
 		relabel(1, "gone")
 		released := func() bool {
 			var c v1alpha1.Component
