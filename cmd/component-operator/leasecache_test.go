@@ -2,6 +2,7 @@ package main_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -27,8 +28,8 @@ import (
 	testenv "github.com/wavekit-dev/wavekit/pkg/testenv"
 )
 
-var _ = Describe("the hub's cache of Leases", func() {
-	It("reads the pulled clusters' agents' Leases only, none of the hub's other Leases", func() {
+var _ = Describe("the hub's cache of Leases and Secrets", func() {
+	It("reads the pulled clusters' agents' Leases and the cluster Secrets only, none of the hub's other Leases and Secrets", func() {
 		ctx := context.Background()
 		env := &testenv.Environment{APIServerOnly: true}
 		env.CRDDirectoryPaths = []string{filepath.Join(testcluster.ModuleRoot(), "config", "crd", "bases")}
@@ -44,6 +45,13 @@ var _ = Describe("the hub's cache of Leases", func() {
 		}
 		for _, key := range []client.ObjectKey{{Namespace: agentNS, Name: fleet.AgentLease}, {Namespace: "apps", Name: "an-election"}} {
 			Expect(c.Create(ctx, &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name}})).To(Succeed())
+		}
+		// One registered cluster, and Secrets of no cluster: a shard's kept
+		// renders and applied Secrets are such, by the thousand.
+		Expect(c.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "east",
+			Labels: map[string]string{"wavekit.dev/cluster": "true"}}})).To(Succeed())
+		for i := range 5 {
+			Expect(c.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: fmt.Sprintf("other-%d", i)}})).To(Succeed())
 		}
 		Expect(operatortest.ApplyRBAC(ctx, c, testcluster.ModuleRoot(), "wavekit", "wavekit-system", map[string]any{})).To(Succeed())
 		identity, err := operatortest.ServiceAccountConfig(ctx, c, cfg, "wavekit-system", "wavekit-component-operator")
@@ -72,7 +80,9 @@ var _ = Describe("the hub's cache of Leases", func() {
 		var all coordinationv1.LeaseList
 		Expect(c.List(ctx, &all)).To(Succeed())
 		Expect(len(all.Items)).To(BeNumerically(">", 1), "the hub has Leases besides the agent's (the API server's own, an-election)")
-		Eventually(cachedLeases).WithArguments(metrics).WithTimeout(time.Minute).Should(Equal(1), "the operator's cache holds the agent's Lease only")
+		Eventually(cached).WithArguments(metrics, "Lease.coordination.k8s.io").WithTimeout(time.Minute).Should(Equal(1), "the operator's cache holds the agent's Lease only")
+		Eventually(cached).WithArguments(metrics, "Secret").WithTimeout(time.Minute).Should(Equal(1),
+			"the operator's caches hold the cluster Secret only, not the other five")
 		Consistently(session).WithTimeout(2 * time.Second).ShouldNot(gexec.Exit())
 		mu.Lock()
 		defer mu.Unlock()
@@ -83,9 +93,10 @@ var _ = Describe("the hub's cache of Leases", func() {
 	})
 })
 
-// cachedLeases is the operator's wavekit_cached_objects of Leases, read
-// from its metrics at addr; -1 when they cannot be read.
-func cachedLeases(addr string) int {
+// cached is the operator's wavekit_cached_objects of resource (summed
+// over its caches), read from its metrics at addr; -1 when they cannot be
+// read.
+func cached(addr, resource string) int {
 	resp, err := http.Get("http://" + addr + "/metrics")
 	if err != nil {
 		return -1
@@ -97,7 +108,7 @@ func cachedLeases(addr string) int {
 	}
 	n := 0
 	for _, line := range strings.Split(string(body), "\n") {
-		if strings.HasPrefix(line, "wavekit_cached_objects{") && strings.Contains(line, `resource="Lease.coordination.k8s.io"`) {
+		if strings.HasPrefix(line, "wavekit_cached_objects{") && strings.Contains(line, `resource="`+resource+`"`) {
 			v, _ := strconv.Atoi(line[strings.LastIndex(line, " ")+1:])
 			n += v
 		}

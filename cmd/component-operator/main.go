@@ -5,8 +5,10 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 
@@ -208,7 +210,7 @@ func run() error {
 		return err
 	}
 	if *componentSets {
-		if err := fleet.Setup(mgr, name, sink); err != nil {
+		if err := fleet.Setup(mgr, name, sink, slices.Collect(maps.Keys(namespaces(watchNamespaces)))...); err != nil {
 			return err
 		}
 		if err := setupAgentApprover(mgr, name); err != nil {

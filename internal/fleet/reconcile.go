@@ -33,7 +33,10 @@ type Reconciler struct {
 	// live reads the API server directly: a cluster is removed only when
 	// a fresh list confirms it left the selection.
 	live client.Reader
-	keys keys
+	// secrets reads the metadata of the registered clusters' Secrets from
+	// a cache of those alone (clustersecrets.go); nil: from client.
+	secrets client.Reader
+	keys    keys
 	// recorder records the set's Events.
 	recorder recorder.EventRecorder
 	// capi is the preferred version of Cluster API's Cluster kind when the
@@ -131,13 +134,13 @@ func (r *Reconciler) planPass(ctx context.Context, set *v1alpha1.ComponentSet) (
 	if err != nil {
 		return nil, err
 	}
-	clusters, err := r.selectClusters(ctx, set, r.client)
+	clusters, err := r.selectClusters(ctx, set, r.client, r.cachedSecrets())
 	if err != nil {
 		return nil, err
 	}
 	p, err := makePlan(set, clusters, owned, r.keys)
 	if err == nil && len(p.Leaving) > 0 && !set.Spec.Paused {
-		if clusters, err = r.selectClusters(ctx, set, r.live); err != nil {
+		if clusters, err = r.selectClusters(ctx, set, r.live, r.live); err != nil {
 			return nil, err
 		}
 		p, err = makePlan(set, clusters, owned, r.keys)
@@ -214,7 +217,7 @@ func (r *Reconciler) unknown(set *v1alpha1.ComponentSet, err error, reasonBefore
 // that its clusterSelector selects: cluster Secrets, then Cluster API
 // Clusters of other names. Only metadata is read: the kubeconfigs are the
 // Components' to read.
-func (r *Reconciler) selectClusters(ctx context.Context, set *v1alpha1.ComponentSet, reader client.Reader) ([]cluster, error) {
+func (r *Reconciler) selectClusters(ctx context.Context, set *v1alpha1.ComponentSet, reader, secrets client.Reader) ([]cluster, error) {
 	selector, err := metav1.LabelSelectorAsSelector(&set.Spec.Placement.ClusterSelector)
 	if err != nil {
 		return nil, fmt.Errorf("spec.placement.clusterSelector of ComponentSet %s/%s: %w", set.Namespace, set.Name, err)
@@ -225,7 +228,7 @@ func (r *Reconciler) selectClusters(ctx context.Context, set *v1alpha1.Component
 	}
 	list := &metav1.PartialObjectMetadataList{}
 	list.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("SecretList"))
-	if err := reader.List(ctx, list, client.InNamespace(set.Namespace),
+	if err := secrets.List(ctx, list, client.InNamespace(set.Namespace),
 		client.MatchingLabelsSelector{Selector: selector.Add(*registered)}); err != nil {
 		return nil, fmt.Errorf("listing the cluster Secrets of namespace %s: %w", set.Namespace, err)
 	}
@@ -249,6 +252,14 @@ func (r *Reconciler) selectClusters(ctx context.Context, set *v1alpha1.Component
 		}
 	}
 	return clusters, nil
+}
+
+// cachedSecrets reads the registered clusters' Secrets from their cache.
+func (r *Reconciler) cachedSecrets() client.Reader {
+	if r.secrets == nil {
+		return r.client
+	}
+	return r.secrets
 }
 
 // ownedComponents are the Components of the set's namespace it controls,

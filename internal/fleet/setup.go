@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
 	"github.com/wavekit-dev/wavekit/pkg/notify"
@@ -26,7 +27,7 @@ import (
 // ComponentSets (a CRD of an older release: Helm does not upgrade a
 // chart's CRDs), it logs that and registers nothing, so the Components
 // keep being reconciled.
-func Setup(mgr ctrl.Manager, operator string, notifier notify.Sink) error {
+func Setup(mgr ctrl.Manager, operator string, notifier notify.Sink, namespaces ...string) error {
 	gk := v1alpha1.GroupVersion.WithKind("ComponentSet").GroupKind()
 	_, err := mgr.GetRESTMapper().RESTMapping(gk, v1alpha1.GroupVersion.Version)
 	if err != nil {
@@ -41,13 +42,19 @@ func Setup(mgr ctrl.Manager, operator string, notifier notify.Sink) error {
 	if r.capi, err = capiKind(mgr.GetRESTMapper()); err != nil {
 		return err
 	}
+	secrets, err := newClusterSecrets(mgr, r.keys.cluster, namespaces)
+	if err != nil {
+		return err
+	}
+	r.secrets = secrets
 	b := ctrl.NewControllerManagedBy(mgr).
 		Named("componentset").
 		For(&v1alpha1.ComponentSet{}).
 		Owns(&v1alpha1.Component{}).
-		WatchesMetadata(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.setsOfNamespace),
-			builder.WithPredicates(clusterSecrets(r.keys.cluster, !r.capi.Empty())))
+		WatchesRawSource(source.Kind[client.Object](secrets, secretMetadata(), handler.EnqueueRequestsFromMapFunc(r.setsOfNamespace)))
 	if !r.capi.Empty() {
+		b = b.WatchesMetadata(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.setsOfNamespace),
+			builder.WithPredicates(capiSecrets()))
 		clusters := &metav1.PartialObjectMetadata{}
 		clusters.SetGroupVersionKind(r.capi)
 		b = b.WatchesMetadata(clusters, handler.EnqueueRequestsFromMapFunc(r.setsOfNamespace))
@@ -90,16 +97,16 @@ func capiKind(mapper meta.RESTMapper) (schema.GroupVersionKind, error) {
 	return mapping.GroupVersionKind, nil
 }
 
-// clusterSecrets passes the events of Secrets that carry the cluster
-// label, or carried it before an update, and with capi those of Cluster
-// API's kubeconfig Secrets.
-func clusterSecrets(label string, capi bool) predicate.Funcs {
+// capiSecrets passes the events of Cluster API's kubeconfig Secrets (the
+// registered clusters' come from their own cache: clustersecrets.go), or
+// of a Secret that was one before an update.
+func capiSecrets() predicate.Funcs {
 	registered := func(o client.Object) bool {
 		if o == nil {
 			return false
 		}
 		_, capiSecret := o.GetLabels()[capiClusterNameLabel]
-		return o.GetLabels()[label] == "true" || (capi && capiSecret)
+		return capiSecret
 	}
 	return predicate.Funcs{
 		CreateFunc:  func(e event.CreateEvent) bool { return registered(e.Object) },
