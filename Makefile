@@ -107,7 +107,7 @@ git-tools: ## Install git (with git-http-backend and git-upload-pack, which serv
 
 .PHONY: help
 help: ## Show the targets.
-	@awk 'BEGIN {FS = ":.*##"} /^[a-zA-Z_-]+:.*##/ {printf "  \033[36m%-16s\033[0m %s\n", $$1, $$2} /^##@/ {printf "\n%s\n", substr($$0, 5)}' $(MAKEFILE_LIST)
+	@awk 'BEGIN {FS = ":.*##"} /^[a-zA-Z_-]+:.*##/ {printf "  \033[36m%-20s\033[0m %s\n", $$1, $$2} /^##@/ {printf "\n%s\n", substr($$0, 5)}' $(MAKEFILE_LIST)
 
 .PHONY: build
 build: ## Build every package.
@@ -181,11 +181,11 @@ bench-peers: ## Run wavekit's operator against Flux helm-controller on local clu
 control-plane: ## Build kube-apiserver, kube-controller-manager, kube-scheduler, etcd and kwok (first run only) and print their directory.
 	@$(CONTROL_PLANE)
 
-##@ Operator image, chart and release
+##@ Images, charts and release
 
 # VERSION is the git tag (v*) of HEAD, else a Go pseudo-version of HEAD
-# (hack/version.sh); it is stamped into both binaries, tags the image and
-# sets the chart's appVersion. Override it as make VERSION=v0.2.0 ....
+# (hack/version.sh); it is stamped into both binaries, tags both images and
+# sets both charts' appVersion. Override it as make VERSION=v0.2.0 ....
 ifeq ($(origin VERSION),undefined)
 VERSION := $(shell bash hack/version.sh)
 endif
@@ -196,6 +196,7 @@ REVISION    ?= $(shell git rev-parse HEAD 2>/dev/null)
 SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
 LDFLAGS     := -s -w -X github.com/wavekit-dev/wavekit/internal/version.stamped=$(VERSION)
 IMG         ?= ghcr.io/wavekit-dev/component-operator:$(VERSION)
+AGENT_IMG   ?= ghcr.io/wavekit-dev/wavekit-agent:$(VERSION)
 DIST        ?= dist
 CLI_PLATFORMS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64
 
@@ -203,19 +204,33 @@ CLI_PLATFORMS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64
 version: ## Print VERSION.
 	@echo $(VERSION)
 
+# make image builds both images: the operator's (IMG) and the agent's
+# (AGENT_IMG, the wavekit CLI that wavekit agent run runs, for config/agent-chart).
 .PHONY: image
-image: ## Build the operator image (linux/amd64, linux/arm64) without a container engine into DIST, named IMG.
+image: operator-image agent-image ## Build both images (operator IMG, agent AGENT_IMG; linux/amd64, linux/arm64) without a container engine into DIST.
+
+.PHONY: operator-image
+operator-image: ## Build the operator image IMG (linux/amd64, linux/arm64) without a container engine into DIST.
 	$(GO) run ./hack/image build -version $(VERSION) -revision '$(REVISION)' -created $(SOURCE_DATE_EPOCH) -image $(IMG) -out $(DIST)
 
+.PHONY: agent-image
+agent-image: ## Build the agent image AGENT_IMG (the wavekit CLI; linux/amd64, linux/arm64) without a container engine into DIST.
+	$(GO) run ./hack/image build -program agent -version $(VERSION) -revision '$(REVISION)' -created $(SOURCE_DATE_EPOCH) -image $(AGENT_IMG) -out $(DIST)
+
 .PHONY: image-push
-image-push: image ## Push the image to IMG=registry/repository:tag (credentials of docker login).
+image-push: operator-image-push agent-image-push ## Build and push both images to IMG and AGENT_IMG (credentials of docker login).
+
+.PHONY: operator-image-push
+operator-image-push: operator-image ## Push the operator image to IMG=registry/repository:tag.
 	$(GO) run ./hack/image push -archive $(DIST)/component-operator-$(VERSION).oci.tar -image $(IMG)
+
+.PHONY: agent-image-push
+agent-image-push: agent-image ## Push the agent image to AGENT_IMG=registry/repository:tag.
+	$(GO) run ./hack/image push -archive $(DIST)/wavekit-agent-$(VERSION).oci.tar -image $(AGENT_IMG)
 
 .PHONY: docker-build
 docker-build: ## Build the image IMG with Docker (docker build), for those who have it.
 	docker build --build-arg VERSION=$(VERSION) --build-arg REVISION=$(REVISION) -t $(IMG) .
-
-AGENT_IMG   ?= ghcr.io/wavekit-dev/wavekit-agent:$(VERSION)
 
 .PHONY: docker-build-agent
 docker-build-agent: ## Build the agent image AGENT_IMG (the Dockerfile's target agent: the wavekit CLI) with Docker.
@@ -231,7 +246,6 @@ chart-package: ## Package the chart into DIST with version CHART_VERSION and app
 	@mkdir -p $(DIST)
 	$(GO) tool helm package config/chart --version $(CHART_VERSION) --app-version $(VERSION) --destination $(DIST)
 
-# Not part of dist yet: its image (the Dockerfile's target agent) is built with Docker only.
 .PHONY: agent-chart-package
 agent-chart-package: ## Package the agent's chart (config/agent-chart) into DIST with version CHART_VERSION and appVersion VERSION (the agent image's tag).
 	@mkdir -p $(DIST)
@@ -254,9 +268,9 @@ krew: cli ## Package the CLI for krew into DIST: kubectl-wavekit archives and ku
 	$(GO) run ./hack/krew -dist $(DIST) -version $(VERSION) -base-url $(RELEASE_URL) -platforms '$(CLI_PLATFORMS)' -created $(SOURCE_DATE_EPOCH)
 
 .PHONY: dist
-dist: ## Make every release artifact into a fresh DIST: CLI binaries, krew archives and manifest, image archives, chart, SHA256SUMS.
+dist: ## Make every release artifact into a fresh DIST: CLI binaries, krew archives and manifest, both images' archives, both charts, SHA256SUMS.
 	rm -rf $(DIST)
-	$(MAKE) --no-print-directory krew image chart-package
+	$(MAKE) --no-print-directory krew image chart-package agent-chart-package
 	cd $(DIST) && sha256sum $$(ls | grep -v '^SHA256SUMS$$') > SHA256SUMS
 	@echo "$(DIST) holds VERSION $(VERSION); check it with: cd $(DIST) && sha256sum -c SHA256SUMS"
 

@@ -14,7 +14,7 @@ import (
 )
 
 const usage = `usage:
-  image build -version V -revision R -created UNIX_SECONDS -image NAME:TAG -out DIR
+  image build [-program operator|agent] -version V -revision R -created UNIX_SECONDS -image NAME:TAG -out DIR
   image push -archive FILE.oci.tar -image REGISTRY/REPOSITORY:TAG`
 
 func main() {
@@ -45,7 +45,8 @@ func build(ctx context.Context, args []string) error {
 	flags := flag.NewFlagSet("build", flag.ContinueOnError)
 	var opts imagebuild.Options
 	var created int64
-	flags.StringVar(&opts.Version, "version", "", "version to stamp into the operator (semver, e.g. v0.2.0)")
+	program := flags.String("program", "operator", "the image to build: operator (./cmd/component-operator) or agent (./cmd/wavekit)")
+	flags.StringVar(&opts.Version, "version", "", "version to stamp into the binary (semver, e.g. v0.2.0)")
 	flags.StringVar(&opts.Revision, "revision", "", "git commit the image is built from")
 	flags.Int64Var(&created, "created", 0, "creation time of the image, in seconds since 1970 (SOURCE_DATE_EPOCH)")
 	flags.StringVar(&opts.Reference, "image", "", "name:tag the archives give the image")
@@ -55,6 +56,11 @@ func build(ctx context.Context, args []string) error {
 	}
 	if opts.Reference == "" {
 		return errors.New("build: -image is required")
+	}
+	images := map[string]imagebuild.Image{"operator": imagebuild.Operator, "agent": imagebuild.Agent}
+	var known bool
+	if opts.Image, known = images[*program]; !known {
+		return fmt.Errorf("build: -program %q is neither operator nor agent", *program)
 	}
 	opts.Created = time.Unix(created, 0).UTC()
 	var err error

@@ -3,14 +3,17 @@ package imagebuild_test
 import (
 	"archive/tar"
 	"crypto/sha256"
+	"crypto/x509"
 	"encoding/base64"
 	"encoding/json"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"time"
 
@@ -187,6 +190,106 @@ var _ = Describe("the operator image", Ordered, func() {
 	}, SpecTimeout(2*time.Minute))
 })
 
+// The agent image comes from the same build as the operator's, with
+// imagebuild.Agent; these specs check what differs.
+var _ = Describe("the agent image", Ordered, func() {
+	const agentReference = "ghcr.io/wavekit-dev/wavekit-agent:" + testVersion
+	var result *imagebuild.Result
+	var archived v1.ImageIndex
+
+	// One build, for both platforms, of a stand-in that answers the image's
+	// default command as the wavekit CLI does (the CLI compiles for minutes).
+	BeforeAll(func(ctx SpecContext) {
+		var err error
+		result, err = imagebuild.Make(ctx, imagebuild.Options{
+			Image:     imagebuild.Agent,
+			Package:   "./internal/imagebuild/testdata/agentstandin",
+			ModuleDir: moduleRoot(),
+			Metadata:  testMeta,
+			Reference: agentReference,
+			OutDir:    GinkgoT().TempDir(),
+		})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(result.OCIArchive).To(HaveSuffix("/wavekit-agent-" + testVersion + ".oci.tar"))
+		Expect(result.DockerArchives).To(HaveKeyWithValue("linux/arm64", HaveSuffix("/wavekit-agent-"+testVersion+"-linux-arm64.docker.tar")))
+		index, closeArchive, err := imagebuild.ReadOCIArchive(result.OCIArchive)
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(closeArchive)
+		archived = index
+	}, NodeTimeout(5*time.Minute))
+
+	It("is the wavekit CLI of ./cmd/wavekit", func() {
+		Expect(imagebuild.Agent.Package).To(Equal("./cmd/wavekit"))
+	})
+
+	It("runs /wavekit agent run --help by default, from / as nonroot, labelled as the agent", func() {
+		for _, platform := range imagebuild.Platforms {
+			config, err := platformImage(archived, platform).ConfigFile()
+			Expect(err).NotTo(HaveOccurred())
+			Expect(config.OS + "/" + config.Architecture).To(Equal(platform.String()))
+			Expect(config.Config.User).To(Equal("65532:65532"))
+			Expect(config.Config.Entrypoint).To(Equal([]string{"/wavekit"}))
+			Expect(config.Config.Cmd).To(Equal([]string{"agent", "run", "--help"}))
+			Expect(config.Config.WorkingDir).To(Equal("/"))
+			Expect(config.Config.Labels).To(Equal(map[string]string{
+				"org.opencontainers.image.source":      "https://github.com/wavekit-dev/wavekit",
+				"org.opencontainers.image.version":     testVersion,
+				"org.opencontainers.image.revision":    testMeta.Revision,
+				"org.opencontainers.image.title":       "wavekit-agent",
+				"org.opencontainers.image.description": "wavekit pull-mode agent of a member cluster (wavekit agent run)",
+				"org.opencontainers.image.licenses":    "Apache-2.0",
+			}))
+		}
+	})
+
+	It("holds the binary, the nonroot account, a writable /tmp and the CA bundle", func() {
+		img := platformImage(archived, imagebuild.Platforms[0])
+		files := layerFiles(img)
+		Expect(files).To(HaveLen(10))
+		Expect(files).To(HaveKeyWithValue("wavekit", HaveField("Mode", int64(0o755))))
+		Expect(files).To(HaveKeyWithValue("tmp/", HaveField("Mode", int64(0o1777))))
+		Expect(files).To(HaveKeyWithValue("home/nonroot/", HaveField("Uid", 65532)))
+		Expect(files).To(HaveKey("etc/passwd"))
+		Expect(files).To(HaveKey("etc/ssl/certs/"))
+
+		data, err := os.ReadFile(extract(img, "etc/ssl/certs/ca-certificates.crt"))
+		Expect(err).NotTo(HaveOccurred())
+		pool := x509.NewCertPool()
+		Expect(pool.AppendCertsFromPEM(data)).To(BeTrue())
+		var roots int
+		for block, rest := pem.Decode(data); block != nil; block, rest = pem.Decode(rest) {
+			cert, err := x509.ParseCertificate(block.Bytes)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(cert.IsCA).To(BeTrue(), cert.Subject.String())
+			roots++
+		}
+		Expect(roots).To(BeNumerically(">", 100), "the Mozilla roots, as distroless carries them")
+	})
+
+	It("carries a binary that answers the image's default command", func() {
+		if runtime.GOOS != "linux" {
+			Skip("the image's binaries run on linux only")
+		}
+		img := platformImage(archived, v1.Platform{OS: "linux", Architecture: runtime.GOARCH})
+		config, err := img.ConfigFile()
+		Expect(err).NotTo(HaveOccurred())
+		binary := extract(img, "wavekit")
+		out, err := exec.Command(binary, config.Config.Cmd...).CombinedOutput()
+		Expect(err).NotTo(HaveOccurred(), string(out))
+		Expect(string(out)).To(ContainSubstring("wavekit agent run [flags]"))
+		out, err = exec.Command(binary, "version").CombinedOutput()
+		Expect(err).NotTo(HaveOccurred(), string(out))
+		Expect(string(out)).To(Equal("wavekit " + testVersion + "\n"))
+	})
+
+	It("names the image in index.json for containerd and podman", func() {
+		var top v1.IndexManifest
+		Expect(json.Unmarshal(archiveEntry(result.OCIArchive, "index.json"), &top)).To(Succeed())
+		Expect(top.Manifests).To(HaveLen(1))
+		Expect(top.Manifests[0].Annotations).To(HaveKeyWithValue("io.containerd.image.name", agentReference))
+	})
+})
+
 var _ = Describe("the Dockerfile", func() {
 	It("builds the image the way imagebuild does: user, entrypoint, build flags", func() {
 		data, err := os.ReadFile(filepath.Join(moduleRoot(), "Dockerfile"))
@@ -205,6 +308,32 @@ var _ = Describe("the Dockerfile", func() {
 		for label := range testMeta.Labels() {
 			Expect(dockerfile).To(ContainSubstring(label+"="), "the Dockerfile sets every label of the image")
 		}
+	})
+
+	It("builds the agent image, its target agent, the way imagebuild.Agent does", func() {
+		data, err := os.ReadFile(filepath.Join(moduleRoot(), "Dockerfile"))
+		Expect(err).NotTo(HaveOccurred())
+		dockerfile := string(data)
+		stage := regexp.MustCompile(`(?s)\nFROM gcr\.io/distroless/static:nonroot AS agent\n(.*?)\n\n`).FindStringSubmatch(dockerfile)
+		Expect(stage).NotTo(BeNil(), "the Dockerfile has a stage agent on distroless' static:nonroot")
+		agent := imagebuild.Agent
+		entrypoint, err := json.Marshal([]string{agent.Binary})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(stage[1]).To(ContainSubstring("\nUSER " + imagebuild.User + "\n"))
+		Expect(stage[1]).To(ContainSubstring("\nWORKDIR " + imagebuild.WorkingDir + "\n"))
+		Expect(stage[1]).To(ContainSubstring("\nENTRYPOINT " + string(entrypoint) + "\n"))
+		Expect(stage[1]).To(ContainSubstring("COPY --from=agent-builder /out/wavekit " + agent.Binary + "\n"))
+		cmd := regexp.MustCompile(`\nCMD (\[.*\])`).FindStringSubmatch(stage[1])
+		Expect(cmd).NotTo(BeNil())
+		var args []string
+		Expect(json.Unmarshal([]byte(cmd[1]), &args)).To(Succeed())
+		Expect(args).To(Equal(agent.Cmd))
+		Expect(stage[1]).To(ContainSubstring(fmt.Sprintf("org.opencontainers.image.title=%q", agent.Title)))
+		Expect(stage[1]).To(ContainSubstring(fmt.Sprintf("org.opencontainers.image.description=%q", agent.Description)))
+		for label := range agent.Labels(testMeta) {
+			Expect(stage[1]).To(ContainSubstring(label+"="), "the stage sets every label of the image")
+		}
+		Expect(dockerfile).To(ContainSubstring("-o /out/wavekit " + agent.Package + "\n"))
 	})
 })
 

@@ -14,7 +14,7 @@ import (
 	"golang.org/x/mod/semver"
 )
 
-// Platforms are the platforms the image is built for by default.
+// Platforms are the platforms the images are built for by default.
 var Platforms = []v1.Platform{
 	{OS: "linux", Architecture: "amd64"},
 	{OS: "linux", Architecture: "arm64"},
@@ -33,8 +33,10 @@ type Options struct {
 	OutDir string
 	// Platforms default to Platforms.
 	Platforms []v1.Platform
-	// Package is the main package the image runs (default Package, the
-	// operator); the specs give a stand-in that compiles in seconds.
+	// Image is what to build: Operator (the default) or Agent.
+	Image Image
+	// Package overrides Image.Package, the main package the image runs;
+	// the specs give a stand-in that compiles in seconds.
 	Package string
 }
 
@@ -51,11 +53,15 @@ type Result struct {
 	DockerArchives map[string]string
 }
 
-// Make compiles the operator for every platform, builds the image index and
-// writes it to opts.OutDir as an OCI archive
-// (component-operator-<version>.oci.tar) and as one Docker archive a
-// platform (component-operator-<version>-<os>-<arch>.docker.tar).
+// Make compiles opts.Image's package for every platform, builds the image
+// index and writes it to opts.OutDir as an OCI archive
+// (<title>-<version>.oci.tar, component-operator-v0.2.0.oci.tar) and as one
+// Docker archive a platform (<title>-<version>-<os>-<arch>.docker.tar).
 func Make(ctx context.Context, opts Options) (*Result, error) {
+	opts.Image = opts.Image.orDefault()
+	if opts.Package != "" {
+		opts.Image.Package = opts.Package
+	}
 	if !semver.IsValid(opts.Version) {
 		return nil, fmt.Errorf("version %q is not a semantic version such as v0.2.0", opts.Version)
 	}
@@ -90,22 +96,18 @@ func Make(ctx context.Context, opts Options) (*Result, error) {
 	return write(index, platforms, images, tag, opts)
 }
 
-// platformImage compiles the operator for platform in work and builds its
-// image.
+// platformImage compiles opts.Image's package for platform in work and
+// builds its image.
 func platformImage(ctx context.Context, opts Options, platform v1.Platform, work string) (v1.Image, error) {
-	binary := filepath.Join(work, "component-operator-"+platform.OS+"-"+platform.Architecture)
-	pkg := opts.Package
-	if pkg == "" {
-		pkg = Package
-	}
-	if err := Compile(ctx, opts.ModuleDir, pkg, opts.Version, platform, binary); err != nil {
+	binary := filepath.Join(work, opts.Image.Title+"-"+platform.OS+"-"+platform.Architecture)
+	if err := Compile(ctx, opts.ModuleDir, opts.Image.Package, opts.Version, platform, binary); err != nil {
 		return nil, err
 	}
 	data, err := os.ReadFile(binary)
 	if err != nil {
 		return nil, err
 	}
-	return NewImage(data, platform, opts.Metadata)
+	return opts.Image.New(data, platform, opts.Metadata)
 }
 
 // NewIndex is the OCI image index of images, one a platform.
@@ -130,7 +132,7 @@ func write(index v1.ImageIndex, platforms []v1.Platform, images []v1.Image, tag 
 	if err != nil {
 		return nil, err
 	}
-	prefix := filepath.Join(opts.OutDir, "component-operator-"+opts.Version)
+	prefix := filepath.Join(opts.OutDir, opts.Image.Title+"-"+opts.Version)
 	result := &Result{Index: index, Digest: digest, OCIArchive: prefix + ".oci.tar", DockerArchives: map[string]string{}}
 	if err := WriteOCIArchive(result.OCIArchive, index, tag, opts.Created); err != nil {
 		return nil, err
