@@ -211,6 +211,22 @@ var _ = Describe("the agent chart", func() {
 		Expect(image).NotTo(BeNil())
 		version := strings.TrimSpace(makeOutput("-s", "version"))
 		Expect(image[1]).To(Equal("ghcr.io/wavekit-dev/wavekit-agent:"+version), "the chart's default image repository")
+		Expect(agentImageBuild(makeOutput("-n", "agent-image"))).To(Equal(image[1]), "make agent-image builds the image docker-build-agent does")
+	})
+
+	It("is in a release: make dist builds its image and packages its chart", func() {
+		version := strings.TrimSpace(makeOutput("-s", "version"))
+		dist := GinkgoT().TempDir()
+		plan := makeOutput("-n", "dist", "DIST="+dist)
+		Expect(agentImageBuild(plan)).To(Equal("ghcr.io/wavekit-dev/wavekit-agent:"+version), "make dist builds the agent image")
+		Expect(plan).To(ContainSubstring(" -out " + dist + "\n"))
+		Expect(plan).To(MatchRegexp(`helm package config/agent-chart --version %s --app-version %s --destination %s\n`,
+			regexp.QuoteMeta(strings.TrimPrefix(version, "v")), regexp.QuoteMeta(version), regexp.QuoteMeta(dist)))
+		sums := strings.Index(plan, "sha256sum")
+		Expect(sums).To(BeNumerically(">", strings.Index(plan, "helm package config/agent-chart")), "SHA256SUMS covers the agent chart")
+		Expect(sums).To(BeNumerically(">", strings.Index(plan, "-program agent")), "SHA256SUMS covers the agent image's archives")
+		Expect(makeOutput("-n", "image")).To(ContainSubstring("-program agent"), "make image builds the agent's image too")
+		Expect(makeOutput("-n", "image-push")).To(ContainSubstring("push -archive " + filepath.Join("dist", "wavekit-agent-"+version+".oci.tar") + " -image ghcr.io/wavekit-dev/wavekit-agent:" + version + "\n"))
 	})
 
 	It("is packaged with the version of make version, its default image tagged with it", func() {
@@ -225,6 +241,8 @@ var _ = Describe("the agent chart", func() {
 		var deployment appsv1.Deployment
 		find(objects, "Deployment", "wavekit-agent", "wavekit-agent", &deployment)
 		Expect(deployment.Spec.Template.Spec.Containers[0].Image).To(Equal("ghcr.io/wavekit-dev/wavekit-agent:" + version))
+		Expect(deployment.Spec.Template.Spec.Containers[0].Image).To(Equal(agentImageBuild(makeOutput("-n", "agent-image"))),
+			"the packaged chart's default image is the one make agent-image builds")
 	})
 
 	It("ships the Component CRD as config/crd/bases has it", func() {
@@ -314,6 +332,15 @@ func operatorValue[T any](key string) T {
 	var out T
 	Expect(yaml.Unmarshal(raw, &out)).To(Succeed())
 	return out
+}
+
+// agentImageBuild is the image the plan of make -n names in its agent image build
+// (hack/image build -program agent ... -image NAME).
+func agentImageBuild(plan string) string {
+	GinkgoHelper()
+	build := regexp.MustCompile(`hack/image build -program agent .* -image (\S+) `).FindStringSubmatch(plan)
+	Expect(build).NotTo(BeNil(), "the plan builds the agent image:\n%s", plan)
+	return build[1]
 }
 
 // agentAppVersion is the agent chart's appVersion, the default image tag.
