@@ -11,7 +11,8 @@
 # and deployed with the chart value sources: [{name: my-chart, path: /opt/sources/my-chart}].
 #
 # The target agent is the image of the pull-mode agent (`wavekit agent run`, installed in a
-# member cluster with config/agent-chart): the wavekit CLI binary on the same base and user.
+# member cluster with config/agent-chart): the wavekit CLI binary on the same base and user;
+# `make agent-image` builds the same image without a container engine (imagebuild.Agent).
 #   docker build --target agent --build-arg VERSION=v0.2.0 -t ghcr.io/wavekit-dev/wavekit-agent:v0.2.0 .
 # A plain `docker build .` builds the operator image, the last stage, as before.
 

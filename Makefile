@@ -196,7 +196,9 @@ REVISION    ?= $(shell git rev-parse HEAD 2>/dev/null)
 SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
 LDFLAGS     := -s -w -X github.com/wavekit-dev/wavekit/internal/version.stamped=$(VERSION)
 IMG         ?= ghcr.io/wavekit-dev/component-operator:$(VERSION)
-AGENT_IMG   ?= ghcr.io/wavekit-dev/wavekit-agent:$(VERSION)
+# The agent's image beside IMG: IMG with wavekit-agent for component-operator
+# (registry.example.com/team/wavekit-agent:v0.2.0 for IMG=registry.example.com/team/component-operator:v0.2.0).
+AGENT_IMG   ?= $(subst component-operator,wavekit-agent,$(IMG))
 DIST        ?= dist
 CLI_PLATFORMS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64
 
@@ -215,6 +217,7 @@ operator-image: ## Build the operator image IMG (linux/amd64, linux/arm64) witho
 
 .PHONY: agent-image
 agent-image: ## Build the agent image AGENT_IMG (the wavekit CLI; linux/amd64, linux/arm64) without a container engine into DIST.
+	@if [[ "$(AGENT_IMG)" == "$(IMG)" ]]; then echo "AGENT_IMG: IMG=$(IMG) names no component-operator to derive the agent image's name from; give AGENT_IMG=registry/repository:tag" >&2; exit 1; fi
 	$(GO) run ./hack/image build -program agent -version $(VERSION) -revision '$(REVISION)' -created $(SOURCE_DATE_EPOCH) -image $(AGENT_IMG) -out $(DIST)
 
 .PHONY: image-push
