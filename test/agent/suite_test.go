@@ -283,27 +283,27 @@ func localPod(member *testcluster.Env, spec corev1.PodSpec) *agentPod {
 			Fail("the agent's pod has a volume this suite cannot make local: " + v.Name)
 		}
 	}
-	var pairs []string // mount path → local directory, in args
+	mounts := map[string]string{} // mount path → local directory
 	pod := &agentPod{}
 	for _, m := range container.VolumeMounts {
-		pairs = append(pairs, m.MountPath+"/", dirs[m.Name]+"/")
+		mounts[m.MountPath] = dirs[m.Name]
 		if m.MountPath == "/tmp" {
 			pod.env = append(pod.env, "TMPDIR="+dirs[m.Name])
 		}
 	}
-	ports := map[string]int{} // a port's name → the local port it was given
+	ports := map[string]int{}        // a port's name → the local port it was given
+	addresses := map[string]string{} // the container's ":port" → the local address
 	for _, p := range container.Ports {
-		ports[p.Name] = freePort()
 		// A pod has its own network: on this machine each gets its own port.
-		pairs = append(pairs, fmt.Sprintf("=:%d", p.ContainerPort), fmt.Sprintf("=127.0.0.1:%d", ports[p.Name]))
+		ports[p.Name] = freePort()
+		addresses[fmt.Sprintf(":%d", p.ContainerPort)] = fmt.Sprintf("127.0.0.1:%d", ports[p.Name])
 	}
 	if probe := container.ReadinessProbe; probe != nil && probe.HTTPGet != nil {
 		Expect(ports).To(HaveKey(probe.HTTPGet.Port.StrVal), "the readiness probe's port is one of the container's")
 		pod.ready = fmt.Sprintf("http://127.0.0.1:%d%s", ports[probe.HTTPGet.Port.StrVal], probe.HTTPGet.Path)
 	}
-	local := strings.NewReplacer(pairs...)
 	for _, arg := range container.Args {
-		pod.args = append(pod.args, local.Replace(arg))
+		pod.args = append(pod.args, localArg(arg, mounts, addresses))
 	}
 	for _, e := range container.Env {
 		switch {
@@ -323,6 +323,27 @@ func localPod(member *testcluster.Env, spec corev1.PodSpec) *agentPod {
 	Expect(testcluster.WriteKubeconfig(cfg, kubeconfig)).To(Succeed())
 	pod.args = append(pod.args, "--kubeconfig", kubeconfig)
 	return pod
+}
+
+// localArg is a flag --name=value of the container made local: a value
+// under a mount path goes under that volume's local directory, a ":port"
+// becomes the local address the port was given. Only the value's start is
+// looked at: a path that merely contains a mount path (a checkout under
+// /tmp) stays as it is.
+func localArg(arg string, mounts, addresses map[string]string) string {
+	name, value, ok := strings.Cut(arg, "=")
+	if !ok {
+		return arg
+	}
+	if address, ok := addresses[value]; ok {
+		return name + "=" + address
+	}
+	for mount, dir := range mounts {
+		if rest, ok := strings.CutPrefix(value, mount+"/"); ok {
+			return name + "=" + filepath.Join(dir, rest)
+		}
+	}
+	return arg
 }
 
 // registerWithCLI registers cluster with `wavekit agent register` and
