@@ -18,8 +18,12 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	k8sruntime "k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/wavekit-dev/wavekit/api/v1alpha1"
 	"github.com/wavekit-dev/wavekit/internal/fleet"
 	"github.com/wavekit-dev/wavekit/internal/testing/apicount"
 	"github.com/wavekit-dev/wavekit/internal/testing/operatortest"
@@ -29,15 +33,19 @@ import (
 )
 
 var _ = Describe("the hub's cache of Leases and Secrets", func() {
-	It("reads the pulled clusters' agents' Leases and the cluster Secrets only, none of the hub's other Leases and Secrets", func() {
+	It("reads the pulled clusters' agents' Leases and the fleet's Secrets only, none of the hub's other Leases and Secrets", func() {
 		ctx := context.Background()
 		env := &testenv.Environment{APIServerOnly: true}
-		env.CRDDirectoryPaths = []string{filepath.Join(testcluster.ModuleRoot(), "config", "crd", "bases")}
+		env.CRDDirectoryPaths = []string{filepath.Join(testcluster.ModuleRoot(), "config", "crd", "bases"),
+			filepath.Join(testcluster.ModuleRoot(), "test", "fleet", "testdata", "crds")} // Cluster API's Cluster
 		env.ErrorIfCRDPathMissing = true
 		cfg, err := env.Start()
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(env.Stop)
-		c, err := client.New(cfg, client.Options{})
+		scheme := k8sruntime.NewScheme()
+		Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
+		Expect(v1alpha1.AddToScheme(scheme)).To(Succeed())
+		c, err := client.New(cfg, client.Options{Scheme: scheme})
 		Expect(err).NotTo(HaveOccurred())
 		agentNS := fleet.WorkNamespace("fleet", "p1")
 		for _, name := range []string{"wavekit-system", "apps", agentNS} {
@@ -48,8 +56,27 @@ var _ = Describe("the hub's cache of Leases and Secrets", func() {
 		}
 		// One registered cluster, and Secrets of no cluster: a shard's kept
 		// renders and applied Secrets are such, by the thousand.
+		// One registered cluster and one of Cluster API, which a set
+		// selects (the set keeps a copy of each kubeconfig), and Secrets of
+		// no cluster: a shard's kept renders and applied Secrets are such,
+		// by the thousand.
+		kubeconfig := map[string][]byte{"value": []byte("apiVersion: v1\nkind: Config\n")}
 		Expect(c.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "east",
-			Labels: map[string]string{"wavekit.dev/cluster": "true"}}})).To(Succeed())
+			Labels: map[string]string{"wavekit.dev/cluster": "true", "fleet": "edge"}}, Data: kubeconfig})).To(Succeed())
+		north := &unstructured.Unstructured{}
+		north.SetAPIVersion("cluster.x-k8s.io/v1beta1")
+		north.SetKind("Cluster")
+		north.SetNamespace("apps")
+		north.SetName("north")
+		north.SetLabels(map[string]string{"fleet": "edge"})
+		Expect(c.Create(ctx, north)).To(Succeed())
+		Expect(c.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "north-kubeconfig",
+			Labels: map[string]string{"cluster.x-k8s.io/cluster-name": "north"}}, Data: kubeconfig})).To(Succeed())
+		Expect(c.Create(ctx, &v1alpha1.ComponentSet{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "edge"},
+			Spec: v1alpha1.ComponentSetSpec{
+				Template:  v1alpha1.ComponentTemplate{Spec: v1alpha1.ComponentSpec{Source: "web"}},
+				Placement: v1alpha1.Placement{ClusterSelector: metav1.LabelSelector{MatchLabels: map[string]string{"fleet": "edge"}}},
+			}})).To(Succeed())
 		for i := range 5 {
 			Expect(c.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: fmt.Sprintf("other-%d", i)}})).To(Succeed())
 		}
@@ -69,11 +96,11 @@ var _ = Describe("the hub's cache of Leases and Secrets", func() {
 		})
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(proxy.Close)
-		kubeconfig := filepath.Join(GinkgoT().TempDir(), "kubeconfig")
-		Expect(testcluster.WriteKubeconfig(proxy.Config(identity.BearerToken), kubeconfig)).To(Succeed())
+		hubKubeconfig := filepath.Join(GinkgoT().TempDir(), "kubeconfig")
+		Expect(testcluster.WriteKubeconfig(proxy.Config(identity.BearerToken), hubKubeconfig)).To(Succeed())
 		metrics, err := operatortest.FreeLocalAddress()
 		Expect(err).NotTo(HaveOccurred())
-		session := start(kubeconfig, "--source", "web=../../internal/cli/testdata/web", "--metrics-bind-address", metrics, "--metrics-secure=false")
+		session := start(hubKubeconfig, "--source", "web=../../internal/cli/testdata/web", "--metrics-bind-address", metrics, "--metrics-secure=false")
 
 		Eventually(func() int { return proxy.Counter.Count("watch", "leases") }).WithTimeout(time.Minute).Should(BeNumerically(">", 0),
 			"the ComponentSet controller watches the agents' Leases")
@@ -81,8 +108,20 @@ var _ = Describe("the hub's cache of Leases and Secrets", func() {
 		Expect(c.List(ctx, &all)).To(Succeed())
 		Expect(len(all.Items)).To(BeNumerically(">", 1), "the hub has Leases besides the agent's (the API server's own, an-election)")
 		Eventually(cached).WithArguments(metrics, "Lease.coordination.k8s.io").WithTimeout(time.Minute).Should(Equal(1), "the operator's cache holds the agent's Lease only")
-		Eventually(cached).WithArguments(metrics, "Secret").WithTimeout(time.Minute).Should(Equal(1),
-			"the operator's caches hold the cluster Secret only, not the other five")
+		copies := func() int {
+			var list corev1.SecretList
+			Expect(c.List(ctx, &list, client.InNamespace("apps"))).To(Succeed())
+			n := 0
+			for _, s := range list.Items {
+				if strings.HasSuffix(s.Name, ".set.kubeconfig") {
+					n++
+				}
+			}
+			return n
+		}
+		Eventually(copies).WithTimeout(time.Minute).Should(Equal(2), "the set keeps a copy of each cluster's kubeconfig")
+		Eventually(cached).WithArguments(metrics, "Secret").WithTimeout(time.Minute).Should(Equal(4),
+			"the operator's caches hold the two clusters' Secrets and the set's two copies only, not the other five")
 		Consistently(session).WithTimeout(2 * time.Second).ShouldNot(gexec.Exit())
 		mu.Lock()
 		defer mu.Unlock()

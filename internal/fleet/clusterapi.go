@@ -26,14 +26,14 @@ const (
 // capiClusterKind is Cluster API's Cluster.
 var capiClusterKind = schema.GroupKind{Group: "cluster.x-k8s.io", Kind: "Cluster"}
 
-// selectCAPIClusters lists, with reader, the Cluster API Clusters of the
+// selectCAPIClusters lists, with from, the Cluster API Clusters of the
 // set's namespace whose labels the set's selector selects and that have a
 // kubeconfig Secret <cluster>-kubeconfig (labelled with the Cluster's name,
 // as Cluster API makes it); their labels and annotations are the Cluster's.
-func (r *Reconciler) selectCAPIClusters(ctx context.Context, set *v1alpha1.ComponentSet, selector labels.Selector, reader client.Reader) ([]cluster, error) {
+func (r *Reconciler) selectCAPIClusters(ctx context.Context, set *v1alpha1.ComponentSet, selector labels.Selector, from clusterReaders) ([]cluster, error) {
 	list := &metav1.PartialObjectMetadataList{}
 	list.SetGroupVersionKind(r.capi.GroupVersion().WithKind(r.capi.Kind + "List"))
-	if err := reader.List(ctx, list, client.InNamespace(set.Namespace), client.MatchingLabelsSelector{Selector: selector}); err != nil {
+	if err := from.clusters.List(ctx, list, client.InNamespace(set.Namespace), client.MatchingLabelsSelector{Selector: selector}); err != nil {
 		return nil, fmt.Errorf("listing the Cluster API Clusters of namespace %s: %w", set.Namespace, err)
 	}
 	if len(list.Items) == 0 {
@@ -41,7 +41,7 @@ func (r *Reconciler) selectCAPIClusters(ctx context.Context, set *v1alpha1.Compo
 	}
 	secrets := &metav1.PartialObjectMetadataList{}
 	secrets.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("SecretList"))
-	if err := reader.List(ctx, secrets, client.InNamespace(set.Namespace), client.HasLabels{capiClusterNameLabel}); err != nil {
+	if err := from.kubeconfigs.List(ctx, secrets, client.InNamespace(set.Namespace), client.HasLabels{capiClusterNameLabel}); err != nil {
 		return nil, fmt.Errorf("listing the Cluster API kubeconfig Secrets of namespace %s: %w", set.Namespace, err)
 	}
 	return capiClusters(list.Items, secrets.Items), nil

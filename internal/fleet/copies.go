@@ -22,7 +22,8 @@ import (
 // what the Component needs, and points the Component to it once the
 // Secret is gone (departure.go). The copy holds the kubeconfig key only, in
 // the same namespace as the Secret (so whoever may read it could read the
-// Secret), without the Secret's labels and annotations, and it is owned by
+// Secret), without the Secret's labels and annotations but with a label of
+// its own (<operator>/set-copy, which its cache selects), and it is owned by
 // the Component: the garbage collector removes it when the Component is
 // gone, whichever way that happens.
 
@@ -48,20 +49,20 @@ func (r *Reconciler) keepCopies(ctx context.Context, owned map[string]*v1alpha1.
 // keepCopy writes the copy of c's kubeconfig when it is missing or was made
 // of another version of the Secret.
 func (r *Reconciler) keepCopy(ctx context.Context, c *v1alpha1.Component) error {
-	original, found, err := r.secretMetadata(ctx, r.client, c.Namespace, c.Spec.KubeConfig.Name)
+	original, found, err := r.cachedSecret(ctx, c.Namespace, c.Spec.KubeConfig.Name)
 	if err != nil || !found {
 		return err // no Secret: nothing to copy; a departure decides
 	}
-	copied, found, err := r.secretMetadata(ctx, r.client, c.Namespace, copyName(c.Name))
+	copied, found, err := r.cachedSecret(ctx, c.Namespace, copyName(c.Name))
 	if err != nil {
 		return err
 	}
 	if found && !metav1.IsControlledBy(copied, c) {
-		return fmt.Errorf("keeping a copy of the kubeconfig of Component %s/%s: Secret %s exists and is not the set's copy (its owner is not the Component); rename it",
-			c.Namespace, c.Name, copied.Name)
+		return notTheCopy(c, copied.Name)
 	}
 	version := string(original.UID) + "/" + original.ResourceVersion
-	if found && copied.Annotations[r.keys.copyOf] == original.Name && copied.Annotations[r.keys.copyVersion] == version {
+	if found && copied.Annotations[r.keys.copyOf] == original.Name && copied.Annotations[r.keys.copyVersion] == version &&
+		copied.Labels[r.keys.copy] == "true" {
 		return nil
 	}
 	desired, err := r.copyOf(ctx, c)
@@ -74,6 +75,9 @@ func (r *Reconciler) keepCopy(ctx context.Context, c *v1alpha1.Component) error 
 	} else {
 		err = r.client.Create(ctx, desired)
 	}
+	if apierrors.IsAlreadyExists(err) {
+		err = r.replaceUnlabelledCopy(ctx, c, desired)
+	}
 	if apierrors.IsConflict(err) || apierrors.IsAlreadyExists(err) {
 		return nil // the cache was behind: the next pass looks again
 	}
@@ -81,6 +85,29 @@ func (r *Reconciler) keepCopy(ctx context.Context, c *v1alpha1.Component) error 
 		return fmt.Errorf("writing Secret %s/%s, the set's copy of the kubeconfig of Component %s: %w", c.Namespace, desired.Name, c.Name, err)
 	}
 	return nil
+}
+
+// replaceUnlabelledCopy updates with desired the copy of c's kubeconfig
+// that exists although the cache of copies does not hold it: one made
+// before the copies carried their label, which its cache selects, or one
+// the cache has not seen yet (a conflict then).
+func (r *Reconciler) replaceUnlabelledCopy(ctx context.Context, c *v1alpha1.Component, desired *corev1.Secret) error {
+	live, found, err := r.secretMetadata(ctx, r.live, c.Namespace, desired.Name)
+	if err != nil || !found {
+		return err
+	}
+	if !metav1.IsControlledBy(live, c) {
+		return notTheCopy(c, live.Name)
+	}
+	desired.ResourceVersion = live.ResourceVersion
+	return r.client.Update(ctx, desired)
+}
+
+// notTheCopy is the error of a Secret of the copy's name that c does not
+// own.
+func notTheCopy(c *v1alpha1.Component, name string) error {
+	return fmt.Errorf("keeping a copy of the kubeconfig of Component %s/%s: Secret %s exists and is not the set's copy (its owner is not the Component); rename it",
+		c.Namespace, c.Name, name)
 }
 
 // copyOf reads c's kubeconfig Secret from the API server and returns the
@@ -104,8 +131,8 @@ func (r *Reconciler) copyOf(ctx context.Context, c *v1alpha1.Component) (*corev1
 		return nil, nil
 	}
 	copied := &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Namespace: c.Namespace, Name: copyName(c.Name), Annotations: map[string]string{
-			r.keys.copyOf: secret.Name, r.keys.copyVersion: string(secret.UID) + "/" + secret.ResourceVersion}},
+		ObjectMeta: metav1.ObjectMeta{Namespace: c.Namespace, Name: copyName(c.Name), Labels: map[string]string{r.keys.copy: "true"},
+			Annotations: map[string]string{r.keys.copyOf: secret.Name, r.keys.copyVersion: string(secret.UID) + "/" + secret.ResourceVersion}},
 		Type: corev1.SecretTypeOpaque,
 		Data: map[string][]byte{key: data},
 	}

@@ -165,16 +165,14 @@ func (r *Reconciler) credentialsOf(ctx context.Context, c *v1alpha1.Component) (
 // set's copy counts only when c owns it): in the cache, or else on the API
 // server.
 func (r *Reconciler) secretExists(ctx context.Context, c *v1alpha1.Component, name string) (bool, error) {
-	for _, reader := range []client.Reader{r.client, r.live} {
-		m, found, err := r.secretMetadata(ctx, reader, c.Namespace, name)
-		if err != nil {
-			return false, err
-		}
-		if found {
-			return name != copyName(c.Name) || metav1.IsControlledBy(m, c), nil
-		}
+	m, found, err := r.cachedSecret(ctx, c.Namespace, name)
+	if err == nil && !found {
+		m, found, err = r.secretMetadata(ctx, r.live, c.Namespace, name)
 	}
-	return false, nil
+	if err != nil || !found {
+		return false, err
+	}
+	return name != copyName(c.Name) || metav1.IsControlledBy(m, c), nil
 }
 
 // pointToCopy points c's spec.kubeConfig to the set's copy of its Secret.

@@ -39,12 +39,15 @@ const (
 	// copySuffix ends the name of the set's copy of a cluster's kubeconfig:
 	// <component>.set.kubeconfig.
 	copySuffix = ".set.kubeconfig"
+	// copyLabel marks the set's copy of a cluster's kubeconfig ("true"),
+	// so that its cache holds the copies alone (clustersecrets.go).
+	copyLabel = "set-copy"
 )
 
 // keys are the label, annotation and finalizer keys of one operator.
 type keys struct {
 	cluster, clusterName, specHash, wave, finalizer, leftBehind string
-	copyOf, copyVersion                                         string
+	copy, copyOf, copyVersion                                   string
 	// deletePolicy is a Component's own annotation that, set to orphan,
 	// ends its deletion without contacting its cluster.
 	deletePolicy string
@@ -65,6 +68,7 @@ func keysFor(operator string) keys {
 		wave:             operator + "/" + waveAnnotation,
 		finalizer:        operator + "/" + finalizerName,
 		leftBehind:       operator + "/" + leftBehindAnnotation,
+		copy:             operator + "/" + copyLabel,
 		copyOf:           operator + "/" + copyOfAnnotation,
 		copyVersion:      operator + "/" + copyVersionAnnotation,
 		deletePolicy:     manifests.Key(operator, manifests.AnnotationDeletePolicy),

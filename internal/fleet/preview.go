@@ -54,7 +54,7 @@ func Preview(ctx context.Context, c client.Client, operator string, set *v1alpha
 	if err := r.previewPulled(ctx, set, owned); err != nil {
 		return nil, err
 	}
-	clusters, err := r.selectClusters(ctx, set, c, c)
+	clusters, err := r.selectClusters(ctx, set, readersOf(c))
 	if err != nil {
 		return nil, err
 	}

@@ -33,9 +33,9 @@ type Reconciler struct {
 	// live reads the API server directly: a cluster is removed only when
 	// a fresh list confirms it left the selection.
 	live client.Reader
-	// secrets reads the metadata of the registered clusters' Secrets from
-	// a cache of those alone (clustersecrets.go); nil: from client.
-	secrets client.Reader
+	// secrets read the metadata of the Secrets of the clusters and of the
+	// set's copies, each kind from a cache of its own (clustersecrets.go).
+	secrets secretCaches
 	keys    keys
 	// recorder records the set's Events.
 	recorder recorder.EventRecorder
@@ -134,13 +134,13 @@ func (r *Reconciler) planPass(ctx context.Context, set *v1alpha1.ComponentSet) (
 	if err != nil {
 		return nil, err
 	}
-	clusters, err := r.selectClusters(ctx, set, r.client, r.cachedSecrets())
+	clusters, err := r.selectClusters(ctx, set, r.cachedReaders())
 	if err != nil {
 		return nil, err
 	}
 	p, err := makePlan(set, clusters, owned, r.keys)
 	if err == nil && len(p.Leaving) > 0 && !set.Spec.Paused {
-		if clusters, err = r.selectClusters(ctx, set, r.live, r.live); err != nil {
+		if clusters, err = r.selectClusters(ctx, set, readersOf(r.live)); err != nil {
 			return nil, err
 		}
 		p, err = makePlan(set, clusters, owned, r.keys)
@@ -213,11 +213,11 @@ func (r *Reconciler) unknown(set *v1alpha1.ComponentSet, err error, reasonBefore
 	return err
 }
 
-// selectClusters lists, with reader, the clusters of the set's namespace
+// selectClusters lists, with from, the clusters of the set's namespace
 // that its clusterSelector selects: cluster Secrets, then Cluster API
 // Clusters of other names. Only metadata is read: the kubeconfigs are the
 // Components' to read.
-func (r *Reconciler) selectClusters(ctx context.Context, set *v1alpha1.ComponentSet, reader, secrets client.Reader) ([]cluster, error) {
+func (r *Reconciler) selectClusters(ctx context.Context, set *v1alpha1.ComponentSet, from clusterReaders) ([]cluster, error) {
 	selector, err := metav1.LabelSelectorAsSelector(&set.Spec.Placement.ClusterSelector)
 	if err != nil {
 		return nil, fmt.Errorf("spec.placement.clusterSelector of ComponentSet %s/%s: %w", set.Namespace, set.Name, err)
@@ -228,7 +228,7 @@ func (r *Reconciler) selectClusters(ctx context.Context, set *v1alpha1.Component
 	}
 	list := &metav1.PartialObjectMetadataList{}
 	list.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("SecretList"))
-	if err := secrets.List(ctx, list, client.InNamespace(set.Namespace),
+	if err := from.registered.List(ctx, list, client.InNamespace(set.Namespace),
 		client.MatchingLabelsSelector{Selector: selector.Add(*registered)}); err != nil {
 		return nil, fmt.Errorf("listing the cluster Secrets of namespace %s: %w", set.Namespace, err)
 	}
@@ -242,7 +242,7 @@ func (r *Reconciler) selectClusters(ctx context.Context, set *v1alpha1.Component
 	if r.capi.Empty() {
 		return clusters, nil
 	}
-	capi, err := r.selectCAPIClusters(ctx, set, selector, reader)
+	capi, err := r.selectCAPIClusters(ctx, set, selector, from)
 	if err != nil {
 		return nil, err
 	}
@@ -254,12 +254,21 @@ func (r *Reconciler) selectClusters(ctx context.Context, set *v1alpha1.Component
 	return clusters, nil
 }
 
-// cachedSecrets reads the registered clusters' Secrets from their cache.
-func (r *Reconciler) cachedSecrets() client.Reader {
-	if r.secrets == nil {
-		return r.client
-	}
-	return r.secrets
+// clusterReaders are what selectClusters reads with: Cluster API's
+// Clusters, the registered clusters' Secrets and Cluster API's kubeconfig
+// Secrets.
+type clusterReaders struct {
+	clusters, registered, kubeconfigs client.Reader
+}
+
+// readersOf reads everything with reader.
+func readersOf(reader client.Reader) clusterReaders {
+	return clusterReaders{clusters: reader, registered: reader, kubeconfigs: reader}
+}
+
+// cachedReaders read from the caches.
+func (r *Reconciler) cachedReaders() clusterReaders {
+	return clusterReaders{clusters: r.client, registered: r.orCache(r.secrets.registered), kubeconfigs: r.orCache(r.secrets.kubeconfigs)}
 }
 
 // ownedComponents are the Components of the set's namespace it controls,

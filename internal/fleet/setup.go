@@ -4,16 +4,13 @@ import (
 	"context"
 	"fmt"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
-	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
@@ -42,19 +39,16 @@ func Setup(mgr ctrl.Manager, operator string, notifier notify.Sink, namespaces .
 	if r.capi, err = capiKind(mgr.GetRESTMapper()); err != nil {
 		return err
 	}
-	secrets, err := newClusterSecrets(mgr, r.keys.cluster, namespaces)
-	if err != nil {
+	if r.secrets, err = newSecretCaches(mgr, r.keys, !r.capi.Empty(), namespaces); err != nil {
 		return err
 	}
-	r.secrets = secrets
 	b := ctrl.NewControllerManagedBy(mgr).
 		Named("componentset").
 		For(&v1alpha1.ComponentSet{}).
 		Owns(&v1alpha1.Component{}).
-		WatchesRawSource(source.Kind[client.Object](secrets, secretMetadata(), handler.EnqueueRequestsFromMapFunc(r.setsOfNamespace)))
+		WatchesRawSource(r.secretsSource(r.secrets.registered))
 	if !r.capi.Empty() {
-		b = b.WatchesMetadata(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.setsOfNamespace),
-			builder.WithPredicates(capiSecrets()))
+		b = b.WatchesRawSource(r.secretsSource(r.secrets.kubeconfigs))
 		clusters := &metav1.PartialObjectMetadata{}
 		clusters.SetGroupVersionKind(r.capi)
 		b = b.WatchesMetadata(clusters, handler.EnqueueRequestsFromMapFunc(r.setsOfNamespace))
@@ -97,21 +91,8 @@ func capiKind(mapper meta.RESTMapper) (schema.GroupVersionKind, error) {
 	return mapping.GroupVersionKind, nil
 }
 
-// capiSecrets passes the events of Cluster API's kubeconfig Secrets (the
-// registered clusters' come from their own cache: clustersecrets.go), or
-// of a Secret that was one before an update.
-func capiSecrets() predicate.Funcs {
-	registered := func(o client.Object) bool {
-		if o == nil {
-			return false
-		}
-		_, capiSecret := o.GetLabels()[capiClusterNameLabel]
-		return capiSecret
-	}
-	return predicate.Funcs{
-		CreateFunc:  func(e event.CreateEvent) bool { return registered(e.Object) },
-		DeleteFunc:  func(e event.DeleteEvent) bool { return registered(e.Object) },
-		UpdateFunc:  func(e event.UpdateEvent) bool { return registered(e.ObjectOld) || registered(e.ObjectNew) },
-		GenericFunc: func(e event.GenericEvent) bool { return registered(e.Object) },
-	}
+// secretsSource enqueues the sets of the namespace of each Secret of the
+// cache secrets that changed.
+func (r *Reconciler) secretsSource(secrets cache.Cache) source.Source {
+	return source.Kind[client.Object](secrets, secretMetadata(), handler.EnqueueRequestsFromMapFunc(r.setsOfNamespace))
 }
