@@ -137,6 +137,21 @@ var _ = Describe("an agent that registers with a bootstrap token and a certifica
 		Expect(get2(r).Status.Certificate).To(BeEmpty())
 	})
 
+	It("denies the request of a cluster that is no longer registered, with its own bootstrap token", func() {
+		boot3, nsR3 := registerBootstrap("r3", "main")
+		namespace := &corev1.Namespace{}
+		Expect(hub.Client.Get(ctx, client.ObjectKey{Name: nsR3}, namespace)).To(Succeed())
+		Expect(namespace.Labels).To(HaveKey("wavekit.dev/agent-of"), "register labels the cluster's namespace")
+		patch := client.MergeFrom(namespace.DeepCopy())
+		delete(namespace.Labels, "wavekit.dev/agent-of")
+		Expect(hub.Client.Patch(ctx, namespace, patch)).To(Succeed())
+
+		r := requestAs(boot3, "wavekit:agent:"+nsR3, []string{"wavekit:agents"}, register.SignerName,
+			[]certificatesv1.KeyUsage{certificatesv1.UsageClientAuth}, ptrTo(int32(600)))
+		Eventually(decision).WithArguments(r).WithTimeout(timeout).Should(HavePrefix("Denied: namespace " + nsR3 + " is not a registered cluster's"))
+		Expect(get2(r).Status.Certificate).To(BeEmpty())
+	})
+
 	It("denies requests for server auth, another organization, no expiry or a long one; tells of one for another signer", func() {
 		clientAuth := []certificatesv1.KeyUsage{certificatesv1.UsageClientAuth}
 		for _, c := range []struct {
