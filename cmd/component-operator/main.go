@@ -209,15 +209,16 @@ func run() error {
 	if err := definitions.setup(mgr, name, definitionSources, reconciler, shard, sink); err != nil {
 		return err
 	}
+	watched := slices.Collect(maps.Keys(namespaces(watchNamespaces))) // none: all
 	if *componentSets {
-		if err := fleet.Setup(mgr, name, sink, slices.Collect(maps.Keys(namespaces(watchNamespaces)))...); err != nil {
+		if err := fleet.Setup(mgr, name, sink, watched...); err != nil {
 			return err
 		}
 		if err := setupAgentApprover(mgr, name); err != nil {
 			return err
 		}
 	}
-	if err := receiver.Setup(mgr, name, *receiverAddr); err != nil {
+	if err := receiver.Setup(mgr, name, *receiverAddr, watched...); err != nil {
 		return err
 	}
 	if err := addDashboard(mgr, *webAddr, name, *componentSets, definitions.enabled); err != nil {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -14,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	crsource "sigs.k8s.io/controller-runtime/pkg/source"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
 	"github.com/wavekit-dev/wavekit/pkg/component"
@@ -86,12 +86,18 @@ func (s *statusReconciler) receiversOfSecret(ctx context.Context, o client.Objec
 	return out
 }
 
-// setupController registers the status controller with mgr.
-func setupController(mgr ctrl.Manager, s *statusReconciler) error {
-	err := ctrl.NewControllerManagedBy(mgr).
+// setupController registers the status controller with mgr; it watches
+// the Secrets of namespaces (all when empty) through a cache of their
+// versions (secretversions.go).
+func setupController(mgr ctrl.Manager, s *statusReconciler, namespaces []string) error {
+	secrets, err := newSecretVersions(mgr, namespaces)
+	if err != nil {
+		return err
+	}
+	err = ctrl.NewControllerManagedBy(mgr).
 		Named("receiver").
 		For(&v1alpha1.Receiver{}).
-		WatchesMetadata(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(s.receiversOfSecret)).
+		WatchesRawSource(crsource.Kind[client.Object](secrets, secretMetadata(), handler.EnqueueRequestsFromMapFunc(s.receiversOfSecret))).
 		Complete(s)
 	if err != nil {
 		return fmt.Errorf("setting up the Receiver controller: %w", err)

@@ -33,8 +33,9 @@ const (
 // status (as the leader); "" leaves both off. operator is the operator
 // name, the prefix of the annotation a request sets. When the API server
 // does not serve Receivers (a CRD of an older release), it says so and
-// serves nothing.
-func Setup(mgr ctrl.Manager, operator, address string) error {
+// serves nothing. The controller watches the Secrets of namespaces (all
+// when none), which the Receivers name.
+func Setup(mgr ctrl.Manager, operator, address string, namespaces ...string) error {
 	if address == "" {
 		return nil
 	}
@@ -50,7 +51,7 @@ func Setup(mgr ctrl.Manager, operator, address string) error {
 	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &v1alpha1.Receiver{}, pathIndex, indexPath); err != nil {
 		return fmt.Errorf("indexing Receivers by path: %w", err)
 	}
-	if err := setupController(mgr, &statusReconciler{client: mgr.GetClient(), secrets: mgr.GetAPIReader()}); err != nil {
+	if err := setupController(mgr, &statusReconciler{client: mgr.GetClient(), secrets: mgr.GetAPIReader()}, namespaces); err != nil {
 		return err
 	}
 	limits, err := newLimits()

@@ -6,7 +6,9 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -107,6 +109,35 @@ var _ = Describe("webhooks into a Receiver", Ordered, func() {
 		r = post(generic, body, map[string]string{"X-Signature": hmacHex("hmac-secret-42", body)})
 		Expect(r.code).To(Equal(http.StatusOK), r.text)
 		Expect(handledBy(web)).NotTo(Equal(before))
+	})
+
+	It("follows its Secret: no path until the Secret exists, then one, and a new token moves it", func() {
+		r := &v1alpha1.Receiver{ObjectMeta: metav1.ObjectMeta{Namespace: teamA, Name: "later"}, Spec: v1alpha1.ReceiverSpec{
+			Type: v1alpha1.ReceiverGenericHMAC, SecretRef: v1alpha1.LocalObjectReference{Name: "later-token"},
+			Resources: []v1alpha1.ReceiverResource{{Kind: "Component", Name: "web"}}}}
+		Expect(env.Client.Create(ctx, r)).To(Succeed())
+		ready := func() string {
+			Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(r), r)).To(Succeed())
+			if c := meta.FindStatusCondition(r.Status.Conditions, "Ready"); c != nil {
+				return string(c.Status) + "/" + c.Reason + " " + r.Status.WebhookPath
+			}
+			return "none"
+		}
+		Eventually(ready).WithTimeout(timeout).Should(Equal("False/NoToken "))
+
+		createToken(teamA, "later-token", "first-token")
+		Eventually(ready).WithTimeout(timeout).Should(HavePrefix("True/Ready /hook/"), "the Secret's creation was seen")
+		first := r.Status.WebhookPath
+
+		secret := &corev1.Secret{}
+		Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: teamA, Name: "later-token"}, secret)).To(Succeed())
+		secret.Data["token"] = []byte("second-token")
+		Expect(env.Client.Update(ctx, secret)).To(Succeed())
+		Eventually(ready).WithTimeout(timeout).Should(SatisfyAll(HavePrefix("True/Ready /hook/"), Not(HaveSuffix(first))),
+			"the Secret's change was seen: the path is made from the token")
+		body := []byte(`{"rotated":true}`)
+		Expect(post(first, body, map[string]string{"X-Signature": hmacHex("first-token", body)}).code).To(Equal(http.StatusNotFound), "the old path is gone")
+		Expect(post(r.Status.WebhookPath, body, map[string]string{"X-Signature": hmacHex("second-token", body)}).code).To(Equal(http.StatusOK))
 	})
 
 	It("cannot name another namespace's objects: the field does not exist, and what is named is in the Receiver's namespace", func() {
