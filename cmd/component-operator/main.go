@@ -5,10 +5,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"maps"
 	"os"
 	"runtime/debug"
-	"slices"
 	"strings"
 	"time"
 
@@ -209,16 +207,16 @@ func run() error {
 	if err := definitions.setup(mgr, name, definitionSources, reconciler, shard, sink); err != nil {
 		return err
 	}
-	watched := slices.Collect(maps.Keys(namespaces(watchNamespaces))) // none: all
+	watched := namespaces(watchNamespaces) // nil: all
 	if *componentSets {
-		if err := fleet.Setup(mgr, name, sink, watched...); err != nil {
+		if err := fleet.Setup(mgr, name, sink, watched); err != nil {
 			return err
 		}
 		if err := setupAgentApprover(mgr, name); err != nil {
 			return err
 		}
 	}
-	if err := receiver.Setup(mgr, name, *receiverAddr, watched...); err != nil {
+	if err := receiver.Setup(mgr, name, *receiverAddr, watched); err != nil {
 		return err
 	}
 	if err := addDashboard(mgr, *webAddr, name, *componentSets, definitions.enabled); err != nil {

@@ -3,6 +3,7 @@ package fleet
 import (
 	"context"
 	"fmt"
+	"maps"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -31,8 +32,8 @@ type secretCaches struct {
 }
 
 // newSecretCaches makes and starts with mgr the caches of the Secrets of
-// namespaces (all when empty); kubeconfigs only when capi is true.
-func newSecretCaches(mgr ctrl.Manager, k keys, capi bool, namespaces []string) (secretCaches, error) {
+// namespaces (all when nil); kubeconfigs only when capi is true.
+func newSecretCaches(mgr ctrl.Manager, k keys, capi bool, namespaces map[string]cache.Config) (secretCaches, error) {
 	var c secretCaches
 	var err error
 	if c.registered, err = newSecretCache(mgr, k.cluster, selection.Equals, namespaces); err != nil {
@@ -49,8 +50,8 @@ func newSecretCaches(mgr ctrl.Manager, k keys, capi bool, namespaces []string) (
 
 // newSecretCache is a cache of the metadata of the Secrets whose label
 // key is "true" (selection.Equals) or is set (selection.Exists), in
-// namespaces (all when empty), run by mgr.
-func newSecretCache(mgr ctrl.Manager, key string, op selection.Operator, namespaces []string) (cache.Cache, error) {
+// namespaces (all when nil), run by mgr.
+func newSecretCache(mgr ctrl.Manager, key string, op selection.Operator, namespaces map[string]cache.Config) (cache.Cache, error) {
 	var values []string
 	if op == selection.Equals {
 		values = []string{"true"}
@@ -63,12 +64,8 @@ func newSecretCache(mgr ctrl.Manager, key string, op selection.Operator, namespa
 		HTTPClient: mgr.GetHTTPClient(), Scheme: mgr.GetScheme(), Mapper: mgr.GetRESTMapper(),
 		DefaultLabelSelector: labels.NewSelector().Add(*selected),
 		DefaultTransform:     cache.TransformStripManagedFields(),
-	}
-	if len(namespaces) > 0 {
-		opts.DefaultNamespaces = map[string]cache.Config{}
-		for _, ns := range namespaces {
-			opts.DefaultNamespaces[ns] = cache.Config{}
-		}
+		// A copy: the cache writes its defaults into the map.
+		DefaultNamespaces: maps.Clone(namespaces),
 	}
 	secrets, err := cache.New(mgr.GetConfig(), rewatch.CacheOptions(mgr.GetConfig(), mgr.GetScheme(), opts))
 	if err != nil {

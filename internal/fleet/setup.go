@@ -20,11 +20,12 @@ import (
 
 // Setup registers the ComponentSet controller of the operator named
 // operator with mgr; notifier, when not nil, is told of waves done or held
-// and of clusters that do not answer. When the API server does not serve
-// ComponentSets (a CRD of an older release: Helm does not upgrade a
-// chart's CRDs), it logs that and registers nothing, so the Components
-// keep being reconciled.
-func Setup(mgr ctrl.Manager, operator string, notifier notify.Sink, namespaces ...string) error {
+// and of clusters that do not answer; it reads the cluster Secrets of
+// namespaces (give the manager cache's; nil: all). When the API server
+// does not serve ComponentSets (a CRD of an older release: Helm does not
+// upgrade a chart's CRDs), it logs that and registers nothing, so the
+// Components keep being reconciled.
+func Setup(mgr ctrl.Manager, operator string, notifier notify.Sink, namespaces map[string]cache.Config) error {
 	gk := v1alpha1.GroupVersion.WithKind("ComponentSet").GroupKind()
 	_, err := mgr.GetRESTMapper().RESTMapping(gk, v1alpha1.GroupVersion.Version)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -87,9 +88,9 @@ func (s *statusReconciler) receiversOfSecret(ctx context.Context, o client.Objec
 }
 
 // setupController registers the status controller with mgr; it watches
-// the Secrets of namespaces (all when empty) through a cache of their
+// the Secrets of namespaces (all when nil) through a cache of their
 // versions (secretversions.go).
-func setupController(mgr ctrl.Manager, s *statusReconciler, namespaces []string) error {
+func setupController(mgr ctrl.Manager, s *statusReconciler, namespaces map[string]cache.Config) error {
 	secrets, err := newSecretVersions(mgr, namespaces)
 	if err != nil {
 		return err

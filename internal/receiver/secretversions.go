@@ -2,6 +2,7 @@ package receiver
 
 import (
 	"fmt"
+	"maps"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -19,17 +20,13 @@ import (
 // Secrets the Components apply, a cluster holds thousands.
 
 // newSecretVersions makes and starts with mgr the cache of the Secrets of
-// namespaces (all when empty), each reduced to what tells that it changed.
-func newSecretVersions(mgr ctrl.Manager, namespaces []string) (cache.Cache, error) {
+// namespaces (all when nil), each reduced to what tells that it changed.
+func newSecretVersions(mgr ctrl.Manager, namespaces map[string]cache.Config) (cache.Cache, error) {
 	opts := cache.Options{
 		HTTPClient: mgr.GetHTTPClient(), Scheme: mgr.GetScheme(), Mapper: mgr.GetRESTMapper(),
 		DefaultTransform: versionOnly,
-	}
-	if len(namespaces) > 0 {
-		opts.DefaultNamespaces = map[string]cache.Config{}
-		for _, ns := range namespaces {
-			opts.DefaultNamespaces[ns] = cache.Config{}
-		}
+		// A copy: the cache writes its defaults into the map.
+		DefaultNamespaces: maps.Clone(namespaces),
 	}
 	secrets, err := cache.New(mgr.GetConfig(), rewatch.CacheOptions(mgr.GetConfig(), mgr.GetScheme(), opts))
 	if err != nil {

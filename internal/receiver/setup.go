@@ -9,6 +9,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
@@ -33,9 +34,9 @@ const (
 // status (as the leader); "" leaves both off. operator is the operator
 // name, the prefix of the annotation a request sets. When the API server
 // does not serve Receivers (a CRD of an older release), it says so and
-// serves nothing. The controller watches the Secrets of namespaces (all
-// when none), which the Receivers name.
-func Setup(mgr ctrl.Manager, operator, address string, namespaces ...string) error {
+// serves nothing. The controller watches the Secrets of namespaces (give
+// the manager cache's; nil: all), which the Receivers name.
+func Setup(mgr ctrl.Manager, operator, address string, namespaces map[string]cache.Config) error {
 	if address == "" {
 		return nil
 	}

@@ -116,7 +116,7 @@ func startHubOperator(b *testing.B, ctx context.Context, cfg *rest.Config, schem
 		Controller: config.Controller{SkipNameValidation: ptr.To(true)}})
 	must(b, err)
 	_, err = operator.Setup(mgr, operator.Options{Name: "wavekit.dev", Sources: map[string]string{"site": siteSource()}, CacheDir: b.TempDir()})
-	must(b, err, fleet.Setup(mgr, "wavekit.dev", nil))
+	must(b, err, fleet.Setup(mgr, "wavekit.dev", nil, nil))
 	go func() { _ = mgr.Start(ctx) }()
 }
 

@@ -67,7 +67,7 @@ func runClusterOperator(ctx context.Context, s *session.Session, sources, charts
 	if _, err := operator.Setup(mgr, operator.Options{Name: s.OperatorName, Sources: parsed}); err != nil {
 		return err
 	}
-	if err := fleet.Setup(mgr, s.OperatorName, nil); err != nil {
+	if err := fleet.Setup(mgr, s.OperatorName, nil, nil); err != nil {
 		return err
 	}
 	return mgr.Start(ctx)
