@@ -167,11 +167,12 @@ bench-git: git-tools ## Measure Git sources: looks and fetches per interval of 1
 	$(GO) test -run='^$$' -bench='BenchmarkLargeRepository|BenchmarkLargeObjects' -benchtime=1x -count=1 ./pkg/fetch/git/
 
 .PHONY: bench-scale
-bench-scale: ## Run the operator at R = 1 000, 3 000 and 10 000 Components and 10 000 over 2 and 4 shards, with a shard move (about 2 h; SIZES=, SHARDS= to narrow it; SHARDED_ONLY=1 runs the sharded cases alone), then plot docs/benchmarks-scale.png.
+SCALE_OUT ?= $(CURDIR)/docs/benchmarks-scale.json
+bench-scale: ## Run the operator at R = 1 000, 3 000 and 10 000 Components and 10 000 over 2 and 4 shards, with a shard move (about 2 h; SIZES=, SHARDS= to narrow it; SHARDED_ONLY=1 runs the sharded cases alone; SCALE_OUT=<file.json> writes elsewhere than docs/benchmarks-scale.json), then plot it beside the JSON.
 	@assets="$$($(CONTROL_PLANE))"; \
-	WAVEKIT_SCALE=1 WAVEKIT_SCALE_SIZES="$(SIZES)" WAVEKIT_SCALE_SHARDS="$(SHARDS)" WAVEKIT_SCALE_SHARDED_ONLY="$(SHARDED_ONLY)" WAVEKIT_SCALE_OUT="$(CURDIR)/docs/benchmarks-scale.json" \
+	WAVEKIT_SCALE=1 WAVEKIT_SCALE_SIZES="$(SIZES)" WAVEKIT_SCALE_SHARDS="$(SHARDS)" WAVEKIT_SCALE_SHARDED_ONLY="$(SHARDED_ONLY)" WAVEKIT_SCALE_OUT="$(abspath $(SCALE_OUT))" \
 	KUBEBUILDER_ASSETS="$$assets" $(GO) test -run='^$$' -bench='^BenchmarkScaleCost$$' -benchtime=1x -count=1 -timeout=4h ./test/bench/
-	cd hack/benchplot && $(GO) run . -in ../../docs/benchmarks-scale.json -out ../../docs/benchmarks-scale.png
+	cd hack/benchplot && $(GO) run . -in "$(abspath $(SCALE_OUT))" -out "$(basename $(abspath $(SCALE_OUT))).png"
 
 .PHONY: bench-peers
 bench-peers: ## Run wavekit's operator against Flux helm-controller on local clusters (R=100; BENCH_LARGE=1: R=1000; BENCH_IDLE=60s: a shorter idle window).
