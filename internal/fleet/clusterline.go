@@ -31,6 +31,19 @@ func (l ClusterLine) Placed() bool {
 	return l.State != string(stateWaiting) && l.State != string(statePaused)
 }
 
+// PlacedElsewhere are the set's lines (status.clusters) about the clusters
+// it placed that are not in here, the clusters with a Component on the
+// hub: the pulled clusters, whose Component runs on the cluster only.
+func PlacedElsewhere(lines []string, here map[string]bool) []ClusterLine {
+	var out []ClusterLine
+	for _, text := range lines {
+		if l, ok := ParseClusterLine(text); ok && l.Placed() && !here[l.Cluster] {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
 // ParseClusterLine reads a line clusterLines wrote for a selected cluster,
 // "NAME (wave N): STATE[: MESSAGE]"; false for the others (departing
 // clusters, those that left objects, "… and N more").

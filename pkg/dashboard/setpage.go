@@ -187,13 +187,7 @@ func pulledClusters(set *setRecord, members []*record) []fleet.ClusterLine {
 	for _, m := range members {
 		here[m.member.cluster] = true
 	}
-	var out []fleet.ClusterLine
-	for _, text := range set.status.Clusters {
-		if l, ok := fleet.ParseClusterLine(text); ok && l.Placed() && !here[l.Cluster] {
-			out = append(out, l)
-		}
-	}
-	return out
+	return fleet.PlacedElsewhere(set.status.Clusters, here)
 }
 
 // pulledClusterOf is a pulled cluster's line, from the set's.

@@ -198,11 +198,9 @@ func setClusters(set *v1alpha1.ComponentSet, members []v1alpha1.Component, opera
 			Ready: s.Ready, State: s.State, Message: s.Message})
 		placed[rows[len(rows)-1].Cluster] = true
 	}
-	for _, text := range set.Status.Clusters {
-		if line, ok := fleet.ParseClusterLine(text); ok && line.Placed() && !placed[line.Cluster] {
-			rows = append(rows, setCluster{Wave: line.Wave, Cluster: line.Cluster, Component: PulledComponent,
-				Ready: lineReady(line), State: line.State, Message: line.Message})
-		}
+	for _, line := range fleet.PlacedElsewhere(set.Status.Clusters, placed) {
+		rows = append(rows, setCluster{Wave: line.Wave, Cluster: line.Cluster, Component: PulledComponent,
+			Ready: lineReady(line), State: line.State, Message: line.Message})
 	}
 	sort.Slice(rows, func(i, j int) bool {
 		if rows[i].Wave != rows[j].Wave {
