@@ -25,8 +25,8 @@ import (
 // Secrets the Components apply, service account tokens — with shards,
 // every shard all of them.
 
-// secretCaches are those caches; a nil one reads from the manager's cache
-// (a Reconciler made without Setup).
+// secretCaches are those caches; kubeconfigs is nil when the API server
+// does not serve Cluster API.
 type secretCaches struct {
 	registered, copies, kubeconfigs cache.Cache
 }
@@ -88,18 +88,7 @@ func (r *Reconciler) cachedSecret(ctx context.Context, namespace, name string) (
 			return m, found, err
 		}
 	}
-	if r.secrets.registered == nil {
-		return r.secretMetadata(ctx, r.client, namespace, name)
-	}
 	return nil, false, nil
-}
-
-// orCache is reader, or the manager's cache when reader is nil.
-func (r *Reconciler) orCache(reader client.Reader) client.Reader {
-	if reader == nil {
-		return r.client
-	}
-	return reader
 }
 
 // secretMetadata is the metadata-only object of a Secret.

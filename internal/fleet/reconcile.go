@@ -268,7 +268,7 @@ func readersOf(reader client.Reader) clusterReaders {
 
 // cachedReaders read from the caches.
 func (r *Reconciler) cachedReaders() clusterReaders {
-	return clusterReaders{clusters: r.client, registered: r.orCache(r.secrets.registered), kubeconfigs: r.orCache(r.secrets.kubeconfigs)}
+	return clusterReaders{clusters: r.client, registered: r.secrets.registered, kubeconfigs: r.secrets.kubeconfigs}
 }
 
 // ownedComponents are the Components of the set's namespace it controls,
