@@ -88,9 +88,9 @@ func (r *Reconciler) keepCopy(ctx context.Context, c *v1alpha1.Component) error 
 }
 
 // replaceUnlabelledCopy updates with desired the copy of c's kubeconfig
-// that exists although the cache of copies does not hold it: one made
-// before the copies carried their label, which its cache selects, or one
-// the cache has not seen yet (a conflict then).
+// that exists although the cache of copies does not hold it, when it was
+// made before the copies carried their label, which its cache selects. A
+// labelled one is new to the cache: the next pass sees it there.
 func (r *Reconciler) replaceUnlabelledCopy(ctx context.Context, c *v1alpha1.Component, desired *corev1.Secret) error {
 	live, found, err := r.secretMetadata(ctx, r.live, c.Namespace, desired.Name)
 	if err != nil || !found {
@@ -98,6 +98,9 @@ func (r *Reconciler) replaceUnlabelledCopy(ctx context.Context, c *v1alpha1.Comp
 	}
 	if !metav1.IsControlledBy(live, c) {
 		return notTheCopy(c, live.Name)
+	}
+	if live.Labels[r.keys.copy] == "true" {
+		return nil
 	}
 	desired.ResourceVersion = live.ResourceVersion
 	return r.client.Update(ctx, desired)
