@@ -10,20 +10,22 @@ import (
 )
 
 // Chart is a chart to package: its name, version, default values,
-// templates by file name under templates/, and values.schema.json.
+// templates by file name under templates/, values.schema.json, and the
+// dependencies its Chart.yaml lists (not packaged with it).
 type Chart struct {
-	Name      string
-	Version   string
-	Values    map[string]any
-	Templates map[string]string
-	Schema    []byte
+	Name         string
+	Version      string
+	Values       map[string]any
+	Templates    map[string]string
+	Schema       []byte
+	Dependencies []*chart.Dependency
 }
 
 // PackageChart writes ch as dir/<name>-<version>.tgz, as helm package does,
 // and returns the archive's path.
 func PackageChart(dir string, ch Chart) (string, error) {
 	c := &chart.Chart{
-		Metadata: &chart.Metadata{APIVersion: chart.APIVersionV2, Name: ch.Name, Version: ch.Version},
+		Metadata: &chart.Metadata{APIVersion: chart.APIVersionV2, Name: ch.Name, Version: ch.Version, Dependencies: ch.Dependencies},
 		Values:   ch.Values,
 		Schema:   ch.Schema,
 	}

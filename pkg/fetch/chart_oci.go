@@ -200,7 +200,7 @@ func (f *Fetcher) authorizer(req ChartRequest, ref string, client *http.Client) 
 	host, _, _ := strings.Cut(ref, "/")
 	authorizer := &auth.Client{Client: client, Cache: f.authCache(req, host)}
 	if req.Credentials.hasLogin() {
-		login := auth.Credential{Username: req.Credentials.Username, Password: req.Credentials.Password}
+		login := auth.Credential{Username: req.Credentials.Username, Password: req.Credentials.Password, AccessToken: req.Credentials.Token}
 		authorizer.Credential = auth.StaticCredential(host, login)
 	}
 	return authorizer

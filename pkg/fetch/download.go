@@ -13,7 +13,7 @@ import (
 	"github.com/wavekit-dev/wavekit/pkg/tracing/spans"
 )
 
-// download GETs rawURL with creds' login, if any, and writes the body to
+// download GETs rawURL with creds' login or token, if any, and writes the body to
 // w: at most f.maxSize bytes, within f.timeout. A status other than 200
 // is an AuthError (401, 403) or an HTTPError.
 func (f *Fetcher) download(ctx context.Context, client *http.Client, rawURL string, creds *Credentials, w io.Writer) error {
@@ -34,7 +34,10 @@ func (f *Fetcher) get(ctx context.Context, client *http.Client, rawURL string, c
 	if err != nil {
 		return fmt.Errorf("fetching %s: %w", shown, err)
 	}
-	if creds.hasLogin() {
+	switch {
+	case creds.hasLogin() && creds.Token != "":
+		req.Header.Set("Authorization", "Bearer "+creds.Token)
+	case creds.hasLogin():
 		req.SetBasicAuth(creds.Username, creds.Password)
 	}
 	resp, err := client.Do(req)

@@ -18,14 +18,27 @@ import (
 // Credentials authenticate to a repository or registry.
 type Credentials struct {
 	Username, Password string
+	// Token is a bearer token, sent instead of a username and password:
+	// as "Authorization: Bearer" to a Helm repository, as the access token
+	// to an OCI registry (optional).
+	Token string
 	// CA is a PEM bundle to trust in addition to the system roots
 	// (optional).
 	CA []byte
+	// CertPEM and KeyPEM are a client certificate and its key, for a
+	// server that asks for one (optional; both or neither). They are used
+	// for the requests of one fetch and not kept.
+	CertPEM, KeyPEM []byte
 }
 
-// hasLogin reports whether c carries a username or password.
+// hasLogin reports whether c carries a username, a password or a token.
 func (c *Credentials) hasLogin() bool {
-	return c != nil && (c.Username != "" || c.Password != "")
+	return c != nil && (c.Username != "" || c.Password != "" || c.Token != "")
+}
+
+// hasClientCertificate reports whether c carries a client certificate.
+func (c *Credentials) hasClientCertificate() bool {
+	return c != nil && (len(c.CertPEM) > 0 || len(c.KeyPEM) > 0)
 }
 
 // ChartRequest asks for a chart from a Helm repository or an OCI registry.
@@ -114,10 +127,22 @@ func NewFetcher(cache *Cache, opts ...Option) *Fetcher {
 	return f
 }
 
-// clientFor returns the HTTP client to use with creds: the Fetcher's own,
-// or, when creds carry a CA bundle, a copy that also trusts it, made once
-// per bundle.
+// clientFor returns the HTTP client to use with creds: the Fetcher's own;
+// when creds carry a CA bundle, a copy that also trusts it, made once per
+// bundle; when they carry a client certificate, a copy made for this fetch
+// alone, which keeps no connection open after it, so that the key is not
+// kept in memory.
 func (f *Fetcher) clientFor(creds *Credentials) (*http.Client, error) {
+	if creds.hasClientCertificate() {
+		transport, err := f.transportFor(creds)
+		if err != nil {
+			return nil, err
+		}
+		transport.DisableKeepAlives = true
+		c := *f.client
+		c.Transport = transport
+		return &c, nil
+	}
 	if creds == nil || len(creds.CA) == 0 {
 		return f.client, nil
 	}
@@ -128,7 +153,7 @@ func (f *Fetcher) clientFor(creds *Credentials) (*http.Client, error) {
 	if c, ok := f.caClients[key]; ok {
 		return c, nil
 	}
-	transport, err := f.transportTrusting(creds.CA)
+	transport, err := f.transportFor(creds)
 	if err != nil {
 		return nil, err
 	}
@@ -138,29 +163,39 @@ func (f *Fetcher) clientFor(creds *Credentials) (*http.Client, error) {
 	return &c, nil
 }
 
-// transportTrusting returns a copy of the client's transport that trusts
-// the PEM bundle ca besides the system roots.
-func (f *Fetcher) transportTrusting(ca []byte) (*http.Transport, error) {
+// transportFor returns a copy of the client's transport that trusts creds'
+// CA bundle besides the system roots, and presents its client
+// certificate, if they carry them.
+func (f *Fetcher) transportFor(creds *Credentials) (*http.Transport, error) {
 	base := http.DefaultTransport
 	if f.client.Transport != nil {
 		base = f.client.Transport
 	}
 	t, ok := base.(*http.Transport)
 	if !ok {
-		return nil, fmt.Errorf("trusting a CA bundle needs an *http.Transport in the HTTP client, not %T", base)
-	}
-	pool, err := x509.SystemCertPool()
-	if err != nil {
-		pool = x509.NewCertPool()
-	}
-	if !pool.AppendCertsFromPEM(ca) {
-		return nil, errors.New("credentials: the CA bundle holds no PEM certificate")
+		return nil, fmt.Errorf("trusting a CA bundle or presenting a client certificate needs an *http.Transport in the HTTP client, not %T", base)
 	}
 	t = t.Clone()
 	if t.TLSClientConfig == nil {
 		t.TLSClientConfig = &tls.Config{}
 	}
-	t.TLSClientConfig.RootCAs = pool
+	if len(creds.CA) > 0 {
+		pool, err := x509.SystemCertPool()
+		if err != nil {
+			pool = x509.NewCertPool()
+		}
+		if !pool.AppendCertsFromPEM(creds.CA) {
+			return nil, errors.New("credentials: the CA bundle holds no PEM certificate")
+		}
+		t.TLSClientConfig.RootCAs = pool
+	}
+	if creds.hasClientCertificate() {
+		cert, err := tls.X509KeyPair(creds.CertPEM, creds.KeyPEM)
+		if err != nil {
+			return nil, fmt.Errorf("credentials: the client certificate and key: %w", err)
+		}
+		t.TLSClientConfig.Certificates = []tls.Certificate{cert}
+	}
 	return t, nil
 }
 
@@ -174,7 +209,7 @@ func sourceKey(creds *Credentials, parts ...string) string {
 		h.Write([]byte{0})
 	}
 	if creds != nil {
-		for _, p := range [][]byte{[]byte(creds.Username), []byte(creds.Password), creds.CA} {
+		for _, p := range [][]byte{[]byte(creds.Username), []byte(creds.Password), []byte(creds.Token), creds.CA, creds.CertPEM, creds.KeyPEM} {
 			h.Write(p)
 			h.Write([]byte{0})
 		}
