@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"os"
 	"strings"
 
 	"helm.sh/helm/v3/pkg/chart"
@@ -19,7 +20,9 @@ import (
 // Generator renders one Helm chart. It is safe for concurrent use: every
 // render works on its own copy of the chart.
 type Generator struct {
-	chart       *chart.Chart
+	chart *chart.Chart
+	// dir is the directory the chart was loaded from, if it was.
+	dir         string
 	opts        options
 	defaultCaps *chartutil.Capabilities
 	caps        capabilityCache
@@ -29,15 +32,20 @@ var _ manifests.Generator = (*Generator)(nil)
 
 // New returns a Generator for a loaded chart. It fails for what `helm
 // template` refuses before rendering: invalid metadata, a library chart,
-// dependencies missing from charts/, or an invalid option.
+// dependencies missing from charts/ (unless WithDependencies brings
+// them), or an invalid option.
 func New(ch *chart.Chart, opts ...Option) (*Generator, error) {
-	g := &Generator{chart: ch}
+	return newGenerator(ch, "", opts)
+}
+
+func newGenerator(ch *chart.Chart, dir string, opts []Option) (*Generator, error) {
+	g := &Generator{chart: ch, dir: dir}
 	for _, opt := range opts {
 		if err := opt(&g.opts); err != nil {
 			return nil, err
 		}
 	}
-	if err := checkInstallable(ch); err != nil {
+	if err := checkInstallable(ch, g.opts.dependencies != nil); err != nil {
 		return nil, fmt.Errorf("helm generator: %w", err)
 	}
 	g.defaultCaps = defaultCapabilities(&g.opts)
@@ -45,13 +53,18 @@ func New(ch *chart.Chart, opts ...Option) (*Generator, error) {
 }
 
 // Load returns a Generator for the chart at path: a chart directory or a
-// packaged chart (.tgz), loaded with Helm's loader.
+// packaged chart (.tgz), loaded with Helm's loader. The file://
+// dependencies of a chart directory are relative to it.
 func Load(path string, opts ...Option) (*Generator, error) {
 	ch, err := loader.Load(path)
 	if err != nil {
 		return nil, fmt.Errorf("helm generator: loading chart %s: %w", path, err)
 	}
-	return New(ch, opts...)
+	dir := ""
+	if info, err := os.Stat(path); err == nil && info.IsDir() {
+		dir = path
+	}
+	return newGenerator(ch, dir, opts)
 }
 
 // LoadFS returns a Generator for the chart in directory dir of fsys, for
@@ -106,7 +119,11 @@ func (g *Generator) render(ctx context.Context, namespace, name string, paramete
 	if err != nil {
 		return rendered{}, err
 	}
-	ch := cloneChart(g.chart)
+	base, err := g.withDependencies(ctx, values)
+	if err != nil {
+		return rendered{}, err
+	}
+	ch := cloneChart(base)
 	if err := chartutil.ProcessDependenciesWithMerge(ch, values); err != nil {
 		return rendered{}, fmt.Errorf("processing dependencies: %w", err)
 	}

@@ -114,9 +114,10 @@ func ignoreRules(fsys fs.FS, dir string) (*ignore.Rules, error) {
 }
 
 // checkInstallable rejects what `helm template` rejects before rendering:
-// an invalid Chart.yaml, a library chart, and dependencies that Chart.yaml
-// lists but charts/ does not hold.
-func checkInstallable(ch *chart.Chart) error {
+// an invalid Chart.yaml, a library chart, and, unless they are resolved
+// at render time, dependencies that Chart.yaml lists but charts/ does not
+// hold.
+func checkInstallable(ch *chart.Chart, resolved bool) error {
 	if ch == nil || ch.Metadata == nil {
 		return errors.New("chart has no metadata (Chart.yaml)")
 	}
@@ -125,6 +126,9 @@ func checkInstallable(ch *chart.Chart) error {
 	}
 	if ch.Metadata.Type != "" && ch.Metadata.Type != "application" {
 		return fmt.Errorf("chart %s: %s charts are not installable", ch.Name(), ch.Metadata.Type)
+	}
+	if resolved {
+		return nil
 	}
 	var missing []string
 	for _, dep := range ch.Metadata.Dependencies {

@@ -17,6 +17,8 @@ type options struct {
 	apiVersions     []string
 	restConfig      *rest.Config
 	dropDeleteHooks bool
+	dependencies    DependencyResolver
+	sourceRoot      string
 }
 
 // WithOperatorName sets the annotation prefix for renders whose context carries no manifests.ComponentInfo with an

@@ -44,7 +44,7 @@ func (in *HistoryEntry) DeepCopyInto(out *HistoryEntry) {
 	if in.Source != nil {
 		in, out := &in.Source, &out.Source
 		*out = new(manifests.SourceInfo)
-		**out = **in
+		(*in).DeepCopyInto(*out)
 	}
 	in.Started.DeepCopyInto(&out.Started)
 	in.Finished.DeepCopyInto(&out.Finished)
@@ -105,7 +105,7 @@ func (in *Status) DeepCopyInto(out *Status) {
 	if in.Source != nil {
 		in, out := &in.Source, &out.Source
 		*out = new(manifests.SourceInfo)
-		**out = **in
+		(*in).DeepCopyInto(*out)
 	}
 	if in.Attempt != nil {
 		in, out := &in.Attempt, &out.Attempt
@@ -142,7 +142,7 @@ func (in *StoredRender) DeepCopyInto(out *StoredRender) {
 	if in.Source != nil {
 		in, out := &in.Source, &out.Source
 		*out = new(manifests.SourceInfo)
-		**out = **in
+		(*in).DeepCopyInto(*out)
 	}
 }
 

@@ -119,8 +119,14 @@ func (a Policy) RolledBack(status *api.Status, att *api.Attempt, good *api.Store
 }
 
 // historyEntry is the history's record of a try of att that ended now.
+// It names the source without its chart dependencies, which only
+// status.source lists, so that the history stays small.
 func (a Policy) historyEntry(att *api.Attempt, source *manifests.SourceInfo, result, message string) api.HistoryEntry {
-	return api.HistoryEntry{Generation: att.Generation, Source: source.DeepCopy(), RenderDigest: att.RenderDigest,
+	recorded := source.DeepCopy()
+	if recorded != nil {
+		recorded.Dependencies = nil
+	}
+	return api.HistoryEntry{Generation: att.Generation, Source: recorded, RenderDigest: att.RenderDigest,
 		Started: att.Started, Finished: a.Now, Result: result, Message: message}
 }
 

@@ -4,6 +4,7 @@ import (
 	"github.com/wavekit-dev/wavekit/pkg/component/internal/api"
 	"github.com/wavekit-dev/wavekit/pkg/component/internal/bound"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
+	"slices"
 )
 
 // historyMessageLimit bounds a history entry's message, so that ten of them
@@ -44,5 +45,6 @@ func sameSource(a, b *manifests.SourceInfo) bool {
 	if a == nil || b == nil {
 		return a == b
 	}
-	return *a == *b
+	return a.URL == b.URL && a.Revision == b.Revision && a.Digest == b.Digest && a.Verified == b.Verified &&
+		slices.Equal(a.Dependencies, b.Dependencies)
 }
