@@ -138,6 +138,14 @@ type ComponentSpec struct {
 	// object is refused.
 	// +optional
 	Decryption *Decryption `json:"decryption,omitempty"`
+	// ChartDependencies says how the dependencies a chart lists in its
+	// Chart.yaml but does not hold in charts/ are fetched (a chart kept in
+	// Git or a folder usually holds none): they always are, from the
+	// repositories Chart.yaml names, with the credentials of the
+	// repository Secrets of the Component's namespace; this only adds a
+	// check of who made them.
+	// +optional
+	ChartDependencies *ChartDependencies `json:"chartDependencies,omitempty"`
 	// AdditionalManagedTypes are types whose foreign instances block deletion,
 	// besides the component's own CRDs and APIServices.
 	// +optional
@@ -198,6 +206,29 @@ type ChartVerification struct {
 	// is a PGP keyring, binary or ASCII-armored (pubring.gpg). Any one key
 	// that verifies the signature suffices; keys of other names are
 	// ignored, and a Secret with no such key is an error that says so.
+	SecretRef LocalObjectReference `json:"secretRef"`
+}
+
+// ChartDependencies says how a chart's dependencies are fetched.
+type ChartDependencies struct {
+	// Verify checks each dependency fetched from a repository or registry
+	// before it is loaded or rendered: one that fails renders nothing and
+	// changes nothing (Ready False, reason VerificationFailed). A file://
+	// dependency comes with the source and is not checked here.
+	// +optional
+	Verify *DependencyVerification `json:"verify,omitempty"`
+}
+
+// DependencyVerification says which keys a chart's dependencies are
+// verified with.
+type DependencyVerification struct {
+	// SecretRef names a Secret in the Component's namespace that holds the
+	// trusted keys: every key whose name ends in .pub is a cosign public
+	// key (PEM), which verifies dependencies of OCI registries (oci://);
+	// every key whose name ends in .gpg is a PGP keyring, which verifies
+	// the provenance files (<chart>.tgz.prov) of dependencies of Helm
+	// repositories (https://). A dependency of a kind the Secret holds no
+	// key for is refused.
 	SecretRef LocalObjectReference `json:"secretRef"`
 }
 

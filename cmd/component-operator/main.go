@@ -30,6 +30,7 @@ import (
 	"github.com/wavekit-dev/wavekit/internal/version"
 	"github.com/wavekit-dev/wavekit/pkg/component"
 	"github.com/wavekit-dev/wavekit/pkg/engine"
+	"github.com/wavekit-dev/wavekit/pkg/fetch"
 	"github.com/wavekit-dev/wavekit/pkg/fetch/git"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 	"github.com/wavekit-dev/wavekit/pkg/rewatch"
@@ -84,6 +85,8 @@ func run() error {
 	var cacheSize int64
 	flag.StringVar(&cacheDir, "source-cache-dir", "", "directory of the charts and artifacts fetched for spec.chart and spec.sourceRef (default: $TMPDIR/wavekit-sources)")
 	flag.Int64Var(&cacheSize, "source-cache-size", operator.DefaultCacheMaxBytes, "bytes the source cache may take; the least recently used sources are removed beyond it")
+	var chartMaxSize int64
+	flag.Int64Var(&chartMaxSize, "chart-max-size", fetch.DefaultMaxSize, "bytes one download of a chart, a chart dependency, a repository index or a Flux artifact may take (and an artifact's extracted content)")
 	var gitOpts operator.GitOptions
 	flag.Int64Var(&gitOpts.MaxSize, "git-max-size", git.DefaultMaxSize, "bytes of pack one fetch of a Git repository may receive, and of files one checkout may write")
 	flag.Int64Var(&gitOpts.MaxObjectSize, "git-max-object-size", git.DefaultMaxObjectSize, "bytes one object of a Git fetch may inflate to (a file; go-git holds it in memory while it indexes the pack)")
@@ -199,7 +202,7 @@ func run() error {
 		return err
 	}
 	reconciler.Notifier, reconciler.WaveHeldAfter = sink, alertOpts.waveHeldAfter
-	r, definitionSources, err := operator.SetupWithSources(mgr, operator.Options{Name: name, Sources: parsed, CacheDir: cacheDir, CacheMaxBytes: cacheSize, Reconciler: reconciler, Git: gitOpts,
+	r, definitionSources, err := operator.SetupWithSources(mgr, operator.Options{Name: name, Sources: parsed, CacheDir: cacheDir, CacheMaxBytes: cacheSize, ChartMaxBytes: chartMaxSize, Reconciler: reconciler, Git: gitOpts,
 		AllowedSources: allowedSources})
 	if err != nil {
 		return err

@@ -15,8 +15,10 @@ import (
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
 	"github.com/wavekit-dev/wavekit/pkg/component"
 	"github.com/wavekit-dev/wavekit/pkg/fetch"
+	"github.com/wavekit-dev/wavekit/pkg/fetch/dependency"
 	"github.com/wavekit-dev/wavekit/pkg/fetch/git"
 	"github.com/wavekit-dev/wavekit/pkg/fetch/verify"
+	"github.com/wavekit-dev/wavekit/pkg/generator/helm"
 	"github.com/wavekit-dev/wavekit/pkg/generator/patch"
 	"github.com/wavekit-dev/wavekit/pkg/generator/source"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
@@ -51,14 +53,22 @@ type resolver struct {
 	// gitKeys remembers their verification keys.
 	git     *git.Source
 	gitKeys *gitKeyRings
+	// deps brings the dependencies charts list and do not hold; chartDeps
+	// is the helm.DependencyResolver every loaded chart renders with.
+	deps      *dependency.Resolver
+	chartDeps *chartDependencies
 }
 
-func newResolver(name string, served map[string]manifests.Generator, fetcher *fetch.Fetcher, readers *readers, flux *fluxSources, requeue time.Duration) *resolver {
+// newResolver returns the resolver; chartDeps, which the served sources
+// were loaded with, is given it.
+func newResolver(name string, served map[string]manifests.Generator, fetcher *fetch.Fetcher, readers *readers, flux *fluxSources, requeue time.Duration, chartDeps *chartDependencies) *resolver {
 	if requeue <= 0 {
 		requeue = component.DefaultRequeueInterval
 	}
-	return &resolver{name: name, served: served, fetcher: fetcher, readers: readers, flux: flux, loaded: lru.New(loadedGenerators), requeue: requeue,
-		verified: verify.NewCache(0), trusted: newTrustedKeys(), gitKeys: newGitKeyRings()}
+	r := &resolver{name: name, served: served, fetcher: fetcher, readers: readers, flux: flux, loaded: lru.New(loadedGenerators), requeue: requeue,
+		verified: verify.NewCache(0), trusted: newTrustedKeys(), gitKeys: newGitKeyRings(), deps: dependency.NewResolver(fetcher), chartDeps: chartDeps}
+	chartDeps.r = r
+	return r
 }
 
 // Generate renders the Component in the context.
@@ -214,7 +224,8 @@ func (r *resolver) load(key, identity, dir, root string) (manifests.Generator, e
 	if gen, ok := r.loaded.Get(key); ok {
 		return gen.(manifests.Generator), nil
 	}
-	gen, _, err := source.Detect(dir, source.WithOperatorName(r.name), source.WithKustomizeRoot(root))
+	gen, _, err := source.Detect(dir, source.WithOperatorName(r.name), source.WithKustomizeRoot(root),
+		source.WithHelmOptions(helm.WithDependencies(r.chartDeps), helm.WithSourceRoot(root)))
 	if err != nil {
 		return nil, &manifests.UserError{Err: err}
 	}

@@ -45,14 +45,17 @@ func (r *resolver) RenderInputs(ctx context.Context, _, _ string, _ manifests.Pa
 			return "", err
 		}
 	}
+	reads, err := r.readAllValues(ctx, reader, c)
+	if err != nil {
+		return "", err
+	}
 	sum := sha256.New()
 	fmt.Fprintf(sum, "source %s\x00", identityOf(gen))
-	for i, ref := range c.Spec.ValuesFrom {
-		data, found, err := r.readValues(ctx, reader, c, i, ref)
-		if err != nil {
-			return "", fmt.Errorf("spec.valuesFrom[%d]: %w", i, err)
-		}
-		fmt.Fprintf(sum, "values %d %s %d\x00%s\x00", i, strconv.FormatBool(found), len(data), data)
+	for i, read := range reads {
+		fmt.Fprintf(sum, "values %d %s %d\x00%s\x00", i, strconv.FormatBool(read.found), len(read.data), read.data)
+	}
+	if err := r.dependencyInputs(ctx, sum, reader, c, gen, reads); err != nil {
+		return "", err
 	}
 	return "sha256:" + hex.EncodeToString(sum.Sum(nil)), nil
 }

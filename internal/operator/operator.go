@@ -15,6 +15,7 @@ import (
 	"github.com/wavekit-dev/wavekit/pkg/component"
 	"github.com/wavekit-dev/wavekit/pkg/fetch"
 	"github.com/wavekit-dev/wavekit/pkg/fetch/git"
+	"github.com/wavekit-dev/wavekit/pkg/generator/helm"
 	"github.com/wavekit-dev/wavekit/pkg/generator/source"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
@@ -32,6 +33,10 @@ type Options struct {
 	CacheDir string
 	// CacheMaxBytes bounds CacheDir (default DefaultCacheMaxBytes).
 	CacheMaxBytes int64
+	// ChartMaxBytes bounds each download of a chart, a chart's dependency,
+	// a repository's index or an artifact, and an artifact's extracted
+	// content (default fetch.DefaultMaxSize).
+	ChartMaxBytes int64
 	// Reconciler tunes the component reconciler.
 	Reconciler component.ReconcilerOptions
 	// AllowedSources are the patterns of the sources Components may use
@@ -78,7 +83,8 @@ func SetupWithSources(mgr ctrl.Manager, opts Options) (*component.Reconciler[*v1
 	if opts.Name == "" {
 		return nil, nil, fmt.Errorf("the operator name is empty")
 	}
-	generators, err := loadSources(opts.Name, opts.Sources, true)
+	chartDeps := &chartDependencies{}
+	generators, err := loadSources(opts.Name, opts.Sources, true, chartDeps)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -93,7 +99,7 @@ func SetupWithSources(mgr ctrl.Manager, opts Options) (*component.Reconciler[*v1
 	if err != nil {
 		return nil, nil, err
 	}
-	gen := newResolver(opts.Name, generators, fetcher, rd, flux, opts.Reconciler.RequeueInterval)
+	gen := newResolver(opts.Name, generators, fetcher, rd, flux, opts.Reconciler.RequeueInterval, chartDeps)
 	gen.git = gitSource
 	gen.beforeValues = o.watchValuesFrom
 	if gen.policy, err = newSourcePolicy(opts, mgr.GetCache()); err != nil {
@@ -137,26 +143,30 @@ func newFetchers(opts Options, moved func([]string)) (*fetch.Fetcher, *git.Sourc
 	if opts.Git.HostConcurrency > 0 {
 		gitOpts = append(gitOpts, git.WithHostConcurrency(opts.Git.HostConcurrency))
 	}
-	return fetch.NewFetcher(cache), git.New(cache, gitOpts...), nil
+	var fetchOpts []fetch.Option
+	if opts.ChartMaxBytes > 0 {
+		fetchOpts = append(fetchOpts, fetch.WithMaxSize(opts.ChartMaxBytes))
+	}
+	return fetch.NewFetcher(cache, fetchOpts...), git.New(cache, gitOpts...), nil
 }
 
 // CheckSources loads every source as Setup does, without a cluster, and
 // reports each one that cannot be loaded on a line of its own, so that the
 // operator can refuse bad --source flags before it connects.
 func CheckSources(name string, sources map[string]string) error {
-	_, err := loadSources(name, sources, false)
+	_, err := loadSources(name, sources, false, &chartDependencies{})
 	return err
 }
 
-// loadSources detects the generator of every source; the error names every
-// source that cannot be loaded (errors.Join). log says which sources are
-// served.
-func loadSources(name string, sources map[string]string, log bool) (map[string]manifests.Generator, error) {
+// loadSources detects the generator of every source, a chart's rendering
+// with deps; the error names every source that cannot be loaded
+// (errors.Join). log says which sources are served.
+func loadSources(name string, sources map[string]string, log bool, deps *chartDependencies) (map[string]manifests.Generator, error) {
 	generators := map[string]manifests.Generator{}
 	var errs []error
 	for _, sourceName := range sortedKeys(sources) {
 		dir := sources[sourceName]
-		gen, kind, err := source.Detect(dir, source.WithOperatorName(name))
+		gen, kind, err := source.Detect(dir, source.WithOperatorName(name), source.WithHelmOptions(helm.WithDependencies(deps), helm.WithSourceRoot(dir)))
 		if err != nil {
 			errs = append(errs, fmt.Errorf("--source %s=%s: %w", sourceName, dir, err))
 			continue

@@ -29,7 +29,8 @@ func Preview(ctx context.Context, cfg *rest.Config, scheme *runtime.Scheme, opts
 	if opts.Name == "" {
 		return engine.Preview{}, fmt.Errorf("the operator name is empty")
 	}
-	generators, err := loadSources(opts.Name, opts.Sources, false)
+	chartDeps := &chartDependencies{}
+	generators, err := loadSources(opts.Name, opts.Sources, false, chartDeps)
 	if err != nil {
 		return engine.Preview{}, err
 	}
@@ -51,7 +52,7 @@ func Preview(ctx context.Context, cfg *rest.Config, scheme *runtime.Scheme, opts
 	flux := &fluxSources{cache: informers, mapper: own.RESTMapper(), watches: &lazyWatches{cache: informers},
 		changed: func(string, types.NamespacedName) {}, noCrossN: opts.Reconciler.NoCrossNamespaceRefs}
 	rd := &readers{config: cfg, scheme: scheme, own: own, defaultSA: opts.Reconciler.DefaultServiceAccount}
-	gen := newResolver(opts.Name, generators, fetcher, rd, flux, opts.Reconciler.RequeueInterval)
+	gen := newResolver(opts.Name, generators, fetcher, rd, flux, opts.Reconciler.RequeueInterval, chartDeps)
 	gen.git = gitSource
 	gen.localArtifact = artifactDir
 	if gen.policy, err = newSourcePolicy(opts, informers); err != nil {

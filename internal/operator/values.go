@@ -26,16 +26,42 @@ const defaultValuesKey = "values.yaml"
 // spec.values over them, as Flux's HelmRelease does. It reads the
 // ConfigMaps and Secrets with reader, the Component's own identity.
 func (r *resolver) values(ctx context.Context, reader client.Reader, c *v1alpha1.Component) (manifests.Values, error) {
-	merged := map[string]any{}
+	reads, err := r.readAllValues(ctx, reader, c)
+	if err != nil {
+		return nil, err
+	}
+	return mergedValues(ctx, reader, c, reads)
+}
+
+// valuesRead is what one valuesFrom entry held when it was read.
+type valuesRead struct {
+	data  string
+	found bool
+}
+
+// readAllValues reads every valuesFrom entry, in order.
+func (r *resolver) readAllValues(ctx context.Context, reader client.Reader, c *v1alpha1.Component) ([]valuesRead, error) {
+	reads := make([]valuesRead, len(c.Spec.ValuesFrom))
 	for i, ref := range c.Spec.ValuesFrom {
 		data, found, err := r.readValues(ctx, reader, c, i, ref)
 		if err != nil {
 			return nil, fmt.Errorf("spec.valuesFrom[%d]: %w", i, err)
 		}
-		if !found {
+		reads[i] = valuesRead{data: data, found: found}
+	}
+	return reads, nil
+}
+
+// mergedValues merges what the valuesFrom entries held (reads, in their
+// order), decrypted, then spec.values over them.
+func mergedValues(ctx context.Context, reader client.Reader, c *v1alpha1.Component, reads []valuesRead) (manifests.Values, error) {
+	merged := map[string]any{}
+	for i, ref := range c.Spec.ValuesFrom {
+		if !reads[i].found {
 			continue
 		}
-		if data, err = decryptedValues(ctx, reader, c, ref, data); err != nil {
+		data, err := decryptedValues(ctx, reader, c, ref, reads[i].data)
+		if err != nil {
 			return nil, fmt.Errorf("spec.valuesFrom[%d]: %w", i, err)
 		}
 		if merged, err = mergeValues(merged, ref, data); err != nil {
