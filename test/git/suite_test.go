@@ -87,7 +87,7 @@ var _ = BeforeSuite(func() {
 	logs = gbytes.NewBuffer()
 	operator, err = operatortest.Operator{Binary: binary, Config: cfg, Dir: GinkgoT().TempDir(), Out: io.MultiWriter(GinkgoWriter, logs),
 		Args: []string{"--operator-name", operatorName, "--receiver-bind-address", addr, "--git-max-size", "2097152",
-			"--source-cache-dir", GinkgoT().TempDir(), "--concurrent", "8"}}.Start()
+			"--source-cache-dir", GinkgoT().TempDir(), "--concurrent", "8", "--chart-max-size", "262144"}}.Start()
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(func() { operator.Terminate().Wait(10 * time.Second) })
 })

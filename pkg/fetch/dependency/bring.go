@@ -58,10 +58,10 @@ func (w *walk) bringOne(ctx context.Context, n node, d *chart.Dependency, versio
 	ref, ok := parseReference(d.Repository)
 	switch {
 	case !ok:
-		return brought{}, &ReferenceError{Chart: n.path, Dependency: d.Name, Repository: d.Repository,
+		return brought{}, &ReferenceError{Dependency: dependencyPath(n, d), Repository: d.Repository,
 			Reason: "not a repository: want https://, http://, oci://, file://, @name or alias:name"}
 	case ref.kind == vendored:
-		return brought{}, &ReferenceError{Chart: n.path, Dependency: d.Name,
+		return brought{}, &ReferenceError{Dependency: dependencyPath(n, d),
 			Reason: "Chart.yaml gives it no repository and charts/ does not hold it"}
 	case ref.kind == local:
 		return w.local(n, d, ref, version)
@@ -79,7 +79,14 @@ func (w *walk) place(c *chart.Chart, at place) {
 	w.places[c] = at
 }
 
-// resolvedPath names entry d of n's chart in Resolved.Path.
+// resolvedPath names entry d of n's chart in Resolved.Path: under its
+// alias, if it has one.
 func resolvedPath(n node, d *chart.Dependency) string {
 	return joinPath(n.under, nameInValues(d))
+}
+
+// dependencyPath names entry d of n's chart in messages: by its chart's
+// name, after its parents'.
+func dependencyPath(n node, d *chart.Dependency) string {
+	return joinPath(n.under, d.Name)
 }

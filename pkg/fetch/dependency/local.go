@@ -16,7 +16,7 @@ import (
 // as the entry names it, at a version its range allows.
 func (w *walk) local(n node, d *chart.Dependency, ref reference, version string) (brought, error) {
 	fail := func(reason string) (brought, error) {
-		return brought{}, &LocalPathError{Chart: n.path, Dependency: d.Name, Repository: ref.raw, Reason: reason}
+		return brought{}, &LocalPathError{Dependency: dependencyPath(n, d), Repository: ref.raw, Reason: reason}
 	}
 	if n.dir == "" {
 		return fail("cannot be read: the chart that lists it is not a directory on disk")

@@ -15,7 +15,7 @@ import (
 // by its index in Chart.yaml: the version its Chart.lock pins when the
 // lock matches Chart.yaml by Helm's digest, else the range Chart.yaml
 // asks for. A lock that does not match is a LockError.
-func (w *walk) lockedVersions(ctx context.Context, ch *chart.Chart, chartPath string) ([]string, error) {
+func (w *walk) lockedVersions(ctx context.Context, ch *chart.Chart, under string) ([]string, error) {
 	deps := ch.Metadata.Dependencies
 	versions := make([]string, len(deps))
 	for i, d := range deps {
@@ -31,7 +31,7 @@ func (w *walk) lockedVersions(ctx context.Context, ch *chart.Chart, chartPath st
 		return nil, err
 	}
 	if !lockMatches(ch, mapped) {
-		return nil, &LockError{Chart: chartPath, File: lockFile(ch), Differences: lockDifferences(mapped, ch.Lock.Dependencies, lockFile(ch))}
+		return nil, &LockError{Dependency: under, File: lockFile(ch), Differences: lockDifferences(mapped, ch.Lock.Dependencies, lockFile(ch))}
 	}
 	for i, locked := range ch.Lock.Dependencies {
 		if i < len(versions) && locked != nil && locked.Version != "" {

@@ -38,7 +38,7 @@ var _ = Describe("a dependency that cannot be brought", func() {
 			func() string { return dependsOn("web", "^1", "http://127.0.0.1:1") },
 			func(err error) {
 				Expect(fetch.IsTransient(err)).To(BeTrue(), "%v", err)
-				Expect(err).To(MatchError(HavePrefix("chart parent: dependency web from http://127.0.0.1:1: ")))
+				Expect(err).To(MatchError(HavePrefix("dependency web from http://127.0.0.1:1: ")))
 			}),
 		Entry("a version that no release matches",
 			func() string { return dependsOn("web", "^3", repo.URL) },
@@ -58,19 +58,19 @@ var _ = Describe("a dependency that cannot be brought", func() {
 		Entry("a file:// path that holds another chart",
 			func() string { return dependsOn("other", "0.1.0", "file://../common") },
 			func(err error) {
-				Expect(err).To(MatchError("chart parent: dependency other: file://../common holds chart common, not other"))
+				Expect(err).To(MatchError("dependency other: file://../common holds chart common, not other"))
 			}),
 		Entry("a repository name no repository has",
 			func() string { return dependsOn("web", "^1", "@stable") },
 			func(err error) {
 				var ref *dependency.ReferenceError
 				Expect(errors.As(err, &ref)).To(BeTrue(), "%v", err)
-				Expect(err).To(MatchError(`chart parent: dependency web: repository "@stable": no repository is named stable in the repositories given`))
+				Expect(err).To(MatchError(`dependency web: repository "@stable": no repository is named stable in the repositories given`))
 			}),
 		Entry("no repository, and not in charts/",
 			func() string { return dependsOn("web", "^1", "") },
 			func(err error) {
-				Expect(err).To(MatchError("chart parent: dependency web: Chart.yaml gives it no repository and charts/ does not hold it"))
+				Expect(err).To(MatchError("dependency web: Chart.yaml gives it no repository and charts/ does not hold it"))
 			}),
 		Entry("a repository that is no URL",
 			func() string { return dependsOn("web", "^1", "stable") },
@@ -95,14 +95,14 @@ var _ = Describe("a dependency that cannot be brought", func() {
 		root, dir := source(parentChartYAML())
 		registryRequests.Reset()
 		access := plainRegistry()
-		access.Allow = func(url string) error {
-			if strings.HasPrefix(url, "oci://") {
-				return fmt.Errorf("%s is not an allowed source", url)
+		access.Allow = func(repository, name string) error {
+			if strings.HasPrefix(repository, "oci://") {
+				return fmt.Errorf("%s/%s is not an allowed source", repository, name)
 			}
 			return nil
 		}
 		_, err := resolve(newResolver(), access, dir, root, nil)
-		Expect(err).To(MatchError(registry.Repository("charts") + " is not an allowed source"))
+		Expect(err).To(MatchError(registry.Repository("charts") + "/db is not an allowed source"))
 		Expect(registryRequests.Count("")).To(BeZero())
 	})
 

@@ -21,7 +21,7 @@ func (w *walk) remote(ctx context.Context, n node, d *chart.Dependency, ref refe
 		return brought{}, err
 	}
 	if w.access.Allow != nil {
-		if err := w.access.Allow(repoURL); err != nil {
+		if err := w.access.Allow(repoURL, d.Name); err != nil {
 			return brought{}, err
 		}
 	}
@@ -32,7 +32,7 @@ func (w *walk) remote(ctx context.Context, n node, d *chart.Dependency, ref refe
 		}
 	}
 	fail := func(err error) (brought, error) {
-		return brought{}, &Error{Chart: n.path, Dependency: d.Name, Repository: redact(repoURL), Err: err}
+		return brought{}, &Error{Dependency: dependencyPath(n, d), Repository: redact(repoURL), Err: err}
 	}
 	fetched, err := w.fetch(ctx, repoURL, d.Name, version)
 	if err != nil {
@@ -92,7 +92,7 @@ func (w *walk) repositoryURL(ctx context.Context, n node, d *chart.Dependency, r
 		if where == "" {
 			where = "the repositories given"
 		}
-		return "", &ReferenceError{Chart: n.path, Dependency: d.Name, Repository: ref.raw,
+		return "", &ReferenceError{Dependency: dependencyPath(n, d), Repository: ref.raw,
 			Reason: fmt.Sprintf("no repository is named %s in %s", ref.value, where)}
 	}
 	return repoURL, nil

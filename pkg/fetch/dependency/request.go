@@ -43,10 +43,10 @@ type Access struct {
 	// message of a name that no repository has ("Helm's repositories
 	// file", "the repository Secrets of namespace shop").
 	NamesFrom string
-	// Allow refuses a repository's URL before any request is sent to it;
-	// nil allows every URL. It is asked on every Resolve, for resolutions
-	// remembered too.
-	Allow func(url string) error
+	// Allow refuses chart name of a repository (its URL, names mapped)
+	// before any request is sent to it; nil allows every one. It is asked
+	// on every Resolve, for resolutions remembered too.
+	Allow func(repository, name string) error
 	// Verifier returns what checks a dependency of a repository before it
 	// is loaded (cosign for oci://, a provenance file for https://); nil,
 	// or a nil Verifier: not checked.

@@ -42,7 +42,7 @@ func (r *Resolver) Resolve(ctx context.Context, req Request) (Result, error) {
 	if req.Chart == nil || req.Chart.Metadata == nil {
 		return Result{}, fmt.Errorf("resolving dependencies: no chart")
 	}
-	if !missesAny(req.Chart) {
+	if !Missing(req.Chart) {
 		return Result{Chart: req.Chart}, nil
 	}
 	root := req.Root
@@ -51,7 +51,7 @@ func (r *Resolver) Resolve(ctx context.Context, req Request) (Result, error) {
 	}
 	w := &walk{r: r, access: req.Access}
 	top := shallowTree(req.Chart)
-	if err := w.level(ctx, node{chart: top, dir: req.Dir, root: root, path: top.Name()}, req.Values, "", 0); err != nil {
+	if err := w.level(ctx, node{chart: top, dir: req.Dir, root: root}, req.Values, "", 0); err != nil {
 		return Result{}, err
 	}
 	return Result{Chart: top, Dependencies: w.resolved}, nil
@@ -79,9 +79,9 @@ type node struct {
 	// dir is the chart's directory ("" if it is not on disk), root what
 	// its file:// dependencies must stay inside.
 	dir, root string
-	// path names it for messages (parent/child); under names it in
-	// Resolved.Path, "" for the chart rendered.
-	path, under string
+	// under names it as a dependency (child, child/grandchild); "" for
+	// the chart rendered.
+	under string
 }
 
 // level adds to n's chart the dependencies it misses that a render with
@@ -90,22 +90,22 @@ type node struct {
 // that the render keeps.
 func (w *walk) level(ctx context.Context, n node, vals map[string]any, valuesPath string, depth int) error {
 	if depth >= maxDepth {
-		return &ReferenceError{Chart: n.path, Reason: fmt.Sprintf("dependencies nested deeper than %d levels (a file:// cycle?)", maxDepth)}
+		return &ReferenceError{Dependency: n.under, Reason: fmt.Sprintf("its dependencies nest deeper than %d levels (a file:// cycle?)", maxDepth)}
 	}
 	if err := w.addMissing(ctx, n, vals, valuesPath); err != nil {
 		return err
 	}
 	cvals, err := chartutil.CoalesceValues(asHelmSees(n.chart), vals)
 	if err != nil {
-		return fmt.Errorf("chart %s: values: %w", n.path, err)
+		return valuesError(n, err)
 	}
 	for _, child := range n.chart.Dependencies() {
-		if !missesAny(child) {
+		if !Missing(child) {
 			continue
 		}
 		for _, p := range keptUnder(n.chart, child, cvals, valuesPath) {
 			at := w.placeOf(child, n)
-			sub := node{chart: child, dir: at.dir, root: at.root, path: n.path + "/" + child.Name(), under: joinPath(n.under, child.Name())}
+			sub := node{chart: child, dir: at.dir, root: at.root, under: joinPath(n.under, child.Name())}
 			if err := w.level(ctx, sub, cvals, p, depth+1); err != nil {
 				return err
 			}
@@ -121,13 +121,13 @@ func (w *walk) addMissing(ctx context.Context, n node, vals map[string]any, valu
 	if len(absent) == 0 {
 		return nil
 	}
-	versions, err := w.lockedVersions(ctx, n.chart, n.path)
+	versions, err := w.lockedVersions(ctx, n.chart, n.under)
 	if err != nil {
 		return err
 	}
 	cvals, err := chartutil.CoalesceValues(asHelmSees(n.chart), vals)
 	if err != nil {
-		return fmt.Errorf("chart %s: values: %w", n.path, err)
+		return valuesError(n, err)
 	}
 	deps := n.chart.Metadata.Dependencies
 	unknown := map[string]bool{}
@@ -197,4 +197,12 @@ func joinPath(parent, name string) string {
 		return name
 	}
 	return parent + "/" + name
+}
+
+// valuesError says that the values of n's chart could not be coalesced.
+func valuesError(n node, err error) error {
+	if n.under == "" {
+		return fmt.Errorf("values: %w", err)
+	}
+	return fmt.Errorf("values of dependency %s: %w", n.under, err)
 }

@@ -132,7 +132,7 @@ var _ = Describe("a chart's lock", func() {
 		_, err := resolve(newResolver(), plainRegistry(), dir, root, nil)
 		var lockErr *dependency.LockError
 		Expect(errors.As(err, &lockErr)).To(BeTrue(), "%v", err)
-		Expect(err).To(MatchError(`chart parent: Chart.lock is out of sync with the dependencies of Chart.yaml (dependency web: Chart.yaml asks "^1.2.0", Chart.lock holds 1.1.0): run helm dependency update and keep the Chart.lock it writes`))
+		Expect(err).To(MatchError(`Chart.lock is out of sync with the dependencies of Chart.yaml (dependency web: Chart.yaml asks "^1.2.0", Chart.lock holds 1.1.0): run helm dependency update and keep the Chart.lock it writes`))
 
 		_, helmErr := helmCLI.Run(dir, "dependency", "build", ".", "--plain-http")
 		Expect(helmErr).To(MatchError(ContainSubstring("out of sync")))

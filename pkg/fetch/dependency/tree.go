@@ -44,14 +44,14 @@ func holds(ch *chart.Chart, name string) bool {
 	return false
 }
 
-// missesAny reports whether ch or a chart of its tree lists a dependency
-// it does not hold.
-func missesAny(ch *chart.Chart) bool {
+// Missing reports whether ch or a chart of its tree lists a dependency
+// it does not hold: whether Resolve may have to bring any.
+func Missing(ch *chart.Chart) bool {
 	if len(missing(ch)) > 0 {
 		return true
 	}
 	for _, d := range ch.Dependencies() {
-		if missesAny(d) {
+		if Missing(d) {
 			return true
 		}
 	}
