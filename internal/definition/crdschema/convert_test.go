@@ -178,6 +178,35 @@ properties:
 	expectDropped(t, r, "spec.mixed type")
 }
 
+// The API server refuses null to any enum, even one that lists null, and
+// stores no default or example of null: null in an enum makes the field
+// nullable and the other values an enum under allOf, which null never
+// reaches; a default of null is none.
+func TestNullInAnEnumMakesTheFieldNullableAndLeavesTheList(t *testing.T) {
+	r := convert(t, `{
+	  "type": "object", "additionalProperties": false,
+	  "properties": {
+	    "format": {"type": ["string", "null"], "enum": ["text", "json", null], "default": "text"},
+	    "level": {"enum": ["debug", "info", null]},
+	    "scope": {"type": ["string", "null"], "enum": ["All", null], "default": null, "examples": [null]},
+	    "strict": {"type": ["string", "null"], "enum": ["on", "off"]},
+	    "legacy": {"const": null},
+	    "placeholder": {"type": ["string", "null"], "enum": [null]}
+	  }
+	}`)
+	expectSchema(t, r.Schema, `
+type: object
+properties:
+  format: {type: string, nullable: true, default: text, allOf: [{enum: [text, json]}]}
+  level: {type: string, nullable: true, allOf: [{enum: [debug, info]}]}
+  scope: {type: string, nullable: true, allOf: [{enum: [All]}]}
+  strict: {type: string, nullable: true, enum: ["on", "off"]}
+  legacy: {nullable: true, x-kubernetes-preserve-unknown-fields: true}
+  placeholder: {type: string, nullable: true}
+`)
+	expectDropped(t, r, "spec.legacy const", "spec.placeholder enum", "spec.scope default", "spec.scope examples")
+}
+
 func TestAllOfMergesItsBranches(t *testing.T) {
 	r := convert(t, `{
 	  "type": "object", "additionalProperties": false,

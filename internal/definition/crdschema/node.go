@@ -130,10 +130,14 @@ func (n *nodeConversion) withNodeType(b any) any {
 }
 
 // typeOf decides what the node holds: its type keyword (a list with null
-// makes it nullable; integer and string make it int-or-string; number
-// swallows integer), or, without one, what its keywords imply.
+// makes it nullable, and so does null in its enum or const; integer and
+// string make it int-or-string; number swallows integer), or, without one,
+// what its keywords imply.
 func (n *nodeConversion) typeOf() error {
 	if v, ok := n.get("nullable"); ok && v == true {
+		n.nullable = true
+	}
+	if n.listsNull() {
 		n.nullable = true
 	}
 	v, ok := n.get("type")
@@ -298,18 +302,14 @@ func (n *nodeConversion) annotations() error {
 		}
 	}
 	if v, ok := n.get("default"); ok {
-		if v == nil && !n.nullable {
-			n.c.drop(n.loc, "default", "a default of null on a field that cannot be null: no default")
-		} else {
-			n.out.Default = rawJSON(v)
-		}
+		n.out.Default = n.nonNull("default", v)
 	}
 	if v, ok := n.get("example"); ok {
-		n.out.Example = rawJSON(v)
+		n.out.Example = n.nonNull("example", v)
 	}
 	if v, ok := n.get("examples"); ok {
 		if list, isList := v.([]any); isList && len(list) > 0 && n.out.Example == nil {
-			n.out.Example = rawJSON(list[0])
+			n.out.Example = n.nonNull("examples", list[0])
 		}
 	}
 	return n.enum()
@@ -327,16 +327,14 @@ func (n *nodeConversion) enum() error {
 	if hasConst && hasEnum {
 		n.c.drop(n.loc, "enum", "const says the one value allowed; enum is not needed")
 	}
-	for _, value := range values {
-		if value == nil {
-			n.nullable = true
-			n.out.Nullable = true
-		}
-		n.out.Enum = append(n.out.Enum, *rawJSON(value))
-	}
 	if hasEnum && len(values) == 0 && !hasConst {
 		return &Error{Path: n.loc.path, At: n.loc.keyword("enum"), Reason: "enum allows no value"}
 	}
+	keyword := "enum"
+	if hasConst {
+		keyword = "const"
+	}
+	n.enumOf(keyword, values)
 	return nil
 }
 

@@ -1,5 +1,17 @@
 package crdschema
 
+import (
+	"slices"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+)
+
+// How a CRD says "or null": nullable: true admits null, and nothing else
+// does. The API server checks an enum against null as well and refuses it
+// whatever the list holds (a JSON null in an enum is no value it can match),
+// so null stays out of every enum; and it drops a default of null, storing
+// none.
+
 // foldNullBranches takes the branches of anyOf and oneOf that only allow
 // null out of them, making the node nullable; one branch left is merged into
 // the node, as allOf would be ("a string or null" is a nullable string).
@@ -66,4 +78,65 @@ func isNullOnly(b any) bool {
 		}
 	}
 	return true
+}
+
+// listsNull tells whether the node's enum or const allows null.
+func (n *nodeConversion) listsNull() bool {
+	return slices.ContainsFunc(n.enumValues(), isNull)
+}
+
+func isNull(v any) bool { return v == nil }
+
+// enumOf sets the values enum or const allows (listed: null among them, if
+// any) as a CRD can hold them: a list without null is the enum; with null,
+// the node is nullable and the other values are an enum under allOf, which
+// the API server does not check against null; null alone cannot be said
+// beside a type, and is reported.
+func (n *nodeConversion) enumOf(keyword string, listed []any) {
+	values := slices.DeleteFunc(slices.Clone(listed), isNull)
+	switch {
+	case len(listed) == 0:
+	case len(values) == 0:
+		n.c.drop(n.loc, keyword, "a CRD cannot allow null alone: null or "+describeValue(n.kind)+" is accepted")
+	case len(values) < len(listed):
+		n.out.AllOf = append(n.out.AllOf, apiextensionsv1.JSONSchemaProps{Enum: rawJSONs(values)})
+	default:
+		n.out.Enum = rawJSONs(values)
+	}
+}
+
+// describeValue says what a value of a node of kind is, for a message.
+func describeValue(kind string) string {
+	switch kind {
+	case kindAny:
+		return "any value"
+	case kindIntOrString:
+		return "any integer or string"
+	}
+	return "any " + kind
+}
+
+func rawJSONs(values []any) []apiextensionsv1.JSON {
+	out := make([]apiextensionsv1.JSON, 0, len(values))
+	for _, v := range values {
+		out = append(out, *rawJSON(v))
+	}
+	return out
+}
+
+// nonNull is v as the value of keyword k (default, example), or nothing
+// for null, reported: the API server stores no default or example of null,
+// and one written would differ from the CRD it stores at every comparison.
+func (n *nodeConversion) nonNull(k string, v any) *apiextensionsv1.JSON {
+	switch {
+	case v != nil:
+		return rawJSON(v)
+	case k != "default":
+		n.c.drop(n.loc, k, "the API server keeps no example of null: none is shown")
+	case n.nullable:
+		n.c.drop(n.loc, k, "the API server keeps no default of null: a field left out stays out, as without a default")
+	default:
+		n.c.drop(n.loc, k, "a default of null on a field that cannot be null: no default")
+	}
+	return nil
 }
