@@ -207,6 +207,33 @@ properties:
 	expectDropped(t, r, "spec.legacy const", "spec.placeholder enum", "spec.scope default", "spec.scope examples")
 }
 
+// A branch of anyOf or oneOf that allows null alone goes, making the field
+// nullable; one that allows null beside other values makes it nullable too.
+func TestBranchesThatAllowNullMakeTheFieldNullable(t *testing.T) {
+	r := convert(t, `{
+	  "type": "object", "additionalProperties": false,
+	  "properties": {
+	    "port": {"anyOf": [{"type": "integer", "minimum": 1}, {"const": null}]},
+	    "flavour": {"oneOf": [{"enum": [null], "description": "unset"}, {"type": "string", "enum": ["plain", "fancy"]}]},
+	    "serverName": {"anyOf": [{"type": "null", "default": null}, {"type": "string"}]},
+	    "minAvailable": {"anyOf": [{"type": ["string", "null"]}, {"type": ["integer", "null"]}]},
+	    "maxUnavailable": {"oneOf": [{"type": ["string", "null"]}, {"type": ["integer", "null"]}]},
+	    "mode": {"type": ["string", "null"], "anyOf": [{"enum": ["a", null]}, {"pattern": "^x-"}]}
+	  }
+	}`)
+	expectSchema(t, r.Schema, `
+type: object
+properties:
+  port: {type: integer, minimum: 1, nullable: true}
+  flavour: {type: string, nullable: true, enum: [plain, fancy]}
+  serverName: {type: string, nullable: true}
+  minAvailable: {x-kubernetes-int-or-string: true, nullable: true}
+  maxUnavailable: {x-kubernetes-int-or-string: true, nullable: true}
+  mode: {type: string, nullable: true, anyOf: [{allOf: [{enum: [a]}]}, {pattern: "^x-"}]}
+`)
+	expectDropped(t, r)
+}
+
 func TestAllOfMergesItsBranches(t *testing.T) {
 	r := convert(t, `{
 	  "type": "object", "additionalProperties": false,

@@ -104,6 +104,11 @@ func (n *nodeConversion) convertBranches() error {
 			if err != nil {
 				return err
 			}
+			// A branch that allows null makes the node allow it: the API
+			// server checks no branch against null. Two branches of oneOf
+			// that both allow null refuse it in JSON Schema; a CRD cannot
+			// say that, and the chart meant null to be allowed.
+			n.nullable = n.nullable || converted.Nullable
 			n.branches[k] = append(n.branches[k], converted)
 		}
 	}
@@ -216,11 +221,19 @@ func (n *nodeConversion) inferred() string {
 
 // enumValues are the values enum or const allows.
 func (n *nodeConversion) enumValues() []any {
-	if v, ok := n.s["const"]; ok {
-		return []any{v}
-	}
-	values, _ := n.s["enum"].([]any)
+	values, _ := listedValues(n.s)
 	return values
+}
+
+// listedValues are the values the const or enum of schema s allows, and
+// whether it has either.
+func listedValues(s map[string]any) ([]any, bool) {
+	if v, ok := s["const"]; ok {
+		return []any{v}, true
+	}
+	v, ok := s["enum"]
+	values, _ := v.([]any)
+	return values, ok
 }
 
 func valuesType(values []any) string {

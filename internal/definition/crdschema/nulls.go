@@ -15,6 +15,8 @@ import (
 // foldNullBranches takes the branches of anyOf and oneOf that only allow
 // null out of them, making the node nullable; one branch left is merged into
 // the node, as allOf would be ("a string or null" is a nullable string).
+// A branch that allows null beside other values makes the node nullable
+// when it is converted (convertBranches).
 func (n *nodeConversion) foldNullBranches() (map[string]any, error) {
 	s := n.s
 	for _, k := range []string{"anyOf", "oneOf"} {
@@ -63,21 +65,32 @@ func (n *nodeConversion) foldNullBranches() (map[string]any, error) {
 	return s, nil
 }
 
+// nullOnlyKeywords may stand beside what makes a branch allow null alone:
+// they describe it and check nothing else.
+var nullOnlyKeywords = set("type", "const", "enum", "description", "title", "default", "examples", "$comment")
+
+// isNullOnly tells whether branch b allows null and nothing else: type
+// null, const null or enum [null], each alone or together.
 func isNullOnly(b any) bool {
 	m, ok := b.(map[string]any)
 	if !ok {
 		return false
 	}
-	names := typeNames(m["type"])
-	if len(names) != 1 || names[0] != "null" {
-		return false
-	}
 	for k := range m {
-		if k != "type" && k != "description" && k != "title" {
+		if !nullOnlyKeywords[k] {
 			return false
 		}
 	}
-	return true
+	names, typed := typeNames(m["type"]), m["type"] != nil
+	values, listed := listedValues(m)
+	onlyNullListed := listed && len(values) > 0 && !slices.ContainsFunc(values, func(v any) bool { return v != nil })
+	switch {
+	case typed && !slices.Contains(names, "null"):
+		return false
+	case listed:
+		return onlyNullListed
+	}
+	return len(names) == 1
 }
 
 // listsNull tells whether the node's enum or const allows null.
