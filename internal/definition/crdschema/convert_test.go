@@ -208,7 +208,10 @@ properties:
 }
 
 // A branch of anyOf or oneOf that allows null alone goes, making the field
-// nullable; one that allows null beside other values makes it nullable too.
+// nullable (the one branch left allows null too, so its enum goes under
+// allOf, unless the field's own enum refuses null); one that allows null
+// beside other values makes the field nullable too, and one whose enum
+// refuses null does not.
 func TestBranchesThatAllowNullMakeTheFieldNullable(t *testing.T) {
 	r := convert(t, `{
 	  "type": "object", "additionalProperties": false,
@@ -218,18 +221,24 @@ func TestBranchesThatAllowNullMakeTheFieldNullable(t *testing.T) {
 	    "serverName": {"anyOf": [{"type": "null", "default": null}, {"type": "string"}]},
 	    "minAvailable": {"anyOf": [{"type": ["string", "null"]}, {"type": ["integer", "null"]}]},
 	    "maxUnavailable": {"oneOf": [{"type": ["string", "null"]}, {"type": ["integer", "null"]}]},
-	    "mode": {"type": ["string", "null"], "anyOf": [{"enum": ["a", null]}, {"pattern": "^x-"}]}
+	    "mode": {"type": ["string", "null"], "anyOf": [{"enum": ["a", null]}, {"pattern": "^x-"}]},
+	    "either": {"anyOf": [{"type": "string", "enum": ["a", "b"]}, {"type": "string", "pattern": "^x-"}, {"type": "null"}]},
+	    "narrowed": {"enum": ["a"], "anyOf": [{"type": "null"}, {"type": "string"}]},
+	    "notNull": {"anyOf": [{"type": ["string", "null"], "enum": ["a"]}, {"type": "string", "pattern": "^x-"}]}
 	  }
 	}`)
 	expectSchema(t, r.Schema, `
 type: object
 properties:
   port: {type: integer, minimum: 1, nullable: true}
-  flavour: {type: string, nullable: true, enum: [plain, fancy]}
+  flavour: {type: string, nullable: true, allOf: [{enum: [plain, fancy]}]}
   serverName: {type: string, nullable: true}
   minAvailable: {x-kubernetes-int-or-string: true, nullable: true}
   maxUnavailable: {x-kubernetes-int-or-string: true, nullable: true}
   mode: {type: string, nullable: true, anyOf: [{allOf: [{enum: [a]}]}, {pattern: "^x-"}]}
+  either: {type: string, nullable: true, anyOf: [{enum: [a, b]}, {pattern: "^x-"}]}
+  narrowed: {type: string, nullable: true, enum: [a]}
+  notNull: {type: string, anyOf: [{enum: [a]}, {pattern: "^x-"}]}
 `)
 	expectDropped(t, r)
 }

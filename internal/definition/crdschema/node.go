@@ -108,7 +108,7 @@ func (n *nodeConversion) convertBranches() error {
 			// server checks no branch against null. Two branches of oneOf
 			// that both allow null refuse it in JSON Schema; a CRD cannot
 			// say that, and the chart meant null to be allowed.
-			n.nullable = n.nullable || converted.Nullable
+			n.nullable = n.nullable || admitsNull(converted)
 			n.branches[k] = append(n.branches[k], converted)
 		}
 	}

@@ -55,7 +55,7 @@ func (n *nodeConversion) foldNullBranches() (map[string]any, error) {
 			if err != nil {
 				return nil, err
 			}
-			if err := n.c.mergeInto(s, folded, rloc); err != nil {
+			if err := n.c.mergeInto(s, orNull(folded), rloc); err != nil {
 				return nil, err
 			}
 		default:
@@ -63,6 +63,37 @@ func (n *nodeConversion) foldNullBranches() (map[string]any, error) {
 		}
 	}
 	return s, nil
+}
+
+// orNull is branch b allowing null too, as the null branch beside it
+// does: null joins its type list and its enum (const becomes an enum of
+// two), so that the node's own enum, if any, still decides.
+func orNull(b map[string]any) map[string]any {
+	b = copyMap(b)
+	if names, ok := b["type"]; ok && typeNames(names) != nil {
+		b["type"] = append(slices.Clone(toAnys(typeNames(names))), "null")
+	}
+	if c, ok := b["const"]; ok {
+		delete(b, "const")
+		b["enum"] = []any{c, nil}
+	} else if values, ok := b["enum"].([]any); ok {
+		b["enum"] = append(slices.Clone(values), nil)
+	}
+	return b
+}
+
+func toAnys(names []string) []any {
+	out := make([]any, 0, len(names)+1)
+	for _, s := range names {
+		out = append(out, s)
+	}
+	return out
+}
+
+// admitsNull tells whether a converted schema allows null: nullable, and
+// no enum, which the API server checks against null too.
+func admitsNull(s apiextensionsv1.JSONSchemaProps) bool {
+	return s.Nullable && len(s.Enum) == 0
 }
 
 // nullOnlyKeywords may stand beside what makes a branch allow null alone:
