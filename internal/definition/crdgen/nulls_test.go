@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
 	"helm.sh/helm/v3/pkg/chart/loader"
 	"helm.sh/helm/v3/pkg/chartutil"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -16,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/yaml"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
@@ -137,6 +139,7 @@ func proxyDefinition() *v1alpha1.ComponentDefinition {
 // and checks that the API server stored the spec's schema as written.
 func serve(t *testing.T, crd *apiextensionsv1.CustomResourceDefinition) *testcluster.Env {
 	t.Helper()
+	log.SetLogger(logr.Discard()) // else controller-runtime warns, with a stack trace, that no logger is set
 	env, err := testcluster.Start(testcluster.Options{})
 	if err != nil {
 		t.Fatal(err)
