@@ -3,7 +3,9 @@ package crdschema
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"strings"
 
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
@@ -22,18 +24,27 @@ type Admission struct {
 	// Pruned are the fields the schema does not hold, which the API server
 	// would drop (paths under spec).
 	Pruned []string
+	// Nulls are the fields set to null where the schema allows no null and
+	// gives no default, which the API server would drop (paths under spec).
+	Nulls []string
 	// Refused are the schema's complaints, as the API server words them.
 	Refused field.ErrorList
 }
 
-// Admitted tells whether the spec passes whole: nothing pruned, nothing refused.
-func (a Admission) Admitted() bool { return len(a.Pruned) == 0 && len(a.Refused) == 0 }
+// Admitted tells whether the spec passes whole: nothing pruned or dropped,
+// nothing refused.
+func (a Admission) Admitted() bool {
+	return len(a.Pruned) == 0 && len(a.Nulls) == 0 && len(a.Refused) == 0
+}
 
 // String says what would be pruned and refused, for a message.
 func (a Admission) String() string {
 	var parts []string
 	for _, p := range a.Pruned {
 		parts = append(parts, p+": no longer in the schema (it would be dropped)")
+	}
+	for _, p := range a.Nulls {
+		parts = append(parts, p+": null, which the schema does not allow here (it would be dropped)")
 	}
 	for _, e := range a.Refused {
 		parts = append(parts, e.Error())
@@ -42,8 +53,8 @@ func (a Admission) String() string {
 }
 
 // Checker checks specs against one schema, as the API server does on a
-// write: defaults applied, unknown fields pruned, then the schema's checks
-// and its validation rules (CEL).
+// write: nulls the schema does not allow dropped, defaults applied, unknown
+// fields pruned, then the schema's checks and its validation rules (CEL).
 type Checker struct {
 	structural *structuralschema.Structural
 	validator  apiservervalidation.SchemaValidator
@@ -80,6 +91,7 @@ func (c *Checker) Admitted(spec map[string]any) (map[string]any, Admission) {
 		spec = map[string]any{}
 	}
 	obj := runtime.DeepCopyJSONValue(spec).(map[string]any)
+	nulls := dropNulls(obj, c.structural, field.NewPath(Root))
 	structuraldefaulting.Default(obj, c.structural)
 	pruned := structuralpruning.PruneWithOptions(obj, c.structural, false, structuralschema.UnknownFieldPathOptions{
 		TrackUnknownFieldPaths: true, ParentPath: []string{Root},
@@ -90,5 +102,48 @@ func (c *Checker) Admitted(spec map[string]any) (map[string]any, Admission) {
 		errs, _ := c.rules.Validate(context.Background(), path, c.structural, obj, nil, math.MaxInt64)
 		refused = append(refused, errs...)
 	}
-	return obj, Admission{Pruned: pruned, Refused: refused}
+	return obj, Admission{Pruned: pruned, Nulls: nulls, Refused: refused}
+}
+
+// dropNulls removes the nulls of x that its schema s does not allow and
+// has no default for, as the API server does before it defaults and checks
+// an object (structuraldefaulting.PruneNonNullableNullsWithoutDefaults),
+// and returns their paths. A null with a default is left to Default.
+func dropNulls(x any, s *structuralschema.Structural, path *field.Path) []string {
+	var dropped []string
+	switch x := x.(type) {
+	case map[string]any:
+		for _, k := range slices.Sorted(maps.Keys(x)) {
+			child := fieldSchema(s, k)
+			if x[k] == nil && child != nil && !child.Nullable && child.Default.Object == nil {
+				delete(x, k)
+				dropped = append(dropped, path.Child(k).String())
+				continue
+			}
+			dropped = append(dropped, dropNulls(x[k], child, path.Child(k))...)
+		}
+	case []any:
+		var items *structuralschema.Structural
+		if s != nil {
+			items = s.Items
+		}
+		for i := range x {
+			dropped = append(dropped, dropNulls(x[i], items, path.Index(i))...)
+		}
+	}
+	return dropped
+}
+
+// fieldSchema is the schema of field k of an object of schema s, if it has one.
+func fieldSchema(s *structuralschema.Structural, k string) *structuralschema.Structural {
+	if s == nil {
+		return nil
+	}
+	if p, ok := s.Properties[k]; ok {
+		return &p
+	}
+	if s.AdditionalProperties != nil {
+		return s.AdditionalProperties.Structural
+	}
+	return nil
 }

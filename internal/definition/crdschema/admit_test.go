@@ -1,6 +1,7 @@
 package crdschema_test
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
@@ -35,6 +36,7 @@ func TestAdmitSaysWhatANewSchemaWouldDoToASpec(t *testing.T) {
 		{"a new required field", `{"type":"object","required":["zone"],"properties":{"zone":{"type":"string"}}}`, false, "spec.zone: Required value"},
 		{"a new required field with a default", `{"type":"object","required":["zone"],"properties":{"zone":{"type":"string","default":"a"}}}`, true, ""},
 		{"a rule", `{"type":"object","properties":{"size":{"type":"string","x-kubernetes-validations":[{"rule":"self.endsWith('Ti')","message":"size in Ti"}]}}}`, false, "size in Ti"},
+		{"an enum that allows null", `{"type":"object","properties":{"tier":{"enum":["small","large",null]}}}`, true, ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -49,5 +51,31 @@ func TestAdmitSaysWhatANewSchemaWouldDoToASpec(t *testing.T) {
 	}
 	if spec["replicas"] != int64(3) || len(spec) != 3 {
 		t.Fatalf("Admit changed the spec: %v", spec)
+	}
+}
+
+// A null the schema does not allow is dropped, and said, or replaced by
+// the default, as the API server does before it checks a spec; one it
+// allows is kept.
+func TestAdmitDropsNullsTheSchemaDoesNotAllow(t *testing.T) {
+	c := checker(t, `{"type":"object","properties":{
+	  "labels":{"type":"object","additionalProperties":{"type":"string"}},
+	  "hosts":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"}}}},
+	  "size":{"type":"string","default":"1Gi"},
+	  "tier":{"type":["string","null"],"enum":["small","large",null]}
+	}}`)
+	admitted, a := c.Admitted(map[string]any{"labels": nil, "hosts": []any{map[string]any{"name": nil}}, "size": nil, "tier": nil})
+	if len(a.Refused) > 0 || len(a.Pruned) > 0 {
+		t.Fatalf("refused or pruned: %s", a)
+	}
+	if want := []string{"spec.hosts[0].name", "spec.labels"}; !reflect.DeepEqual(a.Nulls, want) {
+		t.Errorf("nulls dropped %v, want %v", a.Nulls, want)
+	}
+	if a.Admitted() || !strings.Contains(a.String(), "spec.labels: null, which the schema does not allow here (it would be dropped)") {
+		t.Errorf("the admission does not say the null of labels goes: %s", a)
+	}
+	want := map[string]any{"hosts": []any{map[string]any{}}, "size": "1Gi", "tier": nil}
+	if !reflect.DeepEqual(admitted, want) {
+		t.Fatalf("admitted %v, want %v", admitted, want)
 	}
 }

@@ -178,6 +178,71 @@ properties:
 	expectDropped(t, r, "spec.mixed type")
 }
 
+// The API server refuses null to any enum, even one that lists null, and
+// stores no default or example of null: null in an enum makes the field
+// nullable and the other values an enum under allOf, which null never
+// reaches; a default of null is none.
+func TestNullInAnEnumMakesTheFieldNullableAndLeavesTheList(t *testing.T) {
+	r := convert(t, `{
+	  "type": "object", "additionalProperties": false,
+	  "properties": {
+	    "format": {"type": ["string", "null"], "enum": ["text", "json", null], "default": "text"},
+	    "level": {"enum": ["debug", "info", null]},
+	    "scope": {"type": ["string", "null"], "enum": ["All", null], "default": null, "examples": [null]},
+	    "strict": {"type": ["string", "null"], "enum": ["on", "off"]},
+	    "legacy": {"const": null},
+	    "placeholder": {"type": ["string", "null"], "enum": [null]}
+	  }
+	}`)
+	expectSchema(t, r.Schema, `
+type: object
+properties:
+  format: {type: string, nullable: true, default: text, allOf: [{enum: [text, json]}]}
+  level: {type: string, nullable: true, allOf: [{enum: [debug, info]}]}
+  scope: {type: string, nullable: true, allOf: [{enum: [All]}]}
+  strict: {type: string, nullable: true, enum: ["on", "off"]}
+  legacy: {nullable: true, x-kubernetes-preserve-unknown-fields: true}
+  placeholder: {type: string, nullable: true}
+`)
+	expectDropped(t, r, "spec.legacy const", "spec.placeholder enum", "spec.scope default", "spec.scope examples")
+}
+
+// A branch of anyOf or oneOf that allows null alone goes, making the field
+// nullable (the one branch left allows null too, so its enum goes under
+// allOf, unless the field's own enum refuses null); one that allows null
+// beside other values makes the field nullable too, and one whose enum
+// refuses null does not.
+func TestBranchesThatAllowNullMakeTheFieldNullable(t *testing.T) {
+	r := convert(t, `{
+	  "type": "object", "additionalProperties": false,
+	  "properties": {
+	    "port": {"anyOf": [{"type": "integer", "minimum": 1}, {"const": null}]},
+	    "flavour": {"oneOf": [{"enum": [null], "description": "unset"}, {"type": "string", "enum": ["plain", "fancy"]}]},
+	    "serverName": {"anyOf": [{"type": "null", "default": null}, {"type": "string"}]},
+	    "minAvailable": {"anyOf": [{"type": ["string", "null"]}, {"type": ["integer", "null"]}]},
+	    "maxUnavailable": {"oneOf": [{"type": ["string", "null"]}, {"type": ["integer", "null"]}]},
+	    "mode": {"type": ["string", "null"], "anyOf": [{"enum": ["a", null]}, {"pattern": "^x-"}]},
+	    "either": {"anyOf": [{"type": "string", "enum": ["a", "b"]}, {"type": "string", "pattern": "^x-"}, {"type": "null"}]},
+	    "narrowed": {"enum": ["a"], "anyOf": [{"type": "null"}, {"type": "string"}]},
+	    "notNull": {"anyOf": [{"type": ["string", "null"], "enum": ["a"]}, {"type": "string", "pattern": "^x-"}]}
+	  }
+	}`)
+	expectSchema(t, r.Schema, `
+type: object
+properties:
+  port: {type: integer, minimum: 1, nullable: true}
+  flavour: {type: string, nullable: true, allOf: [{enum: [plain, fancy]}]}
+  serverName: {type: string, nullable: true}
+  minAvailable: {x-kubernetes-int-or-string: true, nullable: true}
+  maxUnavailable: {x-kubernetes-int-or-string: true, nullable: true}
+  mode: {type: string, nullable: true, anyOf: [{allOf: [{enum: [a]}]}, {pattern: "^x-"}]}
+  either: {type: string, nullable: true, anyOf: [{enum: [a, b]}, {pattern: "^x-"}]}
+  narrowed: {type: string, nullable: true, enum: [a]}
+  notNull: {type: string, anyOf: [{enum: [a]}, {pattern: "^x-"}]}
+`)
+	expectDropped(t, r)
+}
+
 func TestAllOfMergesItsBranches(t *testing.T) {
 	r := convert(t, `{
 	  "type": "object", "additionalProperties": false,

@@ -14,8 +14,13 @@
 // the path and why. The result is validated with the API server's own CRD
 // validation before it is returned: what Convert returns a CRD can hold.
 //
+// Null, however a document allows it (a type list, enum, const, a branch of
+// anyOf or oneOf), is allowed by nullable alone: the API server refuses null
+// to any enum, even one listing null, so such an enum keeps its other values
+// under allOf, which null never reaches; and it stores no default of null.
+//
 // Admit applies a schema to an object's spec as the API server does on a
-// write — defaults, pruning, validation — and reports what it would refuse
-// or drop, so that a new schema can be checked against existing instances
-// before it is served.
+// write — nulls a field does not allow dropped, defaults, pruning,
+// validation — and reports what it would refuse or drop, so that a new
+// schema can be checked against existing instances before it is served.
 package crdschema

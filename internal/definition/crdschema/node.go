@@ -72,74 +72,6 @@ func (n *nodeConversion) get(k string) (any, bool) {
 	return v, ok
 }
 
-// foldNullBranches takes the branches of anyOf and oneOf that only allow
-// null out of them, making the node nullable; one branch left is merged into
-// the node, as allOf would be ("a string or null" is a nullable string).
-func (n *nodeConversion) foldNullBranches() (map[string]any, error) {
-	s := n.s
-	for _, k := range []string{"anyOf", "oneOf"} {
-		list, ok := s[k].([]any)
-		if !ok {
-			continue
-		}
-		var kept []any
-		for _, b := range list {
-			if isNullOnly(b) {
-				n.nullable = true
-				continue
-			}
-			kept = append(kept, b)
-		}
-		if len(kept) == len(list) {
-			continue
-		}
-		s = copyMap(s)
-		delete(s, k)
-		switch len(kept) {
-		case 0:
-		case 1:
-			branch, ok := kept[0].(map[string]any)
-			if !ok {
-				continue
-			}
-			resolved, rloc, err := n.c.resolve(branch, location{path: n.loc.path, at: n.loc.keyword(k), refs: n.loc.refs})
-			if err != nil {
-				return nil, err
-			}
-			if resolved == nil {
-				continue
-			}
-			folded, err := n.c.foldAllOf(resolved, rloc)
-			if err != nil {
-				return nil, err
-			}
-			if err := n.c.mergeInto(s, folded, rloc); err != nil {
-				return nil, err
-			}
-		default:
-			s[k] = kept
-		}
-	}
-	return s, nil
-}
-
-func isNullOnly(b any) bool {
-	m, ok := b.(map[string]any)
-	if !ok {
-		return false
-	}
-	names := typeNames(m["type"])
-	if len(names) != 1 || names[0] != "null" {
-		return false
-	}
-	for k := range m {
-		if k != "type" && k != "description" && k != "title" {
-			return false
-		}
-	}
-	return true
-}
-
 func copyMap(m map[string]any) map[string]any {
 	out := make(map[string]any, len(m))
 	for k, v := range m {
@@ -172,6 +104,11 @@ func (n *nodeConversion) convertBranches() error {
 			if err != nil {
 				return err
 			}
+			// A branch that allows null makes the node allow it: the API
+			// server checks no branch against null. Two branches of oneOf
+			// that both allow null refuse it in JSON Schema; a CRD cannot
+			// say that, and the chart meant null to be allowed.
+			n.nullable = n.nullable || admitsNull(converted)
 			n.branches[k] = append(n.branches[k], converted)
 		}
 	}
@@ -198,10 +135,14 @@ func (n *nodeConversion) withNodeType(b any) any {
 }
 
 // typeOf decides what the node holds: its type keyword (a list with null
-// makes it nullable; integer and string make it int-or-string; number
-// swallows integer), or, without one, what its keywords imply.
+// makes it nullable, and so does null in its enum or const; integer and
+// string make it int-or-string; number swallows integer), or, without one,
+// what its keywords imply.
 func (n *nodeConversion) typeOf() error {
 	if v, ok := n.get("nullable"); ok && v == true {
+		n.nullable = true
+	}
+	if n.listsNull() {
 		n.nullable = true
 	}
 	v, ok := n.get("type")
@@ -280,11 +221,19 @@ func (n *nodeConversion) inferred() string {
 
 // enumValues are the values enum or const allows.
 func (n *nodeConversion) enumValues() []any {
-	if v, ok := n.s["const"]; ok {
-		return []any{v}
-	}
-	values, _ := n.s["enum"].([]any)
+	values, _ := listedValues(n.s)
 	return values
+}
+
+// listedValues are the values the const or enum of schema s allows, and
+// whether it has either.
+func listedValues(s map[string]any) ([]any, bool) {
+	if v, ok := s["const"]; ok {
+		return []any{v}, true
+	}
+	v, ok := s["enum"]
+	values, _ := v.([]any)
+	return values, ok
 }
 
 func valuesType(values []any) string {
@@ -366,18 +315,14 @@ func (n *nodeConversion) annotations() error {
 		}
 	}
 	if v, ok := n.get("default"); ok {
-		if v == nil && !n.nullable {
-			n.c.drop(n.loc, "default", "a default of null on a field that cannot be null: no default")
-		} else {
-			n.out.Default = rawJSON(v)
-		}
+		n.out.Default = n.nonNull("default", v)
 	}
 	if v, ok := n.get("example"); ok {
-		n.out.Example = rawJSON(v)
+		n.out.Example = n.nonNull("example", v)
 	}
 	if v, ok := n.get("examples"); ok {
 		if list, isList := v.([]any); isList && len(list) > 0 && n.out.Example == nil {
-			n.out.Example = rawJSON(list[0])
+			n.out.Example = n.nonNull("examples", list[0])
 		}
 	}
 	return n.enum()
@@ -395,16 +340,14 @@ func (n *nodeConversion) enum() error {
 	if hasConst && hasEnum {
 		n.c.drop(n.loc, "enum", "const says the one value allowed; enum is not needed")
 	}
-	for _, value := range values {
-		if value == nil {
-			n.nullable = true
-			n.out.Nullable = true
-		}
-		n.out.Enum = append(n.out.Enum, *rawJSON(value))
-	}
 	if hasEnum && len(values) == 0 && !hasConst {
 		return &Error{Path: n.loc.path, At: n.loc.keyword("enum"), Reason: "enum allows no value"}
 	}
+	keyword := "enum"
+	if hasConst {
+		keyword = "const"
+	}
+	n.enumOf(keyword, values)
 	return nil
 }
 
