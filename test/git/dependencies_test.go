@@ -126,7 +126,7 @@ var _ = Describe("charts that depend on other charts", Ordered, ContinueOnFailur
 			Eventually(ready(c)).WithTimeout(2 * timeout).Should(HavePrefix("True Ready"))
 		}
 		Expect(chartRequests.Count("/web-1.0.0.tgz") - webBefore).To(Equal(1))
-		Expect(registryRequests.Count("/blobs/") - dbBefore).To(Equal(2), "the chart's config and its layer, once")
+		Expect(registryRequests.Count("/blobs/")-dbBefore).To(Equal(2), "the chart's config and its layer, once")
 		report("50 Components of a chart with 3 dependencies: web-1.0.0.tgz fetched %d time, db's blobs %d times, index.yaml %d times in all the suite",
 			chartRequests.Count("/web-1.0.0.tgz")-webBefore, registryRequests.Count("/blobs/")-dbBefore, chartRequests.Count("/index.yaml"))
 	})
@@ -275,7 +275,7 @@ dependencies:
 // dependency and a ConfigMap of its own.
 func onlyDependency(name, version, repository string) map[string]string {
 	return map[string]string{
-		"chart/Chart.yaml": fmt.Sprintf("apiVersion: v2\nname: only\nversion: 1.0.0\ndependencies:\n  - name: %s\n    version: %q\n    repository: %q\n", name, version, repository),
+		"chart/Chart.yaml":        fmt.Sprintf("apiVersion: v2\nname: only\nversion: 1.0.0\ndependencies:\n  - name: %s\n    version: %q\n    repository: %q\n", name, version, repository),
 		"chart/templates/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-only\ndata:\n  chart: only\n",
 	}
 }
