@@ -7,6 +7,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/wavekit-dev/wavekit/pkg/component"
+	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
 // componentPage is one component.
@@ -34,6 +35,9 @@ type componentPage struct {
 	DeleteHooks    []objectView
 	DependsOn      []dependencyView
 	Dependents     []dependencyView
+	// ChartDependencies are the chart dependencies the last render
+	// brought (status.source.dependencies).
+	ChartDependencies []manifests.DependencyInfo
 }
 
 // waveView is one wave on the page.
@@ -93,6 +97,9 @@ func (h *Handler) serveComponent(w http.ResponseWriter, r *http.Request, v *view
 		LastGood: rec.status.LastGoodRender, Attempt: rec.status.Attempt,
 		Tests: objectViews(specialItems(rec.status.Inventory, true), false), DeleteHooks: objectViews(specialItems(rec.status.Inventory, false), false),
 		EventsCommand: eventsCommand(rec),
+	}
+	if rec.status.Source != nil {
+		page.ChartDependencies = rec.status.Source.Dependencies
 	}
 	if c := findCondition(rec.status.Conditions, component.ConditionTestSuccess); c.Reason != "" {
 		page.TestCondition = &c

@@ -56,6 +56,9 @@ var _ = Describe("the page without a login", Ordered, func() {
 		Expect(body).To(ContainSubstring("kubectl wavekit tree shop/web"))
 		Expect(body).To(ContainSubstring(`Last traced Reconcile: trace <code class="trace">` + webTrace + `</code>`))
 		Expect(get(local.URL+"/c/component.wavekit.dev/blog/db")).NotTo(ContainSubstring("Last traced Reconcile"), "a Reconcile that was not traced")
+		Expect(body).To(ContainSubstring("<h2>Chart dependencies</h2>"))
+		Expect(body).To(ContainSubstring(`<td>database <small>(postgresql)</small></td><td>15.5.38</td><td>oci://registry.example/charts</td>`))
+		Expect(get(local.URL+"/c/component.wavekit.dev/blog/db")).NotTo(ContainSubstring("Chart dependencies"), "a render that brought none")
 	})
 
 	It("answers 404 for a Component that does not exist", func() {
@@ -138,6 +141,8 @@ func holdingStatus() component.Status {
 	return component.Status{
 		State:       component.StateProcessing,
 		LastTraceID: webTrace,
+		Source: &manifests.SourceInfo{URL: "https://git.example/shop.git", Revision: "main@sha1:0123",
+			Dependencies: []manifests.DependencyInfo{{Name: "database", Chart: "postgresql", Version: "15.5.38", Repository: "oci://registry.example/charts", Digest: "sha256:0a1b"}}},
 		Conditions: []metav1.Condition{{Type: component.ConditionReady, Status: metav1.ConditionFalse, Reason: "WaitingForWave",
 			Message: "wave 1: Deployment web is not ready", LastTransitionTime: metav1.Now()}},
 		Inventory: []manifests.InventoryItem{

@@ -68,6 +68,10 @@ type specFields struct {
 		Name       string `json:"name"`
 		Version    string `json:"version"`
 	} `json:"chart"`
+	Git *struct {
+		URL  string `json:"url"`
+		Path string `json:"path"`
+	} `json:"git"`
 	SourceRef *struct {
 		Kind      string `json:"kind"`
 		Name      string `json:"name"`
@@ -99,7 +103,7 @@ func newRecord(kind kindInfo, obj map[string]any, keys *memberKeys) (*record, er
 		member: keys.of(&u)}
 	var spec specFields
 	if m, ok := obj["spec"].(map[string]any); ok && !kind.defined {
-		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(pick(m, "suspend", "source", "path", "chart", "sourceRef", "dependsOn", "drift"), &spec); err != nil {
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(pick(m, "suspend", "source", "path", "chart", "git", "sourceRef", "dependsOn", "drift"), &spec); err != nil {
 			return nil, fmt.Errorf("reading the spec of %s/%s: %w", r.namespace, r.name, err)
 		}
 	}
@@ -137,7 +141,8 @@ func pick(m map[string]any, keys ...string) map[string]any {
 }
 
 // describeSource says where a component's objects come from: the chart and
-// its version, the template folder or kustomization, or the Flux source.
+// its version, the Git repository and path, the template folder or
+// kustomization, or the Flux source.
 func describeSource(spec specFields, applied *manifests.SourceInfo) string {
 	var parts []string
 	switch {
@@ -145,6 +150,11 @@ func describeSource(spec specFields, applied *manifests.SourceInfo) string {
 		parts = append(parts, "chart "+spec.Chart.Name)
 		if spec.Chart.Version != "" {
 			parts = append(parts, spec.Chart.Version)
+		}
+	case spec.Git != nil:
+		parts = append(parts, "git "+spec.Git.URL)
+		if spec.Git.Path != "" {
+			parts = append(parts, "path "+spec.Git.Path)
 		}
 	case spec.SourceRef != nil:
 		parts = append(parts, spec.SourceRef.Kind+" "+spec.SourceRef.Name)

@@ -1,6 +1,7 @@
 package git_test
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/base64"
 	"fmt"
@@ -15,11 +16,13 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
+	"github.com/wavekit-dev/wavekit/internal/cli"
 	"github.com/wavekit-dev/wavekit/internal/localrepo"
 	"github.com/wavekit-dev/wavekit/internal/testing/gitserver"
 	"github.com/wavekit-dev/wavekit/internal/testing/helmcli"
 	"github.com/wavekit-dev/wavekit/internal/testing/httpcount"
 	"github.com/wavekit-dev/wavekit/internal/testing/localregistry"
+	"github.com/wavekit-dev/wavekit/internal/testing/testcluster"
 	"github.com/wavekit-dev/wavekit/pkg/component"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
@@ -86,6 +89,8 @@ var _ = Describe("charts that depend on other charts", Ordered, ContinueOnFailur
 		Expect(dependencies(c)).To(Equal([]string{
 			"web 1.1.0 " + charts.URL, "database db 0.2.0 " + registry.Repository("charts"), "common 0.1.0 file://../common"}))
 		Expect(chartRequests.Count("/extra-")).To(Equal(extraBefore), "a dependency its condition turns off is not fetched")
+		Expect(wavekit("tree", teamA+"/locked")).To(ContainSubstring("Chart dependencies:\n" +
+			"  web 1.1.0 from " + charts.URL + "\n  database (db) 0.2.0 from " + registry.Repository("charts") + "\n  common 0.1.0 from file://../common\n"))
 	})
 
 	It("renders a new version inside a range once, and an unchanged one never", func() {
@@ -382,6 +387,18 @@ func nonEmpty(d manifests.DependencyInfo) []string {
 		}
 	}
 	return out
+}
+
+// wavekit runs the CLI against the suite's cluster and returns what it
+// printed.
+func wavekit(args ...string) string {
+	GinkgoHelper()
+	kubeconfig := filepath.Join(GinkgoT().TempDir(), "kubeconfig")
+	Expect(testcluster.WriteKubeconfig(env.Config, kubeconfig)).To(Succeed())
+	var stdout, stderr bytes.Buffer
+	code := cli.Run(ctx, append([]string{"--kubeconfig", kubeconfig, "--operator-name", operatorName}, args...), &stdout, &stderr)
+	Expect(code).To(BeZero(), "stderr: %s", stderr.String())
+	return stdout.String()
 }
 
 // subData is a key of the ConfigMap <component>-<sub> a Component applied,

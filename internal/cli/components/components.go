@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"sort"
 	"strings"
 	"time"
@@ -23,6 +24,7 @@ import (
 	"github.com/wavekit-dev/wavekit/internal/cli/session"
 	"github.com/wavekit-dev/wavekit/pkg/component"
 	"github.com/wavekit-dev/wavekit/pkg/engine"
+	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
 // The verbs on Components of the reference operator: get, tree, suspend,
@@ -242,12 +244,29 @@ func runTree(ctx context.Context, s *session.Session, ref, format, kind string) 
 	if id := c.Status.LastTraceID; id != "" {
 		fmt.Fprintf(s.Stdout, "Last traced Reconcile: trace %s\n", id) // docs/observability.md
 	}
+	printChartDependencies(s.Stdout, c.Status.Source)
 	w := session.NewTable(s.Stdout)
 	fmt.Fprintln(w, "WAVE\tOBJECT\tPHASE\tLIVE")
 	for _, o := range objects {
 		fmt.Fprintf(w, "%d\t%s\t%s\t%s\n", o.Wave, o.Object, o.Phase, o.Live)
 	}
 	return w.Flush()
+}
+
+// printChartDependencies prints the chart dependencies a Component's last
+// render brought, one a line, if any.
+func printChartDependencies(out io.Writer, source *manifests.SourceInfo) {
+	if source == nil || len(source.Dependencies) == 0 {
+		return
+	}
+	fmt.Fprintln(out, "Chart dependencies:")
+	for _, d := range source.Dependencies {
+		name := d.Name
+		if d.Chart != "" {
+			name += " (" + d.Chart + ")"
+		}
+		fmt.Fprintf(out, "  %s %s from %s\n", name, d.Version, d.Repository)
+	}
 }
 
 // NewSuspendCommand is suspend, or resume when suspend is false.
