@@ -64,6 +64,24 @@ var _ = Describe("the README's offline quick start", Ordered, func() {
 		Expect(os.ReadFile(shell.kubeconfig)).NotTo(ContainSubstring("wavekit-wavekit"))
 	})
 
+	It("runs the example of a chart with dependencies as its comment says, with no network", func() {
+		lines := exampleCommands("examples/offline-dependencies.yaml")
+		Expect(lines).To(HaveLen(4))
+		DeferCleanup(func() { shell.run("wavekit cluster delete") })
+		shell.run("go install ./cmd/wavekit") // as the README's block does, if no spec ran it yet
+		for _, line := range lines {
+			out := shell.run(line)
+			if strings.HasPrefix(line, "kubectl get component storefront") {
+				Expect(out).To(MatchRegexp(`\{"chart":"hello-web","digest":"sha256:[0-9a-f]{64}","name":"greeter","repository":"http://127.0.0.1:8879","version":"0.1.0"\}`))
+				Expect(out).To(ContainSubstring(`{"name":"labels","repository":"file://libs/labels","version":"0.1.0"}`))
+				Expect(out).NotTo(ContainSubstring("metrics"), "turned off: not fetched")
+			}
+		}
+		Expect(shell.run("kubectl get deployment storefront -o jsonpath={.status.readyReplicas}")).To(Equal("2"), "the real controllers rolled the dependency's Deployment out")
+		Expect(shell.run("kubectl get configmap storefront-greeting -o jsonpath={.data.greeting}")).To(Equal("hello from a chart with dependencies"))
+		Expect(shell.run(`kubectl get configmap storefront-storefront -o jsonpath='{.metadata.labels.app\.kubernetes\.io/part-of}'`)).To(Equal("storefront"))
+	})
+
 	It("starts a stopped cluster again with what was in it, on the same kubeconfig, behind its egress gate even if it was created without one", func() {
 		out := shell.run("wavekit cluster create --name again --nodes 1 --switch-context=false")
 		Expect(out).To(ContainSubstring("addresses:  Services 198.18.0.0/16, pods 198.19.0.0/16: the API server connects to none of them, nor off this machine"))
@@ -218,6 +236,21 @@ func readmeBlock(heading string) []string {
 	for _, line := range strings.Split(block, "\n") {
 		if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
 			lines = append(lines, line)
+		}
+	}
+	return lines
+}
+
+// exampleCommands returns the command lines an example's comment shows,
+// indented under its first lines ("#   wavekit …").
+func exampleCommands(example string) []string {
+	GinkgoHelper()
+	data, err := os.ReadFile(filepath.Join(testcluster.ModuleRoot(), example))
+	Expect(err).NotTo(HaveOccurred())
+	var lines []string
+	for _, line := range strings.Split(string(data), "\n") {
+		if command, ok := strings.CutPrefix(line, "#   "); ok {
+			lines = append(lines, strings.TrimSpace(command))
 		}
 	}
 	return lines
