@@ -166,7 +166,8 @@ instances of the CRDs its Components manage) and namespaces.
   {{- end }}
 {{- if .Values.rbac.readSources }}
 # What Components read besides what they deploy: the ConfigMaps and Secrets of
-# spec.valuesFrom and spec.chart.secretRef (watched as metadata), and Flux sources.
+# spec.valuesFrom and spec.chart.secretRef (watched as metadata), the chart
+# repository Secrets of chart dependencies (listed), and Flux sources.
 - apiGroups: [""]
   resources: ["configmaps", "secrets"]
   verbs: ["get", "list", "watch"]

@@ -128,7 +128,8 @@ The rules the operator needs in its scope (cluster, or each watched namespace).
   verbs: ["get", "list", "watch", "create", "update", "patch"]
 {{- if .Values.rbac.readSources }}
 # What Components read besides what they deploy: the ConfigMaps and Secrets of
-# spec.valuesFrom and spec.chart.secretRef (watched as metadata; with a
+# spec.valuesFrom and spec.chart.secretRef (watched as metadata), the chart
+# repository Secrets of chart dependencies (listed; with a
 # service account, their content is read as that account), and Flux sources.
 - apiGroups: [""]
   resources: ["configmaps", "secrets"]
