@@ -69,12 +69,18 @@ func TestRemediationIsExplained(t *testing.T) {
 	expectExplained(t, "remediation", "spec.remediation", "spec.remediation.remediateLastFailure",
 		"spec.remediation.retries", "spec.remediation.strategy")
 	entry := "status.history[]."
-	expectExplainedUnder(t, "status", "history", "status.history", entry+"finished", entry+"generation", entry+"message",
-		entry+"renderDigest", entry+"result", entry+"source", entry+"source.digest", entry+"source.revision", entry+"source.url", entry+"source.verified", entry+"started")
-	expectExplainedUnder(t, "status", "lastGoodRender", "status.lastGoodRender", "status.lastGoodRender.generation",
-		"status.lastGoodRender.renderDigest", "status.lastGoodRender.secret", "status.lastGoodRender.source",
-		"status.lastGoodRender.source.digest", "status.lastGoodRender.source.revision", "status.lastGoodRender.source.url",
-		"status.lastGoodRender.source.verified")
+	expectExplainedUnder(t, "status", "history", append([]string{"status.history", entry + "finished", entry + "generation", entry + "message",
+		entry + "renderDigest", entry + "result", entry + "source"}, append(sourceFields(entry+"source"), entry+"started")...)...)
+	expectExplainedUnder(t, "status", "lastGoodRender", append([]string{"status.lastGoodRender", "status.lastGoodRender.generation",
+		"status.lastGoodRender.renderDigest", "status.lastGoodRender.secret", "status.lastGoodRender.source"},
+		sourceFields("status.lastGoodRender.source")...)...)
+}
+
+// sourceFields are the fields of a manifests.SourceInfo at path, sorted.
+func sourceFields(path string) []string {
+	dep := path + ".dependencies[]."
+	return []string{path + ".dependencies", dep + "chart", dep + "digest", dep + "name", dep + "repository", dep + "verified", dep + "version",
+		path + ".digest", path + ".revision", path + ".url", path + ".verified"}
 }
 
 // TestChartVerifyIsExplained keeps `kubectl explain
