@@ -84,12 +84,12 @@ func (o *createOptions) run(cmd *cobra.Command, s *session.Session, kind, source
 	if err != nil {
 		return err
 	}
-	dir, _, cleanup, err := o.chart.Fetch(cmd.Context(), source, s.Stderr)
+	src, err := o.chart.Fetch(cmd.Context(), source, s.Stderr)
 	if err != nil {
 		return err
 	}
-	defer cleanup()
-	converted, note, err := o.convert(dir, def)
+	defer src.Cleanup()
+	converted, note, err := o.convert(src.Dir, def)
 	if err != nil {
 		return err
 	}

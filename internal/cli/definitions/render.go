@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
+	"github.com/wavekit-dev/wavekit/internal/cli/input"
 	"github.com/wavekit-dev/wavekit/internal/cli/session"
 	"github.com/wavekit-dev/wavekit/internal/definition/crdgen"
 	"github.com/wavekit-dev/wavekit/internal/definition/crdschema"
@@ -28,7 +29,8 @@ import (
 )
 
 type renderOptions struct {
-	path string
+	path         string
+	dependencies input.DependencyOptions
 }
 
 func newRenderCommand(s *session.Session) *cobra.Command {
@@ -43,7 +45,8 @@ against the kind's schema as the API server would check it at create (its
 message if it is refused), its defaults are applied, its spec becomes values
 as the definition maps it, and the source renders them. A chart of a Helm
 repository is fetched; a served folder, a Git repository or a Flux source is
-read from --path.`,
+read from --path. The dependencies a chart lists but does not hold in
+charts/ are fetched as wavekit render fetches them.`,
 		Example: `  wavekit definition render databases.yaml orders.yaml
   wavekit definition render websites.yaml home.yaml --path ./web`,
 		Args: session.ExactArgs("DEFINITION INSTANCE"),
@@ -52,6 +55,7 @@ read from --path.`,
 		},
 	}
 	cmd.Flags().StringVar(&o.path, "path", "", "the source's folder, for a served source, a Git repository or a Flux source, or instead of fetching a chart")
+	o.dependencies.AddFlags(cmd)
 	return cmd
 }
 
@@ -67,12 +71,12 @@ func (o *renderOptions) run(ctx context.Context, s *session.Session, defFile, in
 	if gvk := inst.GroupVersionKind(); gvk.Kind != def.Spec.Names.Kind || gvk.Group != def.Spec.Group {
 		return fmt.Errorf("%s is a %s, not a %s of %s as %s defines", instanceFile, gvk.GroupKind(), def.Spec.Names.Kind, def.Spec.Group, defFile)
 	}
-	dir, cleanup, err := o.sourceDir(ctx, def)
+	src, err := o.sourceDir(ctx, def)
 	if err != nil {
 		return err
 	}
-	defer cleanup()
-	spec, err := admitted(dir, def, inst)
+	defer src.Cleanup()
+	spec, err := admitted(src.Dir, def, inst)
 	if err != nil {
 		return err
 	}
@@ -80,7 +84,8 @@ func (o *renderOptions) run(ctx context.Context, s *session.Session, defFile, in
 	if err != nil {
 		return err
 	}
-	objects, err := renderSource(ctx, s, dir, def, inst, values)
+	deps := o.dependencies.Resolver(s.Stderr)
+	objects, err := renderSource(ctx, s, src.Dir, deps.HelmOptions(src), def, inst, values)
 	if err != nil {
 		return err
 	}
@@ -98,35 +103,35 @@ func readYAML(file string, into any) error {
 	return nil
 }
 
-// sourceDir is the directory of the definition's source: --path, or its
-// chart, fetched.
-func (o *renderOptions) sourceDir(ctx context.Context, def *v1alpha1.ComponentDefinition) (string, func(), error) {
+// sourceDir is the definition's source: --path, or its chart, fetched
+// (its file:// dependencies kept inside it).
+func (o *renderOptions) sourceDir(ctx context.Context, def *v1alpha1.ComponentDefinition) (input.Local, error) {
 	if o.path != "" {
-		return o.path, func() {}, nil
+		return input.LocalDir(o.path), nil
 	}
 	chart := def.Spec.Source.Chart
 	if chart == nil {
-		return "", nil, errors.New("the definition's source is not a chart of a repository: give its folder with --path")
+		return input.Local{}, errors.New("the definition's source is not a chart of a repository: give its folder with --path")
 	}
 	if chart.SecretRef != nil {
-		return "", nil, errors.New("the definition's chart needs credentials the CLI does not read: fetch it yourself and give it with --path")
+		return input.Local{}, errors.New("the definition's chart needs credentials the CLI does not read: fetch it yourself and give it with --path")
 	}
 	tmp, err := os.MkdirTemp("", "wavekit-definition-")
 	if err != nil {
-		return "", nil, err
+		return input.Local{}, err
 	}
 	cleanup := func() { _ = os.RemoveAll(tmp) }
 	cache, err := fetch.NewCache(tmp, fetch.DefaultMaxSize)
 	if err != nil {
 		cleanup()
-		return "", nil, err
+		return input.Local{}, err
 	}
 	fetched, err := fetch.NewFetcher(cache).Chart(ctx, fetch.ChartRequest{Repository: chart.Repository, Name: chart.Name, Version: chart.Version, Insecure: chart.Insecure})
 	if err != nil {
 		cleanup()
-		return "", nil, fmt.Errorf("the definition's chart: %w", err)
+		return input.Local{}, fmt.Errorf("the definition's chart: %w", err)
 	}
-	return fetched.Dir, cleanup, nil
+	return input.Local{Dir: fetched.Dir, Root: fetched.Dir, RootIs: "the chart fetched", Recorded: fetched.URL, Cleanup: cleanup}, nil
 }
 
 // admitted is the instance's spec as the API server would store it under
@@ -151,11 +156,13 @@ func admitted(dir string, def *v1alpha1.ComponentDefinition, inst *unstructured.
 	return out, nil
 }
 
-// renderSource renders the source for the instance, with the definition's
-// patches, and sorts the objects as apply writes them.
-func renderSource(ctx context.Context, s *session.Session, dir string, def *v1alpha1.ComponentDefinition, inst *unstructured.Unstructured,
-	values manifests.Values) ([]client.Object, error) {
-	gen, _, err := source.Detect(dir, source.WithOperatorName(s.OperatorName), source.WithHelmOptions(helm.WithKubeVersion(version.Kubernetes)))
+// renderSource renders the source in dir (a chart with helmOpts) for the
+// instance, with the definition's patches, and sorts the objects as apply
+// writes them.
+func renderSource(ctx context.Context, s *session.Session, dir string, helmOpts []helm.Option, def *v1alpha1.ComponentDefinition,
+	inst *unstructured.Unstructured, values manifests.Values) ([]client.Object, error) {
+	helmOpts = append(helmOpts, helm.WithKubeVersion(version.Kubernetes))
+	gen, _, err := source.Detect(dir, source.WithOperatorName(s.OperatorName), source.WithHelmOptions(helmOpts...))
 	if err != nil {
 		return nil, err
 	}

@@ -65,34 +65,36 @@ func (o *GitOptions) Takes(source, chartRepo string) bool {
 		strings.HasPrefix(source, "ssh://") || isSCP(source)
 }
 
-// Fetch checks out source and returns the directory to render, what to
+// Fetch checks out source and returns what to render: the directory,
+// the checkout its charts' file:// dependencies stay inside, what to
 // record as the release's source, and a function that removes the
 // checkout. It tells stderr the commit and what verified it.
-func (o *GitOptions) Fetch(ctx context.Context, source string, stderr io.Writer) (dir, recorded string, cleanup func(), err error) {
+func (o *GitOptions) Fetch(ctx context.Context, source string, stderr io.Writer) (Local, error) {
 	req, dirPath, err := o.request(source)
 	if err != nil {
-		return "", "", nil, err
+		return Local{}, err
 	}
 	tmp, err := os.MkdirTemp("", "wavekit-git-")
 	if err != nil {
-		return "", "", nil, err
+		return Local{}, err
 	}
-	cleanup = func() { _ = os.RemoveAll(tmp) }
+	cleanup := func() { _ = os.RemoveAll(tmp) }
 	tree, err := o.get(ctx, tmp, req)
 	if err != nil {
 		cleanup()
-		return "", "", nil, err
+		return Local{}, err
 	}
 	fmt.Fprintf(stderr, "git: %s at %s\n", req.URL, tree.Revision)
 	if tree.Verified != "" {
 		fmt.Fprintf(stderr, "verified: %s\n", tree.Verified)
 	}
-	dir = filepath.Join(tree.Dir, filepath.FromSlash(dirPath))
+	dir := filepath.Join(tree.Dir, filepath.FromSlash(dirPath))
 	if info, statErr := os.Stat(dir); statErr != nil || !info.IsDir() {
 		cleanup()
-		return "", "", nil, fmt.Errorf("%s: no directory %s at %s", req.URL, dirPath, tree.Revision)
+		return Local{}, fmt.Errorf("%s: no directory %s at %s", req.URL, dirPath, tree.Revision)
 	}
-	return dir, fmt.Sprintf("%s//%s@%s", req.URL, dirPath, tree.Revision), cleanup, nil
+	recorded := fmt.Sprintf("%s//%s@%s", req.URL, dirPath, tree.Revision)
+	return Local{Dir: dir, Root: tree.Dir, RootIs: "the checkout of the Git SOURCE", Recorded: recorded, Cleanup: cleanup}, nil
 }
 
 // get fetches req into a cache in dir. A --git-ref that names no branch is

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -29,6 +30,7 @@ type Options struct {
 	kustomizeRoot string
 	sopsAgeKey    string
 	keys          *sopsdecrypt.Keys // of sopsAgeKey, read once
+	dependencies  DependencyOptions
 }
 
 // AddFlags adds the flags of values and of the source to cmd.
@@ -38,33 +40,49 @@ func (o *Options) AddFlags(cmd *cobra.Command) {
 	flags.StringArrayVar(&o.setValues, "set", nil, "a value as key.path=value (Helm syntax, comma-separated pairs allowed); applied after -f")
 	flags.StringVar(&o.sopsAgeKey, "sops-age-key", "", "a file of age identities (as age-keygen writes it) that decrypts the SOPS-encrypted objects of the source and -f files")
 	flags.StringVar(&o.kustomizeRoot, "kustomize-root", "", "for a kustomization: the directory that holds it and the bases it refers to (default: the source directory)")
+	o.dependencies.AddFlags(cmd)
+}
+
+// VerifyDependencies makes v's flags (--verify, --key, --keyring) verify
+// the dependencies a chart fetches too.
+func (o *Options) VerifyDependencies(v *VerifyOptions) {
+	o.dependencies.VerifyWith(v)
 }
 
 // Source is a loaded source with its values, ready to render.
 type Source struct {
-	dir       string
-	kind      source.Kind
-	generator manifests.Generator
-	values    manifests.Values
-	options   *Options
+	dir          string
+	local        Local
+	kind         source.Kind
+	generator    manifests.Generator
+	values       manifests.Values
+	options      *Options
+	dependencies *Dependencies
 }
 
-// Load reads the values and the source; it needs no cluster, so bad input
-// fails before anything is contacted.
-func (o *Options) Load(dir, operatorName string, helmOpts ...helm.Option) (*Source, error) {
+// Load reads the values and the source in src.Dir; it needs no cluster,
+// so bad input fails before anything is contacted. The dependencies a
+// chart does not hold are fetched when it is rendered; stderr is told
+// which were used.
+func (o *Options) Load(src Local, operatorName string, stderr io.Writer, helmOpts ...helm.Option) (*Source, error) {
 	values, err := o.values()
 	if err != nil {
 		return nil, err
 	}
+	if err := o.dependencies.verify.check(); err != nil {
+		return nil, err
+	}
+	deps := o.dependencies.Resolver(stderr)
+	helmOpts = append(deps.HelmOptions(src), helmOpts...)
 	opts := []source.Option{source.WithOperatorName(operatorName), source.WithHelmOptions(helmOpts...)}
 	if o.kustomizeRoot != "" {
 		opts = append(opts, source.WithKustomizeRoot(o.kustomizeRoot))
 	}
-	g, kind, err := source.Detect(dir, opts...)
+	g, kind, err := source.Detect(src.Dir, opts...)
 	if err != nil {
 		return nil, err
 	}
-	return &Source{dir: dir, kind: kind, generator: g, values: values, options: o}, nil
+	return &Source{dir: src.Dir, local: src, kind: kind, generator: g, values: values, options: o, dependencies: deps}, nil
 }
 
 // values merges the -f files in order, then the --set values.
@@ -133,6 +151,9 @@ func (in *Source) Render(ctx context.Context, rc RenderContext) ([]client.Object
 	objects, err := in.generator.Generate(ctx, rc.Namespace, rc.Name, in.values)
 	if err != nil {
 		return nil, withKustomizeRootHint(fmt.Errorf("rendering %s: %w", in.dir, err))
+	}
+	if err := in.dependencies.checkVerified(in.local); err != nil {
+		return nil, err
 	}
 	return in.options.decryptObjects(in.dir, objects)
 }

@@ -12,7 +12,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/wavekit-dev/wavekit/pkg/fetch"
-	"github.com/wavekit-dev/wavekit/pkg/fetch/verify"
 )
 
 // ChartOptions are the flags of a chart taken from a Helm repository or an
@@ -22,9 +21,7 @@ import (
 type ChartOptions struct {
 	repo, version string
 	insecure      bool
-	verify        bool
-	keys          []string
-	keyring       string
+	verify        VerifyOptions
 }
 
 // AddFlags adds the flags of a chart from a repository to cmd.
@@ -33,10 +30,12 @@ func (o *ChartOptions) AddFlags(cmd *cobra.Command) {
 	flags.StringVar(&o.repo, "repo", "", "a Helm repository URL: SOURCE is then the name of a chart in it, as helm install --repo")
 	flags.StringVar(&o.version, "version", "", "for a chart of --repo or oci://: a semver constraint (default: the latest stable version)")
 	flags.BoolVar(&o.insecure, "insecure", false, "for an oci:// chart: speak plain HTTP to the registry")
-	flags.BoolVar(&o.verify, "verify", false, "verify the chart before it is rendered: its cosign signature with --key (oci://), or its .prov file with --keyring (--repo)")
-	flags.StringArrayVar(&o.keys, "key", nil, "with --verify, an oci:// chart: a cosign public key file (PEM); repeat to trust several, any one suffices")
-	flags.StringVar(&o.keyring, "keyring", "", "with --verify, a chart of --repo: a PGP keyring file (binary or armored) that verifies its .prov file")
+	o.verify.AddFlags(cmd)
 }
+
+// Verification is what --verify, --key and --keyring ask for, to verify
+// the chart's dependencies too (Options.VerifyDependencies).
+func (o *ChartOptions) Verification() *VerifyOptions { return &o.verify }
 
 // remote reports whether source names a chart of a repository or registry.
 // Repo is --repo: the Helm repository SOURCE names a chart of, or "".
@@ -46,38 +45,44 @@ func (o *ChartOptions) remote(source string) bool {
 	return o.repo != "" || strings.HasPrefix(source, "oci://")
 }
 
-// Fetch returns the directory to render for source: source itself when it
-// is a local directory, else the fetched, verified chart, with what to
-// record as the release's source and a function that removes it.
-func (o *ChartOptions) Fetch(ctx context.Context, source string, stderr io.Writer) (dir, recorded string, cleanup func(), err error) {
+// Fetch returns what to render for source: source itself when it is a
+// local directory, else the fetched, verified chart (its file://
+// dependencies kept inside it), with what to record as the release's
+// source.
+func (o *ChartOptions) Fetch(ctx context.Context, source string, stderr io.Writer) (Local, error) {
 	if !o.remote(source) {
-		if o.verify || len(o.keys) > 0 || o.keyring != "" || o.version != "" {
-			return "", "", nil, errors.New("--verify, --key, --keyring and --version are for a chart of --repo or oci://; SOURCE is a local directory")
+		if o.version != "" || o.verify.Asked() && !o.verify.dependencies {
+			return Local{}, errors.New("--verify, --key, --keyring and --version are for a chart of --repo or oci://; SOURCE is a local directory")
 		}
-		return source, AbsPath(source), func() {}, nil
+		return LocalDir(source), nil
 	}
 	req, err := o.request(source)
 	if err != nil {
-		return "", "", nil, err
+		return Local{}, err
 	}
 	tmp, err := os.MkdirTemp("", "wavekit-chart-")
 	if err != nil {
-		return "", "", nil, err
+		return Local{}, err
 	}
-	cleanup = func() { _ = os.RemoveAll(tmp) }
-	cache, err := fetch.NewCache(tmp, fetch.DefaultMaxSize)
-	if err == nil {
-		var fetched fetch.Fetched
-		fetched, err = fetch.NewFetcher(cache).Chart(ctx, req)
-		if err == nil {
-			if fetched.Verified != "" {
-				fmt.Fprintf(stderr, "verified: %s\n", fetched.Verified)
-			}
-			return fetched.Dir, fetched.URL, cleanup, nil
-		}
+	cleanup := func() { _ = os.RemoveAll(tmp) }
+	fetched, err := fetchChart(ctx, tmp, req)
+	if err != nil {
+		cleanup()
+		return Local{}, err
 	}
-	cleanup()
-	return "", "", nil, err
+	if fetched.Verified != "" {
+		fmt.Fprintf(stderr, "verified: %s\n", fetched.Verified)
+	}
+	return Local{Dir: fetched.Dir, Root: fetched.Dir, RootIs: "the chart fetched", Recorded: fetched.URL, Verified: req.Verifier != nil, Cleanup: cleanup}, nil
+}
+
+// fetchChart fetches req into a cache in dir.
+func fetchChart(ctx context.Context, dir string, req fetch.ChartRequest) (fetch.Fetched, error) {
+	cache, err := fetch.NewCache(dir, fetch.DefaultMaxSize)
+	if err != nil {
+		return fetch.Fetched{}, err
+	}
+	return fetch.NewFetcher(cache).Chart(ctx, req)
 }
 
 // request is the fetch request of source with the flags.
@@ -87,35 +92,9 @@ func (o *ChartOptions) request(source string) (fetch.ChartRequest, error) {
 		i := strings.LastIndex(source, "/")
 		req.Repository, req.Name = source[:i], source[i+1:]
 	}
-	verifier, err := o.verifier(req.Repository)
+	verifier, err := o.verify.Verifier(req.Repository, "chart")
 	req.Verifier = verifier
 	return req, err
-}
-
-// verifier returns the verifier the flags ask for, if any.
-func (o *ChartOptions) verifier(repository string) (fetch.Verifier, error) {
-	oci := strings.HasPrefix(repository, "oci://")
-	switch {
-	case !o.verify && (len(o.keys) > 0 || o.keyring != ""):
-		return nil, errors.New("--key and --keyring need --verify")
-	case !o.verify:
-		return nil, nil
-	case oci && len(o.keys) == 0:
-		return nil, errors.New("--verify of an oci:// chart needs --key FILE (a cosign public key)")
-	case oci:
-		keys, err := readFiles("--key", o.keys...)
-		if err != nil {
-			return nil, err
-		}
-		return verify.NewCosign(keys, nil)
-	case o.keyring == "":
-		return nil, errors.New("--verify of a chart of --repo needs --keyring FILE (a PGP keyring)")
-	}
-	keyrings, err := readFiles("--keyring", o.keyring)
-	if err != nil {
-		return nil, err
-	}
-	return verify.NewHelm(keyrings, nil)
 }
 
 // readFiles reads files by their base names, for messages.

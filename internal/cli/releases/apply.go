@@ -51,7 +51,9 @@ every wave is ready (or --timeout passes, which is an error).
 SOURCE may also be a chart of an OCI registry (oci://host/path/name) or, with
 --repo, of a Helm repository; --verify checks it before anything is rendered,
 as the operator's spec.chart.verify does: a cosign signature with --key, or the
-chart's .prov file with --keyring.
+chart's .prov file with --keyring. A chart's dependencies that charts/ does not
+hold are fetched, and verified, as render fetches them (see wavekit render
+--help).
 
 Progress is a table redrawn in place on a terminal, one line per change
 otherwise.`,
@@ -67,6 +69,7 @@ otherwise.`,
 	o.trace.addFlags(cmd)
 	o.input.AddFlags(cmd)
 	o.chart.AddFlags(cmd)
+	o.input.VerifyDependencies(o.chart.Verification())
 	o.git.AddFlags(cmd)
 	cmd.Flags().BoolVar(&o.wait, "wait", false, "wait until every wave is applied and ready")
 	cmd.Flags().DurationVar(&o.timeout, "timeout", 5*time.Minute, "how long --wait waits")
@@ -89,12 +92,12 @@ func (o *applyOptions) run(ctx context.Context, s *session.Session, name, source
 	if o.git.Takes(source, o.chart.Repo()) {
 		fetchSource = o.git.Fetch
 	}
-	dir, recorded, cleanup, err := fetchSource(ctx, source, s.Stderr)
+	src, err := fetchSource(ctx, source, s.Stderr)
 	if err != nil {
 		return err
 	}
-	defer cleanup()
-	next, err := renderNextRevision(ctx, s, &o.input, name, dir)
+	defer src.Cleanup()
+	next, err := renderNextRevision(ctx, s, &o.input, name, src)
 	if err != nil {
 		return err
 	}
@@ -117,7 +120,7 @@ func (o *applyOptions) run(ctx context.Context, s *session.Session, name, source
 	if err != nil {
 		return err
 	}
-	a.source, a.namespacePolicy, a.drift, a.healthChecks = recorded, namespacePolicy, drift, checks
+	a.source, a.namespacePolicy, a.drift, a.healthChecks = src.Recorded, namespacePolicy, drift, checks
 	a.wrote = testsChanged(next.rel, next.objects) // a revision of its own, whose tests wavekit test runs
 	err = a.run(ctx, o.wait || o.atomic, o.timeout)
 	if err == nil || !o.atomic || a.rel.secret == nil {

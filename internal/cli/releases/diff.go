@@ -15,6 +15,7 @@ import (
 
 type diffOptions struct {
 	input       input.Options
+	verify      input.VerifyOptions
 	showSecrets bool
 	output      string
 	trace       traceOptions
@@ -37,6 +38,8 @@ generation, creationTimestamp) are left out. The values of Secrets (data,
 stringData and kubectl's last-applied copy) are masked: "***" for a value
 that stays, "*** (before)" and "*** (after)" for one that changes; the keys
 show what is added, changed or removed. --show-secrets prints the values.
+A chart's dependencies are fetched as render fetches them (see wavekit render
+--help).
 
 Exit code: 0 when nothing would change, 1 when something would, 2 on error.`,
 		Example: `  wavekit diff demo ./chart -f values.yaml
@@ -49,6 +52,8 @@ Exit code: 0 when nothing would change, 1 when something would, 2 on error.`,
 	}
 	o.trace.addFlags(cmd)
 	o.input.AddFlags(cmd)
+	o.verify.AddFlags(cmd)
+	o.input.VerifyDependencies(&o.verify)
 	cmd.Flags().BoolVar(&o.showSecrets, "show-secrets", false, "print the values of Secrets instead of masks (they end up in logs)")
 	cmd.Flags().StringVarP(&o.output, "output", "o", "text", "output format: text, yaml or json (the plan's steps; schema in docs/schemas/diff.schema.json)")
 	return cmd
@@ -58,7 +63,7 @@ func (o *diffOptions) run(ctx context.Context, s *session.Session, name, dir str
 	if err := diffview.CheckPlanFormat(o.output); err != nil {
 		return err
 	}
-	next, err := renderNextRevision(ctx, s, &o.input, name, dir)
+	next, err := renderNextRevision(ctx, s, &o.input, name, input.LocalDir(dir))
 	if err != nil {
 		return err
 	}
@@ -78,13 +83,13 @@ type nextRevision struct {
 	objects []client.Object
 }
 
-// renderNextRevision loads the source in dir with opts, connects, reads release name
+// renderNextRevision loads the source in src with opts, connects, reads release name
 // and renders the release's next revision.
-func renderNextRevision(ctx context.Context, s *session.Session, opts *input.Options, name, dir string) (*nextRevision, error) {
+func renderNextRevision(ctx context.Context, s *session.Session, opts *input.Options, name string, src input.Local) (*nextRevision, error) {
 	if err := checkNames(s, name, ""); err != nil {
 		return nil, err
 	}
-	in, err := opts.Load(dir, s.OperatorName)
+	in, err := opts.Load(src, s.OperatorName, s.Stderr)
 	if err != nil {
 		return nil, err
 	}

@@ -23,6 +23,7 @@ import (
 type renderOptions struct {
 	input       input.Options
 	git         input.GitOptions
+	verify      input.VerifyOptions
 	name        string
 	kubeVersion string
 	validate    bool
@@ -59,6 +60,14 @@ refused, as apply refuses it), and a server-side dry run of every write apply
 would make (schema, admission, adoption of existing objects). --validate
 writes nothing.
 
+The dependencies a chart lists in Chart.yaml but does not hold in charts/
+are fetched as helm dependency build fetches them: @name, alias:name and the
+repositories' credentials from Helm's repositories file (--repository-config),
+--plain-http for OCI registries, file:// paths inside the chart's Git work
+tree, the archives kept in --chart-cache for later runs. Each one used is
+printed on stderr; --verify checks them (--keyring for Helm repositories,
+--key for OCI registries).
+
 -o yaml (the default) prints a stream of YAML documents separated by "---";
 -o json prints one JSON document, a v1 List whose items are the objects in the
 same order, as kubectl get -o json does. Both can be given to kubectl apply -f.`,
@@ -77,6 +86,8 @@ same order, as kubectl get -o json does. Both can be given to kubectl apply -f.`
 	}
 	o.input.AddFlags(cmd)
 	o.git.AddFlags(cmd)
+	o.verify.AddFlags(cmd)
+	o.input.VerifyDependencies(&o.verify)
 	cmd.Flags().StringVar(&o.name, "name", "", "the release name the source is rendered for (default: the source directory's name)")
 	cmd.Flags().StringVar(&o.kubeVersion, "kube-version", "", "the Kubernetes version to render for without a cluster (default: the one wavekit is built against, "+version.Kubernetes+")")
 	cmd.Flags().StringVarP(&o.output, "output", "o", renderYAML, "output format: yaml (a stream of documents) or json (a v1 List)")
@@ -92,14 +103,15 @@ func (o *renderOptions) run(cmd *cobra.Command, s *session.Session, dir string) 
 		return fmt.Errorf("--kube-version renders without a cluster and --validate with one: give one of them")
 	}
 	name, how := o.releaseName(dir)
+	src := input.LocalDir(dir)
 	if o.git.Takes(dir, "") {
-		fetched, _, cleanup, err := o.git.Fetch(cmd.Context(), dir, s.Stderr)
+		fetched, err := o.git.Fetch(cmd.Context(), dir, s.Stderr)
 		if err != nil {
 			return err
 		}
-		defer cleanup()
+		defer fetched.Cleanup()
 		name, how = o.releaseName(o.git.ReleaseName(dir))
-		dir = fetched
+		src = fetched
 	}
 	if err := checkNames(s, name, how); err != nil {
 		return err
@@ -108,7 +120,7 @@ func (o *renderOptions) run(cmd *cobra.Command, s *session.Session, dir string) 
 	if !o.validate {
 		helmOpts = append(helmOpts, helm.WithKubeVersion(cmp.Or(o.kubeVersion, version.Kubernetes)))
 	}
-	in, err := o.input.Load(dir, s.OperatorName, helmOpts...)
+	in, err := o.input.Load(src, s.OperatorName, s.Stderr, helmOpts...)
 	if err != nil {
 		return err
 	}

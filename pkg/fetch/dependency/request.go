@@ -62,7 +62,9 @@ type Repository struct {
 	// Name is what @name and alias:name refer to; empty: none.
 	Name string
 	// URL is the repository's URL; a dependency whose repository is this
-	// URL, or a path under it, is reached with Credentials.
+	// URL, or a path under it, is reached with Credentials. A scheme
+	// alone ("oci://") stands for every URL of the scheme that no longer
+	// URL matches: a way to speak plain HTTP to every OCI registry.
 	URL string
 	// Credentials authenticate to it; nil: anonymous.
 	Credentials *fetch.Credentials
