@@ -126,6 +126,31 @@ func TestARolloutHaltsAtTheFirstFailureAndLeavesTheOthersWhereTheyWere(t *testin
 	}
 }
 
+// Two instances of the first wave fail, b before a: the rollout goes on
+// naming b, the one it halted at (the Event and the alert of the halt
+// named b), until b no longer fails; then a.
+func TestAHaltedRolloutKeepsNamingTheInstanceItHaltedAt(t *testing.T) {
+	spec := threeWavesOfTwo()
+	instances := six(1)
+	st := step(t, spec, 1, nil, instances)
+	st = step(t, spec, 2, &st, instances)
+	instances = move(spec, st, 2, instances, "ns/b")
+	st = step(t, spec, 2, &st, instances)
+	if st.Failed == nil || st.Failed.Instance != "ns/b" {
+		t.Fatalf("halted at b: %+v", st)
+	}
+	instances = move(spec, st, 2, instances, "ns/a", "ns/b")
+	st = step(t, spec, 2, &st, instances)
+	if st.Phase != v1alpha1.RolloutHalted || st.Failed == nil || st.Failed.Instance != "ns/b" || !strings.Contains(st.Message, "ns/b failed") {
+		t.Fatalf("a fails too: the halt still names b, %+v", st)
+	}
+	instances = move(spec, st, 2, instances, "ns/a")
+	st = step(t, spec, 2, &st, instances)
+	if st.Phase != v1alpha1.RolloutHalted || st.Failed == nil || st.Failed.Instance != "ns/a" || !strings.Contains(st.Message, "ns/a failed") {
+		t.Fatalf("b recovers, a still fails: the halt names a, %+v", st)
+	}
+}
+
 func TestAWaveMovesOnlyOnceTheOneBeforeIsReady(t *testing.T) {
 	spec := threeWavesOfTwo()
 	instances := six(1)
