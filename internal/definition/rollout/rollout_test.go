@@ -195,6 +195,26 @@ func TestWavesBySelectorCountAndPercentage(t *testing.T) {
 	}
 }
 
+// The waves docs/definitions.md describes: the instances no wave takes
+// make a last wave, rest; without waves, one wave, all; a wave that takes
+// nobody, rest included, is left out.
+func TestTheLastWaveIsRestAndWithoutWavesAll(t *testing.T) {
+	one, all := intstr.FromInt32(1), intstr.FromString("100%")
+	for _, c := range []struct {
+		waves []v1alpha1.RolloutWave
+		want  []string
+	}{
+		{[]v1alpha1.RolloutWave{{Name: "canary", Count: &one}}, []string{"canary", "rest"}},
+		{nil, []string{"all"}},
+		{[]v1alpha1.RolloutWave{{Count: &one}, {Name: "others", Count: &all}}, []string{"wave-1", "others"}},
+	} {
+		st := step(t, v1alpha1.DefinitionRollout{Waves: c.waves}, 1, nil, six(0))
+		if st.Waves != int32(len(c.want)) || fmt.Sprint(st.WaveNames) != fmt.Sprint(c.want) {
+			t.Errorf("waves %v: %d %v, want %v", c.waves, st.Waves, st.WaveNames, c.want)
+		}
+	}
+}
+
 func TestPinnedPausedAndNewInstances(t *testing.T) {
 	spec := threeWavesOfTwo()
 	instances := six(1)
