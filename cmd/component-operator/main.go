@@ -23,6 +23,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
+	"github.com/wavekit-dev/wavekit/internal/agent/approve"
 	"github.com/wavekit-dev/wavekit/internal/errlines"
 	"github.com/wavekit-dev/wavekit/internal/fleet"
 	"github.com/wavekit-dev/wavekit/internal/operator"
@@ -190,9 +191,10 @@ func run() error {
 		LeaderElectionResourceLockInterface: lock,
 		Controller:                          config.Controller{UsePriorityQueue: priorityQueue},
 		// Only this shard's Components, without managedFields (no decision reads them).
-		// Of Leases, only the pulled clusters' agents' (fleet.CacheFor).
-		Cache: rewatch.CacheOptions(cfg, scheme, fleet.CacheFor(definitions.cacheFor(name, component.CacheFor(&v1alpha1.Component{}, selector,
-			cache.Options{DefaultNamespaces: namespaces(watchNamespaces), DefaultTransform: cache.TransformStripManagedFields()})))),
+		// Of Leases, only the pulled clusters' agents' (fleet.CacheFor); of
+		// certificate requests, only those of the agents' signer (approve.CacheFor).
+		Cache: rewatch.CacheOptions(cfg, scheme, approve.CacheFor(fleet.CacheFor(definitions.cacheFor(name, component.CacheFor(&v1alpha1.Component{}, selector,
+			cache.Options{DefaultNamespaces: namespaces(watchNamespaces), DefaultTransform: cache.TransformStripManagedFields()}))))),
 	})
 	if err != nil {
 		return fmt.Errorf("creating manager: %w", err)

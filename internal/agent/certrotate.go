@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -33,8 +34,7 @@ func startCertificate(ctx context.Context, opts Options) (*rest.Config, *certRot
 	} else {
 		certPEM, keyPEM, err := requestCertificate(ctx, opts.Hub, opts.Namespace, opts.CertificateLifetime)
 		if apierrors.IsUnauthorized(err) {
-			return nil, nil, fmt.Errorf("the hub refuses the bootstrap token (expired or deleted) and Secret %s holds no valid certificate: "+
-				"register the cluster again (wavekit agent register --bootstrap) and give the agent the new kubeconfig: %w", opts.CredentialsSecret, err)
+			return nil, nil, refusedBootstrap(opts.Hub.BearerToken, opts.CredentialsSecret, err)
 		}
 		if err != nil {
 			return nil, nil, fmt.Errorf("registering with the bootstrap token: %w", err)
@@ -48,6 +48,21 @@ func startCertificate(ctx context.Context, opts Options) (*rest.Config, *certRot
 		return nil, nil, err
 	}
 	return r.hub, r, nil
+}
+
+// refusedBootstrap is the error of a hub that refused (401) the bootstrap
+// token when the credentials Secret holds no valid certificate. The API
+// server answers a wrong secret, an expired token, a deleted one and a hub
+// that takes no bootstrap tokens alike (its authenticator logs the cause
+// and tells the client nothing), so the message names them all and where
+// the hub's administrator sees which; it names the token by its ID, the
+// public half, never by its secret.
+func refusedBootstrap(token string, secret client.ObjectKey, err error) error {
+	id, _, _ := strings.Cut(token, ".")
+	return fmt.Errorf("the hub refuses bootstrap token %s: a wrong secret, expired or deleted (the hub's answer is the same for each; "+
+		"Secret kube-system/bootstrap-token-%s on the hub tells which), or the hub's API server takes no bootstrap tokens "+
+		"(--enable-bootstrap-token-auth); and Secret %s holds no valid certificate: "+
+		"register the cluster again (wavekit agent register --bootstrap) and give the agent the new kubeconfig: %w", id, id, secret, err)
 }
 
 // certRotator renews the agent's certificate past rotateAt of its

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
@@ -156,7 +157,10 @@ func (r *reconciler) writeStatus(ctx context.Context, before, def *v1alpha1.Comp
 }
 
 // tell sends an alert, and records an Event, when the rollout halted, or
-// halted at another instance, since before.
+// halted at another instance, since before. The Event is related to the
+// instance: client-go counts an Event of the same object, related object,
+// type, reason and action as a repeat of the first one, whose note stays,
+// so a halt at another instance must be another Event to be told at all.
 func (r *reconciler) tell(before, def *v1alpha1.ComponentDefinition) {
 	now, was := def.Status.Rollout, before.Status.Rollout
 	if now == nil || now.Phase != v1alpha1.RolloutHalted || now.Failed == nil {
@@ -166,15 +170,26 @@ func (r *reconciler) tell(before, def *v1alpha1.ComponentDefinition) {
 		return
 	}
 	message := fmt.Sprintf("the rollout of ComponentDefinition %s to revision %d %s: %s", def.Name, now.Revision, now.Message, now.Failed.Message)
-	r.recorder.Eventf(def, nil, "Warning", ReasonRolloutHalted, "RollOut", "%s", bound(message, 1000))
+	ns, name := splitID(now.Failed.Instance)
+	r.recorder.Eventf(def, instanceRef(def, ns, name), "Warning", ReasonRolloutHalted, "RollOut", "%s", bound(message, 1000))
 	if r.opts.Notifier == nil {
 		return
 	}
-	ns, name := splitID(now.Failed.Instance)
 	r.opts.Notifier.Send(notify.Event{Kind: notify.KindWaveHeld, Reason: ReasonRolloutHalted, Message: bound(message, notify.MaxMessageBytes),
 		Object:   notify.Object{APIVersion: def.Status.APIVersion, Kind: def.Status.Kind, Namespace: ns, Name: name},
 		Metadata: map[string]string{"definition": def.Name, "revision": fmt.Sprint(now.Revision), "from": fmt.Sprint(now.From)},
 		Time:     time.Now(), Operator: r.opts.Name, Generation: def.Generation})
+}
+
+// instanceRef is the instance ns/name of def's kind, as an Event's related
+// object.
+func instanceRef(def *v1alpha1.ComponentDefinition, ns, name string) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{}
+	u.SetAPIVersion(def.Status.APIVersion)
+	u.SetKind(def.Status.Kind)
+	u.SetNamespace(ns)
+	u.SetName(name)
+	return u
 }
 
 func splitID(id string) (string, string) {

@@ -306,9 +306,24 @@ var _ = Describe("a chart becomes a Kubernetes API", Ordered, func() {
 				Consistently(readyOf(instance(name))).WithTimeout(3*time.Second).Should(Equal("True/Ready revision 1"),
 					"the waves after the first stay at revision 1")
 			}
-			var events corev1.EventList
-			Expect(env.Client.List(ctx, &events)).To(Succeed())
-			Expect(events.Items).To(ContainElement(HaveField("Reason", "RolloutHalted")), "the halt is an Event of the definition")
+			// a and b both fail: the status, and the Event, name the one
+			// the rollout halted at, and go on naming it.
+			failed := getDefinition(definitionName).Status.Rollout.Failed.Instance
+			halts := func() []string {
+				var events corev1.EventList
+				Expect(env.Client.List(ctx, &events)).To(Succeed())
+				var out []string
+				for _, e := range events.Items {
+					if e.Reason == "RolloutHalted" && e.InvolvedObject.Name == definitionName {
+						out = append(out, e.Message)
+					}
+				}
+				return out
+			}
+			Eventually(halts).WithTimeout(30*time.Second).Should(ContainElement(ContainSubstring(failed+" failed at revision 2")),
+				"the halt is an Event of the definition, naming the instance its status names")
+			Expect(halts()).To(HaveEach(ContainSubstring(failed+" failed at revision 2")), "and no other")
+			Expect(getDefinition(definitionName).Status.Rollout.Failed.Instance).To(Equal(failed), "the status still names it")
 
 			r := clitest.WavekitWith(kubeconfig, "definition", "list")
 			Expect(r.Code).To(Equal(0), r.Stderr)

@@ -38,7 +38,9 @@ type Approver struct {
 // Setup registers the approver of the operator named operator with mgr,
 // when the operator may read and approve certificate requests (the chart's
 // ClusterRole <fullname>-agents grants it); without, it logs that agents
-// cannot register by certificate and registers nothing.
+// cannot register by certificate and registers nothing. The approver looks
+// at undecided requests of the agents' signer that claim an agent's
+// identity; mgr's cache should hold no others (CacheFor).
 func Setup(mgr ctrl.Manager, operator string) error {
 	missing, err := missingRights(context.Background(), mgr.GetClient())
 	if err != nil {
@@ -54,7 +56,7 @@ func Setup(mgr ctrl.Manager, operator string) error {
 	err = ctrl.NewControllerManagedBy(mgr).Named("agent-csr-approver").
 		For(&certificatesv1.CertificateSigningRequest{}, builder.WithPredicates(predicate.NewPredicateFuncs(func(o client.Object) bool {
 			r, ok := o.(*certificatesv1.CertificateSigningRequest)
-			if !ok || decided(r) {
+			if !ok || r.Spec.SignerName != register.SignerName || decided(r) {
 				return false
 			}
 			_, ours := Claim(r)
@@ -102,7 +104,9 @@ func (a *Approver) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	ns, ours := Claim(r)
-	if !ours {
+	if !ours || r.Spec.SignerName != register.SignerName {
+		// The operator may approve or deny for the agents' signer only;
+		// another signer's request is that signer's approvers' to decide.
 		return ctrl.Result{}, nil
 	}
 	reason := Check(r, ns)
@@ -140,13 +144,6 @@ func (a *Approver) decide(ctx context.Context, r *certificatesv1.CertificateSign
 	if reason != "" {
 		condition.Type, condition.Reason, condition.Message = certificatesv1.CertificateDenied, ReasonDenied, reason
 		eventType, action = corev1.EventTypeWarning, "Deny"
-	}
-	if r.Spec.SignerName != register.SignerName {
-		// The operator may approve (or deny) for the agents' signer only:
-		// a request of another signer is told of by an Event and left to
-		// that signer's approvers.
-		a.recorder.Eventf(r, nil, eventType, condition.Reason, "Ignore", "%s", condition.Message)
-		return nil
 	}
 	r.Status.Conditions = append(r.Status.Conditions, condition)
 	if err := a.client.SubResource("approval").Update(ctx, r); err != nil {

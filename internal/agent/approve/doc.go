@@ -8,9 +8,10 @@
 // that agent's current certificate. kube-controller-manager signs what it
 // approves. A request that claims an agent's identity and fails a check is
 // denied, with the check it failed as the condition's message and an
-// Event (a request of another signer, which the operator may not deny, gets
-// the Event only); requests of anyone else are not its business and stay
-// untouched.
+// Event; requests of another signer, which the operator may not decide, and
+// of anyone else are not its business and stay untouched. The operator's
+// cache holds the agents' signer's requests only (CacheFor): a hub's
+// kubelets renew theirs all the time.
 //
 // Check is the decision, a pure function of the request; Setup wires the
 // controller into a manager when the operator may do its work.

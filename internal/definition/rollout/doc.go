@@ -4,7 +4,8 @@
 // count or percentage, in the order of their namespace and name; those no
 // wave takes last), a wave may move once every instance of the waves
 // before it is Ready at the new revision, and the rollout halts at an
-// instance that failed at it, naming it. Pinned instances keep their
+// instance that failed at it, naming it, and names that one for as long as
+// it fails, whatever other instances fail meanwhile. Pinned instances keep their
 // revision; new instances get the one the others ran before the rollout
 // until it is complete.
 //

@@ -126,6 +126,31 @@ func TestARolloutHaltsAtTheFirstFailureAndLeavesTheOthersWhereTheyWere(t *testin
 	}
 }
 
+// Two instances of the first wave fail, b before a: the rollout goes on
+// naming b, the one it halted at (the Event and the alert of the halt
+// named b), until b no longer fails; then a.
+func TestAHaltedRolloutKeepsNamingTheInstanceItHaltedAt(t *testing.T) {
+	spec := threeWavesOfTwo()
+	instances := six(1)
+	st := step(t, spec, 1, nil, instances)
+	st = step(t, spec, 2, &st, instances)
+	instances = move(spec, st, 2, instances, "ns/b")
+	st = step(t, spec, 2, &st, instances)
+	if st.Failed == nil || st.Failed.Instance != "ns/b" {
+		t.Fatalf("halted at b: %+v", st)
+	}
+	instances = move(spec, st, 2, instances, "ns/a", "ns/b")
+	st = step(t, spec, 2, &st, instances)
+	if st.Phase != v1alpha1.RolloutHalted || st.Failed == nil || st.Failed.Instance != "ns/b" || !strings.Contains(st.Message, "ns/b failed") {
+		t.Fatalf("a fails too: the halt still names b, %+v", st)
+	}
+	instances = move(spec, st, 2, instances, "ns/a")
+	st = step(t, spec, 2, &st, instances)
+	if st.Phase != v1alpha1.RolloutHalted || st.Failed == nil || st.Failed.Instance != "ns/a" || !strings.Contains(st.Message, "ns/a failed") {
+		t.Fatalf("b recovers, a still fails: the halt names a, %+v", st)
+	}
+}
+
 func TestAWaveMovesOnlyOnceTheOneBeforeIsReady(t *testing.T) {
 	spec := threeWavesOfTwo()
 	instances := six(1)
@@ -167,6 +192,26 @@ func TestWavesBySelectorCountAndPercentage(t *testing.T) {
 	want := "[{canary [ns/i0]} {quarter [ns/i1 ns/i2]} {eu [ns/i4 ns/i6]} {rest [ns/i3 ns/i5 ns/i7]}]"
 	if got != want {
 		t.Fatalf("waves %s, want %s", got, want)
+	}
+}
+
+// The waves docs/definitions.md describes: the instances no wave takes
+// make a last wave, rest; without waves, one wave, all; a wave that takes
+// nobody, rest included, is left out.
+func TestTheLastWaveIsRestAndWithoutWavesAll(t *testing.T) {
+	one, all := intstr.FromInt32(1), intstr.FromString("100%")
+	for _, c := range []struct {
+		waves []v1alpha1.RolloutWave
+		want  []string
+	}{
+		{[]v1alpha1.RolloutWave{{Name: "canary", Count: &one}}, []string{"canary", "rest"}},
+		{nil, []string{"all"}},
+		{[]v1alpha1.RolloutWave{{Count: &one}, {Name: "others", Count: &all}}, []string{"wave-1", "others"}},
+	} {
+		st := step(t, v1alpha1.DefinitionRollout{Waves: c.waves}, 1, nil, six(0))
+		if st.Waves != int32(len(c.want)) || fmt.Sprint(st.WaveNames) != fmt.Sprint(c.want) {
+			t.Errorf("waves %v: %d %v, want %v", c.waves, st.Waves, st.WaveNames, c.want)
+		}
 	}
 }
 

@@ -11,7 +11,8 @@ import (
 // nil before the first revision) and the instances now: a new revision
 // starts a rollout at its first wave; a wave whose instances all run the
 // target and are Ready lets the next one move; an instance that failed at
-// the target halts it (it goes on once none does); spec.paused holds it.
+// the target halts it (it goes on once none does), naming the instance it
+// halted at for as long as that one fails; spec.paused holds it.
 func Step(spec v1alpha1.DefinitionRollout, newest int64, current *v1alpha1.DefinitionRolloutStatus, instances []Instance) (v1alpha1.DefinitionRolloutStatus, error) {
 	st := start(newest, current)
 	waves, err := Waves(spec, instances)
@@ -23,13 +24,15 @@ func Step(spec v1alpha1.DefinitionRollout, newest int64, current *v1alpha1.Defin
 	for _, i := range instances {
 		byID[i.ID] = i
 	}
+	haltedAt := ""
+	if st.Phase == v1alpha1.RolloutHalted && st.Failed != nil {
+		haltedAt = st.Failed.Instance
+	}
 	st.Failed, st.Message = nil, ""
-	for w := int32(0); w < st.Wave && int(w) < len(waves); w++ {
-		if failed := failedIn(waves[w], byID, st.Revision); failed != nil {
-			st.Phase, st.Failed = v1alpha1.RolloutHalted, failed
-			st.Message = fmt.Sprintf("halted in wave %s: %s failed at revision %d (%s)", waves[w].Name, failed.Instance, st.Revision, failed.Reason)
-			return st, nil
-		}
+	if wave, failed := firstFailed(waves[:min(int(st.Wave), len(waves))], byID, st.Revision, haltedAt); failed != nil {
+		st.Phase, st.Failed = v1alpha1.RolloutHalted, failed
+		st.Message = fmt.Sprintf("halted in wave %s: %s failed at revision %d (%s)", wave, failed.Instance, st.Revision, failed.Reason)
+		return st, nil
 	}
 	if spec.Paused {
 		st.Phase = v1alpha1.RolloutPaused
@@ -80,14 +83,30 @@ func names(waves []Wave) []string {
 	return out
 }
 
-// failedIn is the first member of w (in ID order) that failed at target.
-func failedIn(w Wave, byID map[string]Instance, target int64) *v1alpha1.DefinitionRolloutFailure {
-	for _, id := range w.Members {
-		if i := byID[id]; i.Running == target && i.Failed {
-			return &v1alpha1.DefinitionRolloutFailure{Instance: id, Reason: i.Reason, Message: bound(i.Message, 1000)}
+// firstFailed is the instance of reached (the waves allowed to move) that
+// failed at target, and its wave's name: prefer, the instance the rollout
+// halted at before, while it still fails there, so that the status goes on
+// naming the instance the halt's Event and alert named; else the first
+// one, wave by wave in ID order. nil when none failed.
+func firstFailed(reached []Wave, byID map[string]Instance, target int64, prefer string) (string, *v1alpha1.DefinitionRolloutFailure) {
+	var wave string
+	var first *v1alpha1.DefinitionRolloutFailure
+	for _, w := range reached {
+		for _, id := range w.Members {
+			i := byID[id]
+			if i.Running != target || !i.Failed {
+				continue
+			}
+			failed := &v1alpha1.DefinitionRolloutFailure{Instance: id, Reason: i.Reason, Message: bound(i.Message, 1000)}
+			if id == prefer {
+				return w.Name, failed
+			}
+			if first == nil {
+				wave, first = w.Name, failed
+			}
 		}
 	}
-	return nil
+	return wave, first
 }
 
 // waitingIn are the members of w not Ready at target yet.
