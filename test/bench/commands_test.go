@@ -81,6 +81,21 @@ func timed(b *testing.B, name string, args ...string) run {
 	return run{wall: wall, rssMiB: maxRSSMiB(cmd.ProcessState)}
 }
 
+// timedIn is timed with the command run in dir, with env added to the
+// environment.
+func timedIn(b *testing.B, dir string, env []string, name string, args ...string) run {
+	b.Helper()
+	cmd := exec.Command(binary(b, name), args...)
+	cmd.Dir, cmd.Env = dir, append(os.Environ(), env...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		b.Fatalf("%s %v in %s: %v\n%s", name, args, dir, err, out.String())
+	}
+	return run{wall: time.Since(start), rssMiB: maxRSSMiB(cmd.ProcessState)}
+}
+
 // maxRSSMiB is the peak resident set size of a process that has exited.
 // It is at least the peak RSS this process had reached when it started the
 // command (Go starts a child sharing its memory until exec, and Linux keeps

@@ -123,6 +123,7 @@ var _ = Describe("charts that depend on other charts", Ordered, ContinueOnFailur
 		}
 		push(source, files)
 		webBefore, dbBefore := chartRequests.Count("/web-1.0.0.tgz"), registryRequests.Count("/blobs/")
+		indexBefore, tagsBefore, allBefore := chartRequests.Count("/index.yaml"), registryRequests.Count("/tags/list"), chartRequests.Count("")+registryRequests.Count("")
 		var cs []*v1alpha1.Component
 		for i := range 50 {
 			cs = append(cs, createComponent(ns, fmt.Sprintf("c%02d", i), gitSpec(server.HTTPURL(source.Name), "charts/fifty", every)))
@@ -132,8 +133,9 @@ var _ = Describe("charts that depend on other charts", Ordered, ContinueOnFailur
 		}
 		Expect(chartRequests.Count("/web-1.0.0.tgz") - webBefore).To(Equal(1))
 		Expect(registryRequests.Count("/blobs/")-dbBefore).To(Equal(2), "the chart's config and its layer, once")
-		report("50 Components of a chart with 3 dependencies: web-1.0.0.tgz fetched %d time, db's blobs %d times, index.yaml %d times in all the suite",
-			chartRequests.Count("/web-1.0.0.tgz")-webBefore, registryRequests.Count("/blobs/")-dbBefore, chartRequests.Count("/index.yaml"))
+		report("50 Components of a chart with 3 dependencies, to Ready: web-1.0.0.tgz fetched %d time, db's blobs %d times, index.yaml %d times, db's tag list %d times; %d requests to the repository and the registry in all",
+			chartRequests.Count("/web-1.0.0.tgz")-webBefore, registryRequests.Count("/blobs/")-dbBefore, chartRequests.Count("/index.yaml")-indexBefore,
+			registryRequests.Count("/tags/list")-tagsBefore, chartRequests.Count("")+registryRequests.Count("")-allBefore)
 	})
 
 	It("uses a namespace's repository credentials for its own Components only", func() {
