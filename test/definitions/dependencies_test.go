@@ -5,7 +5,6 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	"github.com/onsi/gomega/gbytes"
 	"helm.sh/helm/v3/pkg/chart"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -18,21 +17,24 @@ import (
 	"github.com/wavekit-dev/wavekit/internal/localrepo"
 )
 
+// stackCharts are the chart stack, which names its dependency cache in
+// its Chart.yaml, and cache: the database chart with no schema of its
+// own (Helm gives a dependency the values' globals, which the database's
+// additionalProperties: false would refuse, under helm template as here).
+func stackCharts() []localrepo.Chart {
+	cache := databaseChart("1.0.0", true)
+	cache.Name, cache.Schema = "cache", nil
+	return []localrepo.Chart{cache, {Name: "stack", Version: "1.0.0",
+		Dependencies: []*chart.Dependency{{Name: "cache", Version: "^1.0.0", Repository: repo.URL}},
+		Templates:    map[string]string{"cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-stack\ndata:\n  tier: {{ .Values.cache.tier | quote }}\n"},
+	}}
+}
+
 // A definition's chart whose dependency is not in its charts/: its
 // instances render with the dependency the operator fetches, as a
 // Component's chart does.
 var _ = Describe("a definition of a chart that depends on another chart", func() {
 	It("serves its kind, and an instance is Ready with the dependency's objects and says which version it used", func() {
-		Eventually(operator.Err).WithTimeout(60 * time.Second).Should(gbytes.Say(`Starting workers.*componentdefinition`))
-		// The database chart with no schema of its own: Helm gives a
-		// dependency the values' globals, which its additionalProperties:
-		// false would refuse, under helm template as here.
-		cache := databaseChart("1.0.0", true)
-		cache.Name, cache.Schema = "cache", nil
-		Expect(repo.Add(cache, localrepo.Chart{Name: "stack", Version: "1.0.0",
-			Dependencies: []*chart.Dependency{{Name: "cache", Version: "^1.0.0", Repository: repo.URL}},
-			Templates:    map[string]string{"cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-stack\ndata:\n  tier: {{ .Values.cache.tier | quote }}\n"},
-		})).To(Succeed())
 		def := &v1alpha1.ComponentDefinition{
 			ObjectMeta: metav1.ObjectMeta{Name: "stacks." + group},
 			Spec: v1alpha1.ComponentDefinitionSpec{
@@ -43,7 +45,7 @@ var _ = Describe("a definition of a chart that depends on another chart", func()
 		}
 		Expect(env.Client.Create(ctx, def)).To(Succeed())
 		DeferCleanup(func() { _ = env.Client.Delete(ctx, def) })
-		Eventually(definitionStatus(def.Name)).WithTimeout(30 * time.Second).Should(HavePrefix("True/Served"))
+		Eventually(definitionStatus(def.Name)).WithTimeout(90 * time.Second).Should(HavePrefix("True/Served"))
 
 		ns := newNamespace("stack")
 		stack := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"cache": map[string]any{"tier": "large"}}}}

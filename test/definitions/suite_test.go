@@ -68,7 +68,7 @@ var _ = BeforeSuite(func() {
 	repo, err = localrepo.NewRepository()
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(repo.Close)
-	Expect(repo.Add(databaseChart("1.0.0", true))).To(Succeed())
+	Expect(repo.Add(append(stackCharts(), databaseChart("1.0.0", true))...)).To(Succeed())
 
 	suiteDir = GinkgoT().TempDir()
 	root, dir := testcluster.ModuleRoot(), suiteDir
