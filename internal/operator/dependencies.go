@@ -150,11 +150,7 @@ func (r *resolver) dependencyAccess(ctx context.Context) (*renderAccess, error) 
 	if pin, ok := ctx.Value(pinnedKey{}).(PinnedSource); ok {
 		return r.accessFor(ctx, definitionComponent(pin.Definition, pin.Source), r.readers.own, true), nil
 	}
-	c, err := componentFrom(ctx)
-	if err != nil {
-		return nil, err
-	}
-	reader, err := r.readers.forComponent(c)
+	c, reader, err := r.componentAndReader(ctx)
 	if err != nil {
 		return nil, err
 	}

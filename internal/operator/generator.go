@@ -73,11 +73,7 @@ func newResolver(name string, served map[string]manifests.Generator, fetcher *fe
 
 // Generate renders the Component in the context.
 func (r *resolver) Generate(ctx context.Context, namespace, name string, _ manifests.Parameters) ([]client.Object, error) {
-	c, err := componentFrom(ctx)
-	if err != nil {
-		return nil, err
-	}
-	reader, err := r.readers.forComponent(c)
+	c, reader, err := r.componentAndReader(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -109,6 +105,17 @@ func (r *resolver) Generate(ctx context.Context, namespace, name string, _ manif
 		return nil, fmt.Errorf("spec.patches: %w", err)
 	}
 	return objects, nil
+}
+
+// componentAndReader is the Component of the render in ctx and the reader
+// of its identity.
+func (r *resolver) componentAndReader(ctx context.Context) (*v1alpha1.Component, client.Reader, error) {
+	c, err := componentFrom(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	reader, err := r.readers.forComponent(c)
+	return c, reader, err
 }
 
 func componentFrom(ctx context.Context) (*v1alpha1.Component, error) {

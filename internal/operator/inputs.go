@@ -25,11 +25,7 @@ var _ manifests.InputsDeclarer = (*resolver)(nil)
 // policy checked, a chart fetched and verified (the repository asked again
 // at the requeue interval, not more often), so a refusal applies nothing.
 func (r *resolver) RenderInputs(ctx context.Context, _, _ string, _ manifests.Parameters) (string, error) {
-	c, err := componentFrom(ctx)
-	if err != nil {
-		return "", err
-	}
-	reader, err := r.readers.forComponent(c)
+	c, reader, err := r.componentAndReader(ctx)
 	if err != nil {
 		return "", err
 	}

@@ -51,7 +51,7 @@ var _ = Describe("Artifact", func() {
 		again, err := f.Artifact(ctx, req)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(again).To(Equal(got))
-		Expect(requests.count("")).To(Equal(1))
+		Expect(requests.Count("")).To(Equal(1))
 	})
 
 	It("accepts a sha512 digest", func() {

@@ -49,11 +49,11 @@ var _ = Describe("Cache", func() {
 		entries, size := cache.Stats()
 		Expect(entries).To(Equal(2))
 		Expect(size).To(BeNumerically("<=", 25_000))
-		Expect(requests.count("")).To(Equal(3))
+		Expect(requests.Count("")).To(Equal(3))
 
 		_, err = f.Artifact(ctx, reqs["b"]) // downloaded again; a goes
 		Expect(err).NotTo(HaveOccurred())
-		Expect(requests.count("/b")).To(Equal(2))
+		Expect(requests.Count("/b")).To(Equal(2))
 		Expect(fetched["a"].Dir).NotTo(BeAnExistingFile())
 	})
 
@@ -89,7 +89,7 @@ var _ = Describe("Cache", func() {
 		again, err := fetch.NewFetcher(reopened).Artifact(ctx, reqs["a"])
 		Expect(err).NotTo(HaveOccurred())
 		Expect(again).To(Equal(first))
-		Expect(requests.count("")).To(Equal(1))
+		Expect(requests.Count("")).To(Equal(1))
 	})
 
 	It("downloads a digest once for concurrent fetches", func() {
@@ -104,7 +104,7 @@ var _ = Describe("Cache", func() {
 			})
 		}
 		wg.Wait()
-		Expect(requests.count("")).To(Equal(1))
+		Expect(requests.Count("")).To(Equal(1))
 	})
 
 	It("refuses a bound that is not positive", func() {

@@ -187,15 +187,15 @@ var _ = Describe("Chart from a Helm repository", func() {
 		second, err := f.Chart(ctx, fetch.ChartRequest{Repository: r.URL, Name: "web"})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(second).To(Equal(first))
-		Expect(r.requests.count("/index.yaml")).To(Equal(2))
-		Expect(r.requests.count(".tgz")).To(Equal(1))
+		Expect(r.requests.Count("/index.yaml")).To(Equal(2))
+		Expect(r.requests.Count(".tgz")).To(Equal(1))
 
 		for range 3 { // the index the last call fetched is younger than an hour
 			third, err := f.Chart(ctx, fetch.ChartRequest{Repository: r.URL, Name: "web", Version: "^2", MaxAge: time.Hour})
 			Expect(err).NotTo(HaveOccurred())
 			Expect(third).To(Equal(first))
 		}
-		Expect(r.requests.count("")).To(Equal(3))
+		Expect(r.requests.Count("")).To(Equal(3))
 	})
 
 	It("does not download an unchanged chart again when the index gives no digest", func() {
@@ -209,8 +209,8 @@ var _ = Describe("Chart from a Helm repository", func() {
 		second, err := f.Chart(ctx, fetch.ChartRequest{Repository: r.URL, Name: "web"})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(second).To(Equal(first))
-		Expect(r.requests.count("/index.yaml")).To(Equal(2))
-		Expect(r.requests.count(".tgz")).To(Equal(1))
+		Expect(r.requests.Count("/index.yaml")).To(Equal(2))
+		Expect(r.requests.Count(".tgz")).To(Equal(1))
 	})
 
 	It("keeps a chart apart from the same archive fetched as an artifact", func() {
@@ -236,8 +236,8 @@ var _ = Describe("Chart from a Helm repository", func() {
 			})
 		}
 		wg.Wait()
-		Expect(r.requests.count(".tgz")).To(Equal(1))
-		Expect(r.requests.count("/index.yaml")).To(Equal(1))
+		Expect(r.requests.Count(".tgz")).To(Equal(1))
+		Expect(r.requests.Count("/index.yaml")).To(Equal(1))
 	})
 
 	It("refuses a repository URL it cannot speak to", func() {

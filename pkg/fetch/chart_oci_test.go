@@ -64,31 +64,31 @@ var _ = Describe("Chart from an OCI registry", func() {
 
 		It("pulls an unchanged chart once; within MaxAge it asks the registry nothing", func() {
 			f, _ := newFetcher()
-			before := reg.requests.count("")
-			blobsBefore := reg.requests.count("/blobs/")
+			before := reg.requests.Count("")
+			blobsBefore := reg.requests.Count("/blobs/")
 			first, err := f.Chart(ctx, fetch.ChartRequest{Repository: reg.repository(), Name: "web", Version: "1.0.0", Insecure: true})
 			Expect(err).NotTo(HaveOccurred())
-			Expect(reg.requests.count("/blobs/")).To(BeNumerically(">", blobsBefore))
+			Expect(reg.requests.Count("/blobs/")).To(BeNumerically(">", blobsBefore))
 
-			blobsBefore = reg.requests.count("/blobs/")
+			blobsBefore = reg.requests.Count("/blobs/")
 			second, err := f.Chart(ctx, fetch.ChartRequest{Repository: reg.repository(), Name: "web", Version: "1.0.0", Insecure: true, MaxAge: time.Hour})
 			Expect(err).NotTo(HaveOccurred())
 			Expect(second).To(Equal(first))
-			Expect(reg.requests.count("/blobs/")).To(Equal(blobsBefore)) // tags and the manifest's digest asked again, no pull
+			Expect(reg.requests.Count("/blobs/")).To(Equal(blobsBefore)) // tags and the manifest's digest asked again, no pull
 
-			asked := reg.requests.count("")
+			asked := reg.requests.Count("")
 			Expect(asked).To(BeNumerically(">", before))
 			for range 3 {
 				third, err := f.Chart(ctx, fetch.ChartRequest{Repository: reg.repository(), Name: "web", Version: "~1.0", Insecure: true, MaxAge: time.Hour})
 				Expect(err).NotTo(HaveOccurred())
 				Expect(third).To(Equal(first))
 			}
-			Expect(reg.requests.count("")).To(Equal(asked))
+			Expect(reg.requests.Count("")).To(Equal(asked))
 		})
 
 		It("pulls a chart once for concurrent fetches", func() {
 			f, _ := newFetcher()
-			blobsBefore := reg.requests.count("/blobs/")
+			blobsBefore := reg.requests.Count("/blobs/")
 			var wg sync.WaitGroup
 			for range 8 {
 				wg.Go(func() {
@@ -98,7 +98,7 @@ var _ = Describe("Chart from an OCI registry", func() {
 				})
 			}
 			wg.Wait()
-			Expect(reg.requests.count("/blobs/") - blobsBefore).To(Equal(2)) // the config and the chart layer
+			Expect(reg.requests.Count("/blobs/") - blobsBefore).To(Equal(2)) // the config and the chart layer
 		})
 
 		It("says an unreachable registry is transient", func() {

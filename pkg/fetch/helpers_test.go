@@ -13,7 +13,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -21,6 +20,7 @@ import (
 	"helm.sh/helm/v3/pkg/repo"
 
 	"github.com/wavekit-dev/wavekit/internal/localrepo"
+	"github.com/wavekit-dev/wavekit/internal/testing/httpcount"
 	"github.com/wavekit-dev/wavekit/internal/testing/localregistry"
 	"github.com/wavekit-dev/wavekit/pkg/fetch"
 )
@@ -33,34 +33,9 @@ func newFetcher(opts ...fetch.Option) (*fetch.Fetcher, *fetch.Cache) {
 }
 
 // counter counts the requests a test server answers, by path.
-type counter struct {
-	mu     sync.Mutex
-	byPath map[string]int
-}
+type counter = httpcount.Counter
 
-func newCounter() *counter { return &counter{byPath: map[string]int{}} }
-
-func (c *counter) wrap(h http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		c.mu.Lock()
-		c.byPath[r.URL.Path]++
-		c.mu.Unlock()
-		h.ServeHTTP(w, r)
-	})
-}
-
-// count returns how many requests had a path containing part ("" for all).
-func (c *counter) count(part string) int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	n := 0
-	for p, k := range c.byPath {
-		if strings.Contains(p, part) {
-			n += k
-		}
-	}
-	return n
-}
+func newCounter() *counter { return httpcount.New() }
 
 // testChart is chart name at version: a Chart.yaml and one template, in
 // which note goes, to tell two archives of one version apart.
@@ -123,7 +98,7 @@ func newHelmRepo(opts repoOptions, charts map[string][]string) *helmRepo {
 	if opts.username != "" {
 		h = requireLogin(opts.username, opts.password, h)
 	}
-	h = r.requests.wrap(h)
+	h = r.requests.Wrap(h)
 	r.Server = httptest.NewUnstartedServer(h)
 	r.Config.ErrorLog = log.New(io.Discard, "", 0) // refused handshakes are expected
 	if opts.tls {
@@ -160,7 +135,7 @@ type ociRegistry struct {
 func newOCIRegistry(username, password string) *ociRegistry {
 	r := &ociRegistry{requests: newCounter()}
 	reg, err := localregistry.Start(localregistry.Options{
-		Username: username, Password: password, Wrap: r.requests.wrap, Log: GinkgoWriter,
+		Username: username, Password: password, Wrap: r.requests.Wrap, Log: GinkgoWriter,
 	})
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(reg.Close)
@@ -215,7 +190,7 @@ func sha256Of(data []byte) string {
 // serveFiles serves the files by path ("/a.tar.gz") and counts requests.
 func serveFiles(files map[string][]byte) (*httptest.Server, *counter) {
 	requests := newCounter()
-	srv := httptest.NewServer(requests.wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := httptest.NewServer(requests.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		data, ok := files[r.URL.Path]
 		if !ok {
 			http.NotFound(w, r)

@@ -18,6 +18,7 @@ import (
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
 	"github.com/wavekit-dev/wavekit/internal/cli"
 	"github.com/wavekit-dev/wavekit/internal/localrepo"
+	"github.com/wavekit-dev/wavekit/internal/testing/depcharts"
 	"github.com/wavekit-dev/wavekit/internal/testing/gitserver"
 	"github.com/wavekit-dev/wavekit/internal/testing/helmcli"
 	"github.com/wavekit-dev/wavekit/internal/testing/httpcount"
@@ -82,7 +83,7 @@ var _ = Describe("charts that depend on other charts", Ordered, ContinueOnFailur
 		c := createComponent(teamA, "locked", gitSpec(server.HTTPURL(source.Name), "charts/parent", every))
 		Eventually(ready(c)).WithTimeout(timeout).Should(HavePrefix("True Ready"))
 		Expect(configMaps(teamA, "locked")).To(Equal(map[string]string{
-			"locked-parent":   "greeting=from parent part-of=parent",
+			"locked-parent":   "web=from parent part-of=parent",
 			"locked-web":      "version=1.1.0 greeting=from parent",
 			"locked-database": "version=0.2.0 greeting=from parent to the database",
 		}), "web at the lock's 1.1.0 though 1.2.0 is in its range; extra is off")
@@ -225,12 +226,12 @@ var _ = Describe("charts that depend on other charts", Ordered, ContinueOnFailur
 	})
 })
 
-// subchart is chart name at version: a ConfigMap <release>-<name> with its
-// version, the greeting value, and a random value only a render changes.
+// subchart is depcharts.Greeter with a random value only a render
+// changes (rendered).
 func subchart(name, version string) localrepo.Chart {
-	return localrepo.Chart{Name: name, Version: version, Values: map[string]any{"greeting": "hello from " + name},
-		Templates: map[string]string{"cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-{{ .Chart.Name }}\n" +
-			"data:\n  version: {{ .Chart.Version | quote }}\n  greeting: {{ .Values.greeting | quote }}\n  rendered: {{ randAlphaNum 12 | quote }}\n"}}
+	ch := depcharts.Greeter(name, version)
+	ch.Templates = map[string]string{"cm.yaml": ch.Templates["cm.yaml"] + "  rendered: {{ randAlphaNum 12 | quote }}\n"}
+	return ch
 }
 
 // noisy is subchart with size bytes of random values: its archive is about
@@ -243,39 +244,9 @@ func noisy(name, version string, size int) localrepo.Chart {
 	return ch
 }
 
-// parentSource is a repository's files: charts/parent, which depends on
-// web of repoURL (^1.0.0), db of registryURL as database (0.x), the
-// library charts/common by file://, and extra of repoURL, off in its
-// values.
+// parentSource is depcharts.Source of its ParentChartYAML.
 func parentSource(repoURL, registryURL string) map[string]string {
-	return map[string]string{
-		"charts/parent/Chart.yaml": `apiVersion: v2
-name: parent
-version: 1.0.0
-dependencies:
-  - name: web
-    version: ^1.0.0
-    repository: ` + repoURL + `
-  - name: db
-    version: 0.x
-    repository: ` + registryURL + `
-    alias: database
-  - name: common
-    version: 0.1.0
-    repository: file://../common
-  - name: extra
-    version: 1.0.0
-    repository: ` + repoURL + `
-    condition: extra.enabled
-`,
-		"charts/parent/values.yaml": "extra:\n  enabled: false\nweb:\n  greeting: from parent\ndatabase:\n  greeting: from parent to the database\n",
-		"charts/parent/templates/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-{{ .Chart.Name }}\n" +
-			"  labels:\n    {{- include \"common.labels\" . | nindent 4 }}\ndata:\n  greeting: {{ .Values.web.greeting | quote }}\n" +
-			"  part-of: {{ include \"common.partOf\" . | quote }}\n",
-		"charts/common/Chart.yaml": "apiVersion: v2\nname: common\nversion: 0.1.0\ntype: library\n",
-		"charts/common/templates/_labels.tpl": "{{- define \"common.labels\" -}}\napp.kubernetes.io/part-of: {{ include \"common.partOf\" . }}\n{{- end -}}\n" +
-			"{{- define \"common.partOf\" -}}{{ .Chart.Name }}{{- end -}}\n",
-	}
+	return depcharts.Source(depcharts.ParentChartYAML(repoURL, registryURL))
 }
 
 // onlyDependency is a repository's files: a chart at chart/ with one
@@ -348,10 +319,13 @@ func configMaps(namespace, release string) map[string]string {
 			continue
 		}
 		var fields []string
-		for _, key := range []string{"version", "greeting", "part-of"} {
+		for _, key := range []string{"version", "greeting", "web"} {
 			if v, ok := cm.Data[key]; ok {
 				fields = append(fields, key+"="+v)
 			}
+		}
+		if v, ok := cm.Labels["app.kubernetes.io/part-of"]; ok {
+			fields = append(fields, "part-of="+v)
 		}
 		out[cm.Name] = strings.Join(fields, " ")
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/wavekit-dev/wavekit/internal/localrepo"
 	"github.com/wavekit-dev/wavekit/internal/testing/clitest"
+	"github.com/wavekit-dev/wavekit/internal/testing/depcharts"
 	"github.com/wavekit-dev/wavekit/internal/testing/gitserver"
 	"github.com/wavekit-dev/wavekit/internal/testing/helmcli"
 	"github.com/wavekit-dev/wavekit/internal/testing/httpcount"
@@ -22,37 +23,16 @@ import (
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
-// greeter is chart name at version: one ConfigMap <release>-<name> that
-// tells the chart, its version and the greeting value.
-func greeter(name, version string) localrepo.Chart {
-	return localrepo.Chart{Name: name, Version: version, Values: map[string]any{"greeting": "hello from " + name},
-		Templates: map[string]string{"cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-{{ .Chart.Name }}\n" +
-			"data:\n  version: {{ .Chart.Version | quote }}\n  greeting: {{ .Values.greeting | quote }}\n"}}
-}
+// greeter and chartTree are the shared charts of dependency tests.
+var (
+	greeter   = depcharts.Greeter
+	chartTree = depcharts.Source
+)
 
 // writeTree writes files (path → content) under root.
 func writeTree(root string, files map[string]string) {
 	GinkgoHelper()
-	for name, content := range files {
-		path := filepath.Join(root, filepath.FromSlash(name))
-		Expect(os.MkdirAll(filepath.Dir(path), 0o755)).To(Succeed())
-		Expect(os.WriteFile(path, []byte(content), 0o644)).To(Succeed())
-	}
-}
-
-// chartTree is a source tree: the chart charts/parent with chartYAML and
-// the library chart charts/common it uses by file://.
-func chartTree(chartYAML string) map[string]string {
-	return map[string]string{
-		"charts/parent/Chart.yaml":  chartYAML,
-		"charts/parent/values.yaml": "extra:\n  enabled: false\nweb:\n  greeting: from parent\ndatabase:\n  greeting: from parent to the database\n",
-		"charts/parent/values.schema.json": `{"type": "object", "properties": {"extra": {"type": "object", "properties": {"enabled": {"type": "boolean"}}},` +
-			` "web": {"type": "object"}, "database": {"type": "object"}}}`,
-		"charts/parent/templates/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-parent\n" +
-			"  labels:\n    {{- include \"common.labels\" . | nindent 4 }}\ndata:\n  web: {{ .Values.web.greeting | quote }}\n",
-		"charts/common/Chart.yaml":            "apiVersion: v2\nname: common\nversion: 0.1.0\ntype: library\n",
-		"charts/common/templates/_labels.tpl": "{{- define \"common.labels\" -}}\napp.kubernetes.io/part-of: {{ .Chart.Name }}\n{{- end -}}\n",
-	}
+	Expect(depcharts.Write(root, files)).To(Succeed())
 }
 
 // inWorkTree writes files in a new Git work tree (a .git directory is
@@ -138,27 +118,7 @@ var _ = Describe("a chart's dependencies", Ordered, ContinueOnFailure, func() {
 
 	// parentChartYAML: a dependency of each kind, an alias, and one a
 	// condition turns off.
-	parentChartYAML := func() string {
-		return `apiVersion: v2
-name: parent
-version: 1.0.0
-dependencies:
-  - name: web
-    version: ^1.0.0
-    repository: ` + charts.URL + `
-  - name: db
-    version: 0.x
-    repository: ` + registry.Repository("charts") + `
-    alias: database
-  - name: common
-    version: 0.1.0
-    repository: file://../common
-  - name: extra
-    version: 1.0.0
-    repository: ` + charts.URL + `
-    condition: extra.enabled
-`
-	}
+	parentChartYAML := func() string { return depcharts.ParentChartYAML(charts.URL, registry.Repository("charts")) }
 
 	// render runs wavekit render without a cluster, with the specs' cache
 	// and no repositories file unless args give others.

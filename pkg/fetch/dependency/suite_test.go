@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/internal/localrepo"
+	"github.com/wavekit-dev/wavekit/internal/testing/depcharts"
 	"github.com/wavekit-dev/wavekit/internal/testing/helmcli"
 	"github.com/wavekit-dev/wavekit/internal/testing/httpcount"
 	"github.com/wavekit-dev/wavekit/internal/testing/localregistry"
@@ -65,65 +66,31 @@ var _ = BeforeSuite(func() {
 	Expect(registry.Push("charts", greeter("db", "0.2.0"))).To(Succeed())
 })
 
-// greeter is chart name at version: one ConfigMap <release>-<name> that
-// tells the chart, its version and the greeting value.
-func greeter(name, version string) localrepo.Chart {
-	return localrepo.Chart{Name: name, Version: version, Values: map[string]any{"greeting": "hello from " + name},
-		Templates: map[string]string{"cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-{{ .Chart.Name }}\n" +
-			"data:\n  version: {{ .Chart.Version | quote }}\n  greeting: {{ .Values.greeting | quote }}\n"}}
-}
+// greeter is depcharts.Greeter.
+var greeter = depcharts.Greeter
 
 func withDependencies(ch localrepo.Chart, deps ...*chart.Dependency) localrepo.Chart {
 	ch.Dependencies = deps
 	return ch
 }
 
-// parentChartYAML is the Chart.yaml of the chart the specs render: a
-// dependency of each kind, an alias, and one a condition turns off.
+// parentChartYAML is depcharts.ParentChartYAML of the suite's repository
+// and registry: a dependency of each kind, an alias, and one a condition
+// turns off.
 func parentChartYAML() string {
-	return `apiVersion: v2
-name: parent
-version: 1.0.0
-dependencies:
-  - name: web
-    version: ^1.0.0
-    repository: ` + repo.URL + `
-  - name: db
-    version: 0.x
-    repository: ` + registry.Repository("charts") + `
-    alias: database
-  - name: common
-    version: 0.1.0
-    repository: file://../common
-  - name: extra
-    version: 1.0.0
-    repository: ` + repo.URL + `
-    condition: extra.enabled
-`
+	return depcharts.ParentChartYAML(repo.URL, registry.Repository("charts"))
 }
 
-// source writes a source tree: charts/parent (with chartYAML) and the
-// library chart charts/common it uses by file://, and returns the tree's
-// root and the parent chart's directory.
+// source writes depcharts.Source(chartYAML) into a new directory and
+// returns the tree's root and the parent chart's directory.
 func source(chartYAML string) (root, dir string) {
 	root = GinkgoT().TempDir()
-	writeFiles(root, map[string]string{
-		"charts/parent/Chart.yaml":  chartYAML,
-		"charts/parent/values.yaml": "extra:\n  enabled: false\nweb:\n  greeting: from parent\ndatabase:\n  greeting: from parent to the database\n",
-		"charts/parent/templates/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-parent\n" +
-			"  labels:\n    {{- include \"common.labels\" . | nindent 4 }}\ndata:\n  web: {{ .Values.web.greeting | quote }}\n",
-		"charts/common/Chart.yaml":            "apiVersion: v2\nname: common\nversion: 0.1.0\ntype: library\n",
-		"charts/common/templates/_labels.tpl": "{{- define \"common.labels\" -}}\napp.kubernetes.io/part-of: {{ .Chart.Name }}\n{{- end -}}\n",
-	})
+	writeFiles(root, depcharts.Source(chartYAML))
 	return root, filepath.Join(root, "charts", "parent")
 }
 
 func writeFiles(root string, files map[string]string) {
-	for name, content := range files {
-		path := filepath.Join(root, filepath.FromSlash(name))
-		ExpectWithOffset(1, os.MkdirAll(filepath.Dir(path), 0o755)).To(Succeed())
-		ExpectWithOffset(1, os.WriteFile(path, []byte(content), 0o644)).To(Succeed())
-	}
+	ExpectWithOffset(1, depcharts.Write(root, files)).To(Succeed())
 }
 
 // newResolver returns a Resolver over a new cache.
