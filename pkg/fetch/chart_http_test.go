@@ -157,6 +157,31 @@ var _ = Describe("Chart from a Helm repository", func() {
 		Expect(chartVersionIn(got.Dir)).To(Equal("1.0.0"))
 	})
 
+	It("sends a bearer token instead of a login", func() {
+		r := newHelmRepo(repoOptions{token: "t0ken-never-printed"}, charts)
+		f, _ := newFetcher()
+		got, err := f.Chart(ctx, fetch.ChartRequest{Repository: r.URL, Name: "web", Credentials: &fetch.Credentials{Token: "t0ken-never-printed"}})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(chartVersionIn(got.Dir)).To(Equal("2.0.0"))
+		_, err = f.Chart(ctx, fetch.ChartRequest{Repository: r.URL, Name: "web", Credentials: &fetch.Credentials{Token: "wrong"}})
+		Expect(err).To(MatchError("authentication failed for " + r.URL + "/index.yaml: HTTP 401 Unauthorized"))
+	})
+
+	It("presents the client certificate given with the credentials, and only then", func() {
+		certPEM, keyPEM, pool := clientCertificate()
+		r := newHelmRepo(repoOptions{tls: true, clientCA: pool}, charts)
+		ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: r.Certificate().Raw})
+		f, _ := newFetcher()
+		_, err := f.Chart(ctx, fetch.ChartRequest{Repository: r.URL, Name: "web", Credentials: &fetch.Credentials{CA: ca}})
+		Expect(err).To(HaveOccurred(), "no client certificate")
+		got, err := f.Chart(ctx, fetch.ChartRequest{Repository: r.URL, Name: "web", Version: "1.0.0",
+			Credentials: &fetch.Credentials{CA: ca, CertPEM: certPEM, KeyPEM: keyPEM}})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(chartVersionIn(got.Dir)).To(Equal("1.0.0"))
+		_, err = f.Chart(ctx, fetch.ChartRequest{Repository: r.URL, Name: "web", Credentials: &fetch.Credentials{CA: ca, CertPEM: certPEM}})
+		Expect(err).To(MatchError(ContainSubstring("the client certificate and key")))
+	})
+
 	It("refuses an archive that does not match the index's digest, and keeps nothing of it", func() {
 		r := newHelmRepo(repoOptions{}, charts)
 		tampered := packageChart(GinkgoT().TempDir(), "web", "2.0.0", "tampered")

@@ -4,15 +4,24 @@ import (
 	"archive/tar"
 	"bytes"
 	"compress/gzip"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
 	"crypto/sha256"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/hex"
+	"encoding/pem"
 	"io"
 	"log"
+	"math/big"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -71,7 +80,9 @@ type helmRepo struct {
 type repoOptions struct {
 	tls                bool
 	username, password string
-	noDigest           bool // an index that gives no archive digests
+	token              string         // a bearer token it requires
+	clientCA           *x509.CertPool // with tls: a client certificate of this CA it requires
+	noDigest           bool           // an index that gives no archive digests
 }
 
 // newHelmRepo serves the charts, each name with its versions.
@@ -98,9 +109,15 @@ func newHelmRepo(opts repoOptions, charts map[string][]string) *helmRepo {
 	if opts.username != "" {
 		h = requireLogin(opts.username, opts.password, h)
 	}
+	if opts.token != "" {
+		h = requireToken(opts.token, h)
+	}
 	h = r.requests.Wrap(h)
 	r.Server = httptest.NewUnstartedServer(h)
 	r.Config.ErrorLog = log.New(io.Discard, "", 0) // refused handshakes are expected
+	if opts.clientCA != nil {
+		r.TLS = &tls.Config{ClientCAs: opts.clientCA, ClientAuth: tls.RequireAndVerifyClientCert}
+	}
 	if opts.tls {
 		r.StartTLS()
 	} else {
@@ -121,6 +138,38 @@ func requireLogin(username, password string, h http.Handler) http.Handler {
 		}
 		h.ServeHTTP(w, r)
 	})
+}
+
+// requireToken answers 401 to requests without the bearer token.
+func requireToken(token string, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer "+token {
+			http.Error(w, "unauthorized", http.StatusUnauthorized)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// clientCertificate makes a self-signed client certificate and its key,
+// as PEM, and the pool that trusts it.
+func clientCertificate() (certPEM, keyPEM []byte, pool *x509.CertPool) {
+	GinkgoHelper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	Expect(err).NotTo(HaveOccurred())
+	template := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "chart-reader"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		KeyUsage: x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
+		BasicConstraintsValid: true, IsCA: true}
+	der, err := x509.CreateCertificate(rand.Reader, template, template, &key.PublicKey, key)
+	Expect(err).NotTo(HaveOccurred())
+	cert, err := x509.ParseCertificate(der)
+	Expect(err).NotTo(HaveOccurred())
+	keyDER, err := x509.MarshalECPrivateKey(key)
+	Expect(err).NotTo(HaveOccurred())
+	pool = x509.NewCertPool()
+	pool.AddCert(cert)
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}), pool
 }
 
 // ociRegistry is a distribution registry, in memory, in this process,
