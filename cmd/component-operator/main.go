@@ -145,6 +145,9 @@ func run() error {
 		return err
 	}
 	reconciler.Selector = selector
+	// The target caches of the operator's own identity watch where its
+	// Roles are (the chart's watchNamespaces), not the whole cluster.
+	reconciler.Namespaces = splitList(watchNamespaces)
 	reconciler.TakeOver = splitList(*takeOver)
 	reconciler.DependentLabels = component.ShardLabels(name, shard.key)
 	capLogVerbosity(&zapOpts)

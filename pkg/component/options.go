@@ -106,6 +106,16 @@ type ReconcilerOptions struct {
 	// component whose labels stop matching is left as it is, for the
 	// reconciler that matches it now to take over.
 	Selector labels.Selector
+	// Namespaces are the namespaces the manager's cache watches components
+	// in (its DefaultNamespaces, an operator's --watch-namespaces); empty:
+	// every namespace. The informers and lists the reconciler makes itself
+	// stay within them: the target caches of its own identity (the
+	// manager's config, neither impersonated nor from a kubeconfig Secret)
+	// and the watch of other shards' components' dependencies. A Role in
+	// each of them is then enough, as the operator chart grants with
+	// watchNamespaces; an object placed in another namespace is read and
+	// written there directly, not watched.
+	Namespaces []string
 	// DependentLabels are set on every object the reconciler applies, and
 	// its target caches hold only objects that carry them: a shard's label
 	// (ShardLabels), so that each shard caches and watches its own objects

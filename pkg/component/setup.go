@@ -41,7 +41,7 @@ func (r *Reconciler[T]) SetupWithManager(mgr ctrl.Manager) error {
 	if err := r.setupKeptRenders(mgr); err != nil {
 		return err
 	}
-	r.deps = dependencies.New(r.client, r.apiReader, r.opts.Selector, func() api.Component { return newObject[T]() })
+	r.deps = dependencies.New(r.client, r.apiReader, r.opts.Selector, r.opts.Namespaces, func() api.Component { return newObject[T]() })
 	if err := r.deps.WatchOutside(mgr); err != nil {
 		return err
 	}

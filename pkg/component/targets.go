@@ -113,15 +113,27 @@ func (t *targets) startLocked(key targetKey, cfg *rest.Config) *target {
 		users: map[types.NamespacedName]bool{}, watched: map[string]bool{},
 		objects: newObjectWatches(ctx, cfg, t.enqueue)}
 	t.byKey[key] = tg
-	var namespaces []string
-	if key.scope != "" {
-		namespaces = []string{key.scope}
-	}
+	namespaces := t.scopeOf(key)
 	go func() {
 		defer close(tg.ready)
 		tg.err = t.connect(ctx, tg, cfg, namespaces)
 	}()
 	return tg
+}
+
+// scopeOf returns the namespaces the informers of key's target watch (nil:
+// every namespace): an impersonated identity's placement namespace; the
+// operator's own identity on its own cluster, the namespaces it watches
+// components in (ReconcilerOptions.Namespaces), where its Roles are; a
+// kubeconfig Secret's cluster, every namespace.
+func (t *targets) scopeOf(key targetKey) []string {
+	switch {
+	case key.scope != "":
+		return []string{key.scope}
+	case key.user == "" && key.kubeconfig == "":
+		return t.opts.Namespaces
+	}
+	return nil
 }
 
 func (t *targets) connect(ctx context.Context, tg *target, cfg *rest.Config, namespaces []string) error {

@@ -30,8 +30,9 @@ type outsideDependencies struct {
 	informers []cache.Informer
 }
 
-// WatchOutside starts the informers of t.outside with mgr, cluster-wide as
-// the lists they replace are. Until each has synced, dependentsOf lists.
+// WatchOutside starts the informers of t.outside with mgr, in the
+// namespaces the tracker watches (cluster-wide without them) as the lists
+// they replace are. Until each has synced, dependentsOf lists.
 func (t *Tracker) WatchOutside(mgr ctrl.Manager) error {
 	if !t.enabled || !t.sharded || t.outside == nil {
 		return nil
@@ -39,7 +40,8 @@ func (t *Tracker) WatchOutside(mgr ctrl.Manager) error {
 	t.others = &outsideDependencies{index: newDependentIndex()}
 	for _, selector := range t.outside {
 		c, err := cache.New(mgr.GetConfig(), rewatch.CacheOptions(mgr.GetConfig(), mgr.GetScheme(), cache.Options{
-			Scheme: mgr.GetScheme(), Mapper: mgr.GetRESTMapper(), DefaultLabelSelector: selector, DefaultTransform: keepDependencies}))
+			Scheme: mgr.GetScheme(), Mapper: mgr.GetRESTMapper(), DefaultNamespaces: namespaceConfigs(t.namespaces),
+			DefaultLabelSelector: selector, DefaultTransform: keepDependencies}))
 		if err != nil {
 			return fmt.Errorf("caching the dependencies of other shards: %w", err)
 		}
@@ -115,4 +117,17 @@ func keepDependencies(obj any) (any, error) {
 		ObjectMeta: metav1.ObjectMeta{Namespace: c.GetNamespace(), Name: c.GetName(), ResourceVersion: c.GetResourceVersion()},
 		dependsOn:  settings.Dependencies(c),
 	}, nil
+}
+
+// namespaceConfigs is a cache's DefaultNamespaces of namespaces; nil (every
+// namespace) when there are none.
+func namespaceConfigs(namespaces []string) map[string]cache.Config {
+	if len(namespaces) == 0 {
+		return nil
+	}
+	out := make(map[string]cache.Config, len(namespaces))
+	for _, ns := range namespaces {
+		out[ns] = cache.Config{}
+	}
+	return out
 }

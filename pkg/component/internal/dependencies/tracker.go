@@ -91,6 +91,10 @@ type Tracker struct {
 	// nil when no label selector can say it: then every component is
 	// listed.
 	outside []labels.Selector
+	// namespaces are those the reconciler watches components in (nil:
+	// every namespace): its lists and informers of other shards' components
+	// stay within them.
+	namespaces []string
 	// enabled is set when the component type implements
 	// DependencyConfiguration.
 	enabled bool
@@ -104,10 +108,12 @@ type Tracker struct {
 
 // New returns the tracker of the components of the type newObject makes
 // that client and apiReader read; selector is the one the reconciler
-// selects its components by, nil for every component.
-func New(c client.Client, apiReader client.Reader, selector labels.Selector, newObject func() api.Component) *Tracker {
+// selects its components by, nil for every component; namespaces those it
+// watches them in, nil for every namespace.
+func New(c client.Client, apiReader client.Reader, selector labels.Selector, namespaces []string, newObject func() api.Component) *Tracker {
 	_, enabled := api.Optional[api.DependencyConfiguration](newObject())
-	t := &Tracker{client: c, apiReader: apiReader, sharded: selector != nil, enabled: enabled, index: newDependentIndex(), newObject: newObject}
+	t := &Tracker{client: c, apiReader: apiReader, sharded: selector != nil, namespaces: namespaces, enabled: enabled,
+		index: newDependentIndex(), newObject: newObject}
 	if t.sharded {
 		t.outside, _ = shard.Outside(selector)
 	}
@@ -222,13 +228,30 @@ func (t *Tracker) listOutside(ctx context.Context, id types.NamespacedName, foun
 }
 
 // listDependents lists, from the API server, the components selector
-// matches whose dependencies include id.
+// matches whose dependencies include id, in each namespace the tracker
+// watches (or the whole cluster).
 func (t *Tracker) listDependents(ctx context.Context, id types.NamespacedName, selector labels.Selector) ([]types.NamespacedName, error) {
+	if len(t.namespaces) == 0 {
+		return t.listDependentsIn(ctx, id, selector, "")
+	}
+	var out []types.NamespacedName
+	for _, ns := range t.namespaces {
+		found, err := t.listDependentsIn(ctx, id, selector, ns)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, found...)
+	}
+	return out, nil
+}
+
+// listDependentsIn is listDependents in one namespace ("": every one).
+func (t *Tracker) listDependentsIn(ctx context.Context, id types.NamespacedName, selector labels.Selector, namespace string) ([]types.NamespacedName, error) {
 	list, err := t.newList()
 	if err != nil {
 		return nil, err
 	}
-	if err := t.apiReader.List(ctx, list, client.MatchingLabelsSelector{Selector: selector}); err != nil {
+	if err := t.apiReader.List(ctx, list, client.MatchingLabelsSelector{Selector: selector}, client.InNamespace(namespace)); err != nil {
 		return nil, fmt.Errorf("listing the components that depend on %s: %w", id, err)
 	}
 	items, err := meta.ExtractList(list)
