@@ -37,7 +37,7 @@ var _ = Describe("the charts a cluster serves", func() {
 		Expect(op.ChartsURL()).To(Equal("http://127.0.0.1:8879"))
 		c := &Cluster{Name: "test", Dir: "/state/test"}
 		Expect(c.operatorArgs(&State{Operator: op})).To(Equal([]string{"cluster", "operator", "--kubeconfig", "/state/test/operator.kubeconfig",
-			"--charts", examples, "--charts", "/other", "--charts-port", "8879"}))
+			"--definitions=true", "--charts", examples, "--charts", "/other", "--charts-port", "8879"}))
 		Expect(c.operatorArgs(&State{Operator: &Operator{Sources: []string{"web=/web"}}})).NotTo(ContainElement("--charts-port"))
 	})
 

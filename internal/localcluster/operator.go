@@ -60,6 +60,27 @@ type Operator struct {
 	Charts []string `json:"charts,omitempty"`
 	// ChartsPort is the repository's port on 127.0.0.1 (--charts-port).
 	ChartsPort int `json:"chartsPort,omitempty"`
+	// NoDefinitions turns ComponentDefinitions off (--definitions=false):
+	// by default the operator serves them, as the chart's
+	// definitions.enabled does, and a cluster recorded before it did
+	// serves them at its next start.
+	NoDefinitions bool `json:"noDefinitions,omitempty"`
+	// DefinitionGroups are the API groups definitions may define kinds in
+	// (--definition-groups); empty: any group that is not Kubernetes' or
+	// the operator's.
+	DefinitionGroups []string `json:"definitionGroups,omitempty"`
+}
+
+// DefinitionsSummary says whether and in which groups the operator serves
+// ComponentDefinitions, for create's output.
+func (o *Operator) DefinitionsSummary() string {
+	switch {
+	case o.NoDefinitions:
+		return "not served (--definitions=false): a ComponentDefinition gets no status"
+	case len(o.DefinitionGroups) == 0:
+		return "served, kinds in any group but Kubernetes' and the operator's"
+	}
+	return "served, kinds in the groups " + strings.Join(o.DefinitionGroups, ", ")
 }
 
 // OperatorLog is the file the operator logs into.
@@ -204,9 +225,14 @@ func (c *Cluster) startWavekit(s *State, exe, logName string, args []string) err
 }
 
 // operatorArgs are the arguments of `wavekit cluster operator`: its
-// kubeconfig, sources, and the charts it serves on which port.
+// kubeconfig, sources, the charts it serves on which port, and whether it
+// serves definitions in which groups.
 func (c *Cluster) operatorArgs(s *State) []string {
-	args := []string{"cluster", "operator", "--kubeconfig", c.path(operatorKubeconfig)}
+	args := []string{"cluster", "operator", "--kubeconfig", c.path(operatorKubeconfig),
+		"--definitions=" + strconv.FormatBool(!s.Operator.NoDefinitions)}
+	if groups := s.Operator.DefinitionGroups; len(groups) > 0 && !s.Operator.NoDefinitions {
+		args = append(args, "--definition-groups", strings.Join(groups, ","))
+	}
 	for _, source := range s.Operator.Sources {
 		args = append(args, "--source", source)
 	}

@@ -82,6 +82,38 @@ var _ = Describe("the README's offline quick start", Ordered, func() {
 		Expect(shell.run(`kubectl get configmap storefront-storefront -o jsonpath='{.metadata.labels.app\.kubernetes\.io/part-of}'`)).To(Equal("storefront"))
 	})
 
+	It("serves a kind of your own as examples/definition.yaml's comment runs it, and says of a definition that nothing serves it", func() {
+		lines := exampleCommands("examples/definition.yaml")
+		Expect(lines[0]).To(Equal("wavekit cluster create --operator --source web=examples/templates/web"), "the quick start's cluster, word for word")
+		DeferCleanup(func() { shell.run("wavekit cluster delete") })
+		shell.run("go install ./cmd/wavekit") // as the README's block does, if no spec ran it yet
+		for _, line := range lines {
+			if line == "wavekit definition list" {
+				Eventually(func() string { return shell.run(line) }).WithTimeout(30*time.Second).WithPolling(time.Second).Should(
+					MatchRegexp(`websites\.platform\.example\.com\s+WebSite\s+1\s+1:1\s+(-|\S+ \d+/\d+)\s+True\s`), "served, its instance counted")
+				continue
+			}
+			out := shell.run(line)
+			switch {
+			case strings.HasPrefix(line, "wavekit cluster create"):
+				Expect(out).To(ContainSubstring("ComponentDefinitions served, kinds in any group but Kubernetes' and the operator's"))
+			case strings.HasPrefix(line, "kubectl explain"):
+				Expect(out).To(ContainSubstring("replicas"), "the kind's schema is the folder's values.schema.json")
+			}
+		}
+		Expect(shell.run("kubectl get deployment shop -o jsonpath={.status.readyReplicas}")).To(Equal("2"), "the real controllers rolled the WebSite's Deployment out")
+
+		// The same cluster with an operator that serves no definitions: a new
+		// one gets no status.
+		shell.run("wavekit cluster delete --keep")
+		out := shell.run("wavekit cluster create --operator --source web=examples/templates/web --definitions=false")
+		Expect(out).To(ContainSubstring("ComponentDefinitions not served (--definitions=false)"))
+		shell.run("sed 's/websites/pages/; s/kind: WebSite/kind: Page/; s/shortNames: \\[ws\\]/shortNames: [pg]/' examples/definition.yaml | kubectl apply -f -")
+		Consistently(func() string {
+			return shell.run("kubectl get componentdefinition pages.platform.example.com -o jsonpath={.status}")
+		}).WithTimeout(5*time.Second).WithPolling(time.Second).Should(BeEmpty(), "no operator writes its status")
+	})
+
 	It("starts a stopped cluster again with what was in it, on the same kubeconfig, behind its egress gate even if it was created without one", func() {
 		out := shell.run("wavekit cluster create --name again --nodes 1 --switch-context=false")
 		Expect(out).To(ContainSubstring("addresses:  Services 198.18.0.0/16, pods 198.19.0.0/16: the API server connects to none of them, nor off this machine"))

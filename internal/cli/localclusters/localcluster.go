@@ -55,8 +55,8 @@ func addClusterNameFlag(cmd *cobra.Command, name *string) {
 
 func newClusterCreateCommand(s *session.Session) *cobra.Command {
 	var name string
-	var switchContext, withOperator bool
-	var sources, charts []string
+	var switchContext, withOperator, definitions bool
+	var sources, charts, definitionGroups []string
 	var chartsPort int
 	var cloud cloudFlags
 	opts := localcluster.Options{}
@@ -74,14 +74,17 @@ provisioner binds every claim of it, or of no class, to a volume it creates
 it). --storage=false and --load-balancers=false turn each off.
 
 With --operator (or --source, --charts) it installs the reference operator's
-CRD and its chart's RBAC (every right, for a trial) and runs the operator on
+CRDs and its chart's RBAC (every right, for a trial) and runs the operator on
 this machine, in the background, as the chart's ServiceAccount: pods of the
 cluster run no containers, so the operator cannot run in one. --source
 NAME=DIR serves a directory as spec.source NAME; Components may also take
 charts from repositories (spec.chart), and --charts DIR serves the chart
 DIR, or every chart directly under it, as one: packaged at each start and
 served by the operator's process on http://127.0.0.1:8879 (--charts-port),
-with no network. The operator's log is named by list.
+with no network. The operator also serves ComponentDefinitions, kinds of
+your own made of a source, in any group but Kubernetes' and its own
+(--definition-groups narrows them, --definitions=false turns them off). The
+operator's log is named by list.
 
 On a cluster that exists and is stopped (delete --keep, a reboot), create
 starts it again on its data and ports: what was in it is still there.`,
@@ -103,9 +106,12 @@ starts it again on its data and ports: what was in it is still there.`,
 			if opts.EgressGate, err = egressGate(); err != nil {
 				return err
 			}
-			if withOperator || len(sources) > 0 || len(charts) > 0 {
+			if withOperator || len(sources) > 0 || len(charts) > 0 || len(definitionGroups) > 0 {
 				op, err := operatorOptions(sources, charts, chartsPort)
 				if err != nil {
+					return err
+				}
+				if op.NoDefinitions, op.DefinitionGroups, err = definitionOptions(definitions, definitionGroups); err != nil {
 					return err
 				}
 				opts.Operator = op
@@ -122,8 +128,19 @@ starts it again on its data and ports: what was in it is still there.`,
 	cmd.Flags().StringArrayVar(&sources, "source", nil, "with the operator: serve directory DIR as spec.source NAME, NAME=DIR (repeatable; implies --operator)")
 	cmd.Flags().StringArrayVar(&charts, "charts", nil, "with the operator: package the chart DIR, or every chart directly under DIR, at each start and serve them as a Helm repository on 127.0.0.1 (repeatable; implies --operator)")
 	cmd.Flags().IntVar(&chartsPort, "charts-port", chartserve.DefaultPort, "port on 127.0.0.1 of the Helm repository of --charts")
+	cmd.Flags().BoolVar(&definitions, "definitions", true, "with the operator: serve ComponentDefinitions, kinds of your own made of a source (false: a ComponentDefinition gets no status)")
+	cmd.Flags().StringSliceVar(&definitionGroups, "definition-groups", nil, "with the operator: the API groups definitions may define kinds in, comma-separated (default: any group but Kubernetes' and the operator's; implies --operator)")
 	cloud.add(cmd)
 	return cmd
+}
+
+// definitionOptions checks --definitions and --definition-groups and
+// returns them as the cluster records them.
+func definitionOptions(definitions bool, groups []string) (bool, []string, error) {
+	if !definitions && len(groups) > 0 {
+		return false, nil, errors.New("--definition-groups: the operator serves no definitions with --definitions=false; give one of the two")
+	}
+	return !definitions, groups, nil
 }
 
 // operatorOptions checks the sources and the directories of charts and
@@ -199,6 +216,7 @@ func printClusterWhere(out io.Writer, c *localcluster.Cluster, s *localcluster.S
 		for _, source := range s.Operator.Sources {
 			fmt.Fprintf(out, "              source %s\n", source)
 		}
+		fmt.Fprintf(out, "              ComponentDefinitions %s\n", s.Operator.DefinitionsSummary())
 		if url := s.Operator.ChartsURL(); url != "" {
 			fmt.Fprintf(out, "  charts:     Helm repository %s (spec.chart.repository), packaged at each start from\n", url)
 			for _, dir := range s.Operator.Charts {

@@ -11,7 +11,7 @@ import (
 
 // cluster create refuses what it cannot serve before it starts anything;
 // test/e2e runs the clusters themselves.
-var _ = Describe("cluster create --charts", func() {
+var _ = Describe("cluster create --charts, --definitions", func() {
 	var state string
 
 	BeforeEach(func() {
@@ -35,6 +35,8 @@ var _ = Describe("cluster create --charts", func() {
 				" holds no chart: neither it nor a directory directly under it has a Chart.yaml"),
 		Entry("a port out of range", []string{"--charts", "../../../examples/charts", "--charts-port", "70000"},
 			"--charts-port 70000: give a port from 1 to 65535"),
+		Entry("groups of definitions it does not serve", []string{"--operator", "--definitions=false", "--definition-groups", "platform.example.com"},
+			"--definition-groups: the operator serves no definitions with --definitions=false; give one of the two"),
 	)
 })
 
