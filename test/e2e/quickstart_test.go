@@ -104,7 +104,7 @@ var _ = Describe("the README's offline quick start", Ordered, func() {
 		Expect(shell.run("kubectl get deployment shop -o jsonpath={.status.readyReplicas}")).To(Equal("2"), "the real controllers rolled the WebSite's Deployment out")
 
 		// The same cluster with an operator that serves no definitions: a new
-		// one gets no status.
+		// one gets no status, and the CLI says why.
 		shell.run("wavekit cluster delete --keep")
 		out := shell.run("wavekit cluster create --operator --source web=examples/templates/web --definitions=false")
 		Expect(out).To(ContainSubstring("ComponentDefinitions not served (--definitions=false)"))
@@ -112,6 +112,12 @@ var _ = Describe("the README's offline quick start", Ordered, func() {
 		Consistently(func() string {
 			return shell.run("kubectl get componentdefinition pages.platform.example.com -o jsonpath={.status}")
 		}).WithTimeout(5*time.Second).WithPolling(time.Second).Should(BeEmpty(), "no operator writes its status")
+		Expect(shell.run("wavekit definition list")).To(MatchRegexp(
+			`(?m)^pages\.platform\.example\.com\s+Page\s+0\s+-\s+-\s+Unknown\s+\S+\s+not served: no operator with --definitions has looked at it`))
+		out, err := shell.try("wavekit get --kind pages")
+		Expect(err).To(HaveOccurred())
+		Expect(out).To(ContainSubstring("--kind pages: ComponentDefinition pages.platform.example.com defines it, but the cluster does not serve it: " +
+			"not served: no operator with --definitions has looked at it"))
 	})
 
 	It("starts a stopped cluster again with what was in it, on the same kubeconfig, behind its egress gate even if it was created without one", func() {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -15,7 +16,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
+	"github.com/wavekit-dev/wavekit/internal/cli/definitions"
 	"github.com/wavekit-dev/wavekit/internal/cli/session"
+	"github.com/wavekit-dev/wavekit/pkg/component"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -68,6 +71,9 @@ func resolveKind(ctx context.Context, cl *session.Cluster, name string) (*define
 	gr := schema.ParseGroupResource(strings.ToLower(name))
 	gvk, err := cl.Client.RESTMapper().KindFor(gr.WithVersion(""))
 	if err != nil {
+		if def := definitionNaming(ctx, cl, gr); def != nil {
+			return nil, fmt.Errorf("--kind %s: ComponentDefinition %s defines it, but the cluster does not serve it: %s", name, def.Name, whyNotServed(def))
+		}
 		return nil, fmt.Errorf("--kind %s: the cluster serves no such kind: %w", name, err)
 	}
 	mapping, err := cl.Client.RESTMapper().RESTMapping(gvk.GroupKind(), gvk.Version)
@@ -151,4 +157,35 @@ func asComponent(u *unstructured.Unstructured) (*v1alpha1.Component, error) {
 		return nil, fmt.Errorf("reading %s %s/%s as a Component: %w", u.GetKind(), u.GetNamespace(), u.GetName(), err)
 	}
 	return c, nil
+}
+
+// definitionNaming is the ComponentDefinition whose kind gr names (by its
+// plural, singular, kind or a short name, and its group when gr has one),
+// or nil: none, or the definitions cannot be read.
+func definitionNaming(ctx context.Context, cl *session.Cluster, gr schema.GroupResource) *v1alpha1.ComponentDefinition {
+	var list v1alpha1.ComponentDefinitionList
+	if err := cl.Client.List(ctx, &list); err != nil {
+		return nil
+	}
+	for i := range list.Items {
+		def := &list.Items[i]
+		names := def.Spec.Names
+		if gr.Group != "" && gr.Group != def.Spec.Group {
+			continue
+		}
+		if slices.Contains(append([]string{names.Plural, names.Singular, strings.ToLower(names.Kind)}, names.ShortNames...), gr.Resource) {
+			return def
+		}
+	}
+	return nil
+}
+
+// whyNotServed is what the definition says of why its kind is not served:
+// no operator looked at it, or its Ready condition's message.
+func whyNotServed(def *v1alpha1.ComponentDefinition) string {
+	if why := definitions.NotServed(def); why != "" {
+		return why
+	}
+	ready := meta.FindStatusCondition(def.Status.Conditions, component.ConditionReady)
+	return ready.Reason + ": " + ready.Message
 }

@@ -92,8 +92,25 @@ func summarize(def *v1alpha1.ComponentDefinition) Summary {
 		Instances: st.Instances, Ready: "Unknown", Created: def.CreationTimestamp.Time}
 	if ready := meta.FindStatusCondition(st.Conditions, component.ConditionReady); ready != nil {
 		out.Ready, out.Reason, out.Message = string(ready.Status), ready.Reason, ready.Message
+	} else {
+		out.Reason, out.Message = ReasonNotServed, NotServed(def)
 	}
 	return out
+}
+
+// ReasonNotServed is the reason list gives a definition that no operator
+// has written a status of.
+const ReasonNotServed = "NotServed"
+
+// NotServed says why def is not served when no operator has written its
+// status — none serves definitions in this cluster, or none has looked at
+// it yet —, and is "" once one has.
+func NotServed(def *v1alpha1.ComponentDefinition) string {
+	if meta.FindStatusCondition(def.Status.Conditions, component.ConditionReady) != nil {
+		return ""
+	}
+	return "not served: no operator with --definitions has looked at it (the chart's definitions.enabled; " +
+		"wavekit cluster create --operator serves them unless --definitions=false)"
 }
 
 // byRevision says how many instances run each revision: "3:5 1:1".
