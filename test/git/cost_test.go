@@ -25,8 +25,8 @@ var _ = Describe("what a Git repository costs", func() {
 		waitVersion(c, "a1")
 		rendered, first := data(c, "rendered")(), revision(c)()
 
-		// A reconcile request always renders (it is part of a render's
-		// inputs): the interval's own looks show what a commit costs.
+		// The interval's own looks show what a commit costs (a reconcile
+		// request renders by the same rule: follow_test.go).
 		before := server.Counts(repo.Name)
 		push(repo, site("team-b", "b2"))
 		Eventually(func() int { return server.Counts(repo.Name).UploadPacks }).WithTimeout(timeout).Should(Equal(before.UploadPacks+1), "the new commit is fetched")

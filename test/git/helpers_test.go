@@ -173,6 +173,51 @@ func postGitHubPush(path, token, url string, n int) (int, string) {
 	return resp.StatusCode, strings.TrimSpace(string(text))
 }
 
+// createReceiver creates a GitHub Receiver name in namespace, whose token
+// is name too, asking for a reconcile of the objects of kind called
+// resource, and returns its webhook path once its status shows it.
+func createReceiver(namespace, name, kind, resource string) string {
+	GinkgoHelper()
+	createSecret(namespace, name+"-token", map[string][]byte{"token": []byte(name)})
+	r := &v1alpha1.Receiver{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name}, Spec: v1alpha1.ReceiverSpec{
+		Type: v1alpha1.ReceiverGitHub, SecretRef: v1alpha1.LocalObjectReference{Name: name + "-token"},
+		Resources: []v1alpha1.ReceiverResource{{Kind: kind, Name: resource}}}}
+	Expect(env.Client.Create(ctx, r)).To(Succeed())
+	DeferCleanup(func() { _ = env.Client.Delete(ctx, r) })
+	Eventually(func() string {
+		_ = env.Client.Get(ctx, client.ObjectKeyFromObject(r), r)
+		return r.Status.WebhookPath
+	}).WithTimeout(timeout).Should(HavePrefix("/hook/"))
+	return r.Status.WebhookPath
+}
+
+// waitHandled waits until the Component's status records the reconcile
+// request its annotation holds, and returns it.
+func waitHandled(c *v1alpha1.Component) string {
+	GinkgoHelper()
+	var requested string
+	Eventually(func() error {
+		got := &v1alpha1.Component{}
+		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(c), got); err != nil {
+			return err
+		}
+		requested = got.Annotations[operatorName+"/reconcile-requested-at"]
+		if handled := got.Status.LastHandledReconcileAt; requested == "" || handled != requested {
+			return fmt.Errorf("the request %q is not handled (last handled: %q)", requested, handled)
+		}
+		return nil
+	}).WithTimeout(timeout).Should(Succeed())
+	return requested
+}
+
+// configMapOf is the ConfigMap a Component applied.
+func configMapOf(c *v1alpha1.Component) *corev1.ConfigMap {
+	GinkgoHelper()
+	cm := &corev1.ConfigMap{}
+	Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: c.Namespace, Name: c.Name + "-config"}, cm)).To(Succeed())
+	return cm
+}
+
 // createSecret creates a Secret in namespace.
 func createSecret(namespace, name string, data map[string][]byte) {
 	GinkgoHelper()
