@@ -41,6 +41,39 @@ var _ = Describe("what a Git repository costs", func() {
 		Eventually(revision(c)).Should(Equal("main@sha1:" + mine))
 	})
 
+	It("fetches a monorepo's commit once for Components of different sparse sets", func() {
+		teams := []string{"team-a", "team-b", "team-c"}
+		files := map[string]string{}
+		for _, team := range teams {
+			for k, v := range site(team, team+"-1") {
+				files[k] = v
+			}
+		}
+		repo := newRepo(server, files)
+		var components []*v1alpha1.Component
+		for _, team := range teams {
+			spec := gitSpec(server.HTTPURL(repo.Name), team, every)
+			spec.Git.SparseCheckout = []string{team}
+			components = append(components, createComponent(teamA, "mono-"+team, spec))
+		}
+		for i, c := range components {
+			waitVersion(c, teams[i]+"-1")
+		}
+		Expect(server.Counts(repo.Name).UploadPacks).To(Equal(1), "one fetch of the commit for the three sparse sets")
+
+		next := map[string]string{}
+		for _, team := range teams {
+			for k, v := range site(team, team+"-2") {
+				next[k] = v
+			}
+		}
+		push(repo, next)
+		for i, c := range components {
+			waitVersion(c, teams[i]+"-2")
+		}
+		Expect(server.Counts(repo.Name).UploadPacks).To(Equal(2), "one fetch of the new commit for the three")
+	})
+
 	It("looks at its repository once per interval for one Component: each pass looks", func() {
 		const interval = 2 * time.Second
 		repo := newRepo(server, site("deploy", "v1"))
