@@ -8,8 +8,13 @@ import (
 	"fmt"
 	"os"
 
+	"k8s.io/utils/lru"
+
 	"github.com/wavekit-dev/wavekit/pkg/fetch"
 )
+
+// refusalsRemembered bounds the refused commits and trees kept.
+const refusalsRemembered = 4096
 
 // repository returns the repository of t's commit of req.URL from the
 // cache: fetched (by fetchRepo, into the empty repository it is given) only
@@ -17,9 +22,13 @@ import (
 // of it, so that the sparse sets of a monorepo's Components share one
 // fetch of each commit. A request's own look at the remote found t (so it
 // may read it); a submodule's commit is fetched without one, so its
-// repository is shared by the requests of one Identity only (scope).
+// repository is shared by the requests of one Identity only (scope). A
+// commit whose fetch was over a bound is refused again without a download.
 func (s *Source) repository(ctx context.Context, req *Request, scope string, t target, fetchRepo func(context.Context, *repoStorage) error) (fetch.Tree, error) {
 	key := repoKey(req.URL, scope, t)
+	if err := s.refusals.of(key); err != nil {
+		return fetch.Tree{}, err
+	}
 	if repo, ok := s.cache.LookupTree(key); ok {
 		return repo, nil
 	}
@@ -37,6 +46,7 @@ func (s *Source) repository(ctx context.Context, req *Request, scope string, t t
 		}
 		return fetch.Tree{URL: req.URL, Revision: t.revision, Digest: key}, nil
 	})
+	s.refusals.remember(key, err)
 	return repo, err
 }
 
@@ -66,4 +76,30 @@ func emptyDir(dir string) error {
 		return fmt.Errorf("clearing %s: %w", dir, err)
 	}
 	return nil
+}
+
+// refusals remembers the commits and trees refused for what they are (a
+// bound exceeded, an unsafe entry), which asking again cannot change: the
+// bounds are the process's own.
+type refusals struct{ byKey *lru.Cache }
+
+func newRefusals() refusals { return refusals{byKey: lru.New(refusalsRemembered)} }
+
+// of returns the refusal remembered for key, or nil.
+func (r refusals) of(key string) error {
+	if err, ok := r.byKey.Get(key); ok {
+		return err.(error)
+	}
+	return nil
+}
+
+// remember keeps err for key if it is such a refusal.
+func (r refusals) remember(key string, err error) {
+	var (
+		size   *fetch.SizeLimitError
+		unsafe *UnsafeTreeError
+	)
+	if errors.As(err, &size) || errors.As(err, &unsafe) {
+		r.byKey.Add(key, err)
+	}
 }

@@ -1,12 +1,15 @@
 package git_test
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"path/filepath"
 	"sync"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/wavekit-dev/wavekit/pkg/fetch"
 	"github.com/wavekit-dev/wavekit/pkg/fetch/git"
 )
 
@@ -63,5 +66,49 @@ var _ = Describe("a commit", func() {
 		Expect(read(trees[1], "team-b/cm.yaml")).To(Equal("b2"))
 		Expect(server.Counts(repo.Name).UploadPacks - before.UploadPacks).To(Equal(2))
 		Expect(src.Stats().Fetches).To(Equal(int64(2)))
+	})
+
+	It("over the size limit is refused without a new download each time it is asked for", func() {
+		random := make([]byte, 256<<10)
+		_, _ = rand.Read(random)
+		repo := newRepo("large-again", map[string]string{"big": hex.EncodeToString(random), "small/f": "x"})
+		src := newSource(git.WithMaxSize(64 << 10))
+		req := git.Request{URL: server.HTTPURL(repo.Name)}
+		_, first := src.Get(ctx, req)
+		Expect(errorAs[*fetch.SizeLimitError](first).What).To(Equal("fetch"))
+		before := server.Counts(repo.Name)
+
+		for range 3 {
+			_, err := src.Get(ctx, req)
+			Expect(err).To(MatchError(first.Error()), "the same refusal")
+		}
+		_, err := src.Get(ctx, git.Request{URL: req.URL, Checkout: git.Checkout{SparsePaths: []string{"small"}}})
+		Expect(errorAs[*fetch.SizeLimitError](err).What).To(Equal("fetch"), "the commit is refused whatever is checked out of it")
+		after := server.Counts(repo.Name)
+		Expect(after.UploadPacks).To(Equal(before.UploadPacks), "no download of a commit refused already")
+		Expect(after.InfoRefs).To(BeNumerically(">", before.InfoRefs), "each Get still looks for a new commit")
+		Expect(src.Stats().Fetches).To(Equal(int64(1)))
+
+		By("a new commit within the limit is fetched")
+		commit(repo, map[string]string{"big": "small now"})
+		tree, err := src.Get(ctx, req)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(read(tree, "big")).To(Equal("small now"))
+	})
+
+	It("whose checked-out tree is over the size limit is refused again without a download", func() {
+		copies := map[string]string{}
+		for _, name := range []string{"a", "b", "c", "d", "e", "f", "g", "h"} {
+			copies["copy-"+name] = string(make([]byte, 32<<10)) // one blob of 32 KiB, eight times
+		}
+		repo := newRepo("copies-again", copies)
+		src := newSource(git.WithMaxSize(64 << 10))
+		req := git.Request{URL: server.HTTPURL(repo.Name)}
+		_, first := src.Get(ctx, req)
+		Expect(errorAs[*fetch.SizeLimitError](first).What).To(Equal("checked-out tree"))
+		before := server.Counts(repo.Name)
+		_, err := src.Get(ctx, req)
+		Expect(err).To(MatchError(first.Error()))
+		Expect(server.Counts(repo.Name).UploadPacks).To(Equal(before.UploadPacks))
 	})
 })

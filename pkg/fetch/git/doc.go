@@ -49,7 +49,9 @@
 // may inflate to at most as many together and each to at most
 // WithMaxObjectSize (a delta: the object it builds), and one tree write
 // at most WithMaxSize bytes in WithMaxFiles files, else a
-// fetch.SizeLimitError. Each look and fetch has the request's Timeout
+// fetch.SizeLimitError. The Source remembers such a refusal, and an
+// UnsafeTreeError, by commit (and tree): asking again returns it with no
+// download. Each look and fetch has the request's Timeout
 // (DefaultTimeout), an SSH connection's handshake included. At most
 // WithHostConcurrency looks and fetches run at once per host, submodules'
 // included.

@@ -57,6 +57,7 @@ type Source struct {
 	changed   func([]string)
 
 	verified *lru.Cache // key ring digest and object hash → what verified it
+	refusals refusals   // commits and trees refused for what they are
 
 	lookups, fetches atomic.Int64
 }
@@ -104,7 +105,7 @@ func WithOnChange(changed func(consumers []string)) Option {
 // New returns a Source that keeps trees in cache.
 func New(cache *fetch.Cache, opts ...Option) *Source {
 	s := &Source{cache: cache, maxBytes: DefaultMaxSize, maxObject: DefaultMaxObjectSize, maxFiles: DefaultMaxFiles, hosts: newHostLimits(DefaultHostConcurrency),
-		verified: lru.New(verificationsRemembered)}
+		verified: lru.New(verificationsRemembered), refusals: newRefusals()}
 	for _, o := range opts {
 		o(s)
 	}
@@ -216,13 +217,17 @@ func (s *Source) look(ctx context.Context, req *Request, rem *remote) (refs, err
 
 // tree returns the tree of t from the cache, checking it out of the
 // commit's repository (fetched once, whoever asks: repository) when the
-// cache does not hold it.
+// cache does not hold it. A tree refused once (over a bound, unsafe) is
+// refused again without being written.
 func (s *Source) tree(ctx context.Context, req *Request, conn *connector, t target, seen refs) (fetch.Tree, error) {
 	key := treeKey(req, t)
+	if err := s.refusals.of(key); err != nil {
+		return fetch.Tree{}, err
+	}
 	if stored, ok := s.cache.LookupTree(key); ok {
 		return stored, nil
 	}
-	return s.cache.StoreTree(key, func(dir string) (fetch.Tree, error) {
+	stored, err := s.cache.StoreTree(key, func(dir string) (fetch.Tree, error) {
 		ctx, cancel := context.WithTimeout(ctx, req.timeout())
 		defer cancel()
 		stored, err := s.checkedOut(ctx, req, conn, t, seen, dir)
@@ -231,6 +236,8 @@ func (s *Source) tree(ctx context.Context, req *Request, conn *connector, t targ
 		}
 		return stored, nil
 	})
+	s.refusals.remember(key, err)
+	return stored, err
 }
 
 // treeKey names a tree in the cache: the repository, the commit (and
