@@ -143,6 +143,8 @@ func durationOf(d *metav1.Duration) time.Duration {
 // missingPathError says a path is not in a tree.
 type missingPathError struct{ error }
 
+func (e *missingPathError) Unwrap() error { return e.error }
+
 // treePath is path inside tree, which must exist (a directory, or a file
 // when dir is false) and stay inside it.
 func treePath(tree git.Tree, path, field string, dir bool) (string, error) {
@@ -154,7 +156,7 @@ func treePath(tree git.Tree, path, field string, dir bool) (string, error) {
 	info, err := os.Stat(full)
 	switch {
 	case err != nil:
-		return "", &manifests.UserError{Err: missingPathError{fmt.Errorf("%s %s: no such path in %s at %s", field, path, tree.URL, tree.Revision)}}
+		return "", &manifests.UserError{Err: &missingPathError{fmt.Errorf("%s %s: no such path in %s at %s", field, path, tree.URL, tree.Revision)}}
 	case dir && !info.IsDir():
 		return "", &manifests.UserError{Err: fmt.Errorf("%s %s is a file in %s at %s, not a directory", field, path, tree.URL, tree.Revision)}
 	case !dir && !info.Mode().IsRegular():

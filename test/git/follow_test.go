@@ -134,11 +134,14 @@ var _ = Describe("a Component of a Git repository", func() {
 		Eventually(revision(c)).Should(HavePrefix("v1.5.0@sha1:"))
 	})
 
-	It("reads a values file of a repository", func() {
+	It("reads a values file of a repository, and skips an optional one that is missing", func() {
 		repo := newRepo(server, site("deploy", "v1"))
 		values := newRepo(server, map[string]string{"envs/prod/values.yaml": "greeting: from git\n"})
 		spec := gitSpec(server.HTTPURL(repo.Name), "deploy", every)
-		spec.ValuesFrom = []v1alpha1.ValuesReference{{Kind: "Git", Git: &v1alpha1.GitSource{URL: server.HTTPURL(values.Name), Path: "envs/prod/values.yaml", Interval: every}}}
+		spec.ValuesFrom = []v1alpha1.ValuesReference{
+			{Kind: "Git", Git: &v1alpha1.GitSource{URL: server.HTTPURL(values.Name), Path: "envs/prod/values.yaml", Interval: every}},
+			{Kind: "Git", Git: &v1alpha1.GitSource{URL: server.HTTPURL(values.Name), Path: "envs/prod/optional.yaml", Interval: every}, Optional: true},
+		}
 		c := createComponent(teamA, "values", spec)
 		waitVersion(c, "v1")
 		Expect(data(c, "greeting")()).To(Equal("from git"))
