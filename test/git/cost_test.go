@@ -1,6 +1,8 @@
 package git_test
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"time"
 
@@ -72,6 +74,22 @@ var _ = Describe("what a Git repository costs", func() {
 			waitVersion(c, teams[i]+"-2")
 		}
 		Expect(server.Counts(repo.Name).UploadPacks).To(Equal(2), "one fetch of the new commit for the three")
+	})
+
+	It("looks at a refused commit again at its interval, not at intervals.retry, and downloads it once", func() {
+		random := make([]byte, 1600<<10)
+		_, _ = rand.Read(random)
+		files := site("deploy", "large")
+		files["blob"] = hex.EncodeToString(random)
+		large := newRepo(server, files)
+		spec := gitSpec(server.HTTPURL(large.Name), "deploy", &metav1.Duration{Duration: time.Hour})
+		spec.Intervals.Retry = &metav1.Duration{Duration: time.Second}
+		c := createComponent(teamA, "refused-large", spec)
+		Eventually(ready(c)).WithTimeout(timeout).Should(And(HavePrefix("False"), ContainSubstring("exceeds the limit of 2 MiB")))
+		downloads := server.Counts(large.Name).UploadPacks
+		Consistently(func() int { return server.Counts(large.Name).UploadPacks }).WithTimeout(4*time.Second).Should(Equal(downloads), "the refused commit is not downloaded again")
+		Expect(lastRequeue(c)).To(BeNumerically(">", 50*time.Minute), "back at its interval of an hour, when a new commit may be there")
+		Expect(data(c, "version")()).To(BeEmpty())
 	})
 
 	It("looks at its repository once per interval for one Component: each pass looks", func() {

@@ -5,6 +5,7 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -216,6 +217,26 @@ func configMapOf(c *v1alpha1.Component) *corev1.ConfigMap {
 	cm := &corev1.ConfigMap{}
 	Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: c.Namespace, Name: c.Name + "-config"}, cm)).To(Succeed())
 	return cm
+}
+
+// lastRequeue is when the operator's last logged pass of c said it would
+// come back ("requeue" of its "reconciled" line).
+func lastRequeue(c *v1alpha1.Component) time.Duration {
+	GinkgoHelper()
+	var requeue *float64
+	for _, line := range strings.Split(string(logs.Contents()), "\n") {
+		// A map: encoding/json would match "Component", the controller's
+		// object, to a field for "component", the wavekit's key.
+		var entry map[string]any
+		if json.Unmarshal([]byte(line), &entry) != nil || entry["msg"] != "reconciled" || entry["component"] != c.Namespace+"/"+c.Name {
+			continue
+		}
+		if seconds, ok := entry["requeue"].(float64); ok {
+			requeue = &seconds
+		}
+	}
+	Expect(requeue).NotTo(BeNil(), "no pass of %s/%s logged", c.Namespace, c.Name)
+	return time.Duration(*requeue * float64(time.Second))
 }
 
 // createSecret creates a Secret in namespace.
