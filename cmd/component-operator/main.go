@@ -81,7 +81,7 @@ func run() error {
 	flag.StringVar(&name, "operator-name", "wavekit.dev", "operator name: annotation prefix, field owner and finalizer")
 	flag.Var(&sources, "source", "a source to serve, NAME=DIR (repeatable); DIR holds a Helm chart, a kustomization or Go templates")
 	var allowedSources stringList
-	flag.Var(&allowedSources, "allowed-sources", "a glob of the source URLs Components may use (repeatable): Helm repositories, OCI charts (oci://host/path/name), Flux sources' URLs; * matches within a path segment, ** across, ! denies; a source is allowed when some pattern allows it and none denies it (default: every source; a Namespace's <operator-name>/allowed-sources annotation narrows it)")
+	flag.Var(&allowedSources, "allowed-sources", "a glob of the source URLs Components may use (repeatable): Helm repositories, OCI charts (oci://host/path/name), Flux sources' URLs, Git repositories (spec.git.url, Git valuesFrom, submodules, redirects: https://host/org/**, ssh://git@host/**); * matches within a path segment, ** across, ! denies; a source is allowed when some pattern allows it and none denies it (default: every source; a Namespace's <operator-name>/allowed-sources annotation narrows it)")
 	var cacheDir string
 	var cacheSize int64
 	flag.StringVar(&cacheDir, "source-cache-dir", "", "directory of the charts and artifacts fetched for spec.chart and spec.sourceRef (default: $TMPDIR/wavekit-sources)")

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -80,6 +81,18 @@ var _ = Describe("start-up", func() {
 			"  --watch-namespaces: \"Team_A\" is not a namespace name: a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', " +
 			"and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')\n"))
 		Expect(requests.Load()).To(BeZero(), "requests to the API server")
+	})
+
+	It("says which Git URLs --allowed-sources matches, as security.md's table does", func() {
+		session, err := gexec.Start(exec.Command(binary, "--help"), GinkgoWriter, GinkgoWriter)
+		Expect(err).NotTo(HaveOccurred())
+		Eventually(session).WithTimeout(time.Minute).Should(gexec.Exit())
+		help := strings.Join(strings.Fields(string(session.Err.Contents())), " ")
+		Expect(help).To(ContainSubstring("Git repositories (spec.git.url, Git valuesFrom, submodules, redirects"))
+		table, err := os.ReadFile(filepath.Join("..", "..", "docs", "security.md"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(table)).To(And(ContainSubstring("| `spec.git` | `spec.git.url`"), ContainSubstring("| `valuesFrom` of kind Git | its `git.url` |"),
+			ContainSubstring("| a submodule of either (`recurseSubmodules`) |"), ContainSubstring("| a redirect of a Git repository |")))
 	})
 
 	It("refuses an operator name that cannot prefix annotation keys", func() {

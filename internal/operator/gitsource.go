@@ -16,12 +16,32 @@ import (
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
 	"github.com/wavekit-dev/wavekit/pkg/component"
+	"github.com/wavekit-dev/wavekit/pkg/fetch"
 	"github.com/wavekit-dev/wavekit/pkg/fetch/git"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
 // maxValuesFileBytes bounds a values file read from a repository.
 const maxValuesFileBytes = 4 << 20
+
+// Ready reasons of a Component whose Git source is refused for what it is:
+// only a new commit or a change fixes it, so the Component is Stalled and
+// looks at the repository again at its interval (spec.git.interval), when a
+// new commit may be there, rather than at spec.intervals.retry.
+const (
+	// ReasonRefNotFound: the repository has no branch, tag, tag in the
+	// semver range or ref that spec.git.ref names.
+	ReasonRefNotFound = "RefNotFound"
+	// ReasonPathNotFound: the commit has nothing at spec.git.path, or at
+	// the path of a valuesFrom file that is not optional.
+	ReasonPathNotFound = "PathNotFound"
+	// ReasonSourceTooLarge: the commit's pack, an object of it or its
+	// checked-out tree is over --git-max-size or --git-max-object-size.
+	ReasonSourceTooLarge = "SourceTooLarge"
+	// ReasonHostKeyMismatch: the SSH server's host key is not one the
+	// Secret's known_hosts holds for it; nothing was sent.
+	ReasonHostKeyMismatch = "HostKeyMismatch"
+)
 
 // gitSource renders spec.git: the directory spec.git.path of the commit its
 // ref names.
@@ -33,7 +53,7 @@ func (r *resolver) gitSource(ctx context.Context, c *v1alpha1.Component, reader 
 	}
 	dir, err := treePath(tree, spec.Path, "spec.git.path", true)
 	if err != nil {
-		return nil, err
+		return nil, recheckGit(c, err)
 	}
 	manifests.ReportSource(ctx, manifests.SourceInfo{URL: spec.URL, Revision: tree.Revision, Digest: tree.Digest, Verified: tree.Verified})
 	// The tree's identity is its commit, or the content of its sparse
@@ -55,7 +75,7 @@ func (r *resolver) gitValues(ctx context.Context, c *v1alpha1.Component, reader 
 	case errors.As(err, &missing) && ref.Optional:
 		return "", false, nil
 	case err != nil:
-		return "", false, err
+		return "", false, recheckGit(c, err)
 	}
 	f, err := os.Open(file)
 	if err != nil {
@@ -67,7 +87,8 @@ func (r *resolver) gitValues(ctx context.Context, c *v1alpha1.Component, reader 
 		return "", false, fmt.Errorf("%s.path %s: %w", field, ref.Git.Path, err)
 	}
 	if len(data) > maxValuesFileBytes {
-		return "", false, &manifests.UserError{Err: fmt.Errorf("%s.path %s at %s is larger than %d MiB", field, ref.Git.Path, tree.Revision, maxValuesFileBytes>>20)}
+		return "", false, recheckGit(c, &manifests.RefusalError{Reason: ReasonSourceTooLarge,
+			Err: fmt.Errorf("%s.path %s at %s is larger than %d MiB", field, ref.Git.Path, tree.Revision, maxValuesFileBytes>>20)})
 	}
 	return string(data), true, nil
 }
@@ -99,7 +120,7 @@ func (r *resolver) gitTree(ctx context.Context, c *v1alpha1.Component, reader cl
 	}
 	tree, err := r.git.Get(ctx, req)
 	if err != nil {
-		return git.Tree{}, gitError(field, err)
+		return git.Tree{}, gitError(c, field, err)
 	}
 	return tree, nil
 }
@@ -143,6 +164,8 @@ func durationOf(d *metav1.Duration) time.Duration {
 // missingPathError says a path is not in a tree.
 type missingPathError struct{ error }
 
+func (e *missingPathError) Unwrap() error { return e.error }
+
 // treePath is path inside tree, which must exist (a directory, or a file
 // when dir is false) and stay inside it.
 func treePath(tree git.Tree, path, field string, dir bool) (string, error) {
@@ -154,7 +177,7 @@ func treePath(tree git.Tree, path, field string, dir bool) (string, error) {
 	info, err := os.Stat(full)
 	switch {
 	case err != nil:
-		return "", &manifests.UserError{Err: missingPathError{fmt.Errorf("%s %s: no such path in %s at %s", field, path, tree.URL, tree.Revision)}}
+		return "", &manifests.RefusalError{Reason: ReasonPathNotFound, Err: &missingPathError{fmt.Errorf("%s %s: no such path in %s at %s", field, path, tree.URL, tree.Revision)}}
 	case dir && !info.IsDir():
 		return "", &manifests.UserError{Err: fmt.Errorf("%s %s is a file in %s at %s, not a directory", field, path, tree.URL, tree.Revision)}
 	case !dir && !info.Mode().IsRegular():
@@ -163,22 +186,50 @@ func treePath(tree git.Tree, path, field string, dir bool) (string, error) {
 	return full, nil
 }
 
-// gitError retries what may pass and reports the rest as the Component's:
-// a signature as a verification failure, a refused URL as a refusal.
-func gitError(field string, err error) error {
-	var (
-		verify  *git.VerificationError
-		refusal *manifests.RefusalError
-	)
+// gitError retries what may pass and reports the rest as the Component's,
+// looked at again at its interval (recheckGit): a signature as a
+// verification failure, an unknown ref, a size over the bounds and a host
+// key as refusals of their own reasons. A URL the allow-lists refuse
+// (SourceNotAllowed) is reported as any source's.
+func gitError(c *v1alpha1.Component, field string, err error) error {
+	var refusal *manifests.RefusalError
 	switch {
 	case errors.As(err, &refusal):
 		return err
-	case errors.As(err, &verify):
-		return &manifests.VerificationError{Err: fmt.Errorf("%s: %w", field, err)}
 	case git.IsTransient(err):
 		return component.Retriable(fmt.Errorf("%s: %w", field, err), 0)
 	}
-	return &manifests.UserError{Err: fmt.Errorf("%s: %w", field, err)}
+	return recheckGit(c, gitRefusal(fmt.Errorf("%s: %w", field, err)))
+}
+
+// gitRefusal gives a Git source's error that only a change fixes its Ready
+// reason.
+func gitRefusal(err error) error {
+	var (
+		verify  *git.VerificationError
+		ref     *git.RefNotFoundError
+		size    *fetch.SizeLimitError
+		hostKey *git.HostKeyError
+	)
+	switch {
+	case errors.As(err, &verify):
+		return &manifests.VerificationError{Err: err}
+	case errors.As(err, &ref):
+		return &manifests.RefusalError{Reason: ReasonRefNotFound, Err: err}
+	case errors.As(err, &size):
+		return &manifests.RefusalError{Reason: ReasonSourceTooLarge, Err: err}
+	case errors.As(err, &hostKey):
+		return &manifests.RefusalError{Reason: ReasonHostKeyMismatch, Err: err}
+	}
+	return &manifests.UserError{Err: err}
+}
+
+// recheckGit says that c looks at its repositories again at its interval
+// (v1alpha1.Component.GetRequeueInterval: the shortest of its repositories',
+// jittered), not at its retry interval: the same commit would fail the
+// same way, and a new one is seen at the next look.
+func recheckGit(c *v1alpha1.Component, err error) error {
+	return &manifests.RecheckError{After: c.GetRequeueInterval(), Err: err}
 }
 
 // gitCredentials reads spec.secretRef and spec.proxySecretRef as the

@@ -54,9 +54,11 @@
 //
 // A pass renders only when the digest of the render's inputs changes: the
 // component's UID, generation, spec and placement, install or upgrade, its
-// reconcile-requested-at annotation, and what the generator declares with
+// force annotation, and what the generator declares with
 // manifests.InputsDeclarer (or, for one that declares nothing, the
-// operator's executable). Otherwise it applies the current render again,
+// operator's executable). A reconcile-requested-at annotation asks for a
+// pass, not a render: a request whose inputs are unchanged applies the
+// current render. Otherwise it applies the current render again,
 // from memory or from the Secret <name>.<kind>.current-render that keeps it
 // (read once after a restart), so random and generated output stays as
 // first rendered and drift is corrected against it. The kept render is

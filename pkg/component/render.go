@@ -116,14 +116,16 @@ func (p *pass) generate(ctx context.Context, reported func() *manifests.SourceIn
 
 // renderInputs returns the digest of what the component's render depends
 // on (keptrender.Inputs): its UID, generation, spec, placement, whether the
-// render is an install or an upgrade, the reconcile request it answers,
-// and what the generator declares (manifests.InputsDeclarer). ctx is the
+// render is an install or an upgrade, its force annotation, and what the
+// generator declares (manifests.InputsDeclarer). A reconcile request is not
+// one of them: the pass it asks for renders only if something it reads
+// changed (the generator looks at its source at once for it). ctx is the
 // render's context.
 func (p *pass) renderInputs(ctx context.Context) (string, error) {
 	generation := p.component.GetGeneration()
 	in := keptrender.Inputs{
 		UID: p.component.GetUID(), Generation: generation, Namespace: p.settings.Namespace, Name: p.settings.Name,
-		Install: conditions.IsInstall(p.component.GetStatus(), generation), Requested: p.requested(AnnotationReconcileRequestedAt),
+		Install: conditions.IsInstall(p.component.GetStatus(), generation), Forced: p.requested(AnnotationForce),
 		Spec: p.component.GetSpec(),
 	}
 	if declarer, ok := p.r.generator.(manifests.InputsDeclarer); ok {

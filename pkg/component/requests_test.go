@@ -32,25 +32,33 @@ var _ = Describe("a pass on request", func() {
 		ns = newNamespace(ctx)
 	})
 
-	It("renders and applies once for each new reconcile-requested-at value and records it; the same value or another annotation does nothing", func() {
+	It("runs a pass for each new reconcile-requested-at value and records it, rendering nothing while the inputs are unchanged; a new force value renders anew", func() {
 		h := startOperator(ctx, ns, component.ReconcilerOptions{})
-		c := newComponent(ns, "asked", configMapValues(3))
+		values := configMapValues(3)
+		values["random"] = "password"
+		c := newComponent(ns, "asked", values)
 		Expect(env.Client.Create(ctx, c)).To(Succeed())
 		eventually(func() string { return readyCondition(ctx, c) }).Should(HavePrefix("True/Ready"))
 		expectNoOpPass(ctx, h, c)
 		before := settledRenders(h)
+		password := getConfigMap(ctx, ns, "password").Data["value"]
 
 		h.counter.Reset()
 		annotate(ctx, c, component.AnnotationReconcileRequestedAt, "first")
 		eventually(func() string { return getComponent(ctx, c).Status.LastHandledReconcileAt }).Should(Equal("first"))
-		Consistently(h.generator.renders).WithTimeout(2*time.Second).Should(Equal(before+1), "exactly one render for the request")
-		Expect(h.counter.Writes()).To(Equal(2), "the status write that records the request, and the new render's Secret: %s", h.counter)
+		Consistently(h.generator.renders).WithTimeout(2*time.Second).Should(Equal(before), "the same inputs, no new render")
+		Expect(h.counter.Writes()).To(Equal(1), "only the status write that records the request: %s", h.counter)
 		Expect(h.counter.Count("update", "components/status")).To(Equal(1), h.counter.String())
-		Expect(h.counter.Count("update", "secrets")).To(Equal(1), h.counter.String())
 		Expect(readyCondition(ctx, c)).To(HavePrefix("True/Ready"))
+		Expect(getConfigMap(ctx, ns, "password").Data["value"]).To(Equal(password), "a random value stays")
 
 		update(ctx, c, func(c *v1alpha1.Component) { c.Annotations["someone/else"] = "edited" })
-		Consistently(h.generator.renders).WithTimeout(2*time.Second).Should(Equal(before+1), "an unrelated annotation edit, the same request value kept")
+		Consistently(h.generator.renders).WithTimeout(2*time.Second).Should(Equal(before), "an unrelated annotation edit, the same request value kept")
+
+		annotate(ctx, c, component.AnnotationForce, "render-again")
+		eventually(func() string { return getComponent(ctx, c).Status.LastHandledForceAt }).Should(Equal("render-again"))
+		Consistently(h.generator.renders).WithTimeout(2*time.Second).Should(Equal(before+1), "exactly one render for the force value")
+		Expect(getConfigMap(ctx, ns, "password").Data["value"]).NotTo(Equal(password), "a forced render makes a new random value")
 	})
 
 	It("lets kubectl wait for status.lastHandledReconcileAt", func() {

@@ -1,6 +1,8 @@
 package git_test
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"time"
 
@@ -25,8 +27,8 @@ var _ = Describe("what a Git repository costs", func() {
 		waitVersion(c, "a1")
 		rendered, first := data(c, "rendered")(), revision(c)()
 
-		// A reconcile request always renders (it is part of a render's
-		// inputs): the interval's own looks show what a commit costs.
+		// The interval's own looks show what a commit costs (a reconcile
+		// request renders by the same rule: follow_test.go).
 		before := server.Counts(repo.Name)
 		push(repo, site("team-b", "b2"))
 		Eventually(func() int { return server.Counts(repo.Name).UploadPacks }).WithTimeout(timeout).Should(Equal(before.UploadPacks+1), "the new commit is fetched")
@@ -39,6 +41,55 @@ var _ = Describe("what a Git repository costs", func() {
 		waitVersion(c, "a2")
 		Expect(data(c, "rendered")()).NotTo(Equal(rendered))
 		Eventually(revision(c)).Should(Equal("main@sha1:" + mine))
+	})
+
+	It("fetches a monorepo's commit once for Components of different sparse sets", func() {
+		teams := []string{"team-a", "team-b", "team-c"}
+		files := map[string]string{}
+		for _, team := range teams {
+			for k, v := range site(team, team+"-1") {
+				files[k] = v
+			}
+		}
+		repo := newRepo(server, files)
+		var components []*v1alpha1.Component
+		for _, team := range teams {
+			spec := gitSpec(server.HTTPURL(repo.Name), team, every)
+			spec.Git.SparseCheckout = []string{team}
+			components = append(components, createComponent(teamA, "mono-"+team, spec))
+		}
+		for i, c := range components {
+			waitVersion(c, teams[i]+"-1")
+		}
+		Expect(server.Counts(repo.Name).UploadPacks).To(Equal(1), "one fetch of the commit for the three sparse sets")
+
+		next := map[string]string{}
+		for _, team := range teams {
+			for k, v := range site(team, team+"-2") {
+				next[k] = v
+			}
+		}
+		push(repo, next)
+		for i, c := range components {
+			waitVersion(c, teams[i]+"-2")
+		}
+		Expect(server.Counts(repo.Name).UploadPacks).To(Equal(2), "one fetch of the new commit for the three")
+	})
+
+	It("looks at a refused commit again at its interval, not at intervals.retry, and downloads it once", func() {
+		random := make([]byte, 1600<<10)
+		_, _ = rand.Read(random)
+		files := site("deploy", "large")
+		files["blob"] = hex.EncodeToString(random)
+		large := newRepo(server, files)
+		spec := gitSpec(server.HTTPURL(large.Name), "deploy", &metav1.Duration{Duration: time.Hour})
+		spec.Intervals.Retry = &metav1.Duration{Duration: time.Second}
+		c := createComponent(teamA, "refused-large", spec)
+		Eventually(ready(c)).WithTimeout(timeout).Should(And(HavePrefix("False"), ContainSubstring("exceeds the limit of 2 MiB")))
+		downloads := server.Counts(large.Name).UploadPacks
+		Consistently(func() int { return server.Counts(large.Name).UploadPacks }).WithTimeout(4*time.Second).Should(Equal(downloads), "the refused commit is not downloaded again")
+		Expect(lastRequeue(c)).To(BeNumerically(">", 50*time.Minute), "back at its interval of an hour, when a new commit may be there")
+		Expect(data(c, "version")()).To(BeEmpty())
 	})
 
 	It("looks at its repository once per interval for one Component: each pass looks", func() {

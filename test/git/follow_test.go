@@ -7,6 +7,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
@@ -70,6 +71,48 @@ var _ = Describe("a Component of a Git repository", func() {
 		Expect(bystander.GetAnnotations()).NotTo(HaveKey(operatorName+"/reconcile-requested-at"), "the push named another repository")
 	})
 
+	It("renders nothing for a push event of a commit it rendered already, renders a new commit once, and renders anew when forced", func() {
+		repo := newRepo(server, site("deploy", "v1"))
+		c := createComponent(teamA, "once", gitSpec(server.HTTPURL(repo.Name), "deploy", &metav1.Duration{Duration: time.Hour}))
+		waitVersion(c, "v1")
+		path := createReceiver(teamA, "once", "Component", c.Name)
+		rendered, written := data(c, "rendered")(), configMapOf(c).ResourceVersion
+		announce := func(delivery int) {
+			GinkgoHelper()
+			code, text := postGitHubPush(path, "once", server.HTTPURL(repo.Name), delivery)
+			Expect(code).To(Equal(200))
+			Expect(text).To(Equal("asked 1 objects for a reconcile"))
+			waitHandled(c)
+		}
+
+		looks := server.Counts(repo.Name).InfoRefs
+		announce(201)
+		Expect(server.Counts(repo.Name).InfoRefs).To(BeNumerically(">", looks), "the request looks at the repository at once")
+		Expect(data(c, "rendered")()).To(Equal(rendered), "the commit it rendered: no new render, the random value stays")
+		Expect(configMapOf(c).ResourceVersion).To(Equal(written), "nothing is written")
+		Expect(ready(c)()).To(HavePrefix("True Ready"))
+
+		second := push(repo, site("deploy", "v2"))
+		announce(202)
+		Eventually(revision(c)).WithTimeout(timeout).Should(Equal("main@sha1:" + second))
+		waitVersion(c, "v2")
+		again := data(c, "rendered")()
+		Expect(again).NotTo(Equal(rendered), "a new commit renders")
+		announce(203)
+		Expect(data(c, "rendered")()).To(Equal(again), "once")
+
+		forced := time.Now().UTC().Format(time.RFC3339Nano)
+		patch := []byte(fmt.Sprintf(`{"metadata":{"annotations":{%q:%q}}}`, operatorName+"/force", forced))
+		Expect(env.Client.Patch(ctx, c, client.RawPatch(types.MergePatchType, patch))).To(Succeed())
+		Eventually(func() string {
+			got := &v1alpha1.Component{}
+			Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(c), got)).To(Succeed())
+			return got.Status.LastHandledForceAt
+		}).WithTimeout(timeout).Should(Equal(forced))
+		Eventually(data(c, "rendered")).WithTimeout(timeout).ShouldNot(Equal(again), "a force renders anew")
+		Expect(data(c, "version")()).To(Equal("v2"))
+	})
+
 	It("takes the highest tag of a semver range, and moves when a higher one is pushed", func() {
 		repo := newRepo(server, site("deploy", "1.0.0"))
 		Expect(repo.Tag("v1.0.0")).To(Succeed())
@@ -91,11 +134,14 @@ var _ = Describe("a Component of a Git repository", func() {
 		Eventually(revision(c)).Should(HavePrefix("v1.5.0@sha1:"))
 	})
 
-	It("reads a values file of a repository", func() {
+	It("reads a values file of a repository, and skips an optional one that is missing", func() {
 		repo := newRepo(server, site("deploy", "v1"))
 		values := newRepo(server, map[string]string{"envs/prod/values.yaml": "greeting: from git\n"})
 		spec := gitSpec(server.HTTPURL(repo.Name), "deploy", every)
-		spec.ValuesFrom = []v1alpha1.ValuesReference{{Kind: "Git", Git: &v1alpha1.GitSource{URL: server.HTTPURL(values.Name), Path: "envs/prod/values.yaml", Interval: every}}}
+		spec.ValuesFrom = []v1alpha1.ValuesReference{
+			{Kind: "Git", Git: &v1alpha1.GitSource{URL: server.HTTPURL(values.Name), Path: "envs/prod/values.yaml", Interval: every}},
+			{Kind: "Git", Git: &v1alpha1.GitSource{URL: server.HTTPURL(values.Name), Path: "envs/prod/optional.yaml", Interval: every}, Optional: true},
+		}
 		c := createComponent(teamA, "values", spec)
 		waitVersion(c, "v1")
 		Expect(data(c, "greeting")()).To(Equal("from git"))

@@ -5,6 +5,7 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -171,6 +172,71 @@ func postGitHubPush(path, token, url string, n int) (int, string) {
 	defer resp.Body.Close()
 	text, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, strings.TrimSpace(string(text))
+}
+
+// createReceiver creates a GitHub Receiver name in namespace, whose token
+// is name too, asking for a reconcile of the objects of kind called
+// resource, and returns its webhook path once its status shows it.
+func createReceiver(namespace, name, kind, resource string) string {
+	GinkgoHelper()
+	createSecret(namespace, name+"-token", map[string][]byte{"token": []byte(name)})
+	r := &v1alpha1.Receiver{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name}, Spec: v1alpha1.ReceiverSpec{
+		Type: v1alpha1.ReceiverGitHub, SecretRef: v1alpha1.LocalObjectReference{Name: name + "-token"},
+		Resources: []v1alpha1.ReceiverResource{{Kind: kind, Name: resource}}}}
+	Expect(env.Client.Create(ctx, r)).To(Succeed())
+	DeferCleanup(func() { _ = env.Client.Delete(ctx, r) })
+	Eventually(func() string {
+		_ = env.Client.Get(ctx, client.ObjectKeyFromObject(r), r)
+		return r.Status.WebhookPath
+	}).WithTimeout(timeout).Should(HavePrefix("/hook/"))
+	return r.Status.WebhookPath
+}
+
+// waitHandled waits until the Component's status records the reconcile
+// request its annotation holds, and returns it.
+func waitHandled(c *v1alpha1.Component) string {
+	GinkgoHelper()
+	var requested string
+	Eventually(func() error {
+		got := &v1alpha1.Component{}
+		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(c), got); err != nil {
+			return err
+		}
+		requested = got.Annotations[operatorName+"/reconcile-requested-at"]
+		if handled := got.Status.LastHandledReconcileAt; requested == "" || handled != requested {
+			return fmt.Errorf("the request %q is not handled (last handled: %q)", requested, handled)
+		}
+		return nil
+	}).WithTimeout(timeout).Should(Succeed())
+	return requested
+}
+
+// configMapOf is the ConfigMap a Component applied.
+func configMapOf(c *v1alpha1.Component) *corev1.ConfigMap {
+	GinkgoHelper()
+	cm := &corev1.ConfigMap{}
+	Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: c.Namespace, Name: c.Name + "-config"}, cm)).To(Succeed())
+	return cm
+}
+
+// lastRequeue is when the operator's last logged pass of c said it would
+// come back ("requeue" of its "reconciled" line).
+func lastRequeue(c *v1alpha1.Component) time.Duration {
+	GinkgoHelper()
+	var requeue *float64
+	for _, line := range strings.Split(string(logs.Contents()), "\n") {
+		// A map: encoding/json would match "Component", the controller's
+		// object, to a field for "component", the wavekit's key.
+		var entry map[string]any
+		if json.Unmarshal([]byte(line), &entry) != nil || entry["msg"] != "reconciled" || entry["component"] != c.Namespace+"/"+c.Name {
+			continue
+		}
+		if seconds, ok := entry["requeue"].(float64); ok {
+			requeue = &seconds
+		}
+	}
+	Expect(requeue).NotTo(BeNil(), "no pass of %s/%s logged", c.Namespace, c.Name)
+	return time.Duration(*requeue * float64(time.Second))
 }
 
 // createSecret creates a Secret in namespace.

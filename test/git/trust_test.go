@@ -71,7 +71,7 @@ var _ = Describe("what a Component of a Git repository trusts", func() {
 		spec := gitSpec(server.SSHURL(repo.Name), "deploy", every)
 		spec.Git.SecretRef = &v1alpha1.LocalObjectReference{Name: "ssh-wrong-host"}
 		wrong := createComponent(teamA, "wrong-host", spec)
-		Eventually(ready(wrong)).WithTimeout(timeout).Should(And(HavePrefix("False"), ContainSubstring("host key mismatch"), ContainSubstring(server.HostKeyFingerprint())))
+		Eventually(ready(wrong)).WithTimeout(timeout).Should(And(HavePrefix("False HostKeyMismatch"), ContainSubstring("host key mismatch"), ContainSubstring(server.HostKeyFingerprint())))
 		Expect(data(wrong, "version")()).To(BeEmpty())
 
 		spec.Git.SecretRef = &v1alpha1.LocalObjectReference{Name: "ssh"}
@@ -120,18 +120,18 @@ var _ = Describe("what a Component of a Git repository trusts", func() {
 		}
 	})
 
-	It("says why, keeps what it applied and applies nothing for an unknown ref, a missing path, a repository over the size limit and a refused URL", func() {
+	It("says why, with a reason of its own, keeps what it applied and applies nothing for an unknown ref, a missing path, a repository over the size limit and a refused URL", func() {
 		repo := newRepo(server, site("deploy", "v1"))
 		c := createComponent(teamA, "bad-input", gitSpec(server.HTTPURL(repo.Name), "deploy", every))
 		waitVersion(c, "v1")
 		Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(c), c)).To(Succeed())
 		c.Spec.Git.Ref = &v1alpha1.GitRef{Branch: "nope"}
 		Expect(env.Client.Update(ctx, c)).To(Succeed())
-		Eventually(ready(c)).WithTimeout(timeout).Should(And(HavePrefix("False"), ContainSubstring("no branch nope (branches: main; tags: none)")))
+		Eventually(ready(c)).WithTimeout(timeout).Should(And(HavePrefix("False RefNotFound"), ContainSubstring("no branch nope (branches: main; tags: none)")))
 		Expect(data(c, "version")()).To(Equal("v1"), "the last render stays applied")
 
 		missing := createComponent(teamA, "missing-path", gitSpec(server.HTTPURL(repo.Name), "nothere", every))
-		Eventually(ready(missing)).WithTimeout(timeout).Should(ContainSubstring("spec.git.path nothere: no such path in " + server.HTTPURL(repo.Name)))
+		Eventually(ready(missing)).WithTimeout(timeout).Should(And(HavePrefix("False PathNotFound"), ContainSubstring("spec.git.path nothere: no such path in "+server.HTTPURL(repo.Name))))
 
 		random := make([]byte, 1600<<10)
 		_, _ = rand.Read(random)
@@ -139,7 +139,7 @@ var _ = Describe("what a Component of a Git repository trusts", func() {
 		files["blob"] = hex.EncodeToString(random)
 		large := newRepo(server, files)
 		big := createComponent(teamA, "too-large", gitSpec(server.HTTPURL(large.Name), "deploy", every))
-		Eventually(ready(big)).WithTimeout(timeout).Should(ContainSubstring("exceeds the limit of 2 MiB"))
+		Eventually(ready(big)).WithTimeout(timeout).Should(And(HavePrefix("False SourceTooLarge"), ContainSubstring("exceeds the limit of 2 MiB")))
 		Expect(data(big, "version")()).To(BeEmpty())
 
 		refused := newRepo(server, site("deploy", "refused"))

@@ -344,6 +344,7 @@ func ReadError(what string, err error) error {
 
 type reconcileOptions struct {
 	wait    bool
+	force   bool
 	timeout time.Duration
 	kind    string
 }
@@ -353,12 +354,16 @@ type reconcileOptions struct {
 func NewReconcileCommand(s *session.Session) *cobra.Command {
 	o := &reconcileOptions{}
 	cmd := &cobra.Command{
-		Use:   "reconcile NAMESPACE/NAME [--wait]",
+		Use:   "reconcile NAMESPACE/NAME [--wait] [--force]",
 		Short: "Ask the operator for a pass of a Component now",
 		Long: `reconcile sets the annotation <operator-name>/reconcile-requested-at of a
-Component to the current time: the operator runs a full pass (render and
-apply) for each new value and records it in status.lastHandledReconcileAt,
-as Flux's reconcile.fluxcd.io/requestedAt. With --wait it waits for the
+Component to the current time: the operator runs a pass for each new value
+(it looks at the source at once, renders if what it renders from changed,
+and applies) and records it in status.lastHandledReconcileAt, as Flux's
+reconcile.fluxcd.io/requestedAt. With --force it also sets
+<operator-name>/force to the same time, as flux reconcile helmrelease
+--force: the pass renders anew (lookup, .Capabilities and random values
+made again) and writes every object. With --wait it waits for the
 outcome of that pass: until the operator handled the request and the
 Component is no longer Reconciling at its generation. It exits 0 if the
 Component is then Ready, 1 with its message if it is not (Stalled, or
@@ -371,6 +376,7 @@ not handle the request at all, after --timeout.`,
 		},
 	}
 	cmd.Flags().BoolVar(&o.wait, "wait", false, "wait for the outcome of the requested pass, and report the Ready condition")
+	cmd.Flags().BoolVar(&o.force, "force", false, "render anew and write every object (the <operator-name>/force annotation)")
 	cmd.Flags().DurationVar(&o.timeout, "timeout", 2*time.Minute, "how long --wait waits")
 	addKindFlag(cmd, &o.kind)
 	return cmd
@@ -382,11 +388,17 @@ func (o *reconcileOptions) run(ctx context.Context, s *session.Session, ref stri
 		return err
 	}
 	requested := time.Now().UTC().Format(time.RFC3339Nano)
-	patch := map[string]any{"metadata": map[string]any{"annotations": map[string]string{requestKey(s): requested}}}
+	annotations := map[string]string{requestKey(s): requested}
+	asked := "reconcile"
+	if o.force {
+		annotations[s.OperatorName+"/"+component.AnnotationForce] = requested
+		asked = "forced reconcile"
+	}
+	patch := map[string]any{"metadata": map[string]any{"annotations": annotations}}
 	if err := k.patch(ctx, cl, c, patch); err != nil {
 		return err
 	}
-	fmt.Fprintf(s.Stdout, "%s %s/%s: reconcile requested at %s\n", k.gvk.Kind, c.Namespace, c.Name, requested)
+	fmt.Fprintf(s.Stdout, "%s %s/%s: %s requested at %s\n", k.gvk.Kind, c.Namespace, c.Name, asked, requested)
 	if !o.wait {
 		return nil
 	}

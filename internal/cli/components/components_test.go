@@ -161,6 +161,15 @@ var _ = Describe("Component verbs", Ordered, func() {
 		requested := read(c).Annotations["wavekit.dev/reconcile-requested-at"]
 		Expect(r.Stdout).To(ContainSubstring(requested))
 		Expect(read(c).Status.LastHandledReconcileAt).To(Equal(requested))
+		Expect(read(c).Annotations).NotTo(HaveKey("wavekit.dev/force"))
+
+		By("forcing a render with --force, as flux reconcile hr --force")
+		r = clitest.Wavekit("reconcile", ns+"/shop", "--wait", "--force", "--timeout", "60s")
+		Expect(r.Code).To(Equal(0), r.Stderr)
+		Expect(r.Stdout).To(MatchRegexp(`^Component ` + ns + `/shop: forced reconcile requested at \S+\nComponent ` + ns + `/shop is Ready: every object is applied and ready\n$`))
+		forced := read(c)
+		Expect(forced.Annotations).To(HaveKeyWithValue("wavekit.dev/force", forced.Annotations["wavekit.dev/reconcile-requested-at"]))
+		Expect(forced.Status.LastHandledForceAt).To(Equal(forced.Annotations["wavekit.dev/force"]))
 
 		By("failing with a hint when no operator handles the request")
 		r = clitest.Wavekit("reconcile", ns+"/shop", "--wait", "--timeout", "2s", "--operator-name", "nobody.dev")

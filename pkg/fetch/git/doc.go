@@ -26,9 +26,13 @@
 // ref (WithOnChange): a branch, its tags for a semver range, HEAD; not
 // the others (GitHub advertises every pull request's refs/pull/*).
 //
-// A commit is fetched only when the cache holds no tree of it: one commit
-// deep, with no other branches or tags, into a temporary repository on
-// disk (never in memory), then written out file by file. Where the remote
+// A commit is fetched only when the cache holds no repository of it: one
+// commit deep, with no other branches or tags, into a repository on disk
+// (never in memory) that the cache keeps by URL and commit. Each tree
+// asked of it (the whole commit, or a Checkout's sparse paths, ignore
+// rules and submodules) is written out of that repository file by file,
+// and kept in the cache too: the trees of one commit share one fetch,
+// whoever asks. Where the remote
 // serves any commit by its SHA-1 (GitHub, GitLab), the commit a look saw
 // is fetched by its SHA-1, however old the look; else by its ref, and when
 // the ref moved since the look (the commit is not what came), the ref is
@@ -36,8 +40,8 @@
 // by repository, commit and what of it is written, with the raw commit and
 // tag objects, so that a signature is checked again (a new key ring)
 // without fetching; a kept object is checked to be the one its SHA-1
-// names before its signature is. Concurrent requests for one tree make one
-// fetch.
+// names before its signature is. Concurrent requests for one commit make
+// one fetch.
 //
 // # Bounds
 //
@@ -45,7 +49,9 @@
 // may inflate to at most as many together and each to at most
 // WithMaxObjectSize (a delta: the object it builds), and one tree write
 // at most WithMaxSize bytes in WithMaxFiles files, else a
-// fetch.SizeLimitError. Each look and fetch has the request's Timeout
+// fetch.SizeLimitError. The Source remembers such a refusal, and an
+// UnsafeTreeError, by commit (and tree): asking again returns it with no
+// download. Each look and fetch has the request's Timeout
 // (DefaultTimeout), an SSH connection's handshake included. At most
 // WithHostConcurrency looks and fetches run at once per host, submodules'
 // included.

@@ -27,7 +27,8 @@ var _ = Describe("shared looks", func() {
 		commit(repo, map[string]string{"f": "two"})
 
 		// Another tree of the same repository (other ignore rules), on
-		// the look that names the commit main has left.
+		// the look that names the commit main has left: checked out of
+		// the commit the first request fetched.
 		tree, err := src.Get(ctx, git.Request{URL: url, MaxAge: time.Hour, Consumer: "b", Checkout: git.Checkout{Ignore: "*.md"}})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(tree.Commit).To(Equal(first.Commit))
@@ -40,9 +41,13 @@ var _ = Describe("shared looks", func() {
 		bare := filepath.Join(server.Root, repo.Name+".git")
 		out, err := exec.Command("git", "-C", bare, "config", "uploadpack.allowReachableSHA1InWant", "false").CombinedOutput()
 		Expect(err).NotTo(HaveOccurred(), string(out))
+		Expect(repo.Tag("v0")).To(Succeed())
+		commit(repo, map[string]string{"f": "one more"})
 		src := newSource()
 		url := server.HTTPURL(repo.Name)
-		_, err = src.Get(ctx, git.Request{URL: url, MaxAge: time.Hour, Consumer: "a"})
+		// The look sees main; only the tag's commit is fetched, so that
+		// the next request's commit of main is fetched by its name.
+		_, err = src.Get(ctx, git.Request{URL: url, Ref: git.Ref{Tag: "v0"}, MaxAge: time.Hour, Consumer: "a"})
 		Expect(err).NotTo(HaveOccurred())
 		second := commit(repo, map[string]string{"f": "two"})
 

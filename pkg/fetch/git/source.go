@@ -44,7 +44,8 @@ const verificationsRemembered = 4096
 // Source fetches trees of Git repositories into a fetch.Cache and shares
 // what it can between requests: the looks at a remote's refs (one at a
 // time per URL and identity, each serving every request that accepts its
-// age), the fetches (one per tree, whoever asks), and the verifications.
+// age), the fetches (one per commit, whoever asks and whatever they check
+// out of it), and the verifications.
 // It is safe for concurrent use.
 type Source struct {
 	cache     *fetch.Cache
@@ -56,6 +57,7 @@ type Source struct {
 	changed   func([]string)
 
 	verified *lru.Cache // key ring digest and object hash → what verified it
+	refusals refusals   // commits and trees refused for what they are
 
 	lookups, fetches atomic.Int64
 }
@@ -103,7 +105,7 @@ func WithOnChange(changed func(consumers []string)) Option {
 // New returns a Source that keeps trees in cache.
 func New(cache *fetch.Cache, opts ...Option) *Source {
 	s := &Source{cache: cache, maxBytes: DefaultMaxSize, maxObject: DefaultMaxObjectSize, maxFiles: DefaultMaxFiles, hosts: newHostLimits(DefaultHostConcurrency),
-		verified: lru.New(verificationsRemembered)}
+		verified: lru.New(verificationsRemembered), refusals: newRefusals()}
 	for _, o := range opts {
 		o(s)
 	}
@@ -119,7 +121,7 @@ func New(cache *fetch.Cache, opts ...Option) *Source {
 type Stats struct {
 	// Lookups are looks at a remote's refs.
 	Lookups int64
-	// Fetches are trees fetched (a submodule's count with its tree's).
+	// Fetches are commits fetched (a submodule's count too).
 	Fetches int64
 }
 
@@ -213,29 +215,29 @@ func (s *Source) look(ctx context.Context, req *Request, rem *remote) (refs, err
 	return r, nil
 }
 
-// tree returns the tree of t from the cache, fetching it if the cache does
-// not hold it.
+// tree returns the tree of t from the cache, checking it out of the
+// commit's repository (fetched once, whoever asks: repository) when the
+// cache does not hold it. A tree refused once (over a bound, unsafe) is
+// refused again without being written.
 func (s *Source) tree(ctx context.Context, req *Request, conn *connector, t target, seen refs) (fetch.Tree, error) {
 	key := treeKey(req, t)
+	if err := s.refusals.of(key); err != nil {
+		return fetch.Tree{}, err
+	}
 	if stored, ok := s.cache.LookupTree(key); ok {
 		return stored, nil
 	}
-	return s.cache.StoreTree(key, func(dir string) (fetch.Tree, error) {
+	stored, err := s.cache.StoreTree(key, func(dir string) (fetch.Tree, error) {
 		ctx, cancel := context.WithTimeout(ctx, req.timeout())
 		defer cancel()
-		rem, err := conn.remote(ctx)
-		if err != nil {
-			return fetch.Tree{}, err
-		}
-		ctx, span := startSpan(ctx, "git fetch", req)
-		stored, err := s.fill(ctx, req, rem, t, seen, dir)
-		err = timedOut(ctx, req, err)
-		endSpan(span, t.revision, err)
-		if err != nil {
+		stored, err := s.checkedOut(ctx, req, conn, t, seen, dir)
+		if err = timedOut(ctx, req, err); err != nil {
 			return fetch.Tree{}, fmt.Errorf("fetching %s of %s: %w", t.revision, redactURL(req.URL), classify(err, req))
 		}
 		return stored, nil
 	})
+	s.refusals.remember(key, err)
+	return stored, err
 }
 
 // treeKey names a tree in the cache: the repository, the commit (and
@@ -248,17 +250,37 @@ func treeKey(req *Request, t target) string {
 	return "sha256:" + hex.EncodeToString(sum.Sum(nil))
 }
 
-// fill fetches t into a temporary repository and writes its tree into dir.
-func (s *Source) fill(ctx context.Context, req *Request, rem *remote, t target, seen refs, dir string) (fetch.Tree, error) {
-	s.fetches.Add(1)
-	st, err := newRepoStorage(s.cache, req.URL, s.limits())
-	if err != nil {
-		return fetch.Tree{}, err
+// checkedOut writes t's tree into dir from the repository of its commit.
+// A repository the cache evicted while it was read is fetched again, once.
+func (s *Source) checkedOut(ctx context.Context, req *Request, conn *connector, t target, seen refs, dir string) (fetch.Tree, error) {
+	fetchRepo := func(ctx context.Context, st *repoStorage) error {
+		rem, err := conn.remote(ctx)
+		if err != nil {
+			return err
+		}
+		return s.fetchInto(ctx, req.URL, rem, st, t, seen)
 	}
-	defer st.remove()
-	if err := s.fetchInto(ctx, req.URL, rem, st, t, seen); err != nil {
-		return fetch.Tree{}, err
+	for try := 0; ; try++ {
+		repo, err := s.repository(ctx, req, "", t, fetchRepo)
+		if err != nil {
+			return fetch.Tree{}, err
+		}
+		stored, err := s.checkout(ctx, req, repo, t, dir)
+		if err == nil || try > 0 || s.holds(repo) {
+			return stored, err
+		}
+		if err := emptyDir(dir); err != nil {
+			return fetch.Tree{}, err
+		}
 	}
+}
+
+// checkout writes t's tree into dir out of repo, the repository of its
+// commit, with its submodules if req asks for them, and keeps the raw
+// commit and tag objects with it for a later verification.
+func (s *Source) checkout(ctx context.Context, req *Request, repo fetch.Tree, t target, dir string) (fetch.Tree, error) {
+	st := openRepoStorage(repo.Dir, req.URL, s.limits())
+	defer func() { _ = st.close() }() // read only: nothing to lose
 	commit, err := object.GetCommit(st, t.commit)
 	if err != nil {
 		return fetch.Tree{}, fmt.Errorf("reading commit %s: %w", t.commit, err)
@@ -267,7 +289,7 @@ func (s *Source) fill(ctx context.Context, req *Request, rem *remote, t target, 
 	var modules []*repoStorage
 	defer func() {
 		for _, m := range modules {
-			m.remove()
+			_ = m.close()
 		}
 	}()
 	var moduleURLs []string

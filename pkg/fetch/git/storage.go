@@ -31,9 +31,9 @@ type limits struct {
 	object int64
 }
 
-// repoStorage is a repository being fetched: on disk (never in memory: a
-// large repository would fill it), in a temporary directory, with bounds
-// on the pack the remote sends.
+// repoStorage is a repository of the cache, being fetched or read: on disk
+// (never in memory: a large repository would fill it), with bounds on the
+// pack the remote sends.
 type repoStorage struct {
 	*filesystem.Storage
 	dir    string
@@ -41,21 +41,20 @@ type repoStorage struct {
 	limits limits
 }
 
-// newRepoStorage makes a repository in a new temporary directory of c.
-func newRepoStorage(c *fetch.Cache, url string, lim limits) (*repoStorage, error) {
-	dir, err := c.TempDir("git-")
-	if err != nil {
-		return nil, err
-	}
+// openRepoStorage opens the repository in dir (an empty directory makes a
+// new one).
+func openRepoStorage(dir, url string, lim limits) *repoStorage {
 	st := filesystem.NewStorageWithOptions(osfs.New(dir), cache.NewObjectLRU(objectCacheBytes),
 		filesystem.Options{ExclusiveAccess: true, LargeObjectThreshold: largeObjectBytes})
-	return &repoStorage{Storage: st, dir: dir, url: redactURL(url), limits: lim}, nil
+	return &repoStorage{Storage: st, dir: dir, url: redactURL(url), limits: lim}
 }
 
-// remove deletes the repository.
-func (s *repoStorage) remove() {
-	_ = s.Close()
-	_ = os.RemoveAll(s.dir)
+// close closes the repository's files: it stays on disk, in the cache.
+func (s *repoStorage) close() error {
+	if err := s.Close(); err != nil {
+		return fmt.Errorf("closing the repository of %s: %w", s.url, err)
+	}
+	return nil
 }
 
 // PackfileWriter takes the pack the remote sends. go-git would index it as

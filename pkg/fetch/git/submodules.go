@@ -19,10 +19,11 @@ import (
 // req.Allow, reached with req's credentials only at the repository's
 // origin (scheme, host and port: never over http when the repository is
 // reached over https), with its known_hosts and CA everywhere, the commit
-// the tree records fetched one deep, each look and fetch within the
-// host's limit. The repositories it makes are added to made, for the
-// caller to remove, and the URLs it reached to urls.
-func (s *Source) submodules(req *Request, made *[]*repoStorage, urls *[]string) func(context.Context, string, string, plumbing.Hash) (storer.EncodedObjectStorer, *object.Commit, error) {
+// the tree records fetched one deep (once per req.Identity, whose look
+// at the submodule is not made again: its repository is kept in the cache
+// as any commit's), each look and fetch within the host's limit. The repositories it opens are added to opened, for the
+// caller to close, and the URLs it reached to urls.
+func (s *Source) submodules(req *Request, opened *[]*repoStorage, urls *[]string) func(context.Context, string, string, plumbing.Hash) (storer.EncodedObjectStorer, *object.Commit, error) {
 	return func(ctx context.Context, at, raw string, commit plumbing.Hash) (storer.EncodedObjectStorer, *object.Commit, error) {
 		moduleURL, err := moduleURL(req.URL, raw)
 		if err != nil {
@@ -39,30 +40,36 @@ func (s *Source) submodules(req *Request, made *[]*repoStorage, urls *[]string) 
 			auth = &Auth{KnownHosts: auth.KnownHosts, CA: auth.CA}
 		}
 		module := &Request{URL: moduleURL, Auth: auth, Proxy: req.Proxy, Timeout: req.Timeout, Allow: req.Allow}
-		rem, err := remoteFor(moduleURL, auth, req.Proxy, req.timeout(), req.Allow)
+		t := target{commit: commit, revision: "sha1:" + commit.String()}
+		repo, err := s.repository(ctx, module, "submodule for "+req.Identity, t, func(ctx context.Context, st *repoStorage) error {
+			return s.fetchModule(ctx, module, st, t)
+		})
 		if err != nil {
 			return nil, nil, err
 		}
-		seen, err := s.look(ctx, module, rem)
-		if err != nil {
-			return nil, nil, err
-		}
-		s.lookups.Add(1)
-		st, err := newRepoStorage(s.cache, moduleURL, s.limits())
-		if err != nil {
-			return nil, nil, err
-		}
-		*made = append(*made, st)
-		s.fetches.Add(1)
-		if err := s.fetchInto(ctx, moduleURL, rem, st, target{commit: commit}, seen); err != nil {
-			return nil, nil, classify(err, module)
-		}
+		st := openRepoStorage(repo.Dir, moduleURL, s.limits())
+		*opened = append(*opened, st)
 		c, err := object.GetCommit(st, commit)
 		if err != nil {
 			return nil, nil, fmt.Errorf("reading commit %s of %s: %w", commit, redactURL(moduleURL), err)
 		}
 		return st, c, nil
 	}
+}
+
+// fetchModule looks at a submodule's remote and fetches t, its commit,
+// into st. Its errors are classified (classify), as a look's are.
+func (s *Source) fetchModule(ctx context.Context, module *Request, st *repoStorage, t target) error {
+	rem, err := remoteFor(module.URL, module.Auth, module.Proxy, module.timeout(), module.Allow)
+	if err != nil {
+		return err
+	}
+	seen, err := s.look(ctx, module, rem)
+	if err != nil {
+		return err
+	}
+	s.lookups.Add(1)
+	return classify(s.fetchInto(ctx, module.URL, rem, st, t, seen), module)
 }
 
 // sameOrigin reports whether two URLs have one scheme, host and port.

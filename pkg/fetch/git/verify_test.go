@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/ProtonMail/go-crypto/openpgp"
@@ -92,6 +93,21 @@ var _ = Describe("verification", func() {
 		Expect(err).NotTo(HaveOccurred())
 		_, err = get(git.VerifyHEAD, git.Ref{})
 		Expect(err).To(MatchError(MatchRegexp(`signed by SSH key SHA256:\S+, which is not one of the keys of Secret keys`)))
+	})
+
+	It("names a foreign OpenPGP key by its fingerprint, in the form docs/sources.md shows", func() {
+		_, err := repo.CommitOpenPGPSigned("foreign", foreignPGP)
+		Expect(err).NotTo(HaveOccurred())
+		_, err = get(git.VerifyHEAD, git.Ref{})
+		form := regexp.MustCompile(`it is signed by OpenPGP key ([0-9A-F]+), which is not one of the keys of Secret`)
+		printed := form.FindStringSubmatch(err.Error())
+		Expect(printed).To(HaveLen(2), err.Error())
+		Expect(printed[1]).To(Equal(fingerprint(foreignPGP)))
+		docs, err := os.ReadFile(filepath.Join("..", "..", "..", "docs", "sources.md"))
+		Expect(err).NotTo(HaveOccurred())
+		shown := form.FindStringSubmatch(strings.Join(strings.Fields(string(docs)), " "))
+		Expect(shown).To(HaveLen(2), "docs/sources.md shows no such refusal")
+		Expect(shown[1]).To(HaveLen(len(printed[1])), "the docs show a key as the refusal names it: %s", shown[1])
 	})
 
 	It("verifies signed tags, and refuses a lightweight one", func() {

@@ -123,14 +123,19 @@ type HealthCheckConfiguration interface {
 // Annotation key suffixes that a person or a tool sets on a component to ask
 // for a pass; the full key is "<operator name>/<suffix>" (manifests.Key).
 const (
-	// AnnotationReconcileRequestedAt asks for one pass now (render, plan,
-	// apply, or the deletion pass): any new value does, and the pass
-	// records it in Status.LastHandledReconcileAt, as Flux's
+	// AnnotationReconcileRequestedAt asks for one pass now (plan and apply,
+	// or the deletion pass): any new value does, and the pass records it in
+	// Status.LastHandledReconcileAt, as Flux's
 	// reconcile.fluxcd.io/requestedAt and status.lastHandledReconcileAt.
+	// The pass renders only if the render's inputs changed (a generator
+	// that declares them looks at its source at once for a request): the
+	// same inputs keep the current render.
 	AnnotationReconcileRequestedAt = "reconcile-requested-at"
-	// AnnotationForce asks for one pass that writes every object it reaches
-	// whether or not it changed or drifted (engine.Owner.Force); the pass
-	// records the value in Status.LastHandledForceAt, so a value forces once.
+	// AnnotationForce asks for one pass that renders anew (its value is one
+	// of the render's inputs, as Flux's reconcile.fluxcd.io/forceAt forces
+	// a Helm upgrade) and writes every object it reaches whether or not it
+	// changed or drifted (engine.Owner.Force); the pass records the value
+	// in Status.LastHandledForceAt, so a value forces once.
 	AnnotationForce = "force"
 )
 

@@ -30,9 +30,13 @@ type Inputs struct {
 	Namespace, Name string
 	// Install tells an install from an upgrade (Helm's .Release.IsInstall).
 	Install bool
-	// Requested is the value of the reconcile-requested-at annotation.
-	Requested string
-	Spec      manifests.Parameters
+	// Forced is the value of the force annotation: a new one renders anew
+	// (as Flux's reconcile.fluxcd.io/forceAt forces a Helm upgrade). A
+	// reconcile request (reconcile-requested-at) is no input: it asks for
+	// a pass, which looks at the source at once and renders only what
+	// changed.
+	Forced string
+	Spec   manifests.Parameters
 	// Declared is what the generator declares (manifests.InputsDeclarer);
 	// without it the operator's program stands in (programDigest).
 	Declared *string
@@ -51,7 +55,7 @@ func (in Inputs) Digest() (string, error) {
 	sum := sha256.New()
 	for _, part := range []string{
 		inputsVersion, string(in.UID), strconv.FormatInt(in.Generation, 10),
-		in.Namespace, in.Name, strconv.FormatBool(in.Install), in.Requested, generated,
+		in.Namespace, in.Name, strconv.FormatBool(in.Install), in.Forced, generated,
 	} {
 		sum.Write([]byte(part))
 		sum.Write([]byte{0})

@@ -16,8 +16,20 @@ import (
 // (at once after a write ahead, after a Retriable's wait, on a conflict,
 // with backoff) and whether only a change helps (Stalled: refusals, a
 // failed verification, a status the API server rejects or admission
-// refuses, a write loop, an error only a change fixes).
+// refuses, a write loop, an error only a change fixes). A Stalled outcome
+// of a source that says when it is looked at again (manifests.RecheckError)
+// comes back then.
 func Failure(err error, retry time.Duration, written *api.Status) Outcome {
+	o := failure(err, retry, written)
+	var recheck *manifests.RecheckError
+	if o.Stalled && errors.As(err, &recheck) && recheck.After > 0 {
+		o.Requeue = recheck.After
+	}
+	return o
+}
+
+// failure is Failure's outcome before a source's recheck.
+func failure(err error, retry time.Duration, written *api.Status) Outcome {
 	if errors.Is(err, ErrWrittenAhead) {
 		return Continued(written)
 	}
