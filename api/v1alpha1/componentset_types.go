@@ -32,14 +32,23 @@ const (
 	RemovalOrphan RemovalPolicy = "Orphan"
 )
 
-// ComponentSetSpec places one Component on every selected cluster.
+// ComponentSetSpec places one Component on every selected cluster, or per
+// input, or per cluster and input.
+// +kubebuilder:validation:XValidation:rule="has(self.placement) || has(self.inputs)",message="set spec.placement, spec.inputs or both"
 type ComponentSetSpec struct {
 	// Template is what every cluster's Component is made of: its spec, to
 	// which the set adds spec.kubeConfig (the cluster's Secret) and the
 	// cluster's name, labels and annotations under spec.values.cluster.
 	Template ComponentTemplate `json:"template"`
-	// Placement selects the clusters.
-	Placement Placement `json:"placement"`
+	// Placement selects the clusters. Without it, spec.inputs makes the
+	// members, on the operator's own cluster; with both, one member per
+	// cluster and input.
+	// +optional
+	Placement *Placement `json:"placement,omitempty"`
+	// Inputs make one member per input (an entry of a list, a Git folder
+	// or file, a pull request) rather than, or besides, per cluster.
+	// +optional
+	Inputs *Inputs `json:"inputs,omitempty"`
 	// Rollout says in which cluster waves a new template reaches the
 	// clusters.
 	// +optional
@@ -165,6 +174,10 @@ type ComponentSetStatus struct {
 	// Rollout sums the clusters up.
 	// +optional
 	Rollout RolloutStatus `json:"rollout,omitempty"`
+	// Inputs says what spec.inputs gave at the last read, or why the read
+	// failed.
+	// +optional
+	Inputs *InputsStatus `json:"inputs,omitempty"`
 	// Clusters is one line per cluster, those that are leaving and those
 	// that left objects behind included, at most 50, then "… and N more";
 	// the details are in each cluster's Component.

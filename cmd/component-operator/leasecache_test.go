@@ -75,7 +75,7 @@ var _ = Describe("the hub's cache of Leases and Secrets", func() {
 		Expect(c.Create(ctx, &v1alpha1.ComponentSet{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "edge"},
 			Spec: v1alpha1.ComponentSetSpec{
 				Template:  v1alpha1.ComponentTemplate{Spec: v1alpha1.ComponentSpec{Source: "web"}},
-				Placement: v1alpha1.Placement{ClusterSelector: metav1.LabelSelector{MatchLabels: map[string]string{"fleet": "edge"}}},
+				Placement: &v1alpha1.Placement{ClusterSelector: metav1.LabelSelector{MatchLabels: map[string]string{"fleet": "edge"}}},
 			}})).To(Succeed())
 		for i := range 5 {
 			Expect(c.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: fmt.Sprintf("other-%d", i)}})).To(Succeed())

@@ -34,7 +34,7 @@ var _ = Describe("a ComponentSet over three pulled clusters and two pushed ones,
 				}},
 				Remediation: &component.Remediation{Strategy: component.RemediateRollback},
 			}},
-			Placement: v1alpha1.Placement{ClusterSelector: metav1.LabelSelector{MatchLabels: map[string]string{"fleet": "demo"}}},
+			Placement: &v1alpha1.Placement{ClusterSelector: metav1.LabelSelector{MatchLabels: map[string]string{"fleet": "demo"}}},
 			Rollout:   v1alpha1.Rollout{WaveLabel: "wave", WaveOrder: []string{"canary", "main"}},
 		}
 		Expect(hub.Client.Create(ctx, set)).To(Succeed())

@@ -70,7 +70,7 @@ func BenchmarkSimulatedFleet(b *testing.B) {
 	must(b, hubClient.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "sim"}}))
 	set := &v1alpha1.ComponentSet{ObjectMeta: metav1.ObjectMeta{Namespace: "sim", Name: "web"}, Spec: v1alpha1.ComponentSetSpec{
 		Template:  v1alpha1.ComponentTemplate{Spec: v1alpha1.ComponentSpec{Source: "site", Values: benchValues(b, "v1")}},
-		Placement: v1alpha1.Placement{ClusterSelector: metav1.LabelSelector{MatchLabels: map[string]string{"fleet": "sim"}}},
+		Placement: &v1alpha1.Placement{ClusterSelector: metav1.LabelSelector{MatchLabels: map[string]string{"fleet": "sim"}}},
 	}}
 	must(b, hubClient.Create(ctx, set))
 	sim := &simFleet{}

@@ -86,7 +86,7 @@ var _ = Describe("an agent that registers with a bootstrap token and a certifica
 
 		set.Spec = v1alpha1.ComponentSetSpec{
 			Template:  v1alpha1.ComponentTemplate{Spec: v1alpha1.ComponentSpec{Source: "site", Values: values("r1")}},
-			Placement: v1alpha1.Placement{ClusterSelector: metav1.LabelSelector{MatchLabels: map[string]string{"fleet": "reg", "wave": "canary"}}},
+			Placement: &v1alpha1.Placement{ClusterSelector: metav1.LabelSelector{MatchLabels: map[string]string{"fleet": "reg", "wave": "canary"}}},
 		}
 		Expect(hub.Client.Create(ctx, set)).To(Succeed())
 		DeferCleanup(func() {

@@ -51,7 +51,7 @@ var _ = Describe("the views of a set over pulled clusters", Ordered, func() {
 		Expect(err).NotTo(HaveOccurred())
 		set.Spec = v1alpha1.ComponentSetSpec{
 			Template:  v1alpha1.ComponentTemplate{Spec: v1alpha1.ComponentSpec{Source: "site", Values: &apiextensionsv1.JSON{Raw: raw}}},
-			Placement: v1alpha1.Placement{ClusterSelector: metav1.LabelSelector{MatchLabels: map[string]string{viewsLabel: "yes"}}},
+			Placement: &v1alpha1.Placement{ClusterSelector: metav1.LabelSelector{MatchLabels: map[string]string{viewsLabel: "yes"}}},
 			// Orphan: deleting the set deletes p9's ComponentWork at once,
 			// without waiting for an agent that never comes.
 			RemovalPolicy: v1alpha1.RemovalOrphan,

@@ -37,7 +37,7 @@ var _ = Describe("a ComponentSet on the status page", Ordered, func() {
 			Template: v1alpha1.ComponentTemplate{Spec: v1alpha1.ComponentSpec{Source: "site", HealthChecks: []manifests.HealthCheck{{
 				APIVersion: "v1", Kind: "ConfigMap",
 				Current: "!has(self.metadata.annotations) || !('test.wavekit.dev/hold' in self.metadata.annotations)"}}}},
-			Placement: v1alpha1.Placement{ClusterSelector: metav1.LabelSelector{MatchLabels: map[string]string{"fleet": "edge"}}},
+			Placement: &v1alpha1.Placement{ClusterSelector: metav1.LabelSelector{MatchLabels: map[string]string{"fleet": "edge"}}},
 			Rollout:   v1alpha1.Rollout{WaveLabel: "wave", WaveOrder: []string{"canary", "main"}},
 		}}
 		Expect(env.Client.Create(ctx, set)).To(Succeed())

@@ -48,7 +48,7 @@ var _ = Describe("clusters that leave by their credentials, and clusters that ne
 
 		set.Spec = v1alpha1.ComponentSetSpec{
 			Template:           v1alpha1.ComponentTemplate{Spec: v1alpha1.ComponentSpec{Source: "site", Values: values("v1")}},
-			Placement:          v1alpha1.Placement{ClusterSelector: metav1.LabelSelector{MatchLabels: map[string]string{"fleet": "edge"}}},
+			Placement:          &v1alpha1.Placement{ClusterSelector: metav1.LabelSelector{MatchLabels: map[string]string{"fleet": "edge"}}},
 			Rollout:            v1alpha1.Rollout{WaveLabel: "wave", WaveOrder: []string{"first", "last"}, MaxUnavailable: ptrTo(intstr.FromInt32(3))},
 			UnreachableTimeout: &metav1.Duration{Duration: 2 * time.Second},
 		}

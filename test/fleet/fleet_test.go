@@ -69,7 +69,7 @@ var _ = Describe("a ComponentSet over three clusters in two waves", Ordered, fun
 				}},
 				Remediation: &component.Remediation{Strategy: component.RemediateRollback},
 			}},
-			Placement: v1alpha1.Placement{ClusterSelector: metav1.LabelSelector{MatchLabels: map[string]string{"fleet": "demo"}}},
+			Placement: &v1alpha1.Placement{ClusterSelector: metav1.LabelSelector{MatchLabels: map[string]string{"fleet": "demo"}}},
 			Rollout:   v1alpha1.Rollout{WaveLabel: "wave", WaveOrder: []string{"canary", "main"}},
 		}
 		Expect(hub.Client.Create(ctx, set)).To(Succeed())
@@ -123,7 +123,7 @@ var _ = Describe("a ComponentSet over three clusters in two waves", Ordered, fun
 		Expect(hub.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "tenant"}})).To(Succeed())
 		tenant := &v1alpha1.ComponentSet{ObjectMeta: metav1.ObjectMeta{Namespace: "tenant", Name: "grab"}, Spec: v1alpha1.ComponentSetSpec{
 			Template:  v1alpha1.ComponentTemplate{Spec: v1alpha1.ComponentSpec{Source: "site", Values: values("stolen")}},
-			Placement: v1alpha1.Placement{ClusterSelector: metav1.LabelSelector{}}, // every cluster it may see
+			Placement: &v1alpha1.Placement{ClusterSelector: metav1.LabelSelector{}}, // every cluster it may see
 		}}
 		Expect(hub.Client.Create(ctx, tenant)).To(Succeed())
 		Eventually(func() int64 { return get(tenant).Status.ObservedGeneration }).WithTimeout(timeout).Should(Equal(int64(1)))

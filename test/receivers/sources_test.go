@@ -21,7 +21,7 @@ var _ = Describe("a webhook for what a push changes", func() {
 		Expect(env.Client.Create(ctx, secret)).To(Succeed())
 		set := &v1alpha1.ComponentSet{ObjectMeta: metav1.ObjectMeta{Namespace: teamA, Name: "fleet"}, Spec: v1alpha1.ComponentSetSpec{
 			Template:  v1alpha1.ComponentTemplate{Spec: v1alpha1.ComponentSpec{Source: "site", Namespace: "fleet-objects"}},
-			Placement: v1alpha1.Placement{ClusterSelector: metav1.LabelSelector{MatchLabels: map[string]string{"fleet": "receivers"}}},
+			Placement: &v1alpha1.Placement{ClusterSelector: metav1.LabelSelector{MatchLabels: map[string]string{"fleet": "receivers"}}},
 		}}
 		Expect(env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "fleet-objects"}})).To(Succeed())
 		Expect(env.Client.Create(ctx, set)).To(Succeed())
