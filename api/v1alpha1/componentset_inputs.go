@@ -183,9 +183,10 @@ type InputsStatus struct {
 	// Count is the number of inputs at the last good read.
 	// +optional
 	Count int32 `json:"count,omitempty"`
-	// ReadAt is the time of the last good read.
+	// FailingSince is when the reads began to fail; unset after a good
+	// one.
 	// +optional
-	ReadAt *metav1.Time `json:"readAt,omitempty"`
+	FailingSince *metav1.Time `json:"failingSince,omitempty"`
 	// Error is why the last read failed, empty after a good one: the set
 	// then keeps the members it had (nothing is created or removed).
 	// +kubebuilder:validation:MaxLength=1024

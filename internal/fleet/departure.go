@@ -70,7 +70,7 @@ func (r *Reconciler) depart(ctx context.Context, set *v1alpha1.ComponentSet, c *
 	if r.isPulled(c) {
 		return r.departPulled(ctx, set, c, now)
 	}
-	d := departure{Cluster: clusterOf(c, r.keys), Component: c, State: departLeaving}
+	d := departure{Cluster: memberKey(c, r.keys), Component: c, State: departLeaving}
 	creds, err := r.credentialsOf(ctx, c)
 	if err != nil {
 		return d, 0, err
@@ -246,13 +246,13 @@ func (r *Reconciler) leaveBehind(ctx context.Context, set *v1alpha1.ComponentSet
 	}
 	r.recorder.Eventf(set, nil, "Warning", ReasonLeftBehind, "Delete", "%s", bound(fmt.Sprintf(
 		"cluster %s has not answered for %s: its Component %s is left behind, being deleted, with %d objects on the cluster; it deletes them when the cluster answers again (kubectl get component -n %s %s)",
-		clusterOf(c, r.keys), timeout, c.Name, len(c.Status.Inventory), c.Namespace, c.Name), maxEventNote))
+		memberKey(c, r.keys), timeout, c.Name, len(c.Status.Inventory), c.Namespace, c.Name), maxEventNote))
 	return nil
 }
 
 // clusterOf is the cluster of the set's Component c (its name when it has
 // no cluster annotation).
-func clusterOf(c *v1alpha1.Component, k keys) string {
+func memberKey(c *v1alpha1.Component, k keys) string {
 	if name := c.Annotations[k.clusterName]; name != "" {
 		return name
 	}
@@ -264,7 +264,7 @@ func clusterOf(c *v1alpha1.Component, k keys) string {
 func pausedDepartures(set *v1alpha1.ComponentSet, leaving []*v1alpha1.Component, k keys) []departure {
 	out := make([]departure, 0, len(leaving))
 	for _, c := range leaving {
-		d := departure{Cluster: clusterOf(c, k), Component: c, State: departLeaving}
+		d := departure{Cluster: memberKey(c, k), Component: c, State: departLeaving}
 		switch {
 		case !c.DeletionTimestamp.IsZero():
 			d.Message = deletingMessage(c, c.Spec.KubeConfig != nil && c.Spec.KubeConfig.Name == copyName(c.Name))

@@ -11,6 +11,7 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
+	"github.com/wavekit-dev/wavekit/internal/inputs"
 )
 
 // defaultKubeConfigKey is the key of the kubeconfig in a cluster Secret.
@@ -25,33 +26,37 @@ type desired struct {
 	Hash string
 }
 
-// desire makes the Component spec of cluster c from the set's template:
-// the template's spec, spec.kubeConfig naming c's Secret, spec.name the
-// set's name unless the template names a release (so the objects are named
-// alike on every cluster), and c's name, labels and annotations under
-// spec.values.cluster.
+// desire makes the Component spec of member c from the set's template:
+// the template's spec, with c's input put in its placeholders (a set with
+// spec.inputs), spec.kubeConfig naming c's cluster Secret (not for a
+// member on the operator's cluster), spec.name the set's name unless the
+// template names a release (so the objects are named alike on every
+// cluster; a member of an input: its own name), and c's cluster and input
+// under spec.values.cluster and spec.values.input.
 func desire(set *v1alpha1.ComponentSet, c cluster) (desired, error) {
-	spec := *set.Spec.Template.Spec.DeepCopy()
-	key := set.Spec.Placement.KubeConfigKey
-	if key == "" {
-		key = defaultKubeConfigKey
+	spec, err := templateSpec(set, c)
+	if err != nil {
+		return desired{}, err
 	}
-	secret := c.Name
-	if c.Secret != "" {
-		secret = c.Secret
-	}
-	if c.Key != "" {
-		key = c.Key
-	}
-	if !c.Pull {
-		spec.KubeConfig = &v1alpha1.SecretKeyReference{Name: secret, Key: key}
+	if !c.Pull && !c.Local {
+		spec.KubeConfig = kubeConfigOf(set, c)
 	}
 	if spec.Name == "" {
 		spec.Name = set.Name
+		if c.Input != nil {
+			spec.Name = c.Name
+		}
 	}
-	values, err := clusterValues(spec.Values, set.Spec.ClusterValuesKey, c)
-	if err != nil {
-		return desired{}, err
+	values := spec.Values
+	if !c.Local {
+		if values, err = clusterValues(values, set.Spec.ClusterValuesKey, c); err != nil {
+			return desired{}, err
+		}
+	}
+	if c.Input != nil {
+		if values, err = inputValues(values, set.Spec.Inputs.ValuesKey, c); err != nil {
+			return desired{}, err
+		}
 	}
 	spec.Values = values
 	labels := maps.Clone(set.Labels)
@@ -64,10 +69,47 @@ func desire(set *v1alpha1.ComponentSet, c cluster) (desired, error) {
 		Labels map[string]string      `json:"labels"`
 	}{spec, labels})
 	if err != nil {
-		return desired{}, fmt.Errorf("encoding the Component of cluster %s: %w", c.Name, err)
+		return desired{}, fmt.Errorf("encoding the Component of %s: %w", c.describe(), err)
 	}
 	sum := sha256.Sum256(encoded)
 	return desired{Spec: spec, Labels: labels, Hash: hex.EncodeToString(sum[:16])}, nil
+}
+
+// templateSpec is the template's spec, its placeholders replaced with c's
+// input and cluster for a set with spec.inputs.
+func templateSpec(set *v1alpha1.ComponentSet, c cluster) (v1alpha1.ComponentSpec, error) {
+	spec := *set.Spec.Template.Spec.DeepCopy()
+	if c.Input == nil {
+		return spec, nil
+	}
+	raw, err := json.Marshal(spec)
+	if err != nil {
+		return spec, fmt.Errorf("encoding spec.template.spec: %w", err)
+	}
+	if raw, err = inputs.Substitute(raw, c.values()); err != nil {
+		return spec, fmt.Errorf("spec.template.spec for %s: %w", c.describe(), err)
+	}
+	out := v1alpha1.ComponentSpec{}
+	if err := json.Unmarshal(raw, &out); err != nil {
+		return spec, fmt.Errorf("spec.template.spec for %s, its placeholders replaced: %w", c.describe(), err)
+	}
+	return out, nil
+}
+
+// kubeConfigOf names the Secret and key of c's kubeconfig.
+func kubeConfigOf(set *v1alpha1.ComponentSet, c cluster) *v1alpha1.SecretKeyReference {
+	key := defaultKubeConfigKey
+	if set.Spec.Placement != nil && set.Spec.Placement.KubeConfigKey != "" {
+		key = set.Spec.Placement.KubeConfigKey
+	}
+	secret := c.clusterName()
+	if c.Secret != "" {
+		secret = c.Secret
+	}
+	if c.Key != "" {
+		key = c.Key
+	}
+	return &v1alpha1.SecretKeyReference{Name: secret, Key: key}
 }
 
 // clusterValues returns the template's values with c under key (default
@@ -87,13 +129,36 @@ func clusterValues(template *apiextensionsv1.JSON, key string, c cluster) (*apie
 		}
 	}
 	values[key] = map[string]any{
-		"name":        c.Name,
+		"name":        c.clusterName(),
 		"labels":      orEmpty(c.Labels),
 		"annotations": clusterAnnotations(c.Annotations),
 	}
 	raw, err := json.Marshal(values)
 	if err != nil {
-		return nil, fmt.Errorf("encoding the values of cluster %s: %w", c.Name, err)
+		return nil, fmt.Errorf("encoding the values of cluster %s: %w", c.clusterName(), err)
+	}
+	return &apiextensionsv1.JSON{Raw: raw}, nil
+}
+
+// inputValues returns values with c's input fields under key (default
+// v1alpha1.InputValuesKey; "-": values as they are).
+func inputValues(values *apiextensionsv1.JSON, key string, c cluster) (*apiextensionsv1.JSON, error) {
+	switch key {
+	case "-":
+		return values, nil
+	case "":
+		key = v1alpha1.InputValuesKey
+	}
+	out := map[string]any{}
+	if values != nil && len(values.Raw) > 0 {
+		if err := json.Unmarshal(values.Raw, &out); err != nil {
+			return nil, fmt.Errorf("spec.template.spec.values: want an object: %w", err)
+		}
+	}
+	out[key] = c.Input.Fields
+	raw, err := json.Marshal(out)
+	if err != nil {
+		return nil, fmt.Errorf("encoding the values of %s: %w", c.describe(), err)
 	}
 	return &apiextensionsv1.JSON{Raw: raw}, nil
 }

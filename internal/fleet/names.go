@@ -20,6 +20,11 @@ const (
 	// clusterAnnotation names, on a Component, its cluster Secret (an
 	// annotation: a Secret's name may be longer than a label value).
 	clusterAnnotation = "set-cluster"
+	// memberAnnotation names, on a Component of a set with spec.inputs,
+	// its member (the Component's name when the set made it), and
+	// inputAnnotation its input's id.
+	memberAnnotation = "set-member"
+	inputAnnotation  = "set-input"
 	// specHashAnnotation is the digest of the spec the set last wrote.
 	specHashAnnotation = "set-spec-hash"
 	// waveAnnotation is the cluster wave (1-based) of the Component,
@@ -47,6 +52,7 @@ const (
 // keys are the label, annotation and finalizer keys of one operator.
 type keys struct {
 	cluster, clusterName, specHash, wave, finalizer, leftBehind string
+	member, input                                               string
 	copy, copyOf, copyVersion                                   string
 	// deletePolicy is a Component's own annotation that, set to orphan,
 	// ends its deletion without contacting its cluster.
@@ -64,6 +70,8 @@ func keysFor(operator string) keys {
 	return keys{
 		cluster:          operator + "/" + clusterLabel,
 		clusterName:      operator + "/" + clusterAnnotation,
+		member:           operator + "/" + memberAnnotation,
+		input:            operator + "/" + inputAnnotation,
 		specHash:         operator + "/" + specHashAnnotation,
 		wave:             operator + "/" + waveAnnotation,
 		finalizer:        operator + "/" + finalizerName,
@@ -97,6 +105,10 @@ func componentName(set, cluster string) string {
 	}
 	return head + "-" + suffix
 }
+
+// InputAnnotation is the annotation of a set's Component that holds the id
+// of its input, for readers such as the status page and the CLI.
+func InputAnnotation(operator string) string { return keysFor(operator).input }
 
 // MemberAnnotations are the annotations of a set's Component that name its
 // cluster and its wave (1-based), for readers such as the status page.

@@ -37,6 +37,8 @@ type plan struct {
 	FailedAt *member
 	// Unavailable is the budget of unreachable clusters.
 	Unavailable int
+	// Inputs is the number of inputs of a set with spec.inputs.
+	Inputs int
 }
 
 // makePlan decides, from the selected clusters and the set's Components

@@ -54,11 +54,15 @@ func Preview(ctx context.Context, c client.Client, operator string, set *v1alpha
 	if err := r.previewPulled(ctx, set, owned); err != nil {
 		return nil, err
 	}
-	clusters, err := r.selectClusters(ctx, set, readersOf(c))
+	list, err := r.readInputs(ctx, set)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("ComponentSet %s/%s: %w", set.Namespace, set.Name, err)
 	}
-	p, err := makePlan(set, clusters, owned, r.keys)
+	members, err := r.selectMembers(ctx, set, readersOf(c), list)
+	if err != nil {
+		return nil, fmt.Errorf("ComponentSet %s/%s: %w", set.Namespace, set.Name, err)
+	}
+	p, err := makePlan(set, members, owned, r.keys)
 	if err != nil {
 		return nil, fmt.Errorf("ComponentSet %s/%s: %w", set.Namespace, set.Name, err)
 	}
@@ -68,7 +72,7 @@ func Preview(ctx context.Context, c client.Client, operator string, set *v1alpha
 			Pulled: m.Cluster.Labels[r.keys.pull] == "true"})
 	}
 	for _, leaving := range p.Leaving {
-		out = append(out, ClusterPreview{Cluster: leaving.Annotations[r.keys.clusterName], Current: leaving})
+		out = append(out, ClusterPreview{Cluster: memberKey(leaving, r.keys), Current: leaving})
 	}
 	return out, nil
 }

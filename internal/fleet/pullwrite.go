@@ -77,7 +77,7 @@ func (r *Reconciler) writeWork(ctx context.Context, set *v1alpha1.ComponentSet, 
 // and the agent removes the Component when it is back (the ComponentWork
 // goes then: sweepRemoved).
 func (r *Reconciler) departPulled(ctx context.Context, set *v1alpha1.ComponentSet, c *v1alpha1.Component, now time.Time) (departure, time.Duration, error) {
-	d := departure{Cluster: clusterOf(c, r.keys), Component: c, State: departLeaving}
+	d := departure{Cluster: memberKey(c, r.keys), Component: c, State: departLeaving}
 	key := r.workKey(c)
 	w := &v1alpha1.ComponentWork{}
 	if err := r.client.Get(ctx, key, w); err != nil {
@@ -141,7 +141,7 @@ func (r *Reconciler) leaveWorkBehind(ctx context.Context, set *v1alpha1.Componen
 func (r *Reconciler) releasePulled(ctx context.Context, c *v1alpha1.Component) error {
 	w := &v1alpha1.ComponentWork{ObjectMeta: metav1.ObjectMeta{Namespace: r.workKey(c).Namespace, Name: r.workKey(c).Name}}
 	if err := r.client.Delete(ctx, w, client.Preconditions{UID: &c.UID}); client.IgnoreNotFound(err) != nil {
-		return fmt.Errorf("releasing Component %s/%s of cluster %s (deleting ComponentWork %s): %w", c.Namespace, c.Name, clusterOf(c, r.keys), r.workKey(c), err)
+		return fmt.Errorf("releasing Component %s/%s of cluster %s (deleting ComponentWork %s): %w", c.Namespace, c.Name, memberKey(c, r.keys), r.workKey(c), err)
 	}
 	return nil
 }

@@ -22,6 +22,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/recorder"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
+	"github.com/wavekit-dev/wavekit/internal/inputs"
 	"github.com/wavekit-dev/wavekit/pkg/component"
 	"github.com/wavekit-dev/wavekit/pkg/notify"
 )
@@ -50,6 +51,8 @@ type Reconciler struct {
 	// pulling: the API server serves ComponentWorks, so clusters may be
 	// pulled (pull.go).
 	pulling bool
+	// inputs reads the sets' spec.inputs; nil: lists only.
+	inputs *inputs.Reader
 }
 
 // Reconcile makes the set's Components follow its clusters and template.
@@ -93,26 +96,32 @@ func (r *Reconciler) rollOut(ctx context.Context, set *v1alpha1.ComponentSet) (t
 		reasonBefore = ready.Reason
 	}
 	p, err := r.planPass(ctx, set)
+	var unread *inputsError
+	if errors.As(err, &unread) {
+		return r.inputsFailed(set, unread, reasonBefore), nil, nil
+	}
 	if err != nil {
 		return 0, nil, r.unknown(set, err, reasonBefore)
 	}
+	r.inputsRead(set, p)
 	if p == nil {
 		return 0, nil, nil // invalid: the status says why
 	}
 	forgetRejoined(&set.Status, p.Members)
 	if set.Spec.Paused {
 		summarize(set, p, pausedDepartures(set, p.Leaving, r.keys), &set.Status)
-		return 0, unreachableClusters(p), nil
+		return inputsInterval(set), unreachableClusters(p), nil
 	}
 	errs := r.writeComponents(ctx, set, p.Writes)
+	recheck := inputsInterval(set)
 	var written []string
 	for i, w := range p.Writes {
 		if m := w.Member; errs[i] == nil && (m.Component == nil || m.Component.Annotations[r.keys.specHash] != m.Desired.Hash) {
 			written = append(written, m.Cluster.Name)
 		}
 	}
-	departures, removed, recheck, err := r.removeLeaving(ctx, set, p.Leaving)
-	recheck = soonest(recheck, r.pulledRecheck(memberComponents(p), time.Now()))
+	departures, removed, again, err := r.removeLeaving(ctx, set, p.Leaving)
+	recheck = soonest(soonest(recheck, again), r.pulledRecheck(memberComponents(p), time.Now()))
 	errs = append(errs, err, r.keepCopies(ctx, memberComponents(p)), r.passRequest(ctx, set, p.Members))
 	summarize(set, p, departures, &set.Status)
 	for _, e := range rolloutEvents(set, p, written, removed, reasonBefore) {
@@ -125,31 +134,68 @@ func (r *Reconciler) rollOut(ctx context.Context, set *v1alpha1.ComponentSet) (t
 	return recheck, unreachableClusters(p), nil
 }
 
-// planPass reads the set's Components and clusters and plans; a plan with
-// clusters leaving is made again from a fresh list of the API server, since
-// only that may confirm that they left. A nil plan without an error: the
-// set is invalid, and its status says why.
+// planPass reads the set's Components, inputs and clusters and plans; a
+// plan with members leaving is made again from a fresh list of the API
+// server, since only that may confirm that they left. A nil plan without
+// an error: the set is invalid, and its status says why. Inputs that
+// cannot be read give an *inputsError: the set keeps its members.
 func (r *Reconciler) planPass(ctx context.Context, set *v1alpha1.ComponentSet) (*plan, error) {
 	owned, err := r.ownedComponents(ctx, set)
 	if err != nil {
 		return nil, err
 	}
-	clusters, err := r.selectClusters(ctx, set, r.cachedReaders())
+	list, err := r.readInputs(ctx, set)
 	if err != nil {
 		return nil, err
 	}
-	p, err := makePlan(set, clusters, owned, r.keys)
-	if err == nil && len(p.Leaving) > 0 && !set.Spec.Paused {
-		if clusters, err = r.selectClusters(ctx, set, readersOf(r.live)); err != nil {
+	planFrom := func(from clusterReaders) (*plan, error) {
+		members, err := r.selectMembers(ctx, set, from, list)
+		if err != nil {
 			return nil, err
 		}
-		p, err = makePlan(set, clusters, owned, r.keys)
+		p, err := makePlan(set, members, owned, r.keys)
+		if err != nil {
+			return nil, &invalidError{err: err}
+		}
+		return p, nil
 	}
-	if err != nil {
+	p, err := planFrom(r.cachedReaders())
+	if err == nil && len(p.Leaving) > 0 && !set.Spec.Paused {
+		p, err = planFrom(readersOf(r.live))
+	}
+	if err == nil {
+		p.Inputs = len(list)
+	}
+	var invalid *invalidError
+	if errors.As(err, &invalid) {
 		setConditions(&set.Status, set.Generation, ReasonInvalid, true, err.Error())
 		return nil, nil
 	}
-	return p, nil
+	return p, err
+}
+
+// invalidError says the set asks for what cannot be: it writes nothing
+// until it changes.
+type invalidError struct{ err error }
+
+func (e *invalidError) Error() string { return e.err.Error() }
+func (e *invalidError) Unwrap() error { return e.err }
+
+// selectMembers are the set's members: its selected clusters, or its
+// inputs on them or on the operator's cluster.
+func (r *Reconciler) selectMembers(ctx context.Context, set *v1alpha1.ComponentSet, from clusterReaders, list []inputs.Input) ([]cluster, error) {
+	var clusters []cluster
+	if set.Spec.Placement != nil {
+		var err error
+		if clusters, err = r.selectClusters(ctx, set, from); err != nil {
+			return nil, err
+		}
+	}
+	members, err := expand(set, clusters, list)
+	if err != nil {
+		return nil, &invalidError{err: err}
+	}
+	return members, nil
 }
 
 // removeLeaving deletes (policy Delete: departure.go) or releases (Orphan)
@@ -175,7 +221,7 @@ func (r *Reconciler) removeLeaving(ctx context.Context, set *v1alpha1.ComponentS
 			recheck = soonest(recheck, again)
 		}
 		if err == nil && began {
-			removed = append(removed, clusterOf(c, r.keys))
+			removed = append(removed, memberKey(c, r.keys))
 		}
 		errs = append(errs, err)
 	}
@@ -285,8 +331,8 @@ func (r *Reconciler) ownedComponents(ctx context.Context, set *v1alpha1.Componen
 		if ref == nil || ref.UID != set.UID {
 			continue
 		}
-		if name := c.Annotations[r.keys.clusterName]; name != "" {
-			owned[name] = c
+		if c.Annotations[r.keys.member] != "" || c.Annotations[r.keys.clusterName] != "" {
+			owned[memberKey(c, r.keys)] = c
 		}
 	}
 	pulled, err := r.pulledComponents(ctx, set)
@@ -352,7 +398,7 @@ func (r *Reconciler) writeComponent(ctx context.Context, set *v1alpha1.Component
 func (r *Reconciler) componentOf(set *v1alpha1.ComponentSet, m *member) *v1alpha1.Component {
 	c := m.Component
 	if c == nil {
-		c = &v1alpha1.Component{ObjectMeta: metav1.ObjectMeta{Namespace: set.Namespace, Name: componentName(set.Name, m.Cluster.Name)}}
+		c = &v1alpha1.Component{ObjectMeta: metav1.ObjectMeta{Namespace: set.Namespace, Name: m.componentName(set)}}
 	} else {
 		c = c.DeepCopy()
 	}
@@ -365,7 +411,7 @@ func (r *Reconciler) componentOf(set *v1alpha1.ComponentSet, m *member) *v1alpha
 	if c.Annotations == nil {
 		c.Annotations = map[string]string{}
 	}
-	c.Annotations[r.keys.clusterName] = m.Cluster.Name
+	r.memberAnnotations(c.Annotations, m.Cluster)
 	c.Annotations[r.keys.specHash] = m.Desired.Hash
 	c.Annotations[r.keys.wave] = strconv.Itoa(m.Wave)
 	c.Spec = m.Desired.Spec

@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
+	"github.com/wavekit-dev/wavekit/internal/inputs"
 	"github.com/wavekit-dev/wavekit/pkg/notify"
 )
 
@@ -25,7 +26,7 @@ import (
 // does not serve ComponentSets (a CRD of an older release: Helm does not
 // upgrade a chart's CRDs), it logs that and registers nothing, so the
 // Components keep being reconciled.
-func Setup(mgr ctrl.Manager, operator string, notifier notify.Sink, namespaces map[string]cache.Config) error {
+func Setup(mgr ctrl.Manager, operator string, notifier notify.Sink, namespaces map[string]cache.Config, opts ...Option) error {
 	gk := v1alpha1.GroupVersion.WithKind("ComponentSet").GroupKind()
 	_, err := mgr.GetRESTMapper().RESTMapping(gk, v1alpha1.GroupVersion.Version)
 	if err != nil {
@@ -37,6 +38,9 @@ func Setup(mgr ctrl.Manager, operator string, notifier notify.Sink, namespaces m
 	}
 	r := &Reconciler{client: mgr.GetClient(), live: mgr.GetAPIReader(), keys: keysFor(operator),
 		recorder: mgr.GetEventRecorder(operator), notifier: notifier, operator: operator}
+	for _, o := range opts {
+		o(r)
+	}
 	if r.capi, err = capiKind(mgr.GetRESTMapper()); err != nil {
 		return err
 	}
@@ -62,6 +66,15 @@ func Setup(mgr ctrl.Manager, operator string, notifier notify.Sink, namespaces m
 		return fmt.Errorf("setting up the ComponentSet controller: %w", err)
 	}
 	return nil
+}
+
+// Option configures the ComponentSet controller.
+type Option func(*Reconciler)
+
+// WithInputs reads the sets' Git and pull request inputs with reader;
+// without it, a set reads only spec.inputs.list.
+func WithInputs(reader *inputs.Reader) Option {
+	return func(r *Reconciler) { r.inputs = reader }
 }
 
 // setsOfNamespace enqueues every set of the namespace of a cluster Secret

@@ -32,7 +32,10 @@ const (
 	ReasonPaused            = "Paused"
 	ReasonClusterListFailed = "ClusterListFailed"
 	ReasonInvalid           = "Invalid"
-	ReasonDeleting          = "Deleting"
+	// ReasonInputsFailed: spec.inputs could not be read (an API error, a
+	// rate limit, an unreadable file); the set keeps its members.
+	ReasonInputsFailed = "InputsFailed"
+	ReasonDeleting     = "Deleting"
 )
 
 // stateOrder lists problems first in status.clusters.
@@ -56,18 +59,27 @@ func summarize(set *v1alpha1.ComponentSet, p *plan, departures []departure, stat
 	switch {
 	case p.FailedAt != nil:
 		m := p.FailedAt
-		setConditions(status, set.Generation, ReasonFailed, true, fmt.Sprintf("the rollout stopped at wave %d of %d: cluster %s failed (Component %s): %s; "+
-			"the clusters of later waves keep their template", p.Wave, p.Waves, m.Cluster.Name, componentName(set.Name, m.Cluster.Name), m.Message)+note)
+		setConditions(status, set.Generation, ReasonFailed, true, fmt.Sprintf("the rollout stopped at wave %d of %d: %s failed (Component %s): %s; "+
+			"the %ss of later waves keep their template", p.Wave, p.Waves, m.Cluster.describe(), m.componentName(set), m.Message, unit(set))+note)
 	case set.Spec.Paused:
 		setConditions(status, set.Generation, ReasonPaused, false, pausedMessage(set, p, r)+note)
 	case len(leaving) > 0:
 		setConditions(status, set.Generation, ReasonProgressing, false, fmt.Sprintf("wave %d of %d: %s; removing %s that left: %s",
-			p.Wave, p.Waves, counts(r), count(len(leaving), "cluster"), names(leaving))+note)
+			p.Wave, p.Waves, counts(r), count(len(leaving), unit(set)), names(leaving))+note)
 	case r.Ready == r.Clusters:
-		setConditions(status, set.Generation, ReasonReady, false, fmt.Sprintf("%d of %d clusters Ready", r.Ready, r.Clusters)+note)
+		setConditions(status, set.Generation, ReasonReady, false, fmt.Sprintf("%d of %d %ss Ready", r.Ready, r.Clusters, unit(set))+note)
 	default:
 		setConditions(status, set.Generation, ReasonProgressing, false, fmt.Sprintf("wave %d of %d: %s", p.Wave, p.Waves, counts(r))+note)
 	}
+}
+
+// unit is what a set's members are called in its messages: clusters, or
+// members for a set with spec.inputs.
+func unit(set *v1alpha1.ComponentSet) string {
+	if set.Spec.Inputs != nil {
+		return "member"
+	}
+	return "cluster"
 }
 
 // rolloutOf counts the plan's clusters by state.

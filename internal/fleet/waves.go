@@ -8,22 +8,40 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
+	"github.com/wavekit-dev/wavekit/internal/inputs"
 )
 
 // cluster is a selected cluster: its name, the Secret and key of its
 // kubeconfig, and the labels and annotations it is selected by and that its
 // Component's values get.
 type cluster struct {
-	// Name names the cluster's Component (<set>-<name>).
+	// Name names the member: the cluster, whose Component is <set>-<name>,
+	// or for a set with spec.inputs the member's Component.
 	Name string
-	// Secret and Key hold the kubeconfig; Secret empty: the Secret Name,
-	// Key empty: the set's kubeConfigKey.
+	// ClusterName is, for a member of an input on a cluster, the cluster's
+	// name; empty otherwise (Name is the cluster's, or Local).
+	ClusterName string
+	// Input is the member's input, for a set with spec.inputs.
+	Input *inputs.Input
+	// Local: the member's Component goes to the operator's own cluster (a
+	// set with spec.inputs and no spec.placement).
+	Local bool
+	// Secret and Key hold the kubeconfig; Secret empty: the Secret of the
+	// cluster's name, Key empty: the set's kubeConfigKey.
 	Secret, Key string
 	Labels      map[string]string
 	Annotations map[string]string
 	// Pull: the cluster runs an agent, which pulls its Component from a
 	// ComponentWork on the hub (pull.go); its Secret holds no kubeconfig.
 	Pull bool
+}
+
+// clusterName is the name of the member's cluster: ClusterName, else Name.
+func (c cluster) clusterName() string {
+	if c.ClusterName != "" {
+		return c.ClusterName
+	}
+	return c.Name
 }
 
 // defaultMaxUnavailable is rollout.maxUnavailable when it is not set.

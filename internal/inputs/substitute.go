@@ -1,6 +1,7 @@
 package inputs
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -27,7 +28,9 @@ func Substitute(raw []byte, v Values) ([]byte, error) {
 		return raw, nil
 	}
 	var doc any
-	if err := json.Unmarshal(raw, &doc); err != nil {
+	decoder := json.NewDecoder(bytes.NewReader(raw))
+	decoder.UseNumber() // numbers of the template stay as they are written
+	if err := decoder.Decode(&doc); err != nil {
 		return nil, fmt.Errorf("decoding the template: %w", err)
 	}
 	out, err := walk(doc, v)
@@ -120,6 +123,8 @@ func textOf(value any) (string, error) {
 		return strconv.Itoa(x), nil
 	case int64:
 		return strconv.FormatInt(x, 10), nil
+	case json.Number:
+		return x.String(), nil
 	}
 	return "", fmt.Errorf("a %T has no text to put within a string", value)
 }
