@@ -72,7 +72,7 @@ type InputSource struct {
 	// fields are the input's; its id is its field "id", else its index.
 	// +kubebuilder:validation:MaxItems=1000
 	// +optional
-	List []apiextensionsv1.JSON `json:"list,omitempty"`
+	List []InputEntry `json:"list,omitempty"`
 	// GitDirectories makes an input of each directory of a repository
 	// whose path matches one of the globs.
 	// +optional
@@ -86,6 +86,14 @@ type InputSource struct {
 	// filters select.
 	// +optional
 	PullRequests *PullRequestsInput `json:"pullRequests,omitempty"`
+}
+
+// InputEntry is one entry of spec.inputs.list: an object, whose fields
+// are the input's.
+// +kubebuilder:validation:Type=object
+// +kubebuilder:pruning:PreserveUnknownFields
+type InputEntry struct {
+	apiextensionsv1.JSON `json:",inline"`
 }
 
 // GitInputRepository is the repository Git inputs are read from, with the

@@ -250,9 +250,12 @@ func (r *Reconciler) leaveBehind(ctx context.Context, set *v1alpha1.ComponentSet
 	return nil
 }
 
-// clusterOf is the cluster of the set's Component c (its name when it has
-// no cluster annotation).
+// memberKey names the member of the set's Component c: its member
+// annotation (a set with spec.inputs), else its cluster's, else its name.
 func memberKey(c *v1alpha1.Component, k keys) string {
+	if name := c.Annotations[k.member]; name != "" {
+		return name
+	}
 	if name := c.Annotations[k.clusterName]; name != "" {
 		return name
 	}

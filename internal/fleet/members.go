@@ -78,8 +78,12 @@ func expand(set *v1alpha1.ComponentSet, clusters []cluster, list []inputs.Input)
 		hosts = []cluster{{Local: true}}
 	}
 	if n := len(hosts) * len(list); n > spec.GetMaxMembers() {
-		return nil, fmt.Errorf("%d inputs on %d clusters make %d members, more than spec.inputs.maxMembers (%d): nothing was created, changed or removed",
-			len(list), len(hosts), n, spec.GetMaxMembers())
+		on := ""
+		if set.Spec.Placement != nil {
+			on = fmt.Sprintf(" on %d clusters", len(hosts))
+		}
+		return nil, fmt.Errorf("%d inputs%s make %d members, more than spec.inputs.maxMembers (%d): nothing was created, changed or removed",
+			len(list), on, n, spec.GetMaxMembers())
 	}
 	template := spec.Name
 	if template == "" {

@@ -108,9 +108,9 @@ func TestExpandRefusesBadNamesTwinsPulledClustersAndTooMany(t *testing.T) {
 }
 
 func TestMembersOfInputsAreOwnedByTheirMemberAnnotation(t *testing.T) {
-	c := &v1alpha1.Component{ObjectMeta: metav1.ObjectMeta{Name: "web-12", Annotations: map[string]string{
-		testKeys.member: "web-12", testKeys.input: "12"}}}
-	if memberKey(c, testKeys) != "web-12" {
+	c := &v1alpha1.Component{ObjectMeta: metav1.ObjectMeta{Name: "renamed", Annotations: map[string]string{
+		testKeys.member: "web-eu-12", testKeys.clusterName: "eu", testKeys.input: "12"}}}
+	if memberKey(c, testKeys) != "web-eu-12" {
 		t.Fatalf("memberKey: %s", memberKey(c, testKeys))
 	}
 }

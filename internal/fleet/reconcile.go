@@ -103,10 +103,10 @@ func (r *Reconciler) rollOut(ctx context.Context, set *v1alpha1.ComponentSet) (t
 	if err != nil {
 		return 0, nil, r.unknown(set, err, reasonBefore)
 	}
-	r.inputsRead(set, p)
 	if p == nil {
 		return 0, nil, nil // invalid: the status says why
 	}
+	r.inputsRead(set, p)
 	forgetRejoined(&set.Status, p.Members)
 	if set.Spec.Paused {
 		summarize(set, p, pausedDepartures(set, p.Leaving, r.keys), &set.Status)

@@ -12,10 +12,10 @@ import (
 	"github.com/wavekit-dev/wavekit/internal/inputs"
 )
 
-func entries(docs ...string) []apiextensionsv1.JSON {
-	out := make([]apiextensionsv1.JSON, 0, len(docs))
+func entries(docs ...string) []v1alpha1.InputEntry {
+	out := make([]v1alpha1.InputEntry, 0, len(docs))
 	for _, d := range docs {
-		out = append(out, apiextensionsv1.JSON{Raw: []byte(d)})
+		out = append(out, v1alpha1.InputEntry{JSON: apiextensionsv1.JSON{Raw: []byte(d)}})
 	}
 	return out
 }

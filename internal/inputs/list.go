@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"strconv"
 
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"github.com/wavekit-dev/wavekit/api/v1alpha1"
 )
 
 // List makes the inputs of spec.inputs.list: each entry an object, its id
 // its field "id" (a string or a number), else its index.
-func List(entries []apiextensionsv1.JSON) ([]Input, error) {
+func List(entries []v1alpha1.InputEntry) ([]Input, error) {
 	out := make([]Input, 0, len(entries))
 	for i, e := range entries {
 		fields := map[string]any{}

@@ -73,13 +73,19 @@ var _ = BeforeSuite(func() {
 	Expect(hub.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: operatorNamespace}})).To(Succeed())
 	// As the chart installs it: the objects go to the clusters with their
 	// kubeconfigs' rights, so nothing beyond the chart's defaults is granted.
-	Expect(operatortest.ApplyRBAC(ctx, hub.Client, testcluster.ModuleRoot(), "wavekit", operatorNamespace, map[string]any{})).To(Succeed())
+	// The members of sets with spec.inputs and no placement go to the hub:
+	// their ConfigMaps are granted as a platform team grants what its
+	// sources deploy (rbac.extraRules).
+	Expect(operatortest.ApplyRBAC(ctx, hub.Client, testcluster.ModuleRoot(), "wavekit", operatorNamespace, map[string]any{
+		"rbac": map[string]any{"extraRules": []any{map[string]any{"apiGroups": []any{""}, "resources": []any{"configmaps"},
+			"verbs": []any{"get", "list", "watch", "create", "update", "patch", "delete"}}}}})).To(Succeed())
 	operatorConfig, err = operatortest.ServiceAccountConfig(ctx, hub.Client, hub.Config, operatorNamespace, operatorAccount)
 	Expect(err).NotTo(HaveOccurred())
 	kubeconfig := filepath.Join(GinkgoT().TempDir(), "kubeconfig")
 	Expect(testcluster.WriteKubeconfig(operatorConfig, kubeconfig)).To(Succeed())
 	cmd := exec.Command(binary, "--kubeconfig", kubeconfig,
 		"--source", "site="+filepath.Join(testcluster.ModuleRoot(), "test", "fleet", "testdata", "site"),
+		"--source", "tenant="+filepath.Join(testcluster.ModuleRoot(), "test", "fleet", "testdata", "tenant"),
 		"--metrics-bind-address", "0", "--health-probe-bind-address", "0")
 	session, err := gexec.Start(cmd, GinkgoWriter, GinkgoWriter)
 	Expect(err).NotTo(HaveOccurred())
