@@ -38,8 +38,9 @@ func readsOutside(in *v1alpha1.Inputs) bool {
 	return false
 }
 
-// readInputs reads the set's inputs; a set without spec.inputs has none
-// (nil, nil).
+// readInputs reads the set's inputs, again only past their interval
+// unless a reconcile request asks; a set without spec.inputs has none (nil,
+// nil).
 func (r *Reconciler) readInputs(ctx context.Context, set *v1alpha1.ComponentSet) ([]inputs.Input, error) {
 	if set.Spec.Inputs == nil {
 		return nil, nil
@@ -48,8 +49,12 @@ func (r *Reconciler) readInputs(ctx context.Context, set *v1alpha1.ComponentSet)
 	if reader == nil {
 		reader = &inputs.Reader{}
 	}
+	interval := inputsInterval(set)
+	if requested := set.Annotations[r.keys.request]; requested != "" && requested != set.Status.LastHandledReconcileAt {
+		interval = 0 // a reconcile request (a Receiver's event): read again now, conditionally
+	}
 	list, err := reader.Read(ctx, set.Namespace, set.Spec.Inputs, inputs.ReadOptions{
-		Consumer: set.Namespace + "/" + set.Name, Interval: inputsInterval(set)})
+		Consumer: set.Namespace + "/" + set.Name, Interval: interval})
 	if err != nil {
 		return nil, &inputsError{err: err}
 	}

@@ -106,6 +106,10 @@ func componentName(set, cluster string) string {
 	return head + "-" + suffix
 }
 
+// MemberAnnotation is the annotation of a set's Component of an input that
+// names its member (the key of its line in status.clusters).
+func MemberAnnotation(operator string) string { return keysFor(operator).member }
+
 // InputAnnotation is the annotation of a set's Component that holds the id
 // of its input, for readers such as the status page and the CLI.
 func InputAnnotation(operator string) string { return keysFor(operator).input }

@@ -118,6 +118,10 @@ func (a *clusterAsker) readingPushed(ctx context.Context, objects []*metav1.Part
 				return nil, fmt.Errorf("reading ComponentSet %s/%s: %w", o.Namespace, o.Name, err)
 			}
 			spec = &set.Spec.Template.Spec
+			if setInputsRead(set, repositories) {
+				kept = append(kept, o)
+				continue
+			}
 		}
 		if spec == nil || readsPushed(spec, repositories) {
 			kept = append(kept, o)

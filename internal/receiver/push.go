@@ -3,6 +3,7 @@ package receiver
 import (
 	"encoding/json"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
@@ -90,4 +91,49 @@ func readsPushed(spec *v1alpha1.ComponentSpec, keys []string) bool {
 		}
 	}
 	return false
+}
+
+// setInputsRead reports whether set's spec.inputs read one of the
+// repositories in keys: its Git inputs' URLs, or the repository of its pull
+// requests on the API's host (github.com for api.github.com). The set then
+// reads its inputs again at once.
+func setInputsRead(set *v1alpha1.ComponentSet, keys []string) bool {
+	in := set.Spec.Inputs
+	if in == nil {
+		return false
+	}
+	var repos []string
+	for _, s := range append([]v1alpha1.InputSource{in.InputSource}, in.Matrix...) {
+		switch {
+		case s.GitDirectories != nil:
+			repos = append(repos, repositoryKey(s.GitDirectories.URL))
+		case s.GitFiles != nil:
+			repos = append(repos, repositoryKey(s.GitFiles.URL))
+		case s.PullRequests != nil:
+			repos = append(repos, pullRequestsKey(s.PullRequests))
+		}
+	}
+	for _, r := range repos {
+		if r != "" && slices.Contains(keys, r) {
+			return true
+		}
+	}
+	return false
+}
+
+// pullRequestsKey is the repositoryKey of the repository whose pull
+// requests p reads.
+func pullRequestsKey(p *v1alpha1.PullRequestsInput) string {
+	host := "github.com"
+	if p.Provider == v1alpha1.PullRequestsGitLab {
+		host = "gitlab.com"
+	}
+	if p.URL != "" {
+		u, err := url.Parse(p.URL)
+		if err != nil || u.Hostname() == "" {
+			return ""
+		}
+		host = strings.TrimPrefix(u.Hostname(), "api.")
+	}
+	return strings.ToLower(host + "/" + strings.Trim(p.Repository, "/"))
 }

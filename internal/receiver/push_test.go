@@ -42,3 +42,30 @@ func TestPushedRepositoriesMatchTheirComponents(t *testing.T) {
 		t.Errorf("a ping names no repository, got %v", keys)
 	}
 }
+
+func TestAPullRequestEventAsksTheSetsThatReadItsRepository(t *testing.T) {
+	event := []byte(`{"action":"labeled","number":12,"repository":{"html_url":"https://github.com/Acme/Shop","clone_url":"https://github.com/Acme/Shop.git"}}`)
+	keys := pushed(v1alpha1.ReceiverGitHub, event)
+	set := func(in v1alpha1.InputSource) *v1alpha1.ComponentSet {
+		return &v1alpha1.ComponentSet{Spec: v1alpha1.ComponentSetSpec{Inputs: &v1alpha1.Inputs{InputSource: in}}}
+	}
+	prs := func(url, repo string) v1alpha1.InputSource {
+		return v1alpha1.InputSource{PullRequests: &v1alpha1.PullRequestsInput{Provider: v1alpha1.PullRequestsGitHub, URL: url, Repository: repo}}
+	}
+	cases := []struct {
+		set  *v1alpha1.ComponentSet
+		want bool
+	}{
+		{set(prs("", "acme/shop")), true},
+		{set(prs("https://api.github.com", "acme/shop")), true},
+		{set(prs("", "acme/other")), false},
+		{set(v1alpha1.InputSource{GitDirectories: &v1alpha1.GitDirectoriesInput{GitInputRepository: v1alpha1.GitInputRepository{URL: "https://github.com/acme/shop.git"}}}), true},
+		{set(v1alpha1.InputSource{List: []v1alpha1.InputEntry{}}), false},
+		{&v1alpha1.ComponentSet{}, false},
+	}
+	for i, c := range cases {
+		if got := setInputsRead(c.set, keys); got != c.want {
+			t.Errorf("case %d: asked = %v, want %v (event names %v)", i, got, c.want, keys)
+		}
+	}
+}

@@ -28,7 +28,8 @@ func diffSet(args ...string) cliResult {
 	kubeconfig := filepath.Join(GinkgoT().TempDir(), "kubeconfig")
 	Expect(testcluster.WriteKubeconfig(hub.Config, kubeconfig)).To(Succeed())
 	args = append([]string{"--kubeconfig", kubeconfig, "diff", "componentset", "--cache-dir", GinkgoT().TempDir(),
-		"--source", "site=" + filepath.Join(testcluster.ModuleRoot(), "test", "fleet", "testdata", "site")}, args...)
+		"--source", "site=" + filepath.Join(testcluster.ModuleRoot(), "test", "fleet", "testdata", "site"),
+		"--source", "tenant=" + filepath.Join(testcluster.ModuleRoot(), "test", "fleet", "testdata", "tenant")}, args...)
 	var stdout, stderr bytes.Buffer
 	code := cli.Run(ctx, args, &stdout, &stderr)
 	GinkgoWriter.Printf("wavekit %v -> %d\n%s%s", args, code, stdout.String(), stderr.String())
@@ -58,4 +59,16 @@ func clusterSections(stdout string) map[string]string {
 		sections[name] = "cluster " + part
 	}
 	return sections
+}
+
+// runCLI runs wavekit as a user of the hub would.
+func runCLI(args ...string) cliResult {
+	GinkgoHelper()
+	kubeconfig := filepath.Join(GinkgoT().TempDir(), "kubeconfig")
+	Expect(testcluster.WriteKubeconfig(hub.Config, kubeconfig)).To(Succeed())
+	args = append([]string{"--kubeconfig", kubeconfig}, args...)
+	var stdout, stderr bytes.Buffer
+	code := cli.Run(ctx, args, &stdout, &stderr)
+	GinkgoWriter.Printf("wavekit %v -> %d\n%s%s", args, code, stdout.String(), stderr.String())
+	return cliResult{code: code, stdout: stdout.String(), stderr: stderr.String()}
 }

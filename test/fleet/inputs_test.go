@@ -53,6 +53,21 @@ var _ = Describe("a ComponentSet with inputs", Ordered, func() {
 			Expect(hubConfigMap(name)).To(HaveKeyWithValue("tenant", name[len("tenant-"):]))
 		}
 		Expect(get(set).Status.Inputs.Count).To(BeEquivalentTo(2))
+
+		tree := runCLI("tree", "--set", inputsNS+"/tenants")
+		Expect(tree.code).To(Equal(0))
+		Expect(tree.stdout).To(And(ContainSubstring("Inputs: 2"), MatchRegexp(`WAVE\s+INPUT\s+CLUSTER\s+COMPONENT`),
+			MatchRegexp(`1\s+a\s+-\s+tenant-a\s+True`), MatchRegexp(`1\s+c\s+-\s+tenant-c\s+True`)))
+		Expect(tree.stdout).NotTo(ContainSubstring("pulled"))
+
+		changed := get(set)
+		changed.Spec.Inputs.List = entries(`{"id":"a"}`, `{"id":"d"}`)
+		diff := diffSet("-f", writeSet(changed))
+		Expect(diff.code).To(Equal(1), "something would change")
+		Expect(diff.stdout).To(And(ContainSubstring("member tenant-d (wave 1, joins the selection): Component inputs/tenant-d"),
+			ContainSubstring("member tenant-c leaves the selection: Component inputs/tenant-c is deleted"),
+			ContainSubstring("Members: 1 to change, 1 unchanged, 1 to leave, 0 not previewed")))
+		Expect(hubConfigMap("tenant-d")).To(BeNil(), "a preview writes nothing")
 	})
 
 	It("makes a member per cluster and entry, two clusters by three entries in two cluster waves", func() {

@@ -142,10 +142,13 @@ func readComponentSet(ctx context.Context, cl *session.Cluster, ref string) (*v1
 	return set, nil
 }
 
-// setCluster is one cluster's Component as tree --set prints it.
+// setCluster is one member's Component as tree --set prints it: a
+// cluster's, or an input's (on a cluster, or on the operator's cluster:
+// Cluster empty).
 type setCluster struct {
 	Wave      int    `json:"wave"`
 	Cluster   string `json:"cluster"`
+	Input     string `json:"input,omitempty"`
 	Component string `json:"component"`
 	Ready     string `json:"ready"`
 	State     string `json:"state"`
@@ -174,6 +177,14 @@ func runSetTree(ctx context.Context, s *session.Session, ref, format string) err
 	summary := summarizeSet(set)
 	fmt.Fprintf(s.Stdout, "ComponentSet %s/%s: %s, wave %d of %d (%s)\n", set.Namespace, set.Name, summary.Reason, summary.Rollout.Wave, summary.Rollout.Waves, tableMessage(summary.Message))
 	w := session.NewTable(s.Stdout)
+	if set.Spec.Inputs != nil {
+		fmt.Fprintf(w, "Inputs: %s\n", inputsSummary(set))
+		fmt.Fprintln(w, "WAVE\tINPUT\tCLUSTER\tCOMPONENT\tREADY\tSTATE\tMESSAGE")
+		for _, r := range rows {
+			fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Wave, r.Input, orDash(r.Cluster), r.Component, r.Ready, r.State, tableMessage(r.Message))
+		}
+		return w.Flush()
+	}
 	fmt.Fprintln(w, "WAVE\tCLUSTER\tCOMPONENT\tREADY\tSTATE\tMESSAGE")
 	for _, r := range rows {
 		fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\t%s\n", r.Wave, r.Cluster, r.Component, r.Ready, r.State, tableMessage(r.Message))
@@ -194,9 +205,13 @@ func setClusters(set *v1alpha1.ComponentSet, members []v1alpha1.Component, opera
 		}
 		wave, _ := strconv.Atoi(c.Annotations[operator+"/set-wave"])
 		s := components.Summarize(c)
-		rows = append(rows, setCluster{Wave: wave, Cluster: c.Annotations[operator+"/set-cluster"], Component: c.Name,
-			Ready: s.Ready, State: s.State, Message: s.Message})
-		placed[rows[len(rows)-1].Cluster] = true
+		rows = append(rows, setCluster{Wave: wave, Cluster: c.Annotations[operator+"/set-cluster"], Input: c.Annotations[fleet.InputAnnotation(operator)],
+			Component: c.Name, Ready: s.Ready, State: s.State, Message: s.Message})
+		member := c.Annotations[fleet.MemberAnnotation(operator)]
+		if member == "" {
+			member = rows[len(rows)-1].Cluster
+		}
+		placed[member] = true
 	}
 	for _, line := range fleet.PlacedElsewhere(set.Status.Clusters, placed) {
 		rows = append(rows, setCluster{Wave: line.Wave, Cluster: line.Cluster, Component: PulledComponent,
@@ -206,9 +221,31 @@ func setClusters(set *v1alpha1.ComponentSet, members []v1alpha1.Component, opera
 		if rows[i].Wave != rows[j].Wave {
 			return rows[i].Wave < rows[j].Wave
 		}
-		return rows[i].Cluster < rows[j].Cluster
+		if rows[i].Cluster != rows[j].Cluster {
+			return rows[i].Cluster < rows[j].Cluster
+		}
+		return rows[i].Component < rows[j].Component
 	})
 	return rows
+}
+
+// inputsSummary says how many inputs the set read, or why it could not.
+func inputsSummary(set *v1alpha1.ComponentSet) string {
+	in := set.Status.Inputs
+	switch {
+	case in == nil:
+		return "not read yet"
+	case in.Error != "":
+		return fmt.Sprintf("%d at the last good read; failing since %s: %s", in.Count, in.FailingSince, tableMessage(in.Error))
+	}
+	return fmt.Sprintf("%d", in.Count)
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }
 
 // PulledComponent stands, in tree --set, for the Component of a pulled

@@ -106,7 +106,7 @@ func (o *setDiffOptions) runSet(ctx context.Context, s *session.Session, args []
 	for i, p := range previews {
 		reports[i] = o.previewCluster(ctx, cl, opts, set, p)
 		if o.Output == "text" {
-			printClusterReport(s.Stdout, reports[i])
+			printClusterReport(s.Stdout, reports[i], memberNoun(set))
 		}
 	}
 	if o.Output != "text" {
@@ -114,9 +114,9 @@ func (o *setDiffOptions) runSet(ctx context.Context, s *session.Session, args []
 			return err
 		}
 	} else {
-		printSetSummary(s.Stdout, reports)
+		printSetSummary(s.Stdout, reports, memberNoun(set))
 	}
-	return setExit(reports)
+	return setExit(reports, memberNoun(set))
 }
 
 // componentSet returns the set to preview: the one in the cluster, or the
@@ -185,20 +185,20 @@ func (o *setDiffOptions) previewCluster(ctx context.Context, cl *session.Cluster
 
 // printClusterReport prints a cluster's header and diff component's output
 // for it, or what happens to its Component when it leaves, or its error.
-func printClusterReport(out io.Writer, r clusterReport) {
+func printClusterReport(out io.Writer, r clusterReport, noun string) {
 	switch {
 	case r.Selection == "leaves" && r.Removal == "orphan":
-		fmt.Fprintf(out, "cluster %s leaves the selection: Component %s is released from the set, and its objects stay\n\n", r.Cluster, r.Component)
+		fmt.Fprintf(out, "%s %s leaves the selection: Component %s is released from the set, and its objects stay\n\n", noun, r.Cluster, r.Component)
 		return
 	case r.Selection == "leaves":
-		fmt.Fprintf(out, "cluster %s leaves the selection: Component %s is deleted, and its objects with it\n\n", r.Cluster, r.Component)
+		fmt.Fprintf(out, "%s %s leaves the selection: Component %s is deleted, and its objects with it\n\n", noun, r.Cluster, r.Component)
 		return
 	}
 	joins := ""
 	if r.Selection == "joins" {
 		joins = ", joins the selection"
 	}
-	fmt.Fprintf(out, "cluster %s (wave %d%s): Component %s\n", r.Cluster, r.Wave, joins, r.Component)
+	fmt.Fprintf(out, "%s %s (wave %d%s): Component %s\n", noun, r.Cluster, r.Wave, joins, r.Component)
 	if r.Error != "" {
 		fmt.Fprintf(out, "error: %s\n\n", r.Error)
 		return
@@ -208,7 +208,7 @@ func printClusterReport(out io.Writer, r clusterReport) {
 }
 
 // printSetSummary counts the clusters by what would happen to them.
-func printSetSummary(out io.Writer, reports []clusterReport) {
+func printSetSummary(out io.Writer, reports []clusterReport, noun string) {
 	var change, unchanged, leave, failed int
 	for _, r := range reports {
 		switch {
@@ -222,13 +222,22 @@ func printSetSummary(out io.Writer, reports []clusterReport) {
 			unchanged++
 		}
 	}
-	fmt.Fprintf(out, "Clusters: %d to change, %d unchanged, %d to leave, %d not previewed\n", change, unchanged, leave, failed)
+	fmt.Fprintf(out, "%ss: %d to change, %d unchanged, %d to leave, %d not previewed\n", strings.ToUpper(noun[:1])+noun[1:], change, unchanged, leave, failed)
+}
+
+// memberNoun is what the set's members are called: clusters, or members
+// (one per input, or per cluster and input) for a set with spec.inputs.
+func memberNoun(set *v1alpha1.ComponentSet) string {
+	if set.Spec.Inputs != nil {
+		return "member"
+	}
+	return "cluster"
 }
 
 // setExit is the command's end: an error naming the clusters that could
 // not be previewed (exit code 2), else exit code 1 when something would
 // change, else nil.
-func setExit(reports []clusterReport) error {
+func setExit(reports []clusterReport, noun string) error {
 	var failed []string
 	changes := false
 	for _, r := range reports {
@@ -238,7 +247,7 @@ func setExit(reports []clusterReport) error {
 		changes = changes || r.changes
 	}
 	if len(failed) > 0 {
-		return fmt.Errorf("%d of %d clusters could not be previewed: %s", len(failed), len(reports), strings.Join(failed, ", "))
+		return fmt.Errorf("%d of %d %ss could not be previewed: %s", len(failed), len(reports), noun, strings.Join(failed, ", "))
 	}
 	if changes {
 		return &session.ExitError{Code: 1}
