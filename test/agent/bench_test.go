@@ -74,7 +74,7 @@ func BenchmarkPulledClusters(b *testing.B) {
 		}()
 	}
 	set := &v1alpha1.ComponentSet{ObjectMeta: metav1.ObjectMeta{Namespace: "bench", Name: "web"}, Spec: v1alpha1.ComponentSetSpec{
-		Template: v1alpha1.ComponentTemplate{Spec: v1alpha1.ComponentSpec{Source: "site", Values: benchValues(b, "v1")}}}}
+		Template: v1alpha1.ComponentTemplate{Spec: v1alpha1.ComponentSpec{Source: "site", Values: benchValues(b, "v1")}}, Placement: &v1alpha1.Placement{}}}
 	must(b, hub.Client.Create(ctx, set))
 	waitFor(b, ctx, func() bool { return setReady(ctx, hub.Client, set) })
 	for b.Loop() {

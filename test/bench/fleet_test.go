@@ -162,7 +162,8 @@ func siteValues(greeting string) *apiextensionsv1.JSON {
 // benchSet times a set's install and upgrade over every cluster Secret of ns.
 func benchSet(b *testing.B, ctx context.Context, c client.Client, ns string) (time.Duration, time.Duration) {
 	set := &v1alpha1.ComponentSet{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "site"}, Spec: v1alpha1.ComponentSetSpec{
-		Template: v1alpha1.ComponentTemplate{Spec: v1alpha1.ComponentSpec{Source: "site", Values: siteValues("v1")}},
+		Template:  v1alpha1.ComponentTemplate{Spec: v1alpha1.ComponentSpec{Source: "site", Values: siteValues("v1")}},
+		Placement: &v1alpha1.Placement{},
 	}}
 	start := time.Now()
 	if err := c.Create(ctx, set); err != nil {

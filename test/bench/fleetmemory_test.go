@@ -65,7 +65,8 @@ func settledFleetMemory(b *testing.B, hub *testcluster.Env, site string, n int) 
 		}
 	}
 	set := &v1alpha1.ComponentSet{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "site"}, Spec: v1alpha1.ComponentSetSpec{
-		Template: v1alpha1.ComponentTemplate{Spec: v1alpha1.ComponentSpec{Source: "site", Values: siteValues("v1")}},
+		Template:  v1alpha1.ComponentTemplate{Spec: v1alpha1.ComponentSpec{Source: "site", Values: siteValues("v1")}},
+		Placement: &v1alpha1.Placement{},
 	}}
 	if err := hub.Client.Create(ctx, set); err != nil {
 		b.Fatal(err)

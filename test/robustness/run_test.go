@@ -170,7 +170,7 @@ func (r *run) createSet() {
 	set.Spec.Template.Labels = map[string]string{manifests.Key(r.operator, "shard"): "a"}
 	set.Spec.Template.Spec = v1alpha1.ComponentSpec{Source: sourceWaves,
 		Values: jsonValues(map[string]any{"op": r.operator, "deployment": false, "count": 2, "password": "fleet-password-" + r.ns})}
-	set.Spec.Placement.ClusterSelector = metav1.LabelSelector{MatchLabels: map[string]string{"soak": "in"}}
+	set.Spec.Placement = &v1alpha1.Placement{ClusterSelector: metav1.LabelSelector{MatchLabels: map[string]string{"soak": "in"}}}
 	Expect(hub.Client.Create(ctx, set)).To(Succeed())
 }
 

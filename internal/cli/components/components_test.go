@@ -98,7 +98,8 @@ var _ = Describe("Component verbs", Ordered, func() {
 	It("lists ComponentSets and shows a set's clusters by wave with their Components' state", func() {
 		ns := clitest.NewNamespace()
 		set := &v1alpha1.ComponentSet{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web"}, Spec: v1alpha1.ComponentSetSpec{
-			Template: v1alpha1.ComponentTemplate{Spec: v1alpha1.ComponentSpec{Source: "elsewhere"}},
+			Template:  v1alpha1.ComponentTemplate{Spec: v1alpha1.ComponentSpec{Source: "elsewhere"}},
+			Placement: &v1alpha1.Placement{},
 		}}
 		Expect(objects.Create(ctx, set)).To(Succeed())
 		set.Status = v1alpha1.ComponentSetStatus{ObservedGeneration: 1,
