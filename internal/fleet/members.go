@@ -49,16 +49,28 @@ func (r *Reconciler) readInputs(ctx context.Context, set *v1alpha1.ComponentSet)
 	if reader == nil {
 		reader = &inputs.Reader{}
 	}
-	interval := inputsInterval(set)
-	if requested := set.Annotations[r.keys.request]; requested != "" && requested != set.Status.LastHandledReconcileAt {
-		interval = 0 // a reconcile request (a Receiver's event): read again now, conditionally
-	}
-	list, err := reader.Read(ctx, set.Namespace, set.Spec.Inputs, inputs.ReadOptions{
-		Consumer: set.Namespace + "/" + set.Name, Interval: interval})
+	opts := inputs.ReadOptions{Consumer: set.Namespace + "/" + set.Name, Interval: inputsInterval(set)}
+	opts.Since = r.requestedAt(set)
+	list, err := reader.Read(ctx, set.Namespace, set.Spec.Inputs, opts)
 	if err != nil {
 		return nil, &inputsError{err: err}
 	}
 	return list, nil
+}
+
+// requestedAt is the time of the set's reconcile request that it has not
+// handled yet (a Receiver's event, wavekit reconcile), or zero: the inputs
+// are read again if the last read was before it. A request whose value is
+// not a time asks for a read now.
+func (r *Reconciler) requestedAt(set *v1alpha1.ComponentSet) time.Time {
+	requested := set.Annotations[r.keys.request]
+	if requested == "" || requested == set.Status.LastHandledReconcileAt {
+		return time.Time{}
+	}
+	if at, err := time.Parse(time.RFC3339Nano, requested); err == nil {
+		return at
+	}
+	return time.Now()
 }
 
 // inputsError says the set's inputs could not be read: the set keeps the

@@ -32,6 +32,10 @@ type ReadOptions struct {
 	// Interval is the set's spec.inputs.interval: a source read within it
 	// by anyone of the same identity is not read again.
 	Interval time.Duration
+	// Since, when set, asks for a read made at or after it, within the
+	// interval or not: a reconcile request (a Receiver's event) at that
+	// time. The sets one event asks share the one read it brings.
+	Since time.Time
 }
 
 // Reader reads a set's spec.inputs with a Source per kind; a kind without
