@@ -95,7 +95,9 @@ func (s *Server) Add(repo string, pr PR) {
 func (s *Server) ClosePR(repo string, n int) { s.change(repo, n, func(p *PR) { p.closed = true }) }
 
 // Push moves pull request n's head to head.
-func (s *Server) Push(repo string, n int, head string) { s.change(repo, n, func(p *PR) { p.Head = head }) }
+func (s *Server) Push(repo string, n int, head string) {
+	s.change(repo, n, func(p *PR) { p.Head = head })
+}
 
 // SetLabels replaces pull request n's labels.
 func (s *Server) SetLabels(repo string, n int, labels ...string) {
