@@ -38,6 +38,27 @@ func (l *listing) fresh(now time.Time, opts inputs.ReadOptions) bool {
 	return opts.Since.IsZero() || !l.at.Before(opts.Since)
 }
 
+// failedAnswers is how long a failed read answers the reads of its
+// listing that follow, at most: the sets of a repository whose API fails
+// do not each ask it again at every pass.
+const failedAnswers = 10 * time.Second
+
+// failure is a read that failed.
+type failure struct {
+	at  time.Time
+	err error
+}
+
+// answers tells whether f answers a read with opts at now: it is recent
+// (failedAnswers, or the interval when shorter) and not older than the
+// time the read asks since.
+func (f failure) answers(now time.Time, opts inputs.ReadOptions) bool {
+	if f.err == nil || now.Sub(f.at) >= min(failedAnswers, opts.Interval) {
+		return false
+	}
+	return opts.Since.IsZero() || !f.at.Before(opts.Since)
+}
+
 // list reads the listing of api: conditionally when previous is one page,
 // whose 304 keeps it.
 func (s *Source) list(ctx context.Context, a api, creds credentials, previous *listing) (*listing, error) {

@@ -143,6 +143,20 @@ var _ = Describe("pull requests as inputs", func() {
 		Expect(ids(got)).To(Equal([]string{"12"}))
 	})
 
+	It("answers the reads that follow a failure with it for a while, not the API, unless asked since later", func() {
+		api.FailNext(1, http.StatusBadGateway)
+		for range 20 {
+			_, err := source.Read(ctx, "team-a", spec(v1alpha1.PullRequestsGitHub, "preview"), hour)
+			Expect(err).To(MatchError(ContainSubstring("502 Bad Gateway")))
+		}
+		Expect(api.Requests()).To(HaveLen(1), "twenty sets, one failed read")
+		tick(time.Second)
+		got, err := source.Read(ctx, "team-a", spec(v1alpha1.PullRequestsGitHub, "preview"), inputs.ReadOptions{Interval: time.Hour, Since: now})
+		Expect(err).NotTo(HaveOccurred(), "an event after the failure reads again")
+		Expect(ids(got)).To(Equal([]string{"12"}))
+		Expect(api.Requests()).To(HaveLen(2))
+	})
+
 	It("sends nothing to a host whose rate limit is spent until it resets", func() {
 		api.RateLimitUntil(time.Now().Add(time.Hour))
 		_, err := source.Read(ctx, "team-a", spec(v1alpha1.PullRequestsGitHub, "preview"), inputs.ReadOptions{})

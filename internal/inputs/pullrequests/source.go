@@ -27,6 +27,9 @@ type Source struct {
 	group singleflight.Group
 	mu    sync.Mutex
 	memo  map[string]*listing
+	// failed is, by listing, the last read that failed, which answers the
+	// reads that follow for a while (failedAnswers) rather than the API.
+	failed map[string]failure
 	// limited is, by host, when its rate limit resets.
 	limited map[string]time.Time
 }
@@ -50,7 +53,7 @@ func WithClock(now func() time.Time) Option { return func(s *Source) { s.now = n
 // New returns a Source that reads the sets' token Secrets with secrets.
 func New(secrets client.Reader, opts ...Option) *Source {
 	s := &Source{secrets: secrets, client: &http.Client{Timeout: 30 * time.Second}, now: time.Now,
-		memo: map[string]*listing{}, limited: map[string]time.Time{}}
+		memo: map[string]*listing{}, failed: map[string]failure{}, limited: map[string]time.Time{}}
 	for _, o := range opts {
 		o(s)
 	}
@@ -89,10 +92,13 @@ func (s *Source) Read(ctx context.Context, namespace string, source v1alpha1.Inp
 func (s *Source) listing(ctx context.Context, api api, creds credentials, opts inputs.ReadOptions) (*listing, error) {
 	key := api.key() + "\x00" + creds.identity
 	s.mu.Lock()
-	l := s.memo[key]
+	l, f := s.memo[key], s.failed[key]
 	s.mu.Unlock()
 	if l.fresh(s.now(), opts) {
 		return l, nil
+	}
+	if f.answers(s.now(), opts) {
+		return nil, f.err
 	}
 	v, err, _ := s.group.Do(key, func() (any, error) {
 		s.mu.Lock()
@@ -102,12 +108,14 @@ func (s *Source) listing(ctx context.Context, api api, creds credentials, opts i
 			return latest, nil // read by another set while this one waited
 		}
 		read, err := s.list(ctx, api, creds, latest)
+		s.mu.Lock()
+		defer s.mu.Unlock()
 		if err != nil {
+			s.failed[key] = failure{at: s.now(), err: err}
 			return nil, err
 		}
-		s.mu.Lock()
 		s.memo[key] = read
-		s.mu.Unlock()
+		delete(s.failed, key)
 		return read, nil
 	})
 	if err != nil {
