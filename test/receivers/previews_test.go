@@ -113,7 +113,9 @@ var _ = Describe("a preview environment per pull request", Ordered, func() {
 		scm.ClosePR(shop, 13)
 		event("closed")
 		Eventually(greeting).WithArguments("preview-13").WithTimeout(timeout).Should(Equal("none"))
-		Eventually(func() error { return env.Client.Get(ctx, client.ObjectKeyFromObject(component(teamA, "preview-13")), component(teamA, "preview-13")) }).
+		Eventually(func() error {
+			return env.Client.Get(ctx, client.ObjectKeyFromObject(component(teamA, "preview-13")), component(teamA, "preview-13"))
+		}).
 			WithTimeout(timeout).Should(MatchError(ContainSubstring("not found")))
 		Expect(uid("preview-12")).To(Equal(kept))
 		Expect(greeting("preview-12")).To(Equal("pr 12 at a2"))
