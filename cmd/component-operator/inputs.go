@@ -6,6 +6,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/wavekit-dev/wavekit/internal/inputs"
+	"github.com/wavekit-dev/wavekit/internal/inputs/gitinputs"
 	"github.com/wavekit-dev/wavekit/internal/inputs/pullrequests"
 	"github.com/wavekit-dev/wavekit/internal/operator"
 )
@@ -19,7 +20,9 @@ func setInputs(mgr ctrl.Manager, sources *operator.DefinitionSources) *inputs.Re
 	allow := func(ctx context.Context, namespace, url string) error {
 		return s.Allow(ctx, namespace, "spec.inputs", url)
 	}
-	return &inputs.Reader{
-		PullRequests: pullrequests.New(mgr.GetAPIReader(), pullrequests.WithAllow(allow)),
+	reader := &inputs.Reader{PullRequests: pullrequests.New(mgr.GetAPIReader(), pullrequests.WithAllow(allow))}
+	if src := s.Git(); src != nil {
+		reader.Git = gitinputs.New(src, mgr.GetAPIReader(), gitinputs.WithAllow(allow))
 	}
+	return reader
 }

@@ -241,14 +241,7 @@ func gitCredentials(ctx context.Context, reader client.Reader, c *v1alpha1.Compo
 		if err != nil {
 			return nil, nil, err
 		}
-		auth = &git.Auth{Username: string(data["username"]), Password: string(data["password"]), BearerToken: string(data["bearerToken"]),
-			CA: data["ca.crt"], CertPEM: data["tls.crt"], KeyPEM: data["tls.key"], KnownHosts: data["known_hosts"]}
-		if auth.CA == nil {
-			auth.CA = data["caFile"]
-		}
-		if identity := data["identity"]; len(identity) > 0 {
-			auth.SSHKey, auth.SSHPassphrase, auth.Password = identity, data["password"], ""
-		}
+		auth = git.AuthFromSecret(data)
 		if strings.HasPrefix(spec.URL, "ssh://") && len(auth.SSHKey) == 0 {
 			return nil, nil, &manifests.UserError{Err: fmt.Errorf("%s.secretRef: Secret %s has no key identity (an SSH private key) for %s", field, spec.SecretRef.Name, spec.URL)}
 		}

@@ -205,3 +205,19 @@ func (r *remote) refused() *HostKeyError {
 	defer r.hostKey.mu.Unlock()
 	return r.hostKey.refusedKey
 }
+
+// AuthFromSecret is the Auth of a credentials Secret's data, with the keys
+// of Flux's GitRepository: username and password (HTTP basic; a token as
+// the password), bearerToken, ca.crt (or caFile), tls.crt and tls.key, and
+// for SSH identity (a private key), its password, and known_hosts.
+func AuthFromSecret(data map[string][]byte) *Auth {
+	auth := &Auth{Username: string(data["username"]), Password: string(data["password"]), BearerToken: string(data["bearerToken"]),
+		CA: data["ca.crt"], CertPEM: data["tls.crt"], KeyPEM: data["tls.key"], KnownHosts: data["known_hosts"]}
+	if auth.CA == nil {
+		auth.CA = data["caFile"]
+	}
+	if identity := data["identity"]; len(identity) > 0 {
+		auth.SSHKey, auth.SSHPassphrase, auth.Password = identity, data["password"], ""
+	}
+	return auth
+}
