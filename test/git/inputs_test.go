@@ -62,4 +62,3 @@ var _ = Describe("a ComponentSet over the folders of a repository", func() {
 func setMember(namespace, name string) *v1alpha1.Component {
 	return &v1alpha1.Component{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name}}
 }
-
