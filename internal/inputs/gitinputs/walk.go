@@ -114,15 +114,10 @@ func fileInputs(tree git.Tree, rel string) ([]inputs.Input, error) {
 }
 
 // entry is the input of one object of file rel: its own id, or id.
-func entry(fields map[string]any, id, rel, revision string) (inputs.Input, error) {
-	switch v := fields["id"].(type) {
-	case nil:
-	case string:
-		id = v
-	case float64:
-		id = strconv.FormatFloat(v, 'f', -1, 64)
-	default:
-		return inputs.Input{}, fmt.Errorf("%s at %s: id is a %T, not a string or number", rel, revision, v)
+func entry(fields map[string]any, otherwise, rel, revision string) (inputs.Input, error) {
+	id, err := inputs.IDOf(fields, otherwise)
+	if err != nil {
+		return inputs.Input{}, fmt.Errorf("%s at %s: id: %w", rel, revision, err)
 	}
 	fields["id"], fields["path"], fields["revision"] = id, rel, revision
 	return inputs.Input{ID: id, Fields: fields}, nil
