@@ -20,7 +20,8 @@ func addDashboard(mgr ctrl.Manager, addr, operator string, sets, definitions boo
 	if sets {
 		cluster, wave := fleet.MemberAnnotations(operator)
 		opts.Sets = []dashboard.SetKind{{Kind: v1alpha1.GroupVersion.WithKind("ComponentSet"), Member: componentKind,
-			ClusterAnnotation: cluster, WaveAnnotation: wave}}
+			ClusterAnnotation: cluster, WaveAnnotation: wave,
+			MemberAnnotation: fleet.MemberAnnotation(operator), InputAnnotation: fleet.InputAnnotation(operator)}}
 	}
 	if definitions {
 		kind := v1alpha1.GroupVersion.WithKind("ComponentDefinition")

@@ -61,6 +61,11 @@ type SetKind struct {
 	// Member is the kind of the set's components: one of Options.Kinds.
 	Member                            schema.GroupVersionKind
 	ClusterAnnotation, WaveAnnotation string
+	// MemberAnnotation and InputAnnotation, when set, name a member's key
+	// (the name of its line in status.clusters) and its input's id, for
+	// the members of a set's inputs (one per input, or per cluster and
+	// input); such a member has a cluster annotation only on a cluster.
+	MemberAnnotation, InputAnnotation string
 }
 
 // New returns the page's handler. It registers event handlers on the
@@ -123,7 +128,7 @@ func (h *Handler) lookupSets(mapper meta.RESTMapper) error {
 			return fmt.Errorf("dashboard: the members of %s, %s, are not one of the kinds shown", s.Kind, s.Member)
 		}
 		h.sets = append(h.sets, setKindInfo{kindInfo: kind, member: h.kinds[member],
-			keys: &memberKeys{cluster: s.ClusterAnnotation, wave: s.WaveAnnotation}})
+			keys: &memberKeys{cluster: s.ClusterAnnotation, wave: s.WaveAnnotation, member: s.MemberAnnotation, input: s.InputAnnotation}})
 	}
 	return nil
 }

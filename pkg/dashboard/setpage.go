@@ -52,6 +52,8 @@ type setPage struct {
 	Waves    []setWaveView
 	// MembersHidden: the viewer may not list the members' kind here.
 	MembersHidden bool
+	// Inputs: some member is an input's (a column of their ids).
+	Inputs bool
 	// NotCreated counts the selected clusters that have no component yet.
 	NotCreated    int
 	Conditions    []metav1.Condition
@@ -72,7 +74,10 @@ type setWaveView struct {
 
 // clusterView is one cluster of a wave: its component's state.
 type clusterView struct {
-	Cluster     string
+	Cluster string
+	// Input is the id of the member's input, for a set's inputs; Cluster
+	// is then empty for a member on the operator's own cluster.
+	Input       string
 	Component   string
 	URL         string
 	State       string
@@ -102,6 +107,7 @@ func (h *Handler) serveSet(w http.ResponseWriter, r *http.Request, v *viewer) {
 		pulled := pulledClusters(set, members)
 		page.Waves = setWaves(set, members, pulled)
 		page.NotCreated = max(int(set.status.Rollout.Clusters)-current(members)-len(pulled), 0)
+		page.Inputs = slices.ContainsFunc(members, func(m *record) bool { return m.member != nil && m.member.input != "" })
 	} else {
 		page.MembersHidden = true
 	}
@@ -173,7 +179,7 @@ func waveState(set *setRecord, n int) string {
 // generation (whether that holds its wave is the wave's to say).
 func clusterOf(m *record) clusterView {
 	readyNow := m.ready.Status == metav1.ConditionTrue && m.ready.ObservedGeneration == m.generation
-	return clusterView{Cluster: m.member.cluster, Component: m.name, URL: componentURL(m.kind.key, m.namespace, m.name),
+	return clusterView{Cluster: m.member.cluster, Input: m.member.input, Component: m.name, URL: componentURL(m.kind.key, m.namespace, m.name),
 		State: m.state(), Reason: m.ready.Reason, Message: strings.Join(strings.Fields(m.ready.Message), " "),
 		Unreachable: m.ready.Status != metav1.ConditionTrue && m.ready.Reason == component.ReasonTargetUnreachable,
 		Holds:       !readyNow && !m.deleting, Deleting: m.deleting}
@@ -185,7 +191,7 @@ func clusterOf(m *record) clusterView {
 func pulledClusters(set *setRecord, members []*record) []fleet.ClusterLine {
 	here := map[string]bool{}
 	for _, m := range members {
-		here[m.member.cluster] = true
+		here[m.member.key] = true
 	}
 	return fleet.PlacedElsewhere(set.status.Clusters, here)
 }

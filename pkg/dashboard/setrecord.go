@@ -17,13 +17,21 @@ import (
 // name its cluster and wave.
 type memberKeys struct {
 	cluster, wave string
+	// member and input: the member's key and input id, for a set's inputs.
+	member, input string
 }
 
 // membership is where a component stands in the set that controls it.
 type membership struct {
 	// set is the UID of the controlling set.
-	set     string
+	set string
+	// key names the member in the set's status lines: its member
+	// annotation, else its cluster, else its name.
+	key string
+	// cluster is the member's cluster; empty for a member of an input on
+	// the operator's own cluster.
 	cluster string
+	input   string
 	// wave is 1-based; 0 when the annotation is missing or not a number.
 	wave int
 }
@@ -40,11 +48,24 @@ func (k *memberKeys) of(u *unstructured.Unstructured) *membership {
 	}
 	annotations := u.GetAnnotations()
 	wave, _ := strconv.Atoi(annotations[k.wave])
-	cluster := annotations[k.cluster]
-	if cluster == "" {
-		cluster = u.GetName()
+	m := &membership{set: string(ref.UID), cluster: annotations[k.cluster], wave: wave}
+	if k.input != "" {
+		m.input = annotations[k.input]
 	}
-	return &membership{set: string(ref.UID), cluster: cluster, wave: wave}
+	if k.member != "" {
+		m.key = annotations[k.member]
+	}
+	switch {
+	case m.key != "":
+	case m.cluster != "":
+		m.key = m.cluster
+	default:
+		m.key, m.cluster = u.GetName(), u.GetName()
+	}
+	if m.input != "" && annotations[k.cluster] == "" {
+		m.cluster = "" // an input's member on the operator's own cluster
+	}
+	return m
 }
 
 // setKindInfo is a set kind the page shows and the kind of its members.

@@ -12,6 +12,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
@@ -39,6 +40,7 @@ var _ = Describe("a ComponentSet on the page", Ordered, func() {
 		DeferCleanup(page.Close)
 		Expect(env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})).To(Succeed())
 		set.Spec.Template.Spec.Source = "app"
+		set.Spec.Placement = &v1alpha1.Placement{}
 		Expect(env.Client.Create(ctx, set)).To(Succeed())
 		set.Status.Rollout = v1alpha1.RolloutStatus{Wave: 2, Waves: 2, Clusters: 4, Ready: 1, Updating: 1, Unreachable: 1, Waiting: 1}
 		set.Status.Conditions = []metav1.Condition{{Type: component.ConditionReady, Status: metav1.ConditionFalse, Reason: "Progressing",
@@ -90,6 +92,57 @@ var _ = Describe("a ComponentSet on the page", Ordered, func() {
 	})
 })
 
+// A set with inputs: one member on the page's own cluster, two on a
+// cluster, each with its input; the set's lines name them by member.
+var _ = Describe("a ComponentSet with inputs on the page", func() {
+	It("shows each member once with its input, and the members on this cluster as such", func() {
+		h, err := startPage(ctx, env.Config, dashboard.Options{Log: zap.New(zap.WriteTo(GinkgoWriter)), Sets: []dashboard.SetKind{{
+			Kind: v1alpha1.GroupVersion.WithKind("ComponentSet"), Member: componentKind,
+			ClusterAnnotation: "wavekit.dev/set-cluster", WaveAnnotation: "wavekit.dev/set-wave",
+			MemberAnnotation: "wavekit.dev/set-member", InputAnnotation: "wavekit.dev/set-input"}}}, func(f func()) { DeferCleanup(f) })
+		Expect(err).NotTo(HaveOccurred())
+		page := httptest.NewServer(h)
+		DeferCleanup(page.Close)
+		set := &v1alpha1.ComponentSet{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "previews"}}
+		set.Spec.Template.Spec.Source = "app"
+		set.Spec.Inputs = &v1alpha1.Inputs{InputSource: v1alpha1.InputSource{List: []v1alpha1.InputEntry{{JSON: apiextensionsv1.JSON{Raw: []byte(`{"id":"12"}`)}}}}}
+		Expect(env.Client.Create(ctx, set)).To(Succeed())
+		set.Status.Rollout = v1alpha1.RolloutStatus{Wave: 1, Waves: 1, Clusters: 3, Ready: 3}
+		set.Status.Clusters = []string{"preview-12 (wave 1): Ready", "previews-eu-x (wave 1): Ready", "previews-us-x (wave 1): Ready"}
+		Expect(env.Client.Status().Update(ctx, set)).To(Succeed())
+		inputMember(set, "preview-12", "", "12")
+		inputMember(set, "previews-eu-x", "eu", "x")
+		inputMember(set, "previews-us-x", "us", "x")
+		body := func() string { return get(page.URL + "/s/componentset.wavekit.dev/default/previews") }
+		Eventually(body).WithTimeout(10 * time.Second).Should(ContainSubstring(`data-cluster="us" data-input="x"`))
+		Expect(body()).To(And(ContainSubstring("<th>Input</th>"), ContainSubstring(`data-cluster="" data-input="12"`),
+			ContainSubstring(`<td>12</td><td><small>this cluster</small>`), ContainSubstring(`data-cluster="eu" data-input="x"`)))
+		Expect(body()).NotTo(ContainSubstring("data-pulled"), "every line has its member here")
+		Expect(strings.Count(body(), `<tr class="cluster`)).To(Equal(3))
+	})
+})
+
+// inputMember creates the Component name of set's input on cluster (""
+// for the page's own), Ready.
+func inputMember(set *v1alpha1.ComponentSet, name, cluster, input string) {
+	GinkgoHelper()
+	annotations := map[string]string{"wavekit.dev/set-member": name, "wavekit.dev/set-input": input, "wavekit.dev/set-wave": "1"}
+	if cluster != "" {
+		annotations["wavekit.dev/set-cluster"] = cluster
+	}
+	c := &v1alpha1.Component{ObjectMeta: metav1.ObjectMeta{Namespace: set.Namespace, Name: name, Annotations: annotations,
+		OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(set, v1alpha1.GroupVersion.WithKind("ComponentSet"))}}}
+	c.Spec.Source = "app"
+	Expect(env.Client.Create(ctx, c)).To(Succeed())
+	status := readyStatus()
+	status.ObservedGeneration = c.Generation
+	for i := range status.Conditions {
+		status.Conditions[i].ObservedGeneration = c.Generation
+	}
+	c.Status = status
+	Expect(env.Client.Status().Update(ctx, c)).To(Succeed())
+}
+
 // member creates the Component of cluster in wave that set controls, with
 // status.
 func member(set *v1alpha1.ComponentSet, cluster string, wave int, status component.Status) {
@@ -126,6 +179,7 @@ var _ = Describe("a ComponentSet to a viewer who may list sets and not Component
 		DeferCleanup(page.Close)
 		set := &v1alpha1.ComponentSet{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "counted"}}
 		set.Spec.Template.Spec.Source = "app"
+		set.Spec.Placement = &v1alpha1.Placement{}
 		Expect(env.Client.Create(ctx, set)).To(Succeed())
 		member(set, "east", 1, readyStatus())
 		body := func() string {

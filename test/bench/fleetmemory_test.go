@@ -72,10 +72,17 @@ func settledFleetMemory(b *testing.B, hub *testcluster.Env, site string, n int) 
 		b.Fatal(err)
 	}
 	waitComponentsReady(b, ctx, hub.Client, ns, n)
-	time.Sleep(5 * time.Second) // the last status writes and events settle
+	return settledAnonMiB(op.cmd.Process.Pid)
+}
+
+// settledAnonMiB waits for the last status writes and events of process
+// pid to settle and returns the median of its anonymous resident memory
+// (RssAnon) over a second, in MiB.
+func settledAnonMiB(pid int) float64 {
+	time.Sleep(5 * time.Second)
 	samples := make([]float64, 0, 20)
 	for range 20 {
-		samples = append(samples, sampleProcess(op.cmd.Process.Pid).anonKiB/1024)
+		samples = append(samples, sampleProcess(pid).anonKiB/1024)
 		time.Sleep(50 * time.Millisecond)
 	}
 	slices.Sort(samples)

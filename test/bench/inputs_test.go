@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"slices"
 	"testing"
 	"time"
 
@@ -65,12 +64,5 @@ func settledInputMembers(b *testing.B, hub *testcluster.Env, source string, n in
 	}
 	waitComponentsReady(b, ctx, hub.Client, ns, n)
 	took := time.Since(start)
-	time.Sleep(5 * time.Second) // the last status writes and events settle
-	samples := make([]float64, 0, 20)
-	for range 20 {
-		samples = append(samples, sampleProcess(op.cmd.Process.Pid).anonKiB/1024)
-		time.Sleep(50 * time.Millisecond)
-	}
-	slices.Sort(samples)
-	return samples[len(samples)/2], took
+	return settledAnonMiB(op.cmd.Process.Pid), took
 }

@@ -82,6 +82,25 @@ var _ = Describe("the README's offline quick start", Ordered, func() {
 		Expect(shell.run(`kubectl get configmap storefront-storefront -o jsonpath='{.metadata.labels.app\.kubernetes\.io/part-of}'`)).To(Equal("storefront"))
 	})
 
+	It("runs a preview environment per labelled pull request as examples/previews.yaml's comment says, against the fake API it starts", func() {
+		lines := exampleCommands("examples/previews.yaml")
+		Expect(lines).To(HaveLen(6))
+		DeferCleanup(func() { shell.run("wavekit cluster delete") })
+		DeferCleanup(stopProcesses, "fakescm")
+		shell.run("go install ./cmd/wavekit") // as the README's block does, if no spec ran it yet
+		for _, line := range lines {
+			out := shell.run(line)
+			if strings.HasPrefix(line, "wavekit tree --set") {
+				Expect(out).To(MatchRegexp(`1\s+12\s+-\s+preview-12\s+True`))
+				Expect(out).To(MatchRegexp(`1\s+14\s+-\s+preview-14\s+True`))
+				Expect(out).NotTo(ContainSubstring("preview-13"), "not labelled: no preview")
+			}
+		}
+		Expect(shell.run("kubectl get configmap -n preview-12 preview-12-config -o jsonpath={.data.greeting}")).To(Equal("preview of #12: A cart that remembers"))
+		Expect(shell.run("kubectl get deployment -n preview-14 preview-14 -o jsonpath={.spec.template.spec.containers[0].image}")).To(
+			Equal("registry.example.com/shop:1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b"), "the pull request's head commit")
+	})
+
 	It("serves a kind of your own as examples/definition.yaml's comment runs it, and says of a definition that nothing serves it", func() {
 		lines := exampleCommands("examples/definition.yaml")
 		Expect(lines[0]).To(Equal("wavekit cluster create --operator --source web=examples/templates/web"), "the quick start's cluster, word for word")
@@ -247,6 +266,22 @@ func (s *quickstartShell) state(name string) clusterState {
 	var state clusterState
 	Expect(json.Unmarshal(data, &state)).To(Succeed())
 	return state
+}
+
+// stopProcesses stops the processes whose command line begins with name
+// (a program an example starts in the background).
+func stopProcesses(name string) {
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cmdline, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err == nil && filepath.Base(strings.SplitN(string(cmdline), "\x00", 2)[0]) == name {
+			_ = syscall.Kill(pid, syscall.SIGTERM)
+		}
+	}
 }
 
 // processRuns reports whether pid is a process that has not exited (a

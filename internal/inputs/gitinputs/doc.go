@@ -16,7 +16,8 @@
 // Globs use "/" as the separator: "*" stays within a path element, "**"
 // crosses them. The walk never follows a symbolic link and never enters
 // .git. A file holds one object (one input) or a list of objects (one per
-// entry), at most 1 MiB; a read gives at most 1 000 inputs. A file that
-// does not parse, or any bound passed, fails the whole read: an error and
-// no inputs, so that the set keeps its members.
+// entry), at most 1 MiB, and 16 MiB for the files of a read together; a
+// read gives at most 1 000 inputs. A file that does not parse, or any bound
+// passed, fails the whole read: an error and no inputs, so that the set
+// keeps its members.
 package gitinputs

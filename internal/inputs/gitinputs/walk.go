@@ -21,6 +21,9 @@ import (
 const (
 	maxInputs    = 1000
 	maxFileBytes = 1 << 20
+	// maxReadBytes bounds the files of one read together, which the
+	// operator holds parsed.
+	maxReadBytes = 16 << 20
 )
 
 // directories are the directories of tree matching one of paths and none
@@ -56,9 +59,15 @@ func files(tree git.Tree, paths []string) ([]inputs.Input, error) {
 		return nil, err
 	}
 	var out []inputs.Input
+	total := int64(0)
 	err = walk(tree.Dir, func(rel string, d fs.DirEntry) error {
 		if !d.Type().IsRegular() || !matches(include, rel) {
 			return nil
+		}
+		if info, err := d.Info(); err == nil {
+			if total += info.Size(); total > maxReadBytes {
+				return fmt.Errorf("the files matched at %s are larger than %d MiB together", tree.Revision, maxReadBytes>>20)
+			}
 		}
 		read, err := fileInputs(tree, rel)
 		if err != nil {
@@ -114,15 +123,10 @@ func fileInputs(tree git.Tree, rel string) ([]inputs.Input, error) {
 }
 
 // entry is the input of one object of file rel: its own id, or id.
-func entry(fields map[string]any, id, rel, revision string) (inputs.Input, error) {
-	switch v := fields["id"].(type) {
-	case nil:
-	case string:
-		id = v
-	case float64:
-		id = strconv.FormatFloat(v, 'f', -1, 64)
-	default:
-		return inputs.Input{}, fmt.Errorf("%s at %s: id is a %T, not a string or number", rel, revision, v)
+func entry(fields map[string]any, otherwise, rel, revision string) (inputs.Input, error) {
+	id, err := inputs.IDOf(fields, otherwise)
+	if err != nil {
+		return inputs.Input{}, fmt.Errorf("%s at %s: id: %w", rel, revision, err)
 	}
 	fields["id"], fields["path"], fields["revision"] = id, rel, revision
 	return inputs.Input{ID: id, Fields: fields}, nil

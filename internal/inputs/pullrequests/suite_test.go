@@ -1,15 +1,12 @@
 package pullrequests_test
 
 import (
-	"context"
 	"testing"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/wavekit-dev/wavekit/internal/testing/secretmap"
 )
 
 func TestPullRequests(t *testing.T) {
@@ -17,21 +14,6 @@ func TestPullRequests(t *testing.T) {
 	RunSpecs(t, "pullrequests")
 }
 
-// secrets is a reader of Secrets by namespace/name: the Secret reader is
-// not what these specs test.
-type secrets map[string]map[string][]byte
-
-func (s secrets) Get(_ context.Context, key client.ObjectKey, obj client.Object, _ ...client.GetOption) error {
-	data, ok := s[key.String()]
-	if !ok {
-		return apierrors.NewNotFound(schema.GroupResource{Resource: "secrets"}, key.Name)
-	}
-	secret := obj.(*corev1.Secret)
-	secret.Namespace, secret.Name, secret.Data = key.Namespace, key.Name, data
-	return nil
-}
-
-func (s secrets) List(context.Context, client.ObjectList, ...client.ListOption) error {
-	Fail("the source lists no Secrets")
-	return nil
-}
+// secrets are the Secrets the specs' sets read: the reader is not what
+// they test.
+type secrets = secretmap.Reader
