@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"time"
 
 	"github.com/wavekit-dev/wavekit/internal/inputs"
@@ -89,6 +90,9 @@ func (s *Source) list(ctx context.Context, a api, creds credentials, previous *l
 			return nil, fmt.Errorf("%s %s has more than %d open pull requests, more than a set reads", a.provider, a.repo, maxPulls)
 		}
 		next := a.nextPage(resp, page)
+		if next != "" && !sameOrigin(next, page) {
+			return nil, fmt.Errorf("%s: the next page is on another host (%s): the token goes to the API's host only", redact(page), redact(next))
+		}
 		if n == 1 && next == "" {
 			read.etag = resp.Header.Get("ETag")
 		}
@@ -131,6 +135,26 @@ func (s *Source) get(ctx context.Context, c *http.Client, a api, creds credentia
 	return resp, body, nil
 }
 
+// sameOrigin tells whether two URLs have one scheme and host.
+func sameOrigin(a, b string) bool {
+	ua, errA := url.Parse(a)
+	ub, errB := url.Parse(b)
+	return errA == nil && errB == nil && ua.Scheme == ub.Scheme && ua.Host == ub.Host
+}
+
+// stayOnHost refuses a redirect to another scheme or host: the token
+// (GitLab's PRIVATE-TOKEN is not a header Go drops) goes to the API's host
+// only.
+func stayOnHost(req *http.Request, via []*http.Request) error {
+	if len(via) >= 5 {
+		return fmt.Errorf("more than 5 redirects")
+	}
+	if req.URL.Scheme != via[0].URL.Scheme || req.URL.Host != via[0].URL.Host {
+		return fmt.Errorf("a redirect to another host (%s): the token goes to the API's host only", req.URL.Host)
+	}
+	return nil
+}
+
 // clientFor is the HTTP client of creds: the Source's, or one that also
 // trusts creds' CA.
 func (s *Source) clientFor(creds credentials) (*http.Client, error) {
@@ -146,5 +170,5 @@ func (s *Source) clientFor(creds credentials) (*http.Client, error) {
 	}
 	transport := http.DefaultTransport.(*http.Transport).Clone()
 	transport.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
-	return &http.Client{Timeout: s.client.Timeout, Transport: transport}, nil
+	return &http.Client{Timeout: s.client.Timeout, Transport: transport, CheckRedirect: stayOnHost}, nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"sync"
 	"time"
 
@@ -184,6 +185,31 @@ var _ = Describe("pull requests as inputs", func() {
 		Expect(err).To(MatchError(ContainSubstring("refused the token of Secret team-c/scm (401)")))
 		Expect(err.Error()).NotTo(ContainSubstring("another-token"))
 		Expect(api.Requests()).To(HaveLen(2))
+	})
+
+	It("sends the token to the API's host only: no redirect or next page to another host is followed", func() {
+		var leaked []string
+		other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			leaked = append(leaked, r.Header.Get("PRIVATE-TOKEN")+r.Header.Get("Authorization"))
+			_, _ = w.Write([]byte("[]"))
+		}))
+		DeferCleanup(other.Close)
+		redirecting := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Query().Get("page") == "1" || r.URL.Query().Get("limit") != "" {
+				w.Header().Set("Link", fmt.Sprintf(`<%s/next>; rel="next"`, other.URL))
+				_, _ = w.Write([]byte("[]"))
+				return
+			}
+			http.Redirect(w, r, other.URL+r.URL.Path, http.StatusFound)
+		}))
+		DeferCleanup(redirecting.Close)
+		for _, p := range []v1alpha1.PullRequestProvider{v1alpha1.PullRequestsGitLab, v1alpha1.PullRequestsGitea} {
+			in := spec(p)
+			in.PullRequests.URL = redirecting.URL
+			_, err := source.Read(ctx, "team-a", in, inputs.ReadOptions{})
+			Expect(err).To(MatchError(ContainSubstring("another host")), string(p))
+		}
+		Expect(leaked).To(BeEmpty())
 	})
 
 	It("checks the API's URL before it sends anything", func() {

@@ -52,7 +52,7 @@ func WithClock(now func() time.Time) Option { return func(s *Source) { s.now = n
 
 // New returns a Source that reads the sets' token Secrets with secrets.
 func New(secrets client.Reader, opts ...Option) *Source {
-	s := &Source{secrets: secrets, client: &http.Client{Timeout: 30 * time.Second}, now: time.Now,
+	s := &Source{secrets: secrets, client: &http.Client{Timeout: 30 * time.Second, CheckRedirect: stayOnHost}, now: time.Now,
 		memo: map[string]*listing{}, failed: map[string]failure{}, limited: map[string]time.Time{}}
 	for _, o := range opts {
 		o(s)
