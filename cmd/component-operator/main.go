@@ -217,7 +217,7 @@ func run() error {
 	}
 	watched := namespaces(watchNamespaces) // nil: all
 	if *componentSets {
-		if err := fleet.Setup(mgr, name, sink, watched, fleet.WithInputs(setInputs(mgr, definitionSources))); err != nil {
+		if err := fleet.Setup(mgr, name, sink, watched, fleet.WithInputs(definitionSources.SetInputs().Reader(mgr.GetAPIReader()))); err != nil {
 			return err
 		}
 		if err := setupAgentApprover(mgr, name); err != nil {

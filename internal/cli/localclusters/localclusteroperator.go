@@ -89,7 +89,7 @@ func runClusterOperator(ctx context.Context, s *session.Session, f clusterOperat
 			return fmt.Errorf("serving ComponentDefinitions: %w", err)
 		}
 	}
-	if err := fleet.Setup(mgr, s.OperatorName, nil, nil); err != nil {
+	if err := fleet.Setup(mgr, s.OperatorName, nil, nil, fleet.WithInputs(definitionSources.SetInputs().Reader(mgr.GetAPIReader()))); err != nil {
 		return err
 	}
 	return mgr.Start(ctx)
