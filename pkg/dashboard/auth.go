@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -20,21 +21,26 @@ import (
 var ErrUnauthenticated = errors.New("the token was not accepted")
 
 // Access is one thing a viewer may be allowed to do: a verb on a resource in
-// a namespace ("" for every namespace).
+// a namespace ("" for every namespace), or on one object of it (Name).
 type Access struct {
 	Verb      string
 	Group     string
 	Resource  string
 	Namespace string
+	Name      string
 }
 
-// Authorizer checks viewers' tokens and decides what they may see.
+// User is who a viewer is, as RBAC sees them: the user of a token, or the
+// one an OpenID Connect sign-in names.
+type User = authenticationv1.UserInfo
+
+// Authorizer checks viewers' tokens and decides what they may see and do.
 type Authorizer interface {
-	// Authenticate returns ErrUnauthenticated (wrapped) for a token the
-	// cluster does not accept.
-	Authenticate(ctx context.Context, token string) error
-	// Allowed tells whether the token's user may do what access says.
-	Allowed(ctx context.Context, token string, access Access) (bool, error)
+	// Authenticate returns the token's user, or ErrUnauthenticated
+	// (wrapped) for a token the cluster does not accept.
+	Authenticate(ctx context.Context, token string) (User, error)
+	// Allowed tells whether user may do what access says.
+	Allowed(ctx context.Context, user User, access Access) (bool, error)
 }
 
 // KubernetesAuth is the Authorizer of an operator: TokenReviews and
@@ -54,9 +60,8 @@ func NewKubernetesAuth(client kubernetes.Interface, ttl time.Duration) *Kubernet
 }
 
 // Authenticate checks the token with a TokenReview.
-func (a *KubernetesAuth) Authenticate(ctx context.Context, token string) error {
-	_, err := a.user(ctx, token)
-	return err
+func (a *KubernetesAuth) Authenticate(ctx context.Context, token string) (User, error) {
+	return a.user(ctx, token)
 }
 
 // user returns the token's user, from the cache or a TokenReview.
@@ -83,13 +88,9 @@ func (a *KubernetesAuth) user(ctx context.Context, token string) (authentication
 	return v.(authenticationv1.UserInfo), nil
 }
 
-// Allowed asks a SubjectAccessReview for the token's user.
-func (a *KubernetesAuth) Allowed(ctx context.Context, token string, access Access) (bool, error) {
-	user, err := a.user(ctx, token)
-	if err != nil {
-		return false, err
-	}
-	key := fmt.Sprintf("%s/%s/%s/%s/%s", hashToken(token), access.Verb, access.Group, access.Resource, access.Namespace)
+// Allowed asks a SubjectAccessReview for user.
+func (a *KubernetesAuth) Allowed(ctx context.Context, user User, access Access) (bool, error) {
+	key := fmt.Sprintf("%s/%s/%s/%s/%s/%s", userKey(user), access.Verb, access.Group, access.Resource, access.Namespace, access.Name)
 	if allowed, ok := a.access.get(key); ok {
 		return allowed, nil
 	}
@@ -116,9 +117,16 @@ func accessReview(user authenticationv1.UserInfo, access Access) *authorizationv
 	return &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
 		User: user.Username, UID: user.UID, Groups: user.Groups, Extra: extra,
 		ResourceAttributes: &authorizationv1.ResourceAttributes{
-			Verb: access.Verb, Group: access.Group, Resource: access.Resource, Namespace: access.Namespace,
+			Verb: access.Verb, Group: access.Group, Resource: access.Resource, Namespace: access.Namespace, Name: access.Name,
 		},
 	}}
+}
+
+// userKey is the key of a user in the access cache: a digest of all that
+// RBAC reads of them.
+func userKey(user User) string {
+	data, _ := json.Marshal(user)
+	return hashToken(string(data))
 }
 
 // hashToken is the key of a token in the caches: the token itself is

@@ -38,6 +38,22 @@ type componentPage struct {
 	// ChartDependencies are the chart dependencies the last render
 	// brought (status.source.dependencies).
 	ChartDependencies []manifests.DependencyInfo
+	// Actions are the buttons of the actions the viewer may take, each a
+	// form that carries CSRF.
+	Actions []actionButton
+	// Done is the action just taken (the ?done= of the redirect).
+	Done string
+	// Request is the last reconcile request and whether the operator
+	// handled it.
+	Request *requestView
+}
+
+// requestView is the last reconcile request of a component.
+type requestView struct {
+	At      string
+	Handled bool
+	// Outcome is the Ready condition's reason and message.
+	Outcome string
 }
 
 // waveView is one wave on the page.
@@ -90,13 +106,18 @@ func (h *Handler) serveComponent(w http.ResponseWriter, r *http.Request, v *view
 		return
 	}
 	page := componentPage{
-		layoutData: layoutData{Title: rec.name + " · " + h.opts.Title, Live: "/live?namespace=" + rec.namespace, LoggedIn: v.token != ""},
+		layoutData: h.layout(v, rec.name+" · "+h.opts.Title, "/live?namespace="+rec.namespace),
 		Row:        newRow(rec, 0), Observed: rec.status.ObservedGeneration, TraceID: rec.status.LastTraceID,
 		Commands: componentCommands(rec), Waves: waveViews(rec.waves),
 		Conditions: rec.status.Conditions, History: rec.status.History, HistoryCommand: historyCommand(rec),
 		LastGood: rec.status.LastGoodRender, Attempt: rec.status.Attempt,
 		Tests: objectViews(specialItems(rec.status.Inventory, true), false), DeleteHooks: objectViews(specialItems(rec.status.Inventory, false), false),
 		EventsCommand: eventsCommand(rec),
+	}
+	page.Actions, page.Done = h.buttons(r.Context(), v, componentTarget(rec)), doneOf(r)
+	if rec.requestedAt != "" {
+		page.Request = &requestView{At: rec.requestedAt, Handled: rec.status.LastHandledReconcileAt == rec.requestedAt,
+			Outcome: strings.TrimSpace(rec.ready.Reason + ": " + rec.ready.Message)}
 	}
 	if rec.status.Source != nil {
 		page.ChartDependencies = rec.status.Source.Dependencies

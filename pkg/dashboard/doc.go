@@ -1,4 +1,4 @@
-// Package dashboard serves a read-only status page of component operators
+// Package dashboard serves the status page of component operators
 // built on pkg/component: an overview of every component a viewer may list
 // and a page per component with its waves, conditions, Events, history,
 // drift and dependencies, updated live by server-sent events; with
@@ -11,7 +11,8 @@
 // given, from one informer cache shared by every viewer; it never reads a
 // Secret and never shows spec.values or what valuesFrom refers to. It is
 // server-rendered HTML (html/template) with embedded static files and one
-// small script; every route but the login form answers GET and HEAD only.
+// small script; every route but the login form and the actions answers GET
+// and HEAD only.
 //
 // An operator mounts it with a few lines, off until a flag gives it an
 // address:
@@ -28,4 +29,21 @@
 // Events the viewer sees, both cached briefly, as kube-rbac-proxy does.
 // Without Auth (wavekit dashboard on 127.0.0.1) the cache's own credentials
 // decide.
+//
+// # Signing in
+//
+// With SignIn, people sign in with OpenID Connect (package oidc: the
+// authorization code flow with PKCE); the session is a cookie sealed with
+// the page's SessionKey (package session) that names the user and groups
+// the ID token gave. Every check, for a token or a session, is a
+// SubjectAccessReview of that user: the page never impersonates anyone.
+//
+// # Actions
+//
+// With Actions, a component's and a set's page offer reconcile, suspend and
+// resume (actions.go), each allowed by an RBAC verb of its own on the
+// object, so a role can grant "reconcile" without "patch". An action is a
+// POST with the session's CSRF token; the page patches the object with
+// Actions.Client and records an Event on it, through Actions.Recorder,
+// that names the user.
 package dashboard

@@ -4,11 +4,15 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+
+	"github.com/wavekit-dev/wavekit/pkg/dashboard/session"
 )
 
 // Handler serves the page; see New.
 type Handler struct {
 	opts Options
+	// codec seals the page's cookies and makes its CSRF tokens.
+	codec *session.Codec
 	// kinds grow while the page runs (the kinds definitions define):
 	// read them with componentKinds.
 	kindsMu sync.RWMutex
@@ -23,8 +27,8 @@ type Handler struct {
 	renders chan struct{}
 }
 
-// maxFormBytes bounds the body of the login form, the one request with a
-// body.
+// maxFormBytes bounds the body of the login form and of an action, the
+// requests with a body.
 const maxFormBytes = 16 << 10
 
 // contentSecurityPolicy allows the page's own script, styles and
@@ -41,11 +45,14 @@ func (h *Handler) routes() {
 	h.mux.HandleFunc("GET /login", h.serveLoginForm)
 	h.mux.HandleFunc("POST /login", h.serveLogin)
 	h.mux.HandleFunc("GET /logout", h.serveLogout)
+	h.mux.HandleFunc("GET /auth/signin", h.serveSignIn)
+	h.mux.HandleFunc("GET /auth/callback", h.serveCallback)
+	h.mux.HandleFunc("POST /act/{kind}/{namespace}/{name}/{action}", h.authed(h.serveAction))
 	h.mux.Handle("GET /static/", staticHandler())
 }
 
-// ServeHTTP answers GET and HEAD (and the login form's POST) with strict
-// headers; any other method gets 405.
+// ServeHTTP answers GET and HEAD (and the POSTs of the login form and of
+// actions) with strict headers; any other method gets 405.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	header := w.Header()
 	header.Set("Content-Security-Policy", contentSecurityPolicy)
@@ -54,33 +61,60 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	header.Set("Referrer-Policy", "no-referrer")
 	header.Set("Cross-Origin-Opener-Policy", "same-origin")
 	header.Set("Cache-Control", "no-store")
-	loginPost := r.Method == http.MethodPost && r.URL.Path == "/login" && h.opts.Auth != nil
-	if r.Method != http.MethodGet && r.Method != http.MethodHead && !loginPost {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead && !h.takesPost(r) {
 		header.Set("Allow", "GET, HEAD")
-		http.Error(w, "read-only: only GET and HEAD", http.StatusMethodNotAllowed)
+		http.Error(w, "only GET and HEAD here", http.StatusMethodNotAllowed)
 		return
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
 	h.mux.ServeHTTP(w, r)
 }
 
+// takesPost tells whether r is a POST the page takes: the login form's,
+// with Auth, and an action's, with Actions.
+func (h *Handler) takesPost(r *http.Request) bool {
+	if r.Method != http.MethodPost || h.opts.Auth == nil {
+		return false
+	}
+	return r.URL.Path == "/login" || (h.opts.Actions != nil && strings.HasPrefix(r.URL.Path, "/act/"))
+}
+
 // viewerHandler is a route that needs to know its viewer.
 type viewerHandler func(w http.ResponseWriter, r *http.Request, v *viewer)
 
-// authed authenticates the request's token, if the page has Auth: without a
-// token the answer is 401 and nothing else.
+// authed finds who the request comes from, if the page has Auth: without
+// a token or a session the answer is 401 and nothing else, or, with
+// sign-in, a redirect to it.
 func (h *Handler) authed(next viewerHandler) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		v := &viewer{auth: h.opts.Auth, log: h.opts.Log}
+		v := &viewer{auth: h.opts.Auth, log: h.opts.Log, seen: h.live.now()}
 		if h.opts.Auth != nil {
-			v.token = requestToken(r)
-			if v.token == "" || h.opts.Auth.Authenticate(r.Context(), v.token) != nil {
+			if !h.identify(r, v) {
 				h.unauthorized(w, r)
 				return
 			}
 		}
 		next(w, r, v)
 	}
+}
+
+// identify sets the viewer's user from the request's token, else from its
+// signed-in session, and tells whether it found one.
+func (h *Handler) identify(r *http.Request, v *viewer) bool {
+	if token := requestToken(r); token != "" {
+		user, err := h.opts.Auth.Authenticate(r.Context(), token)
+		if err != nil {
+			return false
+		}
+		v.user, v.session, v.loggedIn = user, "token/"+hashToken(token), true
+		return true
+	}
+	s, ok := h.signedIn(r)
+	if !ok {
+		return false
+	}
+	v.user, v.session, v.loggedIn = User{Username: s.Name, Groups: s.Groups}, "session/"+s.ID, true
+	return true
 }
 
 // requestToken is the bearer token of the Authorization header, else of

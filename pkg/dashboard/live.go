@@ -3,6 +3,7 @@ package dashboard
 import (
 	"fmt"
 	"net/http"
+	"strconv"
 	"sync"
 	"time"
 )
@@ -11,6 +12,11 @@ import (
 type broker struct {
 	mu   sync.Mutex
 	subs map[*subscriber]struct{}
+	// seq counts the changes; last is the seq of each namespace's newest
+	// change, so that a page opened before a change it has not seen (its
+	// stream connects after the page was built) is told at once.
+	seq  uint64
+	last map[string]uint64
 }
 
 // subscriber is one open page: it is woken (at most one pending wake) by
@@ -30,7 +36,27 @@ func (s *subscriber) take() map[string]struct{} {
 	return changed
 }
 
-func newBroker() *broker { return &broker{subs: map[*subscriber]struct{}{}} }
+func newBroker() *broker { return &broker{subs: map[*subscriber]struct{}{}, last: map[string]uint64{}} }
+
+// now is the seq of the newest change, which a page built now has seen.
+func (b *broker) now() uint64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.seq
+}
+
+// changedSince returns the namespaces changed after seq.
+func (b *broker) changedSince(seq uint64) map[string]struct{} {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	changed := map[string]struct{}{}
+	for namespace, last := range b.last {
+		if last > seq {
+			changed[namespace] = struct{}{}
+		}
+	}
+	return changed
+}
 
 func (b *broker) subscribe() *subscriber {
 	s := &subscriber{changed: map[string]struct{}{}, wake: make(chan struct{}, 1)}
@@ -50,6 +76,8 @@ func (b *broker) unsubscribe(s *subscriber) {
 // (it runs in the informers' goroutine), and never asks who may see what.
 func (b *broker) publish(namespace string) {
 	b.mu.Lock()
+	b.seq++
+	b.last[namespace] = b.seq
 	subs := make([]*subscriber, 0, len(b.subs))
 	for s := range b.subs {
 		subs = append(subs, s)
@@ -114,6 +142,11 @@ func (h *Handler) serveLive(w http.ResponseWriter, r *http.Request, v *viewer) {
 	}
 	if !send(": live\n\n") {
 		return
+	}
+	if since, err := strconv.ParseUint(r.URL.Query().Get("since"), 10, 64); err == nil && wantsAny(h.live.changedSince(since), wants) {
+		if !send("event: change\ndata: 1\n\n") {
+			return
+		}
 	}
 	h.stream(r, sub, wants, send)
 }

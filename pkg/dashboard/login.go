@@ -16,6 +16,8 @@ const cookieLifetime = 8 * time.Hour
 type loginPage struct {
 	layoutData
 	Error string
+	// SignIn offers the OpenID Connect sign-in.
+	SignIn bool
 }
 
 func (h *Handler) serveLoginForm(w http.ResponseWriter, r *http.Request) {
@@ -23,7 +25,7 @@ func (h *Handler) serveLoginForm(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/", http.StatusSeeOther)
 		return
 	}
-	h.render(w, http.StatusOK, "login", loginPage{layoutData: layoutData{Title: h.opts.Title}})
+	h.render(w, http.StatusOK, "login", loginPage{layoutData: layoutData{Title: h.opts.Title}, SignIn: h.opts.SignIn != nil})
 }
 
 // serveLogin checks the token of the form and keeps it in an HttpOnly,
@@ -34,9 +36,9 @@ func (h *Handler) serveLogin(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	token := strings.TrimSpace(r.PostForm.Get("token"))
-	if token == "" || h.opts.Auth.Authenticate(r.Context(), token) != nil {
+	if !h.acceptsToken(r, token) {
 		h.render(w, http.StatusUnauthorized, "login", loginPage{layoutData: layoutData{Title: h.opts.Title},
-			Error: "The API server did not accept this token."})
+			Error: "The API server did not accept this token.", SignIn: h.opts.SignIn != nil})
 		return
 	}
 	http.SetCookie(w, &http.Cookie{Name: tokenCookie, Value: token, Path: "/", MaxAge: int(cookieLifetime.Seconds()),
@@ -44,8 +46,18 @@ func (h *Handler) serveLogin(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, "/", http.StatusSeeOther)
 }
 
-// serveLogout forgets the cookie.
+// acceptsToken tells whether the API server accepts token.
+func (h *Handler) acceptsToken(r *http.Request, token string) bool {
+	if token == "" {
+		return false
+	}
+	_, err := h.opts.Auth.Authenticate(r.Context(), token)
+	return err == nil
+}
+
+// serveLogout forgets the token and the session.
 func (h *Handler) serveLogout(w http.ResponseWriter, r *http.Request) {
+	setCookie(w, sessionCookie, "", -1)
 	http.SetCookie(w, &http.Cookie{Name: tokenCookie, Value: "", Path: "/", MaxAge: -1,
 		HttpOnly: true, Secure: true, SameSite: http.SameSiteStrictMode})
 	http.Redirect(w, r, "/login", http.StatusSeeOther)

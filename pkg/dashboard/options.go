@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
@@ -14,8 +15,12 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	toolscache "k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/events"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/wavekit-dev/wavekit/pkg/dashboard/oidc"
+	"github.com/wavekit-dev/wavekit/pkg/dashboard/session"
 )
 
 // Options configure the page.
@@ -48,6 +53,38 @@ type Options struct {
 	// objects as components. A kind the API server does not serve is left
 	// out.
 	Definitions *schema.GroupVersionKind
+	// SignIn, with Auth, lets people sign in with OpenID Connect besides
+	// pasting a token (signin.go).
+	SignIn *SignIn
+	// Actions, with Auth, lets viewers reconcile, suspend and resume what
+	// they see, each allowed by an RBAC verb of its own (actions.go).
+	Actions *Actions
+	// SessionKey seals the page's cookies and makes its CSRF tokens: at
+	// least 32 random bytes, the same on every replica. Nil: a random key,
+	// and sessions end when the page stops.
+	SessionKey []byte
+}
+
+// SignIn is the page's OpenID Connect sign-in.
+type SignIn struct {
+	// Provider is the OpenID Connect provider people sign in with.
+	Provider *oidc.Provider
+	// Lifetime is how long a session lasts (default 8h); the user's
+	// groups are those of the sign-in for all of it.
+	Lifetime time.Duration
+}
+
+// Actions are what the page does for viewers allowed to: with the page's
+// own client, once a SubjectAccessReview said the viewer may, and each
+// recorded as an Event on the object that names the viewer.
+type Actions struct {
+	// Client writes the objects (the operator's own).
+	Client client.Client
+	// Recorder records the Events (the operator's own).
+	Recorder events.EventRecorder
+	// OperatorName is the prefix of the annotations the operator reads
+	// (<operator-name>/reconcile-requested-at).
+	OperatorName string
 }
 
 // SetKind is a kind whose objects each place one component per cluster,
@@ -79,7 +116,17 @@ func New(ctx context.Context, informers cache.Informers, mapper meta.RESTMapper,
 	if opts.Title == "" {
 		opts.Title = "wavekit"
 	}
-	h := &Handler{opts: opts, live: newBroker(), renders: make(chan struct{}, maxConcurrentRenders)}
+	if opts.SessionKey == nil {
+		opts.SessionKey = session.RandomKey()
+	}
+	codec, err := session.NewCodec(opts.SessionKey)
+	if err != nil {
+		return nil, fmt.Errorf("dashboard: %w", err)
+	}
+	if opts.Actions != nil && (opts.Actions.Client == nil || opts.Actions.Recorder == nil || opts.Actions.OperatorName == "") {
+		return nil, errors.New("dashboard: actions need a client, an event recorder and the operator's name")
+	}
+	h := &Handler{opts: opts, codec: codec, live: newBroker(), renders: make(chan struct{}, maxConcurrentRenders)}
 	h.store = newStore(opts.Log, h.live.publish)
 	for _, gvk := range opts.Kinds {
 		kind, err := lookupKind(mapper, gvk)

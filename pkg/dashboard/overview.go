@@ -75,7 +75,7 @@ func (h *Handler) serveOverview(w http.ResponseWriter, r *http.Request, v *viewe
 func (h *Handler) overview(r *http.Request, v *viewer) overviewPage {
 	q := r.URL.Query()
 	page := overviewPage{
-		layoutData: layoutData{Title: h.opts.Title, Live: "/live", LoggedIn: v.token != ""},
+		layoutData: h.layout(v, h.opts.Title, "/live"),
 		Namespace:  bounded(q.Get("namespace")), State: bounded(q.Get("state")), Query: bounded(q.Get("q")),
 		States: allStates, ManyKinds: len(h.componentKinds()) > 1,
 	}

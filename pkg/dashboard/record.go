@@ -29,6 +29,8 @@ type record struct {
 	created   time.Time
 	deleting  bool
 	suspended bool
+	// requestedAt is the value of the reconcile-requested-at annotation.
+	requestedAt string
 	// generation is metadata.generation, to tell whether Ready is current.
 	generation int64
 	// member says, for a component a set controls, which set, cluster and
@@ -100,7 +102,7 @@ func newRecord(kind kindInfo, obj map[string]any, keys *memberKeys) (*record, er
 	u := unstructured.Unstructured{Object: obj}
 	r := &record{kind: kind, namespace: u.GetNamespace(), name: u.GetName(), uid: string(u.GetUID()),
 		created: u.GetCreationTimestamp().Time, deleting: u.GetDeletionTimestamp() != nil, generation: u.GetGeneration(),
-		member: keys.of(&u)}
+		member: keys.of(&u), requestedAt: reconcileRequest(u.GetAnnotations())}
 	var spec specFields
 	if m, ok := obj["spec"].(map[string]any); ok && !kind.defined {
 		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(pick(m, "suspend", "source", "path", "chart", "git", "sourceRef", "dependsOn", "drift"), &spec); err != nil {
@@ -127,6 +129,17 @@ func newRecord(kind kindInfo, obj map[string]any, keys *memberKeys) (*record, er
 	r.ready = findCondition(r.status.Conditions, component.ConditionReady)
 	r.lastChange = lastChange(r)
 	return r, nil
+}
+
+// reconcileRequest is the value of the annotation that asks the operator
+// for a pass, <operator-name>/reconcile-requested-at, whatever the name.
+func reconcileRequest(annotations map[string]string) string {
+	for k, v := range annotations {
+		if strings.HasSuffix(k, "/"+component.AnnotationReconcileRequestedAt) {
+			return v
+		}
+	}
+	return ""
 }
 
 // pick returns the entries of m with the given keys.

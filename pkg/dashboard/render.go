@@ -6,6 +6,9 @@ import (
 	"html/template"
 	"io/fs"
 	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -54,6 +57,28 @@ type layoutData struct {
 	Live string
 	// LoggedIn shows the logout link.
 	LoggedIn bool
+	// User is who is logged in, if the page knows them.
+	User string
+	// CSRF is the token the viewer's forms (and a script's POSTs) carry.
+	CSRF string
+}
+
+// layout is the layout of a page for v.
+func (h *Handler) layout(v *viewer, title, live string) layoutData {
+	if live != "" {
+		// The stream tells the page at once of a change it was built
+		// before and would otherwise miss.
+		sep := "?"
+		if strings.Contains(live, "?") {
+			sep = "&"
+		}
+		live += sep + "since=" + strconv.FormatUint(v.seen, 10)
+	}
+	l := layoutData{Title: title, Live: live, LoggedIn: v.loggedIn, User: v.user.Username}
+	if v.loggedIn {
+		l.CSRF = h.codec.CSRFToken(v.session)
+	}
+	return l
 }
 
 // buffers are the pages' buffers, kept between renders so that a page of
@@ -96,8 +121,13 @@ func (h *Handler) message(w http.ResponseWriter, status int, heading, text strin
 	h.render(w, status, "message", messagePage{layoutData: layoutData{Title: h.opts.Title}, Heading: heading, Text: text, Login: login})
 }
 
-// unauthorized answers 401 with nothing but a link to the login form.
-func (h *Handler) unauthorized(w http.ResponseWriter, _ *http.Request) {
+// unauthorized sends a browser to the sign-in, if the page has one, and
+// answers anything else 401 with nothing but a link to the login form.
+func (h *Handler) unauthorized(w http.ResponseWriter, r *http.Request) {
+	if h.wantsSignIn(r) {
+		http.Redirect(w, r, "/auth/signin?return="+url.QueryEscape(r.URL.RequestURI()), http.StatusSeeOther)
+		return
+	}
 	w.Header().Set("WWW-Authenticate", `Bearer realm="wavekit"`)
 	h.message(w, http.StatusUnauthorized, "Log in", "This page needs a Kubernetes token.", true)
 }

@@ -61,6 +61,9 @@ type setPage struct {
 	Events        []event
 	EventsHidden  bool
 	EventsCommand string
+	// Actions and Done are as on a component's page.
+	Actions []actionButton
+	Done    string
 }
 
 // setWaveView is one cluster wave of a set.
@@ -98,9 +101,10 @@ func (h *Handler) serveSet(w http.ResponseWriter, r *http.Request, v *viewer) {
 		return
 	}
 	page := setPage{
-		layoutData: layoutData{Title: set.name + " · " + h.opts.Title, Live: "/live?namespace=" + set.namespace, LoggedIn: v.token != ""},
+		layoutData: h.layout(v, set.name+" · "+h.opts.Title, "/live?namespace="+set.namespace),
 		Row:        newSetRow(set, 0), Commands: setCommands(set), Conditions: set.status.Conditions, Left: set.status.LeftClusters,
 		EventsCommand: "kubectl get events -n " + set.namespace + " --field-selector involvedObject.name=" + set.name,
+		Actions:       h.buttons(r.Context(), v, setTarget(set)), Done: doneOf(r),
 	}
 	if v.mayList(r.Context(), set.kind.member, set.namespace) {
 		members := h.store.members(set)

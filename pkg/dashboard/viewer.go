@@ -10,11 +10,20 @@ import (
 // viewer is who a request comes from. Without an Authorizer it may see
 // everything in the cache.
 type viewer struct {
-	auth  Authorizer
-	token string
-	log   logr.Logger
-	mu    sync.Mutex
-	memo  map[Access]bool
+	auth Authorizer
+	// user is who the token or the signed-in session names; loggedIn
+	// tells whether there is one.
+	user     User
+	loggedIn bool
+	// session is what the viewer's CSRF token is made of: the id of the
+	// signed-in session, or a digest of the token.
+	session string
+	// seen is the broker's seq when the request came: its page has seen
+	// every change up to it, since the store is read after.
+	seen uint64
+	log  logr.Logger
+	mu   sync.Mutex
+	memo map[Access]bool
 	// noMemo asks the Authorizer every time (a live stream outlives a
 	// request's memo).
 	noMemo bool
@@ -31,7 +40,7 @@ func (v *viewer) may(ctx context.Context, access Access) bool {
 	if allowed, ok := v.memo[access]; ok && !v.noMemo {
 		return allowed
 	}
-	allowed, err := v.auth.Allowed(ctx, v.token, access)
+	allowed, err := v.auth.Allowed(ctx, v.user, access)
 	if err != nil {
 		v.log.Error(err, "checking what a viewer may see", "resource", access.Resource, "namespace", access.Namespace)
 	}

@@ -6,9 +6,9 @@ import (
 	"net/url"
 	"testing"
 
+	"github.com/oauth2-proxy/mockoidc"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	"github.com/oauth2-proxy/mockoidc"
 
 	"github.com/wavekit-dev/wavekit/pkg/dashboard/oidc"
 )

@@ -26,9 +26,11 @@
       return;
     }
     refreshing = true;
-    fetch(window.location.href, { credentials: "same-origin", headers: { "Accept": "text/html" } })
+    fetch(window.location.href, { credentials: "same-origin", redirect: "manual", headers: { "Accept": "text/html" } })
       .then(function (response) {
-        if (response.status === 401) { window.location.reload(); return null; }
+        // Logged out, or a session that expired: the page sends the viewer
+        // to log in or sign in again.
+        if (response.status === 401 || response.type === "opaqueredirect") { window.location.reload(); return null; }
         return response.ok ? response.text() : null;
       })
       .then(function (html) {
