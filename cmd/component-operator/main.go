@@ -95,7 +95,8 @@ func run() error {
 	flag.StringVar(&metricsAddr, "metrics-bind-address", "", "address of the metrics endpoint (default :8443, or :8080 with --metrics-secure=false; 0 turns it off)")
 	metrics := bindMetricsFlags(flag.CommandLine)
 	flag.StringVar(&probeAddr, "health-probe-bind-address", ":8081", "address of /healthz and /readyz")
-	webAddr := flag.String("web-bind-address", "", "address of the read-only status page, for viewers with a Kubernetes token (default: off)")
+	webAddr := flag.String("web-bind-address", "", "address of the status page, for viewers with a Kubernetes token or, with --web-oidc-issuer-url, signed in (default: off)")
+	web := bindWebFlags(flag.CommandLine)
 	receiverAddr := flag.String("receiver-bind-address", "", "address of the webhook receiver, which takes the webhooks of the Receivers' paths (GitHub, GitLab, Harbor, generic HMAC) and asks for a reconcile of what they name (default: off)")
 	flag.StringVar(&pprofAddr, "pprof-bind-address", "", "address of Go's /debug/pprof profiles, for diagnosing CPU and memory use (default: off; bind it to localhost)")
 	flag.BoolVar(&leaderElect, "leader-elect", false, "elect a leader, for more than one replica")
@@ -227,7 +228,7 @@ func run() error {
 	if err := receiver.Setup(mgr, name, *receiverAddr, watched); err != nil {
 		return err
 	}
-	if err := addDashboard(mgr, *webAddr, name, *componentSets, definitions.enabled); err != nil {
+	if err := addDashboard(mgr, *webAddr, name, *componentSets, definitions.enabled, web); err != nil {
 		return err
 	}
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
