@@ -10,6 +10,7 @@ package dashboard_test
 
 import (
 	"context"
+	"encoding/hex"
 	"path/filepath"
 	"testing"
 	"time"
@@ -17,6 +18,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"github.com/onsi/gomega/gexec"
+	"github.com/oauth2-proxy/mockoidc"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -26,6 +28,7 @@ import (
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
 	"github.com/wavekit-dev/wavekit/internal/testing/operatortest"
 	"github.com/wavekit-dev/wavekit/internal/testing/testcluster"
+	"github.com/wavekit-dev/wavekit/pkg/dashboard/session"
 )
 
 const (
@@ -47,6 +50,10 @@ var (
 	members []*testcluster.Env
 	// base is the page's URL.
 	base string
+	// provider is the OpenID Connect provider people sign in with.
+	provider *mockoidc.MockOIDC
+	// sessionKey is the key the page seals its cookies with.
+	sessionKey string
 )
 
 func TestDashboard(t *testing.T) {
@@ -85,9 +92,15 @@ var _ = BeforeSuite(func() {
 	addr, err := operatortest.FreeLocalAddress()
 	Expect(err).NotTo(HaveOccurred())
 	base = "http://" + addr
+	provider, err = mockoidc.Run()
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(provider.Shutdown)
+	sessionKey = hex.EncodeToString(session.RandomKey())
 	binary, err := operatortest.BuildOperator(testcluster.ModuleRoot(), GinkgoT().TempDir())
 	Expect(err).NotTo(HaveOccurred())
-	operator = startOperator(binary, "--web-bind-address", addr)
+	operator = startOperator(binary, []string{"WAVEKIT_WEB_OIDC_CLIENT_SECRET=" + provider.ClientSecret, "WAVEKIT_WEB_SESSION_KEY=" + sessionKey},
+		"--web-bind-address", addr, "--web-oidc-issuer-url", provider.Issuer(), "--web-oidc-client-id", provider.ClientID,
+		"--web-oidc-redirect-url", base+"/auth/callback")
 	Eventually(func() (int, error) { return status(base+"/login", "") }).WithTimeout(2 * time.Minute).Should(Equal(200))
 })
 
@@ -102,12 +115,13 @@ func sourceRules() []any {
 }
 
 // startOperator runs the operator as the chart's ServiceAccount, serving
-// testdata/app as the source app, until the suite ends.
-func startOperator(binary string, args ...string) *gexec.Session {
+// testdata/app as the source app, with environ besides the test's own, until
+// the suite ends.
+func startOperator(binary string, environ []string, args ...string) *gexec.Session {
 	GinkgoHelper()
 	cfg, err := operatortest.ServiceAccountConfig(ctx, env.Client, env.Config, systemNS, operatorSA)
 	Expect(err).NotTo(HaveOccurred())
-	session, err := operatortest.Operator{Binary: binary, Config: cfg, Dir: GinkgoT().TempDir(), Out: GinkgoWriter,
+	session, err := operatortest.Operator{Binary: binary, Config: cfg, Dir: GinkgoT().TempDir(), Out: GinkgoWriter, Env: environ,
 		Args: append([]string{"--operator-name", operatorName,
 			"--source", "app=" + filepath.Join(testcluster.ModuleRoot(), "test", "dashboard", "testdata", "app"),
 			"--source", "site=" + filepath.Join(testcluster.ModuleRoot(), "test", "dashboard", "testdata", "site")}, args...)}.Start()
