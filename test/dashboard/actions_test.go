@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/oauth2-proxy/mockoidc"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	"github.com/oauth2-proxy/mockoidc"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
