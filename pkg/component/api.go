@@ -127,6 +127,7 @@ const (
 const (
 	AnnotationReconcileRequestedAt = api.AnnotationReconcileRequestedAt
 	AnnotationForce                = api.AnnotationForce
+	AnnotationRollbackRequestedAt  = api.AnnotationRollbackRequestedAt
 )
 
 // Attempt is the component's attempt at its current render (Status.Attempt).

@@ -16,9 +16,13 @@ func (p *pass) attempts() attempts.Policy {
 	return attempts.Policy{Remediation: p.settings.Remediation, Retry: p.settings.Retry, Requeue: p.settings.Requeue, Now: metav1.Now()}
 }
 
-// beginAttempt returns the attempt at this render (attempts.begin).
+// beginAttempt returns the attempt at this render (attempts.begin), rolled
+// back at once if its reconcile request asks for a rollback.
 func (p *pass) beginAttempt(render keptrender.Render) *Attempt {
-	return p.attempts().Begin(p.component.GetStatus(), p.component.GetGeneration(), render.Digest, p.requested(AnnotationReconcileRequestedAt))
+	a, status := p.attempts(), p.component.GetStatus()
+	att := a.Begin(status, p.component.GetGeneration(), render.Digest, p.requested(AnnotationReconcileRequestedAt))
+	a.RollBackOnRequest(status, att, p.requested(AnnotationRollbackRequestedAt))
+	return att
 }
 
 // settleAttempt records how a try at the render ended (attempts.settle);

@@ -22,6 +22,7 @@ const (
 	actionReconcile = "reconcile"
 	actionSuspend   = "suspend"
 	actionResume    = "resume"
+	actionRollback  = "rollback"
 )
 
 // actionButton is an action the page offers the viewer on an object.
@@ -36,20 +37,31 @@ type actionTarget struct {
 	set                  bool
 	// suspended is spec.suspend of a component, spec.paused of a set.
 	suspended bool
-	page      string
+	// rollbackTo is the generation of the Ready render a component keeps
+	// to roll back to (status.lastGoodRender), when it is not the render
+	// applied or rolled back to now; 0 for none.
+	rollbackTo int64
+	page       string
 }
 
 // verbs are the actions the target offers now: suspend or resume as it
-// is, and reconcile; an object of a defined kind, whose spec is its
-// source's values, only reconcile.
+// is, reconcile, and roll back when a component keeps an earlier Ready
+// render; an object of a defined kind, whose spec is its source's values,
+// neither suspend nor resume.
 func (t actionTarget) verbs() []string {
+	var verbs []string
 	switch {
 	case t.kind.defined:
-		return []string{actionReconcile}
+		verbs = []string{actionReconcile}
 	case t.suspended:
 		return []string{actionResume}
+	default:
+		verbs = []string{actionReconcile, actionSuspend}
 	}
-	return []string{actionReconcile, actionSuspend}
+	if t.rollbackTo > 0 {
+		verbs = append(verbs, actionRollback)
+	}
+	return verbs
 }
 
 // label is the button's text of verb on t.
@@ -57,6 +69,8 @@ func (t actionTarget) label(verb string) string {
 	switch {
 	case verb == actionReconcile:
 		return "Reconcile now"
+	case verb == actionRollback:
+		return fmt.Sprintf("Roll back to generation %d", t.rollbackTo)
 	case verb == actionSuspend && t.set:
 		return "Pause the rollout"
 	case verb == actionResume && t.set:
@@ -70,7 +84,20 @@ func (t actionTarget) label(verb string) string {
 // componentTarget is the action target of a component.
 func componentTarget(rec *record) actionTarget {
 	return actionTarget{kind: rec.kind, namespace: rec.namespace, name: rec.name, uid: rec.uid, suspended: rec.suspended,
-		page: componentURL(rec.kind.key, rec.namespace, rec.name)}
+		rollbackTo: rollbackTo(rec.status), page: componentURL(rec.kind.key, rec.namespace, rec.name)}
+}
+
+// rollbackTo is the generation of the Ready render status keeps to roll
+// back to, unless it is the one applied or rolled back to already.
+func rollbackTo(status component.Status) int64 {
+	good, att := status.LastGoodRender, status.Attempt
+	switch {
+	case good == nil:
+		return 0
+	case att != nil && (att.RenderDigest == good.RenderDigest || att.Result == component.ResultRolledBack):
+		return 0
+	}
+	return good.Generation
 }
 
 // setTarget is the action target of a set.
@@ -166,6 +193,9 @@ func (h *Handler) act(ctx context.Context, t *actionTarget, verb string) error {
 	case actionResume:
 		patch["spec"] = map[string]any{field: false}
 		patch["metadata"] = request
+	case actionRollback:
+		request["annotations"].(map[string]any)[manifests.Key(h.opts.Actions.OperatorName, component.AnnotationRollbackRequestedAt)] = requested
+		patch["metadata"] = request
 	}
 	data, err := json.Marshal(patch)
 	if err != nil {
@@ -205,7 +235,7 @@ func groupResource(kind kindInfo) string {
 // doneOf is the action a redirect after one names, if it is one.
 func doneOf(r *http.Request) string {
 	done := r.URL.Query().Get("done")
-	if slices.Contains([]string{actionReconcile, actionSuspend, actionResume}, done) {
+	if slices.Contains([]string{actionReconcile, actionSuspend, actionResume, actionRollback}, done) {
 		return done
 	}
 	return ""

@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
+	"github.com/wavekit-dev/wavekit/pkg/component"
 	"github.com/wavekit-dev/wavekit/pkg/dashboard/session"
 )
 
@@ -121,6 +122,38 @@ var _ = Describe("acting from the page, signed in", Ordered, func() {
 			Should(ContainElements("oidc:paula@example.com asked for suspend from the dashboard", "oidc:paula@example.com asked for resume from the dashboard"))
 	})
 
+	It("rolls a Component back to its last Ready render from the page while the new one does not become ready", func() {
+		createComponent(actNS, "roll", map[string]any{"greeting": "first"}, func(c *v1alpha1.Component) {
+			c.Spec.Remediation = &component.Remediation{Strategy: component.RemediateRollback, Retries: 5}
+			c.Spec.Intervals.Timeout = &metav1.Duration{Duration: 10 * time.Minute}
+		})
+		waitReady(actNS, "roll")
+		var c v1alpha1.Component
+		Eventually(func() (*component.StoredRender, error) {
+			err := env.Client.Get(ctx, client.ObjectKey{Namespace: actNS, Name: "roll"}, &c)
+			return c.Status.LastGoodRender, err
+		}).WithTimeout(time.Minute).ShouldNot(BeNil(), "the Ready render is kept")
+		raw, err := json.Marshal(map[string]any{"greeting": "second", "notReady": true})
+		Expect(err).NotTo(HaveOccurred())
+		c.Spec.Values = &apiextensionsv1.JSON{Raw: raw}
+		Expect(env.Client.Update(ctx, &c)).To(Succeed())
+		Eventually(func() (string, error) { return greeting(actNS, "roll-config") }).WithTimeout(time.Minute).Should(Equal("second"))
+
+		tab := newBrowser()
+		signIn(tab, paula, componentURL(actNS, "roll"))
+		Eventually(func() (string, error) {
+			return evaluate[string](tab, `(document.querySelector('button[data-action="rollback"]') || {}).textContent || ""`)
+		}).WithTimeout(time.Minute).WithPolling(200*time.Millisecond).Should(Equal("Roll back to generation 1"))
+		Expect(do(tab, chromedp.Click(chromedp.CSS(`button[data-action="rollback"]`)), chromedp.WaitVisible(chromedp.ID("done")))).To(Succeed())
+		Eventually(func() (string, error) { return greeting(actNS, "roll-config") }).WithTimeout(time.Minute).Should(Equal("first"), "the kept render is applied")
+		Eventually(func() (string, error) { return evaluate[string](tab, `document.querySelector("p.ready b").textContent`) }).
+			WithTimeout(time.Minute).WithPolling(200*time.Millisecond).Should(Equal("RolledBack"), "the Ready reason, live")
+		Expect(html(tab)).To(ContainSubstring("rolled back to the render of generation 1 from generation 2: a rollback was requested"))
+		Expect(evaluate[float64](tab, `document.querySelectorAll('button[data-action="rollback"]').length`)).To(Equal(0.0), "nothing earlier to roll back to")
+		Eventually(func() ([]string, error) { return actionEvents(actNS, "roll") }).WithTimeout(time.Minute).
+			Should(ContainElement("oidc:paula@example.com asked for rollback from the dashboard"))
+	})
+
 	It("sends an expired session, and no session, to sign in again", func() {
 		codec, err := session.NewCodec([]byte(sessionKey))
 		Expect(err).NotTo(HaveOccurred())
@@ -138,6 +171,13 @@ var _ = Describe("acting from the page, signed in", Ordered, func() {
 		}
 	})
 })
+
+// greeting is the greeting of a ConfigMap of the Component's render.
+func greeting(namespace, name string) (string, error) {
+	var cm corev1.ConfigMap
+	err := env.Client.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, &cm)
+	return cm.Data["greeting"], err
+}
 
 // bind binds the ClusterRole role to subject in namespace.
 func bind(namespace, name, role string, subject rbacv1.Subject) {

@@ -137,6 +137,14 @@ const (
 	// changed or drifted (engine.Owner.Force); the pass records the value
 	// in Status.LastHandledForceAt, so a value forces once.
 	AnnotationForce = "force"
+	// AnnotationRollbackRequestedAt, set to the same value as
+	// AnnotationReconcileRequestedAt, asks the pass of that request to roll
+	// back to the last Ready render kept (Status.LastGoodRender) at once,
+	// as the Rollback remediation does once the retries are used up: the
+	// rollback stays until the generation, the render or the reconcile
+	// request changes. Without a kept render older than the attempt's, the
+	// request is a plain reconcile request.
+	AnnotationRollbackRequestedAt = "rollback-requested-at"
 )
 
 // Optional returns the first of the component and its spec that implements

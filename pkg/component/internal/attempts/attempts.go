@@ -85,6 +85,22 @@ func (a Policy) Settle(status *api.Status, source *manifests.SourceInfo, out out
 	return out
 }
 
+// RollBackOnRequest marks a new attempt rolled back when the reconcile
+// request that began it also asks for a rollback (rollback is the value
+// of <operator>/rollback-requested-at) and an earlier Ready render is
+// kept; the pass then applies the kept render as a remediation's rollback.
+func (a Policy) RollBackOnRequest(status *api.Status, att *api.Attempt, rollback string) bool {
+	if rollback == "" || att.Result != "" || att.ReconcileRequest != rollback {
+		return false
+	}
+	good := status.LastGoodRender
+	if good == nil || good.RenderDigest == att.RenderDigest {
+		return false
+	}
+	att.Result, att.Finished, att.Message = api.ResultRolledBack, &a.Now, "a rollback was requested"
+	return true
+}
+
 // KeepsRender tells whether a Ready render of digest is to be kept for a
 // rollback: the strategy is Rollback and it is not the one kept already.
 func (a Policy) KeepsRender(status *api.Status, digest string) bool {
@@ -110,6 +126,10 @@ func (a Policy) RolledBack(status *api.Status, att *api.Attempt, good *api.Store
 	status.Source = good.Source
 	message := fmt.Sprintf("rolled back to the render of generation %d%s after %s of generation %d failed: %s",
 		good.Generation, RevisionOf(good), tries(att.Failures), att.Generation, att.Message)
+	if att.Failures == 0 {
+		message = fmt.Sprintf("rolled back to the render of generation %d%s from generation %d: %s",
+			good.Generation, RevisionOf(good), att.Generation, att.Message)
+	}
 	entry := a.historyEntry(att, good.Source, api.ResultRolledBack, message)
 	entry.RenderDigest, entry.Started = good.RenderDigest, *att.Finished
 	if last := lastHistory(status); last == nil || !sameOutcome(*last, entry) {

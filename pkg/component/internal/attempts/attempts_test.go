@@ -96,3 +96,31 @@ func TestAttemptsSettleWithoutARenderToRollBackTo(t *testing.T) {
 		t.Fatal("a Ready try is recorded once")
 	}
 }
+
+func TestAttemptsRollBackOnRequest(t *testing.T) {
+	start := metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	a := Policy{Retry: time.Minute, Remediation: &api.Remediation{Retries: 3, Strategy: api.RemediateRollback}, Now: start}
+	s := api.Status{LastGoodRender: &api.StoredRender{Generation: 1, RenderDigest: "sha256:good"}}
+	att := a.Begin(&s, 2, "sha256:new", "")
+	if a.RollBackOnRequest(&s, att, "") || a.RollBackOnRequest(&s, att, "t1") {
+		t.Fatal("no rollback without a request, nor for a request that did not begin the attempt")
+	}
+	att = a.Begin(&s, 2, "sha256:new", "t1")
+	if !a.RollBackOnRequest(&s, att, "t1") || att.Result != api.ResultRolledBack {
+		t.Fatalf("the request that began the attempt rolls it back, got %+v", att)
+	}
+	out := a.RolledBack(&s, att, s.LastGoodRender)
+	if !strings.Contains(out.Message, "rolled back to the render of generation 1 from generation 2: a rollback was requested") {
+		t.Fatalf("message %q", out.Message)
+	}
+	if again := a.Begin(&s, 2, "sha256:new", "t1"); again.Result != api.ResultRolledBack {
+		t.Fatal("the rollback stays while the request stays")
+	}
+	if next := a.Begin(&s, 2, "sha256:new", "t2"); next.Result != "" {
+		t.Fatal("a new reconcile request applies the render again")
+	}
+	kept := api.Status{LastGoodRender: &api.StoredRender{Generation: 2, RenderDigest: "sha256:new"}}
+	if att := a.Begin(&kept, 2, "sha256:new", "t3"); a.RollBackOnRequest(&kept, att, "t3") {
+		t.Fatal("the render kept is the attempt's own: nothing earlier to roll back to")
+	}
+}
