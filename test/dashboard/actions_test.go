@@ -143,10 +143,12 @@ var _ = Describe("acting from the page, signed in", Ordered, func() {
 		signIn(tab, paula, componentURL(actNS, "roll"))
 		Eventually(func() (string, error) {
 			return evaluate[string](tab, `(document.querySelector('button[data-action="rollback"]') || {}).textContent || ""`)
-		}).WithTimeout(time.Minute).WithPolling(200*time.Millisecond).Should(Equal("Roll back to generation 1"))
+		}).WithTimeout(time.Minute).WithPolling(200 * time.Millisecond).Should(Equal("Roll back to generation 1"))
 		Expect(do(tab, chromedp.Click(chromedp.CSS(`button[data-action="rollback"]`)), chromedp.WaitVisible(chromedp.ID("done")))).To(Succeed())
 		Eventually(func() (string, error) { return greeting(actNS, "roll-config") }).WithTimeout(time.Minute).Should(Equal("first"), "the kept render is applied")
-		Eventually(func() (string, error) { return evaluate[string](tab, `document.querySelector("p.ready b").textContent`) }).
+		Eventually(func() (string, error) {
+			return evaluate[string](tab, `document.querySelector("p.ready b").textContent`)
+		}).
 			WithTimeout(time.Minute).WithPolling(200*time.Millisecond).Should(Equal("RolledBack"), "the Ready reason, live")
 		Expect(html(tab)).To(ContainSubstring("rolled back to the render of generation 1 from generation 2: a rollback was requested"))
 		Expect(evaluate[float64](tab, `document.querySelectorAll('button[data-action="rollback"]').length`)).To(Equal(0.0), "nothing earlier to roll back to")
