@@ -108,7 +108,7 @@ func setTarget(set *setRecord) actionTarget {
 
 // buttons are the actions the viewer may take on t, none without Actions.
 func (h *Handler) buttons(ctx context.Context, v *viewer, t actionTarget) []actionButton {
-	if h.opts.Actions == nil || !v.loggedIn {
+	if h.opts.Actions == nil || (h.opts.Auth != nil && !v.loggedIn) {
 		return nil
 	}
 	var out []actionButton

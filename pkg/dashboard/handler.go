@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -61,6 +62,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	header.Set("Referrer-Policy", "no-referrer")
 	header.Set("Cross-Origin-Opener-Policy", "same-origin")
 	header.Set("Cache-Control", "no-store")
+	if h.opts.Auth == nil && !localHost(r.Host) {
+		http.Error(w, "this page answers on 127.0.0.1 only", http.StatusForbidden)
+		return
+	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead && !h.takesPost(r) {
 		header.Set("Allow", "GET, HEAD")
 		http.Error(w, "only GET and HEAD here", http.StatusMethodNotAllowed)
@@ -73,10 +78,22 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // takesPost tells whether r is a POST the page takes: the login form's,
 // with Auth, and an action's, with Actions.
 func (h *Handler) takesPost(r *http.Request) bool {
-	if r.Method != http.MethodPost || h.opts.Auth == nil {
+	if r.Method != http.MethodPost {
 		return false
 	}
-	return r.URL.Path == "/login" || (h.opts.Actions != nil && strings.HasPrefix(r.URL.Path, "/act/"))
+	return (r.URL.Path == "/login" && h.opts.Auth != nil) || (h.opts.Actions != nil && strings.HasPrefix(r.URL.Path, "/act/"))
+}
+
+// localHost tells whether a request's Host is the loopback the page
+// without Auth listens on: another name, one a web page could make
+// resolve to 127.0.0.1 (DNS rebinding), would let that page read and act
+// with the user's credentials.
+func localHost(host string) bool {
+	name, _, err := net.SplitHostPort(host)
+	if err != nil {
+		name = host
+	}
+	return name == "127.0.0.1" || name == "localhost" || name == "::1"
 }
 
 // viewerHandler is a route that needs to know its viewer.
@@ -87,12 +104,13 @@ type viewerHandler func(w http.ResponseWriter, r *http.Request, v *viewer)
 // sign-in, a redirect to it.
 func (h *Handler) authed(next viewerHandler) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		v := &viewer{auth: h.opts.Auth, log: h.opts.Log, seen: h.live.now()}
-		if h.opts.Auth != nil {
-			if !h.identify(r, v) {
-				h.unauthorized(w, r)
-				return
-			}
+		v := &viewer{auth: h.opts.Auth, log: h.opts.Log, seen: h.live.now(), session: "local"}
+		switch {
+		case h.opts.Auth != nil && !h.identify(r, v):
+			h.unauthorized(w, r)
+			return
+		case h.opts.Auth == nil && h.opts.Actions != nil:
+			v.user.Username = h.opts.Actions.User
 		}
 		next(w, r, v)
 	}

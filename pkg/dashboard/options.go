@@ -56,8 +56,10 @@ type Options struct {
 	// SignIn, with Auth, lets people sign in with OpenID Connect besides
 	// pasting a token (signin.go).
 	SignIn *SignIn
-	// Actions, with Auth, lets viewers reconcile, suspend and resume what
-	// they see, each allowed by an RBAC verb of its own (actions.go).
+	// Actions lets viewers reconcile, suspend, resume and roll back what
+	// they see, each allowed by an RBAC verb of its own (actions.go). On a
+	// page without Auth, Client's own credentials decide, and the page
+	// answers requests for 127.0.0.1, localhost and [::1] only.
 	Actions *Actions
 	// SessionKey seals the page's cookies and makes its CSRF tokens: at
 	// least 32 random bytes, the same on every replica. Nil: a random key,
@@ -85,6 +87,10 @@ type Actions struct {
 	// OperatorName is the prefix of the annotations the operator reads
 	// (<operator-name>/reconcile-requested-at).
 	OperatorName string
+	// User is who the Events name on a page without Auth (wavekit
+	// dashboard: the user of the kubeconfig), whose own credentials
+	// Client writes with.
+	User string
 }
 
 // SetKind is a kind whose objects each place one component per cluster,

@@ -75,7 +75,7 @@ func (h *Handler) layout(v *viewer, title, live string) layoutData {
 		live += sep + "since=" + strconv.FormatUint(v.seen, 10)
 	}
 	l := layoutData{Title: title, Live: live, LoggedIn: v.loggedIn, User: v.user.Username}
-	if v.loggedIn {
+	if v.loggedIn || (h.opts.Auth == nil && h.opts.Actions != nil) {
 		l.CSRF = h.codec.CSRFToken(v.session)
 	}
 	return l
