@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -23,7 +25,15 @@ const (
 	actionSuspend   = "suspend"
 	actionResume    = "resume"
 	actionRollback  = "rollback"
+	actionPromote   = "promote"
 )
+
+// clusterScope is the namespace segment of a cluster-scoped object's URL.
+const clusterScope = "-"
+
+// annotationPinRevision is the suffix of <operator>/pin-revision, which
+// pins an instance of a defined kind to a revision of its definition.
+const annotationPinRevision = "pin-revision"
 
 // actionButton is an action the page offers the viewer on an object.
 type actionButton struct {
@@ -41,6 +51,8 @@ type actionTarget struct {
 	// to roll back to (status.lastGoodRender), when it is not the render
 	// applied or rolled back to now; 0 for none.
 	rollbackTo int64
+	// definition is set for a definition of kinds (Options.Definitions).
+	definition *definitionRecord
 	page       string
 }
 
@@ -51,6 +63,11 @@ type actionTarget struct {
 func (t actionTarget) verbs() []string {
 	var verbs []string
 	switch {
+	case t.definition != nil:
+		if _, _, _, halted := t.definition.halted(); halted {
+			return []string{actionPromote}
+		}
+		return nil
 	case t.kind.defined:
 		verbs = []string{actionReconcile}
 	case t.suspended:
@@ -71,6 +88,9 @@ func (t actionTarget) label(verb string) string {
 		return "Reconcile now"
 	case verb == actionRollback:
 		return fmt.Sprintf("Roll back to generation %d", t.rollbackTo)
+	case verb == actionPromote:
+		instance, _, from, _ := t.definition.halted()
+		return fmt.Sprintf("Pin %s to revision %d and go on", instance, from)
 	case verb == actionSuspend && t.set:
 		return "Pause the rollout"
 	case verb == actionResume && t.set:
@@ -123,12 +143,23 @@ func (h *Handler) buttons(ctx context.Context, v *viewer, t actionTarget) []acti
 
 // access is the RBAC check of verb on t.
 func (t actionTarget) access(verb string) Access {
-	return Access{Verb: verb, Group: t.kind.gvk.Group, Resource: t.kind.resource, Namespace: t.namespace, Name: t.name}
+	namespace := t.namespace
+	if namespace == clusterScope {
+		namespace = ""
+	}
+	return Access{Verb: verb, Group: t.kind.gvk.Group, Resource: t.kind.resource, Namespace: namespace, Name: t.name}
 }
 
 // findTarget is the component or set of a request's path, nil if the
 // viewer may not see it.
 func (h *Handler) findTarget(r *http.Request, v *viewer) *actionTarget {
+	if d := h.definitions; d != nil && r.PathValue("namespace") == clusterScope && r.PathValue("kind") == d.kind.key {
+		if rec := d.get(r.PathValue("name")); rec != nil && v.mayList(r.Context(), d.kind, "") {
+			t := d.target(rec)
+			return &t
+		}
+		return nil
+	}
 	key := recordKey(r.PathValue("kind"), r.PathValue("namespace"), r.PathValue("name"))
 	if rec := h.store.get(key); rec != nil && v.seesRecord(r.Context(), rec) {
 		t := componentTarget(rec)
@@ -165,13 +196,38 @@ func (h *Handler) serveAction(w http.ResponseWriter, r *http.Request, v *viewer)
 			v.user.Username, verb, t.kind.resource, t.namespace, verb, groupResource(t.kind)), false)
 		return
 	}
+	if verb == actionPromote {
+		h.promote(w, r, v, t)
+		return
+	}
 	if err := h.act(r.Context(), t, verb); err != nil {
 		h.opts.Log.Error(err, "taking an action", "user", v.user.Username, "action", verb, "kind", t.kind.gvk.Kind, "namespace", t.namespace, "name", t.name)
 		h.message(w, http.StatusBadGateway, "Not done", err.Error(), false)
 		return
 	}
-	h.record(t, verb, v.user.Username)
+	h.record(t, verb, v.user.Username, "")
 	http.Redirect(w, r, t.page+"?done="+verb, http.StatusSeeOther)
+}
+
+// promote lets a definition's halted rollout go on: it pins the instance
+// the rollout halted at to the revision the instances ran before, which
+// the rollout then leaves aside.
+func (h *Handler) promote(w http.ResponseWriter, r *http.Request, v *viewer, t *actionTarget) {
+	instance, kind, from, _ := t.definition.halted()
+	namespace, name, _ := strings.Cut(instance, "/")
+	patch := fmt.Sprintf(`{"metadata":{"annotations":{%q:%q}}}`,
+		manifests.Key(h.opts.Actions.OperatorName, annotationPinRevision), strconv.FormatInt(from, 10))
+	obj := &unstructured.Unstructured{}
+	obj.SetGroupVersionKind(kind)
+	obj.SetNamespace(namespace)
+	obj.SetName(name)
+	if err := h.opts.Actions.Client.Patch(r.Context(), obj, client.RawPatch(types.MergePatchType, []byte(patch))); err != nil {
+		h.opts.Log.Error(err, "taking an action", "user", v.user.Username, "action", actionPromote, "definition", t.name, "instance", instance)
+		h.message(w, http.StatusBadGateway, "Not done", fmt.Sprintf("pinning %s %s to revision %d: %v", kind.Kind, instance, from, err), false)
+		return
+	}
+	h.record(t, actionPromote, v.user.Username, fmt.Sprintf(": %s pinned to revision %d", instance, from))
+	http.Redirect(w, r, t.page+"?done="+actionPromote, http.StatusSeeOther)
 }
 
 // act patches t for verb with the page's own client: only the fields the
@@ -212,15 +268,17 @@ func (h *Handler) act(ctx context.Context, t *actionTarget, verb string) error {
 }
 
 // record keeps the action as an Event on the object and a line of the
-// log, both naming the user.
-func (h *Handler) record(t *actionTarget, verb, user string) {
+// log, both naming the user; detail ends the Event's note.
+func (h *Handler) record(t *actionTarget, verb, user, detail string) {
 	obj := &unstructured.Unstructured{}
 	obj.SetGroupVersionKind(t.kind.gvk)
-	obj.SetNamespace(t.namespace)
+	if t.namespace != clusterScope {
+		obj.SetNamespace(t.namespace)
+	}
 	obj.SetName(t.name)
 	obj.SetUID(types.UID(t.uid))
 	h.opts.Actions.Recorder.Eventf(obj, nil, corev1.EventTypeNormal, "DashboardAction", verb,
-		"%s asked for %s from the dashboard", user, verb)
+		"%s asked for %s from the dashboard%s", user, verb, detail)
 	h.opts.Log.Info("action taken", "user", user, "action", verb, "kind", t.kind.gvk.Kind, "namespace", t.namespace, "name", t.name)
 }
 
@@ -235,7 +293,7 @@ func groupResource(kind kindInfo) string {
 // doneOf is the action a redirect after one names, if it is one.
 func doneOf(r *http.Request) string {
 	done := r.URL.Query().Get("done")
-	if slices.Contains([]string{actionReconcile, actionSuspend, actionResume, actionRollback}, done) {
+	if slices.Contains([]string{actionReconcile, actionSuspend, actionResume, actionRollback, actionPromote}, done) {
 		return done
 	}
 	return ""

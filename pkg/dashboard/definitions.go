@@ -36,6 +36,7 @@ type definitions struct {
 // definitionRecord is what the page shows of a definition.
 type definitionRecord struct {
 	name      string
+	uid       string
 	kind      schema.GroupVersionKind // served; empty before
 	revision  int64
 	instances int64
@@ -58,6 +59,8 @@ type definitionRollout struct {
 	Wave, Waves int64
 	Failed      string // the instance it halted at
 	Message     string
+	// From is the revision the instances ran before the rollout.
+	From int64
 }
 
 // watchDefinitions keeps the definitions' records, and adds the kinds they
@@ -129,7 +132,7 @@ func (h *Handler) addKind(gvk schema.GroupVersionKind) error {
 }
 
 func newDefinitionRecord(u *unstructured.Unstructured) *definitionRecord {
-	r := &definitionRecord{name: u.GetName(), created: u.GetCreationTimestamp().Time}
+	r := &definitionRecord{name: u.GetName(), uid: string(u.GetUID()), created: u.GetCreationTimestamp().Time}
 	apiVersion, _, _ := unstructured.NestedString(u.Object, "status", "apiVersion")
 	kind, _, _ := unstructured.NestedString(u.Object, "status", "kind")
 	if apiVersion != "" && kind != "" {
@@ -151,6 +154,7 @@ func newDefinitionRecord(u *unstructured.Unstructured) *definitionRecord {
 		r.rollout.Waves, _, _ = unstructured.NestedInt64(rollout, "waves")
 		r.rollout.Failed, _, _ = unstructured.NestedString(rollout, "failed", "instance")
 		r.rollout.Message, _, _ = unstructured.NestedString(rollout, "message")
+		r.rollout.From, _, _ = unstructured.NestedInt64(rollout, "from")
 	}
 	conditions, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
 	for _, c := range conditions {
@@ -162,6 +166,28 @@ func newDefinitionRecord(u *unstructured.Unstructured) *definitionRecord {
 		}
 	}
 	return r
+}
+
+// get is the record of the definition name, nil if none.
+func (d *definitions) get(name string) *definitionRecord {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	return d.records[name]
+}
+
+// target is the action target of a definition: cluster-scoped, its
+// namespace "-" in the actions' URLs.
+func (d *definitions) target(r *definitionRecord) actionTarget {
+	return actionTarget{kind: d.kind, namespace: clusterScope, name: r.name, uid: r.uid, definition: r, page: "/"}
+}
+
+// halted is the instance a definition's rollout halted at, its kind and
+// the revision to pin it to; ok is false unless the rollout is halted.
+func (r *definitionRecord) halted() (instance string, kind schema.GroupVersionKind, from int64, ok bool) {
+	if r.rollout.Phase != "Halted" || r.rollout.Failed == "" || r.rollout.From < 1 || r.kind.Empty() {
+		return "", kind, 0, false
+	}
+	return r.rollout.Failed, r.kind, r.rollout.From, true
 }
 
 func (d *definitions) put(r *definitionRecord) {
@@ -200,6 +226,9 @@ type definitionRow struct {
 	Message    string
 	Created    time.Time
 	ByRevision string
+	// Actions are the viewer's buttons: promote, while the rollout is
+	// halted at an instance.
+	Actions []actionButton
 }
 
 // definitionRows are the definitions the viewer may list, and whose name
@@ -225,6 +254,7 @@ func (h *Handler) definitionRows(ctx context.Context, v *viewer, query string) [
 			}
 		}
 		row.ByRevision = strings.Join(parts, ", ")
+		row.Actions = h.buttons(ctx, v, h.definitions.target(r))
 		rows = append(rows, row)
 	}
 	return rows

@@ -41,7 +41,7 @@ var _ = Describe("helm template with web.enabled", func() {
 		find(objects, "ClusterRole", "", "wavekit-component-operator-web-operator", &actor)
 		Expect(viewer.Rules).To(ContainElement(And(HaveField("Resources", ConsistOf("components", "componentsets", "componentdefinitions")), HaveField("Verbs", ConsistOf("get", "list", "watch")))))
 		Expect(actor.Rules).To(ConsistOf(And(HaveField("Resources", ConsistOf("components", "componentsets")),
-			HaveField("Verbs", ConsistOf("reconcile", "suspend", "resume", "rollback")))))
+			HaveField("Verbs", ConsistOf("reconcile", "suspend", "resume", "rollback"))), rule("wavekit.dev", "componentdefinitions", "promote")))
 		Expect(viewer.Labels).To(HaveKeyWithValue("rbac.authorization.k8s.io/aggregate-to-view", "true"))
 		Expect(actor.Labels).To(HaveKeyWithValue("rbac.authorization.k8s.io/aggregate-to-edit", "true"))
 		Expect(actor.Labels).NotTo(HaveKey("rbac.authorization.k8s.io/aggregate-to-view"))

@@ -2,6 +2,8 @@ package definitions_test
 
 import (
 	"fmt"
+	"io"
+	"net/http"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -331,6 +333,52 @@ var _ = Describe("a chart becomes a Kubernetes API", Ordered, func() {
 			Expect(r.Stdout).To(MatchRegexp(definitionName + `\s+Database\s+2\s+2:2 1:4\s+Halted 1/3 at ` + fleet + `/[ab]\s+False`))
 		})
 
+		It("lets a person granted promote pin the instance the rollout halted at from the page, and no one else", func() {
+			failed := getDefinition(definitionName).Status.Rollout.Failed.Instance
+			promoter := pageToken("promoter", "get", "list", "watch", "promote")
+			viewer := pageToken("definition-viewer", "get", "list", "watch")
+			action := page + "/act/componentdefinition.wavekit.dev/-/" + definitionName + "/promote"
+			body, csrf := overview(viewer)
+			Expect(body).To(ContainSubstring(`data-definition="` + definitionName + `" data-reason="RolloutHalted" data-rollout="Halted"`))
+			Expect(body).NotTo(ContainSubstring(`data-action="promote"`), "no button for a viewer")
+			Expect(postAction(action, viewer, csrf)).To(Equal(http.StatusForbidden), "nor the action")
+
+			body, csrf = overview(promoter)
+			Expect(body).To(ContainSubstring("Pin " + failed + " to revision 1 and go on"))
+			Expect(postAction(action, promoter, "")).To(Equal(http.StatusForbidden), "no CSRF token")
+			Expect(postAction(action, promoter, csrf)).To(Equal(http.StatusSeeOther))
+			namespace, name, _ := strings.Cut(failed, "/")
+			pinned := database(namespace, name, nil)
+			u, err := read(pinned)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(u.GetAnnotations()).To(HaveKeyWithValue("wavekit.dev/pin-revision", "1"))
+			Eventually(readyOf(pinned)).WithTimeout(90*time.Second).Should(Equal("True/Ready revision 1"), "back on revision 1")
+			Eventually(func() []string {
+				var events corev1.EventList
+				Expect(env.Client.List(ctx, &events)).To(Succeed())
+				var notes []string
+				for _, e := range events.Items {
+					if e.Reason == "DashboardAction" && e.InvolvedObject.Name == definitionName {
+						notes = append(notes, e.Message)
+					}
+				}
+				return notes
+			}).WithTimeout(30 * time.Second).Should(ContainElement("system:serviceaccount:" + operatorNamespace +
+				":promoter asked for promote from the dashboard: " + failed + " pinned to revision 1"))
+
+			// The next spec moves every instance but its own pinned one.
+			Eventually(func() error {
+				u, err := read(pinned)
+				if err != nil {
+					return err
+				}
+				annotations := u.GetAnnotations()
+				delete(annotations, "wavekit.dev/pin-revision")
+				u.SetAnnotations(annotations)
+				return env.Client.Update(ctx, u)
+			}).Should(Succeed())
+		})
+
 		It("moves on to a fixed revision 3, but not an instance pinned to revision 1", func() {
 			pinned := instance("f")
 			Eventually(func() error {
@@ -488,4 +536,51 @@ func crdEstablished(crd *apiextensionsv1.CustomResourceDefinition) bool {
 		}
 	}
 	return false
+}
+
+// pageToken is a token of a ServiceAccount that has verbs on
+// ComponentDefinitions everywhere, for the status page.
+func pageToken(name string, verbs ...string) string {
+	GinkgoHelper()
+	meta := metav1.ObjectMeta{Name: "page-" + name}
+	Expect(env.Client.Create(ctx, &rbacv1.ClusterRole{ObjectMeta: meta, Rules: []rbacv1.PolicyRule{
+		{APIGroups: []string{"wavekit.dev"}, Resources: []string{"componentdefinitions"}, Verbs: verbs}}})).To(Succeed())
+	Expect(env.Client.Create(ctx, &rbacv1.ClusterRoleBinding{ObjectMeta: meta,
+		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: meta.Name},
+		Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Namespace: operatorNamespace, Name: name}}})).To(Succeed())
+	cfg, err := operatortest.ServiceAccountConfig(ctx, env.Client, env.Config, operatorNamespace, name)
+	Expect(err).NotTo(HaveOccurred())
+	return cfg.BearerToken
+}
+
+// overview is the page's overview as token sees it, and its CSRF token.
+func overview(token string) (string, string) {
+	GinkgoHelper()
+	req, err := http.NewRequest(http.MethodGet, page+"/", nil)
+	Expect(err).NotTo(HaveOccurred())
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	Expect(err).NotTo(HaveOccurred())
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(resp.StatusCode).To(Equal(http.StatusOK), string(body))
+	csrf := regexp.MustCompile(`<meta name="csrf-token" content="([^"]+)">`).FindStringSubmatch(string(body))
+	Expect(csrf).To(HaveLen(2))
+	return string(body), csrf[1]
+}
+
+// postAction posts an action with token and the CSRF token (none when
+// empty), and returns the status, not following a redirect.
+func postAction(url, token, csrf string) int {
+	GinkgoHelper()
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader("csrf="+csrf))
+	Expect(err).NotTo(HaveOccurred())
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := noFollow.Do(req)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(resp.Body.Close()).To(Succeed())
+	return resp.StatusCode
 }

@@ -7,6 +7,7 @@ package definitions_test
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -52,6 +53,8 @@ var (
 	// suiteDir outlives every spec: the operator's files, which a
 	// restarted operator finds again.
 	suiteDir string
+	// page is the URL of the operator's status page.
+	page string
 )
 
 var _ = BeforeSuite(func() {
@@ -87,6 +90,7 @@ var _ = BeforeSuite(func() {
 	// operator uses only for what names one (it runs without
 	// --default-service-account).
 	Expect(operatortest.ApplyRBAC(ctx, env.Client, root, "wavekit", operatorNamespace, map[string]any{
+		"web":                   map[string]any{"enabled": true},
 		"definitions":           map[string]any{"enabled": true, "groups": []any{group}},
 		"defaultServiceAccount": "deployer",
 		"rbac": map[string]any{"extraRules": []any{map[string]any{
@@ -96,6 +100,9 @@ var _ = BeforeSuite(func() {
 	})).To(Succeed())
 	operatorConfig, err = operatortest.ServiceAccountConfig(ctx, env.Client, env.Config, operatorNamespace, operatorAccount)
 	Expect(err).NotTo(HaveOccurred())
+	addr, err := operatortest.FreeLocalAddress()
+	Expect(err).NotTo(HaveOccurred())
+	page = "http://" + addr
 	operator = startOperator()
 	DeferCleanup(func() { stopOperator(operator) })
 })
@@ -106,7 +113,8 @@ func startOperator() *gexec.Session {
 	GinkgoHelper()
 	session, err := operatortest.Operator{Binary: binary, Config: operatorConfig, Dir: suiteDir, Out: GinkgoWriter,
 		Args: []string{"--definitions", "--definition-groups", group, "--source-cache-dir", filepath.Join(suiteDir, "sources"),
-			"--source", "web=" + filepath.Join(testcluster.ModuleRoot(), "examples", "templates", "web")}}.Start()
+			"--source", "web=" + filepath.Join(testcluster.ModuleRoot(), "examples", "templates", "web"),
+			"--web-bind-address", strings.TrimPrefix(page, "http://")}}.Start()
 	Expect(err).NotTo(HaveOccurred())
 	return session
 }
