@@ -292,6 +292,13 @@ func runSuspend(ctx context.Context, s *session.Session, ref string, suspend boo
 	if err != nil {
 		return err
 	}
+	verb := "suspend"
+	if !suspend {
+		verb = "resume"
+	}
+	if err := ownComponentKind.mayAct(ctx, cl, verb, c.Namespace, c.Name); err != nil {
+		return err
+	}
 	patch := map[string]any{"spec": map[string]any{"suspend": suspend}}
 	requested := ""
 	if !suspend {
@@ -385,6 +392,9 @@ not handle the request at all, after --timeout.`,
 func (o *reconcileOptions) run(ctx context.Context, s *session.Session, ref string) error {
 	cl, k, c, err := connectToComponentOf(ctx, s, ref, o.kind)
 	if err != nil {
+		return err
+	}
+	if err := k.mayAct(ctx, cl, "reconcile", c.Namespace, c.Name); err != nil {
 		return err
 	}
 	requested := time.Now().UTC().Format(time.RFC3339Nano)

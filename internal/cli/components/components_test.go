@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	rbacv1 "k8s.io/api/rbac/v1"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -152,6 +153,25 @@ var _ = Describe("Component verbs", Ordered, func() {
 		Eventually(func() string { return clitest.ConfigMap(ns, "shop-config").Data["greeting"] }).WithTimeout(60 * time.Second).Should(Equal("hello"))
 	})
 
+	It("asks for the same RBAC verbs as the status page before it reconciles, suspends or resumes", func() {
+		ns := clitest.NewNamespace()
+		newComponent(ns, "gated")
+		patcher := restrictedKubeconfig(ns, "patcher", "get", "list", "watch", "patch")
+		r := clitest.WavekitWith(patcher, "reconcile", ns+"/gated")
+		Expect(r.Code).To(Equal(1))
+		Expect(r.Stderr).To(ContainSubstring(`you may not reconcile Component ` + ns + `/gated: that needs the RBAC verb "reconcile" on components.wavekit.dev`))
+		r = clitest.WavekitWith(patcher, "suspend", ns+"/gated")
+		Expect(r.Stderr).To(ContainSubstring(`you may not suspend Component`))
+		Expect(read(&v1alpha1.Component{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "gated"}}).Spec.Suspend).To(BeFalse())
+
+		operatorRole := restrictedKubeconfig(ns, "operator", "get", "list", "watch", "patch", "reconcile", "suspend")
+		r = clitest.WavekitWith(operatorRole, "reconcile", ns+"/gated")
+		Expect(r.Code).To(Equal(0), r.Stderr)
+		Expect(clitest.WavekitWith(operatorRole, "suspend", ns+"/gated").Code).To(Equal(0))
+		r = clitest.WavekitWith(operatorRole, "resume", ns+"/gated")
+		Expect(r.Stderr).To(ContainSubstring(`you may not resume Component`), "resume is a verb of its own")
+	})
+
 	It("asks for a pass now and waits until the operator handled it", func() {
 		ns := clitest.NewNamespace()
 		c := newComponent(ns, "shop")
@@ -288,4 +308,22 @@ func kubectlBinary() string {
 	kubectl, err := operatortest.Kubectl(testcluster.ModuleRoot(), GinkgoT().TempDir())
 	Expect(err).NotTo(HaveOccurred())
 	return kubectl
+}
+
+// restrictedKubeconfig writes the kubeconfig of a ServiceAccount of
+// namespace that has verbs on the Components there, and returns its path.
+func restrictedKubeconfig(namespace, name string, verbs ...string) string {
+	GinkgoHelper()
+	ctx := context.Background()
+	meta := metav1.ObjectMeta{Namespace: namespace, Name: name}
+	Expect(clitest.Env.Client.Create(ctx, &rbacv1.Role{ObjectMeta: meta, Rules: []rbacv1.PolicyRule{
+		{APIGroups: []string{"wavekit.dev"}, Resources: []string{"components"}, Verbs: verbs}}})).To(Succeed())
+	Expect(clitest.Env.Client.Create(ctx, &rbacv1.RoleBinding{ObjectMeta: meta,
+		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: name},
+		Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Namespace: namespace, Name: name}}})).To(Succeed())
+	cfg, err := operatortest.ServiceAccountConfig(ctx, clitest.Env.Client, clitest.Env.Config, namespace, name)
+	Expect(err).NotTo(HaveOccurred())
+	path := filepath.Join(GinkgoT().TempDir(), name+".kubeconfig")
+	Expect(testcluster.WriteKubeconfig(cfg, path)).To(Succeed())
+	return path
 }
