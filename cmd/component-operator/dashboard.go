@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -29,6 +30,9 @@ type webFlags struct {
 	oidc      oidc.Config
 	lifetime  time.Duration
 	noActions bool
+	// anonymous and anonymousGroups are who a request without a
+	// credential is; "" for none.
+	anonymous, anonymousGroups string
 }
 
 func bindWebFlags(fs *flag.FlagSet) *webFlags {
@@ -41,6 +45,8 @@ func bindWebFlags(fs *flag.FlagSet) *webFlags {
 	fs.StringVar(&w.oidc.GroupsClaim, "web-oidc-groups-claim", "", "ID token claim that lists the user's groups (default groups)")
 	fs.StringVar(&w.oidc.GroupsPrefix, "web-oidc-groups-prefix", "", "prefix of each group in RBAC (default oidc:; - for none)")
 	fs.DurationVar(&w.lifetime, "web-session-lifetime", 8*time.Hour, "how long a sign-in lasts; the session key is $"+envSessionKey+" (at least 32 bytes, the same on every replica; default a random key per process)")
+	fs.StringVar(&w.anonymous, "web-anonymous-user", "", "who a request with neither a token nor a session is: the page shows it what RBAC lets this user list, and offers it no action (default: off, such a request must log in)")
+	fs.StringVar(&w.anonymousGroups, "web-anonymous-groups", "", "comma-separated groups of --web-anonymous-user")
 	fs.BoolVar(&w.noActions, "web-read-only", false, "offer no action on the status page (reconcile, suspend, resume), whatever RBAC allows")
 	return w
 }
@@ -64,6 +70,14 @@ func (w *webFlags) options(mgr ctrl.Manager, operator string) (dashboard.Options
 			return opts, fmt.Errorf("--web-oidc-*: %w", err)
 		}
 		opts.SignIn = &dashboard.SignIn{Provider: provider, Lifetime: w.lifetime}
+	}
+	if w.anonymous != "" {
+		opts.Anonymous = &dashboard.User{Username: w.anonymous}
+		if w.anonymousGroups != "" {
+			opts.Anonymous.Groups = strings.Split(w.anonymousGroups, ",")
+		}
+	} else if w.anonymousGroups != "" {
+		return opts, errors.New("--web-anonymous-groups needs --web-anonymous-user")
 	}
 	if !w.noActions {
 		opts.Actions = &dashboard.Actions{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("wavekit-dashboard"), OperatorName: operator}

@@ -181,6 +181,10 @@ func (h *Handler) serveAction(w http.ResponseWriter, r *http.Request, v *viewer)
 		h.notFound(w)
 		return
 	}
+	if h.opts.Auth != nil && !v.loggedIn {
+		h.message(w, http.StatusForbidden, "Refused", "Log in or sign in to act: anonymous viewers only read.", true)
+		return
+	}
 	verb := r.PathValue("action")
 	if !slices.Contains(t.verbs(), verb) {
 		h.message(w, http.StatusConflict, "Not now", fmt.Sprintf("%s %s/%s offers no %q now: reload the page.", t.kind.gvk.Kind, t.namespace, t.name, verb), false)

@@ -75,6 +75,20 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.mux.ServeHTTP(w, r)
 }
 
+// anonymous makes v the anonymous user, if the page has one: read-only
+// (not logged in), and only for a request that carries no credential, so
+// that an expired session is still sent to sign in again.
+func (h *Handler) anonymous(r *http.Request, v *viewer) bool {
+	if h.opts.Anonymous == nil {
+		return false
+	}
+	if _, err := r.Cookie(sessionCookie); err == nil {
+		return false
+	}
+	v.user = *h.opts.Anonymous
+	return true
+}
+
 // takesPost tells whether r is a POST the page takes: the login form's,
 // with Auth, and an action's, with Actions.
 func (h *Handler) takesPost(r *http.Request) bool {
@@ -129,7 +143,7 @@ func (h *Handler) identify(r *http.Request, v *viewer) bool {
 	}
 	s, ok := h.signedIn(r)
 	if !ok {
-		return false
+		return h.anonymous(r, v)
 	}
 	v.user, v.session, v.loggedIn = User{Username: s.Name, Groups: s.Groups}, "session/"+s.ID, true
 	return true

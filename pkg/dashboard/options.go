@@ -61,6 +61,11 @@ type Options struct {
 	// page without Auth, Client's own credentials decide, and the page
 	// answers requests for 127.0.0.1, localhost and [::1] only.
 	Actions *Actions
+	// Anonymous, with Auth, is who a request without a token or a session
+	// is: what RBAC lets that user list, the page shows to anyone who
+	// reaches it, read-only (no button, every action refused). Nil: such
+	// a request gets 401 or, with SignIn, the sign-in.
+	Anonymous *User
 	// SessionKey seals the page's cookies and makes its CSRF tokens: at
 	// least 32 random bytes, the same on every replica. Nil: a random key,
 	// and sessions end when the page stops.

@@ -13,13 +13,15 @@ var _ = Describe("helm template with web.enabled", func() {
 		objects := render("wavekit", "wavekit-system", append(oneSource, "--set", "web.enabled=true",
 			"--set", "web.oidc.issuerURL=https://dex.example.com", "--set", "web.oidc.clientID=wavekit",
 			"--set", "web.oidc.redirectURL=https://wavekit.example.com/auth/callback", "--set", "web.oidc.clientSecret.name=wavekit-oidc",
-			"--set", "web.oidc.groupsPrefix=-", "--set", "web.sessionKey.name=wavekit-session", "--set", "web.readOnly=true")...)
+			"--set", "web.oidc.groupsPrefix=-", "--set", "web.sessionKey.name=wavekit-session", "--set", "web.readOnly=true",
+			"--set", "web.anonymous.user=guest", "--set", "web.anonymous.groups={readers,guests}")...)
 		var deployment appsv1.Deployment
 		find(objects, "Deployment", "wavekit-system", "wavekit-component-operator", &deployment)
 		operator := deployment.Spec.Template.Spec.Containers[0]
 		Expect(operator.Args).To(ContainElements("--web-bind-address=:9090", "--web-read-only",
 			"--web-oidc-issuer-url=https://dex.example.com", "--web-oidc-client-id=wavekit",
-			"--web-oidc-redirect-url=https://wavekit.example.com/auth/callback", "--web-oidc-groups-prefix=-", "--web-session-lifetime=8h"))
+			"--web-oidc-redirect-url=https://wavekit.example.com/auth/callback", "--web-oidc-groups-prefix=-", "--web-session-lifetime=8h",
+			"--web-anonymous-user=guest", "--web-anonymous-groups=readers,guests"))
 		Expect(operator.Args).NotTo(ContainElement(HavePrefix("--web-oidc-username")))
 		Expect(operator.Env).To(ContainElements(
 			corev1.EnvVar{Name: "WAVEKIT_WEB_OIDC_CLIENT_SECRET", ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{
