@@ -249,19 +249,22 @@ chart-lint: ## Lint the operator's Helm chart (config/chart) and the agent's (co
 chart-package: ## Package the chart into DIST with version CHART_VERSION and appVersion VERSION (the image tag).
 	@mkdir -p $(DIST)
 	$(GO) tool helm package config/chart --version $(CHART_VERSION) --app-version $(VERSION) --destination $(DIST)
+	$(GO) run ./hack/release chart -created $(SOURCE_DATE_EPOCH) $(DIST)/component-operator-$(CHART_VERSION).tgz
 
 .PHONY: agent-chart-package
 agent-chart-package: ## Package the agent's chart (config/agent-chart) into DIST with version CHART_VERSION and appVersion VERSION (the agent image's tag).
 	@mkdir -p $(DIST)
 	$(GO) tool helm package config/agent-chart --version $(CHART_VERSION) --app-version $(VERSION) --destination $(DIST)
+	$(GO) run ./hack/release chart -created $(SOURCE_DATE_EPOCH) $(DIST)/wavekit-agent-$(CHART_VERSION).tgz
 
 .PHONY: cli
-cli: ## Build the wavekit CLI for every CLI_PLATFORMS into DIST.
+cli: ## Build the wavekit CLI for every CLI_PLATFORMS into DIST, each with its SBOM (BINARY.cdx.json).
 	@mkdir -p $(DIST)
 	@for platform in $(CLI_PLATFORMS); do \
 	  os=$${platform%/*}; arch=$${platform#*/}; out=$(DIST)/wavekit-$(VERSION)-$$os-$$arch; \
 	  echo "$$out"; \
-	  CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $$out ./cmd/wavekit; \
+	  CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $$out ./cmd/wavekit || exit 1; \
+	  $(GO) run ./hack/release sbom -created $(SOURCE_DATE_EPOCH) $$out || exit 1; \
 	done
 
 # RELEASE_URL is where a release's files are downloaded from (the krew manifest names it).
@@ -272,11 +275,27 @@ krew: cli ## Package the CLI for krew into DIST: kubectl-wavekit archives and ku
 	$(GO) run ./hack/krew -dist $(DIST) -version $(VERSION) -base-url $(RELEASE_URL) -platforms '$(CLI_PLATFORMS)' -created $(SOURCE_DATE_EPOCH)
 
 .PHONY: dist
-dist: ## Make every release artifact into a fresh DIST: CLI binaries, krew archives and manifest, both images' archives, both charts, SHA256SUMS.
+# REPOSITORY and BUILDER are what the provenance names: the source's Git URL
+# and what ran the build (CI gives its workflow's URL).
+REPOSITORY  ?= https://github.com/wavekit-dev/wavekit
+BUILDER     ?= https://wavekit.dev/builders/local
+
+.PHONY: dist
+dist: ## Make every release artifact into a fresh DIST: CLI binaries, krew archives and manifest, both images' archives, both charts, an SBOM of every binary, the provenance of all, SHA256SUMS.
 	rm -rf $(DIST)
 	$(MAKE) --no-print-directory krew image chart-package agent-chart-package
+	$(GO) run ./hack/release provenance -dist $(DIST) -target dist -version $(VERSION) -revision '$(REVISION)' -repository $(REPOSITORY) -builder $(BUILDER)
 	cd $(DIST) && sha256sum $$(ls | grep -v '^SHA256SUMS$$') > SHA256SUMS
 	@echo "$(DIST) holds VERSION $(VERSION); check it with: cd $(DIST) && sha256sum -c SHA256SUMS"
+
+.PHONY: reproduce
+reproduce: ## Make dist twice, the second time with an empty Go build cache, and compare every artifact's SHA-256 (slow: every binary is compiled twice).
+	@first=$$(mktemp -d); second=$$(mktemp -d); cache=$$(mktemp -d); \
+	$(MAKE) --no-print-directory dist DIST=$$first >/dev/null && \
+	GOCACHE=$$cache $(MAKE) --no-print-directory dist DIST=$$second >/dev/null && \
+	diff $$first/SHA256SUMS $$second/SHA256SUMS && \
+	echo "reproduce: both builds of $(VERSION) give the same $$(wc -l < $$first/SHA256SUMS) artifacts"; \
+	status=$$?; rm -rf $$first $$second $$cache; exit $$status
 
 ##@ Fuzzing
 

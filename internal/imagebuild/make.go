@@ -12,6 +12,8 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/mutate"
 	"github.com/google/go-containerregistry/pkg/v1/types"
 	"golang.org/x/mod/semver"
+
+	"github.com/wavekit-dev/wavekit/internal/release"
 )
 
 // Platforms are the platforms the images are built for by default.
@@ -103,6 +105,9 @@ func platformImage(ctx context.Context, opts Options, platform v1.Platform, work
 	if err := Compile(ctx, opts.ModuleDir, opts.Image.Package, opts.Version, platform, binary); err != nil {
 		return nil, err
 	}
+	if err := writeSBOM(binary, opts, platform); err != nil {
+		return nil, err
+	}
 	data, err := os.ReadFile(binary)
 	if err != nil {
 		return nil, err
@@ -145,4 +150,18 @@ func write(index v1.ImageIndex, platforms []v1.Platform, images []v1.Image, tag 
 		result.DockerArchives[platform.String()] = path
 	}
 	return result, nil
+}
+
+// writeSBOM writes the SBOM of the image's binary for platform beside the
+// archives: <title>-<version>-<os>-<arch>.cdx.json.
+func writeSBOM(binary string, opts Options, platform v1.Platform) error {
+	if err := os.MkdirAll(opts.OutDir, 0o755); err != nil {
+		return err
+	}
+	bom, err := release.SBOM(binary, opts.Image.Title, opts.Created)
+	if err != nil {
+		return err
+	}
+	name := fmt.Sprintf("%s-%s-%s-%s.cdx.json", opts.Image.Title, opts.Version, platform.OS, platform.Architecture)
+	return release.WriteSBOM(bom, filepath.Join(opts.OutDir, name))
 }

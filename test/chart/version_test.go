@@ -1,9 +1,14 @@
 package chart_test
 
 import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -52,5 +57,36 @@ var _ = Describe("one version", func() {
 		var deployment appsv1.Deployment
 		find(objects, "Deployment", "wavekit-system", "wavekit-component-operator", &deployment)
 		Expect(deployment.Spec.Template.Spec.Containers[0].Image).To(Equal(image[1]), "the packaged chart's default image is the one make image builds")
+	})
+})
+
+// helm package stamps each file with the time it packages it; make stamps
+// them with the commit's, so that a commit packages to one digest.
+var _ = Describe("chart archives", func() {
+	It("are the same bytes each time make packages them, every file stamped with the commit's time", func() {
+		epoch, err := exec.Command("git", "-C", root, "log", "-1", "--format=%ct").Output()
+		Expect(err).NotTo(HaveOccurred())
+		seconds, err := strconv.ParseInt(strings.TrimSpace(string(epoch)), 10, 64)
+		Expect(err).NotTo(HaveOccurred())
+		first, second := GinkgoT().TempDir(), GinkgoT().TempDir()
+		makeOutput("-s", "chart-package", "agent-chart-package", "DIST="+first)
+		makeOutput("-s", "chart-package", "agent-chart-package", "DIST="+second)
+		archives, err := filepath.Glob(filepath.Join(first, "*.tgz"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(archives).To(HaveLen(2))
+		for _, archive := range archives {
+			data, err := os.ReadFile(archive)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(os.ReadFile(filepath.Join(second, filepath.Base(archive)))).To(Equal(data), filepath.Base(archive))
+			zr, err := gzip.NewReader(bytes.NewReader(data))
+			Expect(err).NotTo(HaveOccurred())
+			tr := tar.NewReader(zr)
+			files := 0
+			for header, err := tr.Next(); err == nil; header, err = tr.Next() {
+				Expect(header.ModTime.Unix()).To(Equal(seconds), header.Name)
+				files++
+			}
+			Expect(files).To(BeNumerically(">", 5))
+		}
 	})
 })
