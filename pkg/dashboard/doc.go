@@ -41,7 +41,8 @@
 // # Actions
 //
 // With Actions, a component's and a set's page offer reconcile, suspend and
-// resume (actions.go), each allowed by an RBAC verb of its own on the
+// resume (actions.go: which, for whom; act.go: doing it), each allowed by
+// an RBAC verb of its own on the
 // object, so a role can grant "reconcile" without "patch". An action is a
 // POST with the session's CSRF token; the page patches the object with
 // Actions.Client and records an Event on it, through Actions.Recorder,
