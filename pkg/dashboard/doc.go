@@ -40,11 +40,13 @@
 //
 // # Actions
 //
-// With Actions, a component's and a set's page offer reconcile, suspend and
-// resume (actions.go: which, for whom; act.go: doing it), each allowed by
-// an RBAC verb of its own on the
-// object, so a role can grant "reconcile" without "patch". An action is a
-// POST with the session's CSRF token; the page patches the object with
-// Actions.Client and records an Event on it, through Actions.Recorder,
-// that names the user.
+// With Actions, a component's and a set's page offer reconcile, suspend,
+// resume and roll back, and the overview promote for a definition whose
+// rollout halted (actions.go: which, to whom; act.go: taking them). Each is
+// allowed by an RBAC verb of its own on the object, so a role can grant
+// "reconcile" without "patch". An action is a POST with the session's CSRF
+// token; the page patches the object with Actions.Client and records an
+// Event on it, through Actions.Recorder, that names the user. Without
+// Auth (wavekit dashboard), Actions.Client's own credentials decide, and
+// the page answers requests for 127.0.0.1 and localhost only.
 package dashboard
