@@ -49,6 +49,7 @@ var _ = Describe("the page with an anonymous user", func() {
 		body := get(page.URL + "/c/component.wavekit.dev/open/site")
 		Expect(body).NotTo(ContainSubstring(`class="action"`), "no button")
 		Expect(body).NotTo(ContainSubstring(`href="/logout"`))
+		Expect(body).To(ContainSubstring(`<a class="login" href="/login">log in</a>`), "a way to log in and act")
 		csrf := regexp.MustCompile(`<meta name="csrf-token" content="([^"]+)">`).FindStringSubmatch(body)
 		Expect(csrf).To(BeNil(), "no CSRF token either")
 		resp, err := http.PostForm(page.URL+"/act/component.wavekit.dev/open/site/reconcile", url.Values{"csrf": {"x"}})

@@ -59,6 +59,8 @@ type layoutData struct {
 	LoggedIn bool
 	// User is who is logged in, if the page knows them.
 	User string
+	// LogIn shows the login link: an anonymous viewer of a page with Auth.
+	LogIn bool
 	// CSRF is the token the viewer's forms (and a script's POSTs) carry.
 	CSRF string
 }
@@ -74,7 +76,7 @@ func (h *Handler) layout(v *viewer, title, live string) layoutData {
 		}
 		live += sep + "since=" + strconv.FormatUint(v.seen, 10)
 	}
-	l := layoutData{Title: title, Live: live, LoggedIn: v.loggedIn, User: v.user.Username}
+	l := layoutData{Title: title, Live: live, LoggedIn: v.loggedIn, User: v.user.Username, LogIn: h.opts.Auth != nil && !v.loggedIn}
 	if v.loggedIn || (h.opts.Auth == nil && h.opts.Actions != nil) {
 		l.CSRF = h.codec.CSRFToken(v.session)
 	}
