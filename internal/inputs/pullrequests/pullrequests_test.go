@@ -75,6 +75,25 @@ var _ = Describe("pull requests as inputs", func() {
 		Entry("Gitea", v1alpha1.PullRequestsGitea, "/api/v1/repos/acme/shop/pulls"),
 	)
 
+	It("forgets a listing no set read for a day: the next read of it is a whole one, not a conditional one", func() {
+		_, err := source.Read(ctx, "team-a", spec(v1alpha1.PullRequestsGitHub), hour)
+		Expect(err).NotTo(HaveOccurred())
+		tick(2 * time.Hour)
+		_, err = source.Read(ctx, "team-a", spec(v1alpha1.PullRequestsGitHub), hour)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(api.Requests()[1].Conditional).To(BeTrue(), "a listing kept: asked again with If-None-Match")
+
+		tick(25 * time.Hour)
+		other := spec(v1alpha1.PullRequestsGitHub)
+		other.PullRequests.Repository = "acme/blog"
+		_, err = source.Read(ctx, "team-a", other, hour) // another listing's read sweeps
+		Expect(err).NotTo(HaveOccurred())
+		_, err = source.Read(ctx, "team-a", spec(v1alpha1.PullRequestsGitHub), hour)
+		Expect(err).NotTo(HaveOccurred())
+		requests := api.Requests()
+		Expect(requests[len(requests)-1].Conditional).To(BeFalse(), "forgotten: read whole")
+	})
+
 	It("lists once per interval for fifty sets, asks again with If-None-Match past it, and a 304 keeps the listing", func() {
 		var wg sync.WaitGroup
 		for range 50 {

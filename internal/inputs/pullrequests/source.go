@@ -110,6 +110,7 @@ func (s *Source) listing(ctx context.Context, api api, creds credentials, opts i
 		read, err := s.list(ctx, api, creds, latest)
 		s.mu.Lock()
 		defer s.mu.Unlock()
+		s.forget(s.now())
 		if err != nil {
 			s.failed[key] = failure{at: s.now(), err: err}
 			return nil, err
@@ -122,6 +123,32 @@ func (s *Source) listing(ctx context.Context, api api, creds credentials, opts i
 		return nil, err
 	}
 	return v.(*listing), nil
+}
+
+// forgetAfter is how long a listing, a failure or a rate limit no read
+// asked for again is kept: a deleted set, a rotated token or a repository
+// no longer read would otherwise stay in memory for the operator's life.
+const forgetAfter = 24 * time.Hour
+
+// forget drops what no read asked for within forgetAfter; the caller
+// holds s.mu. A listing in use is read again every interval, so only one
+// whose sets are gone (or read less than daily) goes.
+func (s *Source) forget(now time.Time) {
+	for key, l := range s.memo {
+		if now.Sub(l.at) > forgetAfter {
+			delete(s.memo, key)
+		}
+	}
+	for key, f := range s.failed {
+		if now.Sub(f.at) > forgetAfter {
+			delete(s.failed, key)
+		}
+	}
+	for host, until := range s.limited {
+		if now.After(until) {
+			delete(s.limited, host)
+		}
+	}
 }
 
 // credentials are a set's token and trusted CA, and who they are.
