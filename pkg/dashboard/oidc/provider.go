@@ -104,21 +104,35 @@ func prefix(s string) string {
 	return s
 }
 
-// discover reads the provider's discovery document once it answers.
+// discoveryTimeout bounds a read of the provider's discovery document.
+const discoveryTimeout = 15 * time.Second
+
+// discover reads the provider's discovery document once it answers. The
+// read holds no lock: a provider that does not answer delays only the
+// sign-ins that wait for it, each within its own context, and two that
+// race both read it, which is harmless.
 func (p *Provider) discover(ctx context.Context) (*discovered, error) {
 	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.discovered != nil {
-		return p.discovered, nil
+	d := p.discovered
+	p.mu.Unlock()
+	if d != nil {
+		return d, nil
 	}
+	ctx, cancel := context.WithTimeout(ctx, discoveryTimeout)
+	defer cancel()
 	provider, err := gooidc.NewProvider(ctx, p.cfg.IssuerURL)
 	if err != nil {
 		return nil, fmt.Errorf("oidc: discovering %s: %w", p.cfg.IssuerURL, err)
 	}
-	p.discovered = &discovered{
+	d = &discovered{
 		oauth: oauth2.Config{ClientID: p.cfg.ClientID, ClientSecret: p.cfg.ClientSecret, RedirectURL: p.cfg.RedirectURL,
 			Endpoint: provider.Endpoint(), Scopes: append([]string{gooidc.ScopeOpenID}, p.cfg.Scopes...)},
 		verifier: provider.Verifier(&gooidc.Config{ClientID: p.cfg.ClientID}),
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.discovered == nil {
+		p.discovered = d
 	}
 	return p.discovered, nil
 }
