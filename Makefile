@@ -25,7 +25,7 @@ demo: ## Run the demo: a local control plane, the reference operator, a componen
 	KUBEBUILDER_ASSETS="$$assets" $(GO) run ./cmd/wavekit demo
 
 .PHONY: test
-test: fmt-check vet check-generated postgres chromium strace git-tools ## Check formatting, vet, check generated files, and run every suite against a real API server.
+test: fmt-check vet check-generated postgres chromium strace git-tools cosign ## Check formatting, vet, check generated files, and run every suite against a real API server.
 	@assets="$$($(CONTROL_PLANE))"; \
 	race=""; if [[ "$(RACE)" == 1 ]]; then race="-race"; fi; \
 	echo "KUBEBUILDER_ASSETS=$$assets"; \
@@ -94,6 +94,10 @@ strace: ## Install strace (Debian's strace package), with which the tests watch 
 	  echo "installing Debian's strace package for the tests that watch kube-apiserver's connections"; \
 	  $$sudo apt-get update && $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y strace; \
 	fi
+
+.PHONY: cosign
+cosign: ## Build cosign from the Go module proxy (hack/cosign.sh, cached) for the release tests, which verify what make dist signs with it.
+	@bash hack/cosign.sh >/dev/null
 
 .PHONY: git-tools
 git-tools: ## Install git (with git-http-backend and git-upload-pack, which serve the Git sources' tests) and ssh-keygen (which signs their commits), only when missing.
@@ -225,12 +229,14 @@ agent-image: ## Build the agent image AGENT_IMG (the wavekit CLI; linux/amd64, l
 image-push: operator-image-push agent-image-push ## Build and push both images to IMG and AGENT_IMG (credentials of docker login).
 
 .PHONY: operator-image-push
-operator-image-push: operator-image ## Push the operator image to IMG=registry/repository:tag.
-	$(GO) run ./hack/image push -archive $(DIST)/component-operator-$(VERSION).oci.tar -image $(IMG)
+operator-image-push: operator-image ## Push the operator image to IMG=registry/repository:tag, with its signature and attestations if make dist signed it.
+	$(GO) run ./hack/image push -archive $(DIST)/component-operator-$(VERSION).oci.tar -image $(IMG) \
+	  $(if $(wildcard $(DIST)/component-operator-$(VERSION).referrers.json),-referrers $(DIST)/component-operator-$(VERSION).referrers.json)
 
 .PHONY: agent-image-push
-agent-image-push: agent-image ## Push the agent image to AGENT_IMG=registry/repository:tag.
-	$(GO) run ./hack/image push -archive $(DIST)/wavekit-agent-$(VERSION).oci.tar -image $(AGENT_IMG)
+agent-image-push: agent-image ## Push the agent image to AGENT_IMG=registry/repository:tag, with its signature and attestations if make dist signed it.
+	$(GO) run ./hack/image push -archive $(DIST)/wavekit-agent-$(VERSION).oci.tar -image $(AGENT_IMG) \
+	  $(if $(wildcard $(DIST)/wavekit-agent-$(VERSION).referrers.json),-referrers $(DIST)/wavekit-agent-$(VERSION).referrers.json)
 
 .PHONY: docker-build
 docker-build: ## Build the image IMG with Docker (docker build), for those who have it.
@@ -279,20 +285,45 @@ krew: cli ## Package the CLI for krew into DIST: kubectl-wavekit archives and ku
 # and what ran the build (CI gives its workflow's URL).
 REPOSITORY  ?= https://github.com/wavekit-dev/wavekit
 BUILDER     ?= https://wavekit.dev/builders/local
+# SIGNING_KEY, a cosign private key file (make signing-key; its password in
+# $$COSIGN_PASSWORD), makes dist sign what it writes. HELM_SIGNING_KEYRING
+# and HELM_SIGNING_KEY (an OpenPGP secret keyring and a key's name in it;
+# its passphrase in $$HELM_KEY_PASSPHRASE) make it write the charts' .prov files.
+SIGNING_KEY          ?=
+HELM_SIGNING_KEYRING ?=
+HELM_SIGNING_KEY     ?=
+# CHART_REGISTRY is where make chart-push pushes both charts.
+CHART_REGISTRY       ?= oci://ghcr.io/wavekit-dev/charts
 
 .PHONY: dist
 dist: ## Make every release artifact into a fresh DIST: CLI binaries, krew archives and manifest, both images' archives, both charts, an SBOM of every binary, the provenance of all, SHA256SUMS.
 	rm -rf $(DIST)
 	$(MAKE) --no-print-directory krew image chart-package agent-chart-package
+	$(if $(HELM_SIGNING_KEY),$(GO) run ./hack/release prov -keyring $(HELM_SIGNING_KEYRING) -key '$(HELM_SIGNING_KEY)' $(DIST)/component-operator-$(CHART_VERSION).tgz $(DIST)/wavekit-agent-$(CHART_VERSION).tgz)
 	$(GO) run ./hack/release provenance -dist $(DIST) -target dist -version $(VERSION) -revision '$(REVISION)' -repository $(REPOSITORY) -builder $(BUILDER)
 	cd $(DIST) && sha256sum $$(ls | grep -v '^SHA256SUMS$$') > SHA256SUMS
+	$(if $(SIGNING_KEY),$(GO) run ./hack/release sign -key $(SIGNING_KEY) -dist $(DIST) -created $(SOURCE_DATE_EPOCH))
 	@echo "$(DIST) holds VERSION $(VERSION); check it with: cd $(DIST) && sha256sum -c SHA256SUMS"
+
+.PHONY: signing-key
+signing-key: ## Make a cosign key pair for release signing: cosign.key (encrypted with $$COSIGN_PASSWORD) and cosign.pub.
+	$(GO) run ./hack/release keygen -out .
+
+.PHONY: chart-push
+chart-push: ## Push both charts of DIST to CHART_REGISTRY (helm registry login first) and sign each with SIGNING_KEY, if given.
+	@for chart in component-operator wavekit-agent; do \
+	  out=$$($(GO) tool helm push $(DIST)/$$chart-$(CHART_VERSION).tgz $(CHART_REGISTRY) 2>&1) || { echo "$$out" >&2; exit 1; }; echo "$$out"; \
+	  digest=$$(echo "$$out" | sed -n 's/^Digest: //p'); \
+	  if [[ -n "$(SIGNING_KEY)" ]]; then \
+	    $(GO) run ./hack/release sign-artifact -key $(SIGNING_KEY) -created $(SOURCE_DATE_EPOCH) $(CHART_REGISTRY)/$$chart@$$digest || exit 1; \
+	  fi; \
+	done
 
 .PHONY: reproduce
 reproduce: ## Make dist twice, the second time with an empty Go build cache, and compare every artifact's SHA-256 (slow: every binary is compiled twice).
 	@first=$$(mktemp -d); second=$$(mktemp -d); cache=$$(mktemp -d); \
-	$(MAKE) --no-print-directory dist DIST=$$first >/dev/null && \
-	GOCACHE=$$cache $(MAKE) --no-print-directory dist DIST=$$second >/dev/null && \
+	$(MAKE) --no-print-directory dist DIST=$$first SIGNING_KEY= HELM_SIGNING_KEY= >/dev/null && \
+	GOCACHE=$$cache $(MAKE) --no-print-directory dist DIST=$$second SIGNING_KEY= HELM_SIGNING_KEY= >/dev/null && \
 	diff $$first/SHA256SUMS $$second/SHA256SUMS && \
 	echo "reproduce: both builds of $(VERSION) give the same $$(wc -l < $$first/SHA256SUMS) artifacts"; \
 	status=$$?; rm -rf $$first $$second $$cache; exit $$status

@@ -10,12 +10,15 @@ import (
 	"sort"
 	"time"
 
+	"github.com/google/go-containerregistry/pkg/name"
+
 	"github.com/wavekit-dev/wavekit/internal/imagebuild"
+	"github.com/wavekit-dev/wavekit/internal/release"
 )
 
 const usage = `usage:
   image build [-program operator|agent] -version V -revision R -created UNIX_SECONDS -image NAME:TAG -out DIR
-  image push -archive FILE.oci.tar -image REGISTRY/REPOSITORY:TAG`
+  image push -archive FILE.oci.tar -image REGISTRY/REPOSITORY:TAG [-referrers FILE.referrers.json]`
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -88,6 +91,7 @@ func push(ctx context.Context, args []string) error {
 	flags := flag.NewFlagSet("push", flag.ContinueOnError)
 	archive := flags.String("archive", "", "OCI archive written by image build")
 	ref := flags.String("image", "", "registry/repository:tag to push to")
+	referrers := flags.String("referrers", "", "the signature and attestations to attach (release sign wrote them beside the archive)")
 	if err := flags.Parse(args); err != nil {
 		return err
 	}
@@ -104,5 +108,29 @@ func push(ctx context.Context, args []string) error {
 		return err
 	}
 	fmt.Printf("pushed %s (index %s)\n", *ref, digest)
-	return nil
+	if *referrers == "" {
+		return nil
+	}
+	return attach(ctx, *ref, digest.String(), *referrers)
+}
+
+// attach attaches the signature and attestations of file to the image
+// just pushed as ref, whose index is digest.
+func attach(ctx context.Context, ref, digest, file string) error {
+	refs, err := release.ReadReferrers(file)
+	if err != nil {
+		return err
+	}
+	if refs.Subject.Digest != digest {
+		return fmt.Errorf("%s signs %s, not the image pushed (%s): sign the archive again", file, refs.Subject.Digest, digest)
+	}
+	tag, err := name.NewTag(ref)
+	if err != nil {
+		return err
+	}
+	digests, err := imagebuild.AttachReferrers(ctx, tag.Context().Name(), refs)
+	for i, d := range digests {
+		fmt.Printf("  attached %s (%s)\n", d, refs.Bundles[i].PredicateType)
+	}
+	return err
 }

@@ -16,7 +16,11 @@ import (
 const usage = `usage:
   release chart -created EPOCH ARCHIVE...
   release sbom -created EPOCH BINARY...            (writes BINARY.cdx.json)
-  release provenance -dist DIR -version V -revision COMMIT -repository URL -builder ID [-target dist]`
+  release provenance -dist DIR -version V -revision COMMIT -repository URL -builder ID [-target dist]
+  release keygen [-out DIR]                        (cosign.key, encrypted with $COSIGN_PASSWORD, and cosign.pub)
+  release sign -key cosign.key -dist DIR -created EPOCH
+  release prov -keyring SECRING -key NAME CHART.tgz... (CHART.tgz.prov; passphrase in $HELM_KEY_PASSPHRASE)
+  release sign-artifact -key cosign.key REGISTRY/REPOSITORY@sha256:HEX`
 
 func main() {
 	if err := run(os.Args[1:]); err != nil {
@@ -36,6 +40,14 @@ func run(args []string) error {
 		return sbom(args[1:])
 	case "provenance":
 		return provenance(args[1:])
+	case "keygen":
+		return keygen(args[1:])
+	case "sign":
+		return signDist(args[1:])
+	case "prov":
+		return prov(args[1:])
+	case "sign-artifact":
+		return signArtifact(args[1:])
 	}
 	return fmt.Errorf("unknown command %q\n%s", args[0], usage)
 }

@@ -2,6 +2,7 @@ package imagebuild
 
 import (
 	"archive/tar"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -212,4 +213,35 @@ func writeFile(p string, r io.Reader) error {
 		return err
 	}
 	return out.Close()
+}
+
+// ReadOCIArchiveName is the name:tag WriteOCIArchive gave the image of
+// an OCI archive (the org.opencontainers.image.ref.name of its index.json).
+func ReadOCIArchiveName(file string) (string, error) {
+	in, err := os.Open(file)
+	if err != nil {
+		return "", err
+	}
+	defer in.Close()
+	r := tar.NewReader(in)
+	for {
+		header, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			return "", fmt.Errorf("%s: no index.json", file)
+		}
+		if err != nil {
+			return "", fmt.Errorf("reading %s: %w", file, err)
+		}
+		if path.Clean(header.Name) != "index.json" {
+			continue
+		}
+		var index v1.IndexManifest
+		if err := json.NewDecoder(r).Decode(&index); err != nil {
+			return "", fmt.Errorf("%s: index.json: %w", file, err)
+		}
+		if len(index.Manifests) != 1 || index.Manifests[0].Annotations[annotationRefName] == "" {
+			return "", fmt.Errorf("%s: index.json should name one image", file)
+		}
+		return index.Manifests[0].Annotations[annotationRefName], nil
+	}
 }

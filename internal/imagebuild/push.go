@@ -1,6 +1,7 @@
 package imagebuild
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 
@@ -8,6 +9,10 @@ import (
 	"github.com/google/go-containerregistry/pkg/name"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
+	"github.com/google/go-containerregistry/pkg/v1/static"
+	"github.com/google/go-containerregistry/pkg/v1/types"
+
+	"github.com/wavekit-dev/wavekit/internal/release"
 )
 
 // Push pushes index to the registry as ref (registry/repository:tag) and
@@ -29,4 +34,71 @@ func Push(ctx context.Context, index v1.ImageIndex, ref string) (v1.Hash, error)
 		return v1.Hash{}, fmt.Errorf("pushing %s: %w", ref, err)
 	}
 	return digest, nil
+}
+
+// Attach pushes an OCI artifact manifest whose subject is an image of
+// repository (registry/repository), with the blobs it names, by digest:
+// what cosign does to attach a signature or an attestation. A registry
+// without the referrers API gets the fallback tag sha256-<subject digest>
+// (go-containerregistry keeps its index).
+func Attach(ctx context.Context, repository string, manifest []byte, blobs map[string][]byte) (v1.Hash, error) {
+	repo, err := name.NewRepository(repository)
+	if err != nil {
+		return v1.Hash{}, fmt.Errorf("repository %q: %w", repository, err)
+	}
+	options := []remote.Option{remote.WithContext(ctx), remote.WithAuthFromKeychain(authn.DefaultKeychain)}
+	for digest, data := range blobs {
+		layer := static.NewLayer(data, types.MediaType("application/octet-stream"))
+		if err := remote.WriteLayer(repo, layer, options...); err != nil {
+			return v1.Hash{}, fmt.Errorf("pushing blob %s to %s: %w", digest, repository, err)
+		}
+	}
+	digest, _, err := v1.SHA256(bytes.NewReader(manifest))
+	if err != nil {
+		return v1.Hash{}, err
+	}
+	if err := remote.Put(repo.Digest(digest.String()), rawManifest(manifest), options...); err != nil {
+		return v1.Hash{}, fmt.Errorf("pushing artifact %s to %s: %w", digest, repository, err)
+	}
+	return digest, nil
+}
+
+// rawManifest is an OCI image manifest as bytes, for remote.Put.
+type rawManifest []byte
+
+func (m rawManifest) RawManifest() ([]byte, error) { return m, nil }
+
+func (m rawManifest) MediaType() (types.MediaType, error) { return types.OCIManifestSchema1, nil }
+
+// Describe resolves ref (a tag or a digest) in its registry and returns
+// it by digest with its manifest's descriptor.
+func Describe(ctx context.Context, ref string) (name.Digest, v1.Descriptor, error) {
+	parsed, err := name.ParseReference(ref)
+	if err != nil {
+		return name.Digest{}, v1.Descriptor{}, fmt.Errorf("reference %q: %w", ref, err)
+	}
+	desc, err := remote.Head(parsed, remote.WithContext(ctx), remote.WithAuthFromKeychain(authn.DefaultKeychain))
+	if err != nil {
+		return name.Digest{}, v1.Descriptor{}, fmt.Errorf("resolving %s: %w", ref, err)
+	}
+	return parsed.Context().Digest(desc.Digest.String()), *desc, nil
+}
+
+// AttachReferrers attaches the signature and attestations of refs to its
+// subject in repository (registry/repository) and returns the digests of
+// the manifests attached, in the order of refs.Bundles.
+func AttachReferrers(ctx context.Context, repository string, refs release.Referrers) ([]v1.Hash, error) {
+	artifacts, err := refs.Artifacts()
+	if err != nil {
+		return nil, err
+	}
+	digests := make([]v1.Hash, 0, len(artifacts))
+	for _, a := range artifacts {
+		d, err := Attach(ctx, repository, a.Manifest, a.Blobs)
+		if err != nil {
+			return digests, err
+		}
+		digests = append(digests, d)
+	}
+	return digests, nil
 }
