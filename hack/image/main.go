@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/google/go-containerregistry/pkg/name"
@@ -131,6 +132,9 @@ func attach(ctx context.Context, ref, digest, file string) error {
 	digests, err := imagebuild.AttachReferrers(ctx, tag.Context().Name(), refs)
 	for i, d := range digests {
 		fmt.Printf("  attached %s (%s)\n", d, refs.Bundles[i].PredicateType)
+	}
+	if err == nil && refs.Tag != nil {
+		fmt.Printf("  pushed the signature in tag form, %s.sig\n", strings.Replace(digest, ":", "-", 1))
 	}
 	return err
 }

@@ -167,6 +167,9 @@ func signImage(key *release.Key, archive string, provenanceStatement []byte, cre
 	if err := attest(all, release.SignaturePredicateType, []byte("{}")); err != nil {
 		return err
 	}
+	if refs.Tag, err = release.SignTag(key, repository, digest.String()); err != nil {
+		return err
+	}
 	for _, m := range manifest.Manifests {
 		if m.Platform == nil {
 			continue
@@ -256,6 +259,9 @@ func signArtifact(args []string) error {
 	refs := release.Referrers{Image: ref.String(), Created: time.Unix(*created, 0).UTC(),
 		Subject: release.Descriptor{MediaType: string(desc.MediaType), Digest: desc.Digest.String(), Size: desc.Size},
 		Bundles: []release.Attached{{PredicateType: release.SignaturePredicateType, Bundle: bundle}}}
+	if refs.Tag, err = release.SignTag(key, ref.Context().Name(), desc.Digest.String()); err != nil {
+		return err
+	}
 	return attach(ctx, ref.Context().Name(), refs)
 }
 
@@ -264,6 +270,9 @@ func attach(ctx context.Context, repository string, refs release.Referrers) erro
 	digests, err := imagebuild.AttachReferrers(ctx, repository, refs)
 	for i, d := range digests {
 		fmt.Printf("attached %s to %s@%s (%s)\n", d, repository, refs.Subject.Digest, refs.Bundles[i].PredicateType)
+	}
+	if err == nil && refs.Tag != nil {
+		fmt.Printf("pushed the signature in tag form, %s:%s.sig\n", repository, strings.Replace(refs.Subject.Digest, ":", "-", 1))
 	}
 	return err
 }

@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/google/go-containerregistry/pkg/authn"
 	"github.com/google/go-containerregistry/pkg/name"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/empty"
+	"github.com/google/go-containerregistry/pkg/v1/mutate"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"github.com/google/go-containerregistry/pkg/v1/static"
 	"github.com/google/go-containerregistry/pkg/v1/types"
@@ -100,5 +103,37 @@ func AttachReferrers(ctx context.Context, repository string, refs release.Referr
 		}
 		digests = append(digests, d)
 	}
+	if refs.Tag != nil {
+		if err := PushTagSignature(ctx, repository, refs.Subject.Digest, refs.Tag.Payload, refs.Tag.Signature); err != nil {
+			return digests, err
+		}
+	}
 	return digests, nil
+}
+
+// Media type and annotation of a tag-form cosign signature.
+const (
+	simpleSigningMediaType = "application/vnd.dev.cosign.simplesigning.v1+json"
+	signatureAnnotation    = "dev.cosignproject.cosign/signature"
+)
+
+// PushTagSignature pushes a signature of the image repository@digest in the
+// tag form of cosign before v3: an image of one layer, the payload, whose
+// annotation holds the signature, tagged sha256-<hex>.sig.
+func PushTagSignature(ctx context.Context, repository, digest string, payload []byte, signature string) error {
+	repo, err := name.NewRepository(repository)
+	if err != nil {
+		return fmt.Errorf("repository %q: %w", repository, err)
+	}
+	img := mutate.ConfigMediaType(mutate.MediaType(empty.Image, types.OCIManifestSchema1), types.OCIConfigJSON)
+	img, err = mutate.Append(img, mutate.Addendum{Layer: static.NewLayer(payload, simpleSigningMediaType),
+		Annotations: map[string]string{signatureAnnotation: signature}})
+	if err != nil {
+		return err
+	}
+	tag := repo.Tag(strings.Replace(digest, ":", "-", 1) + ".sig")
+	if err := remote.Write(tag, img, remote.WithContext(ctx), remote.WithAuthFromKeychain(authn.DefaultKeychain)); err != nil {
+		return fmt.Errorf("pushing the signature %s: %w", tag, err)
+	}
+	return nil
 }

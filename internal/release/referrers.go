@@ -30,6 +30,9 @@ type Referrers struct {
 	Created time.Time `json:"created"`
 	// Bundles are the signature and the attestations.
 	Bundles []Attached `json:"bundles"`
+	// Tag is the signature again in the tag form of earlier cosign
+	// releases, for the admission controllers that read only that.
+	Tag *TagSignature `json:"tagSignature,omitempty"`
 }
 
 // Descriptor names a manifest or a blob of a registry.

@@ -1,6 +1,8 @@
 package release
 
 import (
+	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -87,4 +89,34 @@ func SortSubjects(subjects []Subject) {
 		}
 		return subjects[i].SHA256 < subjects[j].SHA256
 	})
+}
+
+// TagSignature is a signature in the form cosign wrote before v3 and the
+// admission controllers that predate Sigstore bundles read (Kyverno's
+// verifyImages, sigstore's policy-controller): a simple-signing payload
+// naming the image's digest, and its signature, pushed as the tag
+// sha256-<hex>.sig of the image's repository.
+type TagSignature struct {
+	Payload   []byte `json:"payload"`
+	Signature string `json:"signature"`
+}
+
+// SignTag signs the image repository@digest in the form of TagSignature.
+func SignTag(key *Key, repository, digest string) (*TagSignature, error) {
+	payload, err := json.Marshal(map[string]any{
+		"critical": map[string]any{
+			"identity": map[string]string{"docker-reference": repository},
+			"image":    map[string]string{"docker-manifest-digest": digest},
+			"type":     "cosign container image signature",
+		},
+		"optional": nil,
+	})
+	if err != nil {
+		return nil, err
+	}
+	signature, _, err := key.SignData(context.Background(), payload)
+	if err != nil {
+		return nil, err
+	}
+	return &TagSignature{Payload: payload, Signature: base64.StdEncoding.EncodeToString(signature)}, nil
 }

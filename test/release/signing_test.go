@@ -82,6 +82,26 @@ var _ = Describe("signed images", Ordered, func() {
 		Expect(out).To(ContainSubstring("The signatures were verified against the specified public key"))
 	})
 
+	It("carries the signature in cosign's earlier tag form too, for admission controllers that read only that", func(ctx SpecContext) {
+		index, closeArchive, err := imagebuild.ReadOCIArchive(filepath.Join(dist, "component-operator-"+version+".oci.tar"))
+		Expect(err).NotTo(HaveOccurred())
+		defer closeArchive()
+		digest, err := imagebuild.Push(ctx, index, registry.Host+"/wavekit-dev/tag-only:"+version)
+		Expect(err).NotTo(HaveOccurred())
+		refs, err := release.ReadReferrers(filepath.Join(dist, "component-operator-"+version+".referrers.json"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(refs.Tag).NotTo(BeNil())
+		refs.Bundles = nil // the tag form alone
+		_, err = imagebuild.AttachReferrers(ctx, registry.Host+"/wavekit-dev/tag-only", refs)
+		Expect(err).NotTo(HaveOccurred())
+		ref, err := name.ParseReference(registry.Host + "/wavekit-dev/tag-only:" + strings.Replace(digest.String(), ":", "-", 1) + ".sig")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(remote.Head(ref)).Error().NotTo(HaveOccurred(), "the tag sha256-<hex>.sig")
+		out, err := cosign("verify", registry.Host+"/wavekit-dev/tag-only@"+digest.String())
+		Expect(err).NotTo(HaveOccurred())
+		Expect(out).To(ContainSubstring("The signatures were verified against the specified public key"))
+	})
+
 	It("carries an SBOM attestation of each platform and the provenance, verified by cosign verify-attestation", func() {
 		out, err := cosign("verify-attestation", "--type", "cyclonedx", pushed)
 		Expect(err).NotTo(HaveOccurred())
