@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -65,7 +68,7 @@ var _ = Describe("Components that verify their charts", Ordered, func() {
 		Expect(err).NotTo(HaveOccurred())
 		other, err = localregistry.NewSigner()
 		Expect(err).NotTo(HaveOccurred())
-		for _, version := range []string{"1.0.0", "2.0.0", "3.0.0", "4.0.0", "5.0.0"} {
+		for _, version := range []string{"1.0.0", "2.0.0", "3.0.0", "4.0.0", "5.0.0", "6.0.0", "7.0.0"} {
 			Expect(registry.Push("charts", localrepo.Hello(version))).To(Succeed())
 		}
 		Expect(registry.SignBundle(ctx, "charts", "hello", "1.0.0", signer)).To(Succeed())
@@ -195,6 +198,38 @@ var _ = Describe("Components that verify their charts", Ordered, func() {
 			ContainSubstring("signed by charts-team (test) <charts-team@example.com>")))
 		refused(helmChart("stranger", "1.0.0", "stranger-ring"), "provenance file hello-1.0.0.tgz.prov, with the keyring pubring.gpg")
 		refused(helmChart("tampered", "2.0.0", "team-ring"), "sha256 sum does not match for hello-2.0.0.tgz")
+	})
+
+	It("installs a chart signed as wavekit's releases are (hack/release sign-artifact, a cosign key file), and refuses it altered", func() {
+		keys := GinkgoT().TempDir()
+		releaseCmd := func(args ...string) {
+			GinkgoHelper()
+			cmd := exec.Command("go", append([]string{"run", "./hack/release"}, args...)...)
+			cmd.Dir = testcluster.ModuleRoot()
+			cmd.Env = append(os.Environ(), "COSIGN_PASSWORD=release password", "DOCKER_CONFIG="+keys)
+			out, err := cmd.CombinedOutput()
+			Expect(err).NotTo(HaveOccurred(), "release %s:\n%s", strings.Join(args, " "), out)
+		}
+		releaseCmd("keygen", "-out", keys)
+		for _, version := range []string{"6.0.0", "7.0.0"} { // pushed unsigned with the others
+			releaseCmd("sign-artifact", "-key", filepath.Join(keys, "cosign.key"), registry.Repository("charts")+"/hello:"+version)
+		}
+		public, err := os.ReadFile(filepath.Join(keys, "cosign.pub"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(env.Client.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "release-key"},
+			Data: map[string][]byte{"cosign.pub": public}})).To(Succeed())
+
+		c := ociChart("release-signed", "6.0.0", "release-key")
+		installed(c)
+		digest, err := registry.ManifestDigest(ctx, "charts", "hello", "6.0.0")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(condition(c, "SourceVerified")).To(And(HavePrefix("True/Succeeded: cosign signature (Sigstore bundle"),
+			ContainSubstring("of "+digest+" verified with key cosign.pub")))
+
+		layer, err := registry.LayerDigest(ctx, "charts", "hello", "7.0.0")
+		Expect(err).NotTo(HaveOccurred())
+		alter.Alter(layer)
+		refused(ociChart("release-altered", "7.0.0", "release-key"), "the content served for the signed manifest")
 	})
 
 	It("refuses at admission a provider that does not fit the repository", func() {
