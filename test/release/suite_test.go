@@ -18,14 +18,17 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/wavekit-dev/wavekit/internal/testing/helmcli"
 	"github.com/wavekit-dev/wavekit/internal/testing/testcluster"
 )
 
 var (
 	root = testcluster.ModuleRoot()
-	// tools holds the binaries the suite runs: cosign, helm and the
-	// release commands of hack/.
+	// tools holds the binaries the suite runs: cosign and the release
+	// commands of hack/.
 	tools = map[string]string{}
+	// helm is the helm CLI of go.mod's Helm, in a home of its own.
+	helm *helmcli.CLI
 )
 
 func TestRelease(t *testing.T) {
@@ -40,7 +43,9 @@ var _ = BeforeSuite(func() {
 	out, err := cosign.Output()
 	Expect(err).NotTo(HaveOccurred(), "building cosign")
 	tools["cosign"] = strings.TrimSpace(string(out))
-	for name, pkg := range map[string]string{"helm": "helm.sh/helm/v3/cmd/helm", "release": "./hack/release", "image": "./hack/image"} {
+	helm, err = helmcli.Build(dir)
+	Expect(err).NotTo(HaveOccurred())
+	for name, pkg := range map[string]string{"release": "./hack/release", "image": "./hack/image"} {
 		tools[name] = filepath.Join(dir, name)
 		build := exec.Command("go", "build", "-o", tools[name], pkg)
 		build.Dir = root
@@ -50,14 +55,15 @@ var _ = BeforeSuite(func() {
 	}
 })
 
-// run runs one of the tools with env added to the suite's environment and
-// returns its standard output; stderr is part of the error.
+// run runs one of the tools (or helm) with env added to the suite's
+// environment and returns its output; stderr is part of the error.
 func run(env []string, tool string, args ...string) (string, error) {
+	if tool == "helm" {
+		return helm.Run(root, args...)
+	}
 	cmd := exec.Command(tools[tool], args...)
 	cmd.Dir = root
-	home := emptyDockerConfig()
-	cmd.Env = append(append(os.Environ(), "DOCKER_CONFIG="+home, "HELM_CONFIG_HOME="+filepath.Join(home, "helm-config"),
-		"HELM_CACHE_HOME="+filepath.Join(home, "helm-cache"), "HELM_DATA_HOME="+filepath.Join(home, "helm-data")), env...)
+	cmd.Env = append(append(os.Environ(), "DOCKER_CONFIG="+emptyDockerConfig()), env...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
@@ -68,8 +74,8 @@ func run(env []string, tool string, args ...string) (string, error) {
 
 var dockerConfig string
 
-// emptyDockerConfig is a directory with no registry credentials and no
-// Helm configuration, so that nothing of the machine's logins is used.
+// emptyDockerConfig is a directory with no registry credentials, so that
+// nothing of the machine's logins is used.
 func emptyDockerConfig() string {
 	if dockerConfig == "" {
 		dockerConfig = GinkgoT().TempDir()
