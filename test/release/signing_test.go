@@ -46,17 +46,14 @@ var _ = Describe("signed images", Ordered, func() {
 	// `hack/release sign`; then `hack/image push -referrers`.
 	BeforeAll(func(ctx SpecContext) {
 		dist, keys = GinkgoT().TempDir(), GinkgoT().TempDir()
-		_, err := imagebuild.Make(ctx, imagebuild.Options{
-			Package: "./internal/imagebuild/testdata/standin", ModuleDir: root, Reference: imageName, OutDir: dist,
-			Metadata: imagebuild.Metadata{Version: version, Revision: "0123456789abcdef0123456789abcdef01234567", Created: time.Unix(1764000000, 0)},
-		})
-		Expect(err).NotTo(HaveOccurred())
+		buildImage(ctx, dist)
 		Expect(run(nil, "release", "provenance", "-dist", dist, "-version", version, "-revision", "0123456789abcdef0123456789abcdef01234567",
 			"-repository", "https://github.com/wavekit-dev/wavekit", "-builder", "https://wavekit.dev/builders/test")).Error().NotTo(HaveOccurred())
 		writeSHA256SUMS(dist)
 		Expect(run(keyEnv, "release", "keygen", "-out", keys)).Error().NotTo(HaveOccurred())
 		Expect(run(keyEnv, "release", "sign", "-key", filepath.Join(keys, "cosign.key"), "-dist", dist, "-created", "1764000000")).Error().NotTo(HaveOccurred())
 
+		var err error
 		registry, err = localregistry.New("", "")
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(registry.Close)
@@ -75,6 +72,21 @@ var _ = Describe("signed images", Ordered, func() {
 	cosign := func(args ...string) (string, error) {
 		return run(nil, "cosign", append(args, "--key", filepath.Join(keys, "cosign.pub"), "--insecure-ignore-tlog", "--allow-http-registry")...)
 	}
+
+	It("builds to the same bytes twice: archives, digests, SBOMs", func(ctx SpecContext) {
+		again := GinkgoT().TempDir()
+		buildImage(ctx, again)
+		entries, err := os.ReadDir(again)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(entries).To(HaveLen(5), "the OCI archive, two Docker archives, two SBOMs")
+		for _, e := range entries {
+			first, err := os.ReadFile(filepath.Join(dist, e.Name()))
+			Expect(err).NotTo(HaveOccurred())
+			second, err := os.ReadFile(filepath.Join(again, e.Name()))
+			Expect(err).NotTo(HaveOccurred())
+			Expect(sha256.Sum256(second)).To(Equal(sha256.Sum256(first)), e.Name())
+		}
+	})
 
 	It("verifies with cosign verify and the public key alone", func() {
 		out, err := cosign("verify", pushed)
@@ -164,6 +176,17 @@ var _ = Describe("signed images", Ordered, func() {
 		Expect(err).To(MatchError(ContainSubstring("could not verify envelope")))
 	})
 })
+
+// buildImage builds the stand-in image into dir as `make image` builds the
+// operator's: both platforms, the OCI and Docker archives, an SBOM each.
+func buildImage(ctx context.Context, dir string) {
+	GinkgoHelper()
+	_, err := imagebuild.Make(ctx, imagebuild.Options{
+		Package: "./internal/imagebuild/testdata/standin", ModuleDir: root, Reference: imageName, OutDir: dir,
+		Metadata: imagebuild.Metadata{Version: version, Revision: "0123456789abcdef0123456789abcdef01234567", Created: time.Unix(1764000000, 0)},
+	})
+	Expect(err).NotTo(HaveOccurred())
+}
 
 // writeSHA256SUMS writes SHA256SUMS of dir as `sha256sum` does.
 func writeSHA256SUMS(dir string) {
