@@ -84,7 +84,7 @@ func (b *binder) bind(ctx context.Context, _ client.Client, i *instance.Instance
 		}
 		return component.Retriable(fmt.Errorf("reading revision %d of ComponentDefinition %s: %w", want, def.Name, err), 0)
 	}
-	return i.Bind(rev)
+	return i.Bind(rev, b.operator)
 }
 
 // moved maps a change of the definition (its rollout's status) to the

@@ -146,12 +146,18 @@ const LabelInstanceOf = "instance-of"
 // its own; without the label, each cached every object of every kind (50
 // kinds: 50 copies of them all).
 func (k *Kinds) reconcilerOptions(def *v1alpha1.ComponentDefinition) component.ReconcilerOptions {
-	opts := k.opts
-	opts.DependentLabels = maps.Clone(k.opts.DependentLabels)
-	if opts.DependentLabels == nil {
-		opts.DependentLabels = map[string]string{}
+	return instanceOptions(k.name, k.opts, def)
+}
+
+// instanceOptions are opts, of the operator of name, with the label
+// LabelInstanceOf of def's instances.
+func instanceOptions(name string, opts component.ReconcilerOptions, def *v1alpha1.ComponentDefinition) component.ReconcilerOptions {
+	labels := maps.Clone(opts.DependentLabels)
+	if labels == nil {
+		labels = map[string]string{}
 	}
-	opts.DependentLabels[manifests.Key(k.name, LabelInstanceOf)] = def.Name
+	labels[manifests.Key(name, LabelInstanceOf)] = def.Name
+	opts.DependentLabels = labels
 	return opts
 }
 

@@ -26,28 +26,40 @@ import (
 // kustomization --path): spec.path is read inside it, and the Flux source is
 // not read.
 func Preview(ctx context.Context, cfg *rest.Config, scheme *runtime.Scheme, opts Options, c *v1alpha1.Component, artifactDir string) (engine.Preview, error) {
+	sources, stop, err := PreviewSources(ctx, cfg, scheme, opts, artifactDir)
+	if err != nil {
+		return engine.Preview{}, err
+	}
+	defer stop()
+	r := component.NewReconciler[*v1alpha1.Component](opts.Name, sources.r, opts.Reconciler)
+	return r.Preview(ctx, cfg, scheme, c)
+}
+
+// PreviewSources makes the resolver a preview renders with, as Preview
+// describes it, for a preview of Components (its Generator) or of the
+// instances of defined kinds. stop ends the informers it starts.
+func PreviewSources(ctx context.Context, cfg *rest.Config, scheme *runtime.Scheme, opts Options, artifactDir string) (sources *DefinitionSources, stop func(), err error) {
 	if opts.Name == "" {
-		return engine.Preview{}, fmt.Errorf("the operator name is empty")
+		return nil, nil, fmt.Errorf("the operator name is empty")
 	}
 	chartDeps := &chartDependencies{}
 	generators, err := loadSources(opts.Name, opts.Sources, false, chartDeps)
 	if err != nil {
-		return engine.Preview{}, err
+		return nil, nil, err
 	}
 	fetcher, gitSource, err := newFetchers(opts, nil)
 	if err != nil {
-		return engine.Preview{}, err
+		return nil, nil, err
 	}
 	own, err := client.New(cfg, client.Options{Scheme: scheme})
 	if err != nil {
-		return engine.Preview{}, fmt.Errorf("connecting to %s: %w", cfg.Host, err)
+		return nil, nil, fmt.Errorf("connecting to %s: %w", cfg.Host, err)
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	informers, err := cache.New(cfg, cache.Options{Scheme: scheme, Mapper: own.RESTMapper()})
 	if err != nil {
-		return engine.Preview{}, fmt.Errorf("watching %s: %w", cfg.Host, err)
+		return nil, nil, fmt.Errorf("watching %s: %w", cfg.Host, err)
 	}
+	ctx, stop = context.WithCancel(ctx)
 	go func() { _ = informers.Start(ctx) }() // informers of Flux sources, started on first use
 	flux := &fluxSources{cache: informers, mapper: own.RESTMapper(), watches: &lazyWatches{cache: informers},
 		changed: func(string, types.NamespacedName) {}, noCrossN: opts.Reconciler.NoCrossNamespaceRefs}
@@ -56,8 +68,8 @@ func Preview(ctx context.Context, cfg *rest.Config, scheme *runtime.Scheme, opts
 	gen.git = gitSource
 	gen.localArtifact = artifactDir
 	if gen.policy, err = newSourcePolicy(opts, informers); err != nil {
-		return engine.Preview{}, err
+		stop()
+		return nil, nil, err
 	}
-	r := component.NewReconciler[*v1alpha1.Component](opts.Name, gen, opts.Reconciler)
-	return r.Preview(ctx, cfg, scheme, c)
+	return &DefinitionSources{r: gen}, stop, nil
 }

@@ -92,15 +92,23 @@ func (h *Handler) act(ctx context.Context, t *actionTarget, verb string) error {
 		field = "paused"
 	}
 	patch := map[string]any{}
-	switch verb {
-	case actionReconcile:
+	switch {
+	case verb == actionReconcile:
 		patch["metadata"] = request
-	case actionSuspend:
+	case verb == actionSuspend && t.kind.defined:
+		// An annotation is no change of the spec: the request makes the
+		// operator look, and report the instance Suspended, now.
+		request["annotations"].(map[string]any)[manifests.Key(h.opts.Actions.OperatorName, annotationSuspend)] = "true"
+		patch["metadata"] = request
+	case verb == actionSuspend:
 		patch["spec"] = map[string]any{field: true}
-	case actionResume:
+	case verb == actionResume && t.kind.defined:
+		request["annotations"].(map[string]any)[manifests.Key(h.opts.Actions.OperatorName, annotationSuspend)] = nil
+		patch["metadata"] = request
+	case verb == actionResume:
 		patch["spec"] = map[string]any{field: false}
 		patch["metadata"] = request
-	case actionRollback:
+	case verb == actionRollback:
 		request["annotations"].(map[string]any)[manifests.Key(h.opts.Actions.OperatorName, component.AnnotationRollbackRequestedAt)] = requested
 		patch["metadata"] = request
 	}

@@ -35,7 +35,9 @@ type actionTarget struct {
 	kind                 kindInfo
 	namespace, name, uid string
 	set                  bool
-	// suspended is spec.suspend of a component, spec.paused of a set.
+	// suspended is spec.suspend of a component (the annotation
+	// <operator>/suspend of an instance of a defined kind), spec.paused of
+	// a set.
 	suspended bool
 	// rollbackTo is the generation of the Ready render a component keeps
 	// to roll back to (status.lastGoodRender), when it is not the render
@@ -48,8 +50,8 @@ type actionTarget struct {
 
 // verbs are the actions the target offers now: suspend or resume as it
 // is, reconcile, and roll back when a component keeps an earlier Ready
-// render; an object of a defined kind, whose spec is its source's values,
-// neither suspend nor resume.
+// render. An instance of a defined kind, whose spec is its source's
+// values, is suspended by the annotation <operator>/suspend.
 func (t actionTarget) verbs() []string {
 	var verbs []string
 	switch {
@@ -58,8 +60,6 @@ func (t actionTarget) verbs() []string {
 			return []string{actionPromote}
 		}
 		return nil
-	case t.kind.defined:
-		verbs = []string{actionReconcile}
 	case t.suspended:
 		return []string{actionResume}
 	default:

@@ -115,6 +115,9 @@ func newRecord(kind kindInfo, obj map[string]any, keys *memberKeys) (*record, er
 		}
 	}
 	r.suspended, r.drift = spec.Suspend, spec.Drift
+	if kind.defined {
+		r.suspended = instanceSuspended(u.GetAnnotations())
+	}
 	r.source = describeSource(spec, r.status.Source)
 	r.dependsOn = spec.DependsOn
 	for i := range r.dependsOn {
@@ -129,6 +132,21 @@ func newRecord(kind kindInfo, obj map[string]any, keys *memberKeys) (*record, er
 	r.ready = findCondition(r.status.Conditions, component.ConditionReady)
 	r.lastChange = lastChange(r)
 	return r, nil
+}
+
+// annotationSuspend is the suffix of the annotation <operator>/suspend
+// that suspends an instance of a defined kind (docs/definitions.md).
+const annotationSuspend = "suspend"
+
+// instanceSuspended tells whether an instance's annotations suspend it,
+// whatever the operator's name.
+func instanceSuspended(annotations map[string]string) bool {
+	for k, v := range annotations {
+		if strings.HasSuffix(k, "/"+annotationSuspend) && v == "true" {
+			return true
+		}
+	}
+	return false
 }
 
 // reconcileRequest is the value of the annotation that asks the operator

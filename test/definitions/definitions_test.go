@@ -19,6 +19,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -162,6 +163,75 @@ var _ = Describe("a chart becomes a Kubernetes API", Ordered, func() {
 		Eventually(readyOf(db)).WithTimeout(60 * time.Second).Should(Equal("gone"))
 		Expect(apierrors.IsNotFound(env.Client.Get(ctx, client.ObjectKeyFromObject(&deploy), &deploy))).To(BeTrue())
 		Expect(apierrors.IsNotFound(env.Client.Get(ctx, client.ObjectKeyFromObject(&cm), &cm))).To(BeTrue())
+	})
+
+	It("suspends and resumes an instance with --kind, and previews its next pass as its own", func() {
+		ns := newNamespace("suspend")
+		db := database(ns, "billing", map[string]any{"storage": map[string]any{"size": "5Gi"}})
+		Expect(env.Client.Create(ctx, db)).To(Succeed())
+		Eventually(readyOf(db)).WithTimeout(90 * time.Second).Should(Equal("True/Ready revision 1"))
+		config := func() string {
+			var cm corev1.ConfigMap
+			if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "billing-config"}, &cm); err != nil {
+				return err.Error()
+			}
+			return cm.Data["size"]
+		}
+
+		r := clitest.WavekitWith(kubeconfig, "suspend", "--kind", "databases", ns+"/billing")
+		Expect(r.Code).To(Equal(0), r.Stderr)
+		Expect(r.Stdout).To(Equal("Database " + ns + "/billing suspended\n"))
+		u, err := read(db)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(u.GetAnnotations()).To(HaveKeyWithValue("wavekit.dev/suspend", "true"))
+		Eventually(readyOf(db)).WithTimeout(30 * time.Second).Should(HaveSuffix("/Suspended revision 1"), "the status says so at once")
+
+		By("the page shows it suspended, as a Component, with a resume button for who may resume")
+		operatorToken := instanceToken("instance-operator", "get", "list", "watch", "reconcile", "suspend", "resume")
+		instancePage := page + "/c/database." + group + "/" + ns + "/billing"
+		Eventually(func() string { body, _ := pageOf(instancePage, operatorToken); return body }).WithTimeout(30 * time.Second).Should(
+			And(ContainSubstring(`<span class="tag">suspended</span>`), ContainSubstring(`data-action="resume"`)))
+
+		Expect(env.Client.Patch(ctx, u, client.RawPatch(types.MergePatchType, []byte(`{"spec":{"storage":{"size":"7Gi"}}}`)))).To(Succeed())
+		Eventually(func() int64 {
+			got, _ := read(db)
+			observed, _, _ := unstructured.NestedInt64(got.Object, "status", "observedGeneration")
+			return observed
+		}).WithTimeout(30 * time.Second).Should(Equal(u.GetGeneration()), "the pass of the new spec ran")
+		Expect(readyOf(db)()).To(HaveSuffix("/Suspended revision 1"))
+		Expect(config()).To(Equal("5Gi"), "a suspended instance applies nothing")
+
+		By("diff component --kind: the instance's own next pass")
+		r = clitest.WavekitWith(kubeconfig, "diff", "component", "--kind", "databases", ns+"/billing")
+		Expect(r.Code).To(Equal(1), r.Stderr)
+		Expect(r.Stdout).To(And(ContainSubstring("ConfigMap "+ns+"/billing-config"), ContainSubstring("-  size: 5Gi"), ContainSubstring("+  size: 7Gi")))
+		Expect(r.Stdout).To(ContainSubstring("Summary: 0 to create, 1 to update, 0 to delete, 1 unchanged"),
+			"rendered as the instance, with its kind's labels and owner, the Deployment is unchanged")
+		r = clitest.WavekitWith(kubeconfig, "diff", "component", "--kind", "databases", "-f", "x.yaml")
+		Expect(r.Code).To(Equal(2))
+		Expect(r.Stderr).To(ContainSubstring("--kind previews an instance in the cluster"))
+
+		r = clitest.WavekitWith(kubeconfig, "resume", "--kind", "db", ns+"/billing")
+		Expect(r.Code).To(Equal(0), r.Stderr)
+		Expect(r.Stdout).To(HavePrefix("Database " + ns + "/billing resumed; reconcile requested at "))
+		Eventually(config).WithTimeout(60 * time.Second).Should(Equal("7Gi"))
+		Eventually(readyOf(db)).WithTimeout(60 * time.Second).Should(Equal("True/Ready revision 1"))
+		u, err = read(db)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(u.GetAnnotations()).NotTo(HaveKey("wavekit.dev/suspend"))
+		r = clitest.WavekitWith(kubeconfig, "diff", "component", "--kind", "databases", ns+"/billing")
+		Expect(r.Code).To(Equal(0), r.Stdout+r.Stderr)
+
+		By("suspended from the page")
+		_, csrf := pageOf(instancePage, operatorToken)
+		Expect(postAction(page+"/act/database."+group+"/"+ns+"/billing/suspend", operatorToken, csrf)).To(Equal(http.StatusSeeOther))
+		u, err = read(db)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(u.GetAnnotations()).To(HaveKeyWithValue("wavekit.dev/suspend", "true"))
+		Eventually(readyOf(db)).WithTimeout(30 * time.Second).Should(HaveSuffix("/Suspended revision 1"))
+
+		Expect(env.Client.Delete(ctx, db)).To(Succeed())
+		Eventually(readyOf(db)).WithTimeout(60 * time.Second).Should(Equal("gone"))
 	})
 
 	It("refuses a kind that clashes with a CRD it did not write, and changes nothing", func() {
@@ -542,9 +612,14 @@ func crdEstablished(crd *apiextensionsv1.CustomResourceDefinition) bool {
 // ComponentDefinitions everywhere, for the status page.
 func pageToken(name string, verbs ...string) string {
 	GinkgoHelper()
+	return roleToken(name, rbacv1.PolicyRule{APIGroups: []string{"wavekit.dev"}, Resources: []string{"componentdefinitions"}, Verbs: verbs})
+}
+
+// roleToken is the token of a service account of name granted rule.
+func roleToken(name string, rule rbacv1.PolicyRule) string {
+	GinkgoHelper()
 	meta := metav1.ObjectMeta{Name: "page-" + name}
-	Expect(env.Client.Create(ctx, &rbacv1.ClusterRole{ObjectMeta: meta, Rules: []rbacv1.PolicyRule{
-		{APIGroups: []string{"wavekit.dev"}, Resources: []string{"componentdefinitions"}, Verbs: verbs}}})).To(Succeed())
+	Expect(env.Client.Create(ctx, &rbacv1.ClusterRole{ObjectMeta: meta, Rules: []rbacv1.PolicyRule{rule}})).To(Succeed())
 	Expect(env.Client.Create(ctx, &rbacv1.ClusterRoleBinding{ObjectMeta: meta,
 		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: meta.Name},
 		Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Namespace: operatorNamespace, Name: name}}})).To(Succeed())
@@ -553,10 +628,23 @@ func pageToken(name string, verbs ...string) string {
 	return cfg.BearerToken
 }
 
+// instanceToken is the token of a service account granted verbs on the
+// instances of the defined kind Database.
+func instanceToken(name string, verbs ...string) string {
+	GinkgoHelper()
+	return roleToken(name, rbacv1.PolicyRule{APIGroups: []string{group}, Resources: []string{"databases"}, Verbs: verbs})
+}
+
 // overview is the page's overview as token sees it, and its CSRF token.
 func overview(token string) (string, string) {
 	GinkgoHelper()
-	req, err := http.NewRequest(http.MethodGet, page+"/", nil)
+	return pageOf(page+"/", token)
+}
+
+// pageOf is a page as token sees it, and its CSRF token.
+func pageOf(url, token string) (string, string) {
+	GinkgoHelper()
+	req, err := http.NewRequest(http.MethodGet, url, nil)
 	Expect(err).NotTo(HaveOccurred())
 	req.Header.Set("Authorization", "Bearer "+token)
 	resp, err := http.DefaultClient.Do(req)

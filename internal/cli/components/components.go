@@ -22,6 +22,7 @@ import (
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
 	"github.com/wavekit-dev/wavekit/internal/cli/livestatus"
 	"github.com/wavekit-dev/wavekit/internal/cli/session"
+	"github.com/wavekit-dev/wavekit/internal/definition/instance"
 	"github.com/wavekit-dev/wavekit/pkg/component"
 	"github.com/wavekit-dev/wavekit/pkg/engine"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
@@ -271,24 +272,27 @@ func printChartDependencies(out io.Writer, source *manifests.SourceInfo) {
 
 // NewSuspendCommand is suspend, or resume when suspend is false.
 func NewSuspendCommand(s *session.Session, suspend bool) *cobra.Command {
-	verb, does := "suspend", "sets spec.suspend: the operator leaves the Component's objects as they are (it corrects no drift and applies no change) until resume."
+	verb, does := "suspend", "sets spec.suspend (on an instance of a defined kind, --kind, the annotation <operator-name>/suspend: \"true\"): the operator leaves the Component's objects as they are (it corrects no drift and applies no change) until resume."
 	if !suspend {
-		verb, does = "resume", "clears spec.suspend and asks for a reconcile now (the <operator-name>/reconcile-requested-at annotation), as flux resume does."
+		verb, does = "resume", "clears spec.suspend (on an instance, the annotation <operator-name>/suspend) and asks for a reconcile now (the <operator-name>/reconcile-requested-at annotation), as flux resume does."
 	}
-	return &cobra.Command{
+	var kind string
+	cmd := &cobra.Command{
 		Use:     verb + " NAMESPACE/NAME",
-		Short:   strings.ToUpper(verb[:1]) + verb[1:] + " the reconciliation of a Component",
+		Short:   strings.ToUpper(verb[:1]) + verb[1:] + " the reconciliation of a Component, or of an instance of a defined kind",
 		Long:    verb + " " + does,
-		Example: "  kubectl wavekit " + verb + " apps/podinfo",
+		Example: "  kubectl wavekit " + verb + " apps/podinfo\n  kubectl wavekit " + verb + " --kind databases shop/orders",
 		Args:    session.ExactArgs("NAMESPACE/NAME"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runSuspend(cmd.Context(), s, args[0], suspend)
+			return runSuspend(cmd.Context(), s, args[0], kind, suspend)
 		},
 	}
+	addKindFlag(cmd, &kind)
+	return cmd
 }
 
-func runSuspend(ctx context.Context, s *session.Session, ref string, suspend bool) error {
-	cl, c, err := connectToComponent(ctx, s, ref)
+func runSuspend(ctx context.Context, s *session.Session, ref, kind string, suspend bool) error {
+	cl, k, c, err := connectToComponentOf(ctx, s, ref, kind)
 	if err != nil {
 		return err
 	}
@@ -296,22 +300,37 @@ func runSuspend(ctx context.Context, s *session.Session, ref string, suspend boo
 	if !suspend {
 		verb = "resume"
 	}
-	if err := ownComponentKind.mayAct(ctx, cl, verb, c.Namespace, c.Name); err != nil {
+	if err := k.mayAct(ctx, cl, verb, c.Namespace, c.Name); err != nil {
 		return err
 	}
+	annotations := map[string]any{}
 	patch := map[string]any{"spec": map[string]any{"suspend": suspend}}
-	requested := ""
-	if !suspend {
-		requested = time.Now().UTC().Format(time.RFC3339Nano)
-		patch["metadata"] = map[string]any{"annotations": map[string]string{requestKey(s): requested}}
+	if k != ownComponentKind {
+		// An instance's spec is its chart's values: its suspend is an annotation.
+		var value any = "true"
+		if !suspend {
+			value = nil
+		}
+		annotations[manifests.Key(s.OperatorName, instance.AnnotationSuspend)] = value
+		patch = map[string]any{}
 	}
-	if err := ownComponentKind.patch(ctx, cl, c, patch); err != nil {
+	requested := ""
+	if !suspend || k != ownComponentKind {
+		// A resume asks for a pass now; so does an instance's suspend,
+		// an annotation that changes no spec, for its status to say so.
+		requested = time.Now().UTC().Format(time.RFC3339Nano)
+		annotations[requestKey(s)] = requested
+	}
+	if len(annotations) > 0 {
+		patch["metadata"] = map[string]any{"annotations": annotations}
+	}
+	if err := k.patch(ctx, cl, c, patch); err != nil {
 		return err
 	}
 	if suspend {
-		fmt.Fprintf(s.Stdout, "Component %s/%s suspended\n", c.Namespace, c.Name)
+		fmt.Fprintf(s.Stdout, "%s %s/%s suspended\n", k.gvk.Kind, c.Namespace, c.Name)
 	} else {
-		fmt.Fprintf(s.Stdout, "Component %s/%s resumed; reconcile requested at %s\n", c.Namespace, c.Name, requested)
+		fmt.Fprintf(s.Stdout, "%s %s/%s resumed; reconcile requested at %s\n", k.gvk.Kind, c.Namespace, c.Name, requested)
 	}
 	return nil
 }

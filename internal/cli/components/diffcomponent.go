@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
@@ -19,6 +20,7 @@ import (
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
 	"github.com/wavekit-dev/wavekit/internal/cli/diffview"
 	"github.com/wavekit-dev/wavekit/internal/cli/session"
+	"github.com/wavekit-dev/wavekit/internal/definition"
 	"github.com/wavekit-dev/wavekit/internal/operator"
 	"github.com/wavekit-dev/wavekit/pkg/component"
 	"github.com/wavekit-dev/wavekit/pkg/engine"
@@ -41,6 +43,8 @@ type DiffOptions struct {
 	servedByOperator map[string]string
 	// nameSet is true when --operator-name was given.
 	NameSet bool
+	// kind is --kind: NAMESPACE/NAME is an instance of a defined kind.
+	kind string
 }
 
 // NewDiffCommand is diff component: what the operator would change for a
@@ -66,8 +70,15 @@ operator runs with when they change rendering: --operator-name, --source,
 --default-service-account. Reading valuesFrom as a service account
 impersonates it, as the operator does: your identity needs that right.
 
+With --kind, NAMESPACE/NAME is an instance of a kind a ComponentDefinition
+defines: it is bound to the revision the operator would give it now (its pin,
+the rollout's wave), rendered from that revision's pinned source and planned
+against its own inventory, as its next pass would; reading the definition and
+its revisions needs get and list on them.
+
 Exit code: 0 when nothing would change, 1 when something would, 2 on error.`,
 		Example: `  wavekit diff component apps/podinfo
+  wavekit diff component --kind databases shop/orders
   wavekit diff component -f podinfo.yaml -o json
   wavekit diff component -f podinfo.yaml --source web=./charts/web`,
 		Args:        cobra.MaximumNArgs(1),
@@ -78,6 +89,7 @@ Exit code: 0 when nothing would change, 1 when something would, 2 on error.`,
 		},
 	}
 	o.AddFlags(cmd, "a Component manifest to preview instead of the one in the cluster")
+	addKindFlag(cmd, &o.kind)
 	return cmd
 }
 
@@ -103,6 +115,9 @@ func (o *DiffOptions) run(ctx context.Context, s *session.Session, args []string
 	cl, opts, err := o.Prepare(ctx, s)
 	if err != nil {
 		return err
+	}
+	if o.kind != "" {
+		return o.runInstance(ctx, s, cl, opts, args)
 	}
 	c, err := o.component(ctx, cl, args)
 	if err != nil {
@@ -136,6 +151,36 @@ func (o *DiffOptions) Prepare(ctx context.Context, s *session.Session) (*session
 		}
 	}
 	return cl, opts, nil
+}
+
+// runInstance previews the instance ref of --kind.
+func (o *DiffOptions) runInstance(ctx context.Context, s *session.Session, cl *session.Cluster, opts operator.Options, args []string) error {
+	if len(args) != 1 || o.File != "" || o.path != "" {
+		return fmt.Errorf("--kind previews an instance in the cluster: give NAMESPACE/NAME, without -f or --path")
+	}
+	ref := args[0]
+	k, err := resolveKind(ctx, cl, o.kind)
+	if err != nil {
+		return err
+	}
+	def := &v1alpha1.ComponentDefinition{}
+	if err := cl.Client.Get(ctx, client.ObjectKey{Name: k.definition}, def); err != nil {
+		return ReadError(fmt.Sprintf("reading ComponentDefinition %s", k.definition), err)
+	}
+	id := session.ObjectName(ref, cl.Namespace)
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(k.gvk)
+	if err := cl.Client.Get(ctx, id, u); err != nil {
+		if apierrors.IsNotFound(err) {
+			return fmt.Errorf("%s %s not found", k.gvk.Kind, id)
+		}
+		return fmt.Errorf("reading %s %s: %w", k.gvk.Kind, id, err)
+	}
+	preview, err := definition.PreviewInstance(ctx, cl.Config, cl.Scheme, cl.Client, opts, def, u)
+	if err != nil {
+		return err
+	}
+	return diffview.WritePlan(s.Stdout, o.Output, id.String(), preview, o.ShowSecrets)
 }
 
 // Preview previews Component c as the operator of opts.

@@ -71,10 +71,15 @@ func resolveKind(ctx context.Context, cl *session.Cluster, name string) (*define
 	gr := schema.ParseGroupResource(strings.ToLower(name))
 	gvk, err := cl.Client.RESTMapper().KindFor(gr.WithVersion(""))
 	if err != nil {
-		if def := definitionNaming(ctx, cl, gr); def != nil {
+		def := definitionNaming(ctx, cl, gr)
+		if def == nil {
+			return nil, fmt.Errorf("--kind %s: the cluster serves no such kind: %w", name, err)
+		}
+		// A short name the mapper does not know: the definition's plural.
+		plural := schema.GroupResource{Group: def.Spec.Group, Resource: def.Spec.Names.Plural}
+		if gvk, err = cl.Client.RESTMapper().KindFor(plural.WithVersion("")); err != nil {
 			return nil, fmt.Errorf("--kind %s: ComponentDefinition %s defines it, but the cluster does not serve it: %s", name, def.Name, whyNotServed(def))
 		}
-		return nil, fmt.Errorf("--kind %s: the cluster serves no such kind: %w", name, err)
 	}
 	mapping, err := cl.Client.RESTMapper().RESTMapping(gvk.GroupKind(), gvk.Version)
 	if err != nil {

@@ -23,7 +23,7 @@ func RoleName(operator string, def *v1alpha1.ComponentDefinition, access string)
 }
 
 // ClusterRoles are the roles of def's kind: view (read instances) and edit
-// (also create, change and delete them), each aggregated into Kubernetes'
+// (also create, change and delete them, and take the page's actions), each aggregated into Kubernetes'
 // roles of the same name (edit also into admin), so that whoever may edit
 // a namespace may edit its instances. Bound with a RoleBinding, each grants
 // one kind in one namespace and nothing else.
@@ -46,6 +46,9 @@ func ClusterRoles(operator string, def *v1alpha1.ComponentDefinition) []*rbacv1.
 	}
 	return []*rbacv1.ClusterRole{
 		role("view", read, aggregateToView),
-		role("edit", []string{"get", "list", "watch", "create", "update", "patch", "delete", "deletecollection"}, aggregateToEdit, aggregateToAdmin),
+		// reconcile, suspend, resume and rollback: the actions of the status
+		// page and the CLI, RBAC verbs of their own as on Components.
+		role("edit", []string{"get", "list", "watch", "create", "update", "patch", "delete", "deletecollection",
+			"reconcile", "suspend", "resume", "rollback"}, aggregateToEdit, aggregateToAdmin),
 	}
 }

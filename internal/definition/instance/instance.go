@@ -21,6 +21,12 @@ import (
 // revision of its definition, whatever the rollout does.
 const AnnotationPinRevision = "pin-revision"
 
+// AnnotationSuspend is the suffix of the annotation "<operator>/suspend":
+// "true" suspends the instance as spec.suspend suspends a Component
+// (nothing is applied; deletion still works), "false" or none does not.
+// An annotation, not a field, because the spec is the chart's values.
+const AnnotationSuspend = "suspend"
+
 // Instance is an instance of a defined kind.
 type Instance struct {
 	metav1.TypeMeta   `json:",inline"`
@@ -64,12 +70,31 @@ func (i *Instance) Pinned(operatorName string) (int64, error) {
 	return n, nil
 }
 
-// Bind makes the instance stand for the Component rev makes of it, and
-// records that it runs rev.
-func (i *Instance) Bind(rev *v1alpha1.ComponentDefinitionRevision) error {
+// Suspended tells whether the instance's owner suspended it with the
+// annotation "<operator>/suspend".
+func (i *Instance) Suspended(operatorName string) (bool, error) {
+	key := manifests.Key(operatorName, AnnotationSuspend)
+	switch value, ok := i.Annotations[key]; {
+	case !ok || value == "false":
+		return false, nil
+	case value == "true":
+		return true, nil
+	default:
+		return false, &manifests.UserError{Err: fmt.Errorf("the annotation %s is %q: give true or false", key, value)}
+	}
+}
+
+// Bind makes the instance stand for the Component rev makes of it, for
+// the operator of operatorName (whose annotations it reads), and records
+// that it runs rev.
+func (i *Instance) Bind(rev *v1alpha1.ComponentDefinitionRevision, operatorName string) error {
 	values, err := Values(rev.Spec.Values, i.Spec)
 	if err != nil {
 		return &manifests.UserError{Err: err}
+	}
+	suspended, err := i.Suspended(operatorName)
+	if err != nil {
+		return err
 	}
 	raw, err := json.Marshal(values)
 	if err != nil {
@@ -84,7 +109,7 @@ func (i *Instance) Bind(rev *v1alpha1.ComponentDefinitionRevision) error {
 			ServiceAccountName: settings.ServiceAccountName, Policies: settings.Policies, CRDs: settings.CRDs,
 			Intervals: settings.Intervals, Drift: settings.Drift, HealthChecks: settings.HealthChecks,
 			Remediation: settings.Remediation, Test: settings.Test, Patches: settings.Patches,
-			AdditionalManagedTypes: settings.AdditionalManagedTypes,
+			AdditionalManagedTypes: settings.AdditionalManagedTypes, Suspend: suspended,
 		},
 		Status: i.Status.Status,
 	}
@@ -129,6 +154,7 @@ func (i *Instance) GetTimeout() time.Duration              { return i.settings()
 func (i *Instance) GetReapplyInterval() time.Duration      { return i.settings().GetReapplyInterval() }
 func (i *Instance) GetDrift() manifests.DriftSettings      { return i.settings().GetDrift() }
 func (i *Instance) GetRemediation() *component.Remediation { return i.settings().GetRemediation() }
+func (i *Instance) IsSuspended() bool                      { return i.settings().IsSuspended() }
 func (i *Instance) GetTest() *component.Test               { return i.settings().GetTest() }
 func (i *Instance) GetHealthChecks() []manifests.HealthCheck {
 	return i.settings().GetHealthChecks()
@@ -150,4 +176,5 @@ var (
 	_ component.HealthCheckConfiguration   = &Instance{}
 	_ component.RemediationConfiguration   = &Instance{}
 	_ component.TestConfiguration          = &Instance{}
+	_ component.SuspensionConfiguration    = &Instance{}
 )

@@ -71,8 +71,11 @@ func TestABoundInstanceHasTheSettingsOfTheComponentItStandsFor(t *testing.T) {
 	if got := i.GetSpec().ToUnstructured(); len(got) != 0 {
 		t.Errorf("unbound, no values: %v", got)
 	}
-	if err := i.Bind(rev); err != nil {
+	if err := i.Bind(rev, "wavekit.dev"); err != nil {
 		t.Fatal(err)
+	}
+	if i.IsSuspended() {
+		t.Errorf("suspended without the annotation")
 	}
 	if i.Status.Revision != 3 || i.GetImpersonationUser() != "system:serviceaccount:team:deployer" || i.GetTimeout() != time.Minute ||
 		i.GetRemediation().Retries != 2 || i.GetSpec().ToUnstructured()["size"] != "1Gi" || i.Bound().Spec.Chart.Version != "1.2.3" {
@@ -83,6 +86,28 @@ func TestABoundInstanceHasTheSettingsOfTheComponentItStandsFor(t *testing.T) {
 	}
 	i.Annotations["wavekit.dev/pin-revision"] = "latest"
 	if _, err := i.Pinned("wavekit.dev"); err == nil || !strings.Contains(err.Error(), `wavekit.dev/pin-revision is "latest"`) {
+		t.Errorf("%v", err)
+	}
+}
+
+func TestTheSuspendAnnotationSuspendsAnInstance(t *testing.T) {
+	rev := &v1alpha1.ComponentDefinitionRevision{Spec: v1alpha1.ComponentDefinitionRevisionSpec{Definition: "webs.example.com", Revision: 1,
+		Source: v1alpha1.DefinitionSource{Source: "web"}}}
+	for value, want := range map[string]bool{"true": true, "false": false} {
+		i := &instance.Instance{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "web", Annotations: map[string]string{"wavekit.dev/suspend": value}}}
+		if err := i.Bind(rev, "wavekit.dev"); err != nil {
+			t.Fatal(err)
+		}
+		if i.IsSuspended() != want {
+			t.Errorf("%s: suspended %v", value, i.IsSuspended())
+		}
+	}
+	other := &instance.Instance{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{"other.example.com/suspend": "true"}}}
+	if err := other.Bind(rev, "wavekit.dev"); err != nil || other.IsSuspended() {
+		t.Errorf("another operator's annotation suspends: %v %v", other.IsSuspended(), err)
+	}
+	bad := &instance.Instance{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{"wavekit.dev/suspend": "yes"}}}
+	if err := bad.Bind(rev, "wavekit.dev"); err == nil || !strings.Contains(err.Error(), `the annotation wavekit.dev/suspend is "yes": give true or false`) {
 		t.Errorf("%v", err)
 	}
 }
