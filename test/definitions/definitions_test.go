@@ -184,7 +184,7 @@ var _ = Describe("a chart becomes a Kubernetes API", Ordered, func() {
 		u, err := read(db)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(u.GetAnnotations()).To(HaveKeyWithValue("wavekit.dev/suspend", "true"))
-		Eventually(readyOf(db)).WithTimeout(30 * time.Second).Should(HaveSuffix("/Suspended revision 1"), "the status says so at once")
+		Eventually(readyOf(db)).WithTimeout(30*time.Second).Should(HaveSuffix("/Suspended revision 1"), "the status says so at once")
 
 		By("the page shows it suspended, as a Component, with a resume button for who may resume")
 		operatorToken := instanceToken("instance-operator", "get", "list", "watch", "reconcile", "suspend", "resume")
@@ -197,7 +197,7 @@ var _ = Describe("a chart becomes a Kubernetes API", Ordered, func() {
 			got, _ := read(db)
 			observed, _, _ := unstructured.NestedInt64(got.Object, "status", "observedGeneration")
 			return observed
-		}).WithTimeout(30 * time.Second).Should(Equal(u.GetGeneration()), "the pass of the new spec ran")
+		}).WithTimeout(30*time.Second).Should(Equal(u.GetGeneration()), "the pass of the new spec ran")
 		Expect(readyOf(db)()).To(HaveSuffix("/Suspended revision 1"))
 		Expect(config()).To(Equal("5Gi"), "a suspended instance applies nothing")
 
