@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"net"
 	"os"
 	"strings"
 	"time"
@@ -43,6 +44,12 @@ func leaderLock(cfg *rest.Config, namespace, name, identity string) (resourceloc
 	}
 	cfg = rest.AddUserAgent(rest.CopyConfig(cfg), "leader-election")
 	cfg.Timeout = leaseRequestTimeout
+	// A connection of its own (client-go shares a transport, and so one
+	// HTTP/2 connection, between configs that differ in no Dial): over
+	// a slow link, a renewal then waits for its own few bytes, not behind
+	// megabytes of watch events and applies, and a leader whose link is
+	// slow but alive keeps its Lease instead of stepping down.
+	cfg.Dial = (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext
 	core, err := corev1client.NewForConfig(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("the leader election's client: %w", err)

@@ -29,15 +29,14 @@ const sourceProbe = "probe"
 // recoveryBounds bound, by fault kind, the time from a fault's end until a
 // change made then is acted on. A shard whose leader was killed waits for
 // its standby to take the Lease over (controller-runtime's 15 s), or for
-// the killed replica to come back; so does one whose leader could not renew
-// its Lease through connections delayed past the renew deadline, and so
-// stepped down and exited (seen in make test: 30 s). Every other fault
-// leaves the replicas running and must not delay the operator past the
-// fault.
+// the killed replica to come back. Every other fault leaves the replicas
+// running and must not delay the operator past the fault: delayed
+// connections too, since a leader renews its Lease on a connection of its
+// own (before, a renewal waited behind the watches' traffic, the leader
+// stepped down and its shard waited 30 s).
 var recoveryBounds = map[string]time.Duration{
 	faultKill:     45 * time.Second,
 	faultHandover: 45 * time.Second,
-	faultDelay:    45 * time.Second,
 }
 
 // recoveryBound is the bound of fault kinds recoveryBounds does not name.
