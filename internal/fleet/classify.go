@@ -11,21 +11,16 @@ import (
 // state is where one cluster's Component stands.
 type state string
 
+// The states, as status.clusters writes them (v1alpha1.ClusterReady, …).
 const (
-	// stateReady: at the current template, Ready at its generation.
-	stateReady state = "Ready"
-	// stateUpdating: being created or brought to the current template.
-	stateUpdating state = "Updating"
-	// stateFailed: the current template failed there.
-	stateFailed state = "Failed"
-	// stateUnreachable: its API server cannot be reached.
-	stateUnreachable state = "Unreachable"
-	// stateWaiting: in a wave the rollout has not reached; it keeps the
-	// template it had.
-	stateWaiting state = "Waiting"
-	// statePaused: the set is paused; the message says what it would do
-	// there. Counted as waiting: the cluster keeps the template it had.
-	statePaused state = "Paused"
+	stateReady       state = v1alpha1.ClusterReady
+	stateUpdating    state = v1alpha1.ClusterUpdating
+	stateFailed      state = v1alpha1.ClusterFailed
+	stateUnreachable state = v1alpha1.ClusterUnreachable
+	stateWaiting     state = v1alpha1.ClusterWaiting
+	// statePaused: the message says what the set would do there. Counted
+	// as waiting: the cluster keeps the template it had.
+	statePaused state = v1alpha1.ClusterPaused
 )
 
 // classify says where c stands at the template of hash; a Component at

@@ -16,13 +16,13 @@ func TestClusterLinesReadBack(t *testing.T) {
 	}
 	departures := []departure{{Cluster: "gone", State: departLeaving, Message: "its agent is asked to delete Component web-gone"}}
 	left := []v1alpha1.LeftCluster{{Cluster: "old", Component: "web-old", Reason: "its kubeconfig Secret is gone"}}
-	want := map[string]ClusterLine{
+	want := map[string]v1alpha1.ClusterLine{
 		"p1": {Cluster: "p1", Wave: 2, State: "Unreachable", Message: members[0].Message},
 		"c3": {Cluster: "c3", Wave: 1, State: "Ready"},
 	}
-	got := map[string]ClusterLine{}
+	got := map[string]v1alpha1.ClusterLine{}
 	for _, line := range clusterLines(members, departures, left) {
-		if l, ok := ParseClusterLine(line); ok {
+		if l, ok := v1alpha1.ParseClusterLine(line); ok {
 			got[l.Cluster] = l
 		}
 	}

@@ -8,7 +8,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/wavekit-dev/wavekit/internal/fleet"
+	"github.com/wavekit-dev/wavekit/api/v1alpha1"
 	"github.com/wavekit-dev/wavekit/pkg/component"
 )
 
@@ -139,7 +139,7 @@ func current(members []*record) int {
 // (or is paused), the earlier ones are done and the later ones wait; in the
 // wave that holds, the clusters whose component is not Ready at its
 // generation hold it.
-func setWaves(set *setRecord, members []*record, pulled []fleet.ClusterLine) []setWaveView {
+func setWaves(set *setRecord, members []*record, pulled []v1alpha1.ClusterLine) []setWaveView {
 	byWave := map[int][]clusterView{}
 	for _, m := range members {
 		byWave[m.member.wave] = append(byWave[m.member.wave], clusterOf(m))
@@ -192,16 +192,16 @@ func clusterOf(m *record) clusterView {
 // pulledClusters are the set's lines (status.clusters) about the clusters
 // it placed that have no member here: pulled clusters, whose component
 // runs on the cluster only, written there by its agent.
-func pulledClusters(set *setRecord, members []*record) []fleet.ClusterLine {
+func pulledClusters(set *setRecord, members []*record) []v1alpha1.ClusterLine {
 	here := map[string]bool{}
 	for _, m := range members {
 		here[m.member.key] = true
 	}
-	return fleet.PlacedElsewhere(set.status.Clusters, here)
+	return v1alpha1.PlacedElsewhere(set.status.Clusters, here)
 }
 
 // pulledClusterOf is a pulled cluster's line, from the set's.
-func pulledClusterOf(l fleet.ClusterLine) clusterView {
+func pulledClusterOf(l v1alpha1.ClusterLine) clusterView {
 	v := clusterView{Cluster: l.Cluster, Pulled: true, State: l.State, Message: l.Message, Unreachable: l.Unreachable(), Holds: !l.Ready()}
 	if l.Unreachable() {
 		v.Reason = component.ReasonTargetUnreachable

@@ -213,7 +213,7 @@ func setClusters(set *v1alpha1.ComponentSet, members []v1alpha1.Component, opera
 		}
 		placed[member] = true
 	}
-	for _, line := range fleet.PlacedElsewhere(set.Status.Clusters, placed) {
+	for _, line := range v1alpha1.PlacedElsewhere(set.Status.Clusters, placed) {
 		rows = append(rows, setCluster{Wave: line.Wave, Cluster: line.Cluster, Component: PulledComponent,
 			Ready: lineReady(line), State: line.State, Message: line.Message})
 	}
@@ -253,7 +253,7 @@ func orDash(s string) string {
 const PulledComponent = "(on the cluster: pulled)"
 
 // lineReady is the Ready status a set's line for a cluster says.
-func lineReady(line fleet.ClusterLine) string {
+func lineReady(line v1alpha1.ClusterLine) string {
 	switch {
 	case line.Ready():
 		return string(metav1.ConditionTrue)
