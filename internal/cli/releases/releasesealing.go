@@ -11,14 +11,14 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/wavekit-dev/wavekit/internal/sealing"
+	"github.com/wavekit-dev/wavekit/pkg/sealing"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
 // A release's Secret holds the objects of its revisions (the history, for
 // rollback and test) and its delete hooks: a chart's Secrets, generated
 // passwords and keys, values the user kept out of sight. They are sealed
-// (internal/sealing) with a key of the release's own Secret
+// (pkg/sealing) with a key of the release's own Secret
 // wavekit-keys.<NAME> in the release namespace, made by the first apply
 // and deleted with the release; the rest of the record (inventory, drift
 // settings, health checks, state) stays readable. This keeps the values

@@ -15,7 +15,7 @@
 // A render holds what the user keeps out of sight elsewhere: the values of
 // Secrets, SOPS-decrypted values, values read from valuesFrom Secrets,
 // passwords and keys a chart generated. So a kept render is sealed
-// (internal/sealing: gzipped JSON, AES-256-GCM) with a key that only the
+// (pkg/sealing: gzipped JSON, AES-256-GCM) with a key that only the
 // operator holds, in a Secret of its own namespace (Keys), created on first
 // use; the ID of the key is the Secret's annotation wavekit.dev/render-key.
 // The sealed data is bound to its Secret — namespace, name, owner and the

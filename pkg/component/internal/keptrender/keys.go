@@ -13,7 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/wavekit-dev/wavekit/internal/sealing"
+	"github.com/wavekit-dev/wavekit/pkg/sealing"
 )
 
 // The annotations of the key Secret: a person sets the first to ask for a

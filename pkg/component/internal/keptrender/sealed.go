@@ -10,7 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/wavekit-dev/wavekit/internal/sealing"
+	"github.com/wavekit-dev/wavekit/pkg/sealing"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 

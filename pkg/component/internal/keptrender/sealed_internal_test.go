@@ -16,7 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/wavekit-dev/wavekit/internal/sealing"
+	"github.com/wavekit-dev/wavekit/pkg/sealing"
 )
 
 // TestSealedRenderHoldsNoPlaintext: a kept render's Secret holds its
