@@ -11,8 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/wavekit-dev/wavekit/pkg/sealing"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
+	"github.com/wavekit-dev/wavekit/pkg/sealing"
 )
 
 // A release's Secret holds the objects of its revisions (the history, for

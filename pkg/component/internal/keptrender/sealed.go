@@ -10,8 +10,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/wavekit-dev/wavekit/pkg/sealing"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
+	"github.com/wavekit-dev/wavekit/pkg/sealing"
 )
 
 // How a kept render's Secret holds its objects: gzipped JSON, sealed with
