@@ -3,7 +3,8 @@ package plant
 // Bug names one planted bug.
 type Bug string
 
-// The bugs the soak's checker must catch.
+// The bugs the soak's checker must catch, by the names the seams of
+// pkg/engine and pkg/component/internal/report check.
 const (
 	// RunOnceByName judges a run-once object (a hook Job) that ran at this
 	// render by its name: done once any Job of that name completed,

@@ -6,7 +6,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	toolscache "k8s.io/client-go/tools/cache"
 
-	"github.com/wavekit-dev/wavekit/internal/plant"
 	"github.com/wavekit-dev/wavekit/pkg/engine/internal/expiry"
 	"github.com/wavekit-dev/wavekit/pkg/engine/internal/live"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
@@ -46,7 +45,7 @@ func newEndStates(operatorName string, now func() time.Time) *endStates {
 func (e *endStates) observing(next toolscache.TransformFunc) toolscache.TransformFunc {
 	return func(obj any) (any, error) {
 		if u, ok := obj.(*unstructured.Unstructured); ok {
-			if plant.Active(plant.RunOnceByName) {
+			if planted(plantRunOnceByName) {
 				notePlantedEnd(u) // compiled away without wavekit_plant
 			}
 			if kept := e.keep(u); kept != nil {

@@ -8,7 +8,6 @@ import (
 
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/wavekit-dev/wavekit/internal/plant"
 	"github.com/wavekit-dev/wavekit/pkg/engine/internal/api"
 	"github.com/wavekit-dev/wavekit/pkg/engine/internal/foreign"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
@@ -69,7 +68,7 @@ func (r *pass) applyGroup(ctx context.Context, g group, desired map[manifests.Ob
 // whether every object of the group is ready, recording the others as
 // waiting. A purged object counts as ready once it is on its way out.
 func (r *pass) waitGroup(g group, desired map[manifests.ObjectKey]*desired) (bool, error) {
-	if plant.Active(plant.IgnoreWaveReadiness) {
+	if planted(plantIgnoreWaveReadiness) {
 		return true, nil // planted: every wave is ready at once
 	}
 	var errs []error

@@ -9,7 +9,6 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
-	"github.com/wavekit-dev/wavekit/internal/plant"
 	"github.com/wavekit-dev/wavekit/pkg/component/internal/api"
 	"github.com/wavekit-dev/wavekit/pkg/component/internal/conditions"
 	"github.com/wavekit-dev/wavekit/pkg/component/internal/outcome"
@@ -87,7 +86,7 @@ func (sr *Recorder) recordReconcileRequest() {
 // (outcome.ErrWrittenAhead), so that a crash never leaves an object the
 // inventory does not list. It returns nil when nothing was written.
 func (sr *Recorder) WriteAhead(ctx context.Context, items []manifests.InventoryItem) error {
-	if plant.Active(plant.SkipWriteAhead) {
+	if planted(plantSkipWriteAhead) {
 		return nil // planted: the objects are created before the inventory lists them
 	}
 	status := sr.Component.GetStatus()
@@ -171,3 +170,8 @@ func (sr *Recorder) Continues(o *outcome.Outcome) bool {
 	}
 	return sr.WroteAhead || o.Reason == api.ReasonProcessing || o.Reason == api.ReasonDeleting
 }
+
+// plantSkipWriteAhead, a planted bug (plant_on.go; the soak's
+// internal/plant names it too), creates new objects without recording them
+// in the inventory first.
+const plantSkipWriteAhead = "skip-write-ahead"
