@@ -244,3 +244,14 @@ func forEach[T any](ctx context.Context, limit int, objs []T, fn func(context.Co
 	wg.Wait()
 	return errors.Join(errs...)
 }
+
+// The planted bugs of this package (plant_on.go): the soak's
+// internal/plant names them too.
+const (
+	// plantRunOnceByName judges a run-once object (a hook Job) that ran at
+	// this render by its name: done once any Job of that name completed.
+	plantRunOnceByName = "runonce-by-name"
+	// plantIgnoreWaveReadiness starts the next wave without waiting for
+	// the objects of the current one to be ready.
+	plantIgnoreWaveReadiness = "ignore-wave-readiness"
+)

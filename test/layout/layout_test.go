@@ -32,6 +32,10 @@ var _ = Describe("the module's layout", func() {
 		Expect(testHelperImports(packages, module)).To(BeEmpty())
 	})
 
+	It("keeps pkg/ free of imports of internal/", func() {
+		Expect(internalImports(packages, module)).To(BeEmpty())
+	})
+
 	It("gives every package a doc.go", func() {
 		Expect(withoutDoc(packages)).To(BeEmpty())
 	})
@@ -49,6 +53,8 @@ var _ = Describe("the module's layout", func() {
 		}
 		write("pkg/big/doc.go", "// Package big is too big.\npackage big\n")
 		write("pkg/engine/doc.go", "// Package engine fits.\npackage engine\n")
+		write("pkg/engine/uses.go", "package engine\n\nimport _ \"example.com/m/internal/thing\"\n")
+		write("pkg/engine/uses_test.go", "package engine\n\nimport _ \"example.com/m/internal/thing\"\n")
 		write("internal/thing/doc.go", "// Package thing is product code.\npackage thing\n")
 		write("internal/thing/thing.go", "package thing\n\nimport _ \"example.com/m/internal/testing/fake\"\n")
 		write("internal/thing/thing_test.go", "package thing\n\nimport _ \"example.com/m/internal/testing/other\"\n")
@@ -65,10 +71,12 @@ var _ = Describe("the module's layout", func() {
 		DeferCleanup(func() { delete(oversized, "pkg/engine") })
 		Expect(tooManyFiles(found)).To(ConsistOf(
 			"pkg/big has 32 non-test Go files, more than 30: split it into packages of one job each",
-			"pkg/engine has 1 non-test Go files now: remove its allowance (a split under way)",
+			"pkg/engine has 2 non-test Go files now: remove its allowance (a split under way)",
 		))
 		Expect(testHelperImports(found, "example.com/m")).To(ConsistOf(
 			"internal/thing/thing.go imports the test helper example.com/m/internal/testing/fake: only _test.go files may"))
+		Expect(internalImports(found, "example.com/m")).To(ConsistOf(
+			"pkg/engine/uses.go imports example.com/m/internal/thing: pkg/ may import no internal/ package"))
 		Expect(withoutDoc(found)).To(ConsistOf("internal/nodoc has no doc.go: say there what the package owns"))
 		Expect(strings.Join(withoutDoc(found), "")).NotTo(ContainSubstring("test/suite"), "a suite of _test.go files alone is no package")
 	})

@@ -26,8 +26,7 @@ var oversized = map[string]string{}
 
 // testHelpers is where the test helpers live: fake servers, counters, the
 // soak's history and invariants, the test clusters. Product code never
-// imports them; internal/plant, the planted bugs of -tags wavekit_plant, is
-// product code and lives apart.
+// imports them.
 const testHelpers = "internal/testing"
 
 // goPackage is a directory of Go files of the module.
@@ -130,6 +129,27 @@ func testHelperImports(packages []*goPackage, module string) []string {
 			for _, imported := range p.imports[file] {
 				if imported == helpers || strings.HasPrefix(imported, helpers+"/") {
 					problems = append(problems, fmt.Sprintf("%s/%s imports the test helper %s: only _test.go files may", p.dir, file, imported))
+				}
+			}
+		}
+	}
+	return problems
+}
+
+// internalImports names the non-test files of pkg/ that import a package
+// of the module's internal/: a framework user's operator, built on pkg/,
+// must not depend on the reference operator's insides.
+func internalImports(packages []*goPackage, module string) []string {
+	internal := module + "/internal/"
+	var problems []string
+	for _, p := range packages {
+		if !strings.HasPrefix(p.dir+"/", "pkg/") {
+			continue
+		}
+		for _, file := range slices.Sorted(maps.Keys(p.imports)) {
+			for _, imported := range p.imports[file] {
+				if strings.HasPrefix(imported, internal) {
+					problems = append(problems, fmt.Sprintf("%s/%s imports %s: pkg/ may import no internal/ package", p.dir, file, imported))
 				}
 			}
 		}
