@@ -230,13 +230,11 @@ image-push: operator-image-push agent-image-push ## Build and push both images t
 
 .PHONY: operator-image-push
 operator-image-push: operator-image ## Push the operator image to IMG=registry/repository:tag, with its signature and attestations if make dist signed it.
-	$(GO) run ./hack/image push -archive $(DIST)/component-operator-$(VERSION).oci.tar -image $(IMG) \
-	  $(if $(wildcard $(DIST)/component-operator-$(VERSION).referrers.json),-referrers $(DIST)/component-operator-$(VERSION).referrers.json)
+	$(GO) run ./hack/image push -archive $(DIST)/component-operator-$(VERSION).oci.tar -image $(IMG)$(if $(wildcard $(DIST)/component-operator-$(VERSION).referrers.json), -referrers $(DIST)/component-operator-$(VERSION).referrers.json)
 
 .PHONY: agent-image-push
 agent-image-push: agent-image ## Push the agent image to AGENT_IMG=registry/repository:tag, with its signature and attestations if make dist signed it.
-	$(GO) run ./hack/image push -archive $(DIST)/wavekit-agent-$(VERSION).oci.tar -image $(AGENT_IMG) \
-	  $(if $(wildcard $(DIST)/wavekit-agent-$(VERSION).referrers.json),-referrers $(DIST)/wavekit-agent-$(VERSION).referrers.json)
+	$(GO) run ./hack/image push -archive $(DIST)/wavekit-agent-$(VERSION).oci.tar -image $(AGENT_IMG)$(if $(wildcard $(DIST)/wavekit-agent-$(VERSION).referrers.json), -referrers $(DIST)/wavekit-agent-$(VERSION).referrers.json)
 
 .PHONY: docker-build
 docker-build: ## Build the image IMG with Docker (docker build), for those who have it.
