@@ -110,4 +110,15 @@
 // own, and elects its own leader. Changing a component's label moves it: the
 // old shard forgets it, the new one adopts its objects without re-creating
 // any.
+//
+// # Targets shared between Reconcilers
+//
+// The Reconcilers of one process share their connections to each target
+// cluster and identity (package internal/connections): one client, one
+// label-filtered cache, one watch of each kind of object, whoever applies
+// it. Reconcilers share when their cache options are equal (operator name,
+// FieldOwner, TakeOver, Namespaces, TargetTimeout, DependentLabels); labels
+// that tell their objects apart without partitioning the caches, such as a
+// served kind's, are ObjectLabels. Each keeps its own applier and event
+// handlers, which leave other Reconcilers' objects alone.
 package component

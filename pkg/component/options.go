@@ -123,6 +123,13 @@ type ReconcilerOptions struct {
 	// component moved is read from the API server, adopted (its owner label
 	// is the same) and relabelled, never re-created nor taken for gone.
 	DependentLabels map[string]string
+	// ObjectLabels are set on every object the reconciler applies too, but
+	// its target caches do not select by them: the Reconcilers of one
+	// process whose options differ only in ObjectLabels (and in what only
+	// the applier reads: Defaults, Concurrency, WriteLoop) share one
+	// connection, cache and watch per target cluster and identity. A
+	// defined kind's `<operator>/instance-of` label is one.
+	ObjectLabels map[string]string
 	// TracerProvider, if set, traces every Reconcile: a span for the
 	// Reconcile (namespace, name, generation, uid, outcome), and within it
 	// the read, the render, the plan, each wave, each Job and test, and the

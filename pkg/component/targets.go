@@ -13,8 +13,11 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
+	toolscache "k8s.io/client-go/tools/cache"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/wavekit-dev/wavekit/pkg/component/internal/connections"
 	"github.com/wavekit-dev/wavekit/pkg/component/internal/kubeconfig"
 	"github.com/wavekit-dev/wavekit/pkg/component/internal/settings"
 	"github.com/wavekit-dev/wavekit/pkg/engine"
@@ -25,10 +28,12 @@ import (
 // connecting before it gives the worker back and looks again later.
 const connectWait = time.Second
 
-// target is one cluster and identity that components write to: its client,
-// its label-filtered cache and the applier that remembers what it wrote.
-// Until ready is closed it is connecting; then either err is set or the
-// embedded CachedTarget and applier are.
+// target is one cluster and identity that components write to: its
+// connection (client and label-filtered cache, shared with the process's
+// other Reconcilers: package connections) and the applier of this
+// Reconciler, which remembers what it wrote. Until ready is closed it is
+// connecting; then either err is set or the embedded CachedTarget and
+// applier are.
 type target struct {
 	*engine.CachedTarget
 	applier *engine.Applier
@@ -41,8 +46,11 @@ type target struct {
 	objects *objectWatches // of the objects its components wait for
 
 	watchMu sync.Mutex
-	watched map[string]bool      // kinds with an event handler
-	losers  map[types.UID]string // owner label value an object was taken over from
+	watched map[string]toolscache.ResourceEventHandlerRegistration // kinds with an event handler
+	// informers hold the handlers of watched, to be removed when the target
+	// stops: the informers are shared, and outlive this Reconciler.
+	informers map[string]cache.Informer
+	losers    map[types.UID]string // owner label value an object was taken over from
 	// registerMu is held while a kind's event handler is added, so that
 	// concurrent reconciles add one handler a kind, not one each.
 	registerMu sync.Mutex
@@ -69,6 +77,9 @@ type targets struct {
 	opts   ReconcilerOptions
 	// enqueue asks for a reconcile of a component (an object it waits for changed).
 	enqueue func(types.NamespacedName)
+	// connections are shared with the process's other Reconcilers (nil:
+	// connections.Shared).
+	connections *connections.Pool
 
 	mu          sync.Mutex
 	byKey       map[targetKey]*target
@@ -110,13 +121,14 @@ func (t *targets) startLocked(key targetKey, cfg *rest.Config) *target {
 	ctx, cancel := context.WithCancel(context.Background())
 	cfg = CountRequests(cfg)
 	tg := &target{cancel: cancel, host: cfg.Host, since: time.Now(), ready: make(chan struct{}),
-		users: map[types.NamespacedName]bool{}, watched: map[string]bool{},
-		objects: newObjectWatches(ctx, cfg, t.enqueue)}
+		users: map[types.NamespacedName]bool{}, watched: map[string]toolscache.ResourceEventHandlerRegistration{},
+		informers: map[string]cache.Informer{},
+		objects:   newObjectWatches(ctx, cfg, t.enqueue)}
 	t.byKey[key] = tg
 	namespaces := t.scopeOf(key)
 	go func() {
 		defer close(tg.ready)
-		tg.err = t.connect(ctx, tg, cfg, namespaces)
+		tg.err = t.connect(ctx, key, tg, cfg, namespaces)
 	}()
 	return tg
 }
@@ -136,24 +148,42 @@ func (t *targets) scopeOf(key targetKey) []string {
 	return nil
 }
 
-func (t *targets) connect(ctx context.Context, tg *target, cfg *rest.Config, namespaces []string) error {
-	cached, err := engine.NewCachedTarget(ctx, cfg, t.scheme, engine.CachedTargetOptions{
+// connect gives tg a connection of the process's pool (one per cluster,
+// identity and cache options, shared with the other Reconcilers) and an
+// applier of its own, with this Reconciler's options.
+func (t *targets) connect(ctx context.Context, key targetKey, tg *target, cfg *rest.Config, namespaces []string) error {
+	opts := engine.CachedTargetOptions{
 		Options: engine.Options{
 			Name: t.name, FieldOwner: t.opts.FieldOwner, Defaults: t.opts.Defaults,
-			Concurrency: t.opts.Concurrency, Labels: t.opts.DependentLabels,
+			Concurrency: t.opts.Concurrency, Labels: t.opts.DependentLabels, ObjectLabels: t.opts.ObjectLabels,
 			TakeOver: t.opts.TakeOver, WriteLoop: t.opts.WriteLoop,
 		},
 		Namespaces: namespaces, StartTimeout: t.opts.TargetTimeout,
+	}
+	shared := connections.Key{Local: t.local, Target: fmt.Sprintf("%q", key), Cache: connections.Fingerprint(opts)}
+	cached, release, err := t.pool().Acquire(ctx, shared, func(ctx context.Context) (*engine.CachedTarget, error) {
+		return engine.NewCachedTarget(ctx, cfg, t.scheme, opts)
 	})
 	if err != nil {
 		return err
 	}
-	applier, err := cached.NewApplier()
+	applier, err := engine.NewApplier(cached.Target, opts.Options)
 	if err != nil {
+		release()
 		return err
 	}
+	context.AfterFunc(ctx, release)
 	tg.CachedTarget, tg.applier = cached, applier
 	return nil
+}
+
+// pool is the pool of connections the targets share (connections.Shared
+// unless set).
+func (t *targets) pool() *connections.Pool {
+	if t.connections != nil {
+		return t.connections
+	}
+	return connections.Shared
 }
 
 // await waits a little for a connecting target. A cluster that does not
@@ -171,7 +201,7 @@ func (t *targets) await(ctx context.Context, key targetKey, tg *target) (*target
 		return tg, nil
 	}
 	if t.byKey[key] == tg {
-		tg.cancel()
+		tg.stop()
 		delete(t.byKey, key) // the next call connects again
 	}
 	return nil, Retriable(t.failedLocked(key, tg), 0)
@@ -251,7 +281,7 @@ func (t *targets) stopUnused(key targetKey, tg *target) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if len(tg.users) == 0 && t.byKey[key] == tg {
-		tg.cancel()
+		tg.stop()
 		delete(t.byKey, key)
 	}
 }
@@ -261,7 +291,7 @@ func (t *targets) stopAll() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for key, tg := range t.byKey {
-		tg.cancel()
+		tg.stop()
 		delete(t.byKey, key)
 	}
 }

@@ -73,23 +73,37 @@ func (r *Reconciler[T]) watchKind(ctx context.Context, tg *target, item manifest
 	if err != nil {
 		return false, fmt.Errorf("watching %s: %w", gvk, err)
 	}
-	if _, err := informer.AddEventHandler(r.dependentHandler(tg)); err != nil {
+	registration, err := informer.AddEventHandler(r.dependentHandler(tg))
+	if err != nil {
 		return false, fmt.Errorf("watching %s: %w", gvk, err)
 	}
-	tg.markWatched(gvk.String())
+	tg.markWatched(gvk.String(), informer, registration)
 	return true, nil
 }
 
 func (t *target) isWatched(kind string) bool {
 	t.watchMu.Lock()
 	defer t.watchMu.Unlock()
-	return t.watched[kind]
+	_, ok := t.watched[kind]
+	return ok
 }
 
-func (t *target) markWatched(kind string) {
+func (t *target) markWatched(kind string, informer cache.Informer, registration toolscache.ResourceEventHandlerRegistration) {
 	t.watchMu.Lock()
 	defer t.watchMu.Unlock()
-	t.watched[kind] = true
+	t.watched[kind], t.informers[kind] = registration, informer
+}
+
+// stop stops the target: its handlers leave the shared informers, whose
+// connection it gives back.
+func (t *target) stop() {
+	t.watchMu.Lock()
+	defer t.watchMu.Unlock()
+	for kind, registration := range t.watched {
+		_ = t.informers[kind].RemoveEventHandler(registration)
+	}
+	clear(t.watched)
+	t.cancel()
 }
 
 // dependentHandler enqueues the owning component of a changed dependent,

@@ -63,6 +63,12 @@ type Options struct {
 	// server before it takes it for gone, since it may carry another shard's
 	// label still.
 	Labels map[string]string
+	// ObjectLabels are set on every object written too, but the target's
+	// cache does not select by them, so it holds the objects of every
+	// applier that differs from this one only in ObjectLabels: a defined
+	// kind's label, which lets the reconcilers of one process share one
+	// cache. The applier trusts such a cache as it trusts one without Labels.
+	ObjectLabels map[string]string
 	// AdditionalManagedTypes block deletion while foreign instances exist,
 	// besides the types served by the component's CRDs and APIServices.
 	AdditionalManagedTypes []manifests.TypeInfo
@@ -113,6 +119,9 @@ type Target struct {
 	// cache saw of the objects that run to completion: run-once objects and
 	// tests (endstates.go).
 	ends *endStates
+	// probes, when set (NewCachedTarget sets it), remember the kinds the
+	// target's appliers probed, so that each is listed once a target.
+	probes *live.Probes
 }
 
 // Owner is the component that owns the objects of an Apply or Delete.
@@ -209,7 +218,7 @@ func NewApplier(target Target, opts Options) (*Applier, error) {
 		target:     target,
 		mapper:     target.Client.RESTMapper(),
 		scheme:     target.Client.Scheme(),
-		live:       live.New(target.Live, target.Client, opts.Now),
+		live:       live.New(target.Live, target.Client, opts.Now, target.probes),
 		reporting:  &readiness.ObservedGenerations{},
 		drift:      drift.NewDetector(),
 		stored:     drift.NewStoredForms(target.Client.Scheme()),

@@ -151,7 +151,7 @@ func NewCachedTarget(ctx context.Context, cfg *rest.Config, scheme *runtime.Sche
 		reader = live.Scoped{Cache: reader, Direct: c, Namespaces: opts.Namespaces}
 	}
 	return &CachedTarget{
-		Target: Target{Client: c, Live: reader, Discovery: dc, deleter: deleter, ends: ends}, Cache: informers,
+		Target: Target{Client: c, Live: reader, Discovery: dc, deleter: deleter, ends: ends, probes: live.NewProbes()}, Cache: informers,
 		RenderReader: renderReader{crds: crds, rest: c}, opts: opts.Options,
 	}, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -129,9 +130,8 @@ func (s *ownerScope) markOwned(obj *unstructured.Unstructured) {
 		labels = map[string]string{}
 	}
 	labels[s.a.OwnerLabel()] = s.owner.ID
-	for k, v := range s.a.opts.Labels {
-		labels[k] = v
-	}
+	maps.Copy(labels, s.a.opts.ObjectLabels)
+	maps.Copy(labels, s.a.opts.Labels)
 	obj.SetLabels(labels)
 	setAnnotation(obj, s.a.ownerAnnotation(), s.owner.Description)
 }

@@ -112,7 +112,7 @@ var _ = Describe("a chart becomes a Kubernetes API", Ordered, func() {
 		Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "orders-config"}, &cm)).To(Succeed())
 		Expect(cm.Data).To(And(HaveKeyWithValue("size", "5Gi"), HaveKeyWithValue("tier", "small"), HaveKeyWithValue("version", "1.0.0")))
 		Expect(cm.Labels).To(HaveKeyWithValue("wavekit.dev/instance-of", definitionName),
-			"what an instance applies is labelled with its definition, which the kind's caches select")
+			"what an instance applies is labelled with its definition, for users to select it by")
 		available := availableSince(&deploy)
 		Expect(available).NotTo(BeZero())
 		Expect(cm.CreationTimestamp.Time).NotTo(BeTemporally("<", available.Truncate(time.Second)),

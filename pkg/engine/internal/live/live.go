@@ -34,10 +34,9 @@ type Objects struct {
 	reader Reader
 	direct client.Reader // confirms a cache miss for an object the applier wrote
 
-	// mu guards probes, and makes each step over written and tombstones
-	// together one.
-	mu     sync.Mutex
-	probes map[schema.GroupVersionKind]*probeCall // in flight, or succeeded
+	probes *Probes
+	// mu makes each step over written and tombstones together one.
+	mu sync.Mutex
 	// written are the objects the applier wrote, as the API server returned
 	// them, until the cache holds that version or Memory has passed.
 	written *expiry.Map[manifests.ObjectKey, *unstructured.Unstructured]
@@ -52,10 +51,14 @@ type Objects struct {
 const Memory = time.Minute
 
 // New returns the live objects of reader, with direct for what it must
-// confirm with the API server.
-func New(reader Reader, direct client.Reader, now func() time.Time) *Objects {
+// confirm with the API server. The Objects of one reader may share their
+// probes (nil: probes of its own).
+func New(reader Reader, direct client.Reader, now func() time.Time, probes *Probes) *Objects {
+	if probes == nil {
+		probes = NewProbes()
+	}
 	return &Objects{
-		reader: reader, direct: direct, probes: map[schema.GroupVersionKind]*probeCall{},
+		reader: reader, direct: direct, probes: probes,
 		written:    expiry.New[manifests.ObjectKey, *unstructured.Unstructured](Memory, now),
 		tombstones: expiry.New[manifests.ObjectKey, types.UID](Memory, now),
 	}
@@ -107,15 +110,33 @@ func (l *Objects) Probe(ctx context.Context, gvk schema.GroupVersionKind, namesp
 	if namespace != "" && len(scope) > 0 {
 		namespaces = scope
 	}
-	l.mu.Lock()
-	call, started := l.probes[gvk]
+	return l.probes.once(ctx, gvk, func() error { return l.list(ctx, gvk, namespaces) })
+}
+
+// Probes remembers the kinds that were probed, for every Objects of one
+// reader: the appliers of one shared target list each kind once.
+type Probes struct {
+	mu    sync.Mutex
+	calls map[schema.GroupVersionKind]*probeCall // in flight, or succeeded
+}
+
+// NewProbes returns a memory of no probe.
+func NewProbes() *Probes {
+	return &Probes{calls: map[schema.GroupVersionKind]*probeCall{}}
+}
+
+// once runs list for gvk unless it ran or runs: the first caller lists; the
+// callers that come meanwhile wait for its answer instead of listing too. A
+// failure is forgotten, so that a later pass asks again (RBAC may have
+// changed).
+func (p *Probes) once(ctx context.Context, gvk schema.GroupVersionKind, list func() error) error {
+	p.mu.Lock()
+	call, started := p.calls[gvk]
 	if !started {
-		// The first caller lists; the writers of the same kind that come
-		// meanwhile wait for its answer instead of listing too.
 		call = &probeCall{done: make(chan struct{})}
-		l.probes[gvk] = call
+		p.calls[gvk] = call
 	}
-	l.mu.Unlock()
+	p.mu.Unlock()
 	if started {
 		select {
 		case <-call.done:
@@ -124,11 +145,11 @@ func (l *Objects) Probe(ctx context.Context, gvk schema.GroupVersionKind, namesp
 			return ctx.Err()
 		}
 	}
-	call.err = l.list(ctx, gvk, namespaces)
+	call.err = list()
 	if call.err != nil {
-		l.mu.Lock()
-		delete(l.probes, gvk) // a later pass asks again: RBAC may have changed
-		l.mu.Unlock()
+		p.mu.Lock()
+		delete(p.calls, gvk)
+		p.mu.Unlock()
 	}
 	close(call.done)
 	return call.err

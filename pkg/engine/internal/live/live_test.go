@@ -21,7 +21,7 @@ var _ = Describe("Objects (what the applier keeps of its own writes)", func() {
 	)
 	BeforeEach(func() {
 		now = time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
-		live = New(nil, nil, func() time.Time { return now })
+		live = New(nil, nil, func() time.Time { return now }, nil)
 	})
 	key := func(name string) manifests.ObjectKey {
 		return manifests.ObjectKey{Kind: "ConfigMap", Namespace: "n", Name: name}
@@ -58,7 +58,7 @@ var _ = Describe("Objects (what the applier keeps of its own writes)", func() {
 		written.SetName("a")
 		written.SetResourceVersion("5")
 		cache, server := objectsByName{}, objectsByName{"a": written.DeepCopy()}
-		live = New(cache, server, func() time.Time { return now })
+		live = New(cache, server, func() time.Time { return now }, nil)
 		live.Remember(key("a"), written)
 		gvk := schema.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}
 		for range 2 {
