@@ -83,13 +83,13 @@ var _ = Describe("start-up", func() {
 		Expect(requests.Load()).To(BeZero(), "requests to the API server")
 	})
 
-	It("says which Git URLs --allowed-sources matches, as security.md's table does", func() {
+	It("says which Git URLs --allowed-sources matches, as security-sources.md's table does", func() {
 		session, err := gexec.Start(exec.Command(binary, "--help"), GinkgoWriter, GinkgoWriter)
 		Expect(err).NotTo(HaveOccurred())
 		Eventually(session).WithTimeout(time.Minute).Should(gexec.Exit())
 		help := strings.Join(strings.Fields(string(session.Err.Contents())), " ")
 		Expect(help).To(ContainSubstring("Git repositories (spec.git.url, Git valuesFrom, submodules, redirects"))
-		table, err := os.ReadFile(filepath.Join("..", "..", "docs", "security.md"))
+		table, err := os.ReadFile(filepath.Join("..", "..", "docs", "security-sources.md"))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(string(table)).To(And(ContainSubstring("| `spec.git` | `spec.git.url`"), ContainSubstring("| `valuesFrom` of kind Git | its `git.url` |"),
 			ContainSubstring("| a submodule of either (`recurseSubmodules`) |"), ContainSubstring("| a redirect of a Git repository |")))

@@ -14,7 +14,7 @@ import (
 	"github.com/wavekit-dev/wavekit/internal/agent/register"
 )
 
-// docs/fleet.md: the agent creates its credentials Secret, never the
+// docs/fleet-agents.md: the agent creates its credentials Secret, never the
 // Secret's namespace.
 var _ = Describe("an agent whose credentials Secret's namespace does not exist", func() {
 	It("stops at start, naming the namespace, and creates none", func(ctx SpecContext) {

@@ -24,7 +24,7 @@ import (
 
 // The renders a reconciler keeps hold what the objects hold (here a random
 // value, as a chart's randAlphaNum password), sealed with a key of the
-// operator's own Secret (docs/security.md, "What is kept where").
+// operator's own Secret (docs/security-secrets.md, "What is kept where").
 var _ = Describe("kept renders", func() {
 	var (
 		ctx    context.Context

@@ -18,9 +18,8 @@ var _ = Describe("tables of contents", func() {
 		for _, page := range userDocs() {
 			text := readPage(page)
 			lines := strings.Split(text, "\n")
-			// upgrading.md is one history, by issue, until it becomes one
-			// section per release (issue 91).
-			if len(lines) <= 150 || !strings.HasPrefix(page, "docs/") || page == "docs/upgrading.md" {
+			// The pages of docs/, and the changelog.
+			if len(lines) <= 150 || !strings.HasPrefix(page, "docs/") && page != "CHANGELOG.md" {
 				continue
 			}
 			contents := contentsOf(lines)
@@ -42,6 +41,23 @@ var _ = Describe("tables of contents", func() {
 			}
 			if strings.Join(linked, " ") != strings.Join(want, " ") {
 				problems = append(problems, fmt.Sprintf("%s: the contents link the sections %v, the page has %v", page, linked, want))
+			}
+		}
+		Expect(problems).To(BeEmpty())
+	})
+
+	It("keep each page to one topic a reader can take in: at most 400 lines, benchmarks.md at most 300", func() {
+		var problems []string
+		for _, page := range userDocs() {
+			limit := 400
+			switch {
+			case page == "docs/benchmarks.md":
+				limit = 300
+			case !strings.HasPrefix(page, "docs/"):
+				continue // the README, the examples' index and the changelog
+			}
+			if n := strings.Count(readPage(page), "\n"); n > limit {
+				problems = append(problems, fmt.Sprintf("%s: %d lines, over %d: split it by topic", page, n, limit))
 			}
 		}
 		Expect(problems).To(BeEmpty())

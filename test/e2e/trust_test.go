@@ -172,7 +172,7 @@ var _ = Describe("what the operator trusts: SOPS-encrypted Secrets and allowed s
 		By("a tenant whose Role grants every verb on every resource: a Role in a namespace covers that Namespace object itself")
 		wildcard := tenantAdmin(ctx, env, "narrow", rbacv1.PolicyRule{APIGroups: []string{"*"}, Resources: []string{"*"}, Verbs: []string{"*"}})
 		Expect(wildcard.Patch(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "narrow"}}, patch)).To(Succeed(),
-			"docs/security.md warns that such a Role lets a tenant widen its own allowed sources")
+			"docs/security-sources.md warns that such a Role lets a tenant widen its own allowed sources")
 		setAnnotation(ctx, env.Client, "narrow", annotation, "https://charts.example.com/**")
 
 		By("the platform team widening it")

@@ -35,7 +35,7 @@ var _ = Describe("a chart with hooks, applied with wavekit apply --wait", Ordere
 		Expect(testcluster.WriteKubeconfig(env.Config, kubeconfig)).To(Succeed())
 	})
 
-	// A namespace the objects need is created (docs/concepts.md), but the
+	// A namespace the objects need is created (docs/policies.md), but the
 	// release namespace holds the release's record, written before any
 	// object: the CLI refuses one that does not exist, as helm install does
 	// without --create-namespace, and says what to do.

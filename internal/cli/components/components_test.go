@@ -232,7 +232,7 @@ var _ = Describe("Component verbs", Ordered, func() {
 		ns := clitest.NewNamespace()
 		c := &v1alpha1.Component{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "cache"}, Spec: v1alpha1.ComponentSpec{Source: "deployment"}}
 		Expect(objects.Create(ctx, c)).To(Succeed())
-		block := docShellBlock("docs/operator.md", "reconcile-requested-at")
+		block := docShellBlock("docs/component-lifecycle.md", "reconcile-requested-at")
 		Expect(block).To(ContainSubstring("component/cache"))
 		config := filepath.Join(GinkgoT().TempDir(), "kubeconfig")
 		kc := testcluster.Kubeconfig(clitest.Env.Config)

@@ -25,7 +25,7 @@ import (
 // out of the record: out of an export or a backup of release Secrets, out
 // of what scans them, apart from the key under RBAC of its own. It is no
 // barrier to an identity that may read every Secret of the namespace,
-// which may read the applied Secrets anyway (docs/security.md).
+// which may read the applied Secrets anyway (docs/security-secrets.md).
 const (
 	keySealed        = "sealed"                  // JSON of the sealed entries (name: content), gzipped, sealed
 	annReleaseKey    = "wavekit.dev/release-key" // the ID of the key that sealed them

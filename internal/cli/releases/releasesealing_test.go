@@ -16,7 +16,7 @@ import (
 
 // A release's record keeps the objects of its revisions for rollback and
 // test; a Secret among them keeps its values there only sealed, with the
-// key of the release's own Secret (docs/security.md).
+// key of the release's own Secret (docs/security-secrets.md).
 var _ = Describe("the release's record", func() {
 	ctx := context.Background()
 	secretValue := func(ns, name string) string {
