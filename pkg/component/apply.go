@@ -12,6 +12,7 @@ import (
 	"github.com/wavekit-dev/wavekit/pkg/component/internal/attempts"
 	"github.com/wavekit-dev/wavekit/pkg/component/internal/conditions"
 	"github.com/wavekit-dev/wavekit/pkg/component/internal/outcome"
+	"github.com/wavekit-dev/wavekit/pkg/component/internal/targets"
 	"github.com/wavekit-dev/wavekit/pkg/engine"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
@@ -24,11 +25,11 @@ func (p *pass) apply(ctx context.Context) outcome.Outcome {
 		return p.fail(err)
 	}
 	if p.settings.Suspended {
-		p.r.targets.stopWaiting(p.id)
+		p.r.targets.StopWaiting(p.id)
 		return outcome.Outcome{Reason: ReasonSuspended, Message: "reconciliation is suspended; objects are left as they are"}
 	}
 	if o, waiting := p.awaitDependencies(ctx); waiting {
-		p.r.targets.stopWaiting(p.id)
+		p.r.targets.StopWaiting(p.id)
 		return o
 	}
 	tg, owner, err := p.connect(ctx)
@@ -66,8 +67,8 @@ func (p *pass) apply(ctx context.Context) outcome.Outcome {
 // applier, registers the owner for events, and watches the kinds the
 // inventory already holds before the pass starts (a handler added later would
 // miss deletions made meanwhile).
-func (p *pass) connect(ctx context.Context) (*target, engine.Owner, error) {
-	tg, err := p.r.targets.forComponent(ctx, p.component, p.settings)
+func (p *pass) connect(ctx context.Context) (*targets.Target, engine.Owner, error) {
+	tg, err := p.r.targets.For(ctx, p.component, p.settings)
 	if err != nil {
 		return nil, engine.Owner{}, fmt.Errorf("connecting to the target cluster: %w", err)
 	}
@@ -103,7 +104,7 @@ func (p *pass) owner() (engine.Owner, error) {
 
 // applyRender applies the attempt's render and, once it is ready, starts its
 // tests if they are enabled.
-func (p *pass) applyRender(ctx context.Context, tg *target, owner engine.Owner, objects []client.Object) outcome.Outcome {
+func (p *pass) applyRender(ctx context.Context, tg *targets.Target, owner engine.Owner, objects []client.Object) outcome.Outcome {
 	res, newKinds, err := p.applyObjects(ctx, tg, owner, objects)
 	if err != nil {
 		out := p.fail(err)
@@ -120,7 +121,7 @@ func (p *pass) applyRender(ctx context.Context, tg *target, owner engine.Owner, 
 // rollback applies the last Ready render again in place of the attempt's,
 // wave by wave as any render: what only the failed render had is pruned.
 // Once it is applied and ready, attempts.rolledBack says so.
-func (p *pass) rollback(ctx context.Context, tg *target, owner engine.Owner, att *Attempt) outcome.Outcome {
+func (p *pass) rollback(ctx context.Context, tg *targets.Target, owner engine.Owner, att *Attempt) outcome.Outcome {
 	good := p.component.GetStatus().LastGoodRender
 	if good == nil {
 		return p.attempts().CannotRollBack(att)
@@ -143,13 +144,13 @@ func (p *pass) rollback(ctx context.Context, tg *target, owner engine.Owner, att
 // applyObjects applies objects for owner and records what the pass did:
 // the inventory, a handled force request, Events, drift, and event handlers
 // for kinds new to the target (newKinds).
-func (p *pass) applyObjects(ctx context.Context, tg *target, owner engine.Owner, objects []client.Object) (res engine.Result, newKinds bool, err error) {
+func (p *pass) applyObjects(ctx context.Context, tg *targets.Target, owner engine.Owner, objects []client.Object) (res engine.Result, newKinds bool, err error) {
 	status := p.component.GetStatus()
 	owner.Force = p.forceRequested()
 	if objects, err = p.withExternals(tg, &owner, objects); err != nil {
 		return engine.Result{Inventory: status.Inventory}, false, err
 	}
-	res, err = tg.applier.Apply(ctx, owner, objects, status.Inventory, p.writeAheadWithExternals)
+	res, err = tg.Applier.Apply(ctx, owner, objects, status.Inventory, p.writeAheadWithExternals)
 	if errors.Is(err, outcome.ErrWrittenAhead) {
 		return res, false, err // nothing was written but the status
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/wavekit-dev/wavekit/pkg/component/internal/conditions"
 	"github.com/wavekit-dev/wavekit/pkg/component/internal/finalizer"
 	"github.com/wavekit-dev/wavekit/pkg/component/internal/outcome"
+	"github.com/wavekit-dev/wavekit/pkg/component/internal/targets"
 	"github.com/wavekit-dev/wavekit/pkg/engine"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
@@ -52,7 +53,7 @@ func (p *pass) delete(ctx context.Context) outcome.Outcome {
 	if ext != nil {
 		owner.Externals = ext
 	}
-	res, err := tg.applier.Delete(ctx, owner, status.Inventory, engine.DeleteOptions{Hooks: hooks, Save: p.writeAhead})
+	res, err := tg.Applier.Delete(ctx, owner, status.Inventory, engine.DeleteOptions{Hooks: hooks, Save: p.writeAhead})
 	if errors.Is(err, outcome.ErrWrittenAhead) {
 		return outcome.Continued(&p.status.Written) // the next pass creates the hooks
 	}
@@ -131,7 +132,7 @@ func (p *pass) orphanAll(ctx context.Context) outcome.Outcome {
 // A render error must not block deletion forever: deletion goes on without
 // hooks, and the returned note says why, for the Ready condition and an
 // event; the next pass renders again.
-func (p *pass) deleteHooks(ctx context.Context, tg *target) ([]client.Object, string) {
+func (p *pass) deleteHooks(ctx context.Context, tg *targets.Target) ([]client.Object, string) {
 	if hooks, ok := p.r.hooks.Get(p.id, p.component.GetUID(), p.component.GetSpec()); ok {
 		return hooks, ""
 	}

@@ -29,7 +29,7 @@
 //     its CRDs block it); otherwise the finalizer is ensured
 //     (internal/finalizer), a suspended component or one waiting on
 //     dependsOn or on an object stops here (waits.go), the target is
-//     connected (targets.go: its cache, or a remote cluster's), and the
+//     connected (internal/targets: its cache, or a remote cluster's), and the
 //     digest of the render's inputs is taken (render.go,
 //     keptrender.Inputs): while it stays the same, the pass applies the
 //     current render again (keptrenders.go, internal/keptrender: kept in

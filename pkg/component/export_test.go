@@ -10,11 +10,5 @@ func WrittenCopies[T Component](r *Reconciler[T]) int {
 // for (ObjectDependency) the reconciler's targets have, and how many of
 // their goroutines have not returned yet.
 func ObjectWatches[T Component](r *Reconciler[T]) (watches, running int) {
-	r.targets.mu.Lock()
-	defer r.targets.mu.Unlock()
-	for _, tg := range r.targets.byKey {
-		w, n := tg.objects.counts()
-		watches, running = watches+w, running+n
-	}
-	return watches, running
+	return r.targets.ObjectWatches()
 }

@@ -6,6 +6,7 @@ import (
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/wavekit-dev/wavekit/pkg/component/internal/targets"
 	"github.com/wavekit-dev/wavekit/pkg/engine"
 	"github.com/wavekit-dev/wavekit/pkg/external"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
@@ -14,7 +15,7 @@ import (
 // withExternals takes the external dependents out of objects and, where
 // the component has some (rendered, or recorded from before), hands them
 // to the engine pass through owner.Externals.
-func (p *pass) withExternals(tg *target, owner *engine.Owner, objects []client.Object) ([]client.Object, error) {
+func (p *pass) withExternals(tg *targets.Target, owner *engine.Owner, objects []client.Object) ([]client.Object, error) {
 	deps, objects, err := external.Split(p.r.name, objects, owner.Defaults.WithFallbacks())
 	if err != nil {
 		return nil, err
@@ -31,7 +32,7 @@ func (p *pass) withExternals(tg *target, owner *engine.Owner, objects []client.O
 
 // externalPass is the Pass of the component's dependents (deps rendered,
 // none on deletion), nil when it has none.
-func (p *pass) externalPass(tg *target, owner engine.Owner, deps []external.Dependent) (*external.Pass, error) {
+func (p *pass) externalPass(tg *targets.Target, owner engine.Owner, deps []external.Dependent) (*external.Pass, error) {
 	status := p.component.GetStatus()
 	if len(deps) == 0 && len(status.Externals) == 0 {
 		return nil, nil

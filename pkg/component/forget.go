@@ -22,7 +22,7 @@ func (r *core) forget(id types.NamespacedName) {
 	r.gauge.observe(id.String(), nil)
 	objectWrites.DeleteLabelValues(r.name, id.Namespace, id.Name)
 	if r.targets != nil {
-		r.targets.release(id)
+		r.targets.Release(id)
 	}
 }
 

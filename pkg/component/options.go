@@ -9,6 +9,7 @@ import (
 	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	"github.com/wavekit-dev/wavekit/pkg/component/internal/targets"
 	"github.com/wavekit-dev/wavekit/pkg/engine"
 	"github.com/wavekit-dev/wavekit/pkg/external"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
@@ -194,4 +195,18 @@ func (o ReconcilerOptions) withDefaults(name string) ReconcilerOptions {
 		o.RenderKey.Namespace = OwnNamespace()
 	}
 	return o
+}
+
+// targetOptions are what the reconciler's targets are made with: the
+// appliers' and caches' options, and how a target is reached.
+func (r *core) targetOptions() targets.Options {
+	o := r.opts
+	return targets.Options{
+		Applier: engine.Options{
+			Name: r.name, FieldOwner: o.FieldOwner, Defaults: o.Defaults, Concurrency: o.Concurrency,
+			Labels: o.DependentLabels, ObjectLabels: o.ObjectLabels, TakeOver: o.TakeOver, WriteLoop: o.WriteLoop,
+		},
+		Namespaces: o.Namespaces, StartTimeout: o.TargetTimeout, NoCrossNamespaceRefs: o.NoCrossNamespaceRefs,
+		InsecureKubeConfigExec: o.InsecureKubeConfigExec, Wrap: CountRequests,
+	}
 }

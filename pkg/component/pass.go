@@ -35,7 +35,7 @@ type pass struct {
 // fail turns an error of the pass into its outcome (failure); a target
 // that did not answer is ReasonTargetUnreachable (unreachable.go).
 func (p *pass) fail(err error) outcome.Outcome {
-	return unreachable(err, outcome.Failure(err, p.settings.Retry, &p.status.Written), p.r.targets.hostOf(p.id))
+	return unreachable(err, outcome.Failure(err, p.settings.Retry, &p.status.Written), p.r.targets.HostOf(p.id))
 }
 
 // writeAhead writes the status ahead of the pass's new objects

@@ -11,6 +11,7 @@ import (
 
 	"github.com/wavekit-dev/wavekit/pkg/component/internal/api"
 	"github.com/wavekit-dev/wavekit/pkg/component/internal/settings"
+	"github.com/wavekit-dev/wavekit/pkg/component/internal/targets"
 	"github.com/wavekit-dev/wavekit/pkg/engine"
 	"github.com/wavekit-dev/wavekit/pkg/external"
 )
@@ -40,9 +41,8 @@ func (r *core) preview(ctx context.Context, cfg *rest.Config, scheme *runtime.Sc
 		}
 		r.client, r.apiReader = c, c
 	}
-	ts := &targets{name: r.name, local: cfg, scheme: scheme, reader: r.apiReader, opts: r.opts,
-		byKey: map[targetKey]*target{}, byComponent: map[types.NamespacedName]targetKey{}}
-	defer ts.stopAll()
+	ts := targets.New(cfg, scheme, r.apiReader, r.targetOptions(), nil)
+	defer ts.StopAll()
 	p := &pass{r: r, component: component, id: types.NamespacedName{Namespace: component.GetNamespace(), Name: component.GetName()},
 		settings: settings.Resolve(component, r.settingsDefaults())}
 	tg, err := connectForPreview(ctx, ts, component, p.settings)
@@ -62,36 +62,20 @@ func (r *core) preview(ctx context.Context, cfg *rest.Config, scheme *runtime.Sc
 	if _, objects, err = external.Split(p.r.name, objects, owner.Defaults.WithFallbacks()); err != nil {
 		return engine.Preview{}, err
 	}
-	return tg.applier.Preview(ctx, owner, objects, component.GetStatus().Inventory)
+	return tg.Applier.Preview(ctx, owner, objects, component.GetStatus().Inventory)
 }
 
 // connectForPreview waits until the component's target is connected: a
 // pass gives its worker back while it connects, a preview has nothing else
 // to do.
-func connectForPreview(ctx context.Context, ts *targets, c Component, s settings.Settings) (*target, error) {
+func connectForPreview(ctx context.Context, ts *targets.Set, c Component, s settings.Settings) (*targets.Target, error) {
 	for {
-		tg, err := ts.forComponent(ctx, c, s)
-		if _, retriable := api.AsRetriable(err); err == nil || !retriable || !ts.connecting(c) {
+		tg, err := ts.For(ctx, c, s)
+		if _, retriable := api.AsRetriable(err); err == nil || !retriable || !ts.Connecting(c) {
 			return tg, err
 		}
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-	}
-}
-
-// connecting tells whether the component's target is still connecting.
-func (t *targets) connecting(c Component) bool {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	tg, ok := t.byKey[t.byComponent[types.NamespacedName{Namespace: c.GetNamespace(), Name: c.GetName()}]]
-	if !ok {
-		return false
-	}
-	select {
-	case <-tg.ready:
-		return false
-	default:
-		return true
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/wavekit-dev/wavekit/pkg/component/internal/keptrender"
 	"github.com/wavekit-dev/wavekit/pkg/component/internal/passtrace"
 	"github.com/wavekit-dev/wavekit/pkg/component/internal/report"
+	"github.com/wavekit-dev/wavekit/pkg/component/internal/targets"
 	"github.com/wavekit-dev/wavekit/pkg/external"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
@@ -36,7 +37,7 @@ type core struct {
 	client    client.Client
 	apiReader client.Reader
 	recorder  *bound.Recorder // every Event goes through its bound
-	targets   *targets
+	targets   *targets.Set
 	events    chan event.GenericEvent
 	// resyncs are the events of objects an informer lists when it starts
 	// or a handler is added: enqueued behind every change (LowPriority).
@@ -65,7 +66,7 @@ type core struct {
 	newObject func() Component
 	// watchKinds and registerOwnerID are the Reconciler's watchDependents
 	// and registerOwner (watch.go), which the pass calls.
-	watchKinds      func(ctx context.Context, tg *target, inventory []manifests.InventoryItem) (bool, error)
+	watchKinds      func(ctx context.Context, tg *targets.Target, inventory []manifests.InventoryItem) (bool, error)
 	registerOwnerID func(ownerID string, id types.NamespacedName)
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/wavekit-dev/wavekit/pkg/component/internal/conditions"
 	"github.com/wavekit-dev/wavekit/pkg/component/internal/keptrender"
 	"github.com/wavekit-dev/wavekit/pkg/component/internal/passtrace"
+	"github.com/wavekit-dev/wavekit/pkg/component/internal/targets"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 	"github.com/wavekit-dev/wavekit/pkg/tracing/spans"
 )
@@ -23,7 +24,7 @@ import (
 // applied. The objects are decoded from the render on every pass, so that
 // each pass, and the pass after a restart, applies the same objects in the
 // same form.
-func (p *pass) renderOnce(ctx context.Context, tg *target) ([]client.Object, keptrender.Render, error) {
+func (p *pass) renderOnce(ctx context.Context, tg *targets.Target) ([]client.Object, keptrender.Render, error) {
 	ctx, reported := p.renderContext(ctx, tg)
 	inputs, err := p.renderInputs(ctx)
 	if err != nil {
@@ -66,7 +67,7 @@ func (p *pass) mayHaveKept() bool {
 
 // renderContext is ctx with what a generator reads: the target's reader
 // and discovery, the component's info, and a report of its source.
-func (p *pass) renderContext(ctx context.Context, tg *target) (context.Context, func() *manifests.SourceInfo) {
+func (p *pass) renderContext(ctx context.Context, tg *targets.Target) (context.Context, func() *manifests.SourceInfo) {
 	status := p.component.GetStatus()
 	ctx = manifests.WithClient(ctx, tg.RenderReader)
 	ctx = manifests.WithDiscovery(ctx, tg.Discovery)
@@ -93,7 +94,7 @@ func (p *pass) renderNew(ctx context.Context, inputs string, reported func() *ma
 
 // render calls the generator now, whatever the current render: for a
 // preview of a spec, and for the delete hooks of one.
-func (p *pass) render(ctx context.Context, tg *target) ([]client.Object, error) {
+func (p *pass) render(ctx context.Context, tg *targets.Target) ([]client.Object, error) {
 	ctx, reported := p.renderContext(ctx, tg)
 	return p.generate(ctx, reported)
 }

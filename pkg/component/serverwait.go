@@ -16,6 +16,8 @@ import (
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/wavekit-dev/wavekit/pkg/component/internal/targets"
 )
 
 // probeInterval is how often the API server that components wait for is
@@ -102,17 +104,17 @@ func (w *serverWaits) settle(id types.NamespacedName, res ctrl.Result, err error
 // host) and for an answer that says the server cannot serve now (503,
 // 504: etcd did not answer in time), the component's target.
 func (w *serverWaits) awayHost(id types.NamespacedName, err error) (string, bool) {
-	var connecting *unreachableError
+	var connecting *targets.UnreachableError
 	if errors.As(err, &connecting) {
-		return hostKey(connecting.host), true
+		return targets.HostKey(connecting.Host), true
 	}
 	var request *url.Error
 	if errors.As(err, &request) {
-		host := hostKey(request.URL)
+		host := targets.HostKey(request.URL)
 		return host, IsTargetUnreachable(err, "") && w.configOf(host) != nil
 	}
 	if connectionLost(err) || apierrors.IsServiceUnavailable(err) || apierrors.IsTimeout(err) || apierrors.IsServerTimeout(err) {
-		return hostKey(w.hostOf(id)), true
+		return targets.HostKey(w.hostOf(id)), true
 	}
 	return "", false
 }
@@ -165,32 +167,6 @@ func (w *serverWaits) wait(id types.NamespacedName, host string) {
 	sw.asking = true
 	w.log.Info("an API server does not answer: the components whose pass it failed wait for it", "host", host)
 	go w.ask(w.ctx, host, cfg)
-}
-
-// configOf returns a config that reaches host (a hostKey): the operator's
-// own, or a target's; nil when no target of that host is known.
-func (t *targets) configOf(host string) *rest.Config {
-	if hostKey(t.local.Host) == host {
-		return t.local
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	for _, tg := range t.byKey {
-		if hostKey(tg.host) == host && tg.objects != nil {
-			return tg.objects.config
-		}
-	}
-	return nil
-}
-
-// hostKey is the scheme and host of a rest.Config's Host or a request's
-// URL: how the servers components wait for are told apart.
-func hostKey(hostOrURL string) string {
-	u, err := url.Parse(withScheme(hostOrURL))
-	if err != nil {
-		return hostOrURL
-	}
-	return u.Scheme + "://" + u.Host
 }
 
 // ask asks host's /readyz until it answers OK (or the controller stops),

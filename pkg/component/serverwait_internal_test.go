@@ -21,6 +21,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/wavekit-dev/wavekit/pkg/component/internal/targets"
 )
 
 func TestAPassThatFailedBecauseItsServerWasAwayWaitsForIt(t *testing.T) {
@@ -39,7 +41,7 @@ func TestAPassThatFailedBecauseItsServerWasAwayWaitsForIt(t *testing.T) {
 	w := &serverWaits{operator: "test-serverwait", log: logr.Discard(), retry: 10 * time.Second,
 		hostOf: func(types.NamespacedName) string { return server.URL },
 		configOf: func(host string) *rest.Config {
-			return map[bool]*rest.Config{true: {Host: server.URL}}[host == hostKey(server.URL)]
+			return map[bool]*rest.Config{true: {Host: server.URL}}[host == targets.HostKey(server.URL)]
 		},
 		enqueue: func(_ context.Context, id types.NamespacedName) { queued <- id },
 	}

@@ -29,6 +29,7 @@ import (
 	"github.com/wavekit-dev/wavekit/pkg/component/internal/api"
 	"github.com/wavekit-dev/wavekit/pkg/component/internal/bound"
 	"github.com/wavekit-dev/wavekit/pkg/component/internal/dependencies"
+	"github.com/wavekit-dev/wavekit/pkg/component/internal/targets"
 	"github.com/wavekit-dev/wavekit/pkg/external"
 )
 
@@ -46,14 +47,11 @@ func (r *Reconciler[T]) SetupWithManager(mgr ctrl.Manager) error {
 		return err
 	}
 	r.recorder = &bound.Recorder{EventRecorder: mgr.GetEventRecorder(r.name)}
-	r.targets = &targets{
-		name: r.name, local: mgr.GetConfig(), scheme: mgr.GetScheme(), reader: mgr.GetAPIReader(),
-		opts: r.opts, enqueue: r.Enqueue, byKey: map[targetKey]*target{}, byComponent: map[types.NamespacedName]targetKey{},
-	}
+	r.targets = targets.New(mgr.GetConfig(), mgr.GetScheme(), mgr.GetAPIReader(), r.targetOptions(), r.Enqueue)
 	r.externals = r.newExternals()
 	if err := mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
 		<-ctx.Done()
-		r.targets.stopAll()
+		r.targets.StopAll()
 		if r.externals != nil {
 			r.externals.Stop()
 		}
@@ -153,16 +151,16 @@ func (t tracked) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, 
 // because their API server did not answer, and asks that server, while
 // the replica leads, whether it is back (serverwait.go).
 func (r *Reconciler[T]) waitForServers(mgr ctrl.Manager) (*serverWaits, error) {
-	local := r.targets.local.Host
+	local := r.targets.Local().Host
 	waits := &serverWaits{
 		operator: r.name, log: mgr.GetLogger().WithName("serverwait").WithValues("controller", r.name), retry: r.opts.RetryInterval,
 		hostOf: func(id types.NamespacedName) string {
-			if host := r.targets.hostOf(id); host != "" {
+			if host := r.targets.HostOf(id); host != "" {
 				return host
 			}
 			return local
 		},
-		configOf: r.targets.configOf,
+		configOf: r.targets.ConfigOf,
 		enqueue: func(ctx context.Context, id types.NamespacedName) {
 			select {
 			case r.events <- event.GenericEvent{Object: &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Namespace: id.Namespace, Name: id.Name}}}:

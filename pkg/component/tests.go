@@ -12,6 +12,7 @@ import (
 	"github.com/wavekit-dev/wavekit/pkg/component/internal/attempts"
 	"github.com/wavekit-dev/wavekit/pkg/component/internal/conditions"
 	"github.com/wavekit-dev/wavekit/pkg/component/internal/outcome"
+	"github.com/wavekit-dev/wavekit/pkg/component/internal/targets"
 	"github.com/wavekit-dev/wavekit/pkg/engine"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
@@ -42,7 +43,7 @@ func (p *pass) startTests(ready outcome.Outcome) outcome.Outcome {
 // outcome the render's pass had when they began) and returns the outcome of
 // the Reconcile: Processing while they run; once they are over, ready with
 // their result in its message, or TestFailed naming the test.
-func (p *pass) tested(ctx context.Context, tg *target, owner engine.Owner, objects []client.Object, ready outcome.Outcome) outcome.Outcome {
+func (p *pass) tested(ctx context.Context, tg *targets.Target, owner engine.Owner, objects []client.Object, ready outcome.Outcome) outcome.Outcome {
 	test := p.settings.Test
 	if test == nil {
 		return p.startTests(ready)
@@ -78,10 +79,10 @@ func (p *pass) outdatedCRD() error {
 // run is over (the result is then recorded in the attempt and the
 // TestSuccess condition); until then its outcome says what the run waits
 // for.
-func (p *pass) runTests(ctx context.Context, tg *target, owner engine.Owner, objects []client.Object, test *Test) (outcome.Outcome, bool) {
+func (p *pass) runTests(ctx context.Context, tg *targets.Target, owner engine.Owner, objects []client.Object, test *Test) (outcome.Outcome, bool) {
 	status := p.component.GetStatus()
 	deadline := status.Attempt.Tests.Started.Add(p.testTimeout(test))
-	res, err := tg.applier.Test(ctx, owner, objects, status.Inventory, engine.TestOptions{
+	res, err := tg.Applier.Test(ctx, owner, objects, status.Inventory, engine.TestOptions{
 		Run: p.testRunName(), Deadline: deadline, Save: p.writeAhead,
 	})
 	if errors.Is(err, outcome.ErrWrittenAhead) {

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/wavekit-dev/wavekit/pkg/component/internal/outcome"
+	"github.com/wavekit-dev/wavekit/pkg/component/internal/targets"
 	"github.com/wavekit-dev/wavekit/pkg/engine"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
@@ -106,34 +107,34 @@ const unwatchedRecheck = 10 * time.Second
 // readyExpr that does not compile or a refused reference, and false when
 // the component may be applied. While the component waits, the watch of
 // that one object enqueues it; it stops once the component waits no more.
-func (p *pass) awaitObjectDependencies(ctx context.Context, tg *target) (outcome.Outcome, bool) {
+func (p *pass) awaitObjectDependencies(ctx context.Context, tg *targets.Target) (outcome.Outcome, bool) {
 	if !p.settings.WaitsForObjects {
 		return outcome.Outcome{}, false
 	}
 	for _, dep := range p.settings.ObjectDependencies {
 		rd, err := p.resolveDependency(tg, dep)
 		if err != nil {
-			tg.objects.release(p.id)
+			tg.Objects.Release(p.id)
 			return p.fail(err), true
 		}
 		if why := rd.notReady(ctx, tg); why != "" {
 			return p.awaitObject(tg, rd, why), true
 		}
 	}
-	tg.objects.release(p.id)
+	tg.Objects.Release(p.id)
 	return outcome.Outcome{}, false
 }
 
 // awaitObject makes the component wait for rd's object: a Pending outcome
 // that says why, and why the object is not watched when it is not.
-func (p *pass) awaitObject(tg *target, rd resolvedDependency, why string) outcome.Outcome {
+func (p *pass) awaitObject(tg *targets.Target, rd resolvedDependency, why string) outcome.Outcome {
 	requeue := p.settings.Retry
 	if rd.mapping == nil {
 		// Its kind is not served (yet): reading it said so.
-		tg.objects.release(p.id)
+		tg.Objects.Release(p.id)
 		return outcome.Outcome{Reason: ReasonPending, Message: why, Requeue: min(requeue, unwatchedRecheck)}
 	}
-	if err := tg.objects.wait(p.id, rd.ref, rd.mapping.Resource); err != nil {
+	if err := tg.Objects.Wait(p.id, rd.ref, rd.mapping.Resource); err != nil {
 		why += "; cannot watch it: " + err.Error()
 		requeue = min(requeue, unwatchedRecheck)
 	}
@@ -142,7 +143,7 @@ func (p *pass) awaitObject(tg *target, rd resolvedDependency, why string) outcom
 
 // resolvedDependency is an ObjectDependency as its target knows it.
 type resolvedDependency struct {
-	ref     objectRef
+	ref     targets.ObjectRef
 	expr    *engine.ReadyExpr // nil: kstatus decides
 	mapping *meta.RESTMapping // nil when the kind is not served
 }
@@ -151,7 +152,7 @@ type resolvedDependency struct {
 // dependency without a namespace is in the component's, unless its kind is
 // cluster-scoped (unknown kinds count as namespaced; reading them says what
 // is wrong).
-func (p *pass) resolveDependency(tg *target, dep ObjectDependency) (resolvedDependency, error) {
+func (p *pass) resolveDependency(tg *targets.Target, dep ObjectDependency) (resolvedDependency, error) {
 	var rd resolvedDependency
 	gv, err := schema.ParseGroupVersion(dep.APIVersion)
 	if err != nil || dep.Kind == "" {
@@ -166,7 +167,7 @@ func (p *pass) resolveDependency(tg *target, dep ObjectDependency) (resolvedDepe
 	if mapping, err := tg.Client.RESTMapper().RESTMapping(gvk.GroupKind(), gvk.Version); err == nil {
 		rd.mapping = mapping
 	}
-	rd.ref = objectRef{gvk: gvk, NamespacedName: types.NamespacedName{Namespace: dep.Namespace, Name: dep.Name}}
+	rd.ref = targets.ObjectRef{GVK: gvk, NamespacedName: types.NamespacedName{Namespace: dep.Namespace, Name: dep.Name}}
 	if rd.ref.Namespace == "" && (rd.mapping == nil || rd.mapping.Scope.Name() != meta.RESTScopeNameRoot) {
 		rd.ref.Namespace = p.id.Namespace
 	}
@@ -177,9 +178,9 @@ func (p *pass) resolveDependency(tg *target, dep ObjectDependency) (resolvedDepe
 }
 
 // notReady reads the object and says why it is not ready ("" when it is).
-func (rd resolvedDependency) notReady(ctx context.Context, tg *target) string {
+func (rd resolvedDependency) notReady(ctx context.Context, tg *targets.Target) string {
 	obj := &unstructured.Unstructured{}
-	obj.SetGroupVersionKind(rd.ref.gvk)
+	obj.SetGroupVersionKind(rd.ref.GVK)
 	what := "waiting for dependency " + rd.ref.String()
 	switch err := tg.Client.Get(ctx, rd.ref.NamespacedName, obj); {
 	case apierrors.IsNotFound(err):

@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 
+	"github.com/wavekit-dev/wavekit/pkg/component/internal/targets"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -30,10 +31,10 @@ func (r *Reconciler[T]) registerOwner(ownerID string, id types.NamespacedName) {
 // deletions that happen meanwhile: they are not replayed) and after it for
 // new ones. It reports whether it added a handler: events of that kind before
 // then are not replayed, so a pass that is not done must look again itself.
-func (r *Reconciler[T]) watchDependents(ctx context.Context, tg *target, inventory []manifests.InventoryItem) (bool, error) {
+func (r *Reconciler[T]) watchDependents(ctx context.Context, tg *targets.Target, inventory []manifests.InventoryItem) (bool, error) {
 	added := false
 	for _, item := range inventory {
-		if tg.isWatched(item.GroupVersionKind().String()) {
+		if tg.IsWatched(item.GroupVersionKind().String()) {
 			continue
 		}
 		watching, err := r.watchKind(ctx, tg, item)
@@ -46,18 +47,18 @@ func (r *Reconciler[T]) watchDependents(ctx context.Context, tg *target, invento
 }
 
 // watchKind adds the dependent handler to the informer of item's kind, once
-// a target: the check and the registration hold the target's registerMu,
+// a target: the check and the registration hold the target's Registering,
 // since workers reconciling components of one target at the same moment
 // would otherwise each add a handler, and every event of the kind would
 // then start a reconcile per handler. It reports whether it added one.
-func (r *Reconciler[T]) watchKind(ctx context.Context, tg *target, item manifests.InventoryItem) (bool, error) {
-	tg.registerMu.Lock()
-	defer tg.registerMu.Unlock()
+func (r *Reconciler[T]) watchKind(ctx context.Context, tg *targets.Target, item manifests.InventoryItem) (bool, error) {
+	tg.Registering.Lock()
+	defer tg.Registering.Unlock()
 	gvk := item.GroupVersionKind()
-	if tg.isWatched(gvk.String()) {
+	if tg.IsWatched(gvk.String()) {
 		return false, nil
 	}
-	err := tg.applier.CheckListable(ctx, gvk, item.Namespace)
+	err := tg.Applier.CheckListable(ctx, gvk, item.Namespace)
 	if meta.IsNoMatchError(err) || apierrors.IsNotFound(err) {
 		return false, nil // no longer served (its CRD is gone): nothing to watch
 	}
@@ -77,33 +78,8 @@ func (r *Reconciler[T]) watchKind(ctx context.Context, tg *target, item manifest
 	if err != nil {
 		return false, fmt.Errorf("watching %s: %w", gvk, err)
 	}
-	tg.markWatched(gvk.String(), informer, registration)
+	tg.MarkWatched(gvk.String(), informer, registration)
 	return true, nil
-}
-
-func (t *target) isWatched(kind string) bool {
-	t.watchMu.Lock()
-	defer t.watchMu.Unlock()
-	_, ok := t.watched[kind]
-	return ok
-}
-
-func (t *target) markWatched(kind string, informer cache.Informer, registration toolscache.ResourceEventHandlerRegistration) {
-	t.watchMu.Lock()
-	defer t.watchMu.Unlock()
-	t.watched[kind], t.informers[kind] = registration, informer
-}
-
-// stop stops the target: its handlers leave the shared informers, whose
-// connection it gives back.
-func (t *target) stop() {
-	t.watchMu.Lock()
-	defer t.watchMu.Unlock()
-	for kind, registration := range t.watched {
-		_ = t.informers[kind].RemoveEventHandler(registration)
-	}
-	clear(t.watched)
-	t.cancel()
 }
 
 // dependentHandler enqueues the owning component of a changed dependent,
@@ -111,7 +87,7 @@ func (t *target) stop() {
 // took over (its owner label changed) also enqueues the component that lost
 // it, then and again when the object is deleted, so that the loser's status
 // tells the truth instead of the last thing it knew.
-func (r *Reconciler[T]) dependentHandler(tg *target) toolscache.ResourceEventHandler {
+func (r *Reconciler[T]) dependentHandler(tg *targets.Target) toolscache.ResourceEventHandler {
 	return toolscache.ResourceEventHandlerDetailedFuncs{
 		AddFunc: func(obj any, listed bool) {
 			// An object listed as the informer starts, or replayed to a
@@ -133,8 +109,8 @@ func (r *Reconciler[T]) dependentHandler(tg *target) toolscache.ResourceEventHan
 				obj = tomb.Obj
 			}
 			if o, ok := obj.(client.Object); ok {
-				tg.applier.ObjectGone(o)
-				r.enqueueOwner(tg.forgetLoser(o.GetUID()))
+				tg.Applier.ObjectGone(o)
+				r.enqueueOwner(tg.ForgetLoser(o.GetUID()))
 			}
 			r.dependentChanged(r.events, tg, obj, false)
 		},
@@ -145,7 +121,7 @@ func (r *Reconciler[T]) dependentHandler(tg *target) toolscache.ResourceEventHan
 // changed, and remembers it until the object is deleted. It also enqueues the
 // owner the object was taken from before, which may take it back once it is
 // released (its label removed).
-func (r *Reconciler[T]) ownerChanged(tg *target, old, obj any) {
+func (r *Reconciler[T]) ownerChanged(tg *targets.Target, old, obj any) {
 	before, ok1 := old.(client.Object)
 	after, ok2 := obj.(client.Object)
 	if !ok1 || !ok2 {
@@ -156,20 +132,20 @@ func (r *Reconciler[T]) ownerChanged(tg *target, old, obj any) {
 	if previous == "" || previous == after.GetLabels()[label] {
 		return
 	}
-	r.enqueueOwner(tg.forgetLoser(after.GetUID()))
-	tg.rememberLoser(after.GetUID(), previous)
+	r.enqueueOwner(tg.ForgetLoser(after.GetUID()))
+	tg.RememberLoser(after.GetUID(), previous)
 	r.enqueueOwner(previous)
 }
 
 // dependentChanged enqueues on events the owner of obj, unless obj is a
 // write of the applier's own (skipOwnWrites).
-func (r *Reconciler[T]) dependentChanged(events chan<- event.GenericEvent, tg *target, obj any, skipOwnWrites bool) {
+func (r *Reconciler[T]) dependentChanged(events chan<- event.GenericEvent, tg *targets.Target, obj any, skipOwnWrites bool) {
 	o, ok := obj.(client.Object)
 	if !ok {
 		return
 	}
 	ownerID := o.GetLabels()[manifests.Key(r.name, manifests.LabelOwnerID)]
-	if skipOwnWrites && tg.applier.ClaimEvent(o, func() { r.enqueueOwnerOn(events, ownerID) }) {
+	if skipOwnWrites && tg.Applier.ClaimEvent(o, func() { r.enqueueOwnerOn(events, ownerID) }) {
 		return
 	}
 	r.enqueueOwnerOn(events, ownerID)
@@ -193,25 +169,6 @@ func (r *Reconciler[T]) enqueueOwnerOn(events chan<- event.GenericEvent, ownerID
 	}
 	component := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Namespace: id.Namespace, Name: id.Name}}
 	events <- event.GenericEvent{Object: component}
-}
-
-// rememberLoser records the owner an object was taken from.
-func (t *target) rememberLoser(uid types.UID, ownerID string) {
-	t.watchMu.Lock()
-	defer t.watchMu.Unlock()
-	if t.losers == nil {
-		t.losers = map[types.UID]string{}
-	}
-	t.losers[uid] = ownerID
-}
-
-// forgetLoser returns and forgets the owner an object was taken from.
-func (t *target) forgetLoser(uid types.UID) string {
-	t.watchMu.Lock()
-	defer t.watchMu.Unlock()
-	ownerID := t.losers[uid]
-	delete(t.losers, uid)
-	return ownerID
 }
 
 // ownerIndex maps the owner label values of the reconciler's components

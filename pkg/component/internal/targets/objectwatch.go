@@ -1,4 +1,4 @@
-package component
+package targets
 
 import (
 	"context"
@@ -19,21 +19,21 @@ import (
 	"github.com/wavekit-dev/wavekit/pkg/rewatch"
 )
 
-// objectRef names one object in a target: its kind, namespace and name.
-type objectRef struct {
-	gvk schema.GroupVersionKind
+// ObjectRef names one object in a target: its kind, namespace and name.
+type ObjectRef struct {
+	GVK schema.GroupVersionKind
 	types.NamespacedName
 }
 
-func (o objectRef) String() string { return o.gvk.Kind + " " + o.NamespacedName.String() }
+func (o ObjectRef) String() string { return o.GVK.Kind + " " + o.NamespacedName.String() }
 
-// objectWatches are the watches of the objects that the components of one
+// ObjectWatches are the watches of the objects that the components of one
 // target wait for (ObjectDependency). Each watches one object (a field
 // selector on its name, metadata only) as the target's identity, is shared
 // by every component waiting for that object, enqueues them when it
 // changes, and stops once none waits or the target stops. Its lock is never
 // held across a request: watches list and watch in their own goroutines.
-type objectWatches struct {
+type ObjectWatches struct {
 	ctx     context.Context // the target's: every watch ends with it
 	config  *rest.Config    // the target's
 	enqueue func(types.NamespacedName)
@@ -41,8 +41,8 @@ type objectWatches struct {
 
 	mu      sync.Mutex
 	client  metadata.Interface // made on first use
-	watches map[objectRef]*objectWatch
-	waiting map[types.NamespacedName]objectRef // component → the object it waits for
+	watches map[ObjectRef]*objectWatch
+	waiting map[types.NamespacedName]ObjectRef // component → the object it waits for
 }
 
 // objectWatch is the watch of one object.
@@ -52,17 +52,17 @@ type objectWatch struct {
 	err     error // the last list or watch error, until a watch starts
 }
 
-func newObjectWatches(ctx context.Context, config *rest.Config, enqueue func(types.NamespacedName)) *objectWatches {
-	return &objectWatches{ctx: ctx, config: config, enqueue: enqueue,
-		watches: map[objectRef]*objectWatch{}, waiting: map[types.NamespacedName]objectRef{}}
+func newObjectWatches(ctx context.Context, config *rest.Config, enqueue func(types.NamespacedName)) *ObjectWatches {
+	return &ObjectWatches{ctx: ctx, config: config, enqueue: enqueue,
+		watches: map[ObjectRef]*objectWatch{}, waiting: map[types.NamespacedName]ObjectRef{}}
 }
 
-// wait makes component id wait for ref, of resource, and for no other
+// Wait makes component id wait for ref, of resource, and for no other
 // object of this target: it starts the watch of ref or joins it. It returns
 // why ref is not watched, if it is not: the watch's last list or watch
 // error (its failures enqueue the waiting components, so the next pass
 // says so).
-func (o *objectWatches) wait(id types.NamespacedName, ref objectRef, resource schema.GroupVersionResource) error {
+func (o *ObjectWatches) Wait(id types.NamespacedName, ref ObjectRef, resource schema.GroupVersionResource) error {
 	o.mu.Lock()
 	if current, ok := o.waiting[id]; ok && current == ref {
 		err := o.watches[ref].err
@@ -91,15 +91,15 @@ func (o *objectWatches) wait(id types.NamespacedName, ref objectRef, resource sc
 	return err
 }
 
-// release makes component id wait for no object of this target.
-func (o *objectWatches) release(id types.NamespacedName) {
+// Release makes component id wait for no object of this target.
+func (o *ObjectWatches) Release(id types.NamespacedName) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.releaseLocked(id)
 }
 
 // releaseLocked stops the watch that only id waited for.
-func (o *objectWatches) releaseLocked(id types.NamespacedName) {
+func (o *ObjectWatches) releaseLocked(id types.NamespacedName) {
 	ref, ok := o.waiting[id]
 	if !ok {
 		return
@@ -116,7 +116,7 @@ func (o *objectWatches) releaseLocked(id types.NamespacedName) {
 // startLocked starts the watch of ref: a list and watch of its resource in
 // its namespace with a field selector on its name, so that nothing else is
 // cached, and an informer that enqueues its waiters on every event.
-func (o *objectWatches) startLocked(ref objectRef, resource schema.GroupVersionResource) (*objectWatch, error) {
+func (o *ObjectWatches) startLocked(ref ObjectRef, resource schema.GroupVersionResource) (*objectWatch, error) {
 	if o.client == nil {
 		c, err := metadata.NewForConfig(rewatch.Config(o.config))
 		if err != nil {
@@ -148,7 +148,7 @@ func (o *objectWatches) startLocked(ref objectRef, resource schema.GroupVersionR
 	changed := func(any) { o.changed(w) }
 	// Wrapped, so that the watch outlasts the target's API server's restarts.
 	example := &metav1.PartialObjectMetadata{}
-	wrapped := rewatch.Wrap(lw, example, o.config.Host, ref.gvk.GroupKind().String())
+	wrapped := rewatch.Wrap(lw, example, o.config.Host, ref.GVK.GroupKind().String())
 	store, informer := toolscache.NewInformerWithOptions(toolscache.InformerOptions{
 		ListerWatcher: wrapped,
 		ObjectType:    example,
@@ -168,7 +168,7 @@ func (o *objectWatches) startLocked(ref objectRef, resource schema.GroupVersionR
 }
 
 // changed enqueues the components waiting for w's object.
-func (o *objectWatches) changed(w *objectWatch) {
+func (o *ObjectWatches) changed(w *objectWatch) {
 	o.mu.Lock()
 	ids := make([]types.NamespacedName, 0, len(w.waiters))
 	for id := range w.waiters {
@@ -186,7 +186,7 @@ func (o *objectWatches) changed(w *objectWatch) {
 // longer does. (Not on every new error: a reflector alternates a refused
 // watch-list and list.) A stopped watch's requests fail for that alone: not
 // recorded.
-func (o *objectWatches) failed(ctx context.Context, w *objectWatch, err error) {
+func (o *ObjectWatches) failed(ctx context.Context, w *objectWatch, err error) {
 	if ctx.Err() != nil {
 		return
 	}
@@ -199,10 +199,23 @@ func (o *objectWatches) failed(ctx context.Context, w *objectWatch, err error) {
 	}
 }
 
-// counts returns how many watches there are and how many goroutines of
+// Counts returns how many watches there are and how many goroutines of
 // watches have not returned yet (stopped ones may still be returning).
-func (o *objectWatches) counts() (watches, running int) {
+func (o *ObjectWatches) Counts() (watches, running int) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	return len(o.watches), int(o.running.Load())
+}
+
+// ObjectWatches returns how many watches of objects that components wait
+// for the set's targets have, and how many of their goroutines have not
+// returned yet.
+func (t *Set) ObjectWatches() (watches, running int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, tg := range t.byKey {
+		w, n := tg.Objects.Counts()
+		watches, running = watches+w, running+n
+	}
+	return watches, running
 }

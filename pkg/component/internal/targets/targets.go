@@ -1,4 +1,4 @@
-package component
+package targets
 
 import (
 	"context"
@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/wavekit-dev/wavekit/pkg/component/internal/api"
 	"github.com/wavekit-dev/wavekit/pkg/component/internal/connections"
 	"github.com/wavekit-dev/wavekit/pkg/component/internal/kubeconfig"
 	"github.com/wavekit-dev/wavekit/pkg/component/internal/settings"
@@ -28,34 +29,6 @@ import (
 // connecting before it gives the worker back and looks again later.
 const connectWait = time.Second
 
-// target is one cluster and identity that components write to: its
-// connection (client and label-filtered cache, shared with the process's
-// other Reconcilers: package connections) and the applier of this
-// Reconciler, which remembers what it wrote. Until ready is closed it is
-// connecting; then either err is set or the embedded CachedTarget and
-// applier are.
-type target struct {
-	*engine.CachedTarget
-	applier *engine.Applier
-	cancel  context.CancelFunc
-	users   map[types.NamespacedName]bool
-	host    string
-	since   time.Time // when it started connecting
-	ready   chan struct{}
-	err     error
-	objects *objectWatches // of the objects its components wait for
-
-	watchMu sync.Mutex
-	watched map[string]toolscache.ResourceEventHandlerRegistration // kinds with an event handler
-	// informers hold the handlers of watched, to be removed when the target
-	// stops: the informers are shared, and outlive this Reconciler.
-	informers map[string]cache.Informer
-	losers    map[types.UID]string // owner label value an object was taken over from
-	// registerMu is held while a kind's event handler is added, so that
-	// concurrent reconciles add one handler a kind, not one each.
-	registerMu sync.Mutex
-}
-
 // targetKey identifies a target: kubeconfig (hash), impersonated identity
 // and, for an impersonated identity, the namespace its informers watch.
 type targetKey struct {
@@ -65,35 +38,65 @@ type targetKey struct {
 	scope      string
 }
 
-// targets keeps one target per key, shared by the components that use it,
-// and stops a target a minute (targetLinger) after its last component
-// releases it. Its lock is never held across a request: targets connect in
-// the background.
-type targets struct {
-	name   string
+// Set keeps one target per key, shared by the components of one
+// Reconciler that use it, and stops a target a minute (targetLinger) after
+// its last component releases it. Its lock is never held across a request:
+// targets connect in the background.
+type Set struct {
 	local  *rest.Config
 	scheme *runtime.Scheme
 	reader client.Reader // reads kubeconfig Secrets
-	opts   ReconcilerOptions
+	opts   Options
 	// enqueue asks for a reconcile of a component (an object it waits for changed).
 	enqueue func(types.NamespacedName)
-	// connections are shared with the process's other Reconcilers (nil:
-	// connections.Shared).
-	connections *connections.Pool
 
 	mu          sync.Mutex
-	byKey       map[targetKey]*target
+	byKey       map[targetKey]*Target
 	byComponent map[types.NamespacedName]targetKey
 	// down holds the keys whose last connection failed because the
 	// cluster did not answer (unreachable.go).
 	down map[targetKey]downState
 }
 
-// forComponent returns the target of a component, connecting it on first
+// Options are what a Set makes its targets with.
+type Options struct {
+	// Applier are the options of each target's applier and cache
+	// (engine.Options: Name, the operator's, is required).
+	Applier engine.Options
+	// Namespaces are the namespaces the targets of the operator's own
+	// identity watch (nil: every namespace).
+	Namespaces []string
+	// StartTimeout bounds a target's first requests.
+	StartTimeout time.Duration
+	// NoCrossNamespaceRefs refuses a component that places its objects in
+	// a namespace other than its own.
+	NoCrossNamespaceRefs bool
+	// InsecureKubeConfigExec lets a kubeconfig Secret run a credential
+	// plugin.
+	InsecureKubeConfigExec bool
+	// Wrap wraps the config of each target (the request counter), if set.
+	Wrap func(*rest.Config) *rest.Config
+	// Connections are shared with the process's other Reconcilers (nil:
+	// connections.Shared).
+	Connections *connections.Pool
+}
+
+// New returns a Set of targets reached from local (the manager's config),
+// reading kubeconfig Secrets with reader; enqueue asks for a reconcile of a
+// component whose awaited object changed.
+func New(local *rest.Config, scheme *runtime.Scheme, reader client.Reader, opts Options, enqueue func(types.NamespacedName)) *Set {
+	return &Set{local: local, scheme: scheme, reader: reader, opts: opts, enqueue: enqueue,
+		byKey: map[targetKey]*Target{}, byComponent: map[types.NamespacedName]targetKey{}}
+}
+
+// Local is the config of the operator's own cluster.
+func (t *Set) Local() *rest.Config { return t.local }
+
+// For returns the target of a component, connecting it on first
 // use. A target that is still connecting after connectWait is a retriable
 // error, so that a slow or dead cluster never holds a worker; one that
 // failed to connect is an error that names it, and the next call tries anew.
-func (t *targets) forComponent(ctx context.Context, c Component, s settings.Settings) (*target, error) {
+func (t *Set) For(ctx context.Context, c api.Component, s settings.Settings) (*Target, error) {
 	if err := t.checkRefs(c, s); err != nil {
 		return nil, err
 	}
@@ -117,13 +120,15 @@ func (t *targets) forComponent(ctx context.Context, c Component, s settings.Sett
 }
 
 // startLocked registers a new target and connects it in the background.
-func (t *targets) startLocked(key targetKey, cfg *rest.Config) *target {
+func (t *Set) startLocked(key targetKey, cfg *rest.Config) *Target {
 	ctx, cancel := context.WithCancel(context.Background())
-	cfg = CountRequests(cfg)
-	tg := &target{cancel: cancel, host: cfg.Host, since: time.Now(), ready: make(chan struct{}),
+	if t.opts.Wrap != nil {
+		cfg = t.opts.Wrap(cfg)
+	}
+	tg := &Target{cancel: cancel, Host: cfg.Host, since: time.Now(), ready: make(chan struct{}),
 		users: map[types.NamespacedName]bool{}, watched: map[string]toolscache.ResourceEventHandlerRegistration{},
 		informers: map[string]cache.Informer{},
-		objects:   newObjectWatches(ctx, cfg, t.enqueue)}
+		Objects:   newObjectWatches(ctx, cfg, t.enqueue)}
 	t.byKey[key] = tg
 	namespaces := t.scopeOf(key)
 	go func() {
@@ -138,7 +143,7 @@ func (t *targets) startLocked(key targetKey, cfg *rest.Config) *target {
 // operator's own identity on its own cluster, the namespaces it watches
 // components in (ReconcilerOptions.Namespaces), where its Roles are; a
 // kubeconfig Secret's cluster, every namespace.
-func (t *targets) scopeOf(key targetKey) []string {
+func (t *Set) scopeOf(key targetKey) []string {
 	switch {
 	case key.scope != "":
 		return []string{key.scope}
@@ -151,15 +156,8 @@ func (t *targets) scopeOf(key targetKey) []string {
 // connect gives tg a connection of the process's pool (one per cluster,
 // identity and cache options, shared with the other Reconcilers) and an
 // applier of its own, with this Reconciler's options.
-func (t *targets) connect(ctx context.Context, key targetKey, tg *target, cfg *rest.Config, namespaces []string) error {
-	opts := engine.CachedTargetOptions{
-		Options: engine.Options{
-			Name: t.name, FieldOwner: t.opts.FieldOwner, Defaults: t.opts.Defaults,
-			Concurrency: t.opts.Concurrency, Labels: t.opts.DependentLabels, ObjectLabels: t.opts.ObjectLabels,
-			TakeOver: t.opts.TakeOver, WriteLoop: t.opts.WriteLoop,
-		},
-		Namespaces: namespaces, StartTimeout: t.opts.TargetTimeout,
-	}
+func (t *Set) connect(ctx context.Context, key targetKey, tg *Target, cfg *rest.Config, namespaces []string) error {
+	opts := engine.CachedTargetOptions{Options: t.opts.Applier, Namespaces: namespaces, StartTimeout: t.opts.StartTimeout}
 	shared := connections.Key{Local: t.local, Target: fmt.Sprintf("%q", key), Cache: connections.Fingerprint(opts)}
 	cached, release, err := t.pool().Acquire(ctx, shared, func(ctx context.Context) (*engine.CachedTarget, error) {
 		return engine.NewCachedTarget(ctx, cfg, t.scheme, opts)
@@ -173,15 +171,15 @@ func (t *targets) connect(ctx context.Context, key targetKey, tg *target, cfg *r
 		return err
 	}
 	context.AfterFunc(ctx, release)
-	tg.CachedTarget, tg.applier = cached, applier
+	tg.CachedTarget, tg.Applier = cached, applier
 	return nil
 }
 
 // pool is the pool of connections the targets share (connections.Shared
 // unless set).
-func (t *targets) pool() *connections.Pool {
-	if t.connections != nil {
-		return t.connections
+func (t *Set) pool() *connections.Pool {
+	if t.opts.Connections != nil {
+		return t.opts.Connections
 	}
 	return connections.Shared
 }
@@ -190,7 +188,7 @@ func (t *targets) pool() *connections.Pool {
 // answer is an unreachableError (unreachable.go): once its connection
 // failed, and while a target connects for longer than connectingBound or
 // again after such a failure.
-func (t *targets) await(ctx context.Context, key targetKey, tg *target) (*target, error) {
+func (t *Set) await(ctx context.Context, key targetKey, tg *Target) (*Target, error) {
 	if err := t.waitReady(ctx, key, tg); err != nil {
 		return nil, err
 	}
@@ -204,13 +202,13 @@ func (t *targets) await(ctx context.Context, key targetKey, tg *target) (*target
 		tg.stop()
 		delete(t.byKey, key) // the next call connects again
 	}
-	return nil, Retriable(t.failedLocked(key, tg), 0)
+	return nil, api.Retriable(t.failedLocked(key, tg), 0)
 }
 
 // waitReady waits up to connectWait for tg to be connected or failed — not
 // at all when its key's cluster is known not to answer, so the worker goes
 // back at once — and returns the error of a target still connecting.
-func (t *targets) waitReady(ctx context.Context, key targetKey, tg *target) error {
+func (t *Set) waitReady(ctx context.Context, key targetKey, tg *Target) error {
 	select {
 	case <-tg.ready:
 		return nil
@@ -220,7 +218,7 @@ func (t *targets) waitReady(ctx context.Context, key targetKey, tg *target) erro
 	_, down := t.down[key]
 	t.mu.Unlock()
 	if down {
-		return Retriable(t.stillConnecting(key, tg, time.Now()), time.Second)
+		return api.Retriable(t.stillConnecting(key, tg, time.Now()), time.Second)
 	}
 	wait := time.NewTimer(connectWait)
 	defer wait.Stop()
@@ -228,20 +226,20 @@ func (t *targets) waitReady(ctx context.Context, key targetKey, tg *target) erro
 	case <-tg.ready:
 		return nil
 	case <-wait.C:
-		return Retriable(t.stillConnecting(key, tg, time.Now()), time.Second)
+		return api.Retriable(t.stillConnecting(key, tg, time.Now()), time.Second)
 	case <-ctx.Done():
-		return fmt.Errorf("connecting to %s: %w", tg.host, ctx.Err())
+		return fmt.Errorf("connecting to %s: %w", tg.Host, ctx.Err())
 	}
 }
 
-// release stops using the component's target (after its deletion).
-func (t *targets) release(id types.NamespacedName) {
+// Release stops using the component's target (after its deletion).
+func (t *Set) Release(id types.NamespacedName) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.releaseLocked(id)
 }
 
-func (t *targets) releaseLocked(id types.NamespacedName) {
+func (t *Set) releaseLocked(id types.NamespacedName) {
 	key, ok := t.byComponent[id]
 	if !ok {
 		return
@@ -253,21 +251,21 @@ func (t *targets) releaseLocked(id types.NamespacedName) {
 		return // it failed to connect and was dropped
 	}
 	delete(tg.users, id)
-	tg.objects.release(id)
+	tg.Objects.Release(id)
 	if len(tg.users) == 0 {
 		time.AfterFunc(targetLinger, func() { t.stopUnused(key, tg) })
 	}
 }
 
-// stopWaiting stops the component's wait for an object (ObjectDependency)
+// StopWaiting stops the component's wait for an object (ObjectDependency)
 // in its target, if it has one: a pass that stops before it looks at those
 // objects (suspended, or waiting for a Component) no longer needs them
 // watched.
-func (t *targets) stopWaiting(id types.NamespacedName) {
+func (t *Set) StopWaiting(id types.NamespacedName) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if tg, ok := t.byKey[t.byComponent[id]]; ok {
-		tg.objects.release(id)
+		tg.Objects.Release(id)
 	}
 }
 
@@ -277,7 +275,7 @@ func (t *targets) stopWaiting(id types.NamespacedName) {
 const targetLinger = time.Minute
 
 // stopUnused stops tg unless a component uses it again.
-func (t *targets) stopUnused(key targetKey, tg *target) {
+func (t *Set) stopUnused(key targetKey, tg *Target) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if len(tg.users) == 0 && t.byKey[key] == tg {
@@ -286,8 +284,8 @@ func (t *targets) stopUnused(key targetKey, tg *target) {
 	}
 }
 
-// stopAll stops every target (when the manager stops).
-func (t *targets) stopAll() {
+// StopAll stops every target (when the manager stops).
+func (t *Set) StopAll() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for key, tg := range t.byKey {
@@ -300,7 +298,7 @@ func (t *targets) stopAll() {
 // identity (the component's own service account, or the default one of the
 // lockdown) is applied to the kubeconfig's too, and scopes the target's
 // informers to the component's placement namespace.
-func (t *targets) configFor(ctx context.Context, c Component, s settings.Settings) (*rest.Config, targetKey, error) {
+func (t *Set) configFor(ctx context.Context, c api.Component, s settings.Settings) (*rest.Config, targetKey, error) {
 	cfg := rest.CopyConfig(t.local)
 	var key targetKey
 	if s.KubeConfigSecret != "" {
@@ -320,14 +318,14 @@ func (t *targets) configFor(ctx context.Context, c Component, s settings.Setting
 
 // checkRefs refuses, with ReconcilerOptions.NoCrossNamespaceRefs, a
 // component that places its objects in a namespace other than its own.
-func (t *targets) checkRefs(c Component, s settings.Settings) error {
+func (t *Set) checkRefs(c api.Component, s settings.Settings) error {
 	if t.opts.NoCrossNamespaceRefs && s.Namespace != c.GetNamespace() {
 		return fmt.Errorf("placement namespace %s is not the component's namespace %s: cross-namespace references are refused (NoCrossNamespaceRefs, --no-cross-namespace-refs)", s.Namespace, c.GetNamespace())
 	}
 	return nil
 }
 
-func (t *targets) remoteConfig(ctx context.Context, namespace, name, dataKey string) (*rest.Config, string, error) {
+func (t *Set) remoteConfig(ctx context.Context, namespace, name, dataKey string) (*rest.Config, string, error) {
 	if dataKey == "" {
 		dataKey = "value"
 	}
@@ -346,4 +344,36 @@ func (t *targets) remoteConfig(ctx context.Context, namespace, name, dataKey str
 	}
 	sum := sha256.Sum256(data)
 	return cfg, hex.EncodeToString(sum[:]), nil
+}
+
+// ConfigOf returns a config that reaches host (a hostKey): the operator's
+// own, or a target's; nil when no target of that host is known.
+func (t *Set) ConfigOf(host string) *rest.Config {
+	if HostKey(t.local.Host) == host {
+		return t.local
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, tg := range t.byKey {
+		if HostKey(tg.Host) == host && tg.Objects != nil {
+			return tg.Objects.config
+		}
+	}
+	return nil
+}
+
+// Connecting tells whether the component's target is still connecting.
+func (t *Set) Connecting(c api.Component) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	tg, ok := t.byKey[t.byComponent[types.NamespacedName{Namespace: c.GetNamespace(), Name: c.GetName()}]]
+	if !ok {
+		return false
+	}
+	select {
+	case <-tg.ready:
+		return false
+	default:
+		return true
+	}
 }
