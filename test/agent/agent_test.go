@@ -2,13 +2,11 @@ package agent_test
 
 import (
 	"bytes"
-	"encoding/json"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
-	eventsv1 "k8s.io/api/events/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -17,6 +15,7 @@ import (
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
 	"github.com/wavekit-dev/wavekit/internal/cli"
 	"github.com/wavekit-dev/wavekit/internal/fleet"
+	"github.com/wavekit-dev/wavekit/internal/testing/fleettest"
 	"github.com/wavekit-dev/wavekit/pkg/component"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
@@ -28,7 +27,7 @@ var _ = Describe("a ComponentSet over three pulled clusters and two pushed ones,
 		set.Spec = v1alpha1.ComponentSetSpec{
 			Template: v1alpha1.ComponentTemplate{Spec: v1alpha1.ComponentSpec{
 				Source: "site",
-				Values: values("v1"),
+				Values: fleettest.Values("v1"),
 				HealthChecks: []manifests.HealthCheck{{
 					APIVersion: "v1", Kind: "ConfigMap", Failed: "self.data.greeting == 'broken'",
 				}},
@@ -42,11 +41,11 @@ var _ = Describe("a ComponentSet over three pulled clusters and two pushed ones,
 
 	It("installs on every cluster; a pulled cluster's Component is a ComponentWork on the hub, run by its agent", func() {
 		for i := range members {
-			Eventually(configData).WithArguments(i).WithTimeout(timeout).Should(And(
+			Eventually(fleettest.ConfigData).WithArguments(members[i], ns, "web-config").WithTimeout(timeout).Should(And(
 				HaveKeyWithValue("greeting", "v1"), HaveKeyWithValue("cluster", clusterName(i))), "cluster %s", clusterName(i))
 		}
-		Eventually(readyReason).WithArguments(set).WithTimeout(timeout).Should(Equal("True/Ready"))
-		got := get(set)
+		Eventually(hub.ReadyReason).WithArguments(set).WithTimeout(timeout).Should(Equal("True/Ready"))
+		got := hub.Get(set)
 		Expect(got.Status.Rollout).To(Equal(v1alpha1.RolloutStatus{Wave: 2, Waves: 2, Clusters: 5, Ready: 5}))
 		Expect(got.Status.Clusters).To(ConsistOf(HavePrefix("p1 (wave 1): Ready"), HavePrefix("p2 (wave 2): Ready"),
 			HavePrefix("p3 (wave 2): Ready"), HavePrefix("c4 (wave 2): Ready"), HavePrefix("c5 (wave 2): Ready")))
@@ -77,9 +76,9 @@ var _ = Describe("a ComponentSet over three pulled clusters and two pushed ones,
 	})
 
 	It("holds the second wave at a failing pulled canary, which rolls back, and goes on with a good template", func() {
-		update(set, func(s *v1alpha1.ComponentSet) { s.Spec.Template.Spec.Values = values("broken") })
-		Eventually(readyReason).WithArguments(set).WithTimeout(timeout).Should(Equal("False/Failed"))
-		got := get(set)
+		hub.Update(set, func(s *v1alpha1.ComponentSet) { s.Spec.Template.Spec.Values = fleettest.Values("broken") })
+		Eventually(hub.ReadyReason).WithArguments(set).WithTimeout(timeout).Should(Equal("False/Failed"))
+		got := hub.Get(set)
 		Expect(got.Status.Rollout).To(HaveField("Failed", int32(1)))
 		Expect(got.Status.Clusters[0]).To(HavePrefix("p1 (wave 1): Failed"))
 		Eventually(greeting).WithArguments(0).WithTimeout(timeout).Should(Equal("v1"), "the canary is rolled back")
@@ -87,45 +86,45 @@ var _ = Describe("a ComponentSet over three pulled clusters and two pushed ones,
 			Should(Equal([]string{"v1", "v1", "v1", "v1"}), "the second wave keeps the old render")
 		Expect(work("p2").Spec.Component.Values).To(Equal(valuesWithCluster("v1", "p2")), "the second wave's work is not written")
 
-		update(set, func(s *v1alpha1.ComponentSet) { s.Spec.Template.Spec.Values = values("v2") })
+		hub.Update(set, func(s *v1alpha1.ComponentSet) { s.Spec.Template.Spec.Values = fleettest.Values("v2") })
 		for i := range members {
 			Eventually(greeting).WithArguments(i).WithTimeout(timeout).Should(Equal("v2"))
 		}
-		Eventually(readyReason).WithArguments(set).WithTimeout(timeout).Should(Equal("True/Ready"))
+		Eventually(hub.ReadyReason).WithArguments(set).WithTimeout(timeout).Should(Equal("True/Ready"))
 	})
 
 	It("reports a killed agent's cluster Unknown, finishes the others, and catches it up when the agent is back", func() {
 		before := greeting(1)
 		agents["p2"].stop()
-		Eventually(func() v1alpha1.RolloutStatus { return get(set).Status.Rollout }).WithTimeout(timeout).
+		Eventually(func() v1alpha1.RolloutStatus { return hub.Get(set).Status.Rollout }).WithTimeout(timeout).
 			Should(HaveField("Unreachable", int32(1)))
-		Expect(get(set).Status.Clusters[0]).To(HavePrefix("p2 (wave 2): Unreachable: the cluster's agent has not renewed its Lease"))
+		Expect(hub.Get(set).Status.Clusters[0]).To(HavePrefix("p2 (wave 2): Unreachable: the cluster's agent has not renewed its Lease"))
 
-		update(set, func(s *v1alpha1.ComponentSet) { s.Spec.Template.Spec.Values = values("v3") })
+		hub.Update(set, func(s *v1alpha1.ComponentSet) { s.Spec.Template.Spec.Values = fleettest.Values("v3") })
 		for _, i := range []int{0, 2, 3, 4} {
 			Eventually(greeting).WithArguments(i).WithTimeout(timeout).Should(Equal("v3"), "cluster %s", clusterName(i))
 		}
-		Eventually(func() v1alpha1.RolloutStatus { return get(set).Status.Rollout }).WithTimeout(timeout).Should(And(
+		Eventually(func() v1alpha1.RolloutStatus { return hub.Get(set).Status.Rollout }).WithTimeout(timeout).Should(And(
 			HaveField("Unreachable", int32(1)), HaveField("Ready", int32(4))))
 		Expect(greeting(1)).To(Equal(before), "the silent cluster keeps what it had")
 
 		agents["p2"] = startAgent("p2", fleet.WorkNamespace(ns, "p2"), members[1])
 		Eventually(greeting).WithArguments(1).WithTimeout(timeout).Should(Equal("v3"))
-		Eventually(readyReason).WithArguments(set).WithTimeout(timeout).Should(Equal("True/Ready"))
+		Eventually(hub.ReadyReason).WithArguments(set).WithTimeout(timeout).Should(Equal("True/Ready"))
 	})
 
 	It("keeps a cluster that lost the hub as last applied and corrects its drift, then reports again", func() {
 		applied := greeting(0)
 		p1Link.Cut(15 * time.Second)
-		Eventually(func() []string { return get(set).Status.Clusters }).WithTimeout(timeout).Should(ContainElement(
+		Eventually(func() []string { return hub.Get(set).Status.Clusters }).WithTimeout(timeout).Should(ContainElement(
 			HavePrefix("p1 (wave 1): Unreachable")))
 		var cm corev1.ConfigMap
 		Expect(members[0].Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "web-config"}, &cm)).To(Succeed())
 		cm.Data["greeting"] = "changed by hand"
 		Expect(members[0].Client.Update(ctx, &cm)).To(Succeed())
 		Eventually(greeting).WithArguments(0).WithTimeout(timeout).Should(Equal(applied), "drift is corrected without the hub")
-		Eventually(readyReason).WithArguments(set).WithTimeout(timeout).Should(Equal("True/Ready"))
-		Expect(get(set).Status.Rollout.Unreachable).To(BeZero())
+		Eventually(hub.ReadyReason).WithArguments(set).WithTimeout(timeout).Should(Equal("True/Ready"))
+		Expect(hub.Get(set).Status.Rollout.Unreachable).To(BeZero())
 	})
 
 	It("refuses an agent's credential another cluster's work and status, its own work's spec, and the sets' Secrets", func() {
@@ -139,7 +138,7 @@ var _ = Describe("a ComponentSet over three pulled clusters and two pushed ones,
 		forged.Status.Conditions = nil
 		Expect(thief.Status().Update(ctx, forged)).To(Satisfy(apierrors.IsForbidden), "another cluster's status")
 		own := work("p1")
-		own.Spec.Component.Values = values("forged")
+		own.Spec.Component.Values = fleettest.Values("forged")
 		Expect(thief.Update(ctx, own)).To(Satisfy(apierrors.IsForbidden), "its own work's spec is the hub's")
 		Expect(thief.List(ctx, &corev1.SecretList{}, client.InNamespace(ns))).To(Satisfy(apierrors.IsForbidden))
 		Expect(thief.List(ctx, &v1alpha1.ComponentSetList{}, client.InNamespace(ns))).To(Satisfy(apierrors.IsForbidden))
@@ -147,45 +146,45 @@ var _ = Describe("a ComponentSet over three pulled clusters and two pushed ones,
 	})
 
 	It("deletes a pulled cluster's Component and objects when it leaves the set, then its work", func() {
-		relabel("p2", "elsewhere")
+		hub.Relabel(ns, "p2", "elsewhere")
 		Eventually(greeting).WithArguments(1).WithTimeout(timeout).Should(Equal("gone"))
 		Eventually(func() error {
 			return hub.Client.Get(ctx, client.ObjectKey{Namespace: fleet.WorkNamespace(ns, "p2"), Name: "web"}, &v1alpha1.ComponentWork{})
 		}).WithTimeout(timeout).Should(Satisfy(apierrors.IsNotFound))
 		Expect(members[1].Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "web-p2"}, &v1alpha1.Component{})).To(Satisfy(apierrors.IsNotFound))
-		Eventually(readyReason).WithArguments(set).WithTimeout(timeout).Should(Equal("True/Ready"))
-		Expect(get(set).Status.Rollout.Clusters).To(Equal(int32(4)))
+		Eventually(hub.ReadyReason).WithArguments(set).WithTimeout(timeout).Should(Equal("True/Ready"))
+		Expect(hub.Get(set).Status.Rollout.Clusters).To(Equal(int32(4)))
 	})
 
 	It("rolls a change over two pulled and two pushed clusters, the pulled canary first", func() {
-		Expect(get(set).Status.Clusters).To(ConsistOf(HavePrefix("p1 (wave 1): Ready"), HavePrefix("p3 (wave 2): Ready"),
+		Expect(hub.Get(set).Status.Clusters).To(ConsistOf(HavePrefix("p1 (wave 1): Ready"), HavePrefix("p3 (wave 2): Ready"),
 			HavePrefix("c4 (wave 2): Ready"), HavePrefix("c5 (wave 2): Ready")))
-		update(set, func(s *v1alpha1.ComponentSet) { s.Spec.Template.Spec.Values = values("v4") })
+		hub.Update(set, func(s *v1alpha1.ComponentSet) { s.Spec.Template.Spec.Values = fleettest.Values("v4") })
 		for _, i := range []int{0, 2, 3, 4} {
 			Eventually(greeting).WithArguments(i).WithTimeout(timeout).Should(Equal("v4"), "cluster %s", clusterName(i))
 		}
-		Eventually(readyReason).WithArguments(set).WithTimeout(timeout).Should(Equal("True/Ready"))
-		Expect(get(set).Status.Rollout).To(Equal(v1alpha1.RolloutStatus{Wave: 2, Waves: 2, Clusters: 4, Ready: 4}))
+		Eventually(hub.ReadyReason).WithArguments(set).WithTimeout(timeout).Should(Equal("True/Ready"))
+		Expect(hub.Get(set).Status.Rollout).To(Equal(v1alpha1.RolloutStatus{Wave: 2, Waves: 2, Clusters: 4, Ready: 4}))
 		Expect(greeting(1)).To(Equal("gone"), "the cluster that left has nothing")
 	})
 
 	It("leaves a silent agent's cluster behind when it leaves, never stranded: the agent removes it when it is back", func() {
-		update(set, func(s *v1alpha1.ComponentSet) {
+		hub.Update(set, func(s *v1alpha1.ComponentSet) {
 			s.Spec.UnreachableTimeout = &metav1.Duration{Duration: 3 * time.Second}
 		})
-		relabel("p2", "demo")
-		Eventually(readyReason).WithArguments(set).WithTimeout(timeout).Should(Equal("True/Ready"))
+		hub.Relabel(ns, "p2", "demo")
+		Eventually(hub.ReadyReason).WithArguments(set).WithTimeout(timeout).Should(Equal("True/Ready"))
 		Eventually(greeting).WithArguments(1).WithTimeout(timeout).ShouldNot(Equal("gone"))
-		Eventually(func() int32 { return get(set).Status.Rollout.Ready }).WithTimeout(timeout).Should(Equal(int32(5)))
+		Eventually(func() int32 { return hub.Get(set).Status.Rollout.Ready }).WithTimeout(timeout).Should(Equal(int32(5)))
 		agents["p2"].stop()
-		Eventually(func() int32 { return get(set).Status.Rollout.Unreachable }).WithTimeout(timeout).Should(Equal(int32(1)))
+		Eventually(func() int32 { return hub.Get(set).Status.Rollout.Unreachable }).WithTimeout(timeout).Should(Equal(int32(1)))
 
-		relabel("p2", "elsewhere")
-		Eventually(func() []string { return get(set).Status.Clusters }).WithTimeout(timeout).Should(ContainElement(
+		hub.Relabel(ns, "p2", "elsewhere")
+		Eventually(func() []string { return hub.Get(set).Status.Clusters }).WithTimeout(timeout).Should(ContainElement(
 			HavePrefix("p2 (left behind): its agent has not answered for 3s")))
-		Eventually(readyReason).WithArguments(set).WithTimeout(timeout).Should(Equal("True/Ready"))
+		Eventually(hub.ReadyReason).WithArguments(set).WithTimeout(timeout).Should(Equal("True/Ready"))
 		Expect(work("p2").Spec.Removal).To(Equal(v1alpha1.WorkRemovalDelete), "the work stays, asking")
-		Eventually(eventReasons).WithArguments(set).WithTimeout(timeout).Should(ContainElement("LeftBehind"))
+		Eventually(hub.EventReasons).WithArguments(set).WithTimeout(timeout).Should(ContainElement("LeftBehind"))
 		Expect(greeting(1)).NotTo(Equal("gone"), "nothing is deleted while the agent is away")
 
 		agents["p2"] = startAgent("p2", fleet.WorkNamespace(ns, "p2"), members[1])
@@ -196,7 +195,7 @@ var _ = Describe("a ComponentSet over three pulled clusters and two pushed ones,
 	})
 
 	It("releases a pulled cluster's Component under removalPolicy Orphan: it stays on the cluster with its objects", func() {
-		update(set, func(s *v1alpha1.ComponentSet) { s.Spec.RemovalPolicy = v1alpha1.RemovalOrphan })
+		hub.Update(set, func(s *v1alpha1.ComponentSet) { s.Spec.RemovalPolicy = v1alpha1.RemovalOrphan })
 		// The cluster leaves only once the hub has read the new policy: its
 		// caches of the set and of the cluster Secrets are apart, and a
 		// departure seen before the policy is, rightly, a Delete.
@@ -206,7 +205,7 @@ var _ = Describe("a ComponentSet over three pulled clusters and two pushed ones,
 			return got.Status.ObservedGeneration - got.Generation
 		}).WithTimeout(timeout).Should(BeZero(), "the hub read the Orphan policy")
 		kept := greeting(0)
-		relabel("p1", "elsewhere")
+		hub.Relabel(ns, "p1", "elsewhere")
 		Eventually(func() error {
 			return hub.Client.Get(ctx, client.ObjectKey{Namespace: fleet.WorkNamespace(ns, "p1"), Name: "web"}, &v1alpha1.ComponentWork{})
 		}).WithTimeout(timeout).Should(Satisfy(apierrors.IsNotFound))
@@ -216,7 +215,7 @@ var _ = Describe("a ComponentSet over three pulled clusters and two pushed ones,
 			return local.Labels
 		}).WithTimeout(timeout).ShouldNot(HaveKey("wavekit.dev/agent-work"), "released: no agent writes it")
 		Consistently(greeting).WithArguments(0).WithTimeout(3 * time.Second).Should(Equal(kept))
-		update(set, func(s *v1alpha1.ComponentSet) { s.Spec.RemovalPolicy = v1alpha1.RemovalDelete })
+		hub.Update(set, func(s *v1alpha1.ComponentSet) { s.Spec.RemovalPolicy = v1alpha1.RemovalDelete })
 	})
 
 	It("deletes the set: the clusters' Components go with it", func() {
@@ -232,58 +231,17 @@ var _ = Describe("a ComponentSet over three pulled clusters and two pushed ones,
 	})
 })
 
-// eventReasons are the reasons of the set's Events.
-func eventReasons(set *v1alpha1.ComponentSet) []string {
-	GinkgoHelper()
-	var events eventsv1.EventList
-	Expect(hub.Client.List(ctx, &events, client.InNamespace(set.Namespace))).To(Succeed())
-	var reasons []string
-	for _, e := range events.Items {
-		if e.Regarding.Name == set.Name && e.Regarding.Kind == "ComponentSet" {
-			reasons = append(reasons, e.Reason)
-		}
-	}
-	return reasons
-}
-
 func clusterName(i int) string { return clusterNames[i] }
-
-func values(greeting string) *apiextensionsv1.JSON {
-	raw, err := json.Marshal(map[string]any{"greeting": greeting})
-	Expect(err).NotTo(HaveOccurred())
-	return &apiextensionsv1.JSON{Raw: raw}
-}
 
 // valuesWithCluster are the values the set gives cluster for greeting.
 func valuesWithCluster(greeting, cluster string) *apiextensionsv1.JSON {
-	raw, err := json.Marshal(map[string]any{"greeting": greeting, "cluster": map[string]any{
+	return fleettest.ValuesWith(greeting, map[string]any{"cluster": map[string]any{
 		"name": cluster, "labels": map[string]string{"fleet": "demo", "wave": waveOf(cluster),
 			"wavekit.dev/cluster": "true", "wavekit.dev/pull": "true"}, "annotations": map[string]string{}}})
-	Expect(err).NotTo(HaveOccurred())
-	return &apiextensionsv1.JSON{Raw: raw}
-}
-
-// configData is the data of the set's ConfigMap on member i (nil if none).
-func configData(i int) map[string]string {
-	var cm corev1.ConfigMap
-	if err := members[i].Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "web-config"}, &cm); err != nil {
-		return nil
-	}
-	return cm.Data
 }
 
 // greeting is the greeting of the set's ConfigMap on member i, or "gone".
-func greeting(i int) string {
-	var cm corev1.ConfigMap
-	err := members[i].Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "web-config"}, &cm)
-	if apierrors.IsNotFound(err) {
-		return "gone"
-	}
-	if err != nil {
-		return "error: " + err.Error()
-	}
-	return cm.Data["greeting"]
-}
+func greeting(i int) string { return fleettest.Greeting(members[i], ns, "web-config") }
 
 // work is the set's ComponentWork of the pulled cluster.
 func work(cluster string) *v1alpha1.ComponentWork {
@@ -291,46 +249,4 @@ func work(cluster string) *v1alpha1.ComponentWork {
 	w := &v1alpha1.ComponentWork{}
 	Expect(hub.Client.Get(ctx, client.ObjectKey{Namespace: fleet.WorkNamespace(ns, cluster), Name: "web"}, w)).To(Succeed())
 	return w
-}
-
-// relabel sets the fleet label of cluster's Secret.
-func relabel(cluster, value string) {
-	GinkgoHelper()
-	Eventually(func() error {
-		var s corev1.Secret
-		if err := hub.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: cluster}, &s); err != nil {
-			return err
-		}
-		s.Labels["fleet"] = value
-		return hub.Client.Update(ctx, &s)
-	}).WithTimeout(timeout).Should(Succeed())
-}
-
-func get(set *v1alpha1.ComponentSet) *v1alpha1.ComponentSet {
-	GinkgoHelper()
-	got := &v1alpha1.ComponentSet{}
-	Expect(hub.Client.Get(ctx, client.ObjectKeyFromObject(set), got)).To(Succeed())
-	return got
-}
-
-// update changes the set, trying again on conflicts.
-func update(set *v1alpha1.ComponentSet, change func(*v1alpha1.ComponentSet)) {
-	GinkgoHelper()
-	Eventually(func() error {
-		got := get(set)
-		change(got)
-		return hub.Client.Update(ctx, got)
-	}).WithTimeout(timeout).Should(Succeed())
-}
-
-// readyReason is "<status>/<reason>" of the set's Ready condition at its
-// current generation ("stale" before the set observed it).
-func readyReason(set *v1alpha1.ComponentSet) string {
-	got := get(set)
-	for _, c := range got.Status.Conditions {
-		if c.Type == component.ConditionReady && c.ObservedGeneration == got.Generation {
-			return string(c.Status) + "/" + c.Reason
-		}
-	}
-	return "stale"
 }

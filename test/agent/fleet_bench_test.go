@@ -23,7 +23,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/utils/ptr"
@@ -35,6 +34,7 @@ import (
 	"github.com/wavekit-dev/wavekit/internal/agent/register"
 	"github.com/wavekit-dev/wavekit/internal/fleet"
 	"github.com/wavekit-dev/wavekit/internal/testing/apicount"
+	"github.com/wavekit-dev/wavekit/internal/testing/fleettest"
 	"github.com/wavekit-dev/wavekit/internal/testing/operatortest"
 	"github.com/wavekit-dev/wavekit/internal/testing/testcluster"
 	"github.com/wavekit-dev/wavekit/pkg/component"
@@ -121,8 +121,8 @@ func BenchmarkSimulatedFleet(b *testing.B) {
 func startBenchHub(b *testing.B) (*testcluster.Env, *runtime.Scheme) {
 	b.Helper()
 	ctrl.SetLogger(logr.Discard())
-	scheme := runtime.NewScheme()
-	must(b, clientgoscheme.AddToScheme(scheme), v1alpha1.AddToScheme(scheme))
+	scheme, err := fleettest.Scheme()
+	must(b, err)
 	hub, err := testcluster.Start(testcluster.Options{Scheme: scheme})
 	must(b, err)
 	b.Cleanup(func() { _ = hub.Stop() })
@@ -135,9 +135,7 @@ func startOperatorBinary(b *testing.B, ctx context.Context, c client.Client, hub
 	b.Helper()
 	binary, err := operatortest.BuildOperator(testcluster.ModuleRoot(), b.TempDir())
 	must(b, err)
-	must(b, c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "wavekit-system"}}))
-	must(b, operatortest.ApplyRBAC(ctx, c, testcluster.ModuleRoot(), "wavekit", "wavekit-system", map[string]any{}))
-	identity, err := operatortest.ServiceAccountConfig(ctx, c, hubConfig, "wavekit-system", "wavekit-component-operator")
+	identity, err := fleettest.OperatorIdentity(ctx, c, hubConfig, map[string]any{})
 	must(b, err)
 	proxy, err := apicount.StartProxy(hubConfig, nil)
 	must(b, err)

@@ -24,6 +24,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	certutil "k8s.io/client-go/util/cert"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
@@ -34,6 +35,7 @@ import (
 	"github.com/wavekit-dev/wavekit/internal/cli"
 	"github.com/wavekit-dev/wavekit/internal/fleet"
 	"github.com/wavekit-dev/wavekit/internal/operator"
+	"github.com/wavekit-dev/wavekit/internal/testing/fleettest"
 	"github.com/wavekit-dev/wavekit/internal/testing/testcluster"
 )
 
@@ -85,7 +87,7 @@ var _ = Describe("an agent that registers with a bootstrap token and a certifica
 		DeferCleanup(func() { Expect(client.IgnoreNotFound(hub.Client.Delete(ctx, otherWork))).To(Succeed()) })
 
 		set.Spec = v1alpha1.ComponentSetSpec{
-			Template:  v1alpha1.ComponentTemplate{Spec: v1alpha1.ComponentSpec{Source: "site", Values: values("r1")}},
+			Template:  v1alpha1.ComponentTemplate{Spec: v1alpha1.ComponentSpec{Source: "site", Values: fleettest.Values("r1")}},
 			Placement: &v1alpha1.Placement{ClusterSelector: metav1.LabelSelector{MatchLabels: map[string]string{"fleet": "reg", "wave": "canary"}}},
 		}
 		Expect(hub.Client.Create(ctx, set)).To(Succeed())
@@ -105,7 +107,7 @@ var _ = Describe("an agent that registers with a bootstrap token and a certifica
 	It("registers with only the bootstrap kubeconfig: gets a certificate, keeps it in its cluster, and its cluster becomes Ready", func() {
 		started := time.Now()
 		start(agent.DefaultRotateAt)
-		Eventually(func() []string { return get(set).Status.Clusters }).WithTimeout(timeout).Should(ConsistOf(And(HavePrefix("r1"), ContainSubstring(": Ready"))))
+		Eventually(func() []string { return hub.Get(set).Status.Clusters }).WithTimeout(timeout).Should(ConsistOf(And(HavePrefix("r1"), ContainSubstring(": Ready"))))
 		registeredFor = time.Since(started)
 		AddReportEntry("agent start to its cluster Ready, registering by certificate", registeredFor.String())
 
@@ -132,7 +134,7 @@ var _ = Describe("an agent that registers with a bootstrap token and a certifica
 
 	It("denies a certificate request of r1's bootstrap token for r2's identity", func() {
 		r := requestAs(boot1, "wavekit:agent:"+nsR2, []string{"wavekit:agents"}, register.SignerName,
-			[]certificatesv1.KeyUsage{certificatesv1.UsageClientAuth}, ptrTo(int32(600)))
+			[]certificatesv1.KeyUsage{certificatesv1.UsageClientAuth}, ptr.To(int32(600)))
 		Eventually(decision).WithArguments(r).WithTimeout(timeout).Should(HavePrefix("Denied: requested by system:bootstrap:" + tokenID(boot1)))
 		Expect(get2(r).Status.Certificate).To(BeEmpty())
 	})
@@ -147,7 +149,7 @@ var _ = Describe("an agent that registers with a bootstrap token and a certifica
 		Expect(hub.Client.Patch(ctx, namespace, patch)).To(Succeed())
 
 		r := requestAs(boot3, "wavekit:agent:"+nsR3, []string{"wavekit:agents"}, register.SignerName,
-			[]certificatesv1.KeyUsage{certificatesv1.UsageClientAuth}, ptrTo(int32(600)))
+			[]certificatesv1.KeyUsage{certificatesv1.UsageClientAuth}, ptr.To(int32(600)))
 		Eventually(decision).WithArguments(r).WithTimeout(timeout).Should(HavePrefix("Denied: namespace " + nsR3 + " is not a registered cluster's"))
 		Expect(get2(r).Status.Certificate).To(BeEmpty())
 	})
@@ -161,11 +163,11 @@ var _ = Describe("an agent that registers with a bootstrap token and a certifica
 			expiry *int32
 			want   string
 		}{
-			{[]string{"wavekit:agents"}, register.SignerName, []certificatesv1.KeyUsage{certificatesv1.UsageClientAuth, certificatesv1.UsageServerAuth}, ptrTo(int32(600)),
+			{[]string{"wavekit:agents"}, register.SignerName, []certificatesv1.KeyUsage{certificatesv1.UsageClientAuth, certificatesv1.UsageServerAuth}, ptr.To(int32(600)),
 				`Denied: asks for the usage "server auth"`},
-			{[]string{"wavekit:agents", "system:nodes"}, register.SignerName, clientAuth, ptrTo(int32(600)), "Denied: asks for CN="},
+			{[]string{"wavekit:agents", "system:nodes"}, register.SignerName, clientAuth, ptr.To(int32(600)), "Denied: asks for CN="},
 			{[]string{"wavekit:agents"}, register.SignerName, clientAuth, nil, "Denied: asks for no expirationSeconds"},
-			{[]string{"wavekit:agents"}, register.SignerName, clientAuth, ptrTo(int32(30 * 24 * 3600)), "Denied: asks for a lifetime of 720h0m0s"},
+			{[]string{"wavekit:agents"}, register.SignerName, clientAuth, ptr.To(int32(30 * 24 * 3600)), "Denied: asks for a lifetime of 720h0m0s"},
 		} {
 			r := requestAs(boot2, "wavekit:agent:"+nsR2, c.org, c.signer, c.usages, c.expiry)
 			Eventually(decision).WithArguments(r).WithTimeout(timeout).Should(HavePrefix(c.want))
@@ -174,7 +176,7 @@ var _ = Describe("an agent that registers with a bootstrap token and a certifica
 
 		// Not the operator's to decide, and not in its cache (the
 		// requests of register.SignerName only): no decision, no Event.
-		r := requestAs(boot2, "wavekit:agent:"+nsR2, []string{"wavekit:agents"}, "example.com/other", clientAuth, ptrTo(int32(600)))
+		r := requestAs(boot2, "wavekit:agent:"+nsR2, []string{"wavekit:agents"}, "example.com/other", clientAuth, ptr.To(int32(600)))
 		Consistently(csrEvents).WithArguments(r).WithTimeout(3 * time.Second).Should(BeEmpty())
 		Expect(decision(r)).To(Equal("undecided"))
 	})
@@ -214,8 +216,8 @@ var _ = Describe("an agent that registers with a bootstrap token and a certifica
 		Expect(renewals).NotTo(BeEmpty())
 		Expect(renewals[0].Status.Conditions).To(ContainElement(HaveField("Type", certificatesv1.CertificateApproved)))
 
-		update(set, func(s *v1alpha1.ComponentSet) { s.Spec.Template.Spec.Values = values("renewed") })
-		Eventually(func() []string { return get(set).Status.Clusters }).WithTimeout(timeout).Should(ConsistOf(And(HavePrefix("r1"), ContainSubstring(": Ready"))))
+		hub.Update(set, func(s *v1alpha1.ComponentSet) { s.Spec.Template.Spec.Values = fleettest.Values("renewed") })
+		Eventually(func() []string { return hub.Get(set).Status.Clusters }).WithTimeout(timeout).Should(ConsistOf(And(HavePrefix("r1"), ContainSubstring(": Ready"))))
 		Eventually(func() string {
 			var cm corev1.ConfigMap
 			if err := member.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "reg-config"}, &cm); err != nil {
@@ -240,7 +242,7 @@ var _ = Describe("an agent that registers with a bootstrap token and a certifica
 		}
 		Eventually(kept).WithTimeout(timeout).Should(Equal(tokenConfig.BearerToken), "seeded from the kubeconfig")
 		Eventually(kept).WithTimeout(timeout).ShouldNot(Equal(tokenConfig.BearerToken), "renewed")
-		update(set, func(s *v1alpha1.ComponentSet) { s.Spec.Template.Spec.Values = values("token") })
+		hub.Update(set, func(s *v1alpha1.ComponentSet) { s.Spec.Template.Spec.Values = fleettest.Values("token") })
 		Eventually(func() string {
 			var cm corev1.ConfigMap
 			if err := member.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "reg-config"}, &cm); err != nil {
@@ -248,7 +250,7 @@ var _ = Describe("an agent that registers with a bootstrap token and a certifica
 			}
 			return cm.Data["greeting"]
 		}).WithTimeout(timeout).Should(Equal("token"))
-		Eventually(func() []string { return get(set).Status.Clusters }).WithTimeout(timeout).Should(ConsistOf(And(HavePrefix("r1"), ContainSubstring(": Ready"))))
+		Eventually(func() []string { return hub.Get(set).Status.Clusters }).WithTimeout(timeout).Should(ConsistOf(And(HavePrefix("r1"), ContainSubstring(": Ready"))))
 	})
 })
 
@@ -363,5 +365,3 @@ func csrEvents(r *certificatesv1.CertificateSigningRequest) []string {
 	}
 	return notes
 }
-
-func ptrTo[T any](v T) *T { return &v }

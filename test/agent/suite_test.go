@@ -32,7 +32,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -40,10 +39,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
-	"github.com/wavekit-dev/wavekit/api/v1alpha1"
 	"github.com/wavekit-dev/wavekit/internal/agent/register"
 	"github.com/wavekit-dev/wavekit/internal/fleet"
 	"github.com/wavekit-dev/wavekit/internal/testing/faultproxy"
+	"github.com/wavekit-dev/wavekit/internal/testing/fleettest"
 	"github.com/wavekit-dev/wavekit/internal/testing/operatortest"
 	"github.com/wavekit-dev/wavekit/internal/testing/testcluster"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
@@ -55,8 +54,6 @@ func TestAgent(t *testing.T) {
 }
 
 const (
-	operatorNamespace = "wavekit-system"
-	operatorAccount   = "wavekit-component-operator"
 	// agentNamespace is where each member installs the agent chart, as
 	// release agentRelease; agentAccount is the chart's ServiceAccount.
 	agentNamespace = "wavekit-agent"
@@ -71,7 +68,7 @@ const (
 	// rotateAt renews an hour's credential after about 7s, for the specs
 	// whose agents run in this process and are to run on renewed ones.
 	rotateAt = 0.002
-	timeout  = 90 * time.Second
+	timeout  = fleettest.Timeout
 )
 
 // clusterNames name the members: p1, p2 and p3 are pulled (members[0:3],
@@ -82,7 +79,7 @@ const pulledClusters = 3
 
 var (
 	ctx = context.Background()
-	hub *testcluster.Env
+	hub *fleettest.Hub
 	// members, in the order of clusterNames.
 	members []*testcluster.Env
 	// agents by cluster name.
@@ -104,15 +101,6 @@ var (
 
 var _ = BeforeSuite(func() {
 	ctrl.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
-	scheme := runtime.NewScheme()
-	Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
-	Expect(v1alpha1.AddToScheme(scheme)).To(Succeed())
-	started := make(chan error, 1)
-	go func() {
-		var err error
-		members, err = testcluster.StartClusters(len(clusterNames))
-		started <- err
-	}()
 	// Both binaries link while the clusters start.
 	var operatorBinary string
 	builtWavekit, builtOperator := make(chan error, 1), make(chan error, 1)
@@ -126,29 +114,12 @@ var _ = BeforeSuite(func() {
 		operatorBinary, err = operatortest.BuildOperator(testcluster.ModuleRoot(), GinkgoT().TempDir())
 		builtOperator <- err
 	}()
-	var err error
-	hub, err = testcluster.Start(testcluster.Options{Scheme: scheme})
-	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(func() { Expect(hub.Stop()).To(Succeed()) })
-	Expect(<-started).To(Succeed())
-	DeferCleanup(func() {
-		for _, m := range members {
-			Expect(m.Stop()).To(Succeed())
-		}
-	})
+	hub, members = fleettest.Start(testcluster.Options{}, len(clusterNames))
 
 	Expect(<-builtWavekit).To(Succeed())
 	Expect(<-builtOperator).To(Succeed())
-	for _, name := range []string{operatorNamespace, ns} {
-		Expect(hub.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}})).To(Succeed())
-	}
-	Expect(operatortest.ApplyRBAC(ctx, hub.Client, testcluster.ModuleRoot(), "wavekit", operatorNamespace, map[string]any{})).To(Succeed())
-	operatorConfig, err := operatortest.ServiceAccountConfig(ctx, hub.Client, hub.Config, operatorNamespace, operatorAccount)
-	Expect(err).NotTo(HaveOccurred())
-	session, err := operatortest.Operator{Binary: operatorBinary, Config: operatorConfig, Dir: GinkgoT().TempDir(),
-		Args: []string{"--source", "site=" + siteSource()}, Out: GinkgoWriter}.Start()
-	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(func() { session.Terminate().Wait(10 * time.Second) })
+	Expect(hub.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})).To(Succeed())
+	hub.StartOperator(operatorBinary, map[string]any{}, GinkgoWriter, "--source", "site="+siteSource())
 
 	hubURL, err := url.Parse(hub.Config.Host)
 	Expect(err).NotTo(HaveOccurred())
@@ -174,7 +145,7 @@ var _ = BeforeSuite(func() {
 		}
 		credentials[name], err = clientcmd.BuildConfigFromFlags("", hubKubeconfig)
 		Expect(err).NotTo(HaveOccurred())
-		pods[name] = installAgentChart(name, members[i], scheme, hubKubeconfig)
+		pods[name] = installAgentChart(name, members[i], hub.Scheme, hubKubeconfig)
 		agents[name] = startAgent(name, fleet.WorkNamespace(ns, name), members[i])
 	}
 	for i, name := range clusterNames[pulledClusters:] {

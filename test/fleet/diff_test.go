@@ -28,8 +28,7 @@ func diffSet(args ...string) cliResult {
 	kubeconfig := filepath.Join(GinkgoT().TempDir(), "kubeconfig")
 	Expect(testcluster.WriteKubeconfig(hub.Config, kubeconfig)).To(Succeed())
 	args = append([]string{"--kubeconfig", kubeconfig, "diff", "componentset", "--cache-dir", GinkgoT().TempDir(),
-		"--source", "site=" + filepath.Join(testcluster.ModuleRoot(), "test", "fleet", "testdata", "site"),
-		"--source", "tenant=" + filepath.Join(testcluster.ModuleRoot(), "test", "fleet", "testdata", "tenant")}, args...)
+		"--source", "site=" + testdata("site"), "--source", "tenant=" + testdata("tenant")}, args...)
 	var stdout, stderr bytes.Buffer
 	code := cli.Run(ctx, args, &stdout, &stderr)
 	GinkgoWriter.Printf("wavekit %v -> %d\n%s%s", args, code, stdout.String(), stderr.String())

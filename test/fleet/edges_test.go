@@ -10,9 +10,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
+	"github.com/wavekit-dev/wavekit/internal/testing/fleettest"
 	"github.com/wavekit-dev/wavekit/internal/testing/testcluster"
 	"github.com/wavekit-dev/wavekit/pkg/component"
 )
@@ -47,16 +49,16 @@ var _ = Describe("clusters that leave by their credentials, and clusters that ne
 		createCAPICluster(edgesNS, "north", map[string]string{"fleet": "edge", "wave": "last"}, clusters[2])
 
 		set.Spec = v1alpha1.ComponentSetSpec{
-			Template:           v1alpha1.ComponentTemplate{Spec: v1alpha1.ComponentSpec{Source: "site", Values: values("v1")}},
+			Template:           v1alpha1.ComponentTemplate{Spec: v1alpha1.ComponentSpec{Source: "site", Values: fleettest.Values("v1")}},
 			Placement:          &v1alpha1.Placement{ClusterSelector: metav1.LabelSelector{MatchLabels: map[string]string{"fleet": "edge"}}},
-			Rollout:            v1alpha1.Rollout{WaveLabel: "wave", WaveOrder: []string{"first", "last"}, MaxUnavailable: ptrTo(intstr.FromInt32(3))},
+			Rollout:            v1alpha1.Rollout{WaveLabel: "wave", WaveOrder: []string{"first", "last"}, MaxUnavailable: ptr.To(intstr.FromInt32(3))},
 			UnreachableTimeout: &metav1.Duration{Duration: 2 * time.Second},
 		}
 		Expect(hub.Client.Create(ctx, set)).To(Succeed())
 		for i := range clusters {
 			Eventually(edgeGreeting).WithArguments(i).WithTimeout(timeout).Should(Equal("v1"))
 		}
-		Eventually(readyReason).WithArguments(set).WithTimeout(timeout).Should(Equal("True/Ready"))
+		Eventually(hub.ReadyReason).WithArguments(set).WithTimeout(timeout).Should(Equal("True/Ready"))
 		DeferCleanup(func() { Expect(client.IgnoreNotFound(hub.Client.Delete(ctx, set))).To(Succeed()) })
 	})
 
@@ -65,16 +67,16 @@ var _ = Describe("clusters that leave by their credentials, and clusters that ne
 		for name, address := range dead {
 			Expect(hub.Client.Create(ctx, kubeconfigSecretAt(clusters[0], address, edgesNS, name, edgeLabels("first")))).To(Succeed())
 		}
-		update(set, func(s *v1alpha1.ComponentSet) { s.Spec.Template.Spec.Values = values("v2") })
+		hub.Update(set, func(s *v1alpha1.ComponentSet) { s.Spec.Template.Spec.Values = fleettest.Values("v2") })
 		for name := range dead {
 			Eventually(componentReadyIn).WithArguments(edgesNS, "edge-"+name).WithTimeout(connectingBound+boundSlack).
 				Should(HaveField("Reason", component.ReasonTargetUnreachable), "cluster %s", name)
 		}
 		Eventually(edgeGreeting).WithArguments(2).WithTimeout(timeout).Should(Equal("v2"),
 			"three unreachable clusters within maxUnavailable 3 do not hold the last wave")
-		Eventually(func() v1alpha1.RolloutStatus { return get(set).Status.Rollout }).WithTimeout(timeout).Should(And(
+		Eventually(func() v1alpha1.RolloutStatus { return hub.Get(set).Status.Rollout }).WithTimeout(timeout).Should(And(
 			HaveField("Unreachable", int32(3)), HaveField("Ready", int32(3))))
-		Expect(get(set).Status.Clusters).To(ContainElements(HavePrefix("closed (wave 1): Unreachable: "),
+		Expect(hub.Get(set).Status.Clusters).To(ContainElements(HavePrefix("closed (wave 1): Unreachable: "),
 			HavePrefix("refused (wave 1): Unreachable: "), HavePrefix("reset (wave 1): Unreachable: ")))
 
 		for name := range dead {
@@ -87,8 +89,8 @@ var _ = Describe("clusters that leave by their credentials, and clusters that ne
 		// The set was Ready before (three unreachable within maxUnavailable):
 		// wait for the pass that saw them go, not for Ready alone.
 		Eventually(func(g Gomega) {
-			g.Expect(readyReason(set)).To(Equal("True/Ready"))
-			g.Expect(get(set).Status.Clusters).To(HaveLen(3), "nothing was left on a cluster that never had anything")
+			g.Expect(hub.ReadyReason(set)).To(Equal("True/Ready"))
+			g.Expect(hub.Get(set).Status.Clusters).To(HaveLen(3), "nothing was left on a cluster that never had anything")
 		}).WithTimeout(timeout).Should(Succeed())
 	})
 
@@ -129,8 +131,8 @@ var _ = Describe("clusters that leave by their credentials, and clusters that ne
 		}).WithTimeout(timeout).Should(BeTrue(), "the copy goes with the Component")
 		// The set was Ready before: wait for the pass that saw east go.
 		Eventually(func(g Gomega) {
-			g.Expect(readyReason(set)).To(Equal("True/Ready"))
-			g.Expect(get(set).Status.Clusters).NotTo(ContainElement(HavePrefix("east")))
+			g.Expect(hub.ReadyReason(set)).To(Equal("True/Ready"))
+			g.Expect(hub.Get(set).Status.Clusters).NotTo(ContainElement(HavePrefix("east")))
 		}).WithTimeout(timeout).Should(Succeed())
 	})
 
@@ -144,7 +146,7 @@ var _ = Describe("clusters that leave by their credentials, and clusters that ne
 		}).WithTimeout(timeout).Should(BeTrue())
 		Eventually(edgeGreeting).WithArguments(2).WithTimeout(timeout).Should(Equal("gone"))
 		Eventually(componentStateIn).WithArguments(edgesNS, "edge-north").WithTimeout(timeout).Should(Equal("gone"))
-		Eventually(readyReason).WithArguments(set).WithTimeout(timeout).Should(Equal("True/Ready"))
+		Eventually(hub.ReadyReason).WithArguments(set).WithTimeout(timeout).Should(Equal("True/Ready"))
 	})
 
 	It("releases a cluster that no longer answers when its Secret is deleted, and names the objects left there in an Event and a status line", func() {
@@ -152,13 +154,13 @@ var _ = Describe("clusters that leave by their credentials, and clusters that ne
 		Expect(hub.Client.Delete(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: edgesNS, Name: "west"}})).To(Succeed())
 		Eventually(componentStateIn).WithArguments(edgesNS, "edge-west").WithTimeout(timeout).Should(Equal("gone"),
 			"released past unreachableTimeout, not stuck in deletion")
-		Eventually(eventNotes).WithArguments(set, "ObjectsLeft").WithTimeout(timeout).Should(ContainElement(And(
+		Eventually(hub.EventNotes).WithArguments(set, "ObjectsLeft").WithTimeout(timeout).Should(ContainElement(And(
 			ContainSubstring("west"), ContainSubstring("ConfigMap edges/edge-config"))))
-		Eventually(func() []string { return get(set).Status.Clusters }).WithTimeout(timeout).Should(ContainElement(And(
+		Eventually(func() []string { return hub.Get(set).Status.Clusters }).WithTimeout(timeout).Should(ContainElement(And(
 			HavePrefix("west (left): "), ContainSubstring("ConfigMap edges/edge-config"))))
-		Expect(get(set).Status.LeftClusters).To(ConsistOf(And(HaveField("Cluster", "west"), HaveField("Component", "edge-west"),
+		Expect(hub.Get(set).Status.LeftClusters).To(ConsistOf(And(HaveField("Cluster", "west"), HaveField("Component", "edge-west"),
 			HaveField("Objects", ContainElement("ConfigMap edges/edge-config")))))
-		Expect(meta(get(set), component.ConditionReady).Message).To(ContainSubstring("west"), "never a silent Ready")
+		Expect(meta(hub.Get(set), component.ConditionReady).Message).To(ContainSubstring("west"), "never a silent Ready")
 		Expect(edgeGreeting(1)).To(Equal("v2"), "the objects stay where they are")
 	})
 })
@@ -192,6 +194,4 @@ func createCAPICluster(namespace, name string, labels map[string]string, e *test
 
 // edgeGreeting is the greeting of the edges set's ConfigMap on cluster i,
 // or "gone".
-func edgeGreeting(i int) string { return greetingIn(i, edgesNS, "edge-config") }
-
-func ptrTo[T any](v T) *T { return &v }
+func edgeGreeting(i int) string { return fleettest.Greeting(clusters[i], edgesNS, "edge-config") }

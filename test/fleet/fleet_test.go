@@ -2,7 +2,6 @@ package fleet_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"time"
@@ -10,15 +9,14 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
-	eventsv1 "k8s.io/api/events/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
+	"github.com/wavekit-dev/wavekit/internal/testing/fleettest"
 	"github.com/wavekit-dev/wavekit/pkg/component"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 	"github.com/wavekit-dev/wavekit/pkg/notify"
@@ -29,7 +27,7 @@ const (
 	// holdAnnotation on a cluster's ConfigMap keeps its Component from
 	// being Ready (the template's health check), so a test can hold a wave.
 	holdAnnotation = "test.wavekit.dev/hold"
-	timeout        = 90 * time.Second
+	timeout        = fleettest.Timeout
 )
 
 // The clusters: c1 is the canary (wave 1), c2 and c3 the main wave.
@@ -61,7 +59,7 @@ var _ = Describe("a ComponentSet over three clusters in two waves", Ordered, fun
 		set.Spec = v1alpha1.ComponentSetSpec{
 			Template: v1alpha1.ComponentTemplate{Spec: v1alpha1.ComponentSpec{
 				Source: "site",
-				Values: values("v1"),
+				Values: fleettest.Values("v1"),
 				HealthChecks: []manifests.HealthCheck{{
 					APIVersion: "v1", Kind: "ConfigMap",
 					Failed:  "self.data.greeting == 'broken'",
@@ -77,12 +75,12 @@ var _ = Describe("a ComponentSet over three clusters in two waves", Ordered, fun
 
 	It("installs on every cluster, with each cluster's own values, a Cluster API cluster too", func() {
 		for i := range clusters {
-			Eventually(func() map[string]string { return configData(i) }).WithTimeout(timeout).Should(And(
+			Eventually(func() map[string]string { return fleettest.ConfigData(clusters[i], ns, "web-config") }).WithTimeout(timeout).Should(And(
 				HaveKeyWithValue("greeting", "v1"), HaveKeyWithValue("cluster", clusterName(i)),
 				HaveKeyWithValue("region", clusterLabels[i]["region"])), "cluster %s", clusterName(i))
 		}
-		Eventually(readyReason).WithArguments(set).WithTimeout(timeout).Should(Equal("True/Ready"))
-		got := get(set)
+		Eventually(hub.ReadyReason).WithArguments(set).WithTimeout(timeout).Should(Equal("True/Ready"))
+		got := hub.Get(set)
 		Expect(got.Status.Rollout).To(Equal(v1alpha1.RolloutStatus{Wave: 2, Waves: 2, Clusters: 3, Ready: 3}))
 		Expect(got.Status.Clusters).To(ConsistOf(HavePrefix("c1 (wave 1): Ready"), HavePrefix("c2 (wave 2): Ready"), HavePrefix("c3 (wave 2): Ready")))
 		var c v1alpha1.Component
@@ -95,8 +93,8 @@ var _ = Describe("a ComponentSet over three clusters in two waves", Ordered, fun
 
 	It("previews a change cluster by cluster with wavekit diff componentset, and writes nothing", func() {
 		// A message for region us only, and c2 out of the selection.
-		changed := get(set)
-		changed.Spec.Template.Spec.Values = valuesWith("v1", map[string]any{"motd": map[string]string{"us": "hello us"}})
+		changed := hub.Get(set)
+		changed.Spec.Template.Spec.Values = fleettest.ValuesWith("v1", map[string]any{"motd": map[string]string{"us": "hello us"}})
 		changed.Spec.Placement.ClusterSelector.MatchExpressions = []metav1.LabelSelectorRequirement{
 			{Key: "name", Operator: metav1.LabelSelectorOpNotIn, Values: []string{"c2"}}}
 		r := diffSet("-f", writeSet(changed))
@@ -112,8 +110,8 @@ var _ = Describe("a ComponentSet over three clusters in two waves", Ordered, fun
 		Expect(sections["c2"]).To(HavePrefix("cluster c2 leaves the selection: Component fleet/web-c2 is deleted, and its objects with it\n"))
 		Expect(r.stdout).To(HaveSuffix("Clusters: 1 to change, 1 unchanged, 1 to leave, 0 not previewed\n"))
 
-		Expect(configData(2)).NotTo(HaveKey("motd"), "a preview writes nothing")
-		Expect(get(set).Spec.Template.Spec.Values).To(Equal(values("v1")))
+		Expect(fleettest.ConfigData(clusters[2], ns, "web-config")).NotTo(HaveKey("motd"), "a preview writes nothing")
+		Expect(hub.Get(set).Spec.Template.Spec.Values).To(Equal(fleettest.Values("v1")))
 		r = diffSet("fleet/web")
 		Expect(r.code).To(Equal(0), r.stdout+r.stderr)
 		Expect(r.stdout).To(HaveSuffix("Clusters: 0 to change, 3 unchanged, 0 to leave, 0 not previewed\n"))
@@ -122,12 +120,12 @@ var _ = Describe("a ComponentSet over three clusters in two waves", Ordered, fun
 	It("lets a set select only the cluster Secrets of its own namespace", func() {
 		Expect(hub.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "tenant"}})).To(Succeed())
 		tenant := &v1alpha1.ComponentSet{ObjectMeta: metav1.ObjectMeta{Namespace: "tenant", Name: "grab"}, Spec: v1alpha1.ComponentSetSpec{
-			Template:  v1alpha1.ComponentTemplate{Spec: v1alpha1.ComponentSpec{Source: "site", Values: values("stolen")}},
+			Template:  v1alpha1.ComponentTemplate{Spec: v1alpha1.ComponentSpec{Source: "site", Values: fleettest.Values("stolen")}},
 			Placement: &v1alpha1.Placement{ClusterSelector: metav1.LabelSelector{}}, // every cluster it may see
 		}}
 		Expect(hub.Client.Create(ctx, tenant)).To(Succeed())
-		Eventually(func() int64 { return get(tenant).Status.ObservedGeneration }).WithTimeout(timeout).Should(Equal(int64(1)))
-		Expect(get(tenant).Status.Rollout.Clusters).To(BeZero())
+		Eventually(func() int64 { return hub.Get(tenant).Status.ObservedGeneration }).WithTimeout(timeout).Should(Equal(int64(1)))
+		Expect(hub.Get(tenant).Status.Rollout.Clusters).To(BeZero())
 		var components v1alpha1.ComponentList
 		Expect(hub.Client.List(ctx, &components, client.InNamespace("tenant"))).To(Succeed())
 		Expect(components.Items).To(BeEmpty())
@@ -136,54 +134,54 @@ var _ = Describe("a ComponentSet over three clusters in two waves", Ordered, fun
 
 	It("upgrades wave by wave: the main wave keeps the old render until the canary is Ready", func() {
 		hold(0, true)
-		update(set, func(s *v1alpha1.ComponentSet) { s.Spec.Template.Spec.Values = values("v2") })
+		hub.Update(set, func(s *v1alpha1.ComponentSet) { s.Spec.Template.Spec.Values = fleettest.Values("v2") })
 		Eventually(greeting).WithArguments(0).WithTimeout(timeout).Should(Equal("v2"))
-		Eventually(func() int32 { return get(set).Status.Rollout.Waiting }).WithTimeout(timeout).Should(Equal(int32(2)))
+		Eventually(func() int32 { return hub.Get(set).Status.Rollout.Waiting }).WithTimeout(timeout).Should(Equal(int32(2)))
 		Consistently(func() []string { return []string{greeting(1), greeting(2)} }).WithTimeout(3*time.Second).
 			Should(Equal([]string{"v1", "v1"}), "the main wave is not written while the canary is not Ready")
-		Expect(get(set).Status.Rollout.Wave).To(Equal(int32(1)))
+		Expect(hub.Get(set).Status.Rollout.Wave).To(Equal(int32(1)))
 
 		hold(0, false)
 		for i := 1; i < 3; i++ {
 			Eventually(greeting).WithArguments(i).WithTimeout(timeout).Should(Equal("v2"))
 		}
-		Eventually(readyReason).WithArguments(set).WithTimeout(timeout).Should(Equal("True/Ready"))
+		Eventually(hub.ReadyReason).WithArguments(set).WithTimeout(timeout).Should(Equal("True/Ready"))
 		Eventually(func() []string { return alerts.told(notify.KindWaveDone) }).WithTimeout(timeout).Should(ContainElements(
 			"wave 1 of 2 done: its clusters are Ready at the template; the rollout goes on to wave 2",
 			"wave 2 of 2 done: 3 of 3 clusters Ready"), "an Alert of the namespace is told of each wave done")
 	})
 
 	It("stops at a canary whose health check fails, which rolls back, and goes on with a good template", func() {
-		update(set, func(s *v1alpha1.ComponentSet) { s.Spec.Template.Spec.Values = values("broken") })
-		Eventually(readyReason).WithArguments(set).WithTimeout(timeout).Should(Equal("False/Failed"))
-		got := get(set)
+		hub.Update(set, func(s *v1alpha1.ComponentSet) { s.Spec.Template.Spec.Values = fleettest.Values("broken") })
+		Eventually(hub.ReadyReason).WithArguments(set).WithTimeout(timeout).Should(Equal("False/Failed"))
+		got := hub.Get(set)
 		Expect(meta(got, component.ConditionStalled)).To(HaveField("Status", metav1.ConditionTrue))
 		Expect(got.Status.Rollout).To(HaveField("Failed", int32(1)))
 		Expect(got.Status.Clusters[0]).To(HavePrefix("c1 (wave 1): Failed"))
 		Eventually(greeting).WithArguments(0).WithTimeout(timeout).Should(Equal("v2"), "the canary is rolled back")
-		Eventually(eventReasons).WithArguments(set).WithTimeout(timeout).Should(ContainElements("TemplateWritten", "RolloutStopped"))
+		Eventually(hub.EventReasons).WithArguments(set).WithTimeout(timeout).Should(ContainElements("TemplateWritten", "RolloutStopped"))
 		Eventually(func() []string { return alerts.told(notify.KindWaveHeld) }).WithTimeout(timeout).Should(ContainElement(
 			HavePrefix("the rollout stopped at wave 1 of 2: cluster c1 failed")), "an Alert of the namespace is told")
 		Consistently(func() []string { return []string{greeting(1), greeting(2)} }).WithTimeout(3*time.Second).
 			Should(Equal([]string{"v2", "v2"}), "the main wave keeps the old render")
 
-		update(set, func(s *v1alpha1.ComponentSet) { s.Spec.Template.Spec.Values = values("v3") })
+		hub.Update(set, func(s *v1alpha1.ComponentSet) { s.Spec.Template.Spec.Values = fleettest.Values("v3") })
 		for i := range clusters {
 			Eventually(greeting).WithArguments(i).WithTimeout(timeout).Should(Equal("v3"))
 		}
-		Eventually(readyReason).WithArguments(set).WithTimeout(timeout).Should(Equal("True/Ready"))
+		Eventually(hub.ReadyReason).WithArguments(set).WithTimeout(timeout).Should(Equal("True/Ready"))
 	})
 
 	It("finishes the others while a cluster's API server is down, reports it unreachable, and catches it up", func() {
 		downCtx, cancel := context.WithTimeout(ctx, 4*time.Minute)
 		defer cancel()
 		Expect(clusters[2].RestartAPIServer(downCtx, func() {
-			update(set, func(s *v1alpha1.ComponentSet) { s.Spec.Template.Spec.Values = values("v4") })
+			hub.Update(set, func(s *v1alpha1.ComponentSet) { s.Spec.Template.Spec.Values = fleettest.Values("v4") })
 			Eventually(greeting).WithArguments(0).WithTimeout(timeout).Should(Equal("v4"))
 			Eventually(greeting).WithArguments(1).WithTimeout(timeout).Should(Equal("v4"))
-			Eventually(func() v1alpha1.RolloutStatus { return get(set).Status.Rollout }).WithTimeout(timeout).Should(And(
+			Eventually(func() v1alpha1.RolloutStatus { return hub.Get(set).Status.Rollout }).WithTimeout(timeout).Should(And(
 				HaveField("Unreachable", int32(1)), HaveField("Ready", int32(2))))
-			Expect(get(set).Status.Clusters[0]).To(HavePrefix("c3 (wave 2): Unreachable"))
+			Expect(hub.Get(set).Status.Clusters[0]).To(HavePrefix("c3 (wave 2): Unreachable"))
 			Eventually(func() []string { return alerts.told(notify.KindClusterUnreachable) }).WithTimeout(timeout).Should(ContainElement(
 				HavePrefix("1 cluster of 3 does not answer: c3;")), "an Alert of the namespace is told")
 			Eventually(componentReady).WithArguments("web-c3").WithTimeout(timeout).
@@ -198,25 +196,25 @@ var _ = Describe("a ComponentSet over three clusters in two waves", Ordered, fun
 			Expect(sections["c1"]).To(ContainSubstring("Summary: 0 to create, 0 to update, 0 to delete, 2 unchanged\n"), "the others are previewed")
 		})).To(Succeed())
 		Eventually(greeting).WithArguments(2).WithTimeout(timeout).Should(Equal("v4"))
-		Eventually(readyReason).WithArguments(set).WithTimeout(timeout).Should(Equal("True/Ready"))
+		Eventually(hub.ReadyReason).WithArguments(set).WithTimeout(timeout).Should(Equal("True/Ready"))
 	})
 
 	It("writes nothing while paused, and goes on when resumed", func() {
-		update(set, func(s *v1alpha1.ComponentSet) {
+		hub.Update(set, func(s *v1alpha1.ComponentSet) {
 			s.Spec.Paused = true
-			s.Spec.Template.Spec.Values = values("v5")
+			s.Spec.Template.Spec.Values = fleettest.Values("v5")
 		})
-		Eventually(readyReason).WithArguments(set).WithTimeout(timeout).Should(Equal("False/Paused"))
-		Expect(get(set).Status.Clusters).To(ConsistOf(HavePrefix("c1 (wave 1): Paused: would write the new template"),
+		Eventually(hub.ReadyReason).WithArguments(set).WithTimeout(timeout).Should(Equal("False/Paused"))
+		Expect(hub.Get(set).Status.Clusters).To(ConsistOf(HavePrefix("c1 (wave 1): Paused: would write the new template"),
 			HavePrefix("c2 (wave 2): Paused: would write the new template"), HavePrefix("c3 (wave 2): Paused: would write the new template")),
 			"a paused set's lines say it is paused and what it would do, not that a template is being written")
 		Consistently(func() []string { return []string{greeting(0), greeting(1), greeting(2)} }).WithTimeout(3 * time.Second).
 			Should(Equal([]string{"v4", "v4", "v4"}))
-		update(set, func(s *v1alpha1.ComponentSet) { s.Spec.Paused = false })
+		hub.Update(set, func(s *v1alpha1.ComponentSet) { s.Spec.Paused = false })
 		for i := range clusters {
 			Eventually(greeting).WithArguments(i).WithTimeout(timeout).Should(Equal("v5"))
 		}
-		Eventually(readyReason).WithArguments(set).WithTimeout(timeout).Should(Equal("True/Ready"))
+		Eventually(hub.ReadyReason).WithArguments(set).WithTimeout(timeout).Should(Equal("True/Ready"))
 	})
 
 	It("removes nothing while it cannot list the cluster Secrets, and removes a cluster that left once it can", func() {
@@ -238,13 +236,13 @@ var _ = Describe("a ComponentSet over three clusters in two waves", Ordered, fun
 			return apierrors.IsForbidden(asOperator.List(ctx, &corev1.SecretList{}, client.InNamespace(ns)))
 		}).WithTimeout(timeout).Should(BeTrue())
 
-		update(set, func(s *v1alpha1.ComponentSet) {
+		hub.Update(set, func(s *v1alpha1.ComponentSet) {
 			s.Spec.Placement.ClusterSelector.MatchExpressions = []metav1.LabelSelectorRequirement{
 				{Key: "name", Operator: metav1.LabelSelectorOpNotIn, Values: []string{"c3"}}}
 		})
-		Eventually(readyReason).WithArguments(set).WithTimeout(timeout).Should(Equal("False/ClusterListFailed"))
-		Expect(meta(get(set), component.ConditionReady).Message).To(ContainSubstring("forbidden"))
-		Eventually(eventReasons).WithArguments(set).WithTimeout(timeout).Should(ContainElement("ClusterListFailed"))
+		Eventually(hub.ReadyReason).WithArguments(set).WithTimeout(timeout).Should(Equal("False/ClusterListFailed"))
+		Expect(meta(hub.Get(set), component.ConditionReady).Message).To(ContainSubstring("forbidden"))
+		Eventually(hub.EventReasons).WithArguments(set).WithTimeout(timeout).Should(ContainElement("ClusterListFailed"))
 		Consistently(func() string { return componentState("web-c3") + "/" + greeting(2) }).WithTimeout(3*time.Second).
 			Should(Equal("present/v5"), "a list that failed removes nothing")
 
@@ -253,18 +251,18 @@ var _ = Describe("a ComponentSet over three clusters in two waves", Ordered, fun
 		Eventually(componentState).WithArguments("web-c3").WithTimeout(timeout).Should(Equal("gone"))
 		Eventually(greeting).WithArguments(2).WithTimeout(timeout).Should(Equal("gone"))
 
-		update(set, func(s *v1alpha1.ComponentSet) { s.Spec.Placement.ClusterSelector.MatchExpressions = nil })
+		hub.Update(set, func(s *v1alpha1.ComponentSet) { s.Spec.Placement.ClusterSelector.MatchExpressions = nil })
 		Eventually(greeting).WithArguments(2).WithTimeout(timeout).Should(Equal("v5"))
-		Eventually(readyReason).WithArguments(set).WithTimeout(timeout).Should(Equal("True/Ready"))
+		Eventually(hub.ReadyReason).WithArguments(set).WithTimeout(timeout).Should(Equal("True/Ready"))
 	})
 
 	It("removes the objects of a cluster relabelled out of the selection", func() {
-		relabel(1, "gone")
+		hub.Relabel(ns, clusterName(1), "gone")
 		Eventually(componentState).WithArguments("web-c2").WithTimeout(timeout).Should(Equal("gone"))
 		Eventually(greeting).WithArguments(1).WithTimeout(timeout).Should(Equal("gone"))
-		Eventually(func() int32 { return get(set).Status.Rollout.Clusters }).WithTimeout(timeout).Should(Equal(int32(2)))
+		Eventually(func() int32 { return hub.Get(set).Status.Rollout.Clusters }).WithTimeout(timeout).Should(Equal(int32(2)))
 
-		widened := get(set)
+		widened := hub.Get(set)
 		widened.Spec.Placement.ClusterSelector = metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
 			{Key: "fleet", Operator: metav1.LabelSelectorOpIn, Values: []string{"demo", "gone"}}}}
 		r := diffSet("-f", writeSet(widened))
@@ -274,13 +272,13 @@ var _ = Describe("a ComponentSet over three clusters in two waves", Ordered, fun
 		Expect(sections["c2"]).To(ContainSubstring("+ create ConfigMap fleet/web-config\n"))
 		Expect(r.stdout).To(HaveSuffix("Clusters: 1 to change, 2 unchanged, 0 to leave, 0 not previewed\n"))
 
-		relabel(1, "demo")
+		hub.Relabel(ns, clusterName(1), "demo")
 		Eventually(greeting).WithArguments(1).WithTimeout(timeout).Should(Equal("v5"))
-		Eventually(readyReason).WithArguments(set).WithTimeout(timeout).Should(Equal("True/Ready"))
+		Eventually(hub.ReadyReason).WithArguments(set).WithTimeout(timeout).Should(Equal("True/Ready"))
 	})
 
 	It("leaves the Component and objects of a cluster that leaves under removalPolicy Orphan", func() {
-		update(set, func(s *v1alpha1.ComponentSet) { s.Spec.RemovalPolicy = v1alpha1.RemovalOrphan })
+		hub.Update(set, func(s *v1alpha1.ComponentSet) { s.Spec.RemovalPolicy = v1alpha1.RemovalOrphan })
 		// The cluster leaves once the operator has read the new policy: a
 		// departure seen before it is, rightly, a Delete.
 		Eventually(func() int64 {
@@ -288,7 +286,7 @@ var _ = Describe("a ComponentSet over three clusters in two waves", Ordered, fun
 			Expect(hub.Client.Get(ctx, client.ObjectKeyFromObject(set), got)).To(Succeed())
 			return got.Status.ObservedGeneration - got.Generation
 		}).WithTimeout(timeout).Should(BeZero(), "the operator read the Orphan policy")
-		relabel(1, "gone")
+		hub.Relabel(ns, clusterName(1), "gone")
 		released := func() bool {
 			var c v1alpha1.Component
 			Expect(hub.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "web-c2"}, &c)).To(Succeed())
@@ -299,13 +297,13 @@ var _ = Describe("a ComponentSet over three clusters in two waves", Ordered, fun
 
 		// Released, it is the user's: deleting it deletes its objects, and
 		// the cluster back in the selection gets a Component of the set.
-		update(set, func(s *v1alpha1.ComponentSet) { s.Spec.RemovalPolicy = "" })
+		hub.Update(set, func(s *v1alpha1.ComponentSet) { s.Spec.RemovalPolicy = "" })
 		Expect(hub.Client.Delete(ctx, &v1alpha1.Component{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web-c2"}})).To(Succeed())
 		Eventually(greeting).WithArguments(1).WithTimeout(timeout).Should(Equal("gone"))
 		Eventually(componentState).WithArguments("web-c2").WithTimeout(timeout).Should(Equal("gone"))
-		relabel(1, "demo")
+		hub.Relabel(ns, clusterName(1), "demo")
 		Eventually(greeting).WithArguments(1).WithTimeout(timeout).Should(Equal("v5"))
-		Eventually(readyReason).WithArguments(set).WithTimeout(timeout).Should(Equal("True/Ready"))
+		Eventually(hub.ReadyReason).WithArguments(set).WithTimeout(timeout).Should(Equal("True/Ready"))
 	})
 
 	It("deletes the clusters' objects in reverse waves when the set is deleted, and leaves behind a cluster that does not answer", func() {
@@ -318,7 +316,7 @@ var _ = Describe("a ComponentSet over three clusters in two waves", Ordered, fun
 		Expect(hub.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "web-c3"}, c3)).To(Succeed())
 		controllerutil.AddFinalizer(c3, testFinalizer)
 		Expect(hub.Client.Update(ctx, c3)).To(Succeed())
-		update(set, func(s *v1alpha1.ComponentSet) {
+		hub.Update(set, func(s *v1alpha1.ComponentSet) {
 			s.Spec.UnreachableTimeout = &metav1.Duration{Duration: 5 * time.Second}
 		})
 
@@ -332,7 +330,7 @@ var _ = Describe("a ComponentSet over three clusters in two waves", Ordered, fun
 			}).WithTimeout(timeout).ShouldNot(BeEmpty(), "c2 does not answer past the timeout: the deletion goes on without it")
 			Consistently(func() string { return componentState("web-c1") + "/" + greeting(0) }).WithTimeout(3*time.Second).
 				Should(Equal("present/v5"), "the canary's wave waits for the main wave's c3")
-			Expect(meta(get(set), component.ConditionReady).Message).To(ContainSubstring("deleting cluster wave 2"))
+			Expect(meta(hub.Get(set), component.ConditionReady).Message).To(ContainSubstring("deleting cluster wave 2"))
 
 			Expect(hub.Client.Get(ctx, client.ObjectKeyFromObject(c3), c3)).To(Succeed())
 			controllerutil.RemoveFinalizer(c3, testFinalizer)
@@ -341,26 +339,13 @@ var _ = Describe("a ComponentSet over three clusters in two waves", Ordered, fun
 			Eventually(func() bool {
 				return apierrors.IsNotFound(hub.Client.Get(ctx, client.ObjectKeyFromObject(set), &v1alpha1.ComponentSet{}))
 			}).WithTimeout(timeout).Should(BeTrue())
-			Expect(eventNotes(set, "LeftBehind")).To(ContainElement(ContainSubstring("web-c2")), "the set says what it left behind")
+			Expect(hub.EventNotes(set, "LeftBehind")).To(ContainElement(ContainSubstring("web-c2")), "the set says what it left behind")
 			Expect(componentState("web-c2")).To(Equal("deleting"), "left behind, not forgotten")
 		})).To(Succeed())
 		Eventually(greeting).WithArguments(1).WithTimeout(timeout).Should(Equal("gone"), "the cluster's objects go once it answers")
 		Eventually(componentState).WithArguments("web-c2").WithTimeout(timeout).Should(Equal("gone"))
 	})
 })
-
-// eventNotes are the notes of the Events of reason about the set.
-func eventNotes(set *v1alpha1.ComponentSet, reason string) []string {
-	var list eventsv1.EventList
-	Expect(hub.Client.List(ctx, &list, client.InNamespace(set.Namespace))).To(Succeed())
-	var notes []string
-	for _, e := range list.Items {
-		if e.Regarding.Kind == "ComponentSet" && e.Regarding.Name == set.Name && e.Reason == reason {
-			notes = append(notes, e.Note)
-		}
-	}
-	return notes
-}
 
 // componentAnnotation is the annotation key of the Component name, "" when
 // it has none or is gone.
@@ -374,59 +359,8 @@ func componentAnnotation(name, key string) string {
 
 func clusterName(i int) string { return fmt.Sprintf("c%d", i+1) }
 
-// eventReasons are the reasons of the Events about the set.
-func eventReasons(set *v1alpha1.ComponentSet) []string {
-	var list eventsv1.EventList
-	Expect(hub.Client.List(ctx, &list, client.InNamespace(set.Namespace))).To(Succeed())
-	var reasons []string
-	for _, e := range list.Items {
-		if e.Regarding.Kind == "ComponentSet" && e.Regarding.Name == set.Name {
-			reasons = append(reasons, e.Reason)
-		}
-	}
-	return reasons
-}
-
-func values(greeting string) *apiextensionsv1.JSON {
-	return valuesWith(greeting, nil)
-}
-
-// valuesWith are the values of greeting with more.
-func valuesWith(greeting string, more map[string]any) *apiextensionsv1.JSON {
-	values := map[string]any{"greeting": greeting}
-	for k, v := range more {
-		values[k] = v
-	}
-	raw, err := json.Marshal(values)
-	Expect(err).NotTo(HaveOccurred())
-	return &apiextensionsv1.JSON{Raw: raw}
-}
-
-// configData is the data of the set's ConfigMap on cluster i (nil if none).
-func configData(i int) map[string]string {
-	var cm corev1.ConfigMap
-	if err := clusters[i].Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "web-config"}, &cm); err != nil {
-		return nil
-	}
-	return cm.Data
-}
-
 // greeting is the greeting of the ConfigMap on cluster i, or "gone".
-func greeting(i int) string { return greetingIn(i, ns, "web-config") }
-
-// greetingIn is the greeting of the ConfigMap namespace/name on cluster i,
-// or "gone".
-func greetingIn(i int, namespace, name string) string {
-	var cm corev1.ConfigMap
-	err := clusters[i].Client.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, &cm)
-	if apierrors.IsNotFound(err) {
-		return "gone"
-	}
-	if err != nil {
-		return "error: " + err.Error()
-	}
-	return cm.Data["greeting"]
-}
+func greeting(i int) string { return fleettest.Greeting(clusters[i], ns, "web-config") }
 
 // hold sets or removes the hold annotation on the ConfigMap of cluster i.
 func hold(i int, on bool) {
@@ -448,50 +382,7 @@ func hold(i int, on bool) {
 	}).WithTimeout(timeout).Should(Succeed())
 }
 
-// relabel sets the fleet label of cluster i's Secret.
-func relabel(i int, fleet string) {
-	GinkgoHelper()
-	Eventually(func() error {
-		var s corev1.Secret
-		if err := hub.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: clusterName(i)}, &s); err != nil {
-			return err
-		}
-		s.Labels["fleet"] = fleet
-		return hub.Client.Update(ctx, &s)
-	}).WithTimeout(timeout).Should(Succeed())
-}
-
-func get(set *v1alpha1.ComponentSet) *v1alpha1.ComponentSet {
-	GinkgoHelper()
-	got := &v1alpha1.ComponentSet{}
-	Expect(hub.Client.Get(ctx, client.ObjectKeyFromObject(set), got)).To(Succeed())
-	return got
-}
-
-// update changes the set, trying again on conflicts.
-func update(set *v1alpha1.ComponentSet, change func(*v1alpha1.ComponentSet)) {
-	GinkgoHelper()
-	Eventually(func() error {
-		got := &v1alpha1.ComponentSet{}
-		if err := hub.Client.Get(ctx, client.ObjectKeyFromObject(set), got); err != nil {
-			return err
-		}
-		change(got)
-		return hub.Client.Update(ctx, got)
-	}).WithTimeout(timeout).Should(Succeed())
-}
-
-// readyReason is "<status>/<reason>" of the set's Ready condition at its
-// current generation ("stale" before the set observed it).
-func readyReason(set *v1alpha1.ComponentSet) string {
-	got := get(set)
-	ready := meta(got, component.ConditionReady)
-	if ready == nil || ready.ObservedGeneration != got.Generation {
-		return "stale"
-	}
-	return string(ready.Status) + "/" + ready.Reason
-}
-
+// meta is the set's condition of type kind (nil if it has none).
 func meta(set *v1alpha1.ComponentSet, kind string) *metav1.Condition {
 	for i := range set.Status.Conditions {
 		if set.Status.Conditions[i].Type == kind {

@@ -9,6 +9,7 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
@@ -27,8 +28,8 @@ var _ = Describe("a ComponentSet with inputs", Ordered, func() {
 	It("makes one member per list entry on the operator's cluster, and removes only the member of an entry that goes", func() {
 		set := inputSet("tenants", "tenant-${input.id}", nil, `{"id":"a"}`, `{"id":"b","size":"large"}`, `{"id":"c"}`)
 		Expect(hub.Client.Create(ctx, set)).To(Succeed())
-		Eventually(readyReason).WithArguments(set).WithTimeout(timeout).Should(Equal("True/Ready"))
-		got := get(set)
+		Eventually(hub.ReadyReason).WithArguments(set).WithTimeout(timeout).Should(Equal("True/Ready"))
+		got := hub.Get(set)
 		Expect(meta(got, component.ConditionReady).Message).To(HavePrefix("3 of 3 members Ready"))
 		Expect(got.Status.Inputs).To(Equal(&v1alpha1.InputsStatus{Count: 3}))
 		Expect(got.Status.Clusters).To(ConsistOf(HavePrefix("tenant-a (wave 1): Ready"), HavePrefix("tenant-b (wave 1): Ready"), HavePrefix("tenant-c (wave 1): Ready")))
@@ -43,16 +44,16 @@ var _ = Describe("a ComponentSet with inputs", Ordered, func() {
 			kept[name] = c.UID
 		}
 
-		update(set, func(s *v1alpha1.ComponentSet) { s.Spec.Inputs.List = entries(`{"id":"a"}`, `{"id":"c"}`) })
+		hub.Update(set, func(s *v1alpha1.ComponentSet) { s.Spec.Inputs.List = entries(`{"id":"a"}`, `{"id":"c"}`) })
 		Eventually(hubConfigMap).WithArguments("tenant-b").WithTimeout(timeout).Should(BeNil())
-		Eventually(readyReason).WithArguments(set).WithTimeout(timeout).Should(Equal("True/Ready"))
+		Eventually(hub.ReadyReason).WithArguments(set).WithTimeout(timeout).Should(Equal("True/Ready"))
 		for name, uid := range kept {
 			var c v1alpha1.Component
 			Expect(hub.Client.Get(ctx, client.ObjectKey{Namespace: inputsNS, Name: name}, &c)).To(Succeed())
 			Expect(c.UID).To(Equal(uid), "%s was not touched", name)
 			Expect(hubConfigMap(name)).To(HaveKeyWithValue("tenant", name[len("tenant-"):]))
 		}
-		Expect(get(set).Status.Inputs.Count).To(BeEquivalentTo(2))
+		Expect(hub.Get(set).Status.Inputs.Count).To(BeEquivalentTo(2))
 
 		tree := runCLI("tree", "--set", inputsNS+"/tenants")
 		Expect(tree.code).To(Equal(0))
@@ -60,7 +61,7 @@ var _ = Describe("a ComponentSet with inputs", Ordered, func() {
 			MatchRegexp(`1\s+a\s+-\s+tenant-a\s+True`), MatchRegexp(`1\s+c\s+-\s+tenant-c\s+True`)))
 		Expect(tree.stdout).NotTo(ContainSubstring("pulled"))
 
-		changed := get(set)
+		changed := hub.Get(set)
 		changed.Spec.Inputs.List = entries(`{"id":"a"}`, `{"id":"d"}`)
 		diff := diffSet("-f", writeSet(changed))
 		Expect(diff.code).To(Equal(1), "something would change")
@@ -81,8 +82,8 @@ var _ = Describe("a ComponentSet with inputs", Ordered, func() {
 		set.Spec.Rollout = v1alpha1.Rollout{WaveLabel: "wave", WaveOrder: []string{"canary", "main"}}
 		set.Spec.Template.Spec.Namespace = "tenant-${input.id}" // each member's own, on each cluster
 		Expect(hub.Client.Create(ctx, set)).To(Succeed())
-		Eventually(readyReason).WithArguments(set).WithTimeout(timeout).Should(Equal("True/Ready"))
-		got := get(set)
+		Eventually(hub.ReadyReason).WithArguments(set).WithTimeout(timeout).Should(Equal("True/Ready"))
+		got := hub.Get(set)
 		Expect(got.Status.Rollout).To(Equal(v1alpha1.RolloutStatus{Wave: 2, Waves: 2, Clusters: 6, Ready: 6}))
 		Expect(got.Status.Clusters).To(ContainElements(HavePrefix("matrix-c1-x (wave 1): Ready"), HavePrefix("matrix-c2-z (wave 2): Ready")))
 		for i := range 2 {
@@ -98,17 +99,17 @@ var _ = Describe("a ComponentSet with inputs", Ordered, func() {
 	It("refuses a name template that gives an invalid name before it writes anything", func() {
 		set := inputSet("invalid", "Team_${input.id}", nil, `{"id":"a"}`)
 		Expect(hub.Client.Create(ctx, set)).To(Succeed())
-		Eventually(readyReason).WithArguments(set).WithTimeout(timeout).Should(Equal("False/Invalid"))
-		Expect(meta(get(set), component.ConditionReady).Message).To(ContainSubstring(`gives "Team_a" for input a, not a valid name`))
-		Expect(ownedBy(get(set))).To(BeEmpty())
+		Eventually(hub.ReadyReason).WithArguments(set).WithTimeout(timeout).Should(Equal("False/Invalid"))
+		Expect(meta(hub.Get(set), component.ConditionReady).Message).To(ContainSubstring(`gives "Team_a" for input a, not a valid name`))
+		Expect(ownedBy(hub.Get(set))).To(BeEmpty())
 
-		update(set, func(s *v1alpha1.ComponentSet) {
-			s.Spec.Inputs.MaxMembers, s.Spec.Inputs.Name = ptrTo(int32(1)), ""
+		hub.Update(set, func(s *v1alpha1.ComponentSet) {
+			s.Spec.Inputs.MaxMembers, s.Spec.Inputs.Name = ptr.To(int32(1)), ""
 			s.Spec.Inputs.List = entries(`{"id":"a"}`, `{"id":"b"}`)
 		})
-		Eventually(func() string { return meta(get(set), component.ConditionReady).Message }).WithTimeout(timeout).Should(
+		Eventually(func() string { return meta(hub.Get(set), component.ConditionReady).Message }).WithTimeout(timeout).Should(
 			ContainSubstring("2 inputs make 2 members, more than spec.inputs.maxMembers (1)"))
-		Expect(ownedBy(get(set))).To(BeEmpty())
+		Expect(ownedBy(hub.Get(set))).To(BeEmpty())
 	})
 })
 

@@ -9,25 +9,16 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	batchv1 "k8s.io/api/batch/v1"
-	corev1 "k8s.io/api/core/v1"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
-	"github.com/wavekit-dev/wavekit/internal/operator"
 	"github.com/wavekit-dev/wavekit/internal/testing/componenttest"
 	"github.com/wavekit-dev/wavekit/internal/testing/testcluster"
 	"github.com/wavekit-dev/wavekit/pkg/component"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
-
-// onceOperator is the name of the operator of the ttlhooks and unpurged
-// specs, which stop it and start it again; the suite's operator leaves their
-// Components alone, since it does not serve their source.
-const onceOperator = "once.wavekit.dev"
 
 // The ttlhooks chart's hook Jobs have ttlSecondsAfterFinished: 0, so the
 // cluster's TTL-after-finished controller deletes each one as soon as the
@@ -37,18 +28,8 @@ const onceOperator = "once.wavekit.dev"
 // created, by its UID.
 var _ = Describe("hook Jobs that the cluster deletes as soon as they finish", Ordered, func() {
 	const ns = "ttl-hooks"
-	var (
-		ctx  = context.Background()
-		jobs *jobObserver
-		op   *restartableOperator
-	)
-
-	BeforeAll(func() {
-		newNamespace(ctx, ns)
-		jobs = observeJobs(ns)
-		op = startOnceOperator()
-		DeferCleanup(func() { op.stop() })
-	})
+	ctx := context.Background()
+	once := useOnceOperator(ns)
 
 	It("runs each hook once per install, upgrade and delete, over 4 installs, 16 upgrades and 4 deletes", func() {
 		const installs, upgrades = 4, 4
@@ -67,11 +48,11 @@ var _ = Describe("hook Jobs that the cluster deletes as soon as they finish", Or
 		for i := range installs {
 			for hook, n := range map[string]int{"pre": 1 + upgrades, "post": 1 + upgrades, "delete": 1} {
 				name := fmt.Sprintf("r%d-%s", i, hook)
-				runs[name], want[name] = jobs.Runs(name), n
+				runs[name], want[name] = once.jobs.Runs(name), n
 			}
 		}
 		GinkgoWriter.Printf("runs per hook Job: %v\n", runs)
-		Expect(runs).To(Equal(want), "Jobs in the order they ran: %v", jobs.Order())
+		Expect(runs).To(Equal(want), "Jobs in the order they ran: %v", once.jobs.Order())
 		eventually(func() []string { return leftovers(ctx, ns, "none") }).Should(BeEmpty())
 	})
 
@@ -86,9 +67,9 @@ var _ = Describe("hook Jobs that the cluster deletes as soon as they finish", Or
 		eventually(func() string { return readyAt(ctx, c) }).Should(And(
 			HavePrefix("False/"),
 			ContainSubstring("batch/Job "+ns+"/cut-pre failed: deleted before it finished"),
-		), jobs.describe)
+		), once.jobs.describe)
 		requestReconcile(ctx, c, "after-delete")
-		Expect(jobs.Runs("cut-pre")).To(Equal(1), "the hook ran once: %v", jobs.Order())
+		Expect(once.jobs.Runs("cut-pre")).To(Equal(1), "the hook ran once: %v", once.jobs.Order())
 		Expect(exists(ctx, &batchv1.Job{}, ns, "cut-pre")).To(BeFalse())
 		Expect(readyAt(ctx, c)).To(ContainSubstring("deleted before it finished; not run again for this render"))
 
@@ -99,15 +80,15 @@ var _ = Describe("hook Jobs that the cluster deletes as soon as they finish", Or
 	It("waits for a hook that runs while the operator restarts, and runs it once", func() {
 		c := installHeld(ctx, ns, "resume")
 
-		op.stop()
-		op = startOnceOperator()
+		once.op.stop()
+		once.op.start()
 		requestReconcile(ctx, c, "after-restart")
-		Expect(jobs.Runs("resume-pre")).To(Equal(1), "the restarted operator waits for the running Job")
+		Expect(once.jobs.Runs("resume-pre")).To(Equal(1), "the restarted operator waits for the running Job")
 
 		releasePods(ctx, ns, "resume-pre")
-		eventually(func() string { return readyAt(ctx, c) }).Should(HavePrefix("True/Ready at 1:"), jobs.describe)
-		Expect(jobs.Runs("resume-pre")).To(Equal(1), "Jobs in the order they ran: %v", jobs.Order())
-		Expect(jobs.Runs("resume-post")).To(Equal(1))
+		eventually(func() string { return readyAt(ctx, c) }).Should(HavePrefix("True/Ready at 1:"), once.jobs.describe)
+		Expect(once.jobs.Runs("resume-pre")).To(Equal(1), "Jobs in the order they ran: %v", once.jobs.Order())
+		Expect(once.jobs.Runs("resume-post")).To(Equal(1))
 
 		Expect(env.Client.Delete(ctx, c)).To(Succeed())
 		eventually(func() string { return readyAt(ctx, c) }).Should(Equal("gone"))
@@ -116,14 +97,14 @@ var _ = Describe("hook Jobs that the cluster deletes as soon as they finish", Or
 	It("counts a hook whose Job finished and was deleted while the operator was down as succeeded, and says it did not see how it ended", func() {
 		c := installHeld(ctx, ns, "unseen")
 
-		op.stop()
+		once.op.stop()
 		releasePods(ctx, ns, "unseen-pre")
 		eventually(func() bool { return exists(ctx, &batchv1.Job{}, ns, "unseen-pre") }).Should(BeFalse(),
 			"the TTL-after-finished controller deletes the finished Job")
-		op = startOnceOperator()
+		once.op.start()
 
-		eventually(func() string { return readyAt(ctx, c) }).Should(HavePrefix("True/Ready at 1:"), jobs.describe)
-		Expect(jobs.Runs("unseen-pre")).To(Equal(1), "Jobs in the order they ran: %v", jobs.Order())
+		eventually(func() string { return readyAt(ctx, c) }).Should(HavePrefix("True/Ready at 1:"), once.jobs.describe)
+		Expect(once.jobs.Runs("unseen-pre")).To(Equal(1), "Jobs in the order they ran: %v", once.jobs.Order())
 		item := itemOf(ctx, c, "unseen-pre")
 		Expect(item.Phase).To(Equal(manifests.PhaseCompleted))
 		Expect(item.Status).To(ContainSubstring("gone before its outcome was seen"))
@@ -191,80 +172,9 @@ var _ = Describe("hook Jobs that the cluster deletes as soon as they finish, wit
 	})
 })
 
-// describe names the Jobs in the order their runs appeared, for a failure
-// message.
-func (o *jobObserver) describe() string {
-	return fmt.Sprintf("Jobs in the order they ran: %v", o.Order())
-}
-
-// restartableOperator is the reference operator of the ttlhooks specs,
-// running in this process until stop: stopping it and starting another is
-// a restart, which keeps nothing but what the cluster holds.
-type restartableOperator struct {
-	cancel context.CancelFunc
-	done   chan struct{}
-}
-
-func startOnceOperator() *restartableOperator {
-	GinkgoHelper()
-	mgr, err := ctrl.NewManager(env.Config, componenttest.ManagerOptions(scheme))
-	Expect(err).NotTo(HaveOccurred())
-	_, err = operator.Setup(mgr, operator.Options{Name: onceOperator, Sources: map[string]string{
-		"ttlhooks": chartDir("ttlhooks"), "unpurged": chartDir("unpurged")}})
-	Expect(err).NotTo(HaveOccurred())
-	ctx, cancel := context.WithCancel(context.Background())
-	op := &restartableOperator{cancel: cancel, done: make(chan struct{})}
-	go func() {
-		defer GinkgoRecover()
-		defer close(op.done)
-		Expect(mgr.Start(ctx)).To(Succeed())
-	}()
-	return op
-}
-
-// stop stops the operator and waits until it has stopped.
-func (op *restartableOperator) stop() {
-	op.cancel()
-	<-op.done
-}
-
 // ttlComponent is a Component of the ttlhooks chart with values.
 func ttlComponent(namespace, name, values string) *v1alpha1.Component {
-	return &v1alpha1.Component{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name},
-		Spec: v1alpha1.ComponentSpec{Source: "ttlhooks", Values: &apiextensionsv1.JSON{Raw: []byte(values)}}}
-}
-
-// replaceValues replaces the Component's values with a patch, which the
-// operator's status writes (a hook Job's deletion is reported) do not
-// make conflict.
-func replaceValues(ctx context.Context, c *v1alpha1.Component, values string) {
-	GinkgoHelper()
-	patch := []byte(`[{"op":"replace","path":"/spec/values","value":` + values + `}]`)
-	Expect(env.Client.Patch(ctx, c, client.RawPatch(types.JSONPatchType, patch))).To(Succeed())
-}
-
-// jobActive returns the Job's count of running pods, as the Job controller
-// reports it (0 when there is no such Job).
-func jobActive(ctx context.Context, namespace, name string) int32 {
-	GinkgoHelper()
-	var job batchv1.Job
-	if !exists(ctx, &job, namespace, name) {
-		return 0
-	}
-	return job.Status.Active
-}
-
-// releasePods lets kwok finish the pods of the Job: it removes their
-// wavekit.dev/test-not-ready annotation (metadata, not status).
-func releasePods(ctx context.Context, namespace, job string) {
-	GinkgoHelper()
-	var pods corev1.PodList
-	Expect(env.Client.List(ctx, &pods, client.InNamespace(namespace), client.MatchingLabels{"job-name": job})).To(Succeed())
-	Expect(pods.Items).NotTo(BeEmpty())
-	for i := range pods.Items {
-		patch := []byte(`{"metadata":{"annotations":{"wavekit.dev/test-not-ready":null}}}`)
-		Expect(env.Client.Patch(ctx, &pods.Items[i], client.RawPatch(types.MergePatchType, patch))).To(Succeed())
-	}
+	return onceComponent("ttlhooks", namespace, name, values)
 }
 
 // requestReconcile asks the Component's operator for a pass and waits until

@@ -8,13 +8,10 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	batchv1 "k8s.io/api/batch/v1"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
-
-	"github.com/wavekit-dev/wavekit/api/v1alpha1"
 )
 
 // Issue 76: an upgrade made while a hook-succeeded hook Job of the previous
@@ -24,30 +21,19 @@ import (
 // ran, and the Component said Ready. Helm never updates a hook.
 var _ = Describe("a hook Job that completed while the operator was stopped, before its hook-succeeded deletion", Ordered, func() {
 	const ns = "unpurged-hook"
-	var (
-		ctx  = context.Background()
-		jobs *jobObserver
-		op   *restartableOperator
-	)
-
-	BeforeAll(func() {
-		newNamespace(ctx, ns)
-		jobs = observeJobs(ns)
-		op = startOnceOperator()
-		DeferCleanup(func() { op.stop() })
-	})
+	ctx := context.Background()
+	once := useOnceOperator(ns)
 
 	It("is deleted and created anew by the next upgrade, never updated, and the upgrade waits for the new Job's own end", func() {
 		revisions := watchRevisions(ctx, ns)
-		c := &v1alpha1.Component{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "app"},
-			Spec: v1alpha1.ComponentSpec{Source: "unpurged", Values: &apiextensionsv1.JSON{Raw: []byte(`{"run":1}`)}}}
+		c := onceComponent("unpurged", ns, "app", `{"run":1}`)
 		Expect(env.Client.Create(ctx, c)).To(Succeed())
 		eventually(func() int32 { return jobActive(ctx, ns, "app-migrate") }).Should(Equal(int32(1)))
 		var first batchv1.Job
 		Expect(exists(ctx, &first, ns, "app-migrate")).To(BeTrue())
 
 		By("stopping the operator, and letting the hook succeed meanwhile")
-		op.stop()
+		once.op.stop()
 		releasePods(ctx, ns, "app-migrate")
 		eventually(func() int32 {
 			var job batchv1.Job
@@ -57,14 +43,14 @@ var _ = Describe("a hook Job that completed while the operator was stopped, befo
 
 		By("upgrading while the operator is stopped, and starting it again")
 		replaceValues(ctx, c, `{"run":2}`)
-		op = startOnceOperator()
-		eventually(func() int { return jobs.Runs("app-migrate") }).Should(Equal(2), "no hook Job ran for the upgrade: %v", jobs.Order())
+		once.op.start()
+		eventually(func() int { return once.jobs.Runs("app-migrate") }).Should(Equal(2), "no hook Job ran for the upgrade: %v", once.jobs.Order())
 		Consistently(func() string { return readyAt(ctx, c) }).WithTimeout(2*time.Second).WithPolling(100*time.Millisecond).
 			ShouldNot(HavePrefix("True/Ready at 2:"), "Ready while the upgrade's hook runs")
 
 		releasePods(ctx, ns, "app-migrate")
-		eventually(func() string { return readyAt(ctx, c) }).Should(HavePrefix("True/Ready at 2:"), jobs.describe)
-		Expect(jobs.Runs("app-migrate")).To(Equal(2), "Jobs in the order they ran: %v", jobs.Order())
+		eventually(func() string { return readyAt(ctx, c) }).Should(HavePrefix("True/Ready at 2:"), once.jobs.describe)
+		Expect(once.jobs.Runs("app-migrate")).To(Equal(2), "Jobs in the order they ran: %v", once.jobs.Order())
 		Expect(revisions.of(first.UID)).To(Equal([]string{"1"}), "the first release's hook Job was updated")
 		eventually(func() bool { return exists(ctx, &batchv1.Job{}, ns, "app-migrate") }).Should(BeFalse(),
 			"the upgrade's hook Job is deleted once it succeeded")
