@@ -6,7 +6,6 @@ import (
 	"net/url"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -16,7 +15,6 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/wavekit-dev/wavekit/api/v1alpha1"
 	"github.com/wavekit-dev/wavekit/internal/testing/faultproxy"
 	"github.com/wavekit-dev/wavekit/internal/testing/testcluster"
 )
@@ -96,22 +94,11 @@ var _ = Describe("a leader behind slow connections", Ordered, func() {
 // operator's connections carry megabytes a second of watch events and
 // applies, behind which a request on the same connection waits.
 func bulkChanges(ctx context.Context, ns string, n int) (stop func()) {
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		for i := 0; ; i++ {
-			select {
-			case <-done:
-				return
-			case <-time.After(100 * time.Millisecond):
-			}
-			c := &v1alpha1.Component{}
-			if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: fmt.Sprintf("load-%d", i%n)}, c); err != nil {
-				continue
-			}
-			setValues(c, map[string]any{"greeting": fmt.Sprintf("%d %s", i, strings.Repeat("x", 200<<10))})
-			_ = env.Client.Update(ctx, c)
-		}
-	})
-	return func() { close(done); wg.Wait() }
+	names := make([]string, n)
+	for i := range names {
+		names[i] = fmt.Sprintf("load-%d", i)
+	}
+	return changeInTurn(ctx, ns, 100*time.Millisecond, func(i int) string {
+		return fmt.Sprintf("%d %s", i, strings.Repeat("x", 200<<10))
+	}, names...)
 }

@@ -203,6 +203,13 @@ var _ = Describe("recovery after kube-apiserver or etcd returns", Ordered, func(
 // 200 ms, ignoring failures (the API server may be away), until the
 // returned stop is called.
 func loadChanges(ctx context.Context, ns string, names ...string) (stop func()) {
+	return changeInTurn(ctx, ns, 200*time.Millisecond, func(i int) string { return fmt.Sprintf("load %d", i) }, names...)
+}
+
+// changeInTurn sets the greeting of the named Components of ns, one after
+// the other, to greeting(i) every period, ignoring failures, until the
+// returned stop is called.
+func changeInTurn(ctx context.Context, ns string, period time.Duration, greeting func(i int) string, names ...string) (stop func()) {
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Go(func() {
@@ -210,13 +217,13 @@ func loadChanges(ctx context.Context, ns string, names ...string) (stop func()) 
 			select {
 			case <-done:
 				return
-			case <-time.After(200 * time.Millisecond):
+			case <-time.After(period):
 			}
 			c := &v1alpha1.Component{}
 			if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: names[i%len(names)]}, c); err != nil {
 				continue
 			}
-			setValues(c, map[string]any{"greeting": fmt.Sprintf("load %d", i)})
+			setValues(c, map[string]any{"greeting": greeting(i)})
 			_ = env.Client.Update(ctx, c)
 		}
 	})
