@@ -121,10 +121,3 @@ func (p *Pool) dropLocked(key Key, c *connection) {
 		delete(p.byKey, key)
 	}
 }
-
-// Len is the number of connections the pool holds.
-func (p *Pool) Len() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return len(p.byKey)
-}
