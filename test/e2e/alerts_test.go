@@ -201,10 +201,10 @@ var _ = Describe("alerts", Ordered, func() {
 			alert("rival", "theirs", "hook", v1alpha1.EventSource{Kind: "Component", Name: "ok"}))
 		// The shop's Component changes after the rival's Alerts exist, and
 		// the shop's own webhook gets it.
-		var ok v1alpha1.Component
-		Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: "shop", Name: "ok"}, &ok)).To(Succeed())
-		ok.Spec.Values = &apiextensionsv1.JSON{Raw: []byte(`{"password":"` + secretValue("ok2") + `","badKey":true}`)}
-		Expect(env.Client.Update(ctx, &ok)).To(Succeed())
+		ok := v1alpha1.Component{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "ok"}}
+		edit(ctx, env, &ok, func() {
+			ok.Spec.Values = &apiextensionsv1.JSON{Raw: []byte(`{"password":"` + secretValue("ok2") + `","badKey":true}`)}
+		})
 		Eventually(func() []string {
 			var seen []string
 			for _, body := range jsonBodies(hook) {

@@ -144,11 +144,9 @@ var _ = Describe("external dependents in a real PostgreSQL server", Ordered, fun
 	})
 
 	It("reports a dropped database in drift mode Warn and leaves it dropped", func() {
-		var c v1alpha1.Component
 		key := client.ObjectKey{Namespace: ns, Name: "shop"}
-		Expect(env.Client.Get(ctx, key, &c)).To(Succeed())
-		c.Spec.Drift.Mode = manifests.DriftWarn
-		Expect(env.Client.Update(ctx, &c)).To(Succeed())
+		c := v1alpha1.Component{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "shop"}}
+		edit(ctx, env, &c, func() { c.Spec.Drift.Mode = manifests.DriftWarn })
 		Eventually(func() string { return readyReason(ctx, env, &c) }).WithTimeout(60 * time.Second).Should(Equal("True/Ready"))
 		Eventually(func() int64 {
 			Expect(env.Client.Get(ctx, key, &c)).To(Succeed())
@@ -160,19 +158,15 @@ var _ = Describe("external dependents in a real PostgreSQL server", Ordered, fun
 			Should(ContainSubstring("PostgresDatabase"))
 		Consistently(func() string { return databaseOID("shop") }).WithTimeout(3 * time.Second).Should(BeEmpty())
 
-		Expect(env.Client.Get(ctx, key, &c)).To(Succeed())
-		c.Spec.Drift.Mode = manifests.DriftCorrect
-		Expect(env.Client.Update(ctx, &c)).To(Succeed())
+		edit(ctx, env, &c, func() { c.Spec.Drift.Mode = manifests.DriftCorrect })
 		Eventually(func() string { return databaseOID("shop") }).WithTimeout(30 * time.Second).Should(MatchRegexp(`^\d+$`))
 	})
 
 	It("upgrades the waves before an unreachable server, names the dependent, and converges when it returns", func() {
 		key := client.ObjectKey{Namespace: ns, Name: "shop"}
 		Expect(pg.Stop()).To(Succeed())
-		var c v1alpha1.Component
-		Expect(env.Client.Get(ctx, key, &c)).To(Succeed())
-		c.Spec.Values = jsonValues(shopValues("shop", pg.Port(), map[string]any{"note": "v2"}))
-		Expect(env.Client.Update(ctx, &c)).To(Succeed())
+		c := v1alpha1.Component{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "shop"}}
+		edit(ctx, env, &c, func() { c.Spec.Values = jsonValues(shopValues("shop", pg.Port(), map[string]any{"note": "v2"})) })
 		Eventually(func() string {
 			var cm corev1.ConfigMap
 			Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "shop-settings"}, &cm)).To(Succeed())
@@ -211,10 +205,8 @@ var _ = Describe("external dependents in a real PostgreSQL server", Ordered, fun
 
 	It("drops the database only once the Deployment is gone, and keeps an orphaned one", func() {
 		key := client.ObjectKey{Namespace: ns, Name: "shop"}
-		var deploy appsv1.Deployment
-		Expect(env.Client.Get(ctx, key, &deploy)).To(Succeed())
-		deploy.Finalizers = append(deploy.Finalizers, "e2e.wavekit.dev/hold")
-		Expect(env.Client.Update(ctx, &deploy)).To(Succeed())
+		deploy := appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "shop"}}
+		edit(ctx, env, &deploy, func() { deploy.Finalizers = append(deploy.Finalizers, "e2e.wavekit.dev/hold") })
 
 		Expect(env.Client.Delete(ctx, &v1alpha1.Component{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "shop"}})).To(Succeed())
 		Eventually(func() bool {
@@ -224,18 +216,16 @@ var _ = Describe("external dependents in a real PostgreSQL server", Ordered, fun
 		Consistently(func() string { return databaseOID("shop") }).WithTimeout(3*time.Second).
 			Should(MatchRegexp(`^\d+$`), "the database stays while the Deployment is there")
 
-		Expect(env.Client.Get(ctx, key, &deploy)).To(Succeed())
-		deploy.Finalizers = nil
-		Expect(env.Client.Update(ctx, &deploy)).To(Succeed())
+		edit(ctx, env, &deploy, func() { deploy.Finalizers = nil })
 		Eventually(func() string { return databaseOID("shop") }).WithTimeout(60 * time.Second).Should(BeEmpty())
 		Eventually(func() bool {
 			return apierrors.IsNotFound(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "shop-db"}, &corev1.Secret{}))
 		}).WithTimeout(30*time.Second).Should(BeTrue(), "its Secret goes with it")
 
 		crash := &v1alpha1.Component{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "crash"}}
-		Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(crash), crash)).To(Succeed())
-		crash.Spec.Values = jsonValues(shopValues("crash", pg.Port(), map[string]any{"deletePolicy": "orphan"}))
-		Expect(env.Client.Update(ctx, crash)).To(Succeed())
+		edit(ctx, env, crash, func() {
+			crash.Spec.Values = jsonValues(shopValues("crash", pg.Port(), map[string]any{"deletePolicy": "orphan"}))
+		})
 		Eventually(func() string {
 			var c v1alpha1.Component
 			Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(crash), &c)).To(Succeed())

@@ -14,6 +14,7 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
@@ -122,6 +123,22 @@ func readyReason(ctx context.Context, env *testcluster.Env, c *v1alpha1.Componen
 		return "none"
 	}
 	return string(cond.Status) + "/" + cond.Reason
+}
+
+// edit reads obj afresh, applies change and updates it, again on a conflict:
+// the operator and the controllers write the status of the objects a spec
+// edits, and each of their writes moves the resourceVersion a plain
+// read-then-update holds.
+func edit(ctx context.Context, env *testcluster.Env, obj client.Object, change func()) {
+	GinkgoHelper()
+	key := client.ObjectKeyFromObject(obj)
+	Expect(retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		if err := env.Client.Get(ctx, key, obj); err != nil {
+			return err
+		}
+		change()
+		return env.Client.Update(ctx, obj)
+	})).To(Succeed())
 }
 
 // getReadyz returns the status code and body of GET /readyz?verbose on the

@@ -229,10 +229,8 @@ var _ = Describe("a decrypted secret lives only where the user put it", Ordered,
 		Expect(env.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: "app-values"}, &valuesSecret)).To(Succeed())
 		valuesSecret.Data = map[string][]byte{"values.yaml": []byte("token: token-marker-second\n")}
 		Expect(env.Client.Update(ctx, &valuesSecret)).To(Succeed())
-		var got v1alpha1.Component
-		Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(app), &got)).To(Succeed())
-		got.Spec.Values = jsonValues(map[string]any{"greeting": "bonjour"})
-		Expect(env.Client.Update(ctx, &got)).To(Succeed())
+		got := v1alpha1.Component{ObjectMeta: metav1.ObjectMeta{Namespace: app.Namespace, Name: app.Name}}
+		edit(ctx, env, &got, func() { got.Spec.Values = jsonValues(map[string]any{"greeting": "bonjour"}) })
 		Eventually(func() string { return string(secretData(ns, "app-token")["token"]) }).WithTimeout(readinessTimeout).Should(Equal("token-marker-second"))
 		ready(app)
 		Expect(secretData(ns, "app-generated")["password"]).NotTo(Equal(before))

@@ -123,9 +123,7 @@ var _ = Describe("secret values", Ordered, func() {
 		Expect(env.Client.Update(ctx, &s)).To(Succeed())
 		Eventually(secretData("ok-credentials")).WithTimeout(30 * time.Second).Should(Equal(okValue))
 		updated := secretValue("upd")
-		Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(ok), ok)).To(Succeed())
-		ok.Spec.Values = &apiextensionsv1.JSON{Raw: []byte(`{"password":"` + updated + `"}`)}
-		Expect(env.Client.Update(ctx, ok)).To(Succeed())
+		edit(ctx, env, ok, func() { ok.Spec.Values = &apiextensionsv1.JSON{Raw: []byte(`{"password":"` + updated + `"}`)} })
 		Eventually(secretData("ok-credentials")).WithTimeout(30 * time.Second).Should(Equal(updated))
 
 		By("failing next to a Secret: an invalid key, an invalid neighbour, a conflict, a document without kind, an unreachable cluster whose kubeconfig holds a token")

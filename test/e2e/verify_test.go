@@ -138,10 +138,8 @@ var _ = Describe("Components that verify their charts", Ordered, func() {
 		Eventually(func() string { return condition(c, "SourceVerified") }).Should(HavePrefix("True/Succeeded"))
 		before, registryBefore := operatorRequests(metrics), pulls.Load()
 
-		requested := &v1alpha1.Component{}
-		Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(c), requested)).To(Succeed())
-		requested.Annotations = map[string]string{"e2e.wavekit.dev/reconcile-requested-at": askedAt}
-		Expect(env.Client.Update(ctx, requested)).To(Succeed())
+		requested := &v1alpha1.Component{ObjectMeta: metav1.ObjectMeta{Namespace: c.Namespace, Name: c.Name}}
+		edit(ctx, env, requested, func() { requested.Annotations = map[string]string{"e2e.wavekit.dev/reconcile-requested-at": askedAt} })
 		Eventually(func(g Gomega) {
 			var got v1alpha1.Component
 			g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(c), &got)).To(Succeed())
