@@ -61,7 +61,8 @@ type Options struct {
 	// (CachedTargetOptions.Labels) so that it holds only this shard's
 	// objects. The applier then reads an object the cache lacks from the API
 	// server before it takes it for gone, since it may carry another shard's
-	// label still.
+	// label still, and creates a new object by an apply the API server
+	// refuses when the name is taken (the adoption policy then decides).
 	Labels map[string]string
 	// ObjectLabels are set on every object written too, but the target's
 	// cache does not select by them, so it holds the objects of every

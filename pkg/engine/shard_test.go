@@ -37,6 +37,31 @@ var _ = Describe("the applier of a shard", func() {
 		}).Should(Satisfy(apierrors.IsNotFound), "green caches blue's object")
 	})
 
+	// A shard's cache lacks the other shards' objects, so a name it does
+	// not hold may be another component's: the create is an apply that
+	// the API server refuses when the name is taken (a resourceVersion
+	// precondition no object meets), not a read before every new object.
+	It("creates a new object in one apply, and leaves another shard's component's object as it is", func() {
+		blue := newShardHarness(ctx, "shard", "blue")
+		blue.applyUntilDone(ctx, configMap(ns, "held", map[string]string{"by": "blue"}))
+		held := getConfigMap(ctx, ns, "held")
+
+		green := newShardHarness(ctx, "other", "green")
+		green.waitForCache(ctx)
+		green.counter.Reset()
+		_, err := green.apply(ctx, configMap(ns, "fresh", nil))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(getConfigMap(ctx, ns, "fresh").Labels).To(HaveKeyWithValue(shardLabel, "green"))
+		Expect(green.counter.Count("get", "configmaps")).To(BeZero(), green.counter.String())
+		Expect(green.counter.Count("apply", "configmaps")).To(Equal(1), green.counter.String())
+
+		_, err = green.apply(ctx, configMap(ns, "fresh", nil), configMap(ns, "held", map[string]string{"by": "green"}))
+		Expect(err).To(MatchError(And(ContainSubstring(`ConfigMap `+ns+`/held`), ContainSubstring("already exists and is managed by Component default/shard"))))
+		after := getConfigMap(ctx, ns, "held")
+		Expect(after.ResourceVersion).To(Equal(held.ResourceVersion), "written over")
+		Expect(after.Data).To(Equal(map[string]string{"by": "blue"}))
+	})
+
 	It("takes over another shard's objects without re-creating them, and deletes what its cache does not hold yet", func() {
 		blue := newShardHarness(ctx, "shard", "blue")
 		blue.applyUntilDone(ctx, configMap(ns, "taken", nil), configMap(ns, "deleted", nil))

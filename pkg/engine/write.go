@@ -154,6 +154,10 @@ func (s *ownerScope) create(ctx context.Context, d *desired, obj *unstructured.U
 		return sent{live: live}, err
 	}
 	if isServerSideApply(d.policies.Update) {
+		live, err := s.a.applyIfAbsent(ctx, obj)
+		if !apierrors.IsConflict(err) {
+			return sent{live: live}, err
+		}
 		existing, err := s.a.getDirect(ctx, d)
 		if err != nil {
 			return sent{}, err
@@ -161,7 +165,7 @@ func (s *ownerScope) create(ctx context.Context, d *desired, obj *unstructured.U
 		if existing != nil {
 			return s.updateExisting(ctx, d, obj, existing)
 		}
-		live, err := s.a.serverSideApply(ctx, d, obj, nil)
+		live, err = s.a.serverSideApply(ctx, d, obj, nil) // deleted since the refusal
 		return sent{live: live}, err
 	}
 	err := s.a.target.Client.Create(ctx, obj, client.FieldOwner(s.a.opts.FieldOwner))
@@ -179,6 +183,28 @@ func (s *ownerScope) create(ctx context.Context, d *desired, obj *unstructured.U
 		return sent{}, err
 	}
 	return sent{live: obj}, nil
+}
+
+// unheldVersion is a resourceVersion that no stored object holds (the
+// largest the API server parses): an apply that carries it as its
+// precondition creates an absent object and is refused with a conflict
+// when one exists, whoever holds it.
+const unheldVersion = "18446744073709551615"
+
+// applyIfAbsent applies obj server-side only if no object of its name
+// exists: a create with the managed fields of an apply, in one request, and
+// a conflict when the name is taken (by another shard's component, or by an
+// object that adoption-policy never keeps apart), for the caller to read
+// what holds it. A GET before each new object would cost a request more.
+func (a *Applier) applyIfAbsent(ctx context.Context, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	applied := obj.DeepCopy()
+	applied.SetManagedFields(nil)
+	applied.SetResourceVersion(unheldVersion)
+	err := a.target.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(applied), client.FieldOwner(a.opts.FieldOwner), client.ForceOwnership)
+	if err != nil {
+		return nil, err
+	}
+	return applied, nil
 }
 
 // cacheSeesOwners tells whether an object that the owner-label cache does
