@@ -62,19 +62,26 @@ func DefaultRenderKey(name string) types.NamespacedName {
 
 // setupKeptRenders makes the memory of renders, and follows the key Secret
 // while the replica leads: a new key seals every kept render again, in a
-// pass of each component queued behind every change.
+// pass of each component queued behind every change. The Reconcilers of
+// one manager (the served kinds') share the keys and their one watch.
 func (r *Reconciler[T]) setupKeptRenders(mgr ctrl.Manager) error {
-	keys := keptrender.NewKeys(r.client, r.apiReader, r.opts.RenderKey)
+	keys, release := keptrender.Shared(mgr.GetConfig(), r.client, r.apiReader, r.opts.RenderKey)
 	r.renders = keptrender.NewStore(r.client, r.apiReader, keys)
 	r.current = keptrender.NewCurrents(r.renders)
-	keys.OnRotate(func() {
-		go func() { // never in the caller's way: a pass may be the one that saw the new key
-			for _, id := range r.current.IDs() {
-				r.resyncs <- event.GenericEvent{Object: &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Namespace: id.Namespace, Name: id.Name}}}
-			}
-		}()
-	})
 	return mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
+		defer release()
+		remove := keys.OnRotate(func() {
+			go func() { // never in the caller's way: a pass may be the one that saw the new key
+				for _, id := range r.current.IDs() {
+					select {
+					case r.resyncs <- event.GenericEvent{Object: &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Namespace: id.Namespace, Name: id.Name}}}:
+					case <-ctx.Done():
+						return
+					}
+				}
+			}()
+		})
+		defer remove()
 		return keys.Follow(ctx, mgr.GetConfig(), mgr.GetLogger().WithName("render-keys"))
 	}))
 }

@@ -88,6 +88,7 @@ func BenchmarkDefinitionsVsComponents(b *testing.B) {
 				before := sampleProcess(d.op.cmd.Process.Pid)
 				time.Sleep(time.Minute)
 				after := sampleProcess(d.op.cmd.Process.Pid)
+				d.saveProfiles(strings.ReplaceAll(c.name, ",", "-"))
 				idle := d.proxy.snapshot().minus(installed)
 				b.ReportMetric(install.Seconds(), "install-s")
 				b.ReportMetric(float64(installed.nonWatch()), "install-requests")
@@ -116,6 +117,7 @@ type definitionRun struct {
 	proxy  *apiProxy
 	kinds  []string
 	admins client.Client
+	pprof  string // the operator's pprof address, for WAVEKIT_BENCH_HEAP
 }
 
 func newDefinitionRun(b *testing.B, prefix string) *definitionRun {
@@ -142,9 +144,36 @@ func newDefinitionRun(b *testing.B, prefix string) *definitionRun {
 		b.Fatal(err)
 	}
 	d.proxy = startAPIProxy(b, cfg)
-	d.op = startOperatorAs(b, ctx, d.proxy.config(cfg.BearerToken), map[string]string{"cm": schemaFolder(b)}, []string{d.ns},
-		"--definitions", "--definition-groups", definitionGroup)
+	extra := []string{"--definitions", "--definition-groups", definitionGroup}
+	if _, profiling := os.LookupEnv("WAVEKIT_BENCH_HEAP"); profiling {
+		d.pprof = freeAddress(b)
+		extra = append(extra, "--pprof-bind-address", d.pprof)
+	}
+	d.op = startOperatorAs(b, ctx, d.proxy.config(cfg.BearerToken), map[string]string{"cm": schemaFolder(b)}, []string{d.ns}, extra...)
 	return d
+}
+
+// saveProfiles writes the operator's heap profile, its heap's text form
+// (which ends with the runtime's MemStats: stacks, heap in use, released)
+// and its goroutines to WAVEKIT_BENCH_HEAP=<file prefix>.<name>.*, when
+// it is set: where an idle operator's memory goes.
+func (d *definitionRun) saveProfiles(name string) {
+	prefix, profiling := os.LookupEnv("WAVEKIT_BENCH_HEAP")
+	if !profiling {
+		return
+	}
+	for suffix, path := range map[string]string{"heap.pb.gz": "heap?gc=1", "heap.txt": "heap?gc=1&debug=1", "goroutines.txt": "goroutine?debug=1"} {
+		out, err := os.Create(prefix + "." + name + "." + suffix)
+		if err != nil {
+			d.b.Fatal(err)
+		}
+		if err := load(d.ctx, "http://"+d.pprof+"/debug/pprof/"+path, "", out); err != nil {
+			d.b.Fatal(err)
+		}
+		if err := out.Close(); err != nil {
+			d.b.Fatal(err)
+		}
+	}
 }
 
 // schemaFolder writes a template folder of one ConfigMap, whose value a

@@ -28,6 +28,8 @@
 // The key Secret is followed while the operator runs: the annotation
 // wavekit.dev/rotate-requested-at asks for a new key, which the operator
 // makes (the previous key stays for reading until the next rotation), and
-// every kept render is sealed again with it. Renders kept in plaintext by
+// every kept render is sealed again with it. The Reconcilers of one manager
+// (each served kind has one) share the keys, their one read and their one
+// watch (Shared). Renders kept in plaintext by
 // operators before sealing are read once and sealed.
 package keptrender

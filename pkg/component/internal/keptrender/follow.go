@@ -22,7 +22,33 @@ import (
 // a rotation asked for is made at the next start. A deleted Secret changes
 // nothing while the operator runs; the next start creates a new key, and
 // every kept render is rendered again. cfg is the operator's connection.
+//
+// The Follow calls under way on one Keys (the Reconcilers that share it,
+// see Shared) share one watch, which ends when the last of them does.
 func (k *Keys) Follow(ctx context.Context, cfg *rest.Config, log logr.Logger) error {
+	k.mu.Lock()
+	k.followers++
+	if k.followers == 1 {
+		watchCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
+		k.unfollow = stop
+		go func() {
+			if err := k.follow(watchCtx, cfg, log); err != nil {
+				log.Error(err, "rotations asked for on the key Secret are taken up at the next start only", "secret", k.secret)
+			}
+		}()
+	}
+	k.mu.Unlock()
+	<-ctx.Done()
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.followers--; k.followers == 0 {
+		k.unfollow()
+	}
+	return nil
+}
+
+// follow is Follow's one watch, until ctx ends.
+func (k *Keys) follow(ctx context.Context, cfg *rest.Config, log logr.Logger) error {
 	if _, err := k.load(ctx); err != nil {
 		// Each pass that keeps or reads a render tries again and says why.
 		log.Error(err, "the keys of kept renders cannot be read yet", "secret", k.secret)

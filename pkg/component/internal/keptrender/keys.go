@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sync"
 
 	"github.com/go-logr/logr"
@@ -37,7 +39,10 @@ type Keys struct {
 	read      *corev1.Secret // the Secret as load read or created it
 	loading   chan struct{}  // closed when the load under way ends; nil when none is
 	rotations int            // new active keys seen since the start
-	onRotate  []func()
+	onRotate  map[int]func() // by the number OnRotate gave each
+	nextCall  int
+	followers int                // Follow calls under way
+	unfollow  context.CancelFunc // ends the one watch of the Secret they share
 }
 
 // NewKeys returns the keys kept in Secret secret, written with c and read
@@ -67,11 +72,21 @@ func (k *Keys) Rotations() int {
 }
 
 // OnRotate calls f, in the goroutine that follows the Secret, whenever the
-// active key changes.
-func (k *Keys) OnRotate(f func()) {
+// active key changes, until the function it returns is called.
+func (k *Keys) OnRotate(f func()) (remove func()) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	k.onRotate = append(k.onRotate, f)
+	if k.onRotate == nil {
+		k.onRotate = map[int]func(){}
+	}
+	id := k.nextCall
+	k.nextCall++
+	k.onRotate[id] = f
+	return func() {
+		k.mu.Lock()
+		defer k.mu.Unlock()
+		delete(k.onRotate, id)
+	}
 }
 
 // Seal seals plaintext with the active key (sealing.Ring.Seal).
@@ -176,7 +191,7 @@ func (k *Keys) observeRing(ring *sealing.Ring) {
 	if rotated {
 		k.rotations++
 	}
-	calls := k.onRotate
+	calls := slices.Collect(maps.Values(k.onRotate))
 	k.mu.Unlock()
 	if rotated {
 		for _, f := range calls {
