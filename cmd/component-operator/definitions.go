@@ -55,7 +55,7 @@ func (d *definitionFlags) setup(mgr ctrl.Manager, name string, sources *operator
 	if !d.enabled {
 		return nil
 	}
-	_, err := definition.Setup(mgr, definition.Options{Name: name, Sources: sources, Reconciler: reconciler, AddToScheme: addToScheme,
+	_, err := definition.Setup(mgr, definition.Options{Name: name, Sources: sources, Reconciler: reconciler,
 		AllowedGroups: splitList(d.groups), ServeOnly: shard.key != "" || shard.selector != "", Notifier: sink})
 	if err != nil {
 		return fmt.Errorf("--definitions: %w", err)

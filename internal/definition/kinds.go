@@ -7,7 +7,6 @@ import (
 	"sync"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	toolscache "k8s.io/client-go/tools/cache"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -24,11 +23,10 @@ import (
 // Kinds are the kinds being served: one component reconciler each, on the
 // running manager.
 type Kinds struct {
-	mgr         ctrl.Manager
-	name        string
-	sources     *operator.DefinitionSources
-	opts        component.ReconcilerOptions
-	addToScheme func(*runtime.Scheme) error
+	mgr     ctrl.Manager
+	name    string
+	sources *operator.DefinitionSources
+	opts    component.ReconcilerOptions
 	// changed is told the definition whose instances changed.
 	changed func(definition string)
 
@@ -57,7 +55,7 @@ func (s *servedKind) stop() error {
 func newKinds(mgr ctrl.Manager, opts Options) *Kinds {
 	ropts := opts.Reconciler
 	ropts.Filter = nil
-	return &Kinds{mgr: mgr, name: opts.Name, sources: opts.Sources, opts: ropts, addToScheme: opts.AddToScheme,
+	return &Kinds{mgr: mgr, name: opts.Name, sources: opts.Sources, opts: ropts,
 		served: map[string]*servedKind{}, started: make(chan struct{})}
 }
 
@@ -122,7 +120,7 @@ func (k *Kinds) Serve(def *v1alpha1.ComponentDefinition) error {
 	r := component.NewReconciler[*instance.Instance](k.name, instance.Generator{Sources: k.sources}, k.reconcilerOptions(def)).
 		WithPostReadHook(b.bind).
 		WithWatch(&v1alpha1.ComponentDefinition{}, b.moved)
-	served, err := dynamic.Start(k.ctx, k.mgr, gvk, r, dynamic.Options{AddToScheme: k.addToScheme})
+	served, err := dynamic.Start(k.ctx, k.mgr, gvk, r, dynamic.Options{})
 	if err != nil {
 		return err
 	}

@@ -9,7 +9,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/selection"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -39,8 +38,6 @@ type Options struct {
 	// Reconciler configures the reconcilers of the instances, as the
 	// Components' (shards, lockdown, tracing, alerts…).
 	Reconciler component.ReconcilerOptions
-	// AddToScheme adds the manager's types to each served kind's scheme.
-	AddToScheme func(*runtime.Scheme) error
 	// AllowedGroups are the API groups definitions may use (globs whose *
 	// stands for one label of the group); empty: any group that is not
 	// Kubernetes' or the operator's.

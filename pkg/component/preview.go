@@ -41,6 +41,9 @@ func (r *core) preview(ctx context.Context, cfg *rest.Config, scheme *runtime.Sc
 		}
 		r.client, r.apiReader = c, c
 	}
+	if r.objects == nil {
+		r.objects = scheme
+	}
 	ts := targets.New(cfg, scheme, r.apiReader, r.targetOptions(), nil)
 	defer ts.StopAll()
 	p := &pass{r: r, component: component, id: types.NamespacedName{Namespace: component.GetNamespace(), Name: component.GetName()},

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -36,6 +37,7 @@ type core struct {
 
 	client    client.Client
 	apiReader client.Reader
+	objects   *runtime.Scheme // of the objects rendered and applied (objectScheme)
 	recorder  *bound.Recorder // every Event goes through its bound
 	targets   *targets.Set
 	events    chan event.GenericEvent
@@ -91,12 +93,18 @@ type watch struct {
 	opts    []builder.WatchesOption
 }
 
+// eventBuffer is how many events the reconciler's channels (and their
+// sources' copies) hold before a sender waits for the queue to take them,
+// which it does at once while the controller runs. A process that serves
+// many kinds holds four such buffers a kind.
+const eventBuffer = 128
+
 // NewReconciler returns a reconciler for operator name (the annotation
 // prefix, field owner and finalizer) that renders with generator.
 func NewReconciler[T Component](name string, generator manifests.Generator, options ReconcilerOptions) *Reconciler[T] {
 	r := &Reconciler[T]{&core{
 		name: name, generator: generator, opts: options.withDefaults(name),
-		events: make(chan event.GenericEvent, 1024), resyncs: make(chan event.GenericEvent, 1024),
+		events: make(chan event.GenericEvent, eventBuffer), resyncs: make(chan event.GenericEvent, eventBuffer),
 		status: report.NewWritten(), gauge: newStateGauge(name), notes: report.NewNotes(),
 		inflight: newInflight(), pruned: &report.Pruned{}, hooks: keptrender.NewHooks(),
 		owners: newOwnerIndex(), traces: passtrace.New(options.TracerProvider),

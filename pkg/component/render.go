@@ -85,7 +85,7 @@ func (p *pass) renderNew(ctx context.Context, inputs string, reported func() *ma
 	if err != nil {
 		return keptrender.Current{}, err
 	}
-	if objects, err = asUnstructured(objects, p.r.client.Scheme()); err != nil {
+	if objects, err = asUnstructured(objects, p.r.objects); err != nil {
 		return keptrender.Current{}, err
 	}
 	render, err := keptrender.Encode(objects)

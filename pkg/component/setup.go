@@ -9,6 +9,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/workqueue"
@@ -39,6 +40,7 @@ import (
 func (r *Reconciler[T]) SetupWithManager(mgr ctrl.Manager) error {
 	r.client = mgr.GetClient()
 	r.apiReader = mgr.GetAPIReader()
+	r.objects = objectScheme(mgr)
 	if err := r.setupKeptRenders(mgr); err != nil {
 		return err
 	}
@@ -47,7 +49,7 @@ func (r *Reconciler[T]) SetupWithManager(mgr ctrl.Manager) error {
 		return err
 	}
 	r.recorder = &bound.Recorder{EventRecorder: mgr.GetEventRecorder(r.name)}
-	r.targets = targets.New(mgr.GetConfig(), mgr.GetScheme(), mgr.GetAPIReader(), r.targetOptions(), r.Enqueue)
+	r.targets = targets.New(mgr.GetConfig(), r.objects, mgr.GetAPIReader(), r.targetOptions(), r.Enqueue)
 	r.externals = r.newExternals()
 	if err := mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
 		<-ctx.Done()
@@ -71,8 +73,8 @@ func (r *Reconciler[T]) SetupWithManager(mgr ctrl.Manager) error {
 	b := ctrl.NewControllerManagedBy(mgr).
 		Named(r.name).
 		For(obj, builder.WithPredicates(r.componentEvents())).
-		WatchesRawSource(source.Channel(r.events, &handler.EnqueueRequestForObject{})).
-		WatchesRawSource(source.Channel(r.resyncs, behindChanges())).
+		WatchesRawSource(source.Channel(r.events, &handler.EnqueueRequestForObject{}, source.WithBufferSize[client.Object, reconcile.Request](eventBuffer))).
+		WatchesRawSource(source.Channel(r.resyncs, behindChanges(), source.WithBufferSize[client.Object, reconcile.Request](eventBuffer))).
 		Watches(obj, r.statusCaughtUp()).
 		WithOptions(controller.Options{MaxConcurrentReconciles: r.opts.MaxConcurrentReconciles, RateLimiter: r.opts.RateLimiter,
 			ReconciliationTimeout: r.opts.ReconcileTimeout})
@@ -252,4 +254,16 @@ func (r *Reconciler[T]) ReadyzCheck(_ *http.Request) error {
 		return fmt.Errorf("a reconcile of %s has been running for %s, longer than %s", r.name, longest.Round(time.Second), bound)
 	}
 	return nil
+}
+
+// objectScheme is the scheme of the objects the components render and
+// their targets apply: the manager's, unless the manager holds the
+// components' kind in a scheme of its own and gives the one for objects
+// apart (a served kind's view, package dynamic: its scheme holds the kind,
+// the manager's holds every other type, once a process).
+func objectScheme(mgr ctrl.Manager) *runtime.Scheme {
+	if v, ok := mgr.(interface{ ObjectScheme() *runtime.Scheme }); ok {
+		return v.ObjectScheme()
+	}
+	return mgr.GetScheme()
 }

@@ -84,7 +84,7 @@ func runClusterOperator(ctx context.Context, s *session.Session, f clusterOperat
 	}
 	if f.definitions {
 		_, err := definition.Setup(mgr, definition.Options{Name: s.OperatorName, Sources: definitionSources,
-			AddToScheme: addToScheme, AllowedGroups: f.definitionGroups})
+			AllowedGroups: f.definitionGroups})
 		if err != nil {
 			return fmt.Errorf("serving ComponentDefinitions: %w", err)
 		}

@@ -127,7 +127,10 @@ func (c viewClient[T]) Scheme() *runtime.Scheme { return c.scheme }
 func (c viewClient[T]) RESTMapper() meta.RESTMapper { return c.writes.RESTMapper() }
 
 func (c viewClient[T]) GroupVersionKindFor(obj runtime.Object) (schema.GroupVersionKind, error) {
-	return apiutil.GVKForObject(obj, c.scheme)
+	if _, ok := obj.(T); ok {
+		return apiutil.GVKForObject(obj, c.scheme)
+	}
+	return c.writes.GroupVersionKindFor(obj)
 }
 
 func (c viewClient[T]) IsObjectNamespaced(obj runtime.Object) (bool, error) {

@@ -10,7 +10,11 @@
 // sets the reconciler up on a view of the manager in which T is that kind.
 // In the view, T is read from the manager's cache and written through the
 // manager's client as an unstructured object of the kind, converted with
-// JSON; everything else goes to the manager as it is. The reconciler's
+// JSON; everything else goes to the manager as it is. The view's scheme
+// holds T as the kind and its list, no more (what Options.AddToScheme
+// adds, if anything): the objects the components render and apply are
+// named by the manager's scheme, which the view gives as ObjectScheme, so
+// that a process holds client-go's scheme once, not once a kind. The reconciler's
 // controller and what it adds to the manager (its targets' cleanup, its
 // catch-up) run until Stop, after which the event handlers it added to the
 // manager's informers are taken off them and the kind's informer is
@@ -20,7 +24,7 @@
 // not notice.
 //
 //	r := component.NewReconciler[*Instance]("example.com", generator, options)
-//	served, err := dynamic.Start(ctx, mgr, gvk, r, dynamic.Options{AddToScheme: scheme.AddToScheme})
+//	served, err := dynamic.Start(ctx, mgr, gvk, r, dynamic.Options{})
 //	...
 //	served.Stop() // the kind is no longer served
 package dynamic

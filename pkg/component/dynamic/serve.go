@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -16,8 +17,13 @@ import (
 
 // Options configure a served kind.
 type Options struct {
-	// AddToScheme adds what the program's scheme holds (its manager's
-	// types) to the served kind's own scheme, which also holds T.
+	// AddToScheme adds types to the served kind's own scheme, which holds
+	// T as the kind (and its list): the scheme that the reconciler's client
+	// and the controller name the kind by. Leave it nil: the objects the
+	// components render and apply are the manager's scheme's, and every
+	// other object the reconciler reads or writes goes through the manager.
+	// Each served kind holds what it adds (the whole client-go scheme is
+	// about 300 KiB).
 	AddToScheme func(*runtime.Scheme) error
 	// StopTimeout bounds how long Stop waits for reconciles in progress
 	// (default 30s).
@@ -49,6 +55,7 @@ func Start[T component.Component](ctx context.Context, mgr ctrl.Manager, gvk sch
 		}
 	}
 	k := kind[T]{gvk: gvk}
+	metav1.AddToGroupVersion(scheme, gvk.GroupVersion())
 	scheme.AddKnownTypeWithName(gvk, newObject[T]())
 	scheme.AddKnownTypeWithName(gvk.GroupVersion().WithKind(gvk.Kind+"List"), &List[T]{})
 	v := newView(mgr, k, scheme)

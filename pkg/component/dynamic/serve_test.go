@@ -146,7 +146,7 @@ var _ = Describe("a kind served at run time", func() {
 	serve := func(gvk schema.GroupVersionKind) *dynamic.Served {
 		GinkgoHelper()
 		r := component.NewReconciler[*Widget]("dynamic.wavekit.dev", configMapOf, component.ReconcilerOptions{}).WithPostReadHook(hook)
-		served, err := dynamic.Start(ctx, mgr, gvk, r, dynamic.Options{AddToScheme: addToScheme})
+		served, err := dynamic.Start(ctx, mgr, gvk, r, dynamic.Options{})
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(func() { _ = served.Stop() })
 		return served
@@ -217,7 +217,7 @@ var _ = Describe("a kind served at run time", func() {
 				}
 				return nil
 			})
-		served, err := dynamic.Start(ctx, mgr, gvk, r, dynamic.Options{AddToScheme: addToScheme})
+		served, err := dynamic.Start(ctx, mgr, gvk, r, dynamic.Options{})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(env.Client.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "before"}})).To(Succeed())
 		Eventually(calls.Load).WithTimeout(30 * time.Second).Should(BeNumerically(">=", 1))

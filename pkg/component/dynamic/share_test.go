@@ -40,7 +40,7 @@ var _ = Describe("kinds served by one process", func() {
 			opts := labels(kind)
 			opts.Filter = func(c component.Component) bool { return c.GetNamespace() == ns }
 			r := component.NewReconciler[*Widget]("dynamic.wavekit.dev", configMapOf, opts).WithPostReadHook(hook)
-			served, err := dynamic.Start(ctx, mgr, gvk, r, dynamic.Options{AddToScheme: addToScheme})
+			served, err := dynamic.Start(ctx, mgr, gvk, r, dynamic.Options{})
 			Expect(err).NotTo(HaveOccurred())
 			DeferCleanup(func() { _ = served.Stop() })
 			Expect(env.Client.Create(ctx, instance(gvk, ns, strings.ToLower(kind), kind))).To(Succeed())

@@ -21,7 +21,7 @@ import (
 // kept to be run, and stopped, with the kind.
 type view[T component.Component] struct {
 	manager.Manager
-	scheme *runtime.Scheme
+	scheme *runtime.Scheme // the kind's: T, and what Options.AddToScheme adds
 	client viewClient[T]
 	cache  viewCache[T]
 	api    reader[T]
@@ -48,6 +48,10 @@ func (v *view[T]) GetClient() client.Client             { return v.client }
 func (v *view[T]) GetCache() cache.Cache                { return v.cache }
 func (v *view[T]) GetFieldIndexer() client.FieldIndexer { return v.cache }
 func (v *view[T]) GetAPIReader() client.Reader          { return v.api }
+
+// ObjectScheme is the manager's scheme, with which the reconciler renders
+// and applies objects (its own scheme holds T alone).
+func (v *view[T]) ObjectScheme() *runtime.Scheme { return v.Manager.GetScheme() }
 
 // GetControllerOptions lets a controller of the same name as another one
 // be made: every served kind's reconciler is named after the operator.
