@@ -120,12 +120,17 @@ func sampleAnonRSS(ctx context.Context, pid int) func() float64 {
 // saveHeap writes the operator's heap profile to file, for
 // WAVEKIT_BENCH_HEAP=<file prefix>: what the page keeps in memory.
 func saveHeap(b *testing.B, ctx context.Context, addr, file string) {
+	saveProfile(b, ctx, addr, "heap?gc=1", file)
+}
+
+// saveProfile writes the operator's /debug/pprof/<profile> to file.
+func saveProfile(b *testing.B, ctx context.Context, addr, profile, file string) {
 	out, err := os.Create(file)
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer out.Close()
-	if err := load(ctx, "http://"+addr+"/debug/pprof/heap?gc=1", "", out); err != nil {
+	if err := load(ctx, "http://"+addr+"/debug/pprof/"+profile, "", out); err != nil {
 		b.Fatal(err)
 	}
 }

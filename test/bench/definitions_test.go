@@ -162,17 +162,8 @@ func (d *definitionRun) saveProfiles(name string) {
 	if !profiling {
 		return
 	}
-	for suffix, path := range map[string]string{"heap.pb.gz": "heap?gc=1", "heap.txt": "heap?gc=1&debug=1", "goroutines.txt": "goroutine?debug=1"} {
-		out, err := os.Create(prefix + "." + name + "." + suffix)
-		if err != nil {
-			d.b.Fatal(err)
-		}
-		if err := load(d.ctx, "http://"+d.pprof+"/debug/pprof/"+path, "", out); err != nil {
-			d.b.Fatal(err)
-		}
-		if err := out.Close(); err != nil {
-			d.b.Fatal(err)
-		}
+	for suffix, profile := range map[string]string{"heap.pb.gz": "heap?gc=1", "heap.txt": "heap?gc=1&debug=1", "goroutines.txt": "goroutine?debug=1"} {
+		saveProfile(d.b, d.ctx, d.pprof, profile, prefix+"."+name+"."+suffix)
 	}
 }
 
