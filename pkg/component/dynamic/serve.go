@@ -22,8 +22,8 @@ type Options struct {
 	// and the controller name the kind by. Leave it nil: the objects the
 	// components render and apply are the manager's scheme's, and every
 	// other object the reconciler reads or writes goes through the manager.
-	// Each served kind holds what it adds (the whole client-go scheme is
-	// about 300 KiB).
+	// Each served kind holds what it adds (client-go's whole scheme is
+	// about 250 KiB).
 	AddToScheme func(*runtime.Scheme) error
 	// StopTimeout bounds how long Stop waits for reconciles in progress
 	// (default 30s).
