@@ -49,10 +49,19 @@ func operatorVsRaw8(b *testing.B, n int) {
 	for range vsRounds {
 		namespaces = append(namespaces, newNamespace(b, env.Get(b), "operator"))
 	}
-	op := startOperator(b, ctx, env.Get(b), map[string]string{"bench": configMapSource(b, n), "warmup": configMapSource(b, 1)}, namespaces)
+	cpuFile, profiling := os.LookupEnv("WAVEKIT_BENCH_CPU")
+	var extra []string
+	pprof := freeAddress(b)
+	if profiling {
+		extra = []string{"--pprof-bind-address", pprof}
+	}
+	op := startOperator(b, ctx, env.Get(b), map[string]string{"bench": configMapSource(b, n), "warmup": configMapSource(b, 1)}, namespaces, extra...)
 	// A first Component warms the operator up (discovery, the ConfigMap
 	// informer), as a running operator is; then the measured ones.
 	applyAndDelete(b, ctx, namespaces[0], "warmup")
+	if profiling {
+		defer profileCPU(b, ctx, pprof, fmt.Sprintf("%s.%d.pb.gz", cpuFile, n))()
+	}
 	var rawApply, rawDelete, rawSSA, apply, del []time.Duration
 	for _, ns := range namespaces[1:] {
 		ra, rd := raw8(b, ctx, n)
@@ -81,6 +90,32 @@ func report(b *testing.B, n int, apply, rawApply, del, rawDelete time.Duration, 
 		n, apply.Round(time.Millisecond), rawApply.Round(time.Millisecond), apply.Seconds()/rawApply.Seconds(),
 		del.Round(time.Millisecond), rawDelete.Round(time.Millisecond), del.Seconds()/rawDelete.Seconds(), rss)
 }
+
+// profileCPU starts writing the operator's CPU profile of the next
+// operatorProfileSeconds to file, for WAVEKIT_BENCH_CPU=<file prefix>: where
+// the operator's time goes in the measured rounds (the bare clients' rounds
+// between them cost it nothing). The function it returns waits until the
+// profile is written.
+func profileCPU(b *testing.B, ctx context.Context, addr, file string) func() {
+	out, err := os.Create(file)
+	if err != nil {
+		b.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		done <- load(ctx, fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", addr, operatorProfileSeconds), "", out)
+	}()
+	return func() {
+		defer out.Close()
+		if err := <-done; err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// operatorProfileSeconds is how long profileCPU profiles: the rounds of
+// N = 500 take about 15 s.
+const operatorProfileSeconds = 20
 
 // median returns the middle of durations (which it sorts).
 func median(durations []time.Duration) time.Duration {
