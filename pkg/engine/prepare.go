@@ -4,11 +4,11 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
 	"strconv"
+	"sync"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
 	"github.com/wavekit-dev/wavekit/pkg/engine/internal/drift"
+	"github.com/wavekit-dev/wavekit/pkg/engine/internal/jsonvalue"
 	"github.com/wavekit-dev/wavekit/pkg/engine/internal/kinds"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
@@ -101,22 +102,22 @@ func (p *preparer) normalise(index int, obj client.Object) (*desired, error) {
 	}
 	gvk := u.GroupVersionKind()
 	name := u.GetName()
-	describe := fmt.Sprintf("object %d (%s %s)", index+1, u.GetAPIVersion(), u.GetKind())
+	describe := func() string { return fmt.Sprintf("object %d (%s %s)", index+1, u.GetAPIVersion(), u.GetKind()) }
 	switch {
 	case u.GetAPIVersion() == "":
-		return nil, fmt.Errorf("%s %q: apiVersion is missing", describe, name)
+		return nil, fmt.Errorf("%s %q: apiVersion is missing", describe(), name)
 	case u.GetKind() == "":
-		return nil, fmt.Errorf("%s %q: kind is missing", describe, name)
+		return nil, fmt.Errorf("%s %q: kind is missing", describe(), name)
 	case u.GetGenerateName() != "" && name == "":
-		return nil, fmt.Errorf("%s: generateName %q is not supported, every object needs a fixed name", describe, u.GetGenerateName())
+		return nil, fmt.Errorf("%s: generateName %q is not supported, every object needs a fixed name", describe(), u.GetGenerateName())
 	case name == "":
-		return nil, fmt.Errorf("%s: metadata.name is missing", describe)
+		return nil, fmt.Errorf("%s: metadata.name is missing", describe())
 	case u.GetGenerateName() != "":
-		return nil, fmt.Errorf("%s %q: generateName is not supported", describe, name)
+		return nil, fmt.Errorf("%s %q: generateName is not supported", describe(), name)
 	}
 	dropEmptyFields(u)
 	if err := foldStringData(u); err != nil {
-		return nil, fmt.Errorf("%s %q: %w", describe, name, err)
+		return nil, fmt.Errorf("%s %q: %w", describe(), name, err)
 	}
 	key := manifests.ObjectKey{Group: gvk.Group, Kind: gvk.Kind, Namespace: u.GetNamespace(), Name: name}
 	return &desired{object: u, key: key, gvk: gvk}, nil
@@ -326,10 +327,13 @@ func managedTypesOf(u *unstructured.Unstructured) []manifests.TypeInfo {
 // finish computes the digest of the object as rendered (plus the component
 // generation where the reconcile policy asks for it, and a test's run).
 func (p *preparer) finish(d *desired) error {
-	data, err := json.Marshal(d.object.Object)
+	buf := digestBuffers.Get().(*[]byte)
+	defer digestBuffers.Put(buf)
+	data, err := jsonvalue.Append((*buf)[:0], d.object.Object)
 	if err != nil {
 		return fmt.Errorf("%s: encoding: %w", d.key, err)
 	}
+	*buf = data
 	sum := sha256.New()
 	sum.Write(data)
 	if d.policies.Reconcile == manifests.ReconcileOnObjectOrComponentChange {
@@ -341,6 +345,10 @@ func (p *preparer) finish(d *desired) error {
 	d.digest = hex.EncodeToString(sum.Sum(nil)[:manifests.DigestBytes])
 	return nil
 }
+
+// digestBuffers hold the encodings that finish digests, which it writes
+// for every object on every pass.
+var digestBuffers = sync.Pool{New: func() any { return new([]byte) }}
 
 // sortForApply orders objects by wave, stage, then key, so that every run
 // plans the same sequence.
