@@ -40,12 +40,11 @@ func (e *UnknownKeyError) Error() string {
 
 // unknownKey returns an error for the first annotation (in key order) under
 // prefix whose suffix is not one of KnownKeys, or nil.
-func unknownKey(prefix, object string, annotations map[string]string) error {
+func unknownKey(prefix, object string, own []ownAnnotation) error {
 	var unknown []string
-	for key := range annotations {
-		suffix, under := strings.CutPrefix(key, prefix+"/")
-		if under && !slices.Contains(KnownKeys, suffix) {
-			unknown = append(unknown, key)
+	for _, a := range own {
+		if !slices.Contains(KnownKeys, a.suffix) {
+			unknown = append(unknown, a.key)
 		}
 	}
 	if len(unknown) == 0 {
@@ -57,6 +56,22 @@ func unknownKey(prefix, object string, annotations map[string]string) error {
 		err.Suggestion = Key(prefix, nearest)
 	}
 	return err
+}
+
+// ownAnnotation is an annotation whose key is <prefix>/suffix.
+type ownAnnotation struct{ key, suffix, value string }
+
+// ownAnnotations returns the annotations whose keys are under prefix/,
+// without building a key: ParsePolicies reads them for every object on
+// every pass, and most objects have none.
+func ownAnnotations(prefix string, annotations map[string]string) []ownAnnotation {
+	var own []ownAnnotation
+	for key, value := range annotations {
+		if len(key) > len(prefix) && key[len(prefix)] == '/' && strings.HasPrefix(key, prefix) {
+			own = append(own, ownAnnotation{key: key, suffix: key[len(prefix)+1:], value: value})
+		}
+	}
+	return own
 }
 
 // nearestKey returns the known key suffix closest to suffix by edit

@@ -95,11 +95,12 @@ func (e *AnnotationError) Error() string {
 // that is not one of KnownKeys is an *UnknownKeyError (a typo would
 // otherwise be ignored); an invalid value is an *AnnotationError.
 func ParsePolicies(prefix, object string, annotations map[string]string, defaults Defaults) (ObjectPolicies, error) {
-	if err := unknownKey(prefix, object, annotations); err != nil {
+	own := ownAnnotations(prefix, annotations)
+	if err := unknownKey(prefix, object, own); err != nil {
 		return ObjectPolicies{}, err
 	}
 	defaults = defaults.WithFallbacks()
-	p := policyParser{prefix: prefix, object: object, annotations: annotations}
+	p := policyParser{object: object, own: own}
 	policies := ObjectPolicies{
 		ApplyOrder:        p.order(AnnotationApplyOrder, AnnotationOrder),
 		PurgeOrder:        p.optionalOrder(AnnotationPurgeOrder),
@@ -148,10 +149,9 @@ func IsTestHook(value string) bool { return slices.Contains(testHookPolicies, va
 
 // policyParser keeps the first error so that ParsePolicies reads top to bottom.
 type policyParser struct {
-	prefix      string
-	object      string
-	annotations map[string]string
-	err         error
+	object string
+	own    []ownAnnotation
+	err    error
 }
 
 func (p *policyParser) fail(key, value, allowed string) {
@@ -160,10 +160,14 @@ func (p *policyParser) fail(key, value, allowed string) {
 	}
 }
 
+// lookup returns the key and value of the annotation <prefix>/suffix.
 func (p *policyParser) lookup(suffix string) (string, string, bool) {
-	key := Key(p.prefix, suffix)
-	value, ok := p.annotations[key]
-	return key, value, ok
+	for _, a := range p.own {
+		if a.suffix == suffix {
+			return a.key, a.value, true
+		}
+	}
+	return "", "", false
 }
 
 func (p *policyParser) order(suffixes ...string) int16 {
