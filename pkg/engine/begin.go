@@ -12,6 +12,7 @@ import (
 
 	"github.com/wavekit-dev/wavekit/pkg/engine/internal/api"
 	"github.com/wavekit-dev/wavekit/pkg/engine/internal/drift"
+	"github.com/wavekit-dev/wavekit/pkg/engine/internal/jsonvalue"
 	"github.com/wavekit-dev/wavekit/pkg/engine/internal/kinds"
 	"github.com/wavekit-dev/wavekit/pkg/engine/internal/readiness"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
@@ -214,8 +215,8 @@ func (s *ownerScope) decideFor(ctx context.Context, d *desired, item *manifests.
 // which run on deletion, and tests, which only a test run creates.
 func withoutHooks(objects []client.Object, prefix string) []client.Object {
 	deleteKey, testKey := manifests.Key(prefix, manifests.AnnotationDeleteHook), manifests.Key(prefix, manifests.AnnotationTestHook)
-	return filterObjects(objects, func(annotations map[string]string) bool {
-		return !manifests.IsDeleteHook(annotations[deleteKey]) && !manifests.IsTestHook(annotations[testKey])
+	return filterObjects(objects, func(obj client.Object) bool {
+		return !manifests.IsDeleteHook(annotation(obj, deleteKey)) && !manifests.IsTestHook(annotation(obj, testKey))
 	})
 }
 
@@ -223,23 +224,32 @@ func withoutHooks(objects []client.Object, prefix string) []client.Object {
 // valid <prefix>/delete-hook annotation.
 func DeleteHooks(objects []client.Object, prefix string) []client.Object {
 	key := manifests.Key(prefix, manifests.AnnotationDeleteHook)
-	return filterObjects(objects, func(annotations map[string]string) bool { return manifests.IsDeleteHook(annotations[key]) })
+	return filterObjects(objects, func(obj client.Object) bool { return manifests.IsDeleteHook(annotation(obj, key)) })
 }
 
 // TestHooks returns the tests among objects: those with a valid
 // <prefix>/test-hook annotation, which only Test creates.
 func TestHooks(objects []client.Object, prefix string) []client.Object {
 	key := manifests.Key(prefix, manifests.AnnotationTestHook)
-	return filterObjects(objects, func(annotations map[string]string) bool { return manifests.IsTestHook(annotations[key]) })
+	return filterObjects(objects, func(obj client.Object) bool { return manifests.IsTestHook(annotation(obj, key)) })
+}
+
+// annotation returns obj's annotation key, without copying an
+// Unstructured's annotations as GetAnnotations does.
+func annotation(obj client.Object, key string) string {
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		return jsonvalue.Annotation(u.Object, key)
+	}
+	return obj.GetAnnotations()[key]
 }
 
 // filterObjects keeps the objects whose annotations keep says to. An object
 // with an invalid delete-hook or test-hook value is no hook: it stays with
 // the others, whose validation then names the bad value.
-func filterObjects(objects []client.Object, keep func(annotations map[string]string) bool) []client.Object {
+func filterObjects(objects []client.Object, keep func(client.Object) bool) []client.Object {
 	out := make([]client.Object, 0, len(objects))
 	for _, obj := range objects {
-		if keep(obj.GetAnnotations()) {
+		if keep(obj) {
 			out = append(out, obj)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/wavekit-dev/wavekit/pkg/engine/internal/api"
+	"github.com/wavekit-dev/wavekit/pkg/engine/internal/jsonvalue"
 	"github.com/wavekit-dev/wavekit/pkg/engine/internal/kinds"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
@@ -98,7 +99,7 @@ func (o ownership) createdFrom(live *unstructured.Unstructured) string {
 	if live == nil {
 		return ""
 	}
-	return live.GetAnnotations()[manifests.Key(o.prefix, manifests.AnnotationDigest)]
+	return jsonvalue.Annotation(live.Object, manifests.Key(o.prefix, manifests.AnnotationDigest))
 }
 
 // facts is everything decide reads about one object.
@@ -250,7 +251,7 @@ func keepsCRD(d *desired, live *unstructured.Unstructured) bool {
 // other for ever. It is applied again once the other owner deletes or
 // releases it.
 func takenOver(o ownership, d *desired, item *manifests.InventoryItem, existing *unstructured.Unstructured) error {
-	current := existing.GetLabels()[o.label()]
+	current := jsonvalue.Label(existing.Object, o.label())
 	if current == "" || current == o.id || item.Digest == "" {
 		return nil
 	}
@@ -261,7 +262,7 @@ func takenOver(o ownership, d *desired, item *manifests.InventoryItem, existing 
 // over existing, an object this owner does not hold yet. The error names the
 // current owner and the policy, nothing more.
 func adoptionRefused(o ownership, d *desired, existing *unstructured.Unstructured) error {
-	current := existing.GetLabels()[o.label()]
+	current := jsonvalue.Label(existing.Object, o.label())
 	if current == o.id {
 		return nil
 	}
@@ -280,7 +281,7 @@ func adoptionRefused(o ownership, d *desired, existing *unstructured.Unstructure
 // otherOwner names the owner of existing in words, by its annotation or,
 // without one, by its owner label's value.
 func otherOwner(o ownership, existing *unstructured.Unstructured, current string) string {
-	if other := existing.GetAnnotations()[o.annotation()]; other != "" {
+	if other := jsonvalue.Annotation(existing.Object, o.annotation()); other != "" {
 		return other
 	}
 	return "owner " + current

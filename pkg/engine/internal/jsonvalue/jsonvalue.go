@@ -213,3 +213,21 @@ func Marshal(v any) ([]byte, error) {
 	}
 	return data, nil
 }
+
+// Label returns the label key of obj (an Unstructured's content), "" when
+// it has none or it is not a string, as GetLabels reads it, but without
+// copying the labels into a new map, which a pass would do for every
+// object it reads.
+func Label(obj map[string]any, key string) string { return metadataString(obj, "labels", key) }
+
+// Annotation returns the annotation key of obj, as Label does a label.
+func Annotation(obj map[string]any, key string) string {
+	return metadataString(obj, "annotations", key)
+}
+
+func metadataString(obj map[string]any, field, key string) string {
+	metadata, _ := obj["metadata"].(map[string]any)
+	values, _ := metadata[field].(map[string]any)
+	value, _ := values[key].(string)
+	return value
+}
