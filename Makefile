@@ -331,7 +331,8 @@ reproduce: ## Make dist twice, the second time with an empty Go build cache, and
 FUZZTIME    ?= 10m
 # package:target pairs.
 FUZZ_TARGETS := pkg/manifests:FuzzDecodeObjects pkg/manifests:FuzzParsePolicies \
-	pkg/manifests:FuzzMergeValues pkg/engine:FuzzDigestStable pkg/generator/helm:FuzzDecodeOnce
+	pkg/manifests:FuzzMergeValues pkg/engine:FuzzDigestStable pkg/generator/helm:FuzzDecodeOnce \
+	pkg/engine/internal/jsonvalue:FuzzAppendIsMarshal
 
 .PHONY: fuzz
 fuzz: ## Run every fuzz target for FUZZTIME each (default 10m); crashes land in testdata/fuzz.
