@@ -88,10 +88,11 @@ func NewCachedTarget(ctx context.Context, cfg *rest.Config, scheme *runtime.Sche
 	if err != nil {
 		return nil, fmt.Errorf("creating HTTP client for %s: %w", cfg.Host, err)
 	}
-	mapper, err := apiutil.NewDynamicRESTMapper(cfg, httpClient)
+	dynamicMapper, err := apiutil.NewDynamicRESTMapper(cfg, httpClient)
 	if err != nil {
 		return nil, fmt.Errorf("creating REST mapper for %s: %w", cfg.Host, err)
 	}
+	mapper := kinds.Remembered(dynamicMapper)
 	c, err := client.New(cfg, client.Options{HTTPClient: httpClient, Scheme: scheme, Mapper: mapper})
 	if err != nil {
 		return nil, fmt.Errorf("creating client for %s: %w", cfg.Host, err)
