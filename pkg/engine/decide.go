@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"sync"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -90,8 +91,29 @@ type ownership struct {
 	force  bool
 }
 
-func (o ownership) label() string      { return manifests.Key(o.prefix, manifests.LabelOwnerID) }
-func (o ownership) annotation() string { return manifests.Key(o.prefix, manifests.AnnotationOwner) }
+func (o ownership) label() string      { return keysOf(o.prefix).label }
+func (o ownership) annotation() string { return keysOf(o.prefix).annotation }
+
+// ownerKeys are the keys of the owner label and annotations under a
+// prefix.
+type ownerKeys struct{ label, annotation, digest string }
+
+// keysByPrefix holds the ownerKeys of each prefix, built once: decide
+// reads them for every object on every pass.
+var keysByPrefix sync.Map
+
+func keysOf(prefix string) ownerKeys {
+	if keys, ok := keysByPrefix.Load(prefix); ok {
+		return keys.(ownerKeys)
+	}
+	keys := ownerKeys{
+		label:      manifests.Key(prefix, manifests.LabelOwnerID),
+		annotation: manifests.Key(prefix, manifests.AnnotationOwner),
+		digest:     manifests.Key(prefix, manifests.AnnotationDigest),
+	}
+	keysByPrefix.Store(prefix, keys)
+	return keys
+}
 
 // createdFrom returns the digest of the render that live was created from,
 // when the applier recorded it on the object (update-policy recreate).
@@ -99,7 +121,7 @@ func (o ownership) createdFrom(live *unstructured.Unstructured) string {
 	if live == nil {
 		return ""
 	}
-	return jsonvalue.Annotation(live.Object, manifests.Key(o.prefix, manifests.AnnotationDigest))
+	return jsonvalue.Annotation(live.Object, keysOf(o.prefix).digest)
 }
 
 // facts is everything decide reads about one object.

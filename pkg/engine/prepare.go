@@ -266,13 +266,14 @@ func (p *preparer) classify(objects []*desired) error {
 	var servedOrders []int16        // the apply order of the definition that serves each
 	var errs []error
 	for _, d := range objects {
-		policies, err := manifests.ParsePolicies(p.prefix, d.key.String(), d.object.GetAnnotations(), p.defaults)
+		annotations, describe := d.object.GetAnnotations(), d.key.String()
+		policies, err := manifests.ParsePolicies(p.prefix, describe, annotations, p.defaults)
 		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
 		d.policies = policies
-		if d.ignore, err = drift.IgnoredPaths(p.prefix, d.object, p.ignore, d.key.String()); err != nil {
+		if d.ignore, err = drift.IgnoredPaths(p.prefix, d.object, annotations, p.ignore, describe); err != nil {
 			errs = append(errs, err)
 			continue
 		}

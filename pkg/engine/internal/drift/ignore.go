@@ -112,9 +112,9 @@ func (r IgnoreRule) matches(obj *unstructured.Unstructured) bool {
 }
 
 // IgnoredPaths are the paths of obj that the rules and its own
-// <prefix>/ignore-fields annotation ignore.
-func IgnoredPaths(prefix string, obj *unstructured.Unstructured, rules []IgnoreRule, describe string) ([]manifests.Pointer, error) {
-	paths, err := manifests.ParseIgnoreFields(prefix, describe, obj.GetAnnotations())
+// <prefix>/ignore-fields annotation (among annotations, obj's) ignore.
+func IgnoredPaths(prefix string, obj *unstructured.Unstructured, annotations map[string]string, rules []IgnoreRule, describe string) ([]manifests.Pointer, error) {
+	paths, err := manifests.ParseIgnoreFields(prefix, describe, annotations)
 	if err != nil {
 		return nil, err
 	}
