@@ -6,6 +6,7 @@ import (
 	"maps"
 	"os"
 	"runtime/pprof"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -42,8 +43,14 @@ func BenchmarkComponentPaths(b *testing.B) {
 	}
 }
 
-// pathRounds is how many no-op Reconciles and drift repairs are measured.
-const pathRounds = 20
+// pathRounds is how many no-op Reconciles and drift repairs are measured:
+// 20, or WAVEKIT_BENCH_ROUNDS (200 gives steadier figures).
+var pathRounds = func() int {
+	if n, err := strconv.Atoi(os.Getenv("WAVEKIT_BENCH_ROUNDS")); err == nil && n > 0 {
+		return n
+	}
+	return 20
+}()
 
 func benchmarkComponentPaths(b *testing.B, n int) {
 	ctx, cancel := context.WithCancel(context.Background())
