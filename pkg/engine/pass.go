@@ -3,6 +3,7 @@ package engine
 import (
 	"github.com/wavekit-dev/wavekit/pkg/engine/internal/api"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
+	"slices"
 )
 
 // pass holds the state of one pass of Apply or Delete: the inventory it
@@ -28,11 +29,11 @@ type pass struct {
 }
 
 func newPass(s *ownerScope, inventory []manifests.InventoryItem) *pass {
-	r := &pass{s: s, items: map[manifests.ObjectKey]*manifests.InventoryItem{}}
-	for i := range inventory {
-		item := inventory[i]
-		r.items[item.Key()] = &item
-		r.order = append(r.order, item.Key())
+	r := &pass{s: s, items: make(map[manifests.ObjectKey]*manifests.InventoryItem, len(inventory)), order: make([]manifests.ObjectKey, len(inventory))}
+	copies := slices.Clone(inventory) // one allocation, not one an item
+	for i := range copies {
+		r.order[i] = copies[i].Key()
+		r.items[r.order[i]] = &copies[i]
 	}
 	return r
 }

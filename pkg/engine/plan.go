@@ -149,7 +149,7 @@ func applySteps(objs []*desired, items map[manifests.ObjectKey]*manifests.Invent
 }
 
 func readySteps(wave []*desired, selected func(*desired) bool, reason string) []step {
-	var steps []step
+	steps := make([]step, 0, len(wave))
 	for _, d := range wave {
 		if selected(d) {
 			steps = append(steps, step{action: ActionReady, key: d.key, reason: reason})

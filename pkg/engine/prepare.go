@@ -249,7 +249,7 @@ func (e *notServedError) Error() string {
 }
 
 func (p *preparer) checkDuplicates(objects []*desired) error {
-	seen := map[manifests.ObjectKey]bool{}
+	seen := make(map[manifests.ObjectKey]bool, len(objects))
 	var errs []error
 	for _, d := range objects {
 		if seen[d.key] {
