@@ -14,6 +14,7 @@ import (
 	"github.com/wavekit-dev/wavekit/pkg/component/internal/outcome"
 	"github.com/wavekit-dev/wavekit/pkg/component/internal/targets"
 	"github.com/wavekit-dev/wavekit/pkg/engine"
+	"github.com/wavekit-dev/wavekit/pkg/internal/handover"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -105,7 +106,9 @@ func (p *pass) owner() (engine.Owner, error) {
 // applyRender applies the attempt's render and, once it is ready, starts its
 // tests if they are enabled.
 func (p *pass) applyRender(ctx context.Context, tg *targets.Target, owner engine.Owner, objects []client.Object) outcome.Outcome {
-	res, newKinds, err := p.applyObjects(ctx, tg, owner, objects)
+	// The objects were decoded for this pass (renderOnce) and the pass
+	// reads them no more: the applier may prepare them in place.
+	res, newKinds, err := p.applyObjects(handover.Objects(ctx), tg, owner, objects)
 	if err != nil {
 		out := p.fail(err)
 		out.FailedAttempt = attempts.IsFailure(err)

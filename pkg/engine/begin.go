@@ -15,6 +15,7 @@ import (
 	"github.com/wavekit-dev/wavekit/pkg/engine/internal/jsonvalue"
 	"github.com/wavekit-dev/wavekit/pkg/engine/internal/kinds"
 	"github.com/wavekit-dev/wavekit/pkg/engine/internal/readiness"
+	"github.com/wavekit-dev/wavekit/pkg/internal/handover"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -25,7 +26,7 @@ import (
 // whether items were added, so that the inventory must be saved before any
 // write. An invalid object is a manifests.UserError.
 func (s *ownerScope) begin(ctx context.Context, objects []client.Object, inventory []manifests.InventoryItem) (run *pass, objs []*desired, added bool, err error) {
-	p, objs, err := s.prepareFor(forApply, objects)
+	p, objs, err := s.prepareFor(forApply, objects, handover.Given(ctx))
 	if err != nil {
 		return nil, nil, false, err
 	}
@@ -170,9 +171,9 @@ func forTests(run string) passKind {
 // annotations, orders, duplicates) with them. Any rule added here holds for
 // apply, preview, diff, delete hooks and tests alike. An invalid object is
 // a manifests.UserError.
-func (s *ownerScope) prepareFor(kind passKind, objects []client.Object) (*preparer, []*desired, error) {
+func (s *ownerScope) prepareFor(kind passKind, objects []client.Object, handedOver bool) (*preparer, []*desired, error) {
 	p := s.preparerFor()
-	p.testRun = kind.testRun
+	p.testRun, p.handedOver = kind.testRun, handedOver
 	var err error
 	if p.ignore, err = drift.CompileIgnoreRules(s.owner.Drift.Ignore); err != nil {
 		return nil, nil, err

@@ -20,7 +20,7 @@ func (r *pass) scheduleHooks(ctx context.Context, objects []client.Object, save 
 	if len(hookObjects) == 0 {
 		return nil, nil
 	}
-	_, prepared, err := r.s.prepareFor(forDeleteHooks, objects)
+	_, prepared, err := r.s.prepareFor(forDeleteHooks, objects, false)
 	if err != nil {
 		return nil, err
 	}

@@ -60,6 +60,9 @@ type preparer struct {
 	// testRun names the test run tests are prepared for: their digests
 	// hold it, so that each run creates its tests anew, once.
 	testRun string
+	// handedOver says that the objects are the preparer's to change
+	// (pkg/internal/handover): it does not copy them first.
+	handedOver bool
 }
 
 // prepare validates every object and returns them in a stable order; one bad
@@ -125,6 +128,9 @@ func (p *preparer) normalise(index int, obj client.Object) (*desired, error) {
 
 func (p *preparer) toUnstructured(obj client.Object) (*unstructured.Unstructured, error) {
 	if u, ok := obj.(*unstructured.Unstructured); ok {
+		if p.handedOver {
+			return u, nil
+		}
 		return u.DeepCopy(), nil
 	}
 	content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)

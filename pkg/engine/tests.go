@@ -62,7 +62,7 @@ func (a *Applier) Test(ctx context.Context, owner Owner, objects []client.Object
 // schedule validates the tests among objects, sorts them and records the
 // new ones in the inventory before any is created.
 func (t *testRun) schedule(ctx context.Context, objects []client.Object) error {
-	_, tests, err := t.s.prepareFor(forTests(t.opts.Run), objects)
+	_, tests, err := t.s.prepareFor(forTests(t.opts.Run), objects, false)
 	if err != nil {
 		return err
 	}
