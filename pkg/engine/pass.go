@@ -1,9 +1,10 @@
 package engine
 
 import (
+	"slices"
+
 	"github.com/wavekit-dev/wavekit/pkg/engine/internal/api"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
-	"slices"
 )
 
 // pass holds the state of one pass of Apply or Delete: the inventory it

@@ -80,8 +80,9 @@ func (r *remembered) Reset() {
 	meta.MaybeResetRESTMapper(r.RESTMapper)
 }
 
-// forget drops the kept mappings of group; a question without a group (a
-// partial resource) may read any group, so it drops them all.
+// forget drops the kept mappings of group. The empty group, the core
+// group's name and a partial resource's, drops them all: a partial
+// resource may make the mapper read any group.
 func (r *remembered) forget(group string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
