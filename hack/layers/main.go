@@ -12,7 +12,7 @@
 //
 // A walk file holds one function a line, as package path (relative to the
 // module) and name, "pkg/component.Reconciler.Reconcile" or
-// "pkg/engine.planApply"; the tool prints each one's file and lines, and
+// "pkg/engine/internal/plan.Apply"; the tool prints each one's file and lines, and
 // the sum of the lines of the distinct files they are in. walks/ holds the
 // walk of one Reconcile that docs/architecture.md measures, in today's
 // names and in those before #77 split pkg/component and pkg/engine.

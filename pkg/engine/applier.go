@@ -16,6 +16,7 @@ import (
 	"github.com/wavekit-dev/wavekit/pkg/engine/internal/expiry"
 	"github.com/wavekit-dev/wavekit/pkg/engine/internal/live"
 	"github.com/wavekit-dev/wavekit/pkg/engine/internal/readiness"
+	"github.com/wavekit-dev/wavekit/pkg/engine/internal/runonce"
 	"github.com/wavekit-dev/wavekit/pkg/engine/internal/writes"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
@@ -118,8 +119,8 @@ type Target struct {
 	deleter *live.Deleter
 	// ends, when set (NewCachedTarget sets it), holds the last state the
 	// cache saw of the objects that run to completion: run-once objects and
-	// tests (endstates.go).
-	ends *endStates
+	// tests (internal/runonce).
+	ends *runonce.EndStates
 	// probes, when set (NewCachedTarget sets it), remember the kinds the
 	// target's appliers probed, so that each is listed once a target.
 	probes *live.Probes
@@ -226,7 +227,7 @@ func NewApplier(target Target, opts Options) (*Applier, error) {
 		loops:      writes.NewLoops(opts.WriteLoop, opts.Now),
 		own:        writes.NewOwn(),
 		purges:     writes.NewPurges(opts.Now),
-		runs:       expiry.New[manifests.ObjectKey, types.UID](endStateMemory, opts.Now),
+		runs:       expiry.New[manifests.ObjectKey, types.UID](runonce.EndStateMemory, opts.Now),
 		namespaces: expiry.New[string, bool](namespaceMemory, opts.Now),
 	}, nil
 }

@@ -6,6 +6,7 @@ import (
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/wavekit-dev/wavekit/pkg/engine/internal/plan"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 	"github.com/wavekit-dev/wavekit/pkg/tracing/spans"
 )
@@ -25,22 +26,22 @@ func (a *Applier) Apply(ctx context.Context, owner Owner, objects []client.Objec
 			return Result{Inventory: inventory}, fmt.Errorf("recording the inventory before creating objects: %w", err)
 		}
 	}
-	return run.execute(ctx, p, byKey(objs), nil)
+	return run.execute(ctx, p, plan.ByKey(objs), nil)
 }
 
 // planApplyPass begins an apply pass (begin) and plans it, in the span
 // "plan": what it reads of the cluster to prepare the objects (namespaces,
 // CRDs) and the pure planning.
-func (a *Applier) planApplyPass(ctx context.Context, owner Owner, objects []client.Object, inventory []manifests.InventoryItem) (*pass, []*desired, plan, bool, error) {
+func (a *Applier) planApplyPass(ctx context.Context, owner Owner, objects []client.Object, inventory []manifests.InventoryItem) (*pass, []*plan.Desired, plan.Plan, bool, error) {
 	ctx, span := startSpan(ctx, "plan")
 	run, objs, added, err := a.scopeFor(owner).begin(ctx, objects, inventory)
 	if err != nil {
 		spans.End(span, err)
-		return nil, nil, plan{}, false, err
+		return nil, nil, plan.Plan{}, false, err
 	}
-	p := planApply(objs, run.items, run.list(), planExternals(owner.Externals, false))
+	p := plan.Apply(objs, run.items, run.list(), planExternals(owner.Externals, false))
 	if span.IsRecording() {
-		span.SetAttributes(attrObjects.Int(len(objs)), attrGroups.Int(len(p.groups)))
+		span.SetAttributes(attrObjects.Int(len(objs)), attrGroups.Int(len(p.Groups)))
 	}
 	spans.End(span, nil)
 	return run, objs, p, added, nil

@@ -14,6 +14,7 @@ import (
 	"github.com/wavekit-dev/wavekit/pkg/engine/internal/drift"
 	"github.com/wavekit-dev/wavekit/pkg/engine/internal/jsonvalue"
 	"github.com/wavekit-dev/wavekit/pkg/engine/internal/kinds"
+	"github.com/wavekit-dev/wavekit/pkg/engine/internal/plan"
 	"github.com/wavekit-dev/wavekit/pkg/engine/internal/readiness"
 	"github.com/wavekit-dev/wavekit/pkg/internal/handover"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
@@ -25,7 +26,7 @@ import (
 // apply and starts a pass on inventory with an item for each. added says
 // whether items were added, so that the inventory must be saved before any
 // write. An invalid object is a manifests.UserError.
-func (s *ownerScope) begin(ctx context.Context, objects []client.Object, inventory []manifests.InventoryItem) (run *pass, objs []*desired, added bool, err error) {
+func (s *ownerScope) begin(ctx context.Context, objects []client.Object, inventory []manifests.InventoryItem) (run *pass, objs []*plan.Desired, added bool, err error) {
 	p, objs, err := s.prepareFor(forApply, objects, handover.Given(ctx))
 	if err != nil {
 		return nil, nil, false, err
@@ -42,7 +43,7 @@ func (s *ownerScope) begin(ctx context.Context, objects []client.Object, invento
 	if err := s.checkStoredVersions(ctx, objs, run.items); err != nil {
 		return nil, nil, false, err
 	}
-	sortForApply(objs)
+	plan.SortForApply(objs)
 	return run, objs, run.schedule(objs), nil
 }
 
@@ -60,11 +61,11 @@ func (s *ownerScope) begin(ctx context.Context, objects []client.Object, invento
 // cluster's own). They are neither created, updated nor deleted; one an
 // earlier pass recorded leaves the inventory and stays in the cluster. A
 // Create CRD without an inventory item costs one read.
-func (s *ownerScope) skipCRDs(ctx context.Context, objs []*desired, items map[manifests.ObjectKey]*manifests.InventoryItem) (kept []*desired, skipped []manifests.ObjectKey, err error) {
+func (s *ownerScope) skipCRDs(ctx context.Context, objs []*plan.Desired, items map[manifests.ObjectKey]*manifests.InventoryItem) (kept []*plan.Desired, skipped []manifests.ObjectKey, err error) {
 	kept = objs[:0:0]
 	for _, d := range objs {
-		skip := kinds.IsCRD(d.gvk.Group, d.gvk.Kind) && d.policies.CRD == manifests.CRDSkip
-		if kinds.IsCRD(d.gvk.Group, d.gvk.Kind) && d.policies.CRD == manifests.CRDCreate && items[d.key] == nil {
+		skip := kinds.IsCRD(d.GVK.Group, d.GVK.Kind) && d.Policies.CRD == manifests.CRDSkip
+		if kinds.IsCRD(d.GVK.Group, d.GVK.Kind) && d.Policies.CRD == manifests.CRDCreate && items[d.Key] == nil {
 			live, err := s.a.getDirect(ctx, d)
 			if err != nil {
 				return nil, nil, err
@@ -72,7 +73,7 @@ func (s *ownerScope) skipCRDs(ctx context.Context, objs []*desired, items map[ma
 			skip = live != nil
 		}
 		if skip {
-			skipped = append(skipped, d.key)
+			skipped = append(skipped, d.Key)
 			continue
 		}
 		kept = append(kept, d)
@@ -94,13 +95,13 @@ func (r *pass) forget(keys []manifests.ObjectKey) {
 // become unreadable. Only CRDs whose render changed since the inventory's
 // record, or that it does not record, are read (one request each), so a pass
 // that changes nothing makes no request.
-func (s *ownerScope) checkStoredVersions(ctx context.Context, objs []*desired, items map[manifests.ObjectKey]*manifests.InventoryItem) error {
+func (s *ownerScope) checkStoredVersions(ctx context.Context, objs []*plan.Desired, items map[manifests.ObjectKey]*manifests.InventoryItem) error {
 	var errs []error
 	for _, d := range objs {
-		if !kinds.IsCRD(d.gvk.Group, d.gvk.Kind) || d.policies.CRD != manifests.CRDCreateReplace {
+		if !kinds.IsCRD(d.GVK.Group, d.GVK.Kind) || d.Policies.CRD != manifests.CRDCreateReplace {
 			continue
 		}
-		if item := items[d.key]; item != nil && item.Digest == d.digest {
+		if item := items[d.Key]; item != nil && item.Digest == d.Digest {
 			continue
 		}
 		live, err := s.a.getDirect(ctx, d)
@@ -110,8 +111,8 @@ func (s *ownerScope) checkStoredVersions(ctx context.Context, objs []*desired, i
 		if live == nil {
 			continue
 		}
-		if dropped := strings.Join(droppedStoredVersions(d.object, live), ", "); dropped != "" {
-			errs = append(errs, api.Refused(d.key, fmt.Errorf("would drop version %s, which status.storedVersions still lists: "+
+		if dropped := strings.Join(droppedStoredVersions(d.Object, live), ", "); dropped != "" {
+			errs = append(errs, api.Refused(d.Key, fmt.Errorf("would drop version %s, which status.storedVersions still lists: "+
 				"objects stored in it would become unreadable. Migrate them to a served version first (a storage version migration, "+
 				"or read and write each object again), then remove %s from the CRD's status.storedVersions, then apply this render",
 				dropped, dropped)))
@@ -171,17 +172,17 @@ func forTests(run string) passKind {
 // annotations, orders, duplicates) with them. Any rule added here holds for
 // apply, preview, diff, delete hooks and tests alike. An invalid object is
 // a manifests.UserError.
-func (s *ownerScope) prepareFor(kind passKind, objects []client.Object, handedOver bool) (*preparer, []*desired, error) {
+func (s *ownerScope) prepareFor(kind passKind, objects []client.Object, handedOver bool) (*plan.Preparer, []*plan.Desired, error) {
 	p := s.preparerFor()
-	p.testRun, p.handedOver = kind.testRun, handedOver
+	p.TestRun, p.HandedOver = kind.testRun, handedOver
 	var err error
-	if p.ignore, err = drift.CompileIgnoreRules(s.owner.Drift.Ignore); err != nil {
+	if p.Ignore, err = drift.CompileIgnoreRules(s.owner.Drift.Ignore); err != nil {
 		return nil, nil, err
 	}
 	if s.health, err = readiness.CompileHealthChecks(s.owner.HealthChecks); err != nil {
 		return nil, nil, err
 	}
-	objs, err := p.prepare(kind.pick(objects, s.a.opts.Name))
+	objs, err := p.Prepare(kind.pick(objects, s.a.opts.Name))
 	if err != nil {
 		return nil, nil, &manifests.UserError{Err: fmt.Errorf("invalid %s: %w", kind.what, err)}
 	}
@@ -190,24 +191,24 @@ func (s *ownerScope) prepareFor(kind passKind, objects []client.Object, handedOv
 
 // preparerFor returns the preparer of owner's objects: the applier's name
 // as annotation prefix, the owner's namespace, generation and defaults.
-func (s *ownerScope) preparerFor() *preparer {
-	return &preparer{
-		prefix: s.a.opts.Name, namespace: s.owner.Namespace, generation: s.owner.Generation,
-		defaults: s.defaults(), scheme: s.a.scheme, mapper: s.a.mapper,
+func (s *ownerScope) preparerFor() *plan.Preparer {
+	return &plan.Preparer{
+		Prefix: s.a.opts.Name, Namespace: s.owner.Namespace, Generation: s.owner.Generation,
+		Defaults: s.defaults(), Scheme: s.a.scheme, Mapper: s.a.mapper,
 	}
 }
 
 // decideFor asks decide about d for this scope's owner and records, in
 // drift mode Warn, the drift it leaves.
-func (s *ownerScope) decideFor(ctx context.Context, d *desired, item *manifests.InventoryItem, live *unstructured.Unstructured) decision {
-	dec := decide(facts{
-		desired: d, item: item, live: live, owner: s.ownership(),
-		purgedAtRender: live == nil && d.policies.PurgeOrder != nil && s.track.purgedAt(d.key, d.digest),
-		now:            s.a.opts.Now().Unix(), drift: s.owner.Drift.Mode,
-		drifted: func() ([]string, error) { return s.driftedFields(ctx, d, live), nil },
+func (s *ownerScope) decideFor(ctx context.Context, d *plan.Desired, item *manifests.InventoryItem, live *unstructured.Unstructured) plan.Decision {
+	dec := plan.Decide(plan.Facts{
+		Desired: d, Item: item, Live: live, Owner: s.ownership(),
+		PurgedAtRender: live == nil && d.Policies.PurgeOrder != nil && s.track.purgedAt(d.Key, d.Digest),
+		Now:            s.a.opts.Now().Unix(), Drift: s.owner.Drift.Mode,
+		Drifted: func() ([]string, error) { return s.driftedFields(ctx, d, live), nil },
 	})
-	if dec.reason == reasonDriftLeft {
-		s.drifts.Add(Drift{Object: d.key, Paths: dec.paths, New: s.track.newDrift(d.key, dec.paths, live.Object)})
+	if dec.Reason == plan.ReasonDriftLeft {
+		s.drifts.Add(Drift{Object: d.Key, Paths: dec.Paths, New: s.track.newDrift(d.Key, dec.Paths, live.Object)})
 	}
 	return dec
 }

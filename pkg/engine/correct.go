@@ -6,6 +6,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/wavekit-dev/wavekit/pkg/engine/internal/plan"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -16,30 +17,30 @@ import (
 // the API server stores differently is never mistaken for a drift. An
 // object known to hold the desired fields at its resourceVersion costs one
 // map lookup: its stored form is not even looked at.
-func (s *ownerScope) driftedFields(ctx context.Context, d *desired, live *unstructured.Unstructured) []string {
-	if s.track.holds(d.key, live.GetResourceVersion(), d.ignore) {
+func (s *ownerScope) driftedFields(ctx context.Context, d *plan.Desired, live *unstructured.Unstructured) []string {
+	if s.track.holds(d.Key, live.GetResourceVersion(), d.Ignore) {
 		return nil
 	}
-	want, exact := s.a.stored.Of(d.rendered())
-	paths := s.track.drifted(d.key, want, live.Object, live.GetResourceVersion(), d.ignore)
+	want, exact := s.a.stored.Of(d.Rendered())
+	paths := s.track.drifted(d.Key, want, live.Object, live.GetResourceVersion(), d.Ignore)
 	if len(paths) > 0 && !exact && s.learnStoredForm(ctx, d, live) {
-		want, _ = s.a.stored.Of(d.rendered())
-		paths = s.track.drifted(d.key, want, live.Object, live.GetResourceVersion(), d.ignore)
+		want, _ = s.a.stored.Of(d.Rendered())
+		paths = s.track.drifted(d.Key, want, live.Object, live.GetResourceVersion(), d.Ignore)
 	}
 	return paths
 }
 
 // correct writes d over live as write does. A write that is a correction
 // (see decision) asks the write-loop guard first and is counted by it.
-func (s *ownerScope) correct(ctx context.Context, d *desired, live *unstructured.Unstructured, decision decision) (sent, error) {
-	if decision.correction {
-		if err := s.a.loops.Admit(d.key, d.digest, decision.paths); err != nil {
+func (s *ownerScope) correct(ctx context.Context, d *plan.Desired, live *unstructured.Unstructured, decision plan.Decision) (sent, error) {
+	if decision.Correction {
+		if err := s.a.loops.Admit(d.Key, d.Digest, decision.Paths); err != nil {
 			return sent{}, err
 		}
 	}
 	out, err := s.write(ctx, d, live)
-	if err == nil && decision.correction {
-		s.a.loops.Corrected(d.key, d.digest)
+	if err == nil && decision.Correction {
+		s.a.loops.Corrected(d.Key, d.Digest)
 	}
 	return out, err
 }
@@ -47,15 +48,15 @@ func (s *ownerScope) correct(ctx context.Context, d *desired, live *unstructured
 // learnStoredForm asks the API server, with a dry run of the write of d
 // over live, how it stores d, and records the answer; it reports whether it
 // learnt it. A recreate is not dry-run: its answer would be a deletion.
-func (s *ownerScope) learnStoredForm(ctx context.Context, d *desired, live *unstructured.Unstructured) bool {
-	if d.policies.Update == manifests.UpdateRecreate {
+func (s *ownerScope) learnStoredForm(ctx context.Context, d *plan.Desired, live *unstructured.Unstructured) bool {
+	if d.Policies.Update == manifests.UpdateRecreate {
 		return false
 	}
-	obj := d.object.DeepCopy()
+	obj := d.Object.DeepCopy()
 	s.markOwned(obj)
 	dry := client.NewDryRunClient(s.a.target.Client)
 	var err error
-	if isServerSideApply(d.policies.Update) {
+	if isServerSideApply(d.Policies.Update) {
 		applied := obj.DeepCopy()
 		applied.SetResourceVersion("")
 		applied.SetManagedFields(nil)
@@ -64,7 +65,7 @@ func (s *ownerScope) learnStoredForm(ctx context.Context, d *desired, live *unst
 			obj = applied
 		}
 	}
-	if !isServerSideApply(d.policies.Update) || isUntypedError(err) {
+	if !isServerSideApply(d.Policies.Update) || isUntypedError(err) {
 		// A PUT, as the write itself would be (replaceInstead).
 		obj.SetResourceVersion(live.GetResourceVersion())
 		obj.SetFinalizers(keepForeignFinalizers(obj.GetFinalizers(), live.GetFinalizers()))
@@ -73,6 +74,6 @@ func (s *ownerScope) learnStoredForm(ctx context.Context, d *desired, live *unst
 	if err != nil {
 		return false // the write will say what is wrong
 	}
-	s.a.stored.Learn(d.rendered(), obj.Object)
+	s.a.stored.Learn(d.Rendered(), obj.Object)
 	return true
 }

@@ -7,6 +7,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/pkg/engine/internal/foreign"
+	"github.com/wavekit-dev/wavekit/pkg/engine/internal/plan"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 	"github.com/wavekit-dev/wavekit/pkg/tracing/spans"
 )
@@ -48,25 +49,25 @@ func (a *Applier) Delete(ctx context.Context, owner Owner, inventory []manifests
 // types (their counts by type, which block the deletion), schedules the
 // delete hooks and plans the deletion, in the span "plan", as
 // planApplyPass does for Apply.
-func (a *Applier) planDeletePass(ctx context.Context, owner Owner, inventory []manifests.InventoryItem, opts DeleteOptions) (*pass, plan, map[manifests.ObjectKey]*desired, map[string]int, error) {
+func (a *Applier) planDeletePass(ctx context.Context, owner Owner, inventory []manifests.InventoryItem, opts DeleteOptions) (*pass, plan.Plan, map[manifests.ObjectKey]*plan.Desired, map[string]int, error) {
 	ctx, span := startSpan(ctx, "plan")
 	types := managedTypesOfItems(inventory, append(slices.Clone(a.opts.AdditionalManagedTypes), owner.AdditionalManagedTypes...))
 	scope := a.scopeFor(owner)
 	blocking, err := scope.foreignInstances(ctx, types)
 	if err != nil || len(blocking) > 0 {
 		spans.End(span, err)
-		return nil, plan{}, nil, blocking, err
+		return nil, plan.Plan{}, nil, blocking, err
 	}
 	run := newPass(scope, inventory)
 	hooks, err := run.scheduleHooks(ctx, opts.Hooks, opts.Save)
 	if err != nil {
 		spans.End(span, err)
-		return nil, plan{}, nil, nil, err
+		return nil, plan.Plan{}, nil, nil, err
 	}
 	served := managedTypesOfItems(run.inventory(), nil)
-	p := withExternals(planDeletion(run.list(), served, onDelete), planExternals(owner.Externals, true).waves, ActionDelete, false)
+	p := plan.WithExternals(plan.Deletion(run.list(), served, plan.OnDelete), planExternals(owner.Externals, true).Waves, ActionDelete, false)
 	if span.IsRecording() {
-		span.SetAttributes(attrObjects.Int(len(inventory)), attrGroups.Int(len(p.groups)))
+		span.SetAttributes(attrObjects.Int(len(inventory)), attrGroups.Int(len(p.Groups)))
 	}
 	spans.End(span, nil)
 	return run, p, hooks, nil, nil

@@ -8,6 +8,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/pkg/engine/internal/api"
+	"github.com/wavekit-dev/wavekit/pkg/engine/internal/plan"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -15,7 +16,7 @@ import (
 // prepares its objects (prepareFor: annotations, drift ignore rules, health
 // checks), adds an inventory item for each new one and saves the inventory
 // before any is created.
-func (r *pass) scheduleHooks(ctx context.Context, objects []client.Object, save SaveFunc) (map[manifests.ObjectKey]*desired, error) {
+func (r *pass) scheduleHooks(ctx context.Context, objects []client.Object, save SaveFunc) (map[manifests.ObjectKey]*plan.Desired, error) {
 	hookObjects := DeleteHooks(objects, r.s.a.opts.Name)
 	if len(hookObjects) == 0 {
 		return nil, nil
@@ -29,13 +30,13 @@ func (r *pass) scheduleHooks(ctx context.Context, objects []client.Object, save 
 			return nil, fmt.Errorf("recording delete hooks before creating them: %w", err)
 		}
 	}
-	return byKey(prepared), nil
+	return plan.ByKey(prepared), nil
 }
 
 // runHook applies a delete hook, waits until it is ready, then deletes it
 // (or releases it when its delete policy orphans it). It reports whether the
 // hook is done.
-func (r *pass) runHook(ctx context.Context, item *manifests.InventoryItem, d *desired) (bool, error) {
+func (r *pass) runHook(ctx context.Context, item *manifests.InventoryItem, d *plan.Desired) (bool, error) {
 	key := item.Key()
 	switch {
 	case item.Phase == manifests.PhaseCompleted:
@@ -44,13 +45,13 @@ func (r *pass) runHook(ctx context.Context, item *manifests.InventoryItem, d *de
 		return r.finishHook(ctx, item)
 	case d == nil:
 		// Recorded earlier but no longer rendered: nothing to run.
-		return true, r.settle([]outcome{{key: key, phase: manifests.PhaseCompleted}})
+		return true, r.settle([]plan.Outcome{{Key: key, Phase: manifests.PhaseCompleted}})
 	}
 	o := r.s.reconcileStep(ctx, d, item)
-	if o.err != nil {
-		o.err = api.AsStep(ActionRunHook, key, o.err)
+	if o.Err != nil {
+		o.Err = api.AsStep(ActionRunHook, key, o.Err)
 	}
-	if err := r.settle([]outcome{o}); err != nil {
+	if err := r.settle([]plan.Outcome{o}); err != nil {
 		return false, err
 	}
 	switch item.Phase {
@@ -59,41 +60,41 @@ func (r *pass) runHook(ctx context.Context, item *manifests.InventoryItem, d *de
 	case manifests.PhaseError:
 		return false, api.WordedError(ActionRunHook, api.WordingHookFailed, key, errors.New(item.Status))
 	case manifests.PhaseReady:
-		_ = r.settle([]outcome{{key: key, phase: manifests.PhaseDeleting}})
+		_ = r.settle([]plan.Outcome{{Key: key, Phase: manifests.PhaseDeleting}})
 		return r.finishHook(ctx, item)
 	}
-	return false, r.settle([]outcome{{key: key, waiting: "delete hook " + waitingReason(item), progress: r.progress[key]}})
+	return false, r.settle([]plan.Outcome{{Key: key, Waiting: "delete hook " + plan.WaitingReason(item), Progress: r.progress[key]}})
 }
 
 // finishHook deletes (or releases) a delete hook that is ready; it reports
 // whether the hook is gone.
 func (r *pass) finishHook(ctx context.Context, item *manifests.InventoryItem) (bool, error) {
-	o := outcome{key: item.Key()}
-	if onDelete.orphans(item.DeletePolicy) {
+	o := plan.Outcome{Key: item.Key()}
+	if plan.OnDelete.Orphans(item.DeletePolicy) {
 		if err := r.s.release(ctx, item); err != nil {
 			return false, err
 		}
-		o.phase, o.action = manifests.PhaseCompleted, ActionOrphan
-		return true, r.settle([]outcome{o})
+		o.Phase, o.Action = manifests.PhaseCompleted, ActionOrphan
+		return true, r.settle([]plan.Outcome{o})
 	}
 	rm, err := r.s.deleteObject(ctx, item)
 	if err != nil {
 		return false, api.WordedError(ActionRunHook, api.WordingHookDelete, item.Key(), err)
 	}
 	if !rm.gone {
-		o.changed, o.waiting = true, beingDeleted("delete hook being deleted", rm.heldBy)
-		return false, r.settle([]outcome{o})
+		o.Changed, o.Waiting = true, beingDeleted("delete hook being deleted", rm.heldBy)
+		return false, r.settle([]plan.Outcome{o})
 	}
-	o.phase, o.action = manifests.PhaseCompleted, ActionDelete
-	return true, r.settle([]outcome{o})
+	o.Phase, o.Action = manifests.PhaseCompleted, ActionDelete
+	return true, r.settle([]plan.Outcome{o})
 }
 
 // dropCompletedHooks empties the inventory of hooks once deletion is done.
 func (r *pass) dropCompletedHooks() {
-	var outs []outcome
+	var outs []plan.Outcome
 	for _, item := range r.list() {
 		if item.DeleteHook != "" && item.Phase == manifests.PhaseCompleted {
-			outs = append(outs, outcome{key: item.Key(), drop: true})
+			outs = append(outs, plan.Outcome{Key: item.Key(), Drop: true})
 		}
 	}
 	_ = r.settle(outs)

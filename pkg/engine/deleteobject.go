@@ -19,27 +19,6 @@ import (
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
-// deletionMode says which orphan policies apply: pruning on apply or
-// deleting the whole component.
-type deletionMode int
-
-const (
-	onApply deletionMode = iota
-	onDelete
-)
-
-func (m deletionMode) orphans(p manifests.DeletePolicy) bool {
-	switch p {
-	case manifests.DeleteOrphan:
-		return true
-	case manifests.DeleteOrphanOnApply:
-		return m == onApply
-	case manifests.DeleteOrphanOnDelete:
-		return m == onDelete
-	}
-	return false
-}
-
 // goneAction says what made an object gone: this owner's delete request, of
 // this pass (requested) or of an earlier one (the item is Deleting), or
 // nothing this owner did.

@@ -3,6 +3,7 @@ package engine
 import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/wavekit-dev/wavekit/pkg/engine/internal/plan"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -10,19 +11,19 @@ import (
 // prefix renders it for a component of the given generation: the object is
 // normalised and its policies parsed as Apply does, without a cluster.
 func DigestOf(prefix string, generation int64, obj *unstructured.Unstructured) (string, error) {
-	p := &preparer{prefix: prefix, generation: generation, defaults: manifests.Defaults{}.WithFallbacks()}
-	d, err := p.normalise(0, obj)
+	p := &plan.Preparer{Prefix: prefix, Generation: generation, Defaults: manifests.Defaults{}.WithFallbacks()}
+	d, err := p.Normalise(0, obj)
 	if err != nil {
 		return "", err
 	}
-	d.policies, err = manifests.ParsePolicies(prefix, d.key.String(), d.object.GetAnnotations(), p.defaults)
+	d.Policies, err = manifests.ParsePolicies(prefix, d.Key.String(), d.Object.GetAnnotations(), p.Defaults)
 	if err != nil {
 		return "", err
 	}
-	if err := p.finish(d); err != nil {
+	if err := p.Finish(d); err != nil {
 		return "", err
 	}
-	return d.digest, nil
+	return d.Digest, nil
 }
 
 // Tombstones returns how many deleted objects the applier still reads as

@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"fmt"
+
+	"github.com/wavekit-dev/wavekit/pkg/engine/internal/plan"
 )
 
 // Externals is what a pass does with an owner's dependents outside
@@ -44,62 +46,26 @@ type ExternalOutcome struct {
 	Changed bool
 }
 
-// externalPlan is what a plan needs to know of the external dependents:
-// whether the owner has Externals at all (then an apply prunes them last)
-// and the waves that hold some.
-type externalPlan struct {
-	present bool
-	waves   []int16
-}
-
 // planExternals returns the externalPlan of ext for an apply (deleting
 // false) or a deletion.
-func planExternals(ext Externals, deleting bool) externalPlan {
+func planExternals(ext Externals, deleting bool) plan.ExternalWaves {
 	if ext == nil {
-		return externalPlan{}
+		return plan.ExternalWaves{}
 	}
-	return externalPlan{present: true, waves: ext.Waves(deleting)}
+	return plan.ExternalWaves{Present: true, Waves: ext.Waves(deleting)}
 }
 
 // externalGroup runs a GroupExternal group through the owner's Externals
 // and records what it did as the pass's own.
-func (r *pass) externalGroup(ctx context.Context, g group) (bool, error) {
+func (r *pass) externalGroup(ctx context.Context, g plan.Group) (bool, error) {
 	ext := r.s.owner.Externals
 	if ext == nil {
-		return false, fmt.Errorf("plan group %s in wave %d without Owner.Externals", g.kind, g.wave)
+		return false, fmt.Errorf("plan group %s in wave %d without Owner.Externals", g.Kind, g.Wave)
 	}
-	out, err := ext.Run(ctx, ExternalStep{Action: g.external, Wave: g.wave})
+	out, err := ext.Run(ctx, ExternalStep{Action: g.External, Wave: g.Wave})
 	r.actions = append(r.actions, out.Actions...)
 	r.waiting = append(r.waiting, out.Waiting...)
 	r.externalDrift = append(r.externalDrift, out.Drifted...)
 	r.changed = r.changed || out.Changed
 	return out.Done && err == nil, err
-}
-
-// withExternals adds a GroupExternal group of action for each of waves to
-// the groups of p, which are in ascending wave order: before the wave's
-// first group (first true: apply) or after its last (deletion).
-func withExternals(p plan, waves []int16, action Action, first bool) plan {
-	if len(waves) == 0 {
-		return p
-	}
-	var out plan
-	next := 0
-	due := func(w int16) bool {
-		if first {
-			return waves[next] <= w
-		}
-		return waves[next] < w
-	}
-	for _, g := range p.groups {
-		for next < len(waves) && due(g.wave) {
-			out.groups = append(out.groups, group{kind: GroupExternal, wave: waves[next], external: action})
-			next++
-		}
-		out.groups = append(out.groups, g)
-	}
-	for ; next < len(waves); next++ {
-		out.groups = append(out.groups, group{kind: GroupExternal, wave: waves[next], external: action})
-	}
-	return out
 }

@@ -5,6 +5,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/wavekit-dev/wavekit/pkg/engine/internal/plan"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -20,17 +21,17 @@ func TestNormaliseCopiesUnlessHandedOver(t *testing.T) {
 		}}
 	}
 	for _, handedOver := range []bool{false, true} {
-		p := &preparer{prefix: "wavekit.dev", defaults: manifests.Defaults{}.WithFallbacks(), handedOver: handedOver}
+		p := &plan.Preparer{Prefix: "wavekit.dev", Defaults: manifests.Defaults{}.WithFallbacks(), HandedOver: handedOver}
 		obj := secret()
-		d, err := p.normalise(0, obj)
+		d, err := p.Normalise(0, obj)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, folded := d.object.Object["stringData"]; folded {
-			t.Fatalf("handed over %t: stringData was not folded into data: %v", handedOver, d.object.Object)
+		if _, folded := d.Object.Object["stringData"]; folded {
+			t.Fatalf("handed over %t: stringData was not folded into data: %v", handedOver, d.Object.Object)
 		}
 		_, callersKept := obj.Object["stringData"]
-		if same := d.object == obj; same != handedOver || callersKept == handedOver {
+		if same := d.Object == obj; same != handedOver || callersKept == handedOver {
 			t.Errorf("handed over %t: prepared the caller's object itself: %t; the caller's object kept stringData: %t", handedOver, same, callersKept)
 		}
 	}

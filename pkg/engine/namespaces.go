@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/pkg/engine/internal/kinds"
+	"github.com/wavekit-dev/wavekit/pkg/engine/internal/plan"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -28,7 +29,7 @@ import (
 // nothing reads nothing, and one found to exist is not looked up again for
 // namespaceMemory, so that the new components of one namespace read it
 // once, not once a pass each.
-func (a *Applier) neededNamespaces(ctx context.Context, p *preparer, objs []*desired, inventory []manifests.InventoryItem) ([]*desired, error) {
+func (a *Applier) neededNamespaces(ctx context.Context, p *plan.Preparer, objs []*plan.Desired, inventory []manifests.InventoryItem) ([]*plan.Desired, error) {
 	var added []client.Object
 	for _, need := range namespaceNeeds(objs) {
 		create, err := a.mustCreate(ctx, need, inventory)
@@ -38,15 +39,15 @@ func (a *Applier) neededNamespaces(ctx context.Context, p *preparer, objs []*des
 		if !create {
 			continue
 		}
-		if p.defaults.Namespace == manifests.NamespaceDoNotCreate {
-			return nil, &MissingNamespaceError{Namespace: need.name, Object: need.first.key}
+		if p.Defaults.Namespace == manifests.NamespaceDoNotCreate {
+			return nil, &MissingNamespaceError{Namespace: need.name, Object: need.first.Key}
 		}
 		added = append(added, a.namespaceObject(need))
 	}
 	if len(added) == 0 {
 		return objs, nil
 	}
-	namespaces, err := p.prepare(added)
+	namespaces, err := p.Prepare(added)
 	if err != nil {
 		return nil, fmt.Errorf("namespaces the objects need: %w", err)
 	}
@@ -56,32 +57,32 @@ func (a *Applier) neededNamespaces(ctx context.Context, p *preparer, objs []*des
 // namespaceNeed is a namespace that rendered objects use but do not render.
 type namespaceNeed struct {
 	name    string
-	wave    int16      // the first wave an object in it is applied in
-	first   *desired   // the first object that needs it, for messages
-	objects []*desired // every object in it
+	wave    int16           // the first wave an object in it is applied in
+	first   *plan.Desired   // the first object that needs it, for messages
+	objects []*plan.Desired // every object in it
 }
 
-func namespaceNeeds(objs []*desired) []*namespaceNeed {
+func namespaceNeeds(objs []*plan.Desired) []*namespaceNeed {
 	rendered := map[string]bool{}
 	for _, d := range objs {
-		if d.key.Group == kinds.GroupCore && d.key.Kind == "Namespace" {
-			rendered[d.key.Name] = true
+		if d.Key.Group == kinds.GroupCore && d.Key.Kind == "Namespace" {
+			rendered[d.Key.Name] = true
 		}
 	}
 	byName := map[string]*namespaceNeed{}
 	var needs []*namespaceNeed
 	for _, d := range objs {
-		ns := d.key.Namespace
-		if !d.namespaced || ns == "" || rendered[ns] {
+		ns := d.Key.Namespace
+		if !d.Namespaced || ns == "" || rendered[ns] {
 			continue
 		}
 		need, ok := byName[ns]
 		if !ok {
-			need = &namespaceNeed{name: ns, wave: d.policies.ApplyOrder, first: d}
+			need = &namespaceNeed{name: ns, wave: d.Policies.ApplyOrder, first: d}
 			byName[ns] = need
 			needs = append(needs, need)
 		}
-		need.wave = min(need.wave, d.policies.ApplyOrder)
+		need.wave = min(need.wave, d.Policies.ApplyOrder)
 		need.objects = append(need.objects, d)
 	}
 	return needs
@@ -127,7 +128,7 @@ const namespaceMemory = 10 * time.Second
 
 // allApplied tells whether every object has been written before, as the
 // inventory says; only a new object can find its namespace missing.
-func allApplied(objs []*desired, inventory []manifests.InventoryItem) bool {
+func allApplied(objs []*plan.Desired, inventory []manifests.InventoryItem) bool {
 	applied := make(map[manifests.ObjectKey]bool, len(inventory))
 	for _, item := range inventory {
 		if item.Digest != "" {
@@ -135,7 +136,7 @@ func allApplied(objs []*desired, inventory []manifests.InventoryItem) bool {
 		}
 	}
 	for _, d := range objs {
-		if !applied[d.key] {
+		if !applied[d.Key] {
 			return false
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/pkg/engine/internal/kinds"
+	"github.com/wavekit-dev/wavekit/pkg/engine/internal/plan"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -38,25 +39,25 @@ type CheckOptions struct {
 // normalised. An invalid object is a *manifests.UserError with the message
 // Apply gives for it; nothing is returned then.
 func CheckForApply(opts CheckOptions, objects []client.Object) ([]client.Object, error) {
-	p := &preparer{prefix: opts.Prefix, namespace: opts.Namespace, defaults: manifests.Defaults{}.WithFallbacks(), mapper: opts.Mapper}
-	if p.mapper == nil {
+	p := &plan.Preparer{Prefix: opts.Prefix, Namespace: opts.Namespace, Defaults: manifests.Defaults{}.WithFallbacks(), Mapper: opts.Mapper}
+	if p.Mapper == nil {
 		mapper, err := OfflineRESTMapper()
 		if err != nil {
 			return nil, err
 		}
-		p.mapper, p.unknownAsRendered = mapper, true
+		p.Mapper, p.UnknownAsRendered = mapper, true
 	}
-	applied, err := inOrder(p, withoutHooks(objects, opts.Prefix), sortForApply)
+	applied, err := inOrder(p, withoutHooks(objects, opts.Prefix), plan.SortForApply)
 	if err != nil {
 		return nil, &manifests.UserError{Err: fmt.Errorf("invalid manifests: %w", err)}
 	}
 	hooks := *p
-	hooks.unknownAsRendered = true
+	hooks.UnknownAsRendered = true
 	tests, err := inOrder(&hooks, TestHooks(objects, opts.Prefix), sortForTests)
 	if err != nil {
 		return nil, &manifests.UserError{Err: fmt.Errorf("invalid tests: %w", err)}
 	}
-	deleteHooks, err := inOrder(&hooks, DeleteHooks(objects, opts.Prefix), sortForApply)
+	deleteHooks, err := inOrder(&hooks, DeleteHooks(objects, opts.Prefix), plan.SortForApply)
 	if err != nil {
 		return nil, &manifests.UserError{Err: fmt.Errorf("invalid delete hooks: %w", err)}
 	}
@@ -64,12 +65,12 @@ func CheckForApply(opts CheckOptions, objects []client.Object) ([]client.Object,
 }
 
 // inOrder prepares objects with p and returns them sorted by sortObjects.
-func inOrder(p *preparer, objects []client.Object, sortObjects func([]*desired)) ([]client.Object, error) {
-	prepared, err := p.prepare(objects)
+func inOrder(p *plan.Preparer, objects []client.Object, sortObjects func([]*plan.Desired)) ([]client.Object, error) {
+	prepared, err := p.Prepare(objects)
 	if err != nil {
 		return nil, err
 	}
-	given := make(map[*desired]client.Object, len(prepared))
+	given := make(map[*plan.Desired]client.Object, len(prepared))
 	for i, d := range prepared {
 		given[d] = objects[i] // prepare keeps the order of the objects it accepts
 	}

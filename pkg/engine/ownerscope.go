@@ -10,7 +10,9 @@ import (
 	"github.com/wavekit-dev/wavekit/pkg/engine/internal/drift"
 	"github.com/wavekit-dev/wavekit/pkg/engine/internal/foreign"
 	"github.com/wavekit-dev/wavekit/pkg/engine/internal/live"
+	"github.com/wavekit-dev/wavekit/pkg/engine/internal/plan"
 	"github.com/wavekit-dev/wavekit/pkg/engine/internal/readiness"
+	"github.com/wavekit-dev/wavekit/pkg/engine/internal/runonce"
 	"github.com/wavekit-dev/wavekit/pkg/engine/internal/writes"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
@@ -83,8 +85,8 @@ func (s *ownerScope) defaults() manifests.Defaults {
 }
 
 // ownership is the owner of the scope as decide knows it.
-func (s *ownerScope) ownership() ownership {
-	return ownership{id: s.owner.ID, description: s.owner.Description, prefix: s.a.opts.Name, force: s.owner.Force}
+func (s *ownerScope) ownership() plan.Ownership {
+	return plan.Ownership{ID: s.owner.ID, Description: s.owner.Description, Prefix: s.a.opts.Name, Force: s.owner.Force}
 }
 
 // writeTracker is told of each write and delete of a pass, before the
@@ -119,7 +121,7 @@ func (t cacheTracker) written(key manifests.ObjectKey, obj *unstructured.Unstruc
 		return
 	}
 	version := obj.GetResourceVersion()
-	if runsOnce(obj.GroupVersionKind()) {
+	if runonce.RunsOnce(obj.GroupVersionKind()) {
 		t.a.runs.Put(key, obj.GetUID())
 	}
 	t.a.live.Remember(key, obj)

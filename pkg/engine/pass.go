@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/wavekit-dev/wavekit/pkg/engine/internal/api"
+	"github.com/wavekit-dev/wavekit/pkg/engine/internal/plan"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -41,14 +42,14 @@ func newPass(s *ownerScope, inventory []manifests.InventoryItem) *pass {
 
 // schedule adds an item for every object new to the inventory and refreshes
 // the policies of known ones; it reports whether items were added.
-func (r *pass) schedule(objs []*desired) bool {
+func (r *pass) schedule(objs []*plan.Desired) bool {
 	added := false
 	for _, d := range objs {
-		item, ok := r.items[d.key]
+		item, ok := r.items[d.Key]
 		if !ok {
 			item = &manifests.InventoryItem{Phase: manifests.PhaseScheduled}
-			r.items[d.key] = item
-			r.order = append(r.order, d.key)
+			r.items[d.Key] = item
+			r.order = append(r.order, d.Key)
 			added = true
 		}
 		describe(item, d)
@@ -59,21 +60,21 @@ func (r *pass) schedule(objs []*desired) bool {
 // describe copies identity, policies and orders of d into item. Policies
 // that are the built-in defaults are left empty, which keeps the inventory
 // of a large component small enough for its status.
-func describe(item *manifests.InventoryItem, d *desired) {
-	item.Group, item.Version, item.Kind = d.gvk.Group, d.gvk.Version, d.gvk.Kind
-	item.Namespace, item.Name = d.key.Namespace, d.key.Name
+func describe(item *manifests.InventoryItem, d *plan.Desired) {
+	item.Group, item.Version, item.Kind = d.GVK.Group, d.GVK.Version, d.GVK.Kind
+	item.Namespace, item.Name = d.Key.Namespace, d.Key.Name
 	builtin := manifests.Defaults{}.WithFallbacks()
-	item.AdoptionPolicy = unlessEqual(d.policies.Adoption, builtin.Adoption)
-	item.ReconcilePolicy = unlessEqual(d.policies.Reconcile, builtin.Reconcile)
-	item.UpdatePolicy = unlessEqual(d.policies.Update, builtin.Update)
-	item.DeletePolicy = unlessEqual(d.policies.Delete, builtin.Delete)
-	item.DeletePropagation = unlessEqual(d.policies.DeletePropagation, manifests.PropagationBackground)
-	item.ApplyOrder = d.policies.ApplyOrder
-	item.PurgeOrder = d.policies.PurgeOrder
-	item.DeleteOrder = d.policies.DeleteOrder
-	item.ManagedTypes = d.managedTypes
-	item.DeleteHook = d.policies.DeleteHook
-	item.TestHook = d.policies.TestHook
+	item.AdoptionPolicy = unlessEqual(d.Policies.Adoption, builtin.Adoption)
+	item.ReconcilePolicy = unlessEqual(d.Policies.Reconcile, builtin.Reconcile)
+	item.UpdatePolicy = unlessEqual(d.Policies.Update, builtin.Update)
+	item.DeletePolicy = unlessEqual(d.Policies.Delete, builtin.Delete)
+	item.DeletePropagation = unlessEqual(d.Policies.DeletePropagation, manifests.PropagationBackground)
+	item.ApplyOrder = d.Policies.ApplyOrder
+	item.PurgeOrder = d.Policies.PurgeOrder
+	item.DeleteOrder = d.Policies.DeleteOrder
+	item.ManagedTypes = d.ManagedTypes
+	item.DeleteHook = d.Policies.DeleteHook
+	item.TestHook = d.Policies.TestHook
 }
 
 // unlessEqual returns value, or the zero value when it equals the default.
@@ -120,18 +121,18 @@ func (r *pass) result(stop Stop) Result {
 
 // settle applies the outcomes of a group's steps, in plan order, to the
 // inventory and to what the pass did; it returns their errors joined.
-func (r *pass) settle(outs []outcome) error {
-	s := settle(r.items, outs)
-	r.actions = append(r.actions, s.actions...)
-	r.waiting = append(r.waiting, s.waiting...)
-	r.blocked = append(r.blocked, s.blocked...)
-	r.changed = r.changed || s.changed
-	r.recheck = r.recheck || s.recheck
-	for key, p := range s.progress {
+func (r *pass) settle(outs []plan.Outcome) error {
+	s := plan.Settle(r.items, outs)
+	r.actions = append(r.actions, s.Actions...)
+	r.waiting = append(r.waiting, s.Waiting...)
+	r.blocked = append(r.blocked, s.Blocked...)
+	r.changed = r.changed || s.Changed
+	r.recheck = r.recheck || s.Recheck
+	for key, p := range s.Progress {
 		if r.progress == nil {
 			r.progress = map[manifests.ObjectKey]string{}
 		}
 		r.progress[key] = p
 	}
-	return s.err
+	return s.Err
 }

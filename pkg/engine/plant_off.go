@@ -3,9 +3,9 @@
 package engine
 
 import (
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-
+	"github.com/wavekit-dev/wavekit/pkg/engine/internal/plan"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
+	toolscache "k8s.io/client-go/tools/cache"
 )
 
 // planted is false: a binary built without the build tag wavekit_plant
@@ -13,8 +13,10 @@ import (
 // away (plant_on.go).
 func planted(string) bool { return false }
 
-// notePlantedEnd does nothing: no bug is planted.
-func notePlantedEnd(*unstructured.Unstructured) {}
+// plantedEnds is next: no bug is planted.
+func plantedEnds(next toolscache.TransformFunc) toolscache.TransformFunc { return next }
 
 // judgedByName judges nothing: no bug is planted.
-func judgedByName(*desired, *manifests.InventoryItem) (outcome, bool) { return outcome{}, false }
+func judgedByName(*plan.Desired, *manifests.InventoryItem) (plan.Outcome, bool) {
+	return plan.Outcome{}, false
+}

@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/pkg/engine/internal/api"
+	"github.com/wavekit-dev/wavekit/pkg/engine/internal/plan"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -82,23 +83,23 @@ func (a *Applier) Preview(ctx context.Context, owner Owner, objects []client.Obj
 	if err != nil {
 		return Preview{}, err
 	}
-	desired := byKey(objs)
+	desired := plan.ByKey(objs)
 	var out Preview
-	for _, g := range planApply(objs, run.items, run.list(), externalPlan{}).groups {
-		for _, s := range g.steps {
-			ps := PreviewStep{Group: g.kind, Wave: g.wave, Object: s.key, Action: s.action, Reason: stepReason(s, desired[s.key])}
-			if api.StagedGroup(g.kind) {
-				ps.Stage = g.stage.String()
+	for _, g := range plan.Apply(objs, run.items, run.list(), plan.ExternalWaves{}).Groups {
+		for _, s := range g.Steps {
+			ps := PreviewStep{Group: g.Kind, Wave: g.Wave, Object: s.Key, Action: s.Action, Reason: stepReason(s, desired[s.Key])}
+			if api.StagedGroup(g.Kind) {
+				ps.Stage = g.Stage.String()
 			}
-			if d := desired[s.key]; d != nil {
-				ps.Rendered = d.object.DeepCopy()
+			if d := desired[s.Key]; d != nil {
+				ps.Rendered = d.Object.DeepCopy()
 			}
-			change, err := dry.change(ctx, s, desired[s.key], run.item(s.key))
+			change, err := dry.change(ctx, s, desired[s.Key], run.item(s.Key))
 			if err != nil {
 				return Preview{}, err
 			}
 			switch {
-			case change != nil && s.action == ActionApply:
+			case change != nil && s.Action == ActionApply:
 				ps.Action = change.Action
 				fallthrough
 			case change != nil:
@@ -106,7 +107,7 @@ func (a *Applier) Preview(ctx context.Context, owner Owner, objects []client.Obj
 				if change.Note != "" {
 					ps.Reason = change.Note
 				}
-			case s.action == ActionPrune || s.action == ActionOrphan:
+			case s.Action == ActionPrune || s.Action == ActionOrphan:
 				ps.Action, ps.Reason = ActionLeave, ps.Reason+", already gone"
 			}
 			if ps.Action == ActionUnchanged && ps.Reason == "" {
@@ -120,13 +121,13 @@ func (a *Applier) Preview(ctx context.Context, owner Owner, objects []client.Obj
 
 // stepReason words why the plan takes a step, where its action alone does
 // not say it.
-func stepReason(s step, d *desired) string {
+func stepReason(s plan.Step, d *plan.Desired) string {
 	switch {
-	case s.reason != "":
-		return s.reason
-	case s.action == ActionPurge && d != nil && d.policies.PurgeOrder != nil:
-		return fmt.Sprintf("purge-order %d", *d.policies.PurgeOrder)
-	case s.action == ActionPrune:
+	case s.Reason != "":
+		return s.Reason
+	case s.Action == ActionPurge && d != nil && d.Policies.PurgeOrder != nil:
+		return fmt.Sprintf("purge-order %d", *d.Policies.PurgeOrder)
+	case s.Action == ActionPrune:
 		return "no longer rendered"
 	}
 	return ""
@@ -134,23 +135,23 @@ func stepReason(s step, d *desired) string {
 
 // change returns what the step would do, or nil for steps that change nothing
 // of their own (waits, purges, objects already gone).
-func (s *ownerScope) change(ctx context.Context, st step, d *desired, item *manifests.InventoryItem) (*Change, error) {
-	switch st.action {
+func (s *ownerScope) change(ctx context.Context, st plan.Step, d *plan.Desired, item *manifests.InventoryItem) (*Change, error) {
+	switch st.Action {
 	case ActionApply:
 		return s.applyChange(ctx, d, item)
 	case ActionUnchanged:
-		return &Change{Object: st.key, Action: ActionUnchanged, Note: st.reason}, nil
+		return &Change{Object: st.Key, Action: ActionUnchanged, Note: st.Reason}, nil
 	case ActionPrune, ActionOrphan:
 		return s.a.deletionChange(ctx, st, item)
 	}
 	return nil, nil
 }
 
-func (s *ownerScope) applyChange(ctx context.Context, d *desired, item *manifests.InventoryItem) (*Change, error) {
-	change := &Change{Object: d.key, Action: ActionCreate}
-	live, err := s.a.live.Get(ctx, d.gvk, d.key)
+func (s *ownerScope) applyChange(ctx context.Context, d *plan.Desired, item *manifests.InventoryItem) (*Change, error) {
+	change := &Change{Object: d.Key, Action: ActionCreate}
+	live, err := s.a.live.Get(ctx, d.GVK, d.Key)
 	if meta.IsNoMatchError(err) {
-		change.Result, change.Note = s.marked(d), "not validated: the cluster does not serve "+d.gvk.Kind+" yet"
+		change.Result, change.Note = s.marked(d), "not validated: the cluster does not serve "+d.GVK.Kind+" yet"
 		return change, nil
 	}
 	if err != nil {
@@ -160,48 +161,48 @@ func (s *ownerScope) applyChange(ctx context.Context, d *desired, item *manifest
 		change.Action, change.Live = ActionUpdate, live
 	}
 	switch dec := s.decideFor(ctx, d, item, live); {
-	case dec.kind == writeRefuse:
-		return nil, dec.err
-	case dec.kind == writeKeep && dec.reason == reasonRunEnded:
-		return &Change{Object: d.key, Action: ActionUnchanged, Note: reasonRunEnded}, nil
-	case dec.kind == writeKeep:
-		return &Change{Object: d.key, Action: ActionUnchanged, Live: live}, nil
+	case dec.Kind == plan.WriteRefuse:
+		return nil, dec.Err
+	case dec.Kind == plan.WriteKeep && dec.Reason == plan.ReasonRunEnded:
+		return &Change{Object: d.Key, Action: ActionUnchanged, Note: plan.ReasonRunEnded}, nil
+	case dec.Kind == plan.WriteKeep:
+		return &Change{Object: d.Key, Action: ActionUnchanged, Live: live}, nil
 	}
 	out, err := s.write(ctx, d, live)
 	switch {
-	case apierrors.IsNotFound(err) && live == nil && d.key.Namespace != "":
-		out.live, change.Note = s.marked(d), "not validated: namespace "+d.key.Namespace+" does not exist yet"
+	case apierrors.IsNotFound(err) && live == nil && d.Key.Namespace != "":
+		out.live, change.Note = s.marked(d), "not validated: namespace "+d.Key.Namespace+" does not exist yet"
 	case err != nil:
-		return nil, api.WordedError(ActionApply, api.WordingDryRun, d.key, err)
+		return nil, api.WordedError(ActionApply, api.WordingDryRun, d.Key, err)
 	case out.replaced != nil:
 		change.Action = ActionReplace
 		out.live, change.Note = s.marked(d), "re-created, since "+api.ImmutableReason(out.replaced)
 	case out.live == nil:
 		// A recreate: the dry-run delete changed nothing, so show the object it creates.
-		out.live, change.Note = s.marked(d), "recreated: "+string(d.policies.Update)+" policy"
+		out.live, change.Note = s.marked(d), "recreated: "+string(d.Policies.Update)+" policy"
 	}
 	change.Result = out.live
 	return change, nil
 }
 
-func (a *Applier) deletionChange(ctx context.Context, s step, item *manifests.InventoryItem) (*Change, error) {
-	live, err := a.live.Get(ctx, item.GroupVersionKind(), s.key)
+func (a *Applier) deletionChange(ctx context.Context, s plan.Step, item *manifests.InventoryItem) (*Change, error) {
+	live, err := a.live.Get(ctx, item.GroupVersionKind(), s.Key)
 	if meta.IsNoMatchError(err) || (err == nil && live == nil) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	if s.action == ActionOrphan {
-		return &Change{Object: s.key, Action: ActionOrphan, Live: live, Note: s.reason}, nil
+	if s.Action == ActionOrphan {
+		return &Change{Object: s.Key, Action: ActionOrphan, Live: live, Note: s.Reason}, nil
 	}
-	return &Change{Object: s.key, Action: ActionDelete, Live: live}, nil
+	return &Change{Object: s.Key, Action: ActionDelete, Live: live}, nil
 }
 
 // marked returns the rendered object with the owner's label and annotation,
 // as Apply writes it.
-func (s *ownerScope) marked(d *desired) *unstructured.Unstructured {
-	obj := d.object.DeepCopy()
+func (s *ownerScope) marked(d *plan.Desired) *unstructured.Unstructured {
+	obj := d.Object.DeepCopy()
 	s.markOwned(obj)
 	return obj
 }

@@ -20,6 +20,7 @@ import (
 
 	"github.com/wavekit-dev/wavekit/pkg/engine/internal/kinds"
 	"github.com/wavekit-dev/wavekit/pkg/engine/internal/live"
+	"github.com/wavekit-dev/wavekit/pkg/engine/internal/runonce"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 	"github.com/wavekit-dev/wavekit/pkg/rewatch"
 )
@@ -113,7 +114,7 @@ func NewCachedTarget(ctx context.Context, cfg *rest.Config, scheme *runtime.Sche
 	if err != nil {
 		return nil, err
 	}
-	ends := newEndStates(operatorName, opts.Now)
+	ends := runonce.NewEndStates(operatorName, opts.Now)
 	cacheOpts := cache.Options{
 		HTTPClient: httpClient, Scheme: scheme, Mapper: mapper,
 		DefaultLabelSelector: selector,
@@ -121,8 +122,8 @@ func NewCachedTarget(ctx context.Context, cfg *rest.Config, scheme *runtime.Sche
 		// managedFields are often the larger half of an object: the cache
 		// keeps them only where a write must take fields over first. The
 		// transform also notes the last state of each Job and test, which a
-		// deletion's event carries (endstates.go).
-		DefaultTransform: ends.observing(TakeOverTransform(opts.FieldOwner, opts.TakeOver)),
+		// deletion's event carries (internal/runonce).
+		DefaultTransform: ends.Observing(plantedEnds(TakeOverTransform(opts.FieldOwner, opts.TakeOver))),
 		NewInformer:      rewatch.Informers(cfg.Host, scheme),
 	}
 	if crdsReadable {

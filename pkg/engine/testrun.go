@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/wavekit-dev/wavekit/pkg/engine/internal/api"
+	"github.com/wavekit-dev/wavekit/pkg/engine/internal/plan"
 	"github.com/wavekit-dev/wavekit/pkg/engine/internal/readiness"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
@@ -74,14 +75,14 @@ func (t TestStatus) String() string {
 type testRun struct {
 	*pass
 	opts   TestOptions
-	tests  []*desired
+	tests  []*plan.Desired
 	status []TestStatus
 }
 
 // start creates a test that this run has not created yet; the object of an
 // earlier run goes first.
-func (t *testRun) start(ctx context.Context, d *desired, item *manifests.InventoryItem, live *unstructured.Unstructured) (TestStatus, error) {
-	running := TestStatus{Object: d.key, Phase: TestRunning}
+func (t *testRun) start(ctx context.Context, d *plan.Desired, item *manifests.InventoryItem, live *unstructured.Unstructured) (TestStatus, error) {
+	running := TestStatus{Object: d.Key, Phase: TestRunning}
 	if live != nil {
 		gone, err := t.deleteEarlier(ctx, d, item, live)
 		if err != nil || !gone {
@@ -91,55 +92,55 @@ func (t *testRun) start(ctx context.Context, d *desired, item *manifests.Invento
 	}
 	out, err := t.s.write(ctx, d, nil)
 	if err != nil {
-		return TestStatus{}, api.StepError(ActionRunTest, d.key, err)
+		return TestStatus{}, api.StepError(ActionRunTest, d.Key, err)
 	}
 	if out.live == nil {
 		// It existed unknown to the cache, and was deleted to be created anew.
 		running.Message = "deleting the object of an earlier run"
-		return running, t.settle([]outcome{{key: d.key, changed: true, waiting: "test " + running.Message}})
+		return running, t.settle([]plan.Outcome{{Key: d.Key, Changed: true, Waiting: "test " + running.Message}})
 	}
-	created := outcome{key: d.key, action: ActionCreate, changed: true, written: true, digest: d.digest,
-		phase: manifests.PhaseCreating, setStatus: true}
-	if err := t.settle([]outcome{created}); err != nil {
+	created := plan.Outcome{Key: d.Key, Action: ActionCreate, Changed: true, Written: true, Digest: d.Digest,
+		Phase: manifests.PhaseCreating, SetStatus: true}
+	if err := t.settle([]plan.Outcome{created}); err != nil {
 		return TestStatus{}, err
 	}
-	return t.observe(ctx, d, t.item(d.key), out.live), nil
+	return t.observe(ctx, d, t.item(d.Key), out.live), nil
 }
 
 // deleteEarlier deletes the object an earlier run left, if this owner may
 // (it is its own, or the adoption policy lets it take it), and reports
 // whether it is gone.
-func (t *testRun) deleteEarlier(ctx context.Context, d *desired, item *manifests.InventoryItem, live *unstructured.Unstructured) (bool, error) {
-	if err := takenOver(t.s.ownership(), d, item, live); err != nil {
+func (t *testRun) deleteEarlier(ctx context.Context, d *plan.Desired, item *manifests.InventoryItem, live *unstructured.Unstructured) (bool, error) {
+	if err := plan.TakenOver(t.s.ownership(), d, item, live); err != nil {
 		return false, err
 	}
-	if err := adoptionRefused(t.s.ownership(), d, live); err != nil {
+	if err := plan.AdoptionRefused(t.s.ownership(), d, live); err != nil {
 		return false, err
 	}
 	if live.GetDeletionTimestamp() != nil {
-		return false, t.settle([]outcome{{key: d.key, waiting: "test: the object of an earlier run is being deleted"}})
+		return false, t.settle([]plan.Outcome{{Key: d.Key, Waiting: "test: the object of an earlier run is being deleted"}})
 	}
-	gone, err := t.s.deleteRecorded(ctx, d.key, live, d.policies.ReplacePropagation)
+	gone, err := t.s.deleteRecorded(ctx, d.Key, live, d.Policies.ReplacePropagation)
 	if err != nil {
-		return false, api.StepError(ActionRunTest, d.key, fmt.Errorf("deleting the object of an earlier run: %w", err))
+		return false, api.StepError(ActionRunTest, d.Key, fmt.Errorf("deleting the object of an earlier run: %w", err))
 	}
-	o := outcome{key: d.key, action: ActionDelete, detail: "created anew by this test run", changed: true}
+	o := plan.Outcome{Key: d.Key, Action: ActionDelete, Detail: "created anew by this test run", Changed: true}
 	if !gone {
-		o.waiting = "test: the object of an earlier run is being deleted"
+		o.Waiting = "test: the object of an earlier run is being deleted"
 	}
-	return gone, t.settle([]outcome{o})
+	return gone, t.settle([]plan.Outcome{o})
 }
 
 // observe judges a test this run created by its live object or, once it is
 // gone, by the state it was deleted in, and records the outcome.
-func (t *testRun) observe(ctx context.Context, d *desired, item *manifests.InventoryItem, live *unstructured.Unstructured) TestStatus {
+func (t *testRun) observe(ctx context.Context, d *plan.Desired, item *manifests.InventoryItem, live *unstructured.Unstructured) TestStatus {
 	var phase TestPhase
 	var message string
 	switch {
 	case live == nil:
 		phase, message = t.judgeGone(d)
 	default:
-		phase, message = t.s.judgeTest(live, d.policies.StatusHint)
+		phase, message = t.s.judgeTest(live, d.Policies.StatusHint)
 		if phase == TestRunning && live.GetDeletionTimestamp() != nil {
 			phase, message = TestFailed, "deleted before it finished ("+message+")"
 		}
@@ -147,20 +148,20 @@ func (t *testRun) observe(ctx context.Context, d *desired, item *manifests.Inven
 	if phase == TestRunning && !t.opts.Deadline.IsZero() && !t.s.a.opts.Now().Before(t.opts.Deadline) {
 		phase, message = TestFailed, "did not finish in time ("+message+")"
 	}
-	o := outcome{key: d.key, setStatus: true}
-	if item.Digest != d.digest {
-		o.written, o.digest = true, d.digest // created by a pass whose record was lost
+	o := plan.Outcome{Key: d.Key, SetStatus: true}
+	if item.Digest != d.Digest {
+		o.Written, o.Digest = true, d.Digest // created by a pass whose record was lost
 	}
 	switch phase {
 	case TestPassed:
-		o.phase = manifests.PhaseReady
+		o.Phase = manifests.PhaseReady
 	case TestFailed:
-		o.phase, o.status = manifests.PhaseError, message
+		o.Phase, o.Status = manifests.PhaseError, message
 	default:
-		o.phase, o.status, o.waiting = manifests.PhaseCreating, message, "test running: "+message
+		o.Phase, o.Status, o.Waiting = manifests.PhaseCreating, message, "test running: "+message
 	}
-	_ = t.settle([]outcome{o})
-	st := TestStatus{Object: d.key, Phase: phase, Message: message}
+	_ = t.settle([]plan.Outcome{o})
+	st := TestStatus{Object: d.Key, Phase: phase, Message: message}
 	if phase != TestRunning && t.opts.Observed != nil {
 		t.opts.Observed(ctx, st)
 	}
@@ -168,14 +169,14 @@ func (t *testRun) observe(ctx context.Context, d *desired, item *manifests.Inven
 }
 
 // judgeGone judges a test whose object is gone by the state it was deleted
-// in, if the target's cache saw it go (endstates.go). It is never created
+// in, if the target's cache saw it go (internal/runonce). It is never created
 // again in this run: a gone test whose end nobody saw has failed.
-func (t *testRun) judgeGone(d *desired) (TestPhase, string) {
-	final := t.s.a.target.ends.lastSeen(d.key)
-	if final == nil || t.s.ownership().createdFrom(final) != d.digest {
+func (t *testRun) judgeGone(d *plan.Desired) (TestPhase, string) {
+	final := t.s.a.target.ends.LastSeen(d.Key)
+	if final == nil || t.s.ownership().CreatedFrom(final) != d.Digest {
 		return TestFailed, "its object is gone and was not seen to finish (deleted while wavekit was not watching); it is not run again in this run"
 	}
-	phase, message := t.s.judgeTest(final, d.policies.StatusHint)
+	phase, message := t.s.judgeTest(final, d.Policies.StatusHint)
 	if phase == TestRunning {
 		return TestFailed, "deleted before it finished (" + message + ")"
 	}
@@ -245,12 +246,12 @@ func podFailure(pod *unstructured.Unstructured) string {
 func (t *testRun) cleanUp(ctx context.Context, last int) (bool, error) {
 	var items []*manifests.InventoryItem
 	for i, d := range t.tests[:last+1] {
-		if d.policies.TestHook.DeletesAfter(t.status[i].Phase == TestPassed) {
-			items = append(items, t.item(d.key))
+		if d.Policies.TestHook.DeletesAfter(t.status[i].Phase == TestPassed) {
+			items = append(items, t.item(d.Key))
 		}
 	}
 	items = append(items, t.leftTheRender()...)
-	outs := make([]outcome, len(items))
+	outs := make([]plan.Outcome, len(items))
 	for i, item := range items {
 		outs[i] = t.deleteTest(ctx, item)
 	}
@@ -258,7 +259,7 @@ func (t *testRun) cleanUp(ctx context.Context, last int) (bool, error) {
 		return false, err
 	}
 	for _, o := range outs {
-		if o.waiting != "" {
+		if o.Waiting != "" {
 			return false, nil
 		}
 	}
@@ -267,7 +268,7 @@ func (t *testRun) cleanUp(ctx context.Context, last int) (bool, error) {
 
 // leftTheRender returns the test items of tests that are no longer rendered.
 func (t *testRun) leftTheRender() []*manifests.InventoryItem {
-	rendered := byKey(t.tests)
+	rendered := plan.ByKey(t.tests)
 	var out []*manifests.InventoryItem
 	for _, item := range t.list() {
 		if item.TestHook != "" && rendered[item.Key()] == nil {
@@ -280,19 +281,19 @@ func (t *testRun) leftTheRender() []*manifests.InventoryItem {
 // deleteTest deletes the object of a test item; the outcome marks it
 // Completed (the test's outcome stays in Status); dropDeleted drops it once
 // the run is over.
-func (t *testRun) deleteTest(ctx context.Context, item *manifests.InventoryItem) outcome {
-	o := outcome{key: item.Key()}
+func (t *testRun) deleteTest(ctx context.Context, item *manifests.InventoryItem) plan.Outcome {
+	o := plan.Outcome{Key: item.Key()}
 	rm, err := t.s.deleteObject(ctx, item)
 	if err != nil {
-		o.err = api.StepError(ActionDelete, item.Key(), err)
+		o.Err = api.StepError(ActionDelete, item.Key(), err)
 		return o
 	}
-	o.phase = manifests.PhaseCompleted
+	o.Phase = manifests.PhaseCompleted
 	if rm.requested {
-		o.action, o.changed = ActionDelete, true
+		o.Action, o.Changed = ActionDelete, true
 	}
 	if !rm.gone {
-		o.waiting = beingDeleted("test being deleted after the run", rm.heldBy)
+		o.Waiting = beingDeleted("test being deleted after the run", rm.heldBy)
 	}
 	return o
 }
@@ -300,10 +301,10 @@ func (t *testRun) deleteTest(ctx context.Context, item *manifests.InventoryItem)
 // dropDeleted empties the inventory of the tests the run deleted, once the
 // run is over.
 func (t *testRun) dropDeleted() {
-	var outs []outcome
+	var outs []plan.Outcome
 	for _, item := range t.list() {
 		if item.TestHook != "" && item.Phase == manifests.PhaseCompleted {
-			outs = append(outs, outcome{key: item.Key(), drop: true})
+			outs = append(outs, plan.Outcome{Key: item.Key(), Drop: true})
 		}
 	}
 	_ = t.settle(outs)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/wavekit-dev/wavekit/pkg/engine/internal/api"
 	"github.com/wavekit-dev/wavekit/pkg/engine/internal/kinds"
+	"github.com/wavekit-dev/wavekit/pkg/engine/internal/plan"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 	"github.com/wavekit-dev/wavekit/pkg/tracing/spans"
 )
@@ -67,14 +68,14 @@ func (t *testRun) schedule(ctx context.Context, objects []client.Object) error {
 		return err
 	}
 	for _, d := range tests {
-		d.policies.Update = manifests.UpdateRecreate // each run creates its tests anew
-		d.policies.PurgeOrder = nil
+		d.Policies.Update = manifests.UpdateRecreate // each run creates its tests anew
+		d.Policies.PurgeOrder = nil
 	}
 	sortForTests(tests)
 	t.tests = tests
 	t.status = make([]TestStatus, len(tests))
 	for i, d := range tests {
-		t.status[i] = TestStatus{Object: d.key, Phase: TestPending}
+		t.status[i] = TestStatus{Object: d.Key, Phase: TestPending}
 	}
 	if t.pass.schedule(tests) {
 		if err := t.opts.Save(ctx, t.inventory()); err != nil {
@@ -86,21 +87,21 @@ func (t *testRun) schedule(ctx context.Context, objects []client.Object) error {
 
 // sortForTests orders tests as helm test does: by apply-order (the hook
 // weight), then name, then kind stage and key.
-func sortForTests(tests []*desired) {
-	slices.SortStableFunc(tests, func(a, b *desired) int {
-		if a.policies.ApplyOrder != b.policies.ApplyOrder {
-			return int(a.policies.ApplyOrder) - int(b.policies.ApplyOrder)
+func sortForTests(tests []*plan.Desired) {
+	slices.SortStableFunc(tests, func(a, b *plan.Desired) int {
+		if a.Policies.ApplyOrder != b.Policies.ApplyOrder {
+			return int(a.Policies.ApplyOrder) - int(b.Policies.ApplyOrder)
 		}
-		if a.key.Name != b.key.Name {
-			if a.key.Name < b.key.Name {
+		if a.Key.Name != b.Key.Name {
+			if a.Key.Name < b.Key.Name {
 				return -1
 			}
 			return 1
 		}
-		if a.stage != b.stage {
-			return int(a.stage) - int(b.stage)
+		if a.Stage != b.Stage {
+			return int(a.Stage) - int(b.Stage)
 		}
-		return kinds.CompareKeys(a.key, b.key)
+		return kinds.CompareKeys(a.Key, b.Key)
 	})
 }
 
@@ -111,11 +112,11 @@ func (t *testRun) run(ctx context.Context) (TestResult, error) {
 	for i, d := range t.tests {
 		st, err := t.runTestTraced(ctx, d)
 		if err != nil {
-			return t.result(Stop{Step: GroupTest, Wave: d.policies.ApplyOrder}), err
+			return t.result(Stop{Step: GroupTest, Wave: d.Policies.ApplyOrder}), err
 		}
 		t.status[i] = st
 		if st.Phase == TestRunning {
-			return t.result(Stop{Step: GroupTest, Wave: d.policies.ApplyOrder}), nil
+			return t.result(Stop{Step: GroupTest, Wave: d.Policies.ApplyOrder}), nil
 		}
 		if st.Phase == TestFailed {
 			last = i
@@ -136,16 +137,16 @@ func (t *testRun) result(stop Stop) TestResult {
 
 // runTest takes one test a step further: its outcome as recorded in this
 // run, else what its live object says, else it creates it.
-func (t *testRun) runTest(ctx context.Context, d *desired) (TestStatus, error) {
-	item := t.item(d.key)
+func (t *testRun) runTest(ctx context.Context, d *plan.Desired) (TestStatus, error) {
+	item := t.item(d.Key)
 	if st, ok := recordedOutcome(d, item); ok {
 		return st, nil
 	}
-	live, err := t.s.a.live.Get(ctx, d.gvk, d.key)
+	live, err := t.s.a.live.Get(ctx, d.GVK, d.Key)
 	if err != nil {
-		return TestStatus{}, api.StepError(ActionRunTest, d.key, err)
+		return TestStatus{}, api.StepError(ActionRunTest, d.Key, err)
 	}
-	if item.Digest != d.digest && t.s.ownership().createdFrom(live) != d.digest {
+	if item.Digest != d.Digest && t.s.ownership().CreatedFrom(live) != d.Digest {
 		return t.start(ctx, d, item, live)
 	}
 	return t.observe(ctx, d, item, live), nil
@@ -153,13 +154,13 @@ func (t *testRun) runTest(ctx context.Context, d *desired) (TestStatus, error) {
 
 // runTestTraced is runTest in a span of its own, which ends with the
 // test's phase; a failed test's span is an error with its message.
-func (t *testRun) runTestTraced(ctx context.Context, d *desired) (TestStatus, error) {
+func (t *testRun) runTestTraced(ctx context.Context, d *plan.Desired) (TestStatus, error) {
 	ctx, span := startSpan(ctx, "test")
 	st, err := t.runTest(ctx, d)
 	if !span.IsRecording() {
 		return st, err
 	}
-	objectAttributes(span, d.gvk.Kind, d.key)
+	objectAttributes(span, d.GVK.Kind, d.Key)
 	span.SetAttributes(attrPhase.String(string(st.Phase)))
 	if st.Phase == TestFailed {
 		span.SetStatus(codes.Error, st.Message)
@@ -171,11 +172,11 @@ func (t *testRun) runTestTraced(ctx context.Context, d *desired) (TestStatus, er
 // recordedOutcome is a test's outcome in this run as its inventory item
 // records it: Ready passed, Error failed, Completed (deleted by the run)
 // either, as Status says.
-func recordedOutcome(d *desired, item *manifests.InventoryItem) (TestStatus, bool) {
-	if item.Digest != d.digest {
+func recordedOutcome(d *plan.Desired, item *manifests.InventoryItem) (TestStatus, bool) {
+	if item.Digest != d.Digest {
 		return TestStatus{}, false
 	}
-	st := TestStatus{Object: d.key}
+	st := TestStatus{Object: d.Key}
 	switch {
 	case item.Phase == manifests.PhaseReady || (item.Phase == manifests.PhaseCompleted && item.Status == ""):
 		st.Phase = TestPassed

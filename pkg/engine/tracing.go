@@ -7,6 +7,7 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/wavekit-dev/wavekit/pkg/engine/internal/plan"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 	"github.com/wavekit-dev/wavekit/pkg/tracing/spans"
 )
@@ -75,21 +76,21 @@ type waveKey struct {
 
 // enter returns the context of g's wave, starting its span when g is the
 // first group of a wave.
-func (w *waveSpans) enter(r *pass, g group) context.Context {
+func (w *waveSpans) enter(r *pass, g plan.Group) context.Context {
 	if !w.on {
 		return w.parent
 	}
-	key := waveKey{direction: direction(g), wave: g.wave}
+	key := waveKey{direction: direction(g), wave: g.Wave}
 	if w.span == nil || key != w.key {
 		w.end(r, nil, true)
 		var ctx context.Context
 		ctx, w.span = startSpan(w.parent, "wave")
-		w.span.SetAttributes(attrWave.Int(int(g.wave)), attrDirection.String(key.direction))
+		w.span.SetAttributes(attrWave.Int(int(g.Wave)), attrDirection.String(key.direction))
 		w.key, w.actions, w.waiting, w.steps = key, len(r.actions), len(r.waiting), 0
 		w.ctx = ctx
 	}
-	if g.kind == GroupApply {
-		w.steps += len(g.steps)
+	if g.Kind == GroupApply {
+		w.steps += len(g.Steps)
 	}
 	return w.ctx
 }
@@ -127,37 +128,37 @@ func (w *waveSpans) end(r *pass, err error, done bool) {
 
 // direction is what a group's wave does: apply (its objects, its purges
 // and the Externals' applies), prune, or delete.
-func direction(g group) string {
+func direction(g plan.Group) string {
 	switch {
-	case g.kind == GroupPrune || (g.kind == GroupExternal && g.external == ActionPrune):
+	case g.Kind == GroupPrune || (g.Kind == GroupExternal && g.External == ActionPrune):
 		return "prune"
-	case g.kind == GroupDelete || g.kind == GroupHook || (g.kind == GroupExternal && g.external == ActionDelete):
+	case g.Kind == GroupDelete || g.Kind == GroupHook || (g.Kind == GroupExternal && g.External == ActionDelete):
 		return "delete"
 	}
 	return "apply"
 }
 
 // runOnceSpan starts the span of a run-once object's step (a hook Job).
-func runOnceSpan(ctx context.Context, d *desired) (context.Context, trace.Span) {
+func runOnceSpan(ctx context.Context, d *plan.Desired) (context.Context, trace.Span) {
 	ctx, span := startSpan(ctx, "job")
 	if span.IsRecording() {
-		objectAttributes(span, d.gvk.Kind, d.key)
+		objectAttributes(span, d.GVK.Kind, d.Key)
 	}
 	return ctx, span
 }
 
 // endObjectSpan ends the span of one object's step with its outcome.
-func endObjectSpan(span trace.Span, o outcome) {
+func endObjectSpan(span trace.Span, o plan.Outcome) {
 	if !span.IsRecording() {
 		return
 	}
-	span.SetAttributes(attrPhase.String(string(o.phase)))
-	if o.status != "" {
-		span.SetAttributes(attrStatus.String(o.status))
+	span.SetAttributes(attrPhase.String(string(o.Phase)))
+	if o.Status != "" {
+		span.SetAttributes(attrStatus.String(o.Status))
 	}
-	err := o.err
-	if err == nil && o.phase == manifests.PhaseError {
-		span.SetStatus(codes.Error, o.status)
+	err := o.Err
+	if err == nil && o.Phase == manifests.PhaseError {
+		span.SetStatus(codes.Error, o.Status)
 	}
 	spans.End(span, err)
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/wavekit-dev/wavekit/pkg/engine/internal/drift"
 	"github.com/wavekit-dev/wavekit/pkg/engine/internal/jsonvalue"
 	"github.com/wavekit-dev/wavekit/pkg/engine/internal/managedfields"
+	"github.com/wavekit-dev/wavekit/pkg/engine/internal/plan"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -29,21 +30,21 @@ type sent struct {
 }
 
 // write creates or updates one object according to its update policy.
-func (s *ownerScope) write(ctx context.Context, d *desired, live *unstructured.Unstructured) (sent, error) {
-	obj := d.object.DeepCopy()
+func (s *ownerScope) write(ctx context.Context, d *plan.Desired, live *unstructured.Unstructured) (sent, error) {
+	obj := d.Object.DeepCopy()
 	if err := s.leaveIgnored(ctx, d, obj, live); err != nil {
 		return sent{}, err
 	}
 	s.markOwned(obj)
-	if d.policies.Update == manifests.UpdateRecreate {
-		setAnnotation(obj, manifests.Key(s.a.opts.Name, manifests.AnnotationDigest), d.digest)
+	if d.Policies.Update == manifests.UpdateRecreate {
+		setAnnotation(obj, manifests.Key(s.a.opts.Name, manifests.AnnotationDigest), d.Digest)
 	}
-	s.track.writing(d.key)
+	s.track.writing(d.Key)
 	out, err := s.send(ctx, d, obj, live)
 	if err == nil && out.live != nil {
-		s.a.stored.Learn(d.rendered(), out.live.Object)
+		s.a.stored.Learn(d.Rendered(), out.live.Object)
 	}
-	s.track.written(d.key, out.live, err)
+	s.track.written(d.Key, out.live, err)
 	return out, err
 }
 
@@ -51,21 +52,21 @@ func (s *ownerScope) write(ctx context.Context, d *desired, live *unstructured.U
 // fields that other field managers own (see leaveToOthers). It reads the
 // object from the API server, since the cache holds no managedFields. A
 // recreate writes the object as rendered, as on its first creation.
-func (s *ownerScope) leaveIgnored(ctx context.Context, d *desired, obj, live *unstructured.Unstructured) error {
-	if live == nil || len(d.ignore) == 0 || d.policies.Update == manifests.UpdateRecreate {
+func (s *ownerScope) leaveIgnored(ctx context.Context, d *plan.Desired, obj, live *unstructured.Unstructured) error {
+	if live == nil || len(d.Ignore) == 0 || d.Policies.Update == manifests.UpdateRecreate {
 		return nil
 	}
 	fresh, err := s.a.getDirect(ctx, d)
 	if err != nil || fresh == nil {
 		return err
 	}
-	drift.LeaveToOthers(obj, fresh, d.ignore, s.a.opts.FieldOwner, isServerSideApply(d.policies.Update))
+	drift.LeaveToOthers(obj, fresh, d.Ignore, s.a.opts.FieldOwner, isServerSideApply(d.Policies.Update))
 	return nil
 }
 
 // send creates obj, or updates live to it, and returns what the API server
 // answered.
-func (s *ownerScope) send(ctx context.Context, d *desired, obj, live *unstructured.Unstructured) (sent, error) {
+func (s *ownerScope) send(ctx context.Context, d *plan.Desired, obj, live *unstructured.Unstructured) (sent, error) {
 	var out sent
 	var err error
 	if live == nil {
@@ -73,7 +74,7 @@ func (s *ownerScope) send(ctx context.Context, d *desired, obj, live *unstructur
 	} else {
 		out, err = s.update(ctx, d, obj, live)
 	}
-	if isServerSideApply(d.policies.Update) && isUntypedError(err) {
+	if isServerSideApply(d.Policies.Update) && isUntypedError(err) {
 		out, err = s.replaceInstead(ctx, d, obj, live)
 	}
 	if err != nil {
@@ -90,7 +91,7 @@ func (s *ownerScope) send(ctx context.Context, d *desired, obj, live *unstructur
 // whole, as Helm and kubectl write it: it drops an unknown field with a
 // warning, which the caller shows. The PUT does what update-policy replace
 // does: it keeps no field another writer set that the manifest lacks.
-func (s *ownerScope) replaceInstead(ctx context.Context, d *desired, obj, live *unstructured.Unstructured) (sent, error) {
+func (s *ownerScope) replaceInstead(ctx context.Context, d *plan.Desired, obj, live *unstructured.Unstructured) (sent, error) {
 	if live == nil {
 		existing, err := s.a.getDirect(ctx, d)
 		if err != nil {
@@ -148,12 +149,12 @@ func setAnnotation(obj *unstructured.Unstructured, key, value string) {
 // create writes an object the owner-label cache does not know. It may still
 // exist without the label (or with a label the cache has not seen): then the
 // adoption policy decides.
-func (s *ownerScope) create(ctx context.Context, d *desired, obj *unstructured.Unstructured) (sent, error) {
-	if isServerSideApply(d.policies.Update) && s.cacheSeesOwners(d) {
+func (s *ownerScope) create(ctx context.Context, d *plan.Desired, obj *unstructured.Unstructured) (sent, error) {
+	if isServerSideApply(d.Policies.Update) && s.cacheSeesOwners(d) {
 		live, err := s.a.serverSideApply(ctx, d, obj, nil)
 		return sent{live: live}, err
 	}
-	if isServerSideApply(d.policies.Update) {
+	if isServerSideApply(d.Policies.Update) {
 		live, err := s.a.applyIfAbsent(ctx, obj)
 		if !apierrors.IsConflict(err) {
 			return sent{live: live}, err
@@ -174,7 +175,7 @@ func (s *ownerScope) create(ctx context.Context, d *desired, obj *unstructured.U
 		if getErr != nil || existing == nil {
 			return sent{}, errors.Join(err, getErr)
 		}
-		if s.ownership().createdFrom(existing) == d.digest {
+		if s.ownership().CreatedFrom(existing) == d.Digest {
 			return sent{live: existing}, nil // created from this render by an earlier pass the cache lags behind
 		}
 		return s.updateExisting(ctx, d, obj, existing)
@@ -213,48 +214,48 @@ func (a *Applier) applyIfAbsent(ctx context.Context, obj *unstructured.Unstructu
 // one), and the adoption policy lets the owner take such an object. Not so
 // with adoption-policy never, nor when the cache holds only a shard's
 // objects (Options.Labels).
-func (s *ownerScope) cacheSeesOwners(d *desired) bool {
-	return d.policies.Adoption != manifests.AdoptNever && len(s.a.opts.Labels) == 0
+func (s *ownerScope) cacheSeesOwners(d *plan.Desired) bool {
+	return d.Policies.Adoption != manifests.AdoptNever && len(s.a.opts.Labels) == 0
 }
 
 // updateExisting updates an object that exists although the owner-label
 // cache did not know it, if the adoption policy allows taking it over.
-func (s *ownerScope) updateExisting(ctx context.Context, d *desired, obj, existing *unstructured.Unstructured) (sent, error) {
+func (s *ownerScope) updateExisting(ctx context.Context, d *plan.Desired, obj, existing *unstructured.Unstructured) (sent, error) {
 	return s.updateExistingWith(d, existing, func() (sent, error) { return s.update(ctx, d, obj, existing) })
 }
 
 // updateExistingWith runs update, a write over existing, if the adoption
 // policy allows taking existing over.
-func (s *ownerScope) updateExistingWith(d *desired, existing *unstructured.Unstructured, update func() (sent, error)) (sent, error) {
-	if err := adoptionRefused(s.ownership(), d, existing); err != nil {
+func (s *ownerScope) updateExistingWith(d *plan.Desired, existing *unstructured.Unstructured, update func() (sent, error)) (sent, error) {
+	if err := plan.AdoptionRefused(s.ownership(), d, existing); err != nil {
 		return sent{}, err
 	}
 	return update()
 }
 
-func (a *Applier) getDirect(ctx context.Context, d *desired) (*unstructured.Unstructured, error) {
+func (a *Applier) getDirect(ctx context.Context, d *plan.Desired) (*unstructured.Unstructured, error) {
 	existing := &unstructured.Unstructured{}
-	existing.SetGroupVersionKind(d.gvk)
-	err := a.target.Client.Get(ctx, client.ObjectKey{Namespace: d.key.Namespace, Name: d.key.Name}, existing)
+	existing.SetGroupVersionKind(d.GVK)
+	err := a.target.Client.Get(ctx, client.ObjectKey{Namespace: d.Key.Namespace, Name: d.Key.Name}, existing)
 	if apierrors.IsNotFound(err) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, api.WordedError(ActionApply, api.WordingRead, d.key, err)
+		return nil, api.WordedError(ActionApply, api.WordingRead, d.Key, err)
 	}
 	return existing, nil
 }
 
 // update changes an existing object by the object's update policy.
-func (s *ownerScope) update(ctx context.Context, d *desired, obj, live *unstructured.Unstructured) (sent, error) {
-	switch d.policies.Update {
+func (s *ownerScope) update(ctx context.Context, d *plan.Desired, obj, live *unstructured.Unstructured) (sent, error) {
+	switch d.Policies.Update {
 	case manifests.UpdateSSAMerge, manifests.UpdateSSAOverride:
 		written, err := s.a.serverSideApply(ctx, d, obj, live)
 		return sent{live: written}, err
 	case manifests.UpdateReplaceOnImmutable:
 		return s.replaceOnImmutable(ctx, d, obj, live)
 	case manifests.UpdateRecreate:
-		_, err := s.deleteRecorded(ctx, d.key, live, d.policies.ReplacePropagation)
+		_, err := s.deleteRecorded(ctx, d.Key, live, d.Policies.ReplacePropagation)
 		return sent{}, err
 	}
 	return s.put(ctx, obj, live)
@@ -274,7 +275,7 @@ func (s *ownerScope) put(ctx context.Context, obj, live *unstructured.Unstructur
 // the API server filled in (a Job's generated selector), and deletes live,
 // to be created again, only when the API server refuses the apply because
 // it would change an immutable field.
-func (s *ownerScope) replaceOnImmutable(ctx context.Context, d *desired, obj, live *unstructured.Unstructured) (sent, error) {
+func (s *ownerScope) replaceOnImmutable(ctx context.Context, d *plan.Desired, obj, live *unstructured.Unstructured) (sent, error) {
 	written, err := s.a.serverSideApply(ctx, d, obj, live)
 	if err == nil {
 		return sent{live: written}, nil
@@ -283,7 +284,7 @@ func (s *ownerScope) replaceOnImmutable(ctx context.Context, d *desired, obj, li
 	if !errors.As(explainWriteError(err, s.a.opts.Name), &immutable) {
 		return sent{}, err
 	}
-	if _, err := s.deleteRecorded(ctx, d.key, live, d.policies.ReplacePropagation); err != nil {
+	if _, err := s.deleteRecorded(ctx, d.Key, live, d.Policies.ReplacePropagation); err != nil {
 		return sent{}, fmt.Errorf("deleting to re-create, since %s: %w", api.ImmutableReason(immutable), err)
 	}
 	return sent{replaced: immutable}, nil
@@ -312,10 +313,10 @@ func isServerSideApply(p manifests.UpdatePolicy) bool {
 // removes them when the manifest no longer has them. live must carry its
 // managedFields when it has such entries (the target's cache keeps them
 // then).
-func (a *Applier) serverSideApply(ctx context.Context, d *desired, obj *unstructured.Unstructured, live *unstructured.Unstructured) (*unstructured.Unstructured, error) {
-	managers := a.takeOverFrom(d.policies.Update)
+func (a *Applier) serverSideApply(ctx context.Context, d *plan.Desired, obj *unstructured.Unstructured, live *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	managers := a.takeOverFrom(d.Policies.Update)
 	if live != nil {
-		if err := a.takeOverFields(ctx, live, managers, d.ignore); err != nil {
+		if err := a.takeOverFields(ctx, live, managers, d.Ignore); err != nil {
 			return nil, err
 		}
 	}
@@ -328,7 +329,7 @@ func (a *Applier) serverSideApply(ctx context.Context, d *desired, obj *unstruct
 	}
 	// The cache had not seen the writes to take over yet (or the object
 	// existed without the owner label): the answer shows them.
-	if err := a.takeOverFields(ctx, applied, managers, d.ignore); err != nil {
+	if err := a.takeOverFields(ctx, applied, managers, d.Ignore); err != nil {
 		return nil, err
 	}
 	if err := a.applyServerSide(ctx, obj); err != nil {

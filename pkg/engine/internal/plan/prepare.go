@@ -1,4 +1,4 @@
-package engine
+package plan
 
 import (
 	"crypto/sha256"
@@ -23,55 +23,55 @@ import (
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
-// desired is one rendered object after validation and normalisation.
-type desired struct {
-	object       *unstructured.Unstructured
-	key          manifests.ObjectKey
-	gvk          schema.GroupVersionKind
-	namespaced   bool
-	policies     manifests.ObjectPolicies
-	stage        kinds.Stage
-	digest       string
-	managedTypes []manifests.TypeInfo
-	// ignore are the paths drift detection skips and, once other field
+// Desired is one rendered object after validation and normalisation.
+type Desired struct {
+	Object       *unstructured.Unstructured
+	Key          manifests.ObjectKey
+	GVK          schema.GroupVersionKind
+	Namespaced   bool
+	Policies     manifests.ObjectPolicies
+	Stage        kinds.Stage
+	Digest       string
+	ManagedTypes []manifests.TypeInfo
+	// Ignore are the paths drift detection skips and, once other field
 	// managers own them, writes leave alone.
-	ignore []manifests.Pointer
+	Ignore []manifests.Pointer
 }
 
-// rendered is d as the stored forms know it.
-func (d *desired) rendered() drift.Rendered {
-	return drift.Rendered{Key: d.key, GVK: d.gvk, Digest: d.digest, Object: d.object.Object}
+// Rendered is d as the stored forms know it.
+func (d *Desired) Rendered() drift.Rendered {
+	return drift.Rendered{Key: d.Key, GVK: d.GVK, Digest: d.Digest, Object: d.Object.Object}
 }
 
-// preparer validates rendered objects and turns them into desired objects.
-type preparer struct {
-	prefix     string
-	namespace  string
-	generation int64
-	defaults   manifests.Defaults
-	scheme     *runtime.Scheme
-	mapper     meta.RESTMapper
-	// unknownAsRendered keeps the namespace of an object whose kind neither
+// Preparer validates rendered objects and turns them into desired objects.
+type Preparer struct {
+	Prefix     string
+	Namespace  string
+	Generation int64
+	Defaults   manifests.Defaults
+	Scheme     *runtime.Scheme
+	Mapper     meta.RESTMapper
+	// UnknownAsRendered keeps the namespace of an object whose kind neither
 	// the mapper nor a CRD among the objects knows, instead of refusing it:
 	// for checks made without the API server that will serve it.
-	unknownAsRendered bool
-	// ignore are the owner's drift ignore rules.
-	ignore []drift.IgnoreRule
-	// testRun names the test run tests are prepared for: their digests
+	UnknownAsRendered bool
+	// Ignore are the owner's drift ignore rules.
+	Ignore []drift.IgnoreRule
+	// TestRun names the test run tests are prepared for: their digests
 	// hold it, so that each run creates its tests anew, once.
-	testRun string
-	// handedOver says that the objects are the preparer's to change
+	TestRun string
+	// HandedOver says that the objects are the preparer's to change
 	// (pkg/internal/handover): it does not copy them first.
-	handedOver bool
+	HandedOver bool
 }
 
-// prepare validates every object and returns them in a stable order; one bad
+// Prepare validates every object and returns them in a stable order; one bad
 // object fails the whole list (errors.Join of every problem found).
-func (p *preparer) prepare(objects []client.Object) ([]*desired, error) {
+func (p *Preparer) Prepare(objects []client.Object) ([]*Desired, error) {
 	var errs []error
-	var result []*desired
+	var result []*Desired
 	for i, obj := range objects {
-		d, err := p.normalise(i, obj)
+		d, err := p.Normalise(i, obj)
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -91,14 +91,14 @@ func (p *preparer) prepare(objects []client.Object) ([]*desired, error) {
 		return nil, err
 	}
 	for _, d := range result {
-		if err := p.finish(d); err != nil {
+		if err := p.Finish(d); err != nil {
 			return nil, err
 		}
 	}
 	return result, nil
 }
 
-func (p *preparer) normalise(index int, obj client.Object) (*desired, error) {
+func (p *Preparer) Normalise(index int, obj client.Object) (*Desired, error) {
 	u, err := p.toUnstructured(obj)
 	if err != nil {
 		return nil, fmt.Errorf("object %d: %w", index+1, err)
@@ -123,12 +123,12 @@ func (p *preparer) normalise(index int, obj client.Object) (*desired, error) {
 		return nil, fmt.Errorf("%s %q: %w", describe(), name, err)
 	}
 	key := manifests.ObjectKey{Group: gvk.Group, Kind: gvk.Kind, Namespace: u.GetNamespace(), Name: name}
-	return &desired{object: u, key: key, gvk: gvk}, nil
+	return &Desired{Object: u, Key: key, GVK: gvk}, nil
 }
 
-func (p *preparer) toUnstructured(obj client.Object) (*unstructured.Unstructured, error) {
+func (p *Preparer) toUnstructured(obj client.Object) (*unstructured.Unstructured, error) {
 	if u, ok := obj.(*unstructured.Unstructured); ok {
-		if p.handedOver {
+		if p.HandedOver {
 			return u, nil
 		}
 		return u.DeepCopy(), nil
@@ -138,8 +138,8 @@ func (p *preparer) toUnstructured(obj client.Object) (*unstructured.Unstructured
 		return nil, fmt.Errorf("converting %T: %w", obj, err)
 	}
 	u := &unstructured.Unstructured{Object: content}
-	if u.GetKind() == "" && p.scheme != nil {
-		gvk, err := apiutil.GVKForObject(obj, p.scheme)
+	if u.GetKind() == "" && p.Scheme != nil {
+		gvk, err := apiutil.GVKForObject(obj, p.Scheme)
 		if err != nil {
 			return nil, fmt.Errorf("finding the kind of %T: %w", obj, err)
 		}
@@ -188,13 +188,13 @@ func foldStringData(u *unstructured.Unstructured) error {
 
 // resolveScopes sets or clears each object's namespace, learning the scope
 // of kinds that are not served yet from CRDs among the objects.
-func (p *preparer) resolveScopes(objects []*desired) error {
+func (p *Preparer) resolveScopes(objects []*Desired) error {
 	crdScopes := map[schema.GroupKind]bool{}
 	for _, d := range objects {
-		if kinds.IsCRD(d.key.Group, d.key.Kind) {
-			group, _, _ := unstructured.NestedString(d.object.Object, "spec", "group")
-			kind, _, _ := unstructured.NestedString(d.object.Object, "spec", "names", "kind")
-			scope, _, _ := unstructured.NestedString(d.object.Object, "spec", "scope")
+		if kinds.IsCRD(d.Key.Group, d.Key.Kind) {
+			group, _, _ := unstructured.NestedString(d.Object.Object, "spec", "group")
+			kind, _, _ := unstructured.NestedString(d.Object.Object, "spec", "names", "kind")
+			scope, _, _ := unstructured.NestedString(d.Object.Object, "spec", "scope")
 			crdScopes[schema.GroupKind{Group: group, Kind: kind}] = scope == "Namespaced"
 		}
 	}
@@ -205,38 +205,38 @@ func (p *preparer) resolveScopes(objects []*desired) error {
 	known := map[schema.GroupVersionKind]scope{} // one REST mapping a kind, not one an object
 	var errs []error
 	for _, d := range objects {
-		s, ok := known[d.gvk]
+		s, ok := known[d.GVK]
 		if !ok {
-			s.namespaced, s.err = p.isNamespaced(d.gvk, crdScopes)
-			known[d.gvk] = s
+			s.namespaced, s.err = p.isNamespaced(d.GVK, crdScopes)
+			known[d.GVK] = s
 		}
 		namespaced, err := s.namespaced, s.err
 		var notServed *notServedError
-		if errors.As(err, &notServed) && p.unknownAsRendered {
-			d.namespaced = d.object.GetNamespace() != ""
+		if errors.As(err, &notServed) && p.UnknownAsRendered {
+			d.Namespaced = d.Object.GetNamespace() != ""
 			continue
 		}
 		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", d.key, err))
+			errs = append(errs, fmt.Errorf("%s: %w", d.Key, err))
 			continue
 		}
-		d.namespaced = namespaced
+		d.Namespaced = namespaced
 		switch {
-		case namespaced && d.object.GetNamespace() == "":
-			d.object.SetNamespace(p.namespace)
+		case namespaced && d.Object.GetNamespace() == "":
+			d.Object.SetNamespace(p.Namespace)
 		case !namespaced:
-			d.object.SetNamespace("")
+			d.Object.SetNamespace("")
 		}
-		d.key.Namespace = d.object.GetNamespace()
+		d.Key.Namespace = d.Object.GetNamespace()
 	}
 	return errors.Join(errs...)
 }
 
-func (p *preparer) isNamespaced(gvk schema.GroupVersionKind, crdScopes map[schema.GroupKind]bool) (bool, error) {
+func (p *Preparer) isNamespaced(gvk schema.GroupVersionKind, crdScopes map[schema.GroupKind]bool) (bool, error) {
 	if namespaced, ok := crdScopes[gvk.GroupKind()]; ok {
 		return namespaced, nil
 	}
-	mapping, err := p.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	mapping, err := p.Mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
 	if meta.IsNoMatchError(err) {
 		return false, &notServedError{gvk: gvk}
 	}
@@ -254,63 +254,63 @@ func (e *notServedError) Error() string {
 	return fmt.Sprintf("the API server does not serve %s and no CRD among the manifests defines it", e.gvk)
 }
 
-func (p *preparer) checkDuplicates(objects []*desired) error {
+func (p *Preparer) checkDuplicates(objects []*Desired) error {
 	seen := make(map[manifests.ObjectKey]bool, len(objects))
 	var errs []error
 	for _, d := range objects {
-		if seen[d.key] {
-			errs = append(errs, fmt.Errorf("%s: rendered more than once", d.key))
+		if seen[d.Key] {
+			errs = append(errs, fmt.Errorf("%s: rendered more than once", d.Key))
 		}
-		seen[d.key] = true
+		seen[d.Key] = true
 	}
 	return errors.Join(errs...)
 }
 
 // classify parses policies, assigns stages and checks orders that could never work.
-func (p *preparer) classify(objects []*desired) error {
+func (p *Preparer) classify(objects []*Desired) error {
 	var served []manifests.TypeInfo // types served by the component's own CRDs and APIServices
 	var servedOrders []int16        // the apply order of the definition that serves each
 	var errs []error
 	for _, d := range objects {
-		annotations, describe := d.object.GetAnnotations(), d.key.String()
-		policies, err := manifests.ParsePolicies(p.prefix, describe, annotations, p.defaults)
+		annotations, describe := d.Object.GetAnnotations(), d.Key.String()
+		policies, err := manifests.ParsePolicies(p.Prefix, describe, annotations, p.Defaults)
 		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
-		d.policies = policies
-		if d.ignore, err = drift.IgnoredPaths(p.prefix, d.object, annotations, p.ignore, describe); err != nil {
+		d.Policies = policies
+		if d.Ignore, err = drift.IgnoredPaths(p.Prefix, d.Object, annotations, p.Ignore, describe); err != nil {
 			errs = append(errs, err)
 			continue
 		}
-		d.stage = kinds.StageOf(d.key.Group, d.key.Kind)
-		d.managedTypes = managedTypesOf(d.object)
-		for _, t := range d.managedTypes {
+		d.Stage = kinds.StageOf(d.Key.Group, d.Key.Kind)
+		d.ManagedTypes = managedTypesOf(d.Object)
+		for _, t := range d.ManagedTypes {
 			served, servedOrders = append(served, t), append(servedOrders, policies.ApplyOrder)
 		}
-		if policies.PurgeOrder != nil && (kinds.IsNamespace(d.key.Group, d.key.Kind) || d.managedTypes != nil) {
-			errs = append(errs, fmt.Errorf("%s: annotation %s is not allowed on a %s", d.key, manifests.Key(p.prefix, manifests.AnnotationPurgeOrder), d.key.Kind))
+		if policies.PurgeOrder != nil && (kinds.IsNamespace(d.Key.Group, d.Key.Kind) || d.ManagedTypes != nil) {
+			errs = append(errs, fmt.Errorf("%s: annotation %s is not allowed on a %s", d.Key, manifests.Key(p.Prefix, manifests.AnnotationPurgeOrder), d.Key.Kind))
 		}
 		if policies.DeleteHook != "" && policies.TestHook != "" {
-			errs = append(errs, fmt.Errorf("%s: annotations %s and %s exclude each other: an object runs on deletion or in a test run", d.key,
-				manifests.Key(p.prefix, manifests.AnnotationDeleteHook), manifests.Key(p.prefix, manifests.AnnotationTestHook)))
+			errs = append(errs, fmt.Errorf("%s: annotations %s and %s exclude each other: an object runs on deletion or in a test run", d.Key,
+				manifests.Key(p.Prefix, manifests.AnnotationDeleteHook), manifests.Key(p.Prefix, manifests.AnnotationTestHook)))
 		}
 		if policies.PurgeOrder != nil && *policies.PurgeOrder < policies.ApplyOrder {
-			errs = append(errs, fmt.Errorf("%s: purge order %d is before its apply order %d", d.key, *policies.PurgeOrder, policies.ApplyOrder))
+			errs = append(errs, fmt.Errorf("%s: purge order %d is before its apply order %d", d.Key, *policies.PurgeOrder, policies.ApplyOrder))
 		}
 	}
 	if len(errs) > 0 {
 		return errors.Join(errs...)
 	}
 	for _, d := range objects {
-		i, ok := kinds.ServedType(served, d.key.Group, d.key.Kind)
+		i, ok := kinds.ServedType(served, d.Key.Group, d.Key.Kind)
 		if !ok {
 			continue
 		}
 		order := servedOrders[i]
-		d.stage = kinds.StageManagedInstances
-		if d.policies.ApplyOrder < order {
-			errs = append(errs, fmt.Errorf("%s: apply order %d is before the order %d of the definition that serves its type", d.key, d.policies.ApplyOrder, order))
+		d.Stage = kinds.StageManagedInstances
+		if d.Policies.ApplyOrder < order {
+			errs = append(errs, fmt.Errorf("%s: apply order %d is before the order %d of the definition that serves its type", d.Key, d.Policies.ApplyOrder, order))
 		}
 	}
 	return errors.Join(errs...)
@@ -331,25 +331,25 @@ func managedTypesOf(u *unstructured.Unstructured) []manifests.TypeInfo {
 	return nil
 }
 
-// finish computes the digest of the object as rendered (plus the component
+// Finish computes the digest of the object as rendered (plus the component
 // generation where the reconcile policy asks for it, and a test's run).
-func (p *preparer) finish(d *desired) error {
+func (p *Preparer) Finish(d *Desired) error {
 	buf := digestBuffers.Get().(*[]byte)
 	defer digestBuffers.Put(buf)
-	data, err := jsonvalue.Append((*buf)[:0], d.object.Object)
+	data, err := jsonvalue.Append((*buf)[:0], d.Object.Object)
 	if err != nil {
-		return fmt.Errorf("%s: encoding: %w", d.key, err)
+		return fmt.Errorf("%s: encoding: %w", d.Key, err)
 	}
 	*buf = data
 	sum := sha256.New()
 	sum.Write(data)
-	if d.policies.Reconcile == manifests.ReconcileOnObjectOrComponentChange {
-		sum.Write([]byte("\x00generation=" + strconv.FormatInt(p.generation, 10)))
+	if d.Policies.Reconcile == manifests.ReconcileOnObjectOrComponentChange {
+		sum.Write([]byte("\x00generation=" + strconv.FormatInt(p.Generation, 10)))
 	}
-	if d.policies.TestHook != "" {
-		sum.Write([]byte("\x00test-run=" + p.testRun))
+	if d.Policies.TestHook != "" {
+		sum.Write([]byte("\x00test-run=" + p.TestRun))
 	}
-	d.digest = hex.EncodeToString(sum.Sum(nil)[:manifests.DigestBytes])
+	d.Digest = hex.EncodeToString(sum.Sum(nil)[:manifests.DigestBytes])
 	return nil
 }
 
@@ -357,25 +357,25 @@ func (p *preparer) finish(d *desired) error {
 // for every object on every pass.
 var digestBuffers = sync.Pool{New: func() any { return new([]byte) }}
 
-// sortForApply orders objects by wave, stage, then key, so that every run
+// SortForApply orders objects by wave, stage, then key, so that every run
 // plans the same sequence.
-func sortForApply(objects []*desired) {
-	slices.SortStableFunc(objects, func(a, b *desired) int {
-		if a.policies.ApplyOrder != b.policies.ApplyOrder {
-			return int(a.policies.ApplyOrder) - int(b.policies.ApplyOrder)
+func SortForApply(objects []*Desired) {
+	slices.SortStableFunc(objects, func(a, b *Desired) int {
+		if a.Policies.ApplyOrder != b.Policies.ApplyOrder {
+			return int(a.Policies.ApplyOrder) - int(b.Policies.ApplyOrder)
 		}
-		if a.stage != b.stage {
-			return int(a.stage) - int(b.stage)
+		if a.Stage != b.Stage {
+			return int(a.Stage) - int(b.Stage)
 		}
-		return kinds.CompareKeys(a.key, b.key)
+		return kinds.CompareKeys(a.Key, b.Key)
 	})
 }
 
-// byKey indexes desired objects by their key.
-func byKey(objs []*desired) map[manifests.ObjectKey]*desired {
-	out := make(map[manifests.ObjectKey]*desired, len(objs))
+// ByKey indexes desired objects by their key.
+func ByKey(objs []*Desired) map[manifests.ObjectKey]*Desired {
+	out := make(map[manifests.ObjectKey]*Desired, len(objs))
 	for _, d := range objs {
-		out[d.key] = d
+		out[d.Key] = d
 	}
 	return out
 }

@@ -1,4 +1,4 @@
-package engine
+package runonce
 
 import (
 	"time"
@@ -11,43 +11,40 @@ import (
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
-// endStateMemory is how long endStates keeps the last state of an object it
+// EndStateMemory is how long EndStates keeps the last state of an object it
 // has not seen since: a Job that is deleted later passes through the cache's
 // transform once more, with its final state.
-const endStateMemory = 10 * time.Minute
+const EndStateMemory = 10 * time.Minute
 
-// endStates keeps the last state the cache's informers saw of every object
+// EndStates keeps the last state the cache's informers saw of every object
 // that runs to completion, so that a pass that finds one gone knows how it
 // ended: the watch event of a deletion carries the object's final state,
 // and the informer hands it to its transform before it drops the object
 // from the cache, so the state is here before any reader sees the object
 // gone. It keeps what the verdicts need: of a run-once object (a Job, a
-// hook), its conditions (runEnded); of a test, the object without its
-// managedFields, which judgeTest reads as it reads a live test (a Pod's
+// hook), its conditions (the engine's runEnded); of a test, the object without its
+// managedFields, which the engine's judgeTest reads as it reads a live test (a Pod's
 // phase and container statuses, a Job's conditions, the owner's health
-// checks). A nil *endStates remembers nothing.
-type endStates struct {
+// checks). A nil *EndStates remembers nothing.
+type EndStates struct {
 	testHook string // the annotation that marks a test
 	last     *expiry.Map[manifests.ObjectKey, *unstructured.Unstructured]
 }
 
-// newEndStates returns the memory of the target of the operator
+// NewEndStates returns the memory of the target of the operator
 // operatorName, on the clock now.
-func newEndStates(operatorName string, now func() time.Time) *endStates {
-	return &endStates{
+func NewEndStates(operatorName string, now func() time.Time) *EndStates {
+	return &EndStates{
 		testHook: manifests.Key(operatorName, manifests.AnnotationTestHook),
-		last:     expiry.New[manifests.ObjectKey, *unstructured.Unstructured](endStateMemory, now),
+		last:     expiry.New[manifests.ObjectKey, *unstructured.Unstructured](EndStateMemory, now),
 	}
 }
 
-// observing returns next, as a cache transform, preceded by recording the
+// Observing returns next, as a cache transform, preceded by recording the
 // state of every object that runs to completion and passes through it.
-func (e *endStates) observing(next toolscache.TransformFunc) toolscache.TransformFunc {
+func (e *EndStates) Observing(next toolscache.TransformFunc) toolscache.TransformFunc {
 	return func(obj any) (any, error) {
 		if u, ok := obj.(*unstructured.Unstructured); ok {
-			if planted(plantRunOnceByName) {
-				notePlantedEnd(u) // compiled away without wavekit_plant
-			}
 			if kept := e.keep(u); kept != nil {
 				e.last.Put(live.KeyOf(u), kept)
 			}
@@ -58,7 +55,7 @@ func (e *endStates) observing(next toolscache.TransformFunc) toolscache.Transfor
 
 // keep returns what a verdict needs of u, or nil when u does not run to
 // completion.
-func (e *endStates) keep(u *unstructured.Unstructured) *unstructured.Unstructured {
+func (e *EndStates) keep(u *unstructured.Unstructured) *unstructured.Unstructured {
 	// Every watch event comes here: read the annotation without copying
 	// the object's annotations, as GetAnnotations would.
 	hook, _, _ := unstructured.NestedString(u.Object, "metadata", "annotations", e.testHook)
@@ -67,13 +64,13 @@ func (e *endStates) keep(u *unstructured.Unstructured) *unstructured.Unstructure
 		kept := u.DeepCopy()
 		kept.SetManagedFields(nil)
 		return kept
-	case runsOnce(u.GroupVersionKind()):
+	case RunsOnce(u.GroupVersionKind()):
 		return conditionsOnly(u)
 	}
 	return nil
 }
 
-// conditionsOnly is what runEnded needs of a run-once object: its identity,
+// conditionsOnly is what the engine's runEnded needs of a run-once object: its identity,
 // deletion timestamp and conditions.
 func conditionsOnly(u *unstructured.Unstructured) *unstructured.Unstructured {
 	kept := &unstructured.Unstructured{Object: map[string]any{}}
@@ -88,9 +85,9 @@ func conditionsOnly(u *unstructured.Unstructured) *unstructured.Unstructured {
 	return kept
 }
 
-// lastSeen returns the last state seen of the object of key within
-// endStateMemory, or nil.
-func (e *endStates) lastSeen(key manifests.ObjectKey) *unstructured.Unstructured {
+// LastSeen returns the last state seen of the object of key within
+// EndStateMemory, or nil.
+func (e *EndStates) LastSeen(key manifests.ObjectKey) *unstructured.Unstructured {
 	if e == nil {
 		return nil
 	}

@@ -1,8 +1,9 @@
-package engine
+package plan
 
 import (
 	"testing"
 
+	"github.com/wavekit-dev/wavekit/pkg/engine/internal/api"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -13,13 +14,13 @@ import (
 func TestPlanExternalsApply(t *testing.T) {
 	tests := []struct {
 		name      string
-		objs      []*desired
-		externals externalPlan
+		objs      []*Desired
+		externals ExternalWaves
 		want      []string
 	}{{
 		name:      "a wave's dependents before its objects; a wave of dependents only; their prune last",
-		objs:      []*desired{object("Deployment", "app", 1), object("ConfigMap", "cfg", 0)},
-		externals: externalPlan{present: true, waves: []int16{-1, 1}},
+		objs:      []*Desired{object("Deployment", "app", 1), object("ConfigMap", "cfg", 0)},
+		externals: ExternalWaves{Present: true, Waves: []int16{-1, 1}},
 		want: []string{
 			"external -1: apply",
 			"apply 0 configuration: apply ConfigMap ns/cfg",
@@ -31,8 +32,8 @@ func TestPlanExternalsApply(t *testing.T) {
 		},
 	}, {
 		name:      "after the last wave of objects",
-		objs:      []*desired{object("ConfigMap", "cfg", 0)},
-		externals: externalPlan{present: true, waves: []int16{5}},
+		objs:      []*Desired{object("ConfigMap", "cfg", 0)},
+		externals: ExternalWaves{Present: true, Waves: []int16{5}},
 		want: []string{
 			"apply 0 configuration: apply ConfigMap ns/cfg",
 			"wait 0: ready ConfigMap ns/cfg",
@@ -41,11 +42,11 @@ func TestPlanExternalsApply(t *testing.T) {
 		},
 	}, {
 		name:      "none rendered but some recorded: only the prune",
-		externals: externalPlan{present: true},
+		externals: ExternalWaves{Present: true},
 		want:      []string{"external 32767: prune"},
 	}, {
 		name: "no Externals: the plan of the objects alone",
-		objs: []*desired{object("ConfigMap", "cfg", 0)},
+		objs: []*Desired{object("ConfigMap", "cfg", 0)},
 		want: []string{
 			"apply 0 configuration: apply ConfigMap ns/cfg",
 			"wait 0: ready ConfigMap ns/cfg",
@@ -53,16 +54,16 @@ func TestPlanExternalsApply(t *testing.T) {
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			sortForApply(tt.objs)
+			SortForApply(tt.objs)
 			items, list := inventoryOf(tt.objs, manifests.PhaseReady)
-			checkPlan(t, planApply(tt.objs, items, list, tt.externals), tt.want...)
+			checkPlan(t, Apply(tt.objs, items, list, tt.externals), tt.want...)
 		})
 	}
 }
 
 func TestPlanExternalsDelete(t *testing.T) {
 	items := []*manifests.InventoryItem{item("Deployment", "app", 0), item("ConfigMap", "late", 2)}
-	p := withExternals(planDeletion(items, nil, onDelete), []int16{0, 1}, ActionDelete, false)
+	p := WithExternals(Deletion(items, nil, OnDelete), []int16{0, 1}, api.ActionDelete, false)
 	checkPlan(t, p,
 		"delete 0 workloads: delete apps/Deployment ns/app",
 		"external 0: delete",

@@ -1,4 +1,4 @@
-package engine
+package runonce
 
 import (
 	"time"
@@ -11,29 +11,29 @@ import (
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
-var _ = Describe("endStates (the last state the cache saw of objects that run to completion)", func() {
+var _ = Describe("EndStates (the last state the cache saw of objects that run to completion)", func() {
 	var (
 		now       time.Time
-		ends      *endStates
+		ends      *EndStates
 		transform func(any) (any, error)
 	)
 	BeforeEach(func() {
 		now = time.Unix(1000, 0)
-		ends = newEndStates("wavekit.dev", func() time.Time { return now })
-		transform = ends.observing(func(obj any) (any, error) { return obj, nil })
+		ends = NewEndStates("wavekit.dev", func() time.Time { return now })
+		transform = ends.Observing(func(obj any) (any, error) { return obj, nil })
 	})
 	jobKey := manifests.ObjectKey{Group: "batch", Kind: "Job", Namespace: "ns", Name: "a"}
 
-	It("keeps the conditions of Jobs, without changing what it passes on, and forgets one not seen for endStateMemory", func() {
+	It("keeps the conditions of Jobs, without changing what it passes on, and forgets one not seen for EndStateMemory", func() {
 		for _, seen := range []*unstructured.Unstructured{job("a"), job("a", "Complete", "True")} {
 			Expect(transform(seen)).To(BeIdenticalTo(seen))
 		}
-		phase, _ := endOf(ends.lastSeen(jobKey))
+		phase, _ := EndOf(ends.LastSeen(jobKey))
 		Expect(phase).To(Equal(manifests.PhaseCompleted))
 
-		now = now.Add(endStateMemory + time.Second)
-		Expect(ends.lastSeen(jobKey)).To(BeNil())
-		Expect((*endStates)(nil).lastSeen(jobKey)).To(BeNil(), "a nil endStates remembers nothing")
+		now = now.Add(EndStateMemory + time.Second)
+		Expect(ends.LastSeen(jobKey)).To(BeNil())
+		Expect((*EndStates)(nil).LastSeen(jobKey)).To(BeNil(), "a nil EndStates remembers nothing")
 	})
 
 	It("keeps a test of any kind whole but its managedFields, and nothing of other objects", func() {
@@ -49,13 +49,13 @@ var _ = Describe("endStates (the last state the cache saw of objects that run to
 		_, _ = transform(test)
 		_, _ = transform(other)
 
-		kept := ends.lastSeen(manifests.ObjectKey{Group: "test.wavekit.dev", Kind: "Widget", Namespace: "ns", Name: "t"})
+		kept := ends.LastSeen(manifests.ObjectKey{Group: "test.wavekit.dev", Kind: "Widget", Namespace: "ns", Name: "t"})
 		Expect(kept).NotTo(BeNil())
 		Expect(kept.GetManagedFields()).To(BeEmpty())
 		Expect(test.GetManagedFields()).To(HaveLen(1), "the object passed on is not changed")
 		want := test.DeepCopy()
 		want.SetManagedFields(nil)
 		Expect(kept.Object).To(Equal(want.Object))
-		Expect(ends.lastSeen(manifests.ObjectKey{Group: "test.wavekit.dev", Kind: "Widget", Namespace: "ns", Name: "plain"})).To(BeNil())
+		Expect(ends.LastSeen(manifests.ObjectKey{Group: "test.wavekit.dev", Kind: "Widget", Namespace: "ns", Name: "plain"})).To(BeNil())
 	})
 })

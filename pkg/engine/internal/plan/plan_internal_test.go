@@ -1,4 +1,4 @@
-package engine
+package plan
 
 import (
 	"strings"
@@ -19,41 +19,41 @@ var groupOfKind = map[string]string{
 
 // object is a rendered object "Kind name" in namespace ns (none for
 // cluster-scoped kinds), prepared as classify would leave it.
-func object(kind, name string, apply int16, opts ...func(*desired)) *desired {
+func object(kind, name string, apply int16, opts ...func(*Desired)) *Desired {
 	key := manifests.ObjectKey{Group: groupOfKind[kind], Kind: kind, Name: name}
 	if kind != "Namespace" && kind != "CustomResourceDefinition" && kind != "ClusterRole" && kind != "APIService" {
 		key.Namespace = "ns"
 	}
-	d := &desired{key: key, stage: kinds.StageOf(key.Group, kind), digest: "d1"}
-	d.policies.ApplyOrder = apply
+	d := &Desired{Key: key, Stage: kinds.StageOf(key.Group, kind), Digest: "d1"}
+	d.Policies.ApplyOrder = apply
 	for _, o := range opts {
 		o(d)
 	}
 	return d
 }
 
-func purgedAt(order int16) func(*desired) {
-	return func(d *desired) { d.policies.PurgeOrder = &order }
+func purgedAt(order int16) func(*Desired) {
+	return func(d *Desired) { d.Policies.PurgeOrder = &order }
 }
 
 // serving makes a CRD serve Widgets; instances of served types are managed
 // instances, the last stage of their wave.
-func serving(d *desired) {
-	d.managedTypes = []manifests.TypeInfo{{Group: "test.wavekit.dev", Kind: "Widget"}}
+func serving(d *Desired) {
+	d.ManagedTypes = []manifests.TypeInfo{{Group: "test.wavekit.dev", Kind: "Widget"}}
 }
 
-func managedInstance(d *desired) { d.stage = kinds.StageManagedInstances }
+func managedInstance(d *Desired) { d.Stage = kinds.StageManagedInstances }
 
-func digest(value string) func(*desired) { return func(d *desired) { d.digest = value } }
+func digest(value string) func(*Desired) { return func(d *Desired) { d.Digest = value } }
 
 // inventoryOf returns an inventory that holds objs in the given phase (with
 // digest "d1") and the extra items.
-func inventoryOf(objs []*desired, phase manifests.Phase, extra ...*manifests.InventoryItem) (map[manifests.ObjectKey]*manifests.InventoryItem, []*manifests.InventoryItem) {
+func inventoryOf(objs []*Desired, phase manifests.Phase, extra ...*manifests.InventoryItem) (map[manifests.ObjectKey]*manifests.InventoryItem, []*manifests.InventoryItem) {
 	items := map[manifests.ObjectKey]*manifests.InventoryItem{}
 	var list []*manifests.InventoryItem
 	for _, d := range objs {
-		item := &manifests.InventoryItem{Group: d.key.Group, Kind: d.key.Kind, Namespace: d.key.Namespace, Name: d.key.Name, Phase: phase, Digest: "d1"}
-		items[d.key] = item
+		item := &manifests.InventoryItem{Group: d.Key.Group, Kind: d.Key.Kind, Namespace: d.Key.Namespace, Name: d.Key.Name, Phase: phase, Digest: "d1"}
+		items[d.Key] = item
 		list = append(list, item)
 	}
 	for _, item := range extra {
@@ -65,7 +65,7 @@ func inventoryOf(objs []*desired, phase manifests.Phase, extra ...*manifests.Inv
 
 func item(kind, name string, deleteOrder int16, opts ...func(*manifests.InventoryItem)) *manifests.InventoryItem {
 	d := object(kind, name, 0)
-	it := &manifests.InventoryItem{Group: d.key.Group, Kind: kind, Namespace: d.key.Namespace, Name: name, DeleteOrder: deleteOrder, Phase: manifests.PhaseReady}
+	it := &manifests.InventoryItem{Group: d.Key.Group, Kind: kind, Namespace: d.Key.Namespace, Name: name, DeleteOrder: deleteOrder, Phase: manifests.PhaseReady}
 	for _, o := range opts {
 		o(it)
 	}
@@ -84,7 +84,7 @@ func servesWidgets(i *manifests.InventoryItem) {
 	i.ManagedTypes = []manifests.TypeInfo{{Group: "test.wavekit.dev", Kind: "Widget"}}
 }
 
-func checkPlan(t *testing.T, got plan, want ...string) {
+func checkPlan(t *testing.T, got Plan, want ...string) {
 	t.Helper()
 	lines := got.lines()
 	if strings.Join(lines, "\n") != strings.Join(want, "\n") {
@@ -95,13 +95,13 @@ func checkPlan(t *testing.T, got plan, want ...string) {
 func TestPlanApply(t *testing.T) {
 	tests := []struct {
 		name  string
-		objs  []*desired
+		objs  []*Desired
 		phase manifests.Phase
 		extra []*manifests.InventoryItem
 		want  []string
 	}{{
 		name: "kind stages within a wave: namespaces, definitions, configuration, workloads, API services",
-		objs: []*desired{
+		objs: []*Desired{
 			object("Deployment", "app", 0), object("APIService", "v1.metrics", 0), object("ConfigMap", "cfg", 0),
 			object("Namespace", "ns", 0), object("CustomResourceDefinition", "widgets", 0), object("ServiceAccount", "sa", 0),
 		},
@@ -116,7 +116,7 @@ func TestPlanApply(t *testing.T) {
 		},
 	}, {
 		name: "waves ascending, each ready before the next starts",
-		objs: []*desired{object("ConfigMap", "late", 5), object("ConfigMap", "early", -3)},
+		objs: []*Desired{object("ConfigMap", "late", 5), object("ConfigMap", "early", -3)},
 		want: []string{
 			"apply -3 configuration: apply ConfigMap ns/early",
 			"wait -3: ready ConfigMap ns/early",
@@ -125,7 +125,7 @@ func TestPlanApply(t *testing.T) {
 		},
 	}, {
 		name: "managed instances last in their wave, once the definitions serving them are ready",
-		objs: []*desired{
+		objs: []*Desired{
 			object("Widget", "w", 0, managedInstance), object("CustomResourceDefinition", "widgets", 0, serving), object("Deployment", "app", 0),
 		},
 		want: []string{
@@ -137,7 +137,7 @@ func TestPlanApply(t *testing.T) {
 		},
 	}, {
 		name: "purged at the end of its purge wave: every purge order before the next wave's",
-		objs: []*desired{
+		objs: []*Desired{
 			object("Job", "migrate", 0, purgedAt(1)), object("Deployment", "app", 2), object("Job", "last", 2, purgedAt(2)),
 		},
 		want: []string{
@@ -150,7 +150,7 @@ func TestPlanApply(t *testing.T) {
 		},
 	}, {
 		name:  "a purged object that did not change is kept gone; one that changed is applied again",
-		objs:  []*desired{object("Job", "same", 0, purgedAt(0)), object("Job", "changed", 0, purgedAt(0), digest("d2"))},
+		objs:  []*Desired{object("Job", "same", 0, purgedAt(0)), object("Job", "changed", 0, purgedAt(0), digest("d2"))},
 		phase: manifests.PhaseCompleted,
 		want: []string{
 			"apply 0 workloads: apply batch/Job ns/changed, unchanged batch/Job ns/same (purged and unchanged)",
@@ -158,7 +158,7 @@ func TestPlanApply(t *testing.T) {
 		},
 	}, {
 		name: "pruned after the last wave: delete waves ascending, stages in reverse, managed instances first",
-		objs: []*desired{object("ConfigMap", "kept", 0)},
+		objs: []*Desired{object("ConfigMap", "kept", 0)},
 		extra: []*manifests.InventoryItem{
 			item("Namespace", "old", 0), item("ConfigMap", "old", 0), item("Deployment", "old", 0),
 			item("Widget", "old", 0), item("CustomResourceDefinition", "widgets", 0, servesWidgets),
@@ -176,7 +176,7 @@ func TestPlanApply(t *testing.T) {
 		},
 	}, {
 		name:  "delete hooks are not pruned while the component lives",
-		objs:  []*desired{object("ConfigMap", "kept", 0)},
+		objs:  []*Desired{object("ConfigMap", "kept", 0)},
 		extra: []*manifests.InventoryItem{item("Job", "cleanup", -10000, hook("pre-delete"))},
 		want: []string{
 			"apply 0 configuration: apply ConfigMap ns/kept",
@@ -185,13 +185,13 @@ func TestPlanApply(t *testing.T) {
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			sortForApply(tt.objs)
+			SortForApply(tt.objs)
 			phase := tt.phase
 			if phase == "" {
 				phase = manifests.PhaseReady
 			}
 			items, list := inventoryOf(tt.objs, phase, tt.extra...)
-			checkPlan(t, planApply(tt.objs, items, list, externalPlan{}), tt.want...)
+			checkPlan(t, Apply(tt.objs, items, list, ExternalWaves{}), tt.want...)
 		})
 	}
 }
@@ -239,7 +239,7 @@ func TestPlanDelete(t *testing.T) {
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			checkPlan(t, planDeletion(tt.items, managedTypesOfInventory(tt.items), onDelete), tt.want...)
+			checkPlan(t, Deletion(tt.items, managedTypesOfInventory(tt.items), OnDelete), tt.want...)
 		})
 	}
 }

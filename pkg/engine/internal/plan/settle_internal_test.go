@@ -1,10 +1,11 @@
-package engine
+package plan
 
 import (
 	"errors"
 	"reflect"
 	"testing"
 
+	"github.com/wavekit-dev/wavekit/pkg/engine/internal/api"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -29,30 +30,30 @@ func TestSettle(t *testing.T) {
 	tests := []struct {
 		name        string
 		phases      map[string]manifests.Phase
-		outs        []outcome
+		outs        []Outcome
 		wantPhases  map[string]manifests.Phase
 		wantStatus  map[string]string
-		wantActions []ObjectAction
-		wantWaiting []Waiting
-		wantBlocked []Blocker
+		wantActions []api.ObjectAction
+		wantWaiting []api.Waiting
+		wantBlocked []api.Blocker
 		wantChanged bool
 		wantErr     []error
 	}{{
 		name:   "actions in the order of the outcomes, not of the writes",
 		phases: map[string]manifests.Phase{"a": manifests.PhaseScheduled, "b": manifests.PhaseReady, "c": manifests.PhaseScheduled},
-		outs: []outcome{
-			{key: settleKey("c"), action: ActionCreate, phase: manifests.PhaseCreating, changed: true, written: true, digest: "d"},
-			{key: settleKey("a"), action: ActionCreate, phase: manifests.PhaseReady, setStatus: true, changed: true, written: true, digest: "d"},
-			{key: settleKey("b")},
+		outs: []Outcome{
+			{Key: settleKey("c"), Action: api.ActionCreate, Phase: manifests.PhaseCreating, Changed: true, Written: true, Digest: "d"},
+			{Key: settleKey("a"), Action: api.ActionCreate, Phase: manifests.PhaseReady, SetStatus: true, Changed: true, Written: true, Digest: "d"},
+			{Key: settleKey("b")},
 		},
 		wantPhases:  map[string]manifests.Phase{"a": manifests.PhaseReady, "b": manifests.PhaseReady, "c": manifests.PhaseCreating},
 		wantStatus:  map[string]string{"a": "", "b": "old", "c": "old"},
-		wantActions: []ObjectAction{{Object: settleKey("c"), Action: ActionCreate}, {Object: settleKey("a"), Action: ActionCreate}},
+		wantActions: []api.ObjectAction{{Object: settleKey("c"), Action: api.ActionCreate}, {Object: settleKey("a"), Action: api.ActionCreate}},
 		wantChanged: true,
 	}, {
 		name:        "a failure sets the phase and status and joins errors in order",
 		phases:      map[string]manifests.Phase{"a": manifests.PhaseReady, "b": manifests.PhaseReady},
-		outs:        []outcome{{key: settleKey("a"), phase: manifests.PhaseError, status: "taken", setStatus: true, err: errA}, {key: settleKey("b"), err: errB}},
+		outs:        []Outcome{{Key: settleKey("a"), Phase: manifests.PhaseError, Status: "taken", SetStatus: true, Err: errA}, {Key: settleKey("b"), Err: errB}},
 		wantPhases:  map[string]manifests.Phase{"a": manifests.PhaseError, "b": manifests.PhaseReady},
 		wantStatus:  map[string]string{"a": "taken", "b": "old"},
 		wantErr:     []error{errA, errB},
@@ -60,29 +61,29 @@ func TestSettle(t *testing.T) {
 	}, {
 		name:   "deletions: dropped, on their way out, kept",
 		phases: map[string]manifests.Phase{"a": manifests.PhaseDeleting, "b": manifests.PhaseReady, "c": manifests.PhaseReady},
-		outs: []outcome{
-			{key: settleKey("a"), drop: true, action: ActionDelete},
-			{key: settleKey("b"), phase: manifests.PhaseDeleting, waiting: "being deleted", changed: true},
-			{key: settleKey("c"), blocked: "1 Widget left"},
+		outs: []Outcome{
+			{Key: settleKey("a"), Drop: true, Action: api.ActionDelete},
+			{Key: settleKey("b"), Phase: manifests.PhaseDeleting, Waiting: "being deleted", Changed: true},
+			{Key: settleKey("c"), Blocked: "1 Widget left"},
 		},
 		wantPhases:  map[string]manifests.Phase{"b": manifests.PhaseDeleting, "c": manifests.PhaseReady},
 		wantStatus:  map[string]string{"b": "old", "c": "old"},
-		wantActions: []ObjectAction{{Object: settleKey("a"), Action: ActionDelete}},
-		wantWaiting: []Waiting{{Object: settleKey("b"), Reason: "being deleted"}},
-		wantBlocked: []Blocker{{Object: settleKey("c"), Reason: "1 Widget left"}},
+		wantActions: []api.ObjectAction{{Object: settleKey("a"), Action: api.ActionDelete}},
+		wantWaiting: []api.Waiting{{Object: settleKey("b"), Reason: "being deleted"}},
+		wantBlocked: []api.Blocker{{Object: settleKey("c"), Reason: "1 Widget left"}},
 		wantChanged: true,
 	}, {
 		name:        "a wait changes nothing",
 		phases:      map[string]manifests.Phase{"a": manifests.PhaseCreating},
-		outs:        []outcome{{key: settleKey("a"), waiting: "Creating"}},
+		outs:        []Outcome{{Key: settleKey("a"), Waiting: "Creating"}},
 		wantPhases:  map[string]manifests.Phase{"a": manifests.PhaseCreating},
 		wantStatus:  map[string]string{"a": "old"},
-		wantWaiting: []Waiting{{Object: settleKey("a"), Reason: "Creating"}},
+		wantWaiting: []api.Waiting{{Object: settleKey("a"), Reason: "Creating"}},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			items := itemsAt(tt.phases)
-			s := settle(items, tt.outs)
+			s := Settle(items, tt.outs)
 			gotPhases, gotStatus := map[string]manifests.Phase{}, map[string]string{}
 			for k, item := range items {
 				gotPhases[k.Name], gotStatus[k.Name] = item.Phase, item.Status
@@ -95,11 +96,11 @@ func TestSettle(t *testing.T) {
 			}
 			check("phases", gotPhases, tt.wantPhases)
 			check("statuses", gotStatus, tt.wantStatus)
-			check("actions", s.actions, tt.wantActions)
-			check("waiting", s.waiting, tt.wantWaiting)
-			check("blocked", s.blocked, tt.wantBlocked)
-			check("changed", s.changed, tt.wantChanged)
-			check("error", s.err, errors.Join(tt.wantErr...))
+			check("actions", s.Actions, tt.wantActions)
+			check("waiting", s.Waiting, tt.wantWaiting)
+			check("blocked", s.Blocked, tt.wantBlocked)
+			check("changed", s.Changed, tt.wantChanged)
+			check("error", s.Err, errors.Join(tt.wantErr...))
 		})
 	}
 }

@@ -1,4 +1,4 @@
-package engine
+package runonce
 
 import (
 	"testing"
@@ -39,12 +39,12 @@ func TestEndOf(t *testing.T) {
 		{"success criteria met, pods ending", job("a", "SuccessCriteriaMet", "True"), manifests.PhaseCompleted, ""},
 		{"failed", job("a", "FailureTarget", "True", "Failed", "True"), manifests.PhaseError,
 			"Failed: BackoffLimitExceeded: Job has reached the specified backoff limit"},
-		{"running", job("a"), manifests.PhaseError, statusDeletedUnfinished},
-		{"suspended", job("a", "Suspended", "True", "Complete", "False"), manifests.PhaseError, statusDeletedUnfinished},
-		{"never seen", nil, manifests.PhaseCompleted, statusOutcomeUnseen},
+		{"running", job("a"), manifests.PhaseError, StatusDeletedUnfinished},
+		{"suspended", job("a", "Suspended", "True", "Complete", "False"), manifests.PhaseError, StatusDeletedUnfinished},
+		{"never seen", nil, manifests.PhaseCompleted, StatusOutcomeUnseen},
 	}
 	for _, c := range cases {
-		phase, status := endOf(c.last)
+		phase, status := EndOf(c.last)
 		if phase != c.phase || status != c.status {
 			t.Errorf("%s: %s %q, want %s %q", c.name, phase, status, c.phase, c.status)
 		}
@@ -72,7 +72,7 @@ func TestOwnEndState(t *testing.T) {
 		{"nothing kept", nil, "own", true, nil},
 	}
 	for _, c := range cases {
-		if got := ownEndState(c.last, c.uid, c.known); got != c.want {
+		if got := OwnEndState(c.last, c.uid, c.known); got != c.want {
 			t.Errorf("%s: got %v, want %v", c.name, got, c.want)
 		}
 	}
