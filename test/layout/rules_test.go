@@ -16,7 +16,7 @@ import (
 // maxFiles is how many non-test Go files a package of pkg/ may hold: past
 // it, a reader opens a list too long to find a file by its name, and the
 // package holds more than one job.
-const maxFiles = 30
+const maxFiles = 25
 
 // oversized are the packages of pkg/ allowed past maxFiles for a while,
 // and why: a package being split into packages of packages. None is now
