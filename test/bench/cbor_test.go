@@ -31,16 +31,22 @@ import (
 	"github.com/wavekit-dev/wavekit/pkg/testenv"
 )
 
-// BenchmarkCBOR measures what KEP-4222's CBOR encoding changes in the floor
-// of an apply (issue 69): a bare dynamic client applies N ConfigMaps
-// server-side (force, 8 workers, the ConfigMaps of rawSSA8), then watches
-// them (a watch that sends the initial events, as an informer starts),
-// once with JSON and once with CBOR, cborRounds times each, alternating.
-// It reports the medians of each phase's wall time, the CPU of this
-// process (the client's: the control plane runs in processes of its own)
-// and the body bytes sent and received, and logs the Content-Types on the
-// wire, by which a round shows that CBOR was negotiated (or that the server
-// refused it with a 415 and client-go fell back to JSON).
+// BenchmarkCBOR measures what the API server's encodings change in the
+// floor of an apply: KEP-4222's CBOR (issue 69) and protobuf (issue 90). A
+// bare client applies N ConfigMaps server-side (force, 8 workers, the
+// ConfigMaps of rawSSA8), then watches them (a watch that sends the initial
+// events, as an informer starts), once with each encoding, cborRounds times
+// each, in turn. JSON and CBOR rounds use a dynamic client (unstructured
+// objects, as the engine reads them); the protobuf round a typed clientset
+// that accepts protobuf answers (the apply's body stays an apply patch,
+// which the API takes as JSON or YAML only), and its watch converts each
+// typed ConfigMap to unstructured, as a typed cache behind the engine's
+// unstructured reads would. It reports the medians of each phase's wall
+// time, the CPU of this process (the client's), the CPU of kube-apiserver
+// in that time, and the body bytes sent and received, and logs the
+// Content-Types on the wire, by which a round shows what was negotiated
+// (or that the server refused CBOR with a 415 and client-go fell back to
+// JSON).
 //
 // The API server is a kube-apiserver and etcd of its own, with the gate
 // CBORServingAndStorage on. The client-side gates ClientsAllowCBOR and
@@ -91,9 +97,10 @@ const (
 	asConfigured encoding = iota // what the process's own gates say
 	asJSON
 	asCBOR
+	asProtobuf // a typed clientset's answers and watch events
 )
 
-func (e encoding) String() string { return [...]string{"default", "JSON", "CBOR"}[e] }
+func (e encoding) String() string { return [...]string{"default", "JSON", "CBOR", "protobuf"}[e] }
 
 // cborGates are client-go's feature gates with ClientsAllowCBOR and
 // ClientsPreferCBOR answered by the encoding of the round: the same reads
@@ -128,7 +135,8 @@ var clientGates = func() *cborGates {
 
 // wirePhase is what one phase of a round (the apply or the watch) cost.
 type wirePhase struct {
-	wall, cpu time.Duration
+	// cpu is this process's; server kube-apiserver's in the same time.
+	wall, cpu, server time.Duration
 	// out and in are the body bytes sent and received (in as decoded,
 	// wireIn as they came, gzipped or not).
 	out, in, wireIn int64
@@ -147,26 +155,30 @@ func cborVsJSON(b *testing.B, e *testcluster.Env, n int) {
 	defer cancel()
 	// The first round of each encoding sets up what the others find ready
 	// (the connections, the API server's caches of ConfigMaps).
-	applyAndWatch(b, ctx, e, asJSON, min(n, 20))
-	applyAndWatch(b, ctx, e, asCBOR, min(n, 20))
+	encodings := []encoding{asJSON, asCBOR, asProtobuf}
+	for _, enc := range encodings {
+		applyAndWatch(b, ctx, e, enc, min(n, 20))
+	}
 	rounds := map[encoding][]cborRound{}
 	for range cborRounds {
-		for _, enc := range []encoding{asJSON, asCBOR} {
+		for _, enc := range encodings {
 			rounds[enc] = append(rounds[enc], applyAndWatch(b, ctx, e, enc, n))
 		}
 	}
 	var table strings.Builder
 	fmt.Fprintf(&table, "\nN = %d, medians of %d rounds each, load average %.1f\n", n, cborRounds, loadAverage())
-	table.WriteString("| encoding | apply: time | client CPU | bytes out / in (on the wire) | watch: time | client CPU | bytes in (on the wire) |\n")
-	for _, enc := range []encoding{asJSON, asCBOR} {
+	table.WriteString("| encoding | apply: time | client CPU | server CPU | bytes out / in (on the wire) | watch: time | client CPU | server CPU | bytes in (on the wire) |\n")
+	for _, enc := range encodings {
 		apply := medianPhase(rounds[enc], func(r cborRound) wirePhase { return r.apply })
 		watched := medianPhase(rounds[enc], func(r cborRound) wirePhase { return r.watch })
-		fmt.Fprintf(&table, "| %s | %s | %s | %d / %d (%d) | %s | %s | %d (%d) |\n", enc,
-			apply.wall.Round(time.Millisecond), apply.cpu.Round(time.Millisecond), apply.out, apply.in, apply.wireIn,
-			watched.wall.Round(time.Millisecond), watched.cpu.Round(time.Millisecond), watched.in, watched.wireIn)
+		fmt.Fprintf(&table, "| %s | %s | %s | %s | %d / %d (%d) | %s | %s | %s | %d (%d) |\n", enc,
+			apply.wall.Round(time.Millisecond), apply.cpu.Round(time.Millisecond), apply.server.Round(time.Millisecond), apply.out, apply.in, apply.wireIn,
+			watched.wall.Round(time.Millisecond), watched.cpu.Round(time.Millisecond), watched.server.Round(time.Millisecond), watched.in, watched.wireIn)
 		name := strings.ToLower(enc.String())
 		b.ReportMetric(float64(apply.wall.Milliseconds()), name+"-apply-ms")
 		b.ReportMetric(float64(apply.cpu.Milliseconds()), name+"-apply-cpu-ms")
+		b.ReportMetric(float64(apply.server.Milliseconds()), name+"-apply-server-cpu-ms")
+		b.ReportMetric(float64(watched.server.Milliseconds()), name+"-watch-server-cpu-ms")
 		b.ReportMetric(float64(apply.out)/float64(n), name+"-apply-B-out/obj")
 		b.ReportMetric(float64(apply.in)/float64(n), name+"-apply-B-in/obj")
 		b.ReportMetric(float64(watched.cpu.Milliseconds()), name+"-watch-cpu-ms")
@@ -191,10 +203,13 @@ func applyAndWatch(b *testing.B, ctx context.Context, e *testcluster.Env, enc en
 			"data":     map[string]any{"value": "v1"},
 		}}
 	}
-	wire := &wireCounter{}
+	wire := &wireCounter{server: serverPID(b, e.Config)}
 	cfg := rest.CopyConfig(e.Config)
 	cfg.QPS = -1
 	cfg.Wrap(wire.wrap)
+	if enc == asProtobuf {
+		return applyAndWatchTyped(b, ctx, e, cfg, wire, ns, objects)
+	}
 	clientGates.mode.Store(int32(enc))
 	defer clientGates.mode.Store(int32(asConfigured))
 	// dynamic.NewForConfig reads the gates: the client speaks enc.
@@ -257,6 +272,8 @@ type wireCounter struct {
 	out, in, wireIn atomic.Int64
 	mu              sync.Mutex
 	seen            map[string]int
+	// server is the PID of kube-apiserver, whose CPU a phase counts.
+	server int
 }
 
 // wrap counts what passes through rt: the request bodies by their length
@@ -338,9 +355,10 @@ func (w *wireCounter) measure(do func()) wirePhase {
 	w.mu.Lock()
 	w.seen = nil
 	w.mu.Unlock()
-	cpu, start := processCPU(), time.Now()
+	cpu, server, start := processCPU(), sampleProcess(w.server).cpu, time.Now()
 	do()
-	p := wirePhase{wall: time.Since(start), cpu: processCPU() - cpu, out: w.out.Load(), in: w.in.Load(), wireIn: w.wireIn.Load()}
+	p := wirePhase{wall: time.Since(start), cpu: processCPU() - cpu, server: sampleProcess(w.server).cpu - server,
+		out: w.out.Load(), in: w.in.Load(), wireIn: w.wireIn.Load()}
 	w.mu.Lock()
 	p.wire = maps.Clone(w.seen)
 	w.mu.Unlock()
@@ -374,18 +392,18 @@ func processCPU() time.Duration {
 // medianPhase is the median of each figure of the rounds' phases, taken
 // apart.
 func medianPhase(rounds []cborRound, of func(cborRound) wirePhase) wirePhase {
-	var walls, cpus []time.Duration
+	var walls, cpus, servers []time.Duration
 	var outs, ins, wireIns []int64
 	for _, r := range rounds {
 		p := of(r)
-		walls, cpus = append(walls, p.wall), append(cpus, p.cpu)
+		walls, cpus, servers = append(walls, p.wall), append(cpus, p.cpu), append(servers, p.server)
 		outs, ins, wireIns = append(outs, p.out), append(ins, p.in), append(wireIns, p.wireIn)
 	}
 	middle := func(values []int64) int64 {
 		slices.Sort(values)
 		return values[len(values)/2]
 	}
-	return wirePhase{wall: median(walls), cpu: median(cpus), out: middle(outs), in: middle(ins), wireIn: middle(wireIns)}
+	return wirePhase{wall: median(walls), cpu: median(cpus), server: median(servers), out: middle(outs), in: middle(ins), wireIn: middle(wireIns)}
 }
 
 // wireString lists the exchanges of wire, most frequent first.

@@ -58,22 +58,42 @@ func operatorVsRaw8(b *testing.B, n int) {
 	op := startOperator(b, ctx, env.Get(b), map[string]string{"bench": configMapSource(b, n), "warmup": configMapSource(b, 1)}, namespaces, extra...)
 	// A first Component warms the operator up (discovery, the ConfigMap
 	// informer), as a running operator is; then the measured ones.
-	applyAndDelete(b, ctx, namespaces[0], "warmup")
+	meter := cpuMeter{operator: op.cmd.Process.Pid, server: serverPID(b, env.Get(b).Config)}
+	applyAndDelete(b, ctx, namespaces[0], "warmup", meter)
 	if profiling {
 		defer profileCPU(b, ctx, pprof, fmt.Sprintf("%s.%d.pb.gz", cpuFile, n))()
 	}
 	var rawApply, rawDelete, rawSSA, apply, del []time.Duration
+	var rawSSACPU, applyCPU []cpuSample
 	for _, ns := range namespaces[1:] {
 		ra, rd := raw8(b, ctx, n)
-		rawSSA = append(rawSSA, rawSSA8(b, ctx, n, namespaces[0]+".wavekit.dev"))
-		oa, od := applyAndDelete(b, ctx, ns, "bench")
+		ssa, ssaCPU := rawSSA8(b, ctx, n, namespaces[0]+".wavekit.dev", meter)
+		oa, od, oaCPU := applyAndDelete(b, ctx, ns, "bench", meter)
 		rawApply, rawDelete, apply, del = append(rawApply, ra), append(rawDelete, rd), append(apply, oa), append(del, od)
+		rawSSA, rawSSACPU, applyCPU = append(rawSSA, ssa), append(rawSSACPU, ssaCPU), append(applyCPU, oaCPU)
 	}
 	rss := op.stop(b)
 	report(b, n, median(apply), median(rawApply), median(del), median(rawDelete), rss)
 	ssa := median(rawSSA)
 	b.ReportMetric(float64(ssa.Milliseconds()), "raw8-ssa-apply-ms")
 	b.ReportMetric(median(apply).Seconds()/ssa.Seconds(), "apply-x-raw8-ssa")
+	reportCPU(b, medianCPU(applyCPU), medianCPU(rawSSACPU))
+}
+
+// reportCPU reports the CPU of the operator's install and of the bare
+// server-side-apply client's (its own process), and the API server's
+// during each.
+func reportCPU(b *testing.B, operator, bare cpuSample) {
+	ms := func(d time.Duration) float64 { return float64(d.Milliseconds()) }
+	b.ReportMetric(ms(operator.operator), "operator-apply-cpu-ms")
+	b.ReportMetric(ms(operator.server), "operator-apply-server-cpu-ms")
+	b.ReportMetric(ms(bare.self), "raw8-ssa-cpu-ms")
+	b.ReportMetric(ms(bare.server), "raw8-ssa-server-cpu-ms")
+	if bare.self > 0 {
+		b.ReportMetric(operator.operator.Seconds()/bare.self.Seconds(), "apply-cpu-x-raw8-ssa")
+	}
+	b.Logf("\n| install, CPU (medians) | client | kube-apiserver |\n| operator | %s | %s |\n| bare 8-worker server-side apply | %s | %s |",
+		operator.operator.Round(time.Millisecond), operator.server.Round(time.Millisecond), bare.self.Round(time.Millisecond), bare.server.Round(time.Millisecond))
 }
 
 func report(b *testing.B, n int, apply, rawApply, del, rawDelete time.Duration, rss float64) {
@@ -185,7 +205,7 @@ func configMapSource(b *testing.B, n int) string {
 // applyAndDelete creates a Component of source in ns, waits
 // until it is Ready, deletes it and waits until it is gone, and returns both
 // times as the operator's watchers see them.
-func applyAndDelete(b *testing.B, ctx context.Context, ns, source string) (time.Duration, time.Duration) {
+func applyAndDelete(b *testing.B, ctx context.Context, ns, source string, meter cpuMeter) (time.Duration, time.Duration, cpuSample) {
 	e := env.Get(b)
 	w, err := client.NewWithWatch(e.Config, client.Options{Scheme: e.Scheme})
 	if err != nil {
@@ -195,10 +215,12 @@ func applyAndDelete(b *testing.B, ctx context.Context, ns, source string) (time.
 	ready := func(t watch.EventType, got *v1alpha1.Component) bool {
 		return got.Status.State == component.StateReady && got.Status.ObservedGeneration == got.Generation
 	}
+	before := meter.sample()
 	applied := timeUntil(b, ctx, w, ns, func() error { return e.Client.Create(ctx, c) }, ready)
+	cpu := meter.sample().minus(before)
 	gone := func(t watch.EventType, _ *v1alpha1.Component) bool { return t == watch.Deleted }
 	deleted := timeUntil(b, ctx, w, ns, func() error { return e.Client.Delete(ctx, c) }, gone)
-	return applied, deleted
+	return applied, deleted, cpu
 }
 
 // timeUntil watches the Components of ns, does act and returns the time

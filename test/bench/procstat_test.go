@@ -64,3 +64,27 @@ func loadAverage() float64 {
 	load, _ := strconv.ParseFloat(strings.Fields(string(data))[0], 64)
 	return load
 }
+
+// cpuMeter samples the CPU of this process, an operator's and
+// kube-apiserver's (a PID of 0 reads as none).
+type cpuMeter struct{ operator, server int }
+
+// cpuSample is the CPU each process had used by a time, or between two.
+type cpuSample struct{ self, operator, server time.Duration }
+
+func (m cpuMeter) sample() cpuSample {
+	return cpuSample{self: processCPU(), operator: sampleProcess(m.operator).cpu, server: sampleProcess(m.server).cpu}
+}
+
+func (s cpuSample) minus(earlier cpuSample) cpuSample {
+	return cpuSample{self: s.self - earlier.self, operator: s.operator - earlier.operator, server: s.server - earlier.server}
+}
+
+// medianCPU is the median of each process's CPU over samples.
+func medianCPU(samples []cpuSample) cpuSample {
+	var self, operator, server []time.Duration
+	for _, s := range samples {
+		self, operator, server = append(self, s.self), append(operator, s.operator), append(server, s.server)
+	}
+	return cpuSample{self: median(self), operator: median(operator), server: median(server)}
+}

@@ -16,7 +16,7 @@ import (
 // then deletes them the same way, and returns the time of the apply. It is
 // the floor of a server-side apply: what the API server's own work costs,
 // apart from the operator's.
-func rawSSA8(b *testing.B, ctx context.Context, n int, fieldManager string) time.Duration {
+func rawSSA8(b *testing.B, ctx context.Context, n int, fieldManager string, meter cpuMeter) (time.Duration, cpuSample) {
 	c := bareClient(b)
 	ns := newNamespace(b, env.Get(b), "rawssa8")
 	objects := make([]client.Object, n)
@@ -27,11 +27,13 @@ func rawSSA8(b *testing.B, ctx context.Context, n int, fieldManager string) time
 			"data":     map[string]any{"value": "v1"},
 		}}
 	}
+	before := meter.sample()
 	apply := inWorkers(b, 8, objects, func(o client.Object) error {
 		return c.Apply(ctx, client.ApplyConfigurationFromUnstructured(o.(*unstructured.Unstructured)), client.FieldOwner(fieldManager), client.ForceOwnership)
 	})
+	cpu := meter.sample().minus(before)
 	inWorkers(b, 8, objects, func(o client.Object) error { return c.Delete(ctx, o) })
-	return apply
+	return apply, cpu
 }
 
 // bareClient is a client of the control plane without client-side rate
