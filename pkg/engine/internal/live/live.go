@@ -183,8 +183,10 @@ func Where(namespace string) string {
 
 // Read reads the object of key from reader.
 func Read(ctx context.Context, reader Reader, gvk schema.GroupVersionKind, key manifests.ObjectKey, opts ...client.GetOption) (*unstructured.Unstructured, error) {
-	obj := &unstructured.Unstructured{}
-	obj.SetGroupVersionKind(gvk)
+	// The kind as SetGroupVersionKind leaves it, in one map of two entries:
+	// every object of every pass is read here.
+	apiVersion, kind := gvk.GroupVersion().String(), gvk.Kind
+	obj := &unstructured.Unstructured{Object: map[string]any{"apiVersion": apiVersion, "kind": kind}}
 	err := reader.Get(ctx, client.ObjectKey{Namespace: key.Namespace, Name: key.Name}, obj, opts...)
 	switch {
 	case apierrors.IsNotFound(err):
