@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	jsonv2 "github.com/go-json-experiment/json"
 	"slices"
 	"strings"
 
@@ -137,12 +138,16 @@ func digestOf(data []byte) (string, error) {
 	return sortedDigest(encoded, keys), nil
 }
 
-// Objects decodes the render into new objects. It decodes into []any,
-// which encoding/json fills without reflection, a tenth faster than into
-// []map[string]any: every pass decodes its render.
+// Objects decodes the render into new objects: every pass whose inputs did
+// not change decodes its render. It decodes into []any, filled without
+// reflection, with the prototype of Go's encoding/json/v2
+// (github.com/go-json-experiment/json), a fifth faster than encoding/json
+// for 500 ConfigMaps (BenchmarkKeptRenderObjects) and to the same values:
+// the data is encoding/json's own output, which v2's stricter reading
+// (no duplicate names, valid UTF-8 only) accepts whole.
 func (k Render) Objects() ([]client.Object, error) {
 	var raw []any
-	if err := json.Unmarshal(k.data, &raw); err != nil {
+	if err := jsonv2.Unmarshal(k.data, &raw); err != nil {
 		return nil, fmt.Errorf("decoding the kept render: %w", err)
 	}
 	objects := make([]client.Object, len(raw))

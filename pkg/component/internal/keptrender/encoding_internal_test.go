@@ -8,10 +8,42 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
+
+// TestObjectsDecodeAsEncodingJSON checks that Objects, which decodes with
+// encoding/json/v2's prototype, gives the values encoding/json gives for
+// what Encode writes: escapes, invalid UTF-8 made valid, numbers, nulls.
+func TestObjectsDecodeAsEncodingJSON(t *testing.T) {
+	odd := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "odd", "labels": map[string]any{}},
+		"data": map[string]any{"html": "<a href='x'>&</a>", "line": "\u2028", "bad": "\xff\xfe", "n": int64(3), "big": int64(1) << 60,
+			"f": 1.5e-7, "list": []any{nil, true, map[string]any{}}, "": "empty name"},
+	}}
+	render, err := Encode([]client.Object{configMap("a", "1"), odd})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []any
+	if err := json.Unmarshal(render.data, &want); err != nil {
+		t.Fatal(err)
+	}
+	objects, err := render.Objects()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(objects) != len(want) {
+		t.Fatalf("Objects gave %d objects, encoding/json %d", len(objects), len(want))
+	}
+	for i, o := range objects {
+		if got := o.(*unstructured.Unstructured).Object; !equality.Semantic.DeepEqual(got, want[i]) {
+			t.Errorf("object %d: Objects gave %#v, encoding/json %#v", i, got, want[i])
+		}
+	}
+}
 
 // TestEncodeEachIsJSONMarshal checks that the joined encodings of
 // encodeEach are the bytes json.Marshal gives, so that render digests stay
