@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -272,7 +273,7 @@ func (p *Preparer) classify(objects []*Desired) error {
 	var servedOrders []int16        // the apply order of the definition that serves each
 	var errs []error
 	for _, d := range objects {
-		annotations, describe := d.Object.GetAnnotations(), d.Key.String()
+		annotations, describe := ownAnnotationsOf(d.Object, p.Prefix), d.Key.String()
 		policies, err := manifests.ParsePolicies(p.Prefix, describe, annotations, p.Defaults)
 		if err != nil {
 			errs = append(errs, err)
@@ -314,6 +315,30 @@ func (p *Preparer) classify(objects []*Desired) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// ownAnnotationsOf returns the annotations of u under prefix/, the only
+// ones its policies and ignored fields are read from, as GetAnnotations
+// reads them (a null value is "", and a value that is not a string makes
+// the object's annotations unreadable: none), without copying the others:
+// every object is classified on every pass, and most carry none of ours.
+func ownAnnotationsOf(u *unstructured.Unstructured, prefix string) map[string]string {
+	metadata, _ := u.Object["metadata"].(map[string]any)
+	annotations, _ := metadata["annotations"].(map[string]any)
+	var own map[string]string
+	for key, value := range annotations {
+		text, isString := value.(string)
+		if !isString && value != nil {
+			return nil
+		}
+		if len(key) > len(prefix) && key[len(prefix)] == '/' && strings.HasPrefix(key, prefix) {
+			if own == nil {
+				own = map[string]string{}
+			}
+			own[key] = text
+		}
+	}
+	return own
 }
 
 // managedTypesOf returns the types whose instances a CRD or APIService serves.
