@@ -17,8 +17,10 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	apiruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic"
@@ -238,22 +240,38 @@ func applyAndWatch(b *testing.B, ctx context.Context, e *testcluster.Env, enc en
 // n ConfigMaps have come and the API server has marked the end of the
 // initial events.
 func watchInitialEvents(b *testing.B, ctx context.Context, configMaps dynamic.ResourceInterface, n int) {
-	sendInitialEvents := true
-	w, err := configMaps.Watch(ctx, metav1.ListOptions{SendInitialEvents: &sendInitialEvents,
-		ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan, AllowWatchBookmarks: true})
+	w, err := configMaps.Watch(ctx, initialEvents())
 	if err != nil {
 		b.Fatal(err)
 	}
+	awaitInitialEvents(b, ctx, w, n, func(apiruntime.Object) error { return nil })
+}
+
+// initialEvents are the options of a watch that starts with the current
+// state, as an informer's does.
+func initialEvents() metav1.ListOptions {
+	sendInitialEvents := true
+	return metav1.ListOptions{SendInitialEvents: &sendInitialEvents,
+		ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan, AllowWatchBookmarks: true}
+}
+
+// awaitInitialEvents reads w until the API server marks the end of its
+// initial events, handing each object added to added, and stops w; the
+// benchmark fails unless n objects came first.
+func awaitInitialEvents(b *testing.B, ctx context.Context, w watch.Interface, n int, added func(apiruntime.Object) error) {
 	defer w.Stop()
-	added := 0
+	count := 0
 	for event := range w.ResultChan() {
 		switch event.Type {
 		case watch.Added:
-			added++
+			if err := added(event.Object); err != nil {
+				b.Fatal(err)
+			}
+			count++
 		case watch.Bookmark:
-			if o, ok := event.Object.(*unstructured.Unstructured); ok && o.GetAnnotations()[metav1.InitialEventsAnnotationKey] == "true" {
-				if added != n {
-					b.Fatalf("the watch sent %d ConfigMaps before the end of its initial events, not %d", added, n)
+			if o, err := meta.Accessor(event.Object); err == nil && o.GetAnnotations()[metav1.InitialEventsAnnotationKey] == "true" {
+				if count != n {
+					b.Fatalf("the watch sent %d ConfigMaps before the end of its initial events, not %d", count, n)
 				}
 				return
 			}
@@ -261,7 +279,7 @@ func watchInitialEvents(b *testing.B, ctx context.Context, configMaps dynamic.Re
 			b.Fatalf("watch: %v", event.Object)
 		}
 	}
-	b.Fatalf("the watch ended after %d of %d ConfigMaps: %v", added, n, ctx.Err())
+	b.Fatalf("the watch ended after %d of %d ConfigMaps: %v", count, n, ctx.Err())
 }
 
 // wireCounter counts the bodies that a client sends and receives, and

@@ -12,7 +12,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/watch"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	"k8s.io/client-go/kubernetes"
 	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
@@ -53,34 +52,14 @@ func applyAndWatchTyped(b *testing.B, ctx context.Context, e *testcluster.Env, c
 // watchTypedInitialEvents is watchInitialEvents for a typed client: it
 // converts each ConfigMap to unstructured as it comes.
 func watchTypedInitialEvents(b *testing.B, ctx context.Context, configMaps typedcorev1.ConfigMapInterface, n int) {
-	sendInitialEvents := true
-	w, err := configMaps.Watch(ctx, metav1.ListOptions{SendInitialEvents: &sendInitialEvents,
-		ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan, AllowWatchBookmarks: true})
+	w, err := configMaps.Watch(ctx, initialEvents())
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer w.Stop()
-	added := 0
-	for event := range w.ResultChan() {
-		cm, _ := event.Object.(*corev1.ConfigMap)
-		switch event.Type {
-		case watch.Added:
-			if _, err := runtime.DefaultUnstructuredConverter.ToUnstructured(cm); err != nil {
-				b.Fatal(err)
-			}
-			added++
-		case watch.Bookmark:
-			if cm != nil && cm.Annotations[metav1.InitialEventsAnnotationKey] == "true" {
-				if added != n {
-					b.Fatalf("the watch sent %d ConfigMaps before the end of its initial events, not %d", added, n)
-				}
-				return
-			}
-		case watch.Error:
-			b.Fatalf("watch: %v", event.Object)
-		}
-	}
-	b.Fatalf("the watch ended after %d of %d ConfigMaps: %v", added, n, ctx.Err())
+	awaitInitialEvents(b, ctx, w, n, func(o runtime.Object) error {
+		_, err := runtime.DefaultUnstructuredConverter.ToUnstructured(o)
+		return err
+	})
 }
 
 // serverPID finds the kube-apiserver that serves cfg by its secure port
