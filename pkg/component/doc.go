@@ -80,7 +80,10 @@
 // A generator that fetches its source reports it (manifests.ReportSource);
 // the reconciler records it as status.source once the objects are applied.
 // WithWatch reconciles components on events of other objects they read;
-// Enqueue does the same from an informer added while running.
+// Enqueue (or EnqueueWithin, which gives up when its context ends) does
+// the same from an informer added while running. WithComponentHandler is
+// told of every event of the components themselves, from the one handler
+// the reconciler has on their informer.
 //
 // # Alerts
 //

@@ -63,6 +63,9 @@ type core struct {
 
 	on      reconcileHooks // the hooks added with With…Hook
 	watches []watch
+	// componentEventHandlers are the handlers added with
+	// WithComponentHandler.
+	componentEventHandlers []handler.EventHandler
 
 	// newObject returns an empty component of type T.
 	newObject func() Component
@@ -93,10 +96,10 @@ type watch struct {
 	opts    []builder.WatchesOption
 }
 
-// eventBuffer is how many events the reconciler's channels (and their
-// sources' copies) hold before a sender waits for the queue to take them,
-// which it does at once while the controller runs. A process that serves
-// many kinds holds four such buffers a kind.
+// eventBuffer is how many events the reconciler's channels hold before a
+// sender waits for the queue to take them, which it does at once while
+// the controller runs. A process that serves many kinds holds two such
+// buffers a kind.
 const eventBuffer = 128
 
 // NewReconciler returns a reconciler for operator name (the annotation
@@ -157,10 +160,34 @@ func (r *Reconciler[T]) WithWatch(object client.Object, fn handler.MapFunc, opts
 	return r
 }
 
+// WithComponentHandler calls h with every event of the reconciler's
+// components as its cache sees them (each add, update and delete, whether
+// or not it starts a reconcile), from the one handler the reconciler has
+// on their informer: a handler added to that informer apart would be one
+// more listener (two goroutines and a buffer) for the reconciler's life.
+// The events of the components wait for h: it must not block for long.
+// Call it before SetupWithManager.
+func (r *Reconciler[T]) WithComponentHandler(h handler.EventHandler) *Reconciler[T] {
+	r.componentEventHandlers = append(r.componentEventHandlers, h)
+	return r
+}
+
 // Enqueue asks for a reconcile of the component id, as an event would:
 // for example from an event handler of an informer added while running.
 func (r *Reconciler[T]) Enqueue(id types.NamespacedName) {
 	r.events <- event.GenericEvent{Object: &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Namespace: id.Namespace, Name: id.Name}}}
+}
+
+// EnqueueWithin is Enqueue, unless ctx ends first (false): for a sender
+// that must not wait on a reconciler that stopped, or is stopping, with
+// its events' buffer full.
+func (r *Reconciler[T]) EnqueueWithin(ctx context.Context, id types.NamespacedName) bool {
+	select {
+	case r.events <- event.GenericEvent{Object: &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Namespace: id.Namespace, Name: id.Name}}}:
+		return true
+	case <-ctx.Done():
+		return false
+	}
 }
 
 func (r *core) runHooks(ctx context.Context, hooks []hookFunc, component Component) error {

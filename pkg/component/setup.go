@@ -13,13 +13,10 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/workqueue"
-	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
-	"sigs.k8s.io/controller-runtime/pkg/controller/priorityqueue"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
@@ -36,7 +33,9 @@ import (
 
 // SetupWithManager registers the controller. Component events that change
 // only status or metadata do not trigger a reconcile; events of applied
-// objects do, unless the reconciler caused them itself.
+// objects do, unless the reconciler caused them itself. Its sources are
+// one handler on the components' informer and one goroutine for its
+// channels (sources.go).
 func (r *Reconciler[T]) SetupWithManager(mgr ctrl.Manager) error {
 	r.client = mgr.GetClient()
 	r.apiReader = mgr.GetAPIReader()
@@ -70,17 +69,16 @@ func (r *Reconciler[T]) SetupWithManager(mgr ctrl.Manager) error {
 	if err != nil {
 		return err
 	}
+	gvk, err := apiutil.GVKForObject(obj, mgr.GetScheme())
+	if err != nil {
+		return fmt.Errorf("setting up controller %s: %w", r.name, err)
+	}
 	b := ctrl.NewControllerManagedBy(mgr).
 		Named(r.name).
-		For(obj, builder.WithPredicates(r.componentEvents())).
-		WatchesRawSource(source.Channel(r.events, &handler.EnqueueRequestForObject{}, source.WithBufferSize[client.Object, reconcile.Request](eventBuffer))).
-		WatchesRawSource(source.Channel(r.resyncs, behindChanges(), source.WithBufferSize[client.Object, reconcile.Request](eventBuffer))).
-		Watches(obj, r.statusCaughtUp()).
+		WatchesRawSource(source.Kind[client.Object](mgr.GetCache(), obj, r.componentHandlers())).
+		WatchesRawSource(r.channelSource()).
 		WithOptions(controller.Options{MaxConcurrentReconciles: r.opts.MaxConcurrentReconciles, RateLimiter: r.opts.RateLimiter,
-			ReconciliationTimeout: r.opts.ReconcileTimeout})
-	if r.deps.Enabled() {
-		b = b.Watches(obj, r.deps.Events())
-	}
+			ReconciliationTimeout: r.opts.ReconcileTimeout, LogConstructor: componentLogs(mgr.GetLogger(), r.name, gvk)})
 	for _, w := range r.watches {
 		b = b.Watches(w.object, w.handler, w.opts...)
 	}
@@ -88,23 +86,6 @@ func (r *Reconciler[T]) SetupWithManager(mgr ctrl.Manager) error {
 		return fmt.Errorf("setting up controller %s: %w", r.name, err)
 	}
 	return nil
-}
-
-// behindChanges enqueues the component of a generic event with
-// controller-runtime's LowPriority, as the initial list of components is:
-// a change of another component goes first (with the priority queue; in
-// arrival order without it).
-func behindChanges() handler.TypedEventHandler[client.Object, reconcile.Request] {
-	return handler.TypedFuncs[client.Object, reconcile.Request]{
-		GenericFunc: func(_ context.Context, e event.TypedGenericEvent[client.Object], q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
-			req := reconcile.Request{NamespacedName: types.NamespacedName{Namespace: e.Object.GetNamespace(), Name: e.Object.GetName()}}
-			if pq, ok := q.(priorityqueue.PriorityQueue[reconcile.Request]); ok {
-				pq.AddWithOpts(priorityqueue.AddOpts{Priority: ptr.To(handler.LowPriority)}, req)
-				return
-			}
-			q.Add(req)
-		},
-	}
 }
 
 // statusCaughtUp tells the reconciler which version of each component its
