@@ -9,8 +9,12 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	toolscache "k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/wavekit-dev/wavekit/api/v1alpha1"
 	"github.com/wavekit-dev/wavekit/internal/definition/instance"
@@ -71,8 +75,14 @@ func (k *Kinds) stopping() <-chan struct{} {
 }
 
 // Start keeps ctx as the life of the kinds served from then on (a
-// manager.Runnable: it runs while the replica leads).
+// manager.Runnable: it runs while the replica leads), and tells them of
+// the changes of their definitions meanwhile (followDefinitions).
 func (k *Kinds) Start(ctx context.Context) error {
+	unfollow, err := k.followDefinitions(ctx)
+	if err != nil {
+		return err
+	}
+	defer unfollow()
 	k.mu.Lock()
 	k.ctx = ctx
 	close(k.started)
@@ -85,6 +95,52 @@ func (k *Kinds) Start(ctx context.Context) error {
 		delete(k.served, name)
 	}
 	return nil
+}
+
+// followDefinitions adds to the informer of ComponentDefinitions one
+// handler that tells each served kind of the changes of its definition
+// (definitionMoved), for every kind: a handler a kind (a listener of two
+// goroutines and a 16 KiB buffer each) was the most of what a kind cost on
+// that informer. It returns what takes the handler away.
+func (k *Kinds) followDefinitions(ctx context.Context) (func(), error) {
+	informer, err := k.mgr.GetCache().GetInformer(ctx, &v1alpha1.ComponentDefinition{})
+	if err != nil {
+		return nil, fmt.Errorf("watching ComponentDefinitions for the served kinds: %w", err)
+	}
+	registration, err := informer.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
+		AddFunc:    k.definitionMoved,
+		UpdateFunc: func(old, obj any) { k.definitionMoved(old); k.definitionMoved(obj) },
+		DeleteFunc: k.definitionMoved,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("watching ComponentDefinitions for the served kinds: %w", err)
+	}
+	return func() { _ = informer.RemoveEventHandler(registration) }, nil
+}
+
+// definitionMoved asks the kind of obj, a ComponentDefinition (as it was
+// before a change, or after it), if it is served, to bind again at once
+// the instances whose revision it changes (binder.moved). It gives up once
+// the kind stops being served.
+func (k *Kinds) definitionMoved(obj any) {
+	if tomb, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
+		obj = tomb.Obj
+	}
+	def, ok := obj.(*v1alpha1.ComponentDefinition)
+	if !ok {
+		return
+	}
+	k.mu.Lock()
+	s := k.served[def.Name]
+	k.mu.Unlock()
+	if s == nil {
+		return
+	}
+	for _, req := range s.binder.moved(s.binder.life, def) {
+		if !s.reconciler.EnqueueWithin(s.binder.life, req.NamespacedName) {
+			return
+		}
+	}
 }
 
 // GVK is the kind def serves.
@@ -119,17 +175,12 @@ func (k *Kinds) Serve(def *v1alpha1.ComponentDefinition) error {
 	b := newBinder(k.mgr.GetCache(), k.name, def.Name, gvk)
 	r := component.NewReconciler[*instance.Instance](k.name, instance.Generator{Sources: k.sources}, k.reconcilerOptions(def)).
 		WithPostReadHook(b.bind).
-		WithWatch(&v1alpha1.ComponentDefinition{}, b.moved)
+		WithComponentHandler(k.instancesChanged(def.Name))
 	served, err := dynamic.Start(k.ctx, k.mgr, gvk, r, dynamic.Options{})
 	if err != nil {
 		return err
 	}
-	kind := &servedKind{gvk: gvk, reconciler: r, binder: b, served: served}
-	if err := k.watchInstances(gvk, def.Name); err != nil {
-		_ = kind.stop()
-		return err
-	}
-	k.served[def.Name] = kind
+	k.served[def.Name] = &servedKind{gvk: gvk, reconciler: r, binder: b, served: served}
 	ctrl.Log.WithName("definition").Info("serving", "definition", def.Name, "kind", gvk.String())
 	return nil
 }
@@ -160,22 +211,26 @@ func instanceOptions(name string, opts component.ReconcilerOptions, def *v1alpha
 	return opts
 }
 
-// watchInstances tells changed of every change of an instance of gvk.
-func (k *Kinds) watchInstances(gvk schema.GroupVersionKind, definition string) error {
+// instancesChanged tells changed of every change of an instance of
+// definition's kind: a handler of the kind's reconciler, which has one on
+// their informer (one handler there of its own was one more listener, of
+// two goroutines and a buffer, a kind).
+func (k *Kinds) instancesChanged(definition string) handler.EventHandler {
 	if k.changed == nil {
-		return nil
+		return handler.Funcs{}
 	}
-	u := &unstructured.Unstructured{}
-	u.SetGroupVersionKind(gvk)
-	informer, err := k.mgr.GetCache().GetInformer(k.ctx, u)
-	if err != nil {
-		return fmt.Errorf("watching the instances of %s: %w", gvk.Kind, err)
+	tell := func() { k.changed(definition) }
+	return handler.Funcs{
+		CreateFunc: func(context.Context, event.CreateEvent, workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			tell()
+		},
+		UpdateFunc: func(context.Context, event.UpdateEvent, workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			tell()
+		},
+		DeleteFunc: func(context.Context, event.DeleteEvent, workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			tell()
+		},
 	}
-	tell := func(any) { k.changed(definition) }
-	_, err = informer.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
-		AddFunc: tell, DeleteFunc: tell, UpdateFunc: func(_, _ any) { k.changed(definition) },
-	})
-	return err
 }
 
 // Stop stops serving def's kind.
