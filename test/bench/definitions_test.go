@@ -155,14 +155,15 @@ func newDefinitionRun(b *testing.B, prefix string) *definitionRun {
 
 // saveProfiles writes the operator's heap profile, its heap's text form
 // (which ends with the runtime's MemStats: stacks, heap in use, released)
-// and its goroutines to WAVEKIT_BENCH_HEAP=<file prefix>.<name>.*, when
+// and its goroutines (grouped, and each with what created it) to
+// WAVEKIT_BENCH_HEAP=<file prefix>.<name>.*, when
 // it is set: where an idle operator's memory goes.
 func (d *definitionRun) saveProfiles(name string) {
 	prefix, profiling := os.LookupEnv("WAVEKIT_BENCH_HEAP")
 	if !profiling {
 		return
 	}
-	for suffix, profile := range map[string]string{"heap.pb.gz": "heap?gc=1", "heap.txt": "heap?gc=1&debug=1", "goroutines.txt": "goroutine?debug=1"} {
+	for suffix, profile := range map[string]string{"heap.pb.gz": "heap?gc=1", "heap.txt": "heap?gc=1&debug=1", "goroutines.txt": "goroutine?debug=1", "goroutines-full.txt": "goroutine?debug=2"} {
 		saveProfile(d.b, d.ctx, d.pprof, profile, prefix+"."+name+"."+suffix)
 	}
 }
