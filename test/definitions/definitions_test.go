@@ -2,7 +2,6 @@ package definitions_test
 
 import (
 	"fmt"
-	"io"
 	"net/http"
 	"path/filepath"
 	"regexp"
@@ -588,87 +587,3 @@ var _ = Describe("a chart becomes a Kubernetes API", Ordered, func() {
 		}
 	})
 })
-
-// availableSince is when a Deployment became Available.
-func availableSince(d *appsv1.Deployment) time.Time {
-	for _, c := range d.Status.Conditions {
-		if c.Type == appsv1.DeploymentAvailable && c.Status == corev1.ConditionTrue {
-			return c.LastTransitionTime.Time
-		}
-	}
-	return time.Time{}
-}
-
-func crdEstablished(crd *apiextensionsv1.CustomResourceDefinition) bool {
-	for _, c := range crd.Status.Conditions {
-		if c.Type == apiextensionsv1.Established && c.Status == apiextensionsv1.ConditionTrue {
-			return true
-		}
-	}
-	return false
-}
-
-// pageToken is a token of a ServiceAccount that has verbs on
-// ComponentDefinitions everywhere, for the status page.
-func pageToken(name string, verbs ...string) string {
-	GinkgoHelper()
-	return roleToken(name, rbacv1.PolicyRule{APIGroups: []string{"wavekit.dev"}, Resources: []string{"componentdefinitions"}, Verbs: verbs})
-}
-
-// roleToken is the token of a service account of name granted rule.
-func roleToken(name string, rule rbacv1.PolicyRule) string {
-	GinkgoHelper()
-	meta := metav1.ObjectMeta{Name: "page-" + name}
-	Expect(env.Client.Create(ctx, &rbacv1.ClusterRole{ObjectMeta: meta, Rules: []rbacv1.PolicyRule{rule}})).To(Succeed())
-	Expect(env.Client.Create(ctx, &rbacv1.ClusterRoleBinding{ObjectMeta: meta,
-		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: meta.Name},
-		Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Namespace: operatorNamespace, Name: name}}})).To(Succeed())
-	cfg, err := operatortest.ServiceAccountConfig(ctx, env.Client, env.Config, operatorNamespace, name)
-	Expect(err).NotTo(HaveOccurred())
-	return cfg.BearerToken
-}
-
-// instanceToken is the token of a service account granted verbs on the
-// instances of the defined kind Database.
-func instanceToken(name string, verbs ...string) string {
-	GinkgoHelper()
-	return roleToken(name, rbacv1.PolicyRule{APIGroups: []string{group}, Resources: []string{"databases"}, Verbs: verbs})
-}
-
-// overview is the page's overview as token sees it, and its CSRF token.
-func overview(token string) (string, string) {
-	GinkgoHelper()
-	return pageOf(page+"/", token)
-}
-
-// pageOf is a page as token sees it, and its CSRF token.
-func pageOf(url, token string) (string, string) {
-	GinkgoHelper()
-	req, err := http.NewRequest(http.MethodGet, url, nil)
-	Expect(err).NotTo(HaveOccurred())
-	req.Header.Set("Authorization", "Bearer "+token)
-	resp, err := http.DefaultClient.Do(req)
-	Expect(err).NotTo(HaveOccurred())
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	Expect(err).NotTo(HaveOccurred())
-	Expect(resp.StatusCode).To(Equal(http.StatusOK), string(body))
-	csrf := regexp.MustCompile(`<meta name="csrf-token" content="([^"]+)">`).FindStringSubmatch(string(body))
-	Expect(csrf).To(HaveLen(2))
-	return string(body), csrf[1]
-}
-
-// postAction posts an action with token and the CSRF token (none when
-// empty), and returns the status, not following a redirect.
-func postAction(url, token, csrf string) int {
-	GinkgoHelper()
-	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader("csrf="+csrf))
-	Expect(err).NotTo(HaveOccurred())
-	req.Header.Set("Authorization", "Bearer "+token)
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	resp, err := noFollow.Do(req)
-	Expect(err).NotTo(HaveOccurred())
-	Expect(resp.Body.Close()).To(Succeed())
-	return resp.StatusCode
-}
