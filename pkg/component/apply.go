@@ -94,6 +94,7 @@ func (p *pass) owner() (engine.Owner, error) {
 	return engine.Owner{
 		ID:                     manifests.OwnerID(gvk.Group, gvk.Kind, c.GetNamespace(), c.GetName()),
 		Description:            gvk.Kind + " " + p.id.String(),
+		UID:                    c.GetUID(),
 		Namespace:              p.settings.Namespace,
 		Generation:             c.GetGeneration(),
 		Defaults:               p.settings.Defaults,

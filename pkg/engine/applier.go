@@ -132,6 +132,11 @@ type Owner struct {
 	ID string
 	// Description names the owner in messages, e.g. "Component default/demo".
 	Description string
+	// UID, when set, is the component's: the applier then remembers at
+	// which render it created the owner's run-once objects, so that a Job
+	// whose record was lost with a status write that failed, and which the
+	// cluster deleted already, is not created a second time.
+	UID types.UID
 	// Namespace is given to namespaced objects that have none.
 	Namespace string
 	// Generation of the component, for on-object-or-component-change.
@@ -181,6 +186,9 @@ type Applier struct {
 	// render, as the applier created or saw them: the only UIDs whose end
 	// states judge them (runonce.go).
 	runs *expiry.Map[manifests.ObjectKey, types.UID]
+	// ranAt copies the inventory's records of run-once objects that ran,
+	// in case the status that carried one is not written (runonce.go).
+	ranAt *runonce.Records
 	// namespaces are the namespaces a read found to exist, for
 	// namespaceMemory: the objects of many new components in one
 	// namespace read it once, not once a pass each (namespaces.go).
@@ -228,6 +236,7 @@ func NewApplier(target Target, opts Options) (*Applier, error) {
 		own:        writes.NewOwn(),
 		purges:     writes.NewPurges(opts.Now),
 		runs:       expiry.New[manifests.ObjectKey, types.UID](runonce.EndStateMemory, opts.Now),
+		ranAt:      runonce.NewRecords(opts.Now),
 		namespaces: expiry.New[string, bool](namespaceMemory, opts.Now),
 	}, nil
 }

@@ -95,6 +95,9 @@ func (s *ownerScope) ownership() plan.Ownership {
 type writeTracker interface {
 	writing(key manifests.ObjectKey)
 	written(key manifests.ObjectKey, obj *unstructured.Unstructured, err error)
+	// ran records whether the owner's run-once object ran at digest, as
+	// the pass's outcome records it in the item.
+	ran(owner types.UID, key manifests.ObjectKey, digest string, ran bool)
 	deleting(key manifests.ObjectKey, uid types.UID)
 	deleted(key manifests.ObjectKey, uid types.UID, err error)
 	purged(key manifests.ObjectKey, digest string)
@@ -129,6 +132,10 @@ func (t cacheTracker) written(key manifests.ObjectKey, obj *unstructured.Unstruc
 	if t.a.own.End(key, version) {
 		t.a.live.CaughtUp(key, version) // its event came first
 	}
+}
+
+func (t cacheTracker) ran(owner types.UID, key manifests.ObjectKey, digest string, ran bool) {
+	t.a.ranAt.Ran(owner, key, digest, ran)
 }
 
 // deleting records the deletion before the request: the delete event,
@@ -168,6 +175,7 @@ type dryRunTracker struct {
 
 func (dryRunTracker) writing(manifests.ObjectKey)                                    {}
 func (dryRunTracker) written(manifests.ObjectKey, *unstructured.Unstructured, error) {}
+func (dryRunTracker) ran(types.UID, manifests.ObjectKey, string, bool)               {}
 func (dryRunTracker) deleting(manifests.ObjectKey, types.UID)                        {}
 func (dryRunTracker) deleted(manifests.ObjectKey, types.UID, error)                  {}
 func (dryRunTracker) purged(manifests.ObjectKey, string)                             {}

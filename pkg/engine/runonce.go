@@ -53,8 +53,78 @@ func (s *ownerScope) reconcileStep(ctx context.Context, d *plan.Desired, item *m
 // reconcileRun is reconcileObject for a run-once object. One that ran at
 // this render and is gone, or is being deleted, is judged by what was seen
 // of it, never created again; otherwise it is reconciled as any object,
-// and the item records whether it ran at this render.
+// and the item records whether it ran at this render. That it ran is read
+// from the item, or from the applier's copy of the record when the status
+// that carried it was not written (recalled).
 func (s *ownerScope) reconcileRun(ctx context.Context, d *plan.Desired, item *manifests.InventoryItem) plan.Outcome {
+	shown, recalled := s.recalled(d, item)
+	o := s.reconcileRunAs(ctx, d, shown)
+	if recalled {
+		o = restored(o, d, item)
+	}
+	if o.Err == nil {
+		s.track.ran(s.owner.UID, d.Key, d.Digest, ranAfter(o, d, shown))
+	}
+	return o
+}
+
+// ranAfter tells whether item records the object of d as run at its render
+// once o is settled into it.
+func ranAfter(o plan.Outcome, d *plan.Desired, item *manifests.InventoryItem) bool {
+	ran, digest := item.Ran, item.Digest
+	if o.SetRan {
+		ran = o.Ran
+	}
+	if o.Written {
+		digest = o.Digest
+	}
+	return ran && digest == d.Digest
+}
+
+// recalled returns item as it would read had the status that recorded the
+// run of d's object at this render been written, and true, when this
+// applier recorded that run and the item does not; else item itself.
+func (s *ownerScope) recalled(d *plan.Desired, item *manifests.InventoryItem) (*manifests.InventoryItem, bool) {
+	if plan.RanAt(d, item) || item.Digest == d.Digest && item.Phase == manifests.PhaseCompleted ||
+		!s.a.ranAt.RanAt(s.owner.UID, d.Key, d.Digest) {
+		return item, false
+	}
+	shown := *item
+	if shown.Digest != d.Digest {
+		// The phase is the earlier render's: this one's is not known.
+		shown.Phase, shown.Status = manifests.PhaseCreating, ""
+	}
+	shown.Ran, shown.Digest = true, d.Digest
+	return &shown, true
+}
+
+// restored is o, the outcome of a recalled item, with the record the item
+// lost: it ran at this render, unless o says otherwise.
+func restored(o plan.Outcome, d *plan.Desired, item *manifests.InventoryItem) plan.Outcome {
+	if o.Err != nil {
+		return o
+	}
+	if !o.SetRan {
+		o.SetRan, o.Ran = true, true
+	}
+	if !o.Written && item.Digest != d.Digest {
+		o.Written, o.Digest, o.AppliedAt = true, d.Digest, item.LastAppliedAt
+	}
+	if item.Digest != d.Digest {
+		// The item's phase and status are the earlier render's.
+		if o.Phase == "" {
+			o.Phase = manifests.PhaseCreating
+		}
+		if !o.SetStatus {
+			o.Status, o.SetStatus = "", true
+		}
+	}
+	o.Changed = true
+	return o
+}
+
+// reconcileRunAs is reconcileRun with item as the record of the object.
+func (s *ownerScope) reconcileRunAs(ctx context.Context, d *plan.Desired, item *manifests.InventoryItem) plan.Outcome {
 	live, err := s.a.live.Get(ctx, d.GVK, d.Key)
 	if err != nil {
 		return plan.Outcome{Key: d.Key, Err: api.StepError(ActionApply, d.Key, fmt.Errorf("reading it: %w", err))}

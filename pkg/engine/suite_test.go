@@ -9,6 +9,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
@@ -72,6 +73,7 @@ func newHarnessOn(ctx context.Context, cfg *rest.Config, name string, opts engin
 		owner: engine.Owner{
 			ID:          manifests.OwnerID("test.wavekit.dev", "Component", "default", name),
 			Description: "Component default/" + name, Namespace: "default", Generation: 1,
+			UID: types.UID("uid-" + name),
 		},
 	}
 }
