@@ -52,6 +52,8 @@ const (
 	resultGone    = "Gone"    // the component no longer exists
 	resultSkipped = "Skipped" // the reconciler's filter leaves the component out
 	resultFailed  = "ReadFailed"
+	// resultInterrupted: the process's stop cut the pass short.
+	resultInterrupted = "Interrupted"
 )
 
 // CountRequests returns a copy of cfg whose requests are counted by verb in

@@ -70,6 +70,11 @@ func (r *core) reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, er
 	rec = &report.Recorder{Reporter: r.reporter(), Component: component, ID: req.NamespacedName, Written: *component.GetStatus().DeepCopy(), Start: start}
 	p := &pass{r: r, status: rec, component: component, id: req.NamespacedName}
 	passed := p.applyOrDelete(ctx)
+	if errors.Is(ctx.Err(), context.Canceled) {
+		// The process stops; a ReconcileTimeout would be DeadlineExceeded,
+		// which is the pass's own outcome and reported.
+		passed = outcome.Interrupt(passed)
+	}
 	rec.Source = p.source
 	o, result = &passed, resultOf(passed)
 	return rec.Finish(ctx, passed, p.settings.Retry)
@@ -141,8 +146,11 @@ func (r *core) read(ctx context.Context, id types.NamespacedName) (Component, er
 
 // resultOf names the outcome in the reconcile metrics.
 func resultOf(o outcome.Outcome) string {
-	if o.Gone {
+	switch {
+	case o.Gone:
 		return resultDeleted
+	case o.Interrupted:
+		return resultInterrupted
 	}
 	return o.Reason
 }

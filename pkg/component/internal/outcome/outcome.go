@@ -28,6 +28,18 @@ type Outcome struct {
 	// Held is a wave that has waited longer than WaveHeldAfter; set only
 	// when there is a Notifier.
 	Held *Held
+	// Interrupted: the process's stop cut the pass short (Interrupt).
+	Interrupted bool
+}
+
+// Interrupt is the outcome of a pass that the stop of its process cut
+// short (a rollout of the operator, a lost lease, a kind no longer
+// served): it did not fail, whatever its context's cancellation made its
+// steps return. The status records what the pass did (its inventory) and
+// keeps saying what it said; the next pass, this replica's or the next
+// leader's, reports.
+func Interrupt(o Outcome) Outcome {
+	return Outcome{Reason: o.Reason, Message: o.Message, Gone: o.Gone, Interrupted: true}
 }
 
 // Held is a wave held longer than a bound: which and since when

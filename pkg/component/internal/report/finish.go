@@ -24,6 +24,9 @@ func (sr *Recorder) Finish(ctx context.Context, o outcome.Outcome, retry time.Du
 	if o.Gone {
 		return ctrl.Result{}, nil
 	}
+	if o.Interrupted {
+		return sr.finishInterrupted(ctx, o)
+	}
 	sr.logOutcome(ctx, o)
 	// The outcome is written even when the reconcile ran out of its time: a
 	// fresh context, bounded on its own.
@@ -58,6 +61,23 @@ func (sr *Recorder) Finish(ctx context.Context, o outcome.Outcome, retry time.Du
 		return ctrl.Result{}, err
 	}
 	return ctrl.Result{RequeueAfter: o.Requeue}, o.Err
+}
+
+// finishInterrupted writes what the interrupted pass recorded (its
+// inventory), if anything, and not its outcome: the Ready condition, the
+// handled reconcile request and the Events stay as they were.
+func (sr *Recorder) finishInterrupted(ctx context.Context, o outcome.Outcome) (ctrl.Result, error) {
+	log.FromContext(ctx).Info("pass cut short by the stop", "component", sr.ID.String(), "objectsWritten", sr.Writes,
+		"duration", time.Since(sr.Start).Round(time.Millisecond).String(), "outcome", o.Message)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), statusWriteTimeout)
+	defer cancel()
+	if sr.WroteAhead {
+		return ctrl.Result{}, nil
+	}
+	if err := sr.WriteStatus(ctx); err != nil && !apierrors.IsConflict(err) && !apierrors.IsNotFound(err) {
+		return ctrl.Result{}, err
+	}
+	return ctrl.Result{}, nil
 }
 
 // writeOutcome records the outcome in the status and writes it, unless the
