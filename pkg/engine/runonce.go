@@ -60,7 +60,7 @@ func (s *ownerScope) reconcileRun(ctx context.Context, d *plan.Desired, item *ma
 	shown, recalled := s.recalled(d, item)
 	o := s.reconcileRunAs(ctx, d, shown)
 	if recalled {
-		o = restored(o, d, item)
+		o = restored(o, shown, item)
 	}
 	if o.Err == nil {
 		s.track.ran(s.owner.UID, d.Key, d.Digest, ranAfter(o, d, shown))
@@ -98,26 +98,24 @@ func (s *ownerScope) recalled(d *plan.Desired, item *manifests.InventoryItem) (*
 	return &shown, true
 }
 
-// restored is o, the outcome of a recalled item, with the record the item
-// lost: it ran at this render, unless o says otherwise.
-func restored(o plan.Outcome, d *plan.Desired, item *manifests.InventoryItem) plan.Outcome {
+// restored is o, the outcome of shown (a recalled item), with what item
+// lost settled back into it: o's own record where o has one, shown's
+// elsewhere.
+func restored(o plan.Outcome, shown, item *manifests.InventoryItem) plan.Outcome {
 	if o.Err != nil {
 		return o
 	}
 	if !o.SetRan {
-		o.SetRan, o.Ran = true, true
+		o.SetRan, o.Ran = true, shown.Ran
 	}
-	if !o.Written && item.Digest != d.Digest {
-		o.Written, o.Digest, o.AppliedAt = true, d.Digest, item.LastAppliedAt
+	if !o.Written && item.Digest != shown.Digest {
+		o.Written, o.Digest, o.AppliedAt = true, shown.Digest, item.LastAppliedAt
 	}
-	if item.Digest != d.Digest {
-		// The item's phase and status are the earlier render's.
-		if o.Phase == "" {
-			o.Phase = manifests.PhaseCreating
-		}
-		if !o.SetStatus {
-			o.Status, o.SetStatus = "", true
-		}
+	if o.Phase == "" && item.Phase != shown.Phase {
+		o.Phase = shown.Phase
+	}
+	if !o.SetStatus && item.Status != shown.Status {
+		o.Status, o.SetStatus = shown.Status, true
 	}
 	o.Changed = true
 	return o
