@@ -198,7 +198,8 @@ var _ = Describe("fields the API server stores otherwise than rendered", Ordered
 		message := readyMessage(ctx, env, c)
 		Expect(message).To(ContainSubstring("apps/Deployment stored/quantities"))
 		Expect(message).To(ContainSubstring("/metadata/labels/tier"))
-		Expect(eventReasons(ctx, env, c)).To(ContainElement("WriteLoop"))
+		// The Event is sent after the status write that names the loop.
+		Eventually(func() []string { return eventReasons(ctx, env, c) }).Should(ContainElement("WriteLoop"))
 		pausedUntil := retryTime(message)
 
 		// Paused: the other writer's value stays, however often it writes,
