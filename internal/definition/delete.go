@@ -105,6 +105,7 @@ func (r *reconciler) deleteWritten(ctx context.Context, def *v1alpha1.ComponentD
 		if err := client.IgnoreNotFound(r.client.Delete(ctx, crd, client.Preconditions{UID: &crd.UID})); err != nil {
 			return fmt.Errorf("deleting the CRD %s: %w", crd.Name, err)
 		}
+		r.checked.forget(crd.Name)
 	}
 	err = r.client.DeleteAllOf(ctx, &v1alpha1.ComponentDefinitionRevision{}, client.MatchingLabels{r.label: def.Name})
 	if err != nil && !apierrors.IsNotFound(err) {

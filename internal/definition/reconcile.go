@@ -73,6 +73,7 @@ type reconciler struct {
 	recorder events.EventRecorder
 	resolved *resolutions
 	label    string // <operator>/definition
+	checked  *checkedCRDs
 }
 
 // Reconcile brings a definition's revision, CRD, roles, served kind and

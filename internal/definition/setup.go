@@ -74,7 +74,7 @@ func Setup(mgr ctrl.Manager, opts Options) (*Kinds, error) {
 		}
 	}
 	r := &reconciler{client: mgr.GetClient(), api: mgr.GetAPIReader(), kinds: kinds, opts: opts,
-		recorder: mgr.GetEventRecorder(opts.Name), resolved: newResolutions(), label: manifests.Key(opts.Name, crdgen.LabelDefinition)}
+		recorder: mgr.GetEventRecorder(opts.Name), resolved: newResolutions(), checked: newCheckedCRDs(), label: manifests.Key(opts.Name, crdgen.LabelDefinition)}
 	b := ctrl.NewControllerManagedBy(mgr).
 		Named("componentdefinition").
 		// A pass for a change of instances counts them and moves the
@@ -116,7 +116,8 @@ func deletionStarted() predicate.Predicate {
 
 // CacheFor adds to base what the controller of the operator named name
 // caches of CRDs and ClusterRoles: only those it wrote for a definition
-// (labelled <name>/definition), not every CRD of the cluster.
+// (labelled <name>/definition), not every CRD of the cluster, and the CRDs
+// without their schemas (crdcache.go).
 func CacheFor(name string, base cache.Options) cache.Options {
 	written, err := labels.NewRequirement(manifests.Key(name, crdgen.LabelDefinition), selection.Exists, nil)
 	if err != nil {
@@ -126,7 +127,7 @@ func CacheFor(name string, base cache.Options) cache.Options {
 	if base.ByObject == nil {
 		base.ByObject = map[client.Object]cache.ByObject{}
 	}
-	base.ByObject[&apiextensionsv1.CustomResourceDefinition{}] = cache.ByObject{Label: selector}
+	base.ByObject[&apiextensionsv1.CustomResourceDefinition{}] = cache.ByObject{Label: selector, Transform: withoutSchemas}
 	base.ByObject[&rbacv1.ClusterRole{}] = cache.ByObject{Label: selector}
 	return base
 }

@@ -36,29 +36,26 @@ func (p *pass) ensureCRD(ctx context.Context, want *apiextensionsv1.CustomResour
 	if live.Labels[p.r.label] != p.def.Name {
 		return false, &refusal{reason: ReasonKindClash, err: fmt.Errorf("the CRD %s exists and the operator did not write it for this definition: refused, nothing changed", want.Name)}
 	}
-	if !sameCRD(live, want) {
-		update := live.DeepCopy()
-		update.Labels, update.Annotations = mergeMaps(update.Labels, want.Labels), mergeMaps(update.Annotations, want.Annotations)
-		update.Spec = want.Spec
-		if err := p.r.client.Update(ctx, update); err != nil {
-			return false, &transient{fmt.Errorf("updating the CRD %s: %w", want.Name, err)}
-		}
-		return false, nil
+	same, whole, err := p.r.checked.sameSpec(ctx, p.r.api, live, want)
+	if err != nil {
+		return false, &transient{err}
 	}
-	return established(live), nil
-}
-
-// sameCRD tells whether live is what want says, the API server's defaults
-// aside.
-func sameCRD(live, want *apiextensionsv1.CustomResourceDefinition) bool {
-	defaulted := want.DeepCopy()
-	apiextensionsv1.SetObjectDefaults_CustomResourceDefinition(defaulted)
-	for k, v := range want.Labels {
-		if live.Labels[k] != v {
-			return false
+	if same && hasLabels(live.Labels, want.Labels) {
+		return established(live), nil
+	}
+	if whole == nil {
+		whole = &apiextensionsv1.CustomResourceDefinition{}
+		if err := p.r.api.Get(ctx, client.ObjectKeyFromObject(want), whole); err != nil {
+			return false, &transient{fmt.Errorf("reading the CRD %s: %w", want.Name, err)}
 		}
 	}
-	return equality.Semantic.DeepEqual(live.Spec, defaulted.Spec)
+	// whole, not the cached CRD, which holds no schemas.
+	whole.Labels, whole.Annotations = mergeMaps(whole.Labels, want.Labels), mergeMaps(whole.Annotations, want.Annotations)
+	whole.Spec = want.Spec
+	if err := p.r.client.Update(ctx, whole); err != nil {
+		return false, &transient{fmt.Errorf("updating the CRD %s: %w", want.Name, err)}
+	}
+	return false, nil
 }
 
 func established(crd *apiextensionsv1.CustomResourceDefinition) bool {
