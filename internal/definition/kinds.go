@@ -21,6 +21,7 @@ import (
 	"github.com/wavekit-dev/wavekit/internal/operator"
 	"github.com/wavekit-dev/wavekit/pkg/component"
 	"github.com/wavekit-dev/wavekit/pkg/component/dynamic"
+	"github.com/wavekit-dev/wavekit/pkg/component/pool"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
 )
 
@@ -56,11 +57,36 @@ func (s *servedKind) stop() error {
 }
 
 // newKinds returns what serves kinds on mgr once Start ran.
-func newKinds(mgr ctrl.Manager, opts Options) *Kinds {
+func newKinds(mgr ctrl.Manager, opts Options) (*Kinds, error) {
 	ropts := opts.Reconciler
 	ropts.Filter = nil
+	workers, err := newWorkers(mgr, opts)
+	if err != nil {
+		return nil, err
+	}
+	ropts.Pool = workers
 	return &Kinds{mgr: mgr, name: opts.Name, sources: opts.Sources, opts: ropts,
-		served: map[string]*servedKind{}, started: make(chan struct{})}
+		served: map[string]*servedKind{}, started: make(chan struct{})}, nil
+}
+
+// newWorkers is the pool of workers every served kind's reconciler works
+// in, a lane each: as many as the Components' controller has, whatever the
+// number of kinds (each kind's own controller was 8 workers and a queue of
+// 5 goroutines a kind, about 90 KiB of stacks).
+func newWorkers(mgr ctrl.Manager, opts Options) (*pool.Pool, error) {
+	workers := opts.Reconciler.MaxConcurrentReconciles
+	if workers <= 0 {
+		workers = component.DefaultMaxConcurrentReconciles
+	}
+	p, err := pool.New(opts.Name, pool.Options{Workers: workers, UsePriorityQueue: mgr.GetControllerOptions().UsePriorityQueue,
+		Logger: mgr.GetLogger()})
+	if err != nil {
+		return nil, fmt.Errorf("the workers of the served kinds: %w", err)
+	}
+	if err := mgr.Add(p); err != nil {
+		return nil, fmt.Errorf("the workers of the served kinds: %w", err)
+	}
+	return p, nil
 }
 
 // stopping is closed once the kinds stop being served (the replica stops

@@ -62,7 +62,10 @@ func Setup(mgr ctrl.Manager, opts Options) (*Kinds, error) {
 		}
 		return nil, fmt.Errorf("looking up the ComponentDefinition kind: %w", err)
 	}
-	kinds := newKinds(mgr, opts)
+	kinds, err := newKinds(mgr, opts)
+	if err != nil {
+		return nil, err
+	}
 	if err := mgr.Add(kinds); err != nil {
 		return nil, fmt.Errorf("registering the served kinds: %w", err)
 	}

@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/wavekit-dev/wavekit/pkg/component/internal/targets"
+	"github.com/wavekit-dev/wavekit/pkg/component/pool"
 	"github.com/wavekit-dev/wavekit/pkg/engine"
 	"github.com/wavekit-dev/wavekit/pkg/external"
 	"github.com/wavekit-dev/wavekit/pkg/manifests"
@@ -77,6 +78,12 @@ type ReconcilerOptions struct {
 	MaxConcurrentReconciles int
 	// RateLimiter of the controller's queue (default controller-runtime's).
 	RateLimiter workqueue.TypedRateLimiter[reconcile.Request]
+	// Pool, when set, is the controller the reconciler works in, as a lane
+	// of its own, beside the reconcilers of other kinds (package pool):
+	// it has no controller, queue or workers of its own, and
+	// MaxConcurrentReconciles and RateLimiter are the pool's. A reconciler
+	// in a pool takes no WithWatch. For a process that serves many kinds.
+	Pool *pool.Pool
 	// MaxObjectBytes is the largest a component may grow, as JSON, when its
 	// status is written (default DefaultMaxObjectBytes). A status that would
 	// pass it is not written and the component reports why instead.

@@ -28,6 +28,7 @@ import (
 	"github.com/wavekit-dev/wavekit/pkg/component/internal/bound"
 	"github.com/wavekit-dev/wavekit/pkg/component/internal/dependencies"
 	"github.com/wavekit-dev/wavekit/pkg/component/internal/targets"
+	"github.com/wavekit-dev/wavekit/pkg/component/pool"
 	"github.com/wavekit-dev/wavekit/pkg/external"
 )
 
@@ -73,6 +74,9 @@ func (r *Reconciler[T]) SetupWithManager(mgr ctrl.Manager) error {
 	if err != nil {
 		return fmt.Errorf("setting up controller %s: %w", r.name, err)
 	}
+	if r.opts.Pool != nil {
+		return r.joinPool(mgr, obj, gvk, waits)
+	}
 	b := ctrl.NewControllerManagedBy(mgr).
 		Named(r.name).
 		WatchesRawSource(source.Kind[client.Object](mgr.GetCache(), obj, r.componentHandlers())).
@@ -84,6 +88,23 @@ func (r *Reconciler[T]) SetupWithManager(mgr ctrl.Manager) error {
 	}
 	if err := b.Complete(tracked{r: r, f: r.inflight, catchUp: r.catchUp, waits: waits}); err != nil {
 		return fmt.Errorf("setting up controller %s: %w", r.name, err)
+	}
+	return nil
+}
+
+// joinPool adds the reconciler to its pool as a lane of its own, with the
+// sources its controller would have: its components' informer and its
+// channels.
+func (r *Reconciler[T]) joinPool(mgr ctrl.Manager, obj T, gvk schema.GroupVersionKind, waits *serverWaits) error {
+	if len(r.watches) > 0 {
+		return fmt.Errorf("setting up %s for %s: a reconciler in a pool takes no WithWatch", r.name, gvk.Kind)
+	}
+	lane := r.opts.Pool.Lane(gvk.String(), tracked{r: r, f: r.inflight, catchUp: r.catchUp, waits: waits}, pool.LaneOptions{
+		Sources: []source.Source{source.Kind[client.Object](mgr.GetCache(), obj, r.componentHandlers()), r.channelSource()},
+		Log:     componentLogs(mgr.GetLogger(), r.name, gvk), Timeout: r.opts.ReconcileTimeout,
+	})
+	if err := mgr.Add(lane); err != nil {
+		return fmt.Errorf("setting up %s for %s in its pool: %w", r.name, gvk.Kind, err)
 	}
 	return nil
 }
