@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -71,21 +72,26 @@ func Start[T component.Component](ctx context.Context, mgr ctrl.Manager, gvk sch
 		s.wait = 30 * time.Second
 	}
 	runnables := v.taken()
-	var wg sync.WaitGroup
+	// The last runnable to end closes done: no goroutine a kind waits
+	// for them.
+	var running atomic.Int32
+	running.Store(int32(len(runnables)))
+	if len(runnables) == 0 {
+		close(s.done)
+	}
 	for _, run := range runnables {
-		wg.Add(1)
 		go func() {
-			defer wg.Done()
+			defer func() {
+				if running.Add(-1) == 0 {
+					close(s.done)
+				}
+			}()
 			if err := run.Start(runCtx); err != nil && !errors.Is(err, context.Canceled) {
 				s.fail(err)
 				cancel()
 			}
 		}()
 	}
-	go func() {
-		wg.Wait()
-		close(s.done)
-	}()
 	return s, nil
 }
 
