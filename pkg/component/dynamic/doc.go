@@ -15,8 +15,9 @@
 // adds, if anything): the objects the components render and apply are
 // named by the manager's scheme, which the view gives as ObjectScheme, so
 // that a process holds client-go's scheme once, not once a kind. The reconciler's
-// controller and what it adds to the manager (its targets' cleanup, its
-// catch-up) run until Stop, after which the event handlers it added to the
+// controller (or its lane, when its options name a pool: package pool, for
+// a process that serves many kinds) and what it adds to the manager (its
+// targets' cleanup, its catch-up) run until Stop, after which the event handlers it added to the
 // manager's informers are taken off them and the kind's informer is
 // removed from the manager's cache. The kind waits for the informers it
 // asked for to sync, not for every informer of the manager. Nothing of the
