@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -18,6 +20,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/wavekit-dev/wavekit/internal/testing/pgserver"
@@ -94,6 +97,13 @@ func TestWebApp(t *testing.T) {
 // startOperator starts a local cluster with the WebApp CRD and the
 // example's reconciler, polling every second; it returns a client.
 func startOperator(ctx context.Context, t *testing.T) client.Client {
+	logs := &lockedBuffer{}
+	ctrl.SetLogger(zap.New(zap.WriteTo(logs)))
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Log("the operator's log:\n" + logs.String())
+		}
+	})
 	env := &testenv.Environment{Nodes: 1, Environment: envtest.Environment{
 		CRDDirectoryPaths: []string{filepath.Join(".", "crd.yaml")}, ErrorIfCRDPathMissing: true,
 	}}
@@ -185,4 +195,23 @@ func must(t *testing.T, err error) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// lockedBuffer is a buffer the operator's goroutines write their log to,
+// also after the test ended.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
