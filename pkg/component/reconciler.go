@@ -2,6 +2,7 @@ package component
 
 import (
 	"context"
+	"sync"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -43,12 +44,18 @@ type core struct {
 	events    chan event.GenericEvent
 	// resyncs are the events of objects an informer lists when it starts
 	// or a handler is added: enqueued behind every change (LowPriority).
-	resyncs  chan event.GenericEvent
-	status   *report.Written // the statuses written, until the cache shows them
-	gauge    *stateGauge
-	notes    *report.Notes
-	held     *report.Notes // the held wave last told to the Notifier; nil without one
-	inflight *inflight
+	resyncs chan event.GenericEvent
+	// forwarded is closed once nothing takes the channels' events to the
+	// queue any more (the controller or lane stopped): a handler's send
+	// then gives up rather than wait for ever, holding up the handlers of
+	// other Reconcilers that share its informer (connections.Handlers).
+	forwarded     chan struct{}
+	closeForwards sync.Once
+	status        *report.Written // the statuses written, until the cache shows them
+	gauge         *stateGauge
+	notes         *report.Notes
+	held          *report.Notes // the held wave last told to the Notifier; nil without one
+	inflight      *inflight
 	// catchUp tells when every component found at the start was looked at.
 	catchUp   *catchup.Tracker
 	renders   *keptrender.Store    // kept renders, for a rollback
@@ -108,7 +115,7 @@ func NewReconciler[T Component](name string, generator manifests.Generator, opti
 	r := &Reconciler[T]{&core{
 		name: name, generator: generator, opts: options.withDefaults(name),
 		events: make(chan event.GenericEvent, eventBuffer), resyncs: make(chan event.GenericEvent, eventBuffer),
-		status: report.NewWritten(), gauge: newStateGauge(name), notes: report.NewNotes(),
+		forwarded: make(chan struct{}), status: report.NewWritten(), gauge: newStateGauge(name), notes: report.NewNotes(),
 		inflight: newInflight(), pruned: &report.Pruned{}, hooks: keptrender.NewHooks(),
 		owners: newOwnerIndex(), traces: passtrace.New(options.TracerProvider),
 		newObject: func() Component { return newObject[T]() },

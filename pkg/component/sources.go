@@ -118,6 +118,7 @@ func (r *core) channelSource() source.Source {
 // forward adds each event of the reconciler's channels to q until ctx
 // ends.
 func (r *core) forward(ctx context.Context, q queue) {
+	defer r.closeForwards.Do(func() { close(r.forwarded) })
 	for {
 		select {
 		case <-ctx.Done():

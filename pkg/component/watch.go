@@ -8,10 +8,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	toolscache "k8s.io/client-go/tools/cache"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 
@@ -65,20 +63,14 @@ func (r *Reconciler[T]) watchKind(ctx context.Context, tg *targets.Target, item 
 	if err != nil {
 		return false, fmt.Errorf("watching %s: %w", gvk, err)
 	}
-	obj := &unstructured.Unstructured{}
-	obj.SetGroupVersionKind(gvk)
-	informer, err := tg.Cache.GetInformer(ctx, obj, cache.BlockUntilSynced(false))
+	remove, err := tg.Handlers.Add(ctx, tg.CachedTarget, gvk, r.dependentHandler(tg))
 	if meta.IsNoMatchError(err) {
 		return false, nil // no longer served (its CRD is gone): nothing to watch
 	}
 	if err != nil {
-		return false, fmt.Errorf("watching %s: %w", gvk, err)
+		return false, err
 	}
-	registration, err := informer.AddEventHandler(r.dependentHandler(tg))
-	if err != nil {
-		return false, fmt.Errorf("watching %s: %w", gvk, err)
-	}
-	tg.MarkWatched(gvk.String(), informer, registration)
+	tg.MarkWatched(gvk.String(), remove)
 	return true, nil
 }
 
@@ -168,7 +160,10 @@ func (r *Reconciler[T]) enqueueOwnerOn(events chan<- event.GenericEvent, ownerID
 		return
 	}
 	component := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Namespace: id.Namespace, Name: id.Name}}
-	events <- event.GenericEvent{Object: component}
+	select {
+	case events <- event.GenericEvent{Object: component}:
+	case <-r.forwarded: // stopped: no one would take it
+	}
 }
 
 // ownerIndex maps the owner label values of the reconciler's components

@@ -17,6 +17,17 @@
 // selected labels, namespaces). Reconcilers whose keys are equal share it;
 // each keeps its own applier, event handlers and waits on top of it.
 //
+// # Event handlers
+//
+// Handlers share one event handler on each informer of a connection
+// between the Reconcilers that watch its kind there, each a member of it,
+// called in turn from the informer's one listener: a handler on an
+// informer is two goroutines and a 16 KiB buffer. A member that joins late
+// is told of what the informer holds, as the informer would tell a handler
+// added late; the last member to leave takes the handler off the informer.
+// A member must not block: a Reconciler's handler gives up its send once
+// nothing takes its events any more.
+//
 // # Lifetime
 //
 // Acquire connects on first use, in the background, and waits for the

@@ -37,8 +37,9 @@ type Connect func(ctx context.Context) (*engine.CachedTarget, error)
 
 // Pool holds the connections of one process.
 type Pool struct {
-	mu    sync.Mutex
-	byKey map[Key]*connection
+	mu       sync.Mutex
+	byKey    map[Key]*connection
+	handlers *Handlers
 }
 
 // connection is one shared CachedTarget. Until ready is closed it is
@@ -56,8 +57,12 @@ var Shared = New()
 
 // New returns an empty pool.
 func New() *Pool {
-	return &Pool{byKey: map[Key]*connection{}}
+	return &Pool{byKey: map[Key]*connection{}, handlers: NewHandlers()}
 }
+
+// Handlers are the event handlers the pool's users share on the informers
+// of its connections.
+func (p *Pool) Handlers() *Handlers { return p.handlers }
 
 // Acquire returns the connection of key, connecting it with connect if the
 // pool has none, and a function that gives it back (call it once the

@@ -6,9 +6,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
-	toolscache "k8s.io/client-go/tools/cache"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
-
+	"github.com/wavekit-dev/wavekit/pkg/component/internal/connections"
 	"github.com/wavekit-dev/wavekit/pkg/engine"
 )
 
@@ -29,12 +27,16 @@ type Target struct {
 	err     error
 	Objects *ObjectWatches // of the objects its components wait for
 
+	// Handlers are the event handlers on the informers of its connection,
+	// shared with the process's other Reconcilers.
+	Handlers *connections.Handlers
+
 	watchMu sync.Mutex
-	watched map[string]toolscache.ResourceEventHandlerRegistration // kinds with an event handler
-	// informers hold the handlers of watched, to be removed when the target
-	// stops: the informers are shared, and outlive this Reconciler.
-	informers map[string]cache.Informer
-	losers    map[types.UID]string // owner label value an object was taken over from
+	// watched are the kinds with this target's event handler, and what
+	// removes it when the target stops: the informers are shared, and
+	// outlive this Reconciler.
+	watched map[string]func() error
+	losers  map[types.UID]string // owner label value an object was taken over from
 	// Registering is held while a kind's event handler is added, so that
 	// concurrent reconciles add one handler a kind, not one each.
 	Registering sync.Mutex
@@ -48,11 +50,12 @@ func (t *Target) IsWatched(kind string) bool {
 	return ok
 }
 
-// MarkWatched records the event handler of kind, registered on informer.
-func (t *Target) MarkWatched(kind string, informer cache.Informer, registration toolscache.ResourceEventHandlerRegistration) {
+// MarkWatched records that kind has the target's event handler, which
+// remove removes.
+func (t *Target) MarkWatched(kind string, remove func() error) {
 	t.watchMu.Lock()
 	defer t.watchMu.Unlock()
-	t.watched[kind], t.informers[kind] = registration, informer
+	t.watched[kind] = remove
 }
 
 // stop stops the target: its handlers leave the shared informers, whose
@@ -60,8 +63,8 @@ func (t *Target) MarkWatched(kind string, informer cache.Informer, registration 
 func (t *Target) stop() {
 	t.watchMu.Lock()
 	defer t.watchMu.Unlock()
-	for kind, registration := range t.watched {
-		_ = t.informers[kind].RemoveEventHandler(registration)
+	for _, remove := range t.watched {
+		_ = remove()
 	}
 	clear(t.watched)
 	t.cancel()

@@ -13,8 +13,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
-	toolscache "k8s.io/client-go/tools/cache"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/wavekit-dev/wavekit/pkg/component/internal/api"
@@ -126,9 +124,8 @@ func (t *Set) startLocked(key targetKey, cfg *rest.Config) *Target {
 		cfg = t.opts.Wrap(cfg)
 	}
 	tg := &Target{cancel: cancel, Host: cfg.Host, since: time.Now(), ready: make(chan struct{}),
-		users: map[types.NamespacedName]bool{}, watched: map[string]toolscache.ResourceEventHandlerRegistration{},
-		informers: map[string]cache.Informer{},
-		Objects:   newObjectWatches(ctx, cfg, t.enqueue)}
+		users: map[types.NamespacedName]bool{}, watched: map[string]func() error{},
+		Objects: newObjectWatches(ctx, cfg, t.enqueue)}
 	t.byKey[key] = tg
 	namespaces := t.scopeOf(key)
 	go func() {
@@ -171,7 +168,7 @@ func (t *Set) connect(ctx context.Context, key targetKey, tg *Target, cfg *rest.
 		return err
 	}
 	context.AfterFunc(ctx, release)
-	tg.CachedTarget, tg.Applier = cached, applier
+	tg.CachedTarget, tg.Applier, tg.Handlers = cached, applier, t.pool().Handlers()
 	return nil
 }
 
