@@ -12,7 +12,6 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/log"
-	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"github.com/wavekit-dev/wavekit/pkg/component/internal/keptrender"
 )
@@ -60,15 +59,16 @@ func DefaultRenderKey(name string) types.NamespacedName {
 	return types.NamespacedName{Namespace: OwnNamespace(), Name: name + suffix}
 }
 
-// setupKeptRenders makes the memory of renders, and follows the key Secret
-// while the replica leads: a new key seals every kept render again, in a
-// pass of each component queued behind every change. The Reconcilers of
-// one manager (the served kinds') share the keys and their one watch.
-func (r *Reconciler[T]) setupKeptRenders(mgr ctrl.Manager) error {
+// setupKeptRenders makes the memory of renders, and returns what follows
+// the key Secret while the replica leads (until its context ends): a new
+// key seals every kept render again, in a pass of each component queued
+// behind every change. The Reconcilers of one manager (the served kinds')
+// share the keys and their one watch.
+func (r *Reconciler[T]) setupKeptRenders(mgr ctrl.Manager) func(context.Context) error {
 	keys, release := keptrender.Shared(mgr.GetConfig(), r.client, r.apiReader, r.opts.RenderKey)
 	r.renders = keptrender.NewStore(r.client, r.apiReader, keys)
 	r.current = keptrender.NewCurrents(r.renders)
-	return mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
+	return func(ctx context.Context) error {
 		defer release()
 		remove := keys.OnRotate(func() {
 			go func() { // never in the caller's way: a pass may be the one that saw the new key
@@ -83,7 +83,7 @@ func (r *Reconciler[T]) setupKeptRenders(mgr ctrl.Manager) error {
 		})
 		defer remove()
 		return keys.Follow(ctx, mgr.GetConfig(), mgr.GetLogger().WithName("render-keys"))
-	}))
+	}
 }
 
 // currentRender returns the current render of the pass's component when

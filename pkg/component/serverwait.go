@@ -58,13 +58,11 @@ type serverWait struct {
 	asking bool // a goroutine asks it whether it is back
 }
 
-// run gives w the context its probes run in (the controller's), until it ends.
-func (w *serverWaits) run(ctx context.Context) error {
+// start gives w the context its probes run in (while the replica leads).
+func (w *serverWaits) start(ctx context.Context) {
 	w.mu.Lock()
+	defer w.mu.Unlock()
 	w.ctx = ctx
-	w.mu.Unlock()
-	<-ctx.Done()
-	return nil
 }
 
 // ctxOf is the context the probes run in: nil until run.

@@ -47,10 +47,7 @@ func TestAPassThatFailedBecauseItsServerWasAwayWaitsForIt(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	go func() { _ = w.run(ctx) }()
-	for w.ctxOf() == nil {
-		time.Sleep(time.Millisecond)
-	}
+	w.start(ctx)
 
 	refused := &url.Error{Op: "Put", URL: server.URL + "/apis/wavekit.dev/v1alpha1/namespaces/a/components/x/status",
 		Err: &net.OpError{Op: "dial", Err: syscall.ECONNREFUSED}}

@@ -41,9 +41,7 @@ func (r *Reconciler[T]) SetupWithManager(mgr ctrl.Manager) error {
 	r.client = mgr.GetClient()
 	r.apiReader = mgr.GetAPIReader()
 	r.objects = objectScheme(mgr)
-	if err := r.setupKeptRenders(mgr); err != nil {
-		return err
-	}
+	followKeys := r.setupKeptRenders(mgr)
 	r.deps = dependencies.New(r.client, r.apiReader, r.opts.Selector, r.opts.Namespaces, func() api.Component { return newObject[T]() })
 	if err := r.deps.WatchOutside(mgr); err != nil {
 		return err
@@ -51,23 +49,13 @@ func (r *Reconciler[T]) SetupWithManager(mgr ctrl.Manager) error {
 	r.recorder = &bound.Recorder{EventRecorder: mgr.GetEventRecorder(r.name)}
 	r.targets = targets.New(mgr.GetConfig(), r.objects, mgr.GetAPIReader(), r.targetOptions(), r.Enqueue)
 	r.externals = r.newExternals()
-	if err := mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
-		<-ctx.Done()
-		r.targets.StopAll()
-		if r.externals != nil {
-			r.externals.Stop()
-		}
-		return nil
-	})); err != nil {
-		return fmt.Errorf("registering target cleanup: %w", err)
-	}
 	var zero T
 	obj := reflect.New(reflect.TypeOf(zero).Elem()).Interface().(T)
 	if err := r.followCatchUp(mgr, obj); err != nil {
 		return err
 	}
-	waits, err := r.waitForServers(mgr)
-	if err != nil {
+	waits := r.waitForServers(mgr)
+	if err := r.runWhileLeading(mgr, followKeys, waits); err != nil {
 		return err
 	}
 	gvk, err := apiutil.GVKForObject(obj, mgr.GetScheme())
@@ -154,7 +142,7 @@ func (t tracked) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, 
 // waitForServers returns what holds the components whose pass failed
 // because their API server did not answer, and asks that server, while
 // the replica leads, whether it is back (serverwait.go).
-func (r *Reconciler[T]) waitForServers(mgr ctrl.Manager) (*serverWaits, error) {
+func (r *Reconciler[T]) waitForServers(mgr ctrl.Manager) *serverWaits {
 	local := r.targets.Local().Host
 	waits := &serverWaits{
 		operator: r.name, log: mgr.GetLogger().WithName("serverwait").WithValues("controller", r.name), retry: r.opts.RetryInterval,
@@ -172,10 +160,29 @@ func (r *Reconciler[T]) waitForServers(mgr ctrl.Manager) (*serverWaits, error) {
 			}
 		},
 	}
-	if err := mgr.Add(manager.RunnableFunc(waits.run)); err != nil {
-		return nil, fmt.Errorf("registering the wait for API servers of %s: %w", r.name, err)
+	return waits
+}
+
+// runWhileLeading adds to mgr the one runnable of what lives while the
+// replica leads, besides the controller: the probes of API servers that
+// do not answer (waits), the following of the render keys, and, once it
+// ends, the targets' and external dependents' stop. One goroutine for all
+// of them: a process that serves many kinds runs one a kind.
+func (r *Reconciler[T]) runWhileLeading(mgr ctrl.Manager, followKeys func(context.Context) error, waits *serverWaits) error {
+	err := mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
+		waits.start(ctx)
+		defer func() {
+			r.targets.StopAll()
+			if r.externals != nil {
+				r.externals.Stop()
+			}
+		}()
+		return followKeys(ctx)
+	}))
+	if err != nil {
+		return fmt.Errorf("registering what %s runs while it leads: %w", r.name, err)
 	}
-	return waits, nil
+	return nil
 }
 
 // CaughtUp is closed once the reconciler, after it started leading, has
