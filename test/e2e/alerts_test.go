@@ -258,8 +258,8 @@ var _ = Describe("alerts", Ordered, func() {
 		}
 		Eventually(countReady("outage", true)).WithTimeout(60*time.Second).Should(Equal(k), "the reconciles go on")
 		// A reconcile is counted once it returns, after the status write.
-		Eventually(func() float64 { return metric("wavekit_reconciles_total", map[string]string{"result": "Ready"}) - readyBefore }).
-			Should(BeNumerically(">=", k))
+		reconciledReady := func() float64 { return metric("wavekit_reconciles_total", map[string]string{"result": "Ready"}) }
+		Eventually(func() float64 { return reconciledReady() - readyBefore }).Should(BeNumerically(">=", k))
 		Eventually(func() float64 { return exhausted() - exhaustedBefore }).WithTimeout(60*time.Second).Should(BeNumerically(">=", k),
 			"each Component's Ready, tried three times, then dropped and counted")
 		Expect(retries()-retriesBefore).To(BeNumerically(">=", 2*k), "two retries of each")

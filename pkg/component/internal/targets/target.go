@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
+
 	"github.com/wavekit-dev/wavekit/pkg/component/internal/connections"
 	"github.com/wavekit-dev/wavekit/pkg/engine"
 )
